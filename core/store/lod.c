@@ -1,0 +1,385 @@
+/*
+ * lod.c - per-lane index and the range, zoom and lookup queries.
+ *
+ * Events of a lane are sorted by (start asc, duration desc) so that a parent
+ * range precedes the ranges nested in it.  Per block of GT_LOD_BLOCK events:
+ *   blk_maxend[b]  running maximum of event end up to the block's last event
+ *                  (monotone, so "which events can still be running at t" is
+ *                  a binary search);
+ *   blk_busy[b]    union busy time of all events before the block.
+ * Event i contributes [max(s_i, M_{i-1}), M_i) to the lane's union, where M
+ * is the running max end; those pieces are disjoint and sorted, which gives
+ * union busy time up to any t, U(t), in O(log n + GT_LOD_BLOCK).
+ * A pyramid lvl_max[l] holds, per block of 16^(l+1) events, the index of the
+ * longest event: the range argmax that picks a column's dominant event.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "store_priv.h"
+
+#define B GT_LOD_BLOCK
+
+static int ev_before(const struct gt_event *a, const struct gt_event *b)
+{
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns;
+	return a->dur_ns > b->dur_ns;
+}
+
+/* natural bottom-up merge sort: O(n) on sorted input, stable */
+static int sort_events(struct gt_event *ev, size_t n)
+{
+	size_t i = 1;
+	while (i < n && !ev_before(&ev[i], &ev[i - 1]))
+		i++;
+	if (i >= n)
+		return 0;
+	struct gt_event *tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	struct gt_event *src = ev, *dst = tmp;
+	for (;;) {
+		size_t runs = 0, pos = 0;
+		while (pos < n) {
+			size_t a = pos, am = pos + 1;
+			while (am < n && !ev_before(&src[am], &src[am - 1]))
+				am++;
+			size_t b = am, bm = am < n ? am + 1 : am;
+			while (bm < n && !ev_before(&src[bm], &src[bm - 1]))
+				bm++;
+			size_t o = a;
+			while (a < am && b < bm) {
+				if (ev_before(&src[b], &src[a]))
+					dst[o++] = src[b++];
+				else
+					dst[o++] = src[a++];
+			}
+			while (a < am)
+				dst[o++] = src[a++];
+			while (b < bm)
+				dst[o++] = src[b++];
+			pos = bm;
+			runs++;
+		}
+		struct gt_event *t = src;
+		src = dst;
+		dst = t;
+		if (runs <= 1)
+			break;
+	}
+	if (src != ev)
+		memcpy(ev, src, n * sizeof(*ev));
+	free(tmp);
+	return 0;
+}
+
+void lod_free(struct gt_lane *l)
+{
+	free(l->blk_maxend);
+	free(l->blk_busy);
+	for (int k = 0; k < l->n_lvl; k++)
+		free(l->lvl_max[k]);
+	free(l->lvl_max);
+	free(l->lvl_n);
+	l->blk_maxend = l->blk_busy = NULL;
+	l->lvl_max = NULL;
+	l->lvl_n = NULL;
+	l->n_lvl = 0;
+	l->n_indexed = 0;
+	l->busy_total_ns = 0;
+}
+
+static size_t lvl_elem(const struct gt_lane *l, int lvl, size_t k)
+{
+	return lvl < 0 ? k : l->lvl_max[lvl][k];
+}
+
+static void consider(const struct gt_lane *l, size_t e, size_t *best)
+{
+	if (*best == SIZE_MAX || l->ev[e].dur_ns > l->ev[*best].dur_ns)
+		*best = e;
+}
+
+/* index of the longest event in [lo, hi), SIZE_MAX if empty */
+static size_t range_argmax(const struct gt_lane *l, size_t lo, size_t hi)
+{
+	size_t best = SIZE_MAX;
+	int lvl = -1;
+	while (lo < hi) {
+		if (lvl + 1 >= l->n_lvl) {
+			for (size_t k = lo; k < hi; k++)
+				consider(l, lvl_elem(l, lvl, k), &best);
+			break;
+		}
+		while (lo < hi && lo % B)
+			consider(l, lvl_elem(l, lvl, lo++), &best);
+		while (lo < hi && hi % B)
+			consider(l, lvl_elem(l, lvl, --hi), &best);
+		lo /= B;
+		hi /= B;
+		lvl++;
+	}
+	return best;
+}
+
+int lod_build(struct gt_lane *l)
+{
+	size_t n = l->n;
+	if (l->n_indexed == n && (n == 0 || l->blk_maxend))
+		return 0;
+	size_t from = l->n_indexed;
+	if (from && (ev_before(&l->ev[from], &l->ev[from - 1])))
+		from = 0;
+	for (size_t i = from + 1; from && i < n; i++)
+		if (ev_before(&l->ev[i], &l->ev[i - 1])) {
+			from = 0;
+			break;
+		}
+	if (from == 0) {
+		int rc = sort_events(l->ev, n);
+		if (rc)
+			return rc;
+		lod_free(l);
+	}
+	size_t nb = (n + B - 1) / B;
+	size_t b0 = from / B;
+	int64_t *me = realloc(l->blk_maxend, (nb ? nb : 1) * sizeof(*me));
+	if (!me)
+		return -ENOMEM;
+	l->blk_maxend = me;
+	int64_t *bb = realloc(l->blk_busy, (nb ? nb : 1) * sizeof(*bb));
+	if (!bb)
+		return -ENOMEM;
+	l->blk_busy = bb;
+
+	int64_t M = b0 ? me[b0 - 1] : INT64_MIN;
+	int64_t P = b0 == 0 ? 0 : (b0 * B < l->n_indexed ? bb[b0] : l->busy_total_ns);
+	for (size_t b = b0; b < nb; b++) {
+		bb[b] = P;
+		size_t end = (b + 1) * B < n ? (b + 1) * B : n;
+		for (size_t i = b * B; i < end; i++) {
+			int64_t s = l->ev[i].start_ns, e = s + l->ev[i].dur_ns;
+			if (e > M) {
+				P += e - (s > M ? s : M);
+				M = e;
+			}
+		}
+		me[b] = M;
+	}
+	l->busy_total_ns = P;
+
+	/* pyramid of block argmax */
+	size_t prev_n = n;
+	int lvl = 0;
+	size_t from_k = b0 * B;
+	while (prev_n > 1) {
+		size_t cn = (prev_n + B - 1) / B;
+		if (lvl >= l->n_lvl) {
+			uint32_t **nl = realloc(l->lvl_max, (size_t)(lvl + 1) * sizeof(*nl));
+			if (!nl)
+				return -ENOMEM;
+			l->lvl_max = nl;
+			size_t *nn = realloc(l->lvl_n, (size_t)(lvl + 1) * sizeof(*nn));
+			if (!nn)
+				return -ENOMEM;
+			l->lvl_n = nn;
+			l->lvl_max[lvl] = NULL;
+			l->lvl_n[lvl] = 0;
+			l->n_lvl = lvl + 1;
+		}
+		uint32_t *a = realloc(l->lvl_max[lvl], cn * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		l->lvl_max[lvl] = a;
+		l->lvl_n[lvl] = cn;
+		from_k /= B;
+		for (size_t k = from_k; k < cn; k++) {
+			size_t best = SIZE_MAX;
+			size_t hi = (k + 1) * B < prev_n ? (k + 1) * B : prev_n;
+			for (size_t j = k * B; j < hi; j++)
+				consider(l, lvl_elem(l, lvl - 1, j), &best);
+			a[k] = (uint32_t)best;
+		}
+		prev_n = cn;
+		lvl++;
+	}
+	l->n_indexed = n;
+	return 0;
+}
+
+/* first i with start >= t */
+static size_t lower_start(const struct gt_lane *l, int64_t t)
+{
+	size_t lo = 0, hi = l->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->ev[mid].start_ns < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* first i with running max end M_i >= t */
+static size_t first_maxend(const struct gt_lane *l, int64_t t)
+{
+	size_t nb = (l->n + B - 1) / B, lo = 0, hi = nb;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->blk_maxend[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == nb)
+		return l->n;
+	int64_t M = lo ? l->blk_maxend[lo - 1] : INT64_MIN;
+	size_t end = (lo + 1) * B < l->n ? (lo + 1) * B : l->n;
+	for (size_t i = lo * B; i < end; i++) {
+		int64_t e = gt_event_end(&l->ev[i]);
+		if (e > M)
+			M = e;
+		if (M >= t)
+			return i;
+	}
+	return end;
+}
+
+/* union busy time of the lane within (-inf, t) */
+static int64_t busy_upto(const struct gt_lane *l, int64_t t)
+{
+	size_t k = lower_start(l, t);
+	if (k == 0)
+		return 0;
+	size_t j = k - 1, b = j / B;
+	int64_t P = l->blk_busy[b];
+	int64_t M = b ? l->blk_maxend[b - 1] : INT64_MIN;
+	for (size_t i = b * B; i <= j; i++) {
+		int64_t s = l->ev[i].start_ns, e = s + l->ev[i].dur_ns;
+		if (e > M) {
+			P += e - (s > M ? s : M);
+			M = e;
+		}
+	}
+	return M > t ? P - (M - t) : P;
+}
+
+void store_lane_range(const struct gt_lane *l, int64_t t0, int64_t t1,
+		      size_t *first, size_t *last)
+{
+	if (!l->n || !l->blk_maxend) {
+		*first = *last = 0;
+		return;
+	}
+	*first = first_maxend(l, t0);
+	*last = lower_start(l, t1);
+	if (*last < *first)
+		*last = *first;
+}
+
+int64_t store_lane_busy(const struct gt_lane *l, int64_t t0, int64_t t1)
+{
+	if (!l->n || !l->blk_maxend || t1 <= t0)
+		return 0;
+	return busy_upto(l, t1) - busy_upto(l, t0);
+}
+
+static int overlaps(const struct gt_event *e, int64_t t0, int64_t t1)
+{
+	int64_t end = gt_event_end(e);
+	if (e->dur_ns == 0)
+		return e->start_ns >= t0 && e->start_ns < t1;
+	return e->start_ns < t1 && end > t0;
+}
+
+static size_t dominant(const struct gt_lane *l, int64_t t0, int64_t t1)
+{
+	size_t first, last;
+	store_lane_range(l, t0, t1, &first, &last);
+	if (first >= last)
+		return SIZE_MAX;
+	size_t best = range_argmax(l, first, last);
+	if (best != SIZE_MAX && overlaps(&l->ev[best], t0, t1))
+		return best;
+	/* nested lanes: the longest candidate ended before the column */
+	best = SIZE_MAX;
+	size_t lim = last - first > 256 ? first + 256 : last;
+	for (size_t i = first; i < lim; i++)
+		if (overlaps(&l->ev[i], t0, t1))
+			consider(l, i, &best);
+	return best;
+}
+
+void store_lane_bucket(const struct gt_lane *l, int64_t t0, int64_t t1,
+		       struct gt_bucket *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->dominant = SIZE_MAX;
+	if (!l->n || !l->blk_maxend || t1 <= t0)
+		return;
+	out->busy_ns = store_lane_busy(l, t0, t1);
+	out->dominant = dominant(l, t0, t1);
+	size_t c = lower_start(l, t1) - lower_start(l, t0);
+	out->count = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
+}
+
+void store_lane_buckets(const struct gt_lane *l, int64_t t0, int64_t dt,
+			int ncols, struct gt_bucket *out)
+{
+	if (ncols <= 0)
+		return;
+	if (!l->n || !l->blk_maxend || dt <= 0) {
+		for (int c = 0; c < ncols; c++) {
+			memset(&out[c], 0, sizeof(out[c]));
+			out[c].dominant = SIZE_MAX;
+		}
+		return;
+	}
+	int64_t u0 = busy_upto(l, t0);
+	size_t s0 = lower_start(l, t0);
+	for (int c = 0; c < ncols; c++) {
+		int64_t a = t0 + (int64_t)c * dt, b = a + dt;
+		int64_t u1 = busy_upto(l, b);
+		size_t s1 = lower_start(l, b);
+		out[c].busy_ns = u1 - u0;
+		size_t cnt = s1 - s0;
+		out[c].count = cnt > UINT32_MAX ? UINT32_MAX : (uint32_t)cnt;
+		out[c].dominant = out[c].busy_ns > 0 || cnt ? dominant(l, a, b) : SIZE_MAX;
+		u0 = u1;
+		s0 = s1;
+	}
+}
+
+size_t store_lane_event_at(const struct gt_lane *l, int64_t t)
+{
+	if (!l->n || !l->blk_maxend)
+		return SIZE_MAX;
+	size_t k = t == INT64_MAX ? l->n : lower_start(l, t + 1);
+	for (size_t i = k; i-- > 0;) {
+		if ((i == k - 1 || i % B == B - 1) && l->blk_maxend[i / B] <= t)
+			break;
+		const struct gt_event *e = &l->ev[i];
+		if (e->start_ns <= t && (gt_event_end(e) > t || (e->dur_ns == 0 && e->start_ns == t)))
+			return i;
+	}
+	return SIZE_MAX;
+}
+
+size_t store_lane_next_name(const struct gt_lane *l, size_t i, uint32_t name)
+{
+	for (size_t k = i == SIZE_MAX ? 0 : i + 1; k < l->n; k++)
+		if (l->ev[k].name == name)
+			return k;
+	return SIZE_MAX;
+}
+
+size_t store_lane_prev_name(const struct gt_lane *l, size_t i, uint32_t name)
+{
+	size_t k = i == SIZE_MAX || i > l->n ? l->n : i;
+	while (k-- > 0)
+		if (l->ev[k].name == name)
+			return k;
+	return SIZE_MAX;
+}

@@ -1,0 +1,429 @@
+/*
+ * store.c - the event store: lanes, side tables, metadata, build and finish.
+ *
+ * Lanes are found by key through an open-addressing hash over lane ids.
+ * Events are appended to their lane's array; store_finish() sorts what is
+ * unsorted and (re)builds each lane's index (lod.c) and the correlation
+ * index (corr.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "store_priv.h"
+
+static const char *const kind_names[GT_EV_KIND_COUNT] = {
+	[GT_EV_NONE] = "none",       [GT_EV_KERNEL] = "kernel",
+	[GT_EV_MEMCPY] = "memcpy",   [GT_EV_MEMSET] = "memset",
+	[GT_EV_SYNC] = "sync",       [GT_EV_RUNTIME] = "cuda_runtime",
+	[GT_EV_DRIVER] = "cuda_driver", [GT_EV_NVTX] = "annotation",
+	[GT_EV_GPU_ANNOT] = "gpu_annotation", [GT_EV_CPU_OP] = "cpu_op",
+	[GT_EV_PYTHON] = "python_function", [GT_EV_STEP] = "step",
+	[GT_EV_INSTANT] = "instant", [GT_EV_COUNTER] = "counter",
+	[GT_EV_OVERHEAD] = "overhead",
+};
+
+const char *gt_ev_kind_name(int kind)
+{
+	if (kind < 0 || kind >= GT_EV_KIND_COUNT)
+		return "unknown";
+	return kind_names[kind];
+}
+
+const char *gt_copy_kind_name(int sub)
+{
+	static const char *const n[GT_COPY_KIND_COUNT] = {
+		"Unknown", "Host-to-Device", "Device-to-Host", "Device-to-Device",
+		"Peer-to-Peer", "Host-to-Host",
+	};
+	if (sub < 0 || sub >= GT_COPY_KIND_COUNT)
+		return "Unknown";
+	return n[sub];
+}
+
+struct gt_store *store_new(void)
+{
+	struct gt_store *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	if (strtab_init(&s->strs)) {
+		free(s);
+		return NULL;
+	}
+	rectab_init(&s->kconf, sizeof(struct gt_kconf));
+	rectab_init(&s->nccl, sizeof(struct gt_nccl));
+	s->t_min = INT64_MAX;
+	s->t_max = INT64_MIN;
+	return s;
+}
+
+void store_free(struct gt_store *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_lanes; i++) {
+		lod_free(s->lanes[i]);
+		free(s->lanes[i]->ev);
+		free(s->lanes[i]);
+	}
+	free(s->lanes);
+	free(s->lane_hash);
+	strtab_done(&s->strs);
+	rectab_done(&s->kconf);
+	rectab_done(&s->nccl);
+	free(s->devs);
+	free(s->ranks);
+	for (size_t i = 0; i < s->n_meta; i++) {
+		free(s->meta[i].key);
+		free(s->meta[i].value);
+	}
+	free(s->meta);
+	free(s->corr_launch);
+	free(s->corr_gpu);
+	free(s);
+}
+
+uint32_t store_intern(struct gt_store *s, const char *str, size_t len)
+{
+	return strtab_intern(&s->strs, str, len);
+}
+
+uint32_t store_intern_cstr(struct gt_store *s, const char *str)
+{
+	return strtab_intern(&s->strs, str, strlen(str));
+}
+
+const char *store_str(const struct gt_store *s, uint32_t id)
+{
+	if (id >= s->strs.n)
+		return "";
+	return s->strs.str[id];
+}
+
+size_t store_str_count(const struct gt_store *s)
+{
+	return s->strs.n;
+}
+
+uint32_t store_str_find(const struct gt_store *s, const char *str, size_t len)
+{
+	return strtab_find(&s->strs, str, len);
+}
+
+/* ---- lanes ---- */
+
+static uint64_t lane_key_hash(const struct gt_lane_key *k)
+{
+	int64_t v[5] = { k->type, k->rank < 0 ? 0 : k->rank, k->device, k->pid, k->id };
+	return strtab_hash(v, sizeof(v));
+}
+
+static int lane_key_eq(const struct gt_lane_key *a, const struct gt_lane_key *b)
+{
+	int ra = a->rank < 0 ? 0 : a->rank, rb = b->rank < 0 ? 0 : b->rank;
+	return a->type == b->type && ra == rb && a->device == b->device &&
+	       a->pid == b->pid && a->id == b->id;
+}
+
+static int lane_rehash(struct gt_store *s, size_t ncap)
+{
+	uint32_t *nh = calloc(ncap, sizeof(*nh));
+	if (!nh)
+		return -ENOMEM;
+	for (size_t k = 0; k < s->n_lanes; k++) {
+		size_t m = ncap - 1, i = lane_key_hash(&s->lanes[k]->key) & m;
+		while (nh[i])
+			i = (i + 1) & m;
+		nh[i] = (uint32_t)k + 1;
+	}
+	free(s->lane_hash);
+	s->lane_hash = nh;
+	s->lane_hcap = ncap;
+	return 0;
+}
+
+uint32_t store_lane(struct gt_store *s, const struct gt_lane_key *key)
+{
+	uint64_t h = lane_key_hash(key);
+	if (s->lane_hcap) {
+		size_t m = s->lane_hcap - 1;
+		for (size_t i = h & m; s->lane_hash[i]; i = (i + 1) & m)
+			if (lane_key_eq(&s->lanes[s->lane_hash[i] - 1]->key, key))
+				return s->lane_hash[i] - 1;
+	}
+	if ((s->n_lanes + 1) * 2 > s->lane_hcap &&
+	    lane_rehash(s, s->lane_hcap ? s->lane_hcap * 2 : 64))
+		return UINT32_MAX;
+	if (s->n_lanes == s->cap_lanes) {
+		size_t nc = s->cap_lanes ? s->cap_lanes * 2 : 16;
+		struct gt_lane **nl = realloc(s->lanes, nc * sizeof(*nl));
+		if (!nl)
+			return UINT32_MAX;
+		s->lanes = nl;
+		s->cap_lanes = nc;
+	}
+	struct gt_lane *l = calloc(1, sizeof(*l));
+	if (!l)
+		return UINT32_MAX;
+	l->key = *key;
+	if (l->key.rank < 0)
+		l->key.rank = 0;
+	l->id = (uint32_t)s->n_lanes;
+	s->lanes[s->n_lanes++] = l;
+	size_t m = s->lane_hcap - 1, i = h & m;
+	while (s->lane_hash[i])
+		i = (i + 1) & m;
+	s->lane_hash[i] = l->id + 1;
+	return l->id;
+}
+
+size_t store_lane_count(const struct gt_store *s)
+{
+	return s->n_lanes;
+}
+
+struct gt_lane *store_lane_at(const struct gt_store *s, uint32_t id)
+{
+	return id < s->n_lanes ? s->lanes[id] : NULL;
+}
+
+void store_lane_set_name(struct gt_store *s, uint32_t lane, const char *name)
+{
+	if (lane < s->n_lanes)
+		s->lanes[lane]->name = store_intern_cstr(s, name);
+}
+
+/* ---- side tables ---- */
+
+uint32_t store_kconf(struct gt_store *s, const struct gt_kconf *k)
+{
+	return rectab_intern(&s->kconf, k);
+}
+
+const struct gt_kconf *store_kconf_at(const struct gt_store *s, uint32_t id)
+{
+	return rectab_at(&s->kconf, id);
+}
+
+size_t store_kconf_count(const struct gt_store *s)
+{
+	return s->kconf.n;
+}
+
+uint32_t store_nccl(struct gt_store *s, const struct gt_nccl *n)
+{
+	return rectab_intern(&s->nccl, n);
+}
+
+const struct gt_nccl *store_nccl_at(const struct gt_store *s, uint32_t id)
+{
+	return rectab_at(&s->nccl, id);
+}
+
+size_t store_nccl_count(const struct gt_store *s)
+{
+	return s->nccl.n;
+}
+
+static void *grow(void *p, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return p;
+	size_t nc = *cap ? *cap * 2 : 8;
+	void *np = realloc(p, nc * size);
+	if (np)
+		*cap = nc;
+	return np;
+}
+
+int store_device(struct gt_store *s, const struct gt_device *d)
+{
+	for (size_t i = 0; i < s->n_devs; i++)
+		if (s->devs[i].rank == d->rank && s->devs[i].id == d->id) {
+			s->devs[i] = *d;
+			return 0;
+		}
+	struct gt_device *nd = grow(s->devs, &s->cap_devs, s->n_devs, sizeof(*nd));
+	if (!nd)
+		return -ENOMEM;
+	s->devs = nd;
+	s->devs[s->n_devs++] = *d;
+	return 0;
+}
+
+size_t store_device_count(const struct gt_store *s)
+{
+	return s->n_devs;
+}
+
+const struct gt_device *store_device_at(const struct gt_store *s, size_t i)
+{
+	return i < s->n_devs ? &s->devs[i] : NULL;
+}
+
+int store_rank(struct gt_store *s, const struct gt_rank *r)
+{
+	for (size_t i = 0; i < s->n_ranks; i++)
+		if (s->ranks[i].rank == r->rank) {
+			s->ranks[i] = *r;
+			return 0;
+		}
+	struct gt_rank *nr = grow(s->ranks, &s->cap_ranks, s->n_ranks, sizeof(*nr));
+	if (!nr)
+		return -ENOMEM;
+	s->ranks = nr;
+	s->ranks[s->n_ranks++] = *r;
+	return 0;
+}
+
+size_t store_rank_count(const struct gt_store *s)
+{
+	return s->n_ranks;
+}
+
+const struct gt_rank *store_rank_at(const struct gt_store *s, size_t i)
+{
+	return i < s->n_ranks ? &s->ranks[i] : NULL;
+}
+
+struct gt_drops *store_drops(struct gt_store *s)
+{
+	return &s->drops;
+}
+
+int store_meta_set(struct gt_store *s, const char *key, const char *value)
+{
+	char *v = strdup(value);
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n_meta; i++)
+		if (!strcmp(s->meta[i].key, key)) {
+			free(s->meta[i].value);
+			s->meta[i].value = v;
+			return 0;
+		}
+	char *k = strdup(key);
+	struct meta_kv *nm = grow(s->meta, &s->cap_meta, s->n_meta, sizeof(*nm));
+	if (!k || !nm) {
+		free(k);
+		free(v);
+		return -ENOMEM;
+	}
+	s->meta = nm;
+	s->meta[s->n_meta].key = k;
+	s->meta[s->n_meta++].value = v;
+	return 0;
+}
+
+const char *store_meta_get(const struct gt_store *s, const char *key)
+{
+	for (size_t i = 0; i < s->n_meta; i++)
+		if (!strcmp(s->meta[i].key, key))
+			return s->meta[i].value;
+	return NULL;
+}
+
+size_t store_meta_count(const struct gt_store *s)
+{
+	return s->n_meta;
+}
+
+int store_meta_at(const struct gt_store *s, size_t i, const char **key, const char **value)
+{
+	if (i >= s->n_meta)
+		return -ENOENT;
+	*key = s->meta[i].key;
+	*value = s->meta[i].value;
+	return 0;
+}
+
+/* ---- events ---- */
+
+int store_reserve(struct gt_store *s, uint32_t lane, size_t n)
+{
+	if (lane >= s->n_lanes)
+		return -EINVAL;
+	struct gt_lane *l = s->lanes[lane];
+	if (l->n + n <= l->cap)
+		return 0;
+	struct gt_event *ne = realloc(l->ev, (l->n + n) * sizeof(*ne));
+	if (!ne)
+		return -ENOMEM;
+	l->ev = ne;
+	l->cap = l->n + n;
+	return 0;
+}
+
+int store_add(struct gt_store *s, const struct gt_event *e)
+{
+	if (e->lane >= s->n_lanes)
+		return -EINVAL;
+	struct gt_lane *l = s->lanes[e->lane];
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap + l->cap / 2 : 256;
+		struct gt_event *ne = realloc(l->ev, nc * sizeof(*ne));
+		if (!ne)
+			return -ENOMEM;
+		l->ev = ne;
+		l->cap = nc;
+	}
+	l->ev[l->n++] = *e;
+	if (e->kind < 32)
+		l->kinds_mask |= 1u << e->kind;
+	return 0;
+}
+
+size_t store_event_count(const struct gt_store *s)
+{
+	return s->n_events;
+}
+
+int64_t store_t_min(const struct gt_store *s)
+{
+	return s->n_events ? s->t_min : 0;
+}
+
+int64_t store_t_max(const struct gt_store *s)
+{
+	return s->n_events ? s->t_max : 0;
+}
+
+int store_finish(struct gt_store *s)
+{
+	size_t n = 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (size_t i = 0; i < s->n_lanes; i++) {
+		struct gt_lane *l = s->lanes[i];
+		int rc = lod_build(l);
+		if (rc)
+			return rc;
+		n += l->n;
+		if (l->n) {
+			if (l->ev[0].start_ns < lo)
+				lo = l->ev[0].start_ns;
+			int64_t me = l->blk_maxend[(l->n - 1) / GT_LOD_BLOCK];
+			if (me > hi)
+				hi = me;
+		}
+	}
+	s->n_events = n;
+	s->t_min = lo;
+	s->t_max = hi;
+	return corr_build(s);
+}
+
+size_t store_bytes(const struct gt_store *s)
+{
+	size_t b = sizeof(*s);
+	for (size_t i = 0; i < s->n_lanes; i++) {
+		const struct gt_lane *l = s->lanes[i];
+		size_t nb = (l->n + GT_LOD_BLOCK - 1) / GT_LOD_BLOCK;
+		b += sizeof(*l) + l->cap * sizeof(struct gt_event) + nb * 16;
+		for (int k = 0; k < l->n_lvl; k++)
+			b += l->lvl_n[k] * sizeof(uint32_t);
+	}
+	b += (s->n_corr_launch + s->n_corr_gpu) * sizeof(struct corr_ent);
+	b += s->strs.n_blocks * STRTAB_BLOCK_BYTES + s->strs.cap * (sizeof(char *) + 4) +
+	     s->strs.hcap * 4;
+	b += s->kconf.cap * s->kconf.rec_size + s->nccl.cap * s->nccl.rec_size;
+	return b;
+}

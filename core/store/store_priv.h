@@ -1,0 +1,75 @@
+/*
+ * store_priv.h - the store's private layout, shared by the files of
+ * core/store/ only.
+ */
+#ifndef GTRACE_STORE_PRIV_H
+#define GTRACE_STORE_PRIV_H
+
+#include "gtrace/store.h"
+
+#define STRTAB_BLOCK_BYTES (256u * 1024u)
+
+struct strtab {
+	char **blocks;            /* arena blocks, never moved */
+	size_t n_blocks, blk_used, blk_cap;
+	const char **str;         /* id -> text */
+	uint32_t *len;            /* id -> length */
+	size_t n, cap;
+	uint32_t *hash;           /* open addressing: id+1, 0 = empty */
+	size_t hcap;
+};
+
+/* fixed-size records interned by content (kconf, nccl) */
+struct rectab {
+	size_t rec_size;
+	unsigned char *rec;       /* record i at rec + (i-1) * rec_size, ids from 1 */
+	size_t n, cap;
+	uint32_t *hash;
+	size_t hcap;
+};
+
+struct corr_ent {
+	uint64_t key;             /* rank << 32 | corr */
+	struct gt_ref ref;
+};
+
+struct meta_kv {
+	char *key, *value;
+};
+
+struct gt_store {
+	struct strtab strs;
+	struct gt_lane **lanes;
+	size_t n_lanes, cap_lanes;
+	uint32_t *lane_hash;
+	size_t lane_hcap;
+	struct rectab kconf, nccl;
+	struct gt_device *devs;
+	size_t n_devs, cap_devs;
+	struct gt_rank *ranks;
+	size_t n_ranks, cap_ranks;
+	struct gt_drops drops;
+	struct meta_kv *meta;
+	size_t n_meta, cap_meta;
+	struct corr_ent *corr_launch, *corr_gpu;
+	size_t n_corr_launch, n_corr_gpu;
+	size_t n_events;
+	int64_t t_min, t_max;
+};
+
+int strtab_init(struct strtab *t);
+void strtab_done(struct strtab *t);
+uint32_t strtab_intern(struct strtab *t, const char *s, size_t len);
+uint32_t strtab_find(const struct strtab *t, const char *s, size_t len);
+uint64_t strtab_hash(const void *p, size_t len);
+
+void rectab_init(struct rectab *t, size_t rec_size);
+void rectab_done(struct rectab *t);
+uint32_t rectab_intern(struct rectab *t, const void *rec);
+const void *rectab_at(const struct rectab *t, uint32_t id);
+
+int lod_build(struct gt_lane *l);
+void lod_free(struct gt_lane *l);
+int corr_build(struct gt_store *s);
+
+#endif

@@ -1,0 +1,196 @@
+/*
+ * gtrace/store.h - the event store: every source (native file, Kineto JSON,
+ * live ring, simulator) fills one, every analysis and view reads it.
+ *
+ * Life cycle: store_new(); any number of store_intern/store_lane/store_add
+ * (build phase, any order of events); store_finish() sorts each lane by
+ * start and builds the indexes; from then on the store is read-only and the
+ * query functions may be used.  A live capture appends with store_add and
+ * calls store_finish again: finish is incremental for lanes whose new events
+ * all start at or after their last event.
+ *
+ * Lanes: one per (rank, GPU, stream) and one per (rank, pid, host thread).
+ * Events of a lane are sorted by start; overlapping events are kept.
+ *
+ * Memory: 48 bytes per event plus about 2 bytes per event of index.
+ */
+#ifndef GTRACE_STORE_H
+#define GTRACE_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gtrace/event.h"
+
+enum gt_lane_type {
+	GT_LANE_GPU = 1,     /* device stream: id = stream id */
+	GT_LANE_HOST = 2,    /* host thread: id = OS tid */
+	GT_LANE_COUNTER = 3  /* counter track: id = counter id */
+};
+
+struct gt_lane_key {
+	uint8_t type;        /* enum gt_lane_type */
+	int32_t rank;        /* -1 = unknown (treated as 0) */
+	int32_t device;      /* GPU lanes: device ordinal; host: -1 */
+	int64_t pid;         /* process id (host lanes; GPU lanes may leave 0) */
+	int64_t id;          /* stream id or thread id */
+};
+
+/* one block of GT_LOD_BLOCK events: summary for zoomed-out queries */
+#define GT_LOD_BLOCK 16
+
+struct gt_lane {
+	struct gt_lane_key key;
+	uint32_t id;           /* index in the store's lane array */
+	uint32_t name;         /* display name string id (0 = none yet) */
+	uint32_t sort_index;   /* display order hint from the source, 0 = none */
+	uint32_t kinds_mask;   /* bit (1 << kind) for each kind present */
+	struct gt_event *ev;   /* events sorted by start (after finish) */
+	size_t n, cap;
+	size_t n_indexed;      /* events covered by the index */
+	/* index, one entry per block of GT_LOD_BLOCK events */
+	int64_t *blk_maxend;   /* running max of end up to the block's last event */
+	int64_t *blk_busy;     /* union busy time of events before the block */
+	uint32_t **lvl_max;    /* lvl_max[l][b]: index of longest event in block b of level l */
+	size_t *lvl_n;
+	int n_lvl;
+	int64_t busy_total_ns; /* union of all events of the lane */
+};
+
+struct gt_device {
+	int32_t rank;
+	int32_t id;              /* device ordinal within the rank */
+	uint32_t name;           /* string id, e.g. "NVIDIA H100 80GB HBM3" */
+	uint32_t sm_count;
+	uint64_t mem_bytes;
+	uint32_t cc_major, cc_minor;
+};
+
+struct gt_rank {
+	int32_t rank;
+	int64_t pid;
+	uint32_t host;           /* string id of hostname, 0 = unknown */
+	uint32_t source;         /* string id: file it came from */
+	int64_t clock_offset_ns; /* added to device timestamps to reach the host axis */
+	int32_t world_size;      /* -1 = unknown */
+};
+
+/* losses a capture reports; all counts since capture start */
+struct gt_drops {
+	uint64_t cupti_dropped;     /* CUPTI's cuptiActivityGetNumDroppedRecords */
+	uint64_t buffers_declined;  /* buffer requests we could not serve */
+	uint64_t zero_timestamps;   /* records with start == end == 0 */
+	uint64_t ring_overflow;     /* events lost because the ring was full */
+	uint64_t import_skipped;    /* events an importer skipped (malformed) */
+};
+
+struct gt_store;
+
+struct gt_store *store_new(void);
+void store_free(struct gt_store *s);
+
+/* string table: id 0 is the empty string; same text -> same id */
+uint32_t store_intern(struct gt_store *s, const char *str, size_t len);
+uint32_t store_intern_cstr(struct gt_store *s, const char *str);
+const char *store_str(const struct gt_store *s, uint32_t id);
+size_t store_str_count(const struct gt_store *s);
+/* returns id or UINT32_MAX when the string was never interned */
+uint32_t store_str_find(const struct gt_store *s, const char *str, size_t len);
+
+/* find or create a lane; returns its id, UINT32_MAX on allocation failure */
+uint32_t store_lane(struct gt_store *s, const struct gt_lane_key *key);
+size_t store_lane_count(const struct gt_store *s);
+struct gt_lane *store_lane_at(const struct gt_store *s, uint32_t id);
+void store_lane_set_name(struct gt_store *s, uint32_t lane, const char *name);
+
+/* side tables; ids start at 1 (0 = none) */
+uint32_t store_kconf(struct gt_store *s, const struct gt_kconf *k);
+const struct gt_kconf *store_kconf_at(const struct gt_store *s, uint32_t id);
+size_t store_kconf_count(const struct gt_store *s);
+uint32_t store_nccl(struct gt_store *s, const struct gt_nccl *n);
+const struct gt_nccl *store_nccl_at(const struct gt_store *s, uint32_t id);
+size_t store_nccl_count(const struct gt_store *s);
+
+/* devices and ranks: add or update by (rank, id) / rank */
+int store_device(struct gt_store *s, const struct gt_device *d);
+size_t store_device_count(const struct gt_store *s);
+const struct gt_device *store_device_at(const struct gt_store *s, size_t i);
+int store_rank(struct gt_store *s, const struct gt_rank *r);
+size_t store_rank_count(const struct gt_store *s);
+const struct gt_rank *store_rank_at(const struct gt_store *s, size_t i);
+
+struct gt_drops *store_drops(struct gt_store *s);
+
+/* free-form metadata (source path, format, environment): key -> value */
+int store_meta_set(struct gt_store *s, const char *key, const char *value);
+const char *store_meta_get(const struct gt_store *s, const char *key);
+size_t store_meta_count(const struct gt_store *s);
+int store_meta_at(const struct gt_store *s, size_t i, const char **key, const char **value);
+
+/* append an event (its lane field must name an existing lane); 0 or -ENOMEM */
+int store_add(struct gt_store *s, const struct gt_event *e);
+/* reserve room for n more events on a lane (optional, speeds bulk loads) */
+int store_reserve(struct gt_store *s, uint32_t lane, size_t n);
+
+/* sort lanes, build indexes and the correlation index; 0 or -ENOMEM */
+int store_finish(struct gt_store *s);
+
+/* totals (valid after finish) */
+size_t store_event_count(const struct gt_store *s);
+int64_t store_t_min(const struct gt_store *s);   /* earliest start */
+int64_t store_t_max(const struct gt_store *s);   /* latest end */
+
+/* ---- queries (after store_finish) ---- */
+
+/* indices [*first, *last) of events on the lane that may overlap [t0, t1):
+ * every event overlapping the range is inside; events inside it that do not
+ * overlap can occur only on lanes with nested/overlapping events. */
+void store_lane_range(const struct gt_lane *l, int64_t t0, int64_t t1,
+		      size_t *first, size_t *last);
+
+/* one screen column: union busy time of the lane within [t0, t1) and the
+ * longest event overlapping it (index, or SIZE_MAX when none) */
+struct gt_bucket {
+	int64_t busy_ns;
+	size_t dominant;
+	uint32_t count;        /* events starting in the column, saturating */
+};
+void store_lane_bucket(const struct gt_lane *l, int64_t t0, int64_t t1,
+		       struct gt_bucket *out);
+/* fill ncols buckets covering [t0, t0 + ncols * dt) */
+void store_lane_buckets(const struct gt_lane *l, int64_t t0, int64_t dt,
+			int ncols, struct gt_bucket *out);
+
+/* union busy time of the lane within [t0, t1), O(log n) */
+int64_t store_lane_busy(const struct gt_lane *l, int64_t t0, int64_t t1);
+
+/* the innermost (latest-starting) event covering t, or SIZE_MAX */
+size_t store_lane_event_at(const struct gt_lane *l, int64_t t);
+
+/* next / previous event on the lane after / before index i whose name is
+ * `name` (SIZE_MAX for i means "from the start/end"); SIZE_MAX if none */
+size_t store_lane_next_name(const struct gt_lane *l, size_t i, uint32_t name);
+size_t store_lane_prev_name(const struct gt_lane *l, size_t i, uint32_t name);
+
+/* event reference: lane and index */
+struct gt_ref {
+	uint32_t lane;
+	uint32_t idx;
+};
+
+/* correlation within a rank: the host launch call of GPU work
+ * (want_gpu = 0) or the first GPU work of a launch call (want_gpu = 1);
+ * 0 on success, -ENOENT when not found */
+int store_corr_find(const struct gt_store *s, int32_t rank, uint32_t corr,
+		    int want_gpu, struct gt_ref *out);
+/* the other end of an event's correlation: launch <-> GPU work */
+int store_corr_peer(const struct gt_store *s, struct gt_ref r, struct gt_ref *out);
+
+static inline const struct gt_event *store_ev(const struct gt_store *s, struct gt_ref r)
+{
+	return &store_lane_at(s, r.lane)->ev[r.idx];
+}
+
+/* resident bytes of events and indexes (for the memory benchmark) */
+size_t store_bytes(const struct gt_store *s);
+
+#endif

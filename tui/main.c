@@ -1,0 +1,83 @@
+/*
+ * main.c - gtrace's entry point: dispatches to the subcommands of cmd.h.
+ * The command line is the user's contract (shared/DESIGN.md): keep names.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "gtrace_config.h"
+#include "cmd.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *synopsis;
+};
+
+static const struct command commands[] = {
+	{ "demo", cmd_demo, "demo [--gpus N] [--scenario NAME]        live viewer on the built-in simulated multi-GPU trainer" },
+	{ "open", cmd_open, "open PATH...                             a .gtrace capture, a Kineto/Chrome JSON(.gz), an nsys .sqlite, or a directory of per-rank files" },
+	{ "run", cmd_run, "run [--record FILE] -- CMD [ARGS]        start CMD with capture injected; open the live viewer on it" },
+	{ "attach", cmd_attach, "attach PID | --list                      attach the viewer to a running process that has the capture library loaded" },
+	{ "record", cmd_record, "record -o FILE [--duration S] (--pid PID | -- CMD [ARGS])   headless capture, no terminal needed" },
+	{ "stats", cmd_stats, "stats PATH [--report NAME] [--format table|csv|json] [--step N]   analyses as text" },
+	{ "export", cmd_export, "export PATH -o OUT.json[.gz]             Chrome trace JSON (opens in Perfetto) from any input" },
+	{ "sim", cmd_sim, "sim -o FILE [--gpus N] [--steps N] [--scenario NAME] [--events N]   write a synthetic capture" },
+};
+
+void cmd_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("gtrace: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+int cmd_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "gtrace %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, " (try 'gtrace %s --help')\n", cmd);
+	va_end(ap);
+	return 2;
+}
+
+int cmd_is_help(const char *arg)
+{
+	return !strcmp(arg, "-h") || !strcmp(arg, "--help");
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: gtrace COMMAND [ARGS]\n\n"
+		   "gtrace is a terminal GPU trace explorer: live CUPTI capture of a running\n"
+		   "trainer, PyTorch profiler traces, kernel statistics and step analyses.\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  gtrace %s\n", commands[i].synopsis);
+	fprintf(f, "\n'gtrace COMMAND --help' describes a command; 'gtrace --version' prints the version.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (cmd_is_help(argv[1])) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("gtrace %s\n", GTRACE_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "gtrace: unknown command '%s' (try 'gtrace --help')\n", argv[1]);
+	return 2;
+}
