@@ -1,0 +1,97 @@
+/*
+ * load.c - open any input into a store: detects the format from the path and
+ * the first bytes and hands over to the reader or importer for it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "gtrace/gtfile.h"
+#include "gtrace/load.h"
+#include "import_api.h"
+
+enum gt_format gt_load_detect(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return GT_FMT_UNKNOWN;
+	}
+	if (S_ISDIR(st.st_mode))
+		return GT_FMT_DIRECTORY;
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return GT_FMT_UNKNOWN;
+	}
+	unsigned char b[64] = { 0 };
+	size_t n = fread(b, 1, sizeof(b), f);
+	fclose(f);
+	if (n == 0) {
+		snprintf(err, errlen, "%s: empty file", path);
+		return GT_FMT_UNKNOWN;
+	}
+	if (gtfile_sniff(b, n))
+		return GT_FMT_GTRACE;
+	if (n >= 16 && !memcmp(b, "SQLite format 3", 16))
+		return GT_FMT_NSYS_SQLITE;
+	if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+		return GT_FMT_KINETO_JSON;
+	for (size_t i = 0; i < n; i++) {
+		if (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n')
+			continue;
+		if (b[i] == '{' || b[i] == '[')
+			return GT_FMT_KINETO_JSON;
+		break;
+	}
+	snprintf(err, errlen, "%s: not a gtrace capture, trace JSON or nsys SQLite file", path);
+	return GT_FMT_UNKNOWN;
+}
+
+int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
+	    struct gt_store **out, char *err, size_t errlen)
+{
+	struct gt_load_opts def = { 0 };
+	if (!o)
+		o = &def;
+	*out = NULL;
+	if (n == 0) {
+		snprintf(err, errlen, "no input given");
+		return -EINVAL;
+	}
+	struct gt_store *s = store_new();
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	int rc = 0;
+	if (n > 1) {
+		rc = import_files(paths, n, o, s, err, errlen);
+	} else {
+		switch (gt_load_detect(paths[0], err, errlen)) {
+		case GT_FMT_GTRACE:
+			rc = gtfile_read(paths[0], s, NULL, err, errlen);
+			if (rc == 0 && err[0] && !(o->flags & GT_LOAD_QUIET))
+				fprintf(stderr, "gtrace: warning: %s\n", err);
+			break;
+		case GT_FMT_KINETO_JSON:
+			rc = import_files(paths, 1, o, s, err, errlen);
+			break;
+		case GT_FMT_DIRECTORY:
+			rc = import_dir(paths[0], o, s, err, errlen);
+			break;
+		case GT_FMT_NSYS_SQLITE:
+			rc = import_nsys(paths[0], o, s, err, errlen);
+			break;
+		default:
+			rc = -EINVAL;
+		}
+	}
+	if (rc) {
+		store_free(s);
+		return rc;
+	}
+	err[0] = '\0';
+	*out = s;
+	return 0;
+}

@@ -1,0 +1,71 @@
+/*
+ * gtrace/gtfile.h - the native capture file (.gtrace): writer and reader.
+ *
+ * Layout (docs/file-format.md has the byte-level description): a fixed
+ * header (magic "GTRACE\r\n", format version, writer version, flags), then
+ * self-describing chunks, each with a type, raw and compressed lengths and a
+ * CRC-32, its payload compressed with zstd: string table, lane, device, rank,
+ * kernel-configuration and NCCL tables (incremental: each table chunk carries
+ * the entries added since the previous one), event chunks, drop counters,
+ * metadata, and an index chunk at the end for fast open.  A file cut off
+ * mid-write opens up to its last complete chunk, with a warning.
+ *
+ * Ids in event chunks are the writing store's ids; the reader recreates the
+ * same string, lane, kconf and nccl ids in an empty store.
+ */
+#ifndef GTRACE_GTFILE_H
+#define GTRACE_GTFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gtrace/store.h"
+
+#define GTFILE_MAGIC "GTRACE\r\n"
+#define GTFILE_VERSION_MAJOR 1
+#define GTFILE_VERSION_MINOR 0
+
+struct gtfile_writer;
+
+struct gtfile_writer_opts {
+	unsigned flags;
+	int zstd_level;          /* 0 = default (fast) */
+	size_t chunk_events;     /* events per event chunk, 0 = default */
+};
+
+/* create/truncate path; NULL on error with a message in err */
+struct gtfile_writer *gtfile_writer_open(const char *path, const struct gtfile_writer_opts *o,
+					 char *err, size_t errlen);
+/* queue events whose ids refer to store s; writes full chunks as they fill
+ * (and the new table entries they need before them); 0 or negative errno */
+int gtfile_writer_add(struct gtfile_writer *w, const struct gt_store *s,
+		      const struct gt_event *ev, size_t n);
+/* write what is queued: after this the file opens with everything so far */
+int gtfile_writer_flush(struct gtfile_writer *w, const struct gt_store *s);
+/* flush, write drops, metadata and the index chunk, close; frees w */
+int gtfile_writer_close(struct gtfile_writer *w, const struct gt_store *s, char *err, size_t errlen);
+/* close without the final chunks (tests of cut-off files); frees w */
+void gtfile_writer_abort(struct gtfile_writer *w);
+
+/* write a finished store in one go */
+int gtfile_write_store(const struct gt_store *s, const char *path, char *err, size_t errlen);
+
+struct gtfile_info {
+	uint32_t version_major, version_minor;
+	char writer_version[32];
+	int truncated;           /* file was cut off; opened up to last complete chunk */
+	uint64_t chunks;
+	uint64_t events;
+};
+
+/* read a .gtrace file into an empty store and finish it.  0 on success;
+ * negative on error with one line in err naming the file and the problem.
+ * A truncated file succeeds with info->truncated set and a warning in err. */
+int gtfile_read(const char *path, struct gt_store *s, struct gtfile_info *info,
+		char *err, size_t errlen);
+/* the same from memory (the fuzzer's entry); name is used in messages */
+int gtfile_read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,
+		    struct gtfile_info *info, char *err, size_t errlen);
+/* 1 when the first bytes are a .gtrace header */
+int gtfile_sniff(const void *buf, size_t len);
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * gtrace/load.h - open any input into a store: a .gtrace capture, a Kineto /
+ * Chrome trace JSON (optionally .gz), an Nsight Systems SQLite export, or a
+ * directory of per-rank trace files (merged on one time axis).
+ */
+#ifndef GTRACE_LOAD_H
+#define GTRACE_LOAD_H
+
+#include <stddef.h>
+#include "gtrace/store.h"
+
+enum gt_format {
+	GT_FMT_UNKNOWN = 0,
+	GT_FMT_GTRACE,
+	GT_FMT_KINETO_JSON,
+	GT_FMT_NSYS_SQLITE,
+	GT_FMT_DIRECTORY
+};
+
+#define GT_LOAD_PROGRESS 0x1u   /* progress bar on stderr when it is a terminal */
+#define GT_LOAD_QUIET    0x2u   /* no warnings on stderr */
+
+struct gt_load_opts {
+	unsigned flags;
+	int threads;             /* 0 = automatic */
+};
+
+/* guess the format from the path (directory, extension) and first bytes */
+enum gt_format gt_load_detect(const char *path, char *err, size_t errlen);
+
+/* load paths into a new, finished store.  Returns 0 and *out, or a negative
+ * errno with one line in err ("FILE: problem").  Warnings (skipped events,
+ * truncated file) go to stderr unless GT_LOAD_QUIET. */
+int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
+	    struct gt_store **out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,103 @@
+/*
+ * gtrace/report.h - analyses as tables: what `gtrace stats` prints and what
+ * the viewer's pages show.  A report computes one or more struct gt_table
+ * from a finished store over a scope (time range, GPU, rank, step); the
+ * table writer prints any table as an aligned text table, CSV or JSON.
+ * Column names are a contract (they follow the peer tools' spelling).
+ */
+#ifndef GTRACE_REPORT_H
+#define GTRACE_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "gtrace/store.h"
+
+/* scope of an analysis */
+struct gt_scope {
+	int64_t t0_ns, t1_ns;   /* [t0, t1); INT64_MIN / INT64_MAX = whole trace */
+	int32_t gpu;            /* device ordinal, -1 = all */
+	int32_t rank;           /* -1 = all */
+	int64_t step;           /* step number, -1 = all */
+	unsigned flags;
+};
+
+void gt_scope_all(struct gt_scope *sc);
+
+enum gt_col_type {
+	GT_COL_STR = 0,
+	GT_COL_INT,             /* int64 */
+	GT_COL_FLOAT,           /* double, printed with `decimals` */
+	GT_COL_PCT              /* double percent, printed with `decimals` */
+};
+
+struct gt_col {
+	char *name;
+	enum gt_col_type type;
+	int decimals;
+	int align_left;
+};
+
+union gt_cell {
+	int64_t i;
+	double f;
+	char *s;                /* owned by the table */
+};
+
+struct gt_table {
+	char *name;             /* machine name, e.g. "kernels" */
+	char *title;            /* human title */
+	struct gt_col *cols;
+	size_t ncols;
+	union gt_cell *cells;   /* row-major, nrows * ncols */
+	unsigned char *null;    /* 1 = value unknown ("n/a", never a fake 0) */
+	size_t nrows, caprows;
+	char **notes;           /* lines printed under the table (verdicts, help) */
+	size_t nnotes;
+};
+
+struct gt_table *gt_table_new(const char *name, const char *title);
+void gt_table_free(struct gt_table *t);
+/* add a column; returns its index or -ENOMEM */
+int gt_table_col(struct gt_table *t, const char *name, enum gt_col_type type, int decimals);
+/* append an empty row (all cells null); returns its index or -ENOMEM */
+long gt_table_row(struct gt_table *t);
+void gt_table_set_int(struct gt_table *t, size_t row, size_t col, int64_t v);
+void gt_table_set_float(struct gt_table *t, size_t row, size_t col, double v);
+int gt_table_set_str(struct gt_table *t, size_t row, size_t col, const char *s);
+int gt_table_note(struct gt_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const union gt_cell *gt_table_cell(const struct gt_table *t, size_t row, size_t col);
+int gt_table_is_null(const struct gt_table *t, size_t row, size_t col);
+/* stable sort of rows by a column (numbers numerically, strings bytewise) */
+void gt_table_sort(struct gt_table *t, size_t col, int descending);
+
+enum gt_format_out { GT_OUT_TABLE = 0, GT_OUT_CSV, GT_OUT_JSON };
+
+/* print one table; 0 or negative errno */
+int gt_table_write(FILE *f, const struct gt_table *t, enum gt_format_out fmt);
+
+/* a report's output: its tables in order */
+struct gt_report_out {
+	struct gt_table **tables;
+	size_t n;
+};
+int gt_report_out_add(struct gt_report_out *o, struct gt_table *t);
+void gt_report_out_done(struct gt_report_out *o);
+/* print every table; JSON prints one object {"report": NAME, "tables": [...]} */
+int gt_report_out_write(FILE *f, const char *report, const struct gt_report_out *o,
+			enum gt_format_out fmt);
+
+struct gt_report {
+	const char *name;       /* the contract: kernels, memory, api, nvtx, nccl, summary,
+				   steps, breakdown, pipeline, gputime, multigpu, overview */
+	const char *help;       /* one line, names the peer definition it follows */
+	int (*run)(const struct gt_store *s, const struct gt_scope *sc,
+		   struct gt_report_out *out, char *err, size_t errlen);
+};
+
+/* the registry (core/analysis/report.c) */
+const struct gt_report *gt_report_find(const char *name);
+size_t gt_report_count(void);
+const struct gt_report *gt_report_at(size_t i);
+
+#endif

@@ -1,0 +1,60 @@
+/*
+ * gtrace/sim.h - the simulator: a synthetic data-parallel trainer with a
+ * planted bottleneck per scenario (docs/simulator.md says what and how much).
+ *
+ * The generator is step-driven so it serves three users: `gtrace sim -o`
+ * (whole capture to a file), the live synthetic source (a step at a time at
+ * a given rate) and the tests/benchmarks (straight into a store).
+ * Deterministic for a given seed and options.
+ */
+#ifndef GTRACE_SIM_H
+#define GTRACE_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gtrace/store.h"
+
+enum sim_scenario {
+	SIM_BALANCED = 0,
+	SIM_INPUT_BOUND,
+	SIM_LAUNCH_BOUND,
+	SIM_STRAGGLER,
+	SIM_COMM_BOUND,
+	SIM_COPY_HEAVY,
+	SIM_STAGGERED,
+	SIM_SCENARIO_COUNT
+};
+
+struct sim_opts {
+	int gpus;              /* GPUs per rank, default 1 when ranks > 1 else 4 */
+	int ranks;             /* processes, default 1 */
+	int steps;             /* training steps, default 20 (grown to reach events) */
+	enum sim_scenario scenario;
+	uint64_t events;       /* target event count, 0 = whatever steps give */
+	uint64_t seed;         /* default 1 */
+	int64_t t0_ns;         /* time of the first event, 0 = a fixed epoch */
+	unsigned flags;
+};
+
+/* "balanced" -> SIM_BALANCED ...; -1 when unknown */
+int sim_scenario_parse(const char *name);
+const char *sim_scenario_name(enum sim_scenario s);
+
+struct sim;
+
+/* emit: called with a batch of events whose ids refer to the store given to
+ * sim_new (strings, lanes, kconf are interned there); return non-zero to stop */
+typedef int (*sim_emit_fn)(void *ctx, const struct gt_event *ev, size_t n);
+
+struct sim *sim_new(const struct sim_opts *o, struct gt_store *s, char *err, size_t errlen);
+void sim_free(struct sim *sim);
+/* generate the next step for every rank and GPU; returns events emitted,
+ * 0 when all steps are done, negative on error */
+long sim_next_step(struct sim *sim, sim_emit_fn emit, void *ctx);
+/* steps the options ask for (after growing them to reach o->events) */
+int sim_step_count(const struct sim *sim);
+
+/* whole capture into a store (finished); 0 or negative errno */
+int sim_generate(const struct sim_opts *o, struct gt_store *s, char *err, size_t errlen);
+
+#endif
