@@ -78,12 +78,16 @@ void lod_free(struct gt_lane *l)
 {
 	free(l->blk_maxend);
 	free(l->blk_busy);
-	for (int k = 0; k < l->n_lvl; k++)
+	for (int k = 0; k < l->n_lvl; k++) {
 		free(l->lvl_max[k]);
+		free(l->lvl_dur[k]);
+	}
 	free(l->lvl_max);
+	free(l->lvl_dur);
 	free(l->lvl_n);
 	l->blk_maxend = l->blk_busy = NULL;
 	l->lvl_max = NULL;
+	l->lvl_dur = NULL;
 	l->lvl_n = NULL;
 	l->n_lvl = 0;
 	l->n_indexed = 0;
@@ -95,27 +99,43 @@ static size_t lvl_elem(const struct gt_lane *l, int lvl, size_t k)
 	return lvl < 0 ? k : l->lvl_max[lvl][k];
 }
 
+static int64_t lvl_dur(const struct gt_lane *l, int lvl, size_t k)
+{
+	return lvl < 0 ? l->ev[k].dur_ns : l->lvl_dur[lvl][k];
+}
+
 static void consider(const struct gt_lane *l, size_t e, size_t *best)
 {
 	if (*best == SIZE_MAX || l->ev[e].dur_ns > l->ev[*best].dur_ns)
 		*best = e;
 }
 
+/* keep the longest of level entries; *best_dur caches the best's duration */
+static void consider_lvl(const struct gt_lane *l, int lvl, size_t k, size_t *best, int64_t *best_dur)
+{
+	int64_t d = lvl_dur(l, lvl, k);
+	if (*best == SIZE_MAX || d > *best_dur) {
+		*best = lvl_elem(l, lvl, k);
+		*best_dur = d;
+	}
+}
+
 /* index of the longest event in [lo, hi), SIZE_MAX if empty */
 static size_t range_argmax(const struct gt_lane *l, size_t lo, size_t hi)
 {
 	size_t best = SIZE_MAX;
+	int64_t bd = 0;
 	int lvl = -1;
 	while (lo < hi) {
 		if (lvl + 1 >= l->n_lvl) {
 			for (size_t k = lo; k < hi; k++)
-				consider(l, lvl_elem(l, lvl, k), &best);
+				consider_lvl(l, lvl, k, &best, &bd);
 			break;
 		}
 		while (lo < hi && lo % B)
-			consider(l, lvl_elem(l, lvl, lo++), &best);
+			consider_lvl(l, lvl, lo++, &best, &bd);
 		while (lo < hi && hi % B)
-			consider(l, lvl_elem(l, lvl, --hi), &best);
+			consider_lvl(l, lvl, --hi, &best, &bd);
 		lo /= B;
 		hi /= B;
 		lvl++;
@@ -180,6 +200,11 @@ int lod_build(struct gt_lane *l)
 			if (!nl)
 				return -ENOMEM;
 			l->lvl_max = nl;
+			int64_t **nd = realloc(l->lvl_dur, (size_t)(lvl + 1) * sizeof(*nd));
+			if (!nd)
+				return -ENOMEM;
+			l->lvl_dur = nd;
+			l->lvl_dur[lvl] = NULL;
 			size_t *nn = realloc(l->lvl_n, (size_t)(lvl + 1) * sizeof(*nn));
 			if (!nn)
 				return -ENOMEM;
@@ -192,14 +217,20 @@ int lod_build(struct gt_lane *l)
 		if (!a)
 			return -ENOMEM;
 		l->lvl_max[lvl] = a;
+		int64_t *ad = realloc(l->lvl_dur[lvl], cn * sizeof(*ad));
+		if (!ad)
+			return -ENOMEM;
+		l->lvl_dur[lvl] = ad;
 		l->lvl_n[lvl] = cn;
 		from_k /= B;
 		for (size_t k = from_k; k < cn; k++) {
 			size_t best = SIZE_MAX;
+			int64_t bd = 0;
 			size_t hi = (k + 1) * B < prev_n ? (k + 1) * B : prev_n;
 			for (size_t j = k * B; j < hi; j++)
-				consider(l, lvl_elem(l, lvl - 1, j), &best);
+				consider_lvl(l, lvl - 1, j, &best, &bd);
 			a[k] = (uint32_t)best;
+			ad[k] = bd;
 		}
 		prev_n = cn;
 		lvl++;
@@ -222,10 +253,39 @@ static size_t lower_start(const struct gt_lane *l, int64_t t)
 	return lo;
 }
 
-/* first i with running max end M_i >= t */
-static size_t first_maxend(const struct gt_lane *l, int64_t t)
+/* first i >= from with start >= t, galloping from `from` (consecutive
+ * screen columns ask for increasing t, so the answer is near) */
+static size_t lower_start_from(const struct gt_lane *l, int64_t t, size_t from)
 {
-	size_t nb = (l->n + B - 1) / B, lo = 0, hi = nb;
+	size_t lo = from, step = 1, hi = from;
+	while (hi < l->n && l->ev[hi].start_ns < t) {
+		lo = hi + 1;
+		hi += step;
+		step *= 2;
+	}
+	if (hi > l->n)
+		hi = l->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->ev[mid].start_ns < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* first i with running max end M_i >= t, searching blocks from block b_from */
+static size_t first_maxend_from(const struct gt_lane *l, int64_t t, size_t b_from)
+{
+	size_t nb = (l->n + B - 1) / B, lo = b_from, hi = b_from, step = 1;
+	while (hi < nb && l->blk_maxend[hi] < t) {
+		lo = hi + 1;
+		hi += step;
+		step *= 2;
+	}
+	if (hi > nb)
+		hi = nb;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (l->blk_maxend[mid] < t)
@@ -233,7 +293,7 @@ static size_t first_maxend(const struct gt_lane *l, int64_t t)
 		else
 			hi = mid;
 	}
-	if (lo == nb)
+	if (lo >= nb)
 		return l->n;
 	int64_t M = lo ? l->blk_maxend[lo - 1] : INT64_MIN;
 	size_t end = (lo + 1) * B < l->n ? (lo + 1) * B : l->n;
@@ -247,10 +307,14 @@ static size_t first_maxend(const struct gt_lane *l, int64_t t)
 	return end;
 }
 
-/* union busy time of the lane within (-inf, t) */
-static int64_t busy_upto(const struct gt_lane *l, int64_t t)
+static size_t first_maxend(const struct gt_lane *l, int64_t t)
 {
-	size_t k = lower_start(l, t);
+	return first_maxend_from(l, t, 0);
+}
+
+/* union busy time of the lane within (-inf, t), given k = lower_start(t) */
+static int64_t busy_upto_k(const struct gt_lane *l, int64_t t, size_t k)
+{
 	if (k == 0)
 		return 0;
 	size_t j = k - 1, b = j / B;
@@ -264,6 +328,11 @@ static int64_t busy_upto(const struct gt_lane *l, int64_t t)
 		}
 	}
 	return M > t ? P - (M - t) : P;
+}
+
+static int64_t busy_upto(const struct gt_lane *l, int64_t t)
+{
+	return busy_upto_k(l, t, lower_start(l, t));
 }
 
 void store_lane_range(const struct gt_lane *l, int64_t t0, int64_t t1,
@@ -294,10 +363,9 @@ static int overlaps(const struct gt_event *e, int64_t t0, int64_t t1)
 	return e->start_ns < t1 && end > t0;
 }
 
-static size_t dominant(const struct gt_lane *l, int64_t t0, int64_t t1)
+/* longest event overlapping [t0, t1) among indices [first, last) */
+static size_t dominant_in(const struct gt_lane *l, int64_t t0, int64_t t1, size_t first, size_t last)
 {
-	size_t first, last;
-	store_lane_range(l, t0, t1, &first, &last);
 	if (first >= last)
 		return SIZE_MAX;
 	size_t best = range_argmax(l, first, last);
@@ -310,6 +378,13 @@ static size_t dominant(const struct gt_lane *l, int64_t t0, int64_t t1)
 		if (overlaps(&l->ev[i], t0, t1))
 			consider(l, i, &best);
 	return best;
+}
+
+static size_t dominant(const struct gt_lane *l, int64_t t0, int64_t t1)
+{
+	size_t first, last;
+	store_lane_range(l, t0, t1, &first, &last);
+	return dominant_in(l, t0, t1, first, last);
 }
 
 void store_lane_bucket(const struct gt_lane *l, int64_t t0, int64_t t1,
@@ -337,16 +412,22 @@ void store_lane_buckets(const struct gt_lane *l, int64_t t0, int64_t dt,
 		}
 		return;
 	}
-	int64_t u0 = busy_upto(l, t0);
 	size_t s0 = lower_start(l, t0);
+	int64_t u0 = busy_upto_k(l, t0, s0);
+	size_t fb = 0; /* block hint for the running-max-end search */
 	for (int c = 0; c < ncols; c++) {
 		int64_t a = t0 + (int64_t)c * dt, b = a + dt;
-		int64_t u1 = busy_upto(l, b);
-		size_t s1 = lower_start(l, b);
+		size_t s1 = lower_start_from(l, b, s0);
+		int64_t u1 = busy_upto_k(l, b, s1);
 		out[c].busy_ns = u1 - u0;
 		size_t cnt = s1 - s0;
 		out[c].count = cnt > UINT32_MAX ? UINT32_MAX : (uint32_t)cnt;
-		out[c].dominant = out[c].busy_ns > 0 || cnt ? dominant(l, a, b) : SIZE_MAX;
+		out[c].dominant = SIZE_MAX;
+		if (out[c].busy_ns > 0 || cnt) {
+			size_t first = first_maxend_from(l, a, fb);
+			fb = first / B;
+			out[c].dominant = dominant_in(l, a, b, first, s1 > first ? s1 : first);
+		}
 		u0 = u1;
 		s0 = s1;
 	}

@@ -419,7 +419,7 @@ size_t store_bytes(const struct gt_store *s)
 		size_t nb = (l->n + GT_LOD_BLOCK - 1) / GT_LOD_BLOCK;
 		b += sizeof(*l) + l->cap * sizeof(struct gt_event) + nb * 16;
 		for (int k = 0; k < l->n_lvl; k++)
-			b += l->lvl_n[k] * sizeof(uint32_t);
+			b += l->lvl_n[k] * (sizeof(uint32_t) + sizeof(int64_t));
 	}
 	b += (s->n_corr_launch + s->n_corr_gpu) * sizeof(struct corr_ent);
 	b += s->strs.n_blocks * STRTAB_BLOCK_BYTES + s->strs.cap * (sizeof(char *) + 4) +

@@ -51,6 +51,7 @@ struct gt_lane {
 	int64_t *blk_maxend;   /* running max of end up to the block's last event */
 	int64_t *blk_busy;     /* union busy time of events before the block */
 	uint32_t **lvl_max;    /* lvl_max[l][b]: index of longest event in block b of level l */
+	int64_t **lvl_dur;     /* lvl_dur[l][b]: its duration (kept beside it: no event fetch) */
 	size_t *lvl_n;
 	int n_lvl;
 	int64_t busy_total_ns; /* union of all events of the lane */
