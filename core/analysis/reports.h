@@ -1,0 +1,11 @@
+/*
+ * reports.h - the report objects of the registry (core/analysis/report.c).
+ * One declaration per line; each area appends its own.
+ */
+#ifndef GTRACE_ANALYSIS_REPORTS_H
+#define GTRACE_ANALYSIS_REPORTS_H
+
+#include "gtrace/report.h"
+
+
+#endif
