@@ -1,0 +1,210 @@
+/*
+ * gtrace/ring.h - the capture ring: a single-producer/single-consumer ring
+ * of fixed-size 64-byte records in shared memory (a memfd the traced process
+ * creates and hands to the viewer).
+ *
+ * Layout: struct ring_hdr (one page), then `capacity` records (a power of
+ * two).  head (written by the producer) and tail (written by the consumer)
+ * count records since the start and only grow; slot = pos & (capacity - 1).
+ * The producer never blocks: when a message does not fit it is dropped and
+ * counted in ring_overflow.  Loss counters live in the header as atomics.
+ *
+ * Messages: most are one record.  A string definition is one RING_REC_STR
+ * record (56 bytes of text) followed by raw 64-byte records holding the rest
+ * of the text; the producer writes the whole message or nothing.
+ *
+ * Ids in records (string, lane, kconf, nccl) are the producer's own: the
+ * consumer maps them to its store's ids.  A definition always precedes the
+ * first record that uses its id.
+ */
+#ifndef GTRACE_RING_H
+#define GTRACE_RING_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "gtrace/event.h"
+
+#define RING_MAGIC 0x52544754u    /* "GTTR" little-endian */
+#define RING_VERSION 1u
+#define RING_REC_BYTES 64u
+#define RING_HDR_BYTES 4096u
+#define RING_PAYLOAD_BYTES 56u
+
+enum ring_rec_type {
+	RING_REC_NONE = 0,
+	RING_REC_EVENT,      /* ev: a struct gt_event, producer ids */
+	RING_REC_STR,        /* str: id, text follows (len bytes over 1+ records) */
+	RING_REC_LANE,       /* lane: id, key, name string id */
+	RING_REC_DEVICE,     /* dev: a device (name = producer string id) */
+	RING_REC_KCONF,      /* kconf: id + struct gt_kconf */
+	RING_REC_NCCL,       /* nccl: id + struct gt_nccl (string ids of producer) */
+	RING_REC_CLOCK,      /* clock: calibration pair and offset */
+	RING_REC_RANK,       /* rank: rank, pid, world size, host string id */
+	RING_REC_TYPE_COUNT
+};
+
+/* producer state, in the header */
+enum ring_state {
+	RING_ST_INIT = 0,
+	RING_ST_RUNNING,     /* producer is writing */
+	RING_ST_STOPPED,     /* capture stopped (stop/detach): no more records */
+	RING_ST_ENDED        /* source finished (simulator done) */
+};
+
+struct ring_lane_def {
+	uint32_t id;
+	uint32_t name;       /* producer string id, 0 = none */
+	uint8_t type;        /* enum gt_lane_type */
+	uint8_t pad[3];
+	int32_t rank;
+	int32_t device;
+	int32_t pad2;
+	int64_t pid;
+	int64_t tid;         /* stream or thread id */
+};
+
+struct ring_clock_def {
+	int64_t host_ns;     /* host CLOCK_REALTIME at calibration */
+	int64_t dev_ns;      /* device/CUPTI timestamp at calibration */
+	int64_t offset_ns;   /* added to device timestamps to reach host time */
+	int64_t bracket_ns;  /* uncertainty of the pair */
+	int32_t rank;
+	int32_t pad;
+};
+
+struct ring_device_def {
+	int32_t rank;
+	int32_t id;          /* device ordinal within the rank */
+	uint32_t name;       /* producer string id */
+	uint32_t sm_count;
+	uint64_t mem_bytes;
+	uint32_t cc_major, cc_minor;
+};
+
+struct ring_rank_def {
+	int64_t pid;
+	int32_t rank;
+	int32_t world_size;
+	uint32_t host;       /* producer string id */
+	uint32_t pad;
+};
+
+struct ring_rec {
+	uint16_t type;       /* enum ring_rec_type */
+	uint16_t nrec;       /* records this message spans (>= 1) */
+	uint32_t len;        /* RING_REC_STR: text bytes; others 0 */
+	union {
+		struct gt_event ev;
+		struct {
+			uint32_t id;
+			char text[52];
+		} str;
+		struct ring_lane_def lane;
+		struct ring_device_def dev;
+		struct {
+			uint32_t id;
+			uint32_t pad;
+			struct gt_kconf k;
+		} kconf;
+		struct {
+			uint32_t id;
+			uint32_t pad;
+			struct gt_nccl n;
+		} nccl;
+		struct ring_clock_def clock;
+		struct ring_rank_def rank;
+		unsigned char raw[RING_PAYLOAD_BYTES];
+	} u;
+};
+
+_Static_assert(sizeof(struct ring_rec) == RING_REC_BYTES, "ring record must be 64 bytes");
+
+/* text bytes held by the first record of a string message */
+#define RING_STR_FIRST_BYTES 52u
+
+struct ring_hdr {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t hdr_bytes;
+	uint32_t rec_bytes;
+	uint64_t capacity;             /* records, power of two */
+	int64_t pid;                   /* producer process */
+	_Atomic uint32_t state;        /* enum ring_state */
+	uint32_t pad0;
+	char reason[96];               /* why the producer stopped or is passive */
+	_Alignas(64) _Atomic uint64_t head;   /* producer: records written */
+	_Alignas(64) _Atomic uint64_t tail;   /* consumer: records consumed */
+	_Alignas(64) _Atomic uint64_t ring_overflow;    /* events lost: ring full */
+	_Atomic uint64_t msgs_overflow;                 /* definitions lost: ring full */
+	_Atomic uint64_t cupti_dropped;
+	_Atomic uint64_t buffers_declined;
+	_Atomic uint64_t zero_timestamps;
+	_Atomic uint64_t events_published;              /* events written */
+};
+
+/* a mapping of a ring, producer or consumer side (not in shared memory) */
+struct ring {
+	struct ring_hdr *hdr;
+	struct ring_rec *rec;
+	uint64_t mask;
+	size_t map_bytes;
+	/* producer side */
+	uint64_t p_head;               /* next position to write */
+	uint64_t p_tail_cache;         /* last tail seen */
+	/* consumer side */
+	uint64_t c_tail;
+	uint64_t c_head_cache;
+};
+
+/* bytes of shared memory for a ring of capacity records */
+size_t ring_bytes(uint64_t capacity);
+
+/* create a memfd holding a fresh ring of capacity records (rounded up to a
+ * power of two, >= 64), map it for producing; returns the fd (caller owns)
+ * or negative errno */
+int ring_create(struct ring *r, uint64_t capacity, int64_t pid);
+/* initialise a ring in caller-provided memory of ring_bytes(capacity)
+ * (capacity a power of two); for tests and benchmarks */
+void ring_init_mem(struct ring *r, void *mem, uint64_t capacity, int64_t pid);
+/* map a ring from its memfd for consuming; 0 or negative errno with err */
+int ring_map(struct ring *r, int fd, char *err, size_t errlen);
+/* unmap (for rings from ring_create/ring_map) */
+void ring_unmap(struct ring *r);
+
+/* producer: reserve n contiguous-in-sequence records; returns a pointer to
+ * the record at offset i via ring_slot, or -ENOSPC (and counts nothing) */
+int ring_reserve(struct ring *r, uint32_t n);
+static inline struct ring_rec *ring_slot(struct ring *r, uint32_t i)
+{
+	return &r->rec[(r->p_head + i) & r->mask];
+}
+/* producer: make n reserved records visible to the consumer */
+static inline void ring_commit(struct ring *r, uint32_t n)
+{
+	r->p_head += n;
+	atomic_store_explicit(&r->hdr->head, r->p_head, memory_order_release);
+}
+/* producer: write one event record; 0, or -ENOSPC after counting the loss */
+int ring_push_event(struct ring *r, const struct gt_event *e);
+/* producer: write a string definition (spans records); 0 or -ENOSPC (counted) */
+int ring_push_str(struct ring *r, uint32_t id, const char *text, size_t len);
+/* producer: write one prepared single-record message; 0 or -ENOSPC (counted) */
+int ring_push_rec(struct ring *r, const struct ring_rec *m);
+/* producer: set the state (and reason, may be NULL) */
+void ring_set_state(struct ring *r, enum ring_state st, const char *reason);
+
+/* consumer: records readable now */
+uint64_t ring_readable(struct ring *r);
+/* consumer: the next message or NULL when none is complete; *nrec gets the
+ * records to release after use.  A malformed message (bad type or length)
+ * is returned with type RING_REC_NONE so the caller counts and releases it. */
+const struct ring_rec *ring_peek(struct ring *r, uint32_t *nrec);
+/* consumer: copy the text of the RING_REC_STR message at the read position
+ * into buf of cap bytes (at most cap - 1 text bytes), NUL-terminated;
+ * returns the bytes copied */
+size_t ring_str_text(const struct ring *r, char *buf, size_t cap);
+/* consumer: release n records */
+void ring_release(struct ring *r, uint32_t n);
+
+#endif
