@@ -7,6 +7,7 @@
 #include "reports.h"
 
 static const struct gt_report *const registry[] = {
+	&gt_report_kernels,
 	NULL
 };
 

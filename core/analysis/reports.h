@@ -7,5 +7,6 @@
 
 #include "gtrace/report.h"
 
+extern const struct gt_report gt_report_kernels;
 
 #endif

@@ -1,0 +1,102 @@
+/*
+ * anl.c - shared helpers of the step analyses (see anl.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "anl.h"
+
+long anl_lanes(const struct gt_store *s, int32_t rank, int type, int32_t device,
+	       uint32_t **out)
+{
+	size_t nl = store_lane_count(s), n = 0;
+	uint32_t *v = malloc((nl ? nl : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < nl; i++) {
+		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+		if (l->key.type != type || !l->n)
+			continue;
+		if (rank >= 0 && anl_lane_rank(l) != rank)
+			continue;
+		if (type == GT_LANE_GPU && device >= 0 && l->key.device != device)
+			continue;
+		v[n++] = (uint32_t)i;
+	}
+	*out = v;
+	return (long)n;
+}
+
+int anl_names_init(struct anl_names *nm, const struct gt_store *s)
+{
+	nm->s = s;
+	nm->n = store_str_count(s);
+	nm->cls = calloc(nm->n ? nm->n : 1, 1);
+	return nm->cls ? 0 : -ENOMEM;
+}
+
+void anl_names_done(struct anl_names *nm)
+{
+	free(nm->cls);
+	nm->cls = NULL;
+}
+
+static unsigned classify(const char *p)
+{
+	unsigned c = 0;
+	size_t len = strlen(p);
+	if (!strncmp(p, "nccl", 4) || strstr(p, "ncclKernel") || strstr(p, "ncclDevKernel"))
+		c |= ANL_NCCL;
+	if (!strncmp(p, "enumerate(DataLoader)#", 22) && len >= 9 &&
+	    !strcmp(p + len - 9, ".__next__"))
+		c |= ANL_DATALOADER;
+	if (!strncmp(p, "ProfilerStep#", 13))
+		c |= ANL_PROFSTEP;
+	return c;
+}
+
+unsigned anl_name_class(struct anl_names *nm, uint32_t name)
+{
+	if (name >= nm->n)
+		return classify(store_str(nm->s, name));
+	if (!(nm->cls[name] & 0x80))
+		nm->cls[name] = (uint8_t)(0x80 | classify(store_str(nm->s, name)));
+	return nm->cls[name] & 0x7f;
+}
+
+int anl_is_comm(struct anl_names *nm, const struct gt_event *e)
+{
+	return e->kind == GT_EV_KERNEL &&
+	       ((e->flags & GT_EVF_NCCL) || (anl_name_class(nm, e->name) & ANL_NCCL));
+}
+
+int anl_is_input(struct anl_names *nm, const struct gt_event *e)
+{
+	if (e->kind != GT_EV_CPU_OP && e->kind != GT_EV_PYTHON && e->kind != GT_EV_NVTX)
+		return 0;
+	return (e->flags & GT_EVF_DATALOADER) || (anl_name_class(nm, e->name) & ANL_DATALOADER);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+void anl_sort_i64(int64_t *v, size_t n)
+{
+	size_t i = 1;
+	while (i < n && v[i - 1] <= v[i])
+		i++;
+	if (i < n)
+		qsort(v, n, sizeof(*v), cmp_i64);
+}
+
+double anl_median_sorted(const int64_t *v, size_t n)
+{
+	if (!n)
+		return 0;
+	if (n & 1)
+		return (double)v[n / 2];
+	return ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2.0;
+}

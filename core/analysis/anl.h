@@ -1,0 +1,49 @@
+/*
+ * anl.h - helpers shared by the step analyses: lanes of a rank/GPU, event
+ * classes by name (NCCL kernels, DataLoader ranges, ProfilerStep spans)
+ * cached per string id, and small statistics.
+ */
+#ifndef GTRACE_ANALYSIS_ANL_H
+#define GTRACE_ANALYSIS_ANL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gtrace/store.h"
+
+/* rank of a lane (-1 counts as 0) */
+static inline int32_t anl_lane_rank(const struct gt_lane *l)
+{
+	return l->key.rank < 0 ? 0 : l->key.rank;
+}
+
+/* lanes of `type` on rank (-1 = any rank) and device (-1 = any; GPU lanes
+ * only); returns count, *out malloc'ed; negative errno */
+long anl_lanes(const struct gt_store *s, int32_t rank, int type, int32_t device,
+	       uint32_t **out);
+
+/* name classes */
+#define ANL_NCCL        0x01u  /* ^nccl|ncclKernel|ncclDevKernel */
+#define ANL_DATALOADER  0x02u  /* enumerate(DataLoader)#...__next__ */
+#define ANL_PROFSTEP    0x04u  /* ProfilerStep#N */
+
+struct anl_names {
+	const struct gt_store *s;
+	uint8_t *cls;          /* per string id: class bits | 0x80 when known */
+	size_t n;
+};
+
+int anl_names_init(struct anl_names *nm, const struct gt_store *s);
+void anl_names_done(struct anl_names *nm);
+unsigned anl_name_class(struct anl_names *nm, uint32_t name);
+
+/* communication kernel: NCCL flag or NCCL name */
+int anl_is_comm(struct anl_names *nm, const struct gt_event *e);
+/* host input range: DataLoader flag or DataLoader name */
+int anl_is_input(struct anl_names *nm, const struct gt_event *e);
+
+/* sort int64 ascending */
+void anl_sort_i64(int64_t *v, size_t n);
+/* median of a sorted array (0 when empty) */
+double anl_median_sorted(const int64_t *v, size_t n);
+
+#endif

@@ -1,0 +1,206 @@
+/*
+ * ivl.c - sorted disjoint interval lists: push, union, intersection,
+ * difference and collection from store lanes (see ivl.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ivl.h"
+
+void ivl_done(struct ivl_list *l)
+{
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+void ivl_move(struct ivl_list *dst, struct ivl_list *src)
+{
+	ivl_done(dst);
+	*dst = *src;
+	memset(src, 0, sizeof(*src));
+}
+
+static int grow(struct ivl_list *l)
+{
+	size_t nc = l->cap ? l->cap * 2 : 64;
+	struct ivl *nv = realloc(l->v, nc * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	l->v = nv;
+	l->cap = nc;
+	return 0;
+}
+
+int ivl_push(struct ivl_list *l, int64_t a, int64_t b)
+{
+	if (b <= a)
+		return 0;
+	if (l->n && a <= l->v[l->n - 1].b) {
+		if (b > l->v[l->n - 1].b)
+			l->v[l->n - 1].b = b;
+		return 0;
+	}
+	if (l->n == l->cap && grow(l))
+		return -ENOMEM;
+	l->v[l->n].a = a;
+	l->v[l->n].b = b;
+	l->n++;
+	return 0;
+}
+
+int ivl_union(const struct ivl_list *x, const struct ivl_list *y, struct ivl_list *out)
+{
+	size_t i = 0, j = 0;
+	while (i < x->n || j < y->n) {
+		const struct ivl *p;
+		if (j >= y->n || (i < x->n && x->v[i].a <= y->v[j].a))
+			p = &x->v[i++];
+		else
+			p = &y->v[j++];
+		if (ivl_push(out, p->a, p->b))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int ivl_intersect(const struct ivl_list *x, const struct ivl_list *y, struct ivl_list *out)
+{
+	size_t i = 0, j = 0;
+	while (i < x->n && j < y->n) {
+		int64_t a = x->v[i].a > y->v[j].a ? x->v[i].a : y->v[j].a;
+		int64_t b = x->v[i].b < y->v[j].b ? x->v[i].b : y->v[j].b;
+		if (a < b && ivl_push(out, a, b))
+			return -ENOMEM;
+		if (x->v[i].b < y->v[j].b)
+			i++;
+		else
+			j++;
+	}
+	return 0;
+}
+
+int ivl_subtract(const struct ivl_list *x, const struct ivl_list *y, struct ivl_list *out)
+{
+	size_t j = 0;
+	for (size_t i = 0; i < x->n; i++) {
+		int64_t cur = x->v[i].a, end = x->v[i].b;
+		while (j < y->n && y->v[j].b <= cur)
+			j++;
+		size_t k = j;
+		while (k < y->n && y->v[k].a < end) {
+			if (y->v[k].a > cur && ivl_push(out, cur, y->v[k].a))
+				return -ENOMEM;
+			if (y->v[k].b > cur)
+				cur = y->v[k].b;
+			if (cur >= end)
+				break;
+			k++;
+		}
+		if (cur < end && ivl_push(out, cur, end))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int64_t ivl_len(const struct ivl_list *l)
+{
+	int64_t s = 0;
+	for (size_t i = 0; i < l->n; i++)
+		s += l->v[i].b - l->v[i].a;
+	return s;
+}
+
+int64_t ivl_len_in(const struct ivl_list *l, int64_t t0, int64_t t1)
+{
+	size_t lo = 0, hi = l->n;
+	while (lo < hi) {           /* first interval ending after t0 */
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->v[mid].b <= t0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	int64_t s = 0;
+	for (size_t i = lo; i < l->n && l->v[i].a < t1; i++) {
+		int64_t a = l->v[i].a > t0 ? l->v[i].a : t0;
+		int64_t b = l->v[i].b < t1 ? l->v[i].b : t1;
+		if (b > a)
+			s += b - a;
+	}
+	return s;
+}
+
+/* union of one lane's kept events clipped to [t0, t1) */
+static int lane_union(const struct gt_lane *ln, int64_t t0, int64_t t1,
+		      ivl_filter_fn keep, void *ctx, struct ivl_list *out)
+{
+	size_t first, last;
+	store_lane_range(ln, t0, t1, &first, &last);
+	for (size_t i = first; i < last; i++) {
+		const struct gt_event *e = &ln->ev[i];
+		if (keep && !keep(e, ctx))
+			continue;
+		int64_t a = e->start_ns, b = gt_event_end(e);
+		if (a < t0)
+			a = t0;
+		if (b > t1)
+			b = t1;
+		if (b <= a)
+			continue;
+		/* events are sorted by start, so a push keeps the list sorted,
+		 * except after clipping to t0: handled by the merge in push */
+		if (out->n && a < out->v[out->n - 1].a)
+			a = out->v[out->n - 1].a;
+		if (ivl_push(out, a, b))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int ivl_collect(const struct gt_store *s, const uint32_t *lanes, size_t nlanes,
+		int64_t t0, int64_t t1, ivl_filter_fn keep, void *ctx,
+		struct ivl_list *out)
+{
+	int rc = 0;
+	ivl_done(out);
+	if (!nlanes)
+		return 0;
+	struct ivl_list *parts = calloc(nlanes, sizeof(*parts));
+	if (!parts)
+		return -ENOMEM;
+	size_t np = 0;
+	for (size_t i = 0; i < nlanes; i++) {
+		if ((rc = lane_union(store_lane_at(s, lanes[i]), t0, t1, keep, ctx, &parts[np])))
+			goto out;
+		if (parts[np].n)
+			np++;
+	}
+	while (np > 1) {            /* pairwise merge rounds */
+		size_t w = 0;
+		for (size_t i = 0; i < np; i += 2) {
+			if (i + 1 == np) {
+				if (w != i)
+					ivl_move(&parts[w], &parts[i]);
+				w++;
+				break;
+			}
+			struct ivl_list m = {0};
+			if ((rc = ivl_union(&parts[i], &parts[i + 1], &m))) {
+				ivl_done(&m);
+				goto out;
+			}
+			ivl_done(&parts[i]);
+			ivl_done(&parts[i + 1]);
+			ivl_move(&parts[w++], &m);
+		}
+		np = w;
+	}
+	if (np)
+		ivl_move(out, &parts[0]);
+out:
+	for (size_t i = 0; i < nlanes; i++)
+		ivl_done(&parts[i]);
+	free(parts);
+	return rc;
+}

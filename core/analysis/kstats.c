@@ -1,0 +1,417 @@
+/*
+ * kstats.c - per-name duration statistics in one pass over the store.
+ *
+ * Each group (name, or name and kind, or copy kind) gets an accumulator:
+ * count, sum, min, max, the durations themselves (for the exact median by
+ * quickselect and a two-pass standard deviation), the most common launch
+ * configuration (a small list of candidates checked last-hit first) and a
+ * bit set of the GPUs that ran it.  Groups are found through a direct array
+ * indexed by key (string id x classes), so an event costs a few loads.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gtrace/kstats.h"
+
+#define NCAND 8  /* launch configurations tracked exactly per group */
+
+struct vec {
+	int64_t *v;
+	size_t n, cap;
+};
+
+struct acc {
+	uint64_t key;
+	int64_t sum, min, max;
+	struct vec dur, bytes;
+	uint32_t cand[NCAND], cand_n[NCAND];
+	uint32_t ncand, last;
+	uint32_t nkconf_extra;   /* configurations beyond NCAND (not counted for the mode) */
+	uint64_t gpu_mask;
+};
+
+static int vec_push(struct vec *v, int64_t x)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 64;
+		int64_t *nv = realloc(v->v, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		v->v = nv;
+		v->cap = cap;
+	}
+	v->v[v->n++] = x;
+	return 0;
+}
+
+/* k-th smallest of v[0..n) by quickselect (median of three pivots) */
+static int64_t select_k(int64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	while (hi > lo) {
+		size_t mid = lo + (hi - lo) / 2;
+		int64_t a = v[lo], b = v[mid], c = v[hi];
+		int64_t p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < p)
+				i++;
+			while (v[j] > p)
+				j--;
+			if (i <= j) {
+				int64_t t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	return v[k];
+}
+
+double kstats_median(int64_t *v, size_t n)
+{
+	if (n == 0)
+		return 0;
+	size_t k = n / 2;
+	int64_t hi = select_k(v, n, k);
+	if (n & 1)
+		return (double)hi;
+	/* after selection every v[0..k) <= v[k]: the lower middle is their max */
+	int64_t lo = v[0];
+	for (size_t i = 1; i < k; i++)
+		if (v[i] > lo)
+			lo = v[i];
+	return ((double)lo + (double)hi) / 2.0;
+}
+
+/* sample standard deviation around mean (n - 1; 0 for one value) */
+static double stddev(const int64_t *v, size_t n, double mean)
+{
+	if (n < 2)
+		return 0;
+	double ss = 0;
+	for (size_t i = 0; i < n; i++) {
+		double d = (double)v[i] - mean;
+		ss += d * d;
+	}
+	return sqrt(ss / (double)(n - 1));
+}
+
+int kstats_lane_in_scope(const struct gt_lane *l, const struct gt_scope *sc)
+{
+	int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
+	if (sc->rank >= 0 && rank != sc->rank)
+		return 0;
+	if (sc->gpu >= 0 && l->key.type == GT_LANE_GPU && l->key.device != sc->gpu)
+		return 0;
+	return 1;
+}
+
+/* first index whose start is >= t */
+static size_t lower_start(const struct gt_lane *l, int64_t t)
+{
+	size_t lo = 0, hi = l->n;
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		if (l->ev[m].start_ns < t)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
+void kstats_lane_starts(const struct gt_lane *l, int64_t t0, int64_t t1,
+			size_t *first, size_t *last)
+{
+	*first = t0 == INT64_MIN ? 0 : lower_start(l, t0);
+	*last = t1 == INT64_MAX ? l->n : lower_start(l, t1);
+	if (*last < *first)
+		*last = *first;
+}
+
+/* index of the lane's GPU in r->gpus (adding it), -1 when host or overflow */
+static int gpu_slot(struct kstats_result *r, const struct gt_lane *l)
+{
+	if (l->key.type != GT_LANE_GPU)
+		return -1;
+	int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
+	for (size_t i = 0; i < r->ngpus; i++)
+		if (r->gpus[i].rank == rank && r->gpus[i].device == l->key.device)
+			return (int)i;
+	if (r->ngpus == KSTATS_MAX_GPUS) {
+		r->gpus_overflow = 1;
+		return -1;
+	}
+	r->gpus[r->ngpus].rank = rank;
+	r->gpus[r->ngpus].device = l->key.device;
+	return (int)r->ngpus++;
+}
+
+static void count_kconf(struct acc *a, uint32_t k)
+{
+	if (a->ncand && a->cand[a->last] == k) {
+		a->cand_n[a->last]++;
+		return;
+	}
+	for (uint32_t i = 0; i < a->ncand; i++)
+		if (a->cand[i] == k) {
+			a->cand_n[i]++;
+			a->last = i;
+			return;
+		}
+	if (a->ncand < NCAND) {
+		a->cand[a->ncand] = k;
+		a->cand_n[a->ncand] = 1;
+		a->last = a->ncand++;
+	} else {
+		a->nkconf_extra++;
+	}
+}
+
+struct ctx {
+	const struct gt_store *s;
+	const struct kstats_opts *o;
+	uint32_t nclass;
+	uint32_t *slot;          /* key -> acc index + 1 */
+	size_t nkeys;
+	struct acc *accs;
+	size_t nacc, capacc;
+};
+
+static uint64_t ev_key(const struct ctx *c, const struct gt_event *e)
+{
+	switch (c->o->group) {
+	case KSTATS_BY_COPY_KIND:
+		if (e->kind == GT_EV_MEMSET)
+			return KSTATS_CLS_MEMSET;
+		return e->sub < GT_COPY_KIND_COUNT ? e->sub : GT_COPY_UNKNOWN;
+	case KSTATS_BY_NAME_KIND:
+		return (uint64_t)e->name * GT_EV_KIND_COUNT + e->kind;
+	default:
+		return e->name;
+	}
+}
+
+/* the accumulator of key, created on first use; NULL on ENOMEM */
+static struct acc *get_acc(struct ctx *c, uint64_t key)
+{
+	uint32_t si = key < c->nkeys ? c->slot[key] : 0;
+	if (si)
+		return &c->accs[si - 1];
+	if (key >= c->nkeys)
+		return NULL;            /* cannot happen: string ids < count */
+	if (c->nacc == c->capacc) {
+		size_t cap = c->capacc ? c->capacc * 2 : 64;
+		struct acc *na = realloc(c->accs, cap * sizeof(*na));
+		if (!na)
+			return NULL;
+		c->accs = na;
+		c->capacc = cap;
+	}
+	struct acc *a = &c->accs[c->nacc];
+	memset(a, 0, sizeof(*a));
+	a->key = key;
+	a->min = INT64_MAX;
+	a->max = INT64_MIN;
+	c->slot[key] = (uint32_t)++c->nacc;
+	return a;
+}
+
+/* accumulate the events of one lane in scope; 0 or -ENOMEM */
+static int scan_lane(struct ctx *c, const struct gt_lane *l, const struct gt_scope *sc,
+		     uint64_t gbit)
+{
+	uint32_t mask = c->o->kinds_mask;
+	int want_bytes = c->o->flags & KSTATS_WANT_BYTES;
+	size_t first, last;
+	kstats_lane_starts(l, sc->t0_ns, sc->t1_ns, &first, &last);
+	struct acc *a = NULL;
+	uint64_t akey = UINT64_MAX;
+	for (size_t i = first; i < last; i++) {
+		const struct gt_event *e = &l->ev[i];
+		if (!(mask & (1u << e->kind)))
+			continue;
+		uint64_t key = ev_key(c, e);
+		if (key != akey) {
+			/* pointer may move when accs grows: look up every key change */
+			a = get_acc(c, key);
+			if (!a)
+				return -ENOMEM;
+			akey = key;
+			a->gpu_mask |= gbit;
+		}
+		int64_t d = e->dur_ns;
+		a->sum += d;
+		if (d < a->min)
+			a->min = d;
+		if (d > a->max)
+			a->max = d;
+		if (vec_push(&a->dur, d))
+			return -ENOMEM;
+		if (want_bytes && vec_push(&a->bytes, (int64_t)e->arg))
+			return -ENOMEM;
+		if (e->kind == GT_EV_KERNEL)
+			count_kconf(a, gt_event_kconf(e));
+	}
+	return 0;
+}
+
+static int row_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct kstats_row *a = pa, *b = pb;
+	const struct gt_store *s = arg;
+	if (a->total_ns != b->total_ns)
+		return a->total_ns > b->total_ns ? -1 : 1;
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	int r = strcmp(store_str(s, a->name), store_str(s, b->name));
+	if (r)
+		return r;
+	return (a->cls > b->cls) - (a->cls < b->cls);
+}
+
+/* turn an accumulator into a row, freeing its vectors */
+static void finish_row(const struct ctx *c, struct acc *a, struct kstats_row *row)
+{
+	memset(row, 0, sizeof(*row));
+	uint64_t n = a->dur.n;
+	switch (c->o->group) {
+	case KSTATS_BY_COPY_KIND:
+		row->cls = (uint32_t)a->key;
+		break;
+	case KSTATS_BY_NAME_KIND:
+		row->name = (uint32_t)(a->key / GT_EV_KIND_COUNT);
+		row->cls = (uint32_t)(a->key % GT_EV_KIND_COUNT);
+		break;
+	default:
+		row->name = (uint32_t)a->key;
+	}
+	row->count = n;
+	row->total_ns = a->sum;
+	row->min_ns = a->min;
+	row->max_ns = a->max;
+	row->avg_ns = (double)a->sum / (double)n;
+	row->stddev_ns = stddev(a->dur.v, n, row->avg_ns);
+	row->med_ns = kstats_median(a->dur.v, n);
+	if (c->o->flags & KSTATS_WANT_BYTES) {
+		int64_t bmin = INT64_MAX, bmax = INT64_MIN;
+		uint64_t bsum = 0;
+		for (size_t i = 0; i < n; i++) {
+			int64_t b = a->bytes.v[i];
+			bsum += (uint64_t)b;
+			if (b < bmin)
+				bmin = b;
+			if (b > bmax)
+				bmax = b;
+		}
+		row->bytes_total = bsum;
+		row->bytes_min = bmin;
+		row->bytes_max = bmax;
+		row->bytes_avg = (double)bsum / (double)n;
+		row->bytes_stddev = stddev(a->bytes.v, n, row->bytes_avg);
+		row->bytes_med = kstats_median(a->bytes.v, n);
+	}
+	uint32_t best = 0;
+	for (uint32_t i = 0; i < a->ncand; i++)
+		if (a->cand_n[i] > a->cand_n[best] ||
+		    (a->cand_n[i] == a->cand_n[best] && a->cand[i] < a->cand[best]))
+			best = i;
+	row->kconf = a->ncand ? a->cand[best] : 0;
+	row->nkconf = a->ncand + a->nkconf_extra;
+	row->gpu_mask = a->gpu_mask;
+	if (c->o->group != KSTATS_BY_COPY_KIND)
+		row->tc = kstats_is_tensor_core(store_str(c->s, row->name));
+	free(a->dur.v);
+	free(a->bytes.v);
+	a->dur.v = a->bytes.v = NULL;
+}
+
+int kstats_compute(const struct gt_store *s, const struct gt_scope *sc,
+		   const struct kstats_opts *o, struct kstats_result *r,
+		   char *err, size_t errlen)
+{
+	struct kstats_opts def = { 1u << GT_EV_KERNEL, KSTATS_BY_NAME, 0 };
+	struct gt_scope all;
+	if (!o)
+		o = &def;
+	if (!sc) {
+		gt_scope_all(&all);
+		sc = &all;
+	}
+	memset(r, 0, sizeof(*r));
+	struct ctx c = { .s = s, .o = o };
+	if (o->kinds_mask == 0) {
+		def.group = o->group;
+		def.flags = o->flags;
+		c.o = o = &def;
+	}
+	switch (o->group) {
+	case KSTATS_BY_COPY_KIND:
+		c.nkeys = GT_COPY_KIND_COUNT + 1;
+		break;
+	case KSTATS_BY_NAME_KIND:
+		c.nkeys = (store_str_count(s) + 1) * GT_EV_KIND_COUNT;
+		break;
+	default:
+		c.nkeys = store_str_count(s) + 1;
+	}
+	int rc = -ENOMEM;
+	c.slot = calloc(c.nkeys, sizeof(*c.slot));
+	if (!c.slot)
+		goto out;
+	size_t nl = store_lane_count(s);
+	for (uint32_t li = 0; li < nl; li++) {
+		const struct gt_lane *l = store_lane_at(s, li);
+		if (!(l->kinds_mask & o->kinds_mask) || !kstats_lane_in_scope(l, sc))
+			continue;
+		int g = gpu_slot(r, l);
+		if (scan_lane(&c, l, sc, g >= 0 ? 1ull << g : 0))
+			goto out;
+	}
+	r->rows = calloc(c.nacc ? c.nacc : 1, sizeof(*r->rows));
+	if (!r->rows)
+		goto out;
+	for (size_t i = 0; i < c.nacc; i++) {
+		finish_row(&c, &c.accs[i], &r->rows[i]);
+		r->count += r->rows[i].count;
+		r->total_ns += r->rows[i].total_ns;
+	}
+	r->nrows = c.nacc;
+	for (size_t i = 0; i < r->nrows; i++)
+		r->rows[i].pct = r->total_ns > 0 ?
+			100.0 * (double)r->rows[i].total_ns / (double)r->total_ns : 0.0;
+	qsort_r(r->rows, r->nrows, sizeof(*r->rows), row_cmp, (void *)s);
+	rc = 0;
+out:
+	for (size_t i = 0; i < c.nacc; i++) {
+		free(c.accs[i].dur.v);
+		free(c.accs[i].bytes.v);
+	}
+	free(c.accs);
+	free(c.slot);
+	if (rc) {
+		kstats_result_done(r);
+		snprintf(err, errlen, "kernel statistics: out of memory");
+	}
+	return rc;
+}
+
+void kstats_result_done(struct kstats_result *r)
+{
+	free(r->rows);
+	r->rows = NULL;
+	r->nrows = 0;
+}

@@ -1,0 +1,85 @@
+/*
+ * tables.c - helpers shared by the table reports: the eight nsys statistics
+ * columns, compact table construction and the scope note.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tables.h"
+
+int tables_stat_cols(struct gt_table *t, const char *count_col)
+{
+	int c0 = gt_table_col(t, "Time (%)", GT_COL_PCT, 1);
+	if (c0 < 0)
+		return c0;
+	if (gt_table_col(t, "Total Time (ns)", GT_COL_INT, 0) < 0 ||
+	    gt_table_col(t, count_col, GT_COL_INT, 0) < 0 ||
+	    gt_table_col(t, "Avg (ns)", GT_COL_FLOAT, 1) < 0 ||
+	    gt_table_col(t, "Med (ns)", GT_COL_FLOAT, 1) < 0 ||
+	    gt_table_col(t, "Min (ns)", GT_COL_INT, 0) < 0 ||
+	    gt_table_col(t, "Max (ns)", GT_COL_INT, 0) < 0 ||
+	    gt_table_col(t, "StdDev (ns)", GT_COL_FLOAT, 1) < 0)
+		return -ENOMEM;
+	return c0;
+}
+
+void tables_stat_row(struct gt_table *t, size_t row, size_t c, const struct kstats_row *k)
+{
+	gt_table_set_float(t, row, c + 0, k->pct);
+	gt_table_set_int(t, row, c + 1, k->total_ns);
+	gt_table_set_int(t, row, c + 2, (int64_t)k->count);
+	gt_table_set_float(t, row, c + 3, k->avg_ns);
+	gt_table_set_float(t, row, c + 4, k->med_ns);
+	gt_table_set_int(t, row, c + 5, k->min_ns);
+	gt_table_set_int(t, row, c + 6, k->max_ns);
+	gt_table_set_float(t, row, c + 7, k->stddev_ns);
+}
+
+struct gt_table *tables_new(const char *name, const char *title, const char *const *cols)
+{
+	struct gt_table *t = gt_table_new(name, title);
+	if (!t)
+		return NULL;
+	for (size_t i = 0; cols[i]; i++) {
+		char nm[128];
+		const char *p = strchr(cols[i], ':');
+		size_t n = p ? (size_t)(p - cols[i]) : strlen(cols[i]);
+		if (n >= sizeof(nm))
+			n = sizeof(nm) - 1;
+		memcpy(nm, cols[i], n);
+		nm[n] = 0;
+		enum gt_col_type ty = GT_COL_STR;
+		int dec = 0;
+		if (p) {
+			ty = p[1] == 'i' ? GT_COL_INT : p[1] == 'f' ? GT_COL_FLOAT :
+			     p[1] == 'p' ? GT_COL_PCT : GT_COL_STR;
+			if (p[1] && p[2] == ':')
+				dec = atoi(p + 3);
+		}
+		if (gt_table_col(t, nm, ty, dec) < 0) {
+			gt_table_free(t);
+			return NULL;
+		}
+	}
+	return t;
+}
+
+int tables_scope_note(struct gt_table *t, const struct gt_store *s, const struct gt_scope *sc)
+{
+	int rc = 0;
+	if (sc->t0_ns != INT64_MIN || sc->t1_ns != INT64_MAX) {
+		int64_t base = store_t_min(s);
+		double a = sc->t0_ns == INT64_MIN ? 0 : (double)(sc->t0_ns - base) / 1e6;
+		double b = sc->t1_ns == INT64_MAX ? (double)(store_t_max(s) - base) / 1e6 :
+			   (double)(sc->t1_ns - base) / 1e6;
+		rc = gt_table_note(t, "Scope: events starting in [%.3f ms, %.3f ms) after trace start",
+				   a, b);
+	}
+	if (!rc && sc->step >= 0)
+		rc = gt_table_note(t, "Scope: step %lld", (long long)sc->step);
+	if (!rc && sc->gpu >= 0)
+		rc = gt_table_note(t, "Scope: GPU %d", (int)sc->gpu);
+	if (!rc && sc->rank >= 0)
+		rc = gt_table_note(t, "Scope: rank %d", (int)sc->rank);
+	return rc;
+}
