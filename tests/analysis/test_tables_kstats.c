@@ -1,0 +1,255 @@
+/*
+ * test_tables_kstats.c - kernel statistics on a hand-built store with
+ * planted durations (expected medians and standard deviations worked out
+ * by hand in the comments), Tensor Core detection, scopes, the kernels
+ * report's columns, and quickselect against a full sort.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gtrace/kstats.h"
+#include "gtrace/report.h"
+#include "gtrace/store.h"
+
+static uint32_t lane(struct gt_store *s, int type, int rank, int dev, int64_t id)
+{
+	struct gt_lane_key k = { .type = (uint8_t)type, .rank = rank, .device = dev, .id = id };
+	uint32_t l = store_lane(s, &k);
+	cr_assert_neq(l, UINT32_MAX);
+	return l;
+}
+
+static void add(struct gt_store *s, uint32_t l, int kind, const char *name, int64_t start,
+		int64_t dur, uint64_t arg)
+{
+	struct gt_event e = { .start_ns = start, .dur_ns = dur, .arg = arg, .lane = l,
+			      .kind = (uint8_t)kind };
+	e.name = store_intern_cstr(s, name);
+	cr_assert_eq(store_add(s, &e), 0);
+}
+
+/*
+ * A: 10, 20, 30, 40 ns (GPU 0) -> total 100, avg 25, med (20+30)/2 = 25,
+ *    sample sd sqrt((225+25+25+225)/3) = sqrt(166.67) = 12.9099
+ * B: 5, 100, 7 ns (GPU 1, rank 0) -> total 112, avg 37.333, med 7,
+ *    sd sqrt((10074 - 112^2/3)/2) = sqrt(2946.33) = 54.2801
+ * C: 50 ns once on rank 1 -> sd 0
+ * plus a memcpy and a runtime call that the kernel table must ignore
+ */
+static struct gt_store *planted(void)
+{
+	struct gt_store *s = store_new();
+	cr_assert(s);
+	uint32_t g0 = lane(s, GT_LANE_GPU, 0, 0, 7);
+	uint32_t g1 = lane(s, GT_LANE_GPU, 0, 1, 7);
+	uint32_t r1 = lane(s, GT_LANE_GPU, 1, 0, 7);
+	uint32_t h = lane(s, GT_LANE_HOST, 0, -1, 100);
+	struct gt_kconf kc = { .grid = { 80, 1, 1 }, .block = { 256, 1, 1 },
+			       .regs_per_thread = 32, .smem_static_bytes = 1024,
+			       .smem_dynamic_bytes = 512, .occupancy_pct = -1 };
+	uint64_t k1 = store_kconf(s, &kc);
+	kc.grid[0] = 160;
+	uint64_t k2 = store_kconf(s, &kc);
+	add(s, g0, GT_EV_KERNEL, "A", 1000, 10, k1);
+	add(s, g0, GT_EV_KERNEL, "A", 2000, 20, k2);
+	add(s, g0, GT_EV_KERNEL, "A", 3000, 30, k1);
+	add(s, g1, GT_EV_KERNEL, "A", 4000, 40, k1);
+	add(s, g1, GT_EV_KERNEL, "B", 1500, 5, 0);
+	add(s, g1, GT_EV_KERNEL, "B", 2500, 100, 0);
+	add(s, g1, GT_EV_KERNEL, "B", 3500, 7, 0);
+	add(s, r1, GT_EV_KERNEL, "C", 1200, 50, 0);
+	add(s, g0, GT_EV_MEMCPY, "Memcpy HtoD", 500, 999, 4096);
+	add(s, h, GT_EV_RUNTIME, "cudaLaunchKernel", 900, 5000, 0);
+	cr_assert_eq(store_finish(s), 0);
+	return s;
+}
+
+static const struct kstats_row *find_row(const struct gt_store *s, const struct kstats_result *r,
+					 const char *name)
+{
+	for (size_t i = 0; i < r->nrows; i++)
+		if (!strcmp(store_str(s, r->rows[i].name), name))
+			return &r->rows[i];
+	return NULL;
+}
+
+Test(kstats, planted_whole_trace)
+{
+	struct gt_store *s = planted();
+	struct kstats_result r;
+	char err[128];
+	cr_assert_eq(kstats_compute(s, NULL, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(r.nrows, 3);
+	cr_assert_eq(r.count, 8);
+	cr_assert_eq(r.total_ns, 262);
+	/* sorted by total: B 112, A 100, C 50 */
+	cr_assert_str_eq(store_str(s, r.rows[0].name), "B");
+	cr_assert_str_eq(store_str(s, r.rows[1].name), "A");
+	cr_assert_str_eq(store_str(s, r.rows[2].name), "C");
+	const struct kstats_row *a = find_row(s, &r, "A");
+	cr_assert_eq(a->count, 4);
+	cr_assert_eq(a->total_ns, 100);
+	cr_assert_eq(a->min_ns, 10);
+	cr_assert_eq(a->max_ns, 40);
+	cr_assert_float_eq(a->avg_ns, 25.0, 1e-9);
+	cr_assert_float_eq(a->med_ns, 25.0, 1e-9);
+	cr_assert_float_eq(a->stddev_ns, 12.9099, 1e-4);
+	cr_assert_float_eq(a->pct, 100.0 * 100 / 262, 1e-9);
+	cr_assert_eq(a->nkconf, 2);
+	const struct gt_kconf *kc = store_kconf_at(s, a->kconf);
+	cr_assert_eq(kc->grid[0], 80, "most common grid is 80 (3 of 4)");
+	char buf[64];
+	kstats_gpus_str(&r, a->gpu_mask, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "0:0,0:1", "two ranks present -> rank:gpu");
+	const struct kstats_row *b = find_row(s, &r, "B");
+	cr_assert_float_eq(b->med_ns, 7.0, 1e-9);
+	cr_assert_float_eq(b->avg_ns, 112.0 / 3, 1e-9);
+	cr_assert_float_eq(b->stddev_ns, 54.2801, 1e-4);
+	cr_assert_eq(b->kconf, 0);
+	const struct kstats_row *c = find_row(s, &r, "C");
+	cr_assert_float_eq(c->stddev_ns, 0.0, 1e-12);
+	cr_assert_float_eq(c->med_ns, 50.0, 1e-12);
+	kstats_result_done(&r);
+	store_free(s);
+}
+
+Test(kstats, scopes)
+{
+	struct gt_store *s = planted();
+	struct kstats_result r;
+	char err[128];
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	/* events whose start lies in [2000, 3500): A@2000, A@3000, B@2500 */
+	sc.t0_ns = 2000;
+	sc.t1_ns = 3500;
+	cr_assert_eq(kstats_compute(s, &sc, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(r.count, 3);
+	const struct kstats_row *a = find_row(s, &r, "A");
+	cr_assert_eq(a->count, 2);
+	cr_assert_float_eq(a->med_ns, 25.0, 1e-9);
+	cr_assert_float_eq(a->stddev_ns, sqrt(50.0), 1e-9);
+	cr_assert_eq(find_row(s, &r, "B")->total_ns, 100);
+	kstats_result_done(&r);
+	/* GPU 1 of every rank: A@4000 and the three B */
+	gt_scope_all(&sc);
+	sc.gpu = 1;
+	cr_assert_eq(kstats_compute(s, &sc, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(r.count, 4);
+	cr_assert_eq(r.nrows, 2);
+	kstats_result_done(&r);
+	/* rank 1 only: C */
+	gt_scope_all(&sc);
+	sc.rank = 1;
+	cr_assert_eq(kstats_compute(s, &sc, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(r.nrows, 1);
+	cr_assert_str_eq(store_str(s, r.rows[0].name), "C");
+	kstats_result_done(&r);
+	/* empty range */
+	gt_scope_all(&sc);
+	sc.t0_ns = 10;
+	sc.t1_ns = 20;
+	cr_assert_eq(kstats_compute(s, &sc, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(r.nrows, 0);
+	kstats_result_done(&r);
+	store_free(s);
+}
+
+Test(kstats, instances_sorted)
+{
+	struct gt_store *s = planted();
+	struct gt_ref *v;
+	size_t n;
+	uint32_t a = store_str_find(s, "A", 1);
+	cr_assert_eq(kstats_instances(s, NULL, a, 0, KSTATS_ORDER_DUR_DESC, &v, &n), 0);
+	cr_assert_eq(n, 4);
+	int64_t want[] = { 40, 30, 20, 10 };
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(store_ev(s, v[i])->dur_ns, want[i]);
+	free(v);
+	cr_assert_eq(kstats_instances(s, NULL, a, 0, KSTATS_ORDER_TIME, &v, &n), 0);
+	int64_t ts[] = { 1000, 2000, 3000, 4000 };
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(store_ev(s, v[i])->start_ns, ts[i]);
+	free(v);
+	store_free(s);
+}
+
+Test(kstats, tensor_core_names)
+{
+	const char *yes[] = {
+		"volta_h884gemm_64x64_ldg8_nn",
+		"ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_tn",
+		"turing_fp16_s1688gemm_fp16_256x128_ldg8_f2f_tn",
+		"sm80_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x32",
+		"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1",
+		"void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_16x4_tn_align4>(Params)",
+		"sm90_gemm_bf16_wgmma_tile", "void wmma_kernel<half>()",
+		"void gemmk1_kernel<int, float, 256, 5, false, false, false, true, false, hmma>",
+	};
+	const char *no[] = {
+		"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>",
+		"volta_sgemm_128x64_nn", "ncclKernel_AllReduce_RING_LL_Sum_float",
+		"void cudnn::winograd_nonfused::winogradForwardData4x4<float, float>",
+		"kernel_18840", "cutlass_80_simt_sgemm_128x128_8x4_nn_align1",
+	};
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		cr_assert(kstats_is_tensor_core(yes[i]), "%s", yes[i]);
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		cr_assert(!kstats_is_tensor_core(no[i]), "%s", no[i]);
+}
+
+static int cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+Test(kstats, quickselect_matches_sort)
+{
+	srand(42);
+	for (size_t n = 1; n < 300; n++) {
+		int64_t *v = malloc(n * sizeof(*v)), *w = malloc(n * sizeof(*w));
+		for (size_t i = 0; i < n; i++)
+			v[i] = w[i] = (n % 3 == 0) ? rand() % 5 : rand() % 100000; /* many ties too */
+		qsort(w, n, sizeof(*w), cmp64);
+		double want = (n & 1) ? (double)w[n / 2] : ((double)w[n / 2 - 1] + (double)w[n / 2]) / 2;
+		cr_assert_float_eq(kstats_median(v, n), want, 1e-9, "n=%zu", n);
+		free(v);
+		free(w);
+	}
+}
+
+Test(kstats, kernels_report_columns)
+{
+	struct gt_store *s = planted();
+	const struct gt_report *rep = gt_report_find("kernels");
+	cr_assert(rep);
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	struct gt_report_out o = { 0 };
+	char err[128];
+	cr_assert_eq(rep->run(s, &sc, &o, err, sizeof(err)), 0);
+	cr_assert_eq(o.n, 1);
+	const struct gt_table *t = o.tables[0];
+	const char *cols[] = { "Time (%)", "Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)",
+			       "Min (ns)", "Max (ns)", "StdDev (ns)", "Name", "GPU(s)", "Grid",
+			       "Block", "Regs/Thread", "Shared Mem (bytes)", "TC" };
+	cr_assert_eq(t->ncols, sizeof(cols) / sizeof(cols[0]));
+	for (size_t i = 0; i < t->ncols; i++)
+		cr_assert_str_eq(t->cols[i].name, cols[i]);
+	cr_assert_eq(t->nrows, 3);
+	/* row 1 is A: grid 80x1x1, block 256x1x1, 32 regs, 1536 bytes smem */
+	cr_assert_str_eq(gt_table_cell(t, 1, 8)->s, "A");
+	cr_assert_str_eq(gt_table_cell(t, 1, 10)->s, "80x1x1");
+	cr_assert_str_eq(gt_table_cell(t, 1, 11)->s, "256x1x1");
+	cr_assert_eq(gt_table_cell(t, 1, 12)->i, 32);
+	cr_assert_eq(gt_table_cell(t, 1, 13)->i, 1536);
+	/* B has no launch configuration: n/a, not 0 */
+	cr_assert(gt_table_is_null(t, 0, 10));
+	cr_assert(gt_table_is_null(t, 0, 12));
+	cr_assert(gt_table_is_null(t, 0, 13));
+	gt_report_out_done(&o);
+	store_free(s);
+}
