@@ -100,3 +100,59 @@ double anl_median_sorted(const int64_t *v, size_t n)
 		return (double)v[n / 2];
 	return ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2.0;
 }
+
+#include "gtrace/report.h"
+#include "gtrace/steps.h"
+
+static void rank_span(const struct gt_store *s, int32_t rank, int64_t *a, int64_t *b)
+{
+	*a = INT64_MAX;
+	*b = INT64_MIN;
+	for (size_t i = 0; i < store_lane_count(s); i++) {
+		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+		if (!l->n || anl_lane_rank(l) != rank || l->key.type == GT_LANE_COUNTER)
+			continue;
+		if (l->ev[0].start_ns < *a)
+			*a = l->ev[0].start_ns;
+		for (size_t k = 0; k < l->n; k++)
+			if (gt_event_end(&l->ev[k]) > *b)
+				*b = gt_event_end(&l->ev[k]);
+	}
+}
+
+long anl_windows(const struct gt_store *s, int32_t rank, const struct steps_list *steps,
+		 const struct gt_scope *sc, struct anl_win **out)
+{
+	int64_t r0 = sc ? sc->t0_ns : INT64_MIN, r1 = sc ? sc->t1_ns : INT64_MAX;
+	size_t n = steps ? steps->n : 0, w = 0;
+	struct anl_win *v = malloc((n ? n : 1) * sizeof(*v));
+	*out = NULL;
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct steps_step *st = &steps->v[i];
+		if (sc && sc->step >= 0 && st->number != sc->step)
+			continue;
+		int64_t a = st->t0_ns > r0 ? st->t0_ns : r0;
+		int64_t b = st->t1_ns < r1 ? st->t1_ns : r1;
+		if (b <= a && !(st->t0_ns == st->t1_ns && a == b && a >= r0 && a < r1))
+			continue;
+		v[w++] = (struct anl_win){ st->number, a, b, i };
+	}
+	if (!n && !(sc && sc->step >= 0)) {
+		int64_t a, b;
+		rank_span(s, rank, &a, &b);
+		if (a < r0)
+			a = r0;
+		if (b > r1)
+			b = r1;
+		if (a < b)
+			v[w++] = (struct anl_win){ -1, a, b, SIZE_MAX };
+	}
+	if (!w) {
+		free(v);
+		return 0;
+	}
+	*out = v;
+	return (long)w;
+}

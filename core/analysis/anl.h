@@ -47,3 +47,18 @@ void anl_sort_i64(int64_t *v, size_t n);
 double anl_median_sorted(const int64_t *v, size_t n);
 
 #endif
+
+/* a step window inside a scope */
+struct anl_win {
+	int64_t step;          /* number, -1 = whole scope */
+	int64_t t0, t1;
+	size_t idx;            /* index in the steps list (SIZE_MAX for none) */
+};
+
+struct gt_scope;
+struct steps_list;
+/* windows of the rank's steps that overlap the scope (and match sc->step),
+ * clipped to it; with no steps, one window over the rank's events in the
+ * scope.  Returns count (0 = nothing), *out malloc'ed; negative errno */
+long anl_windows(const struct gt_store *s, int32_t rank, const struct steps_list *steps,
+		 const struct gt_scope *sc, struct anl_win **out);

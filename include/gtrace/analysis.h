@@ -1,0 +1,247 @@
+/*
+ * gtrace/analysis.h - the step analyses of ANALYSES.md 3-7 as plain C:
+ * step-time breakdown (PyTorch TensorBoard plugin), input pipeline
+ * (TensorFlow Profiler), GPU time (Holistic Trace Analysis), multi-GPU
+ * health (TensorFlow GPU performance guide) and the overview with
+ * recommendations.  Each works per rank over a scope (time range, GPU,
+ * step) and takes the rank's steps from steps_find().  No terminal code.
+ * All times are ns; *_pct are percent (0..100).
+ */
+#ifndef GTRACE_ANALYSIS_H
+#define GTRACE_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gtrace/report.h"
+#include "gtrace/steps.h"
+
+/* ---- breakdown (TensorBoard plugin "Overview" step-time breakdown) ---- */
+
+enum breakdown_cat {
+	BD_KERNEL = 0, BD_MEMCPY, BD_MEMSET, BD_COMM, BD_RUNTIME,
+	BD_DATALOADER, BD_CPU, BD_OTHER, BD_NCAT
+};
+
+struct breakdown_row {
+	int64_t step;             /* step number, -1 = whole scope (no steps) */
+	int64_t t0_ns, t1_ns;     /* window (clipped to the scope) */
+	int64_t cat_ns[BD_NCAT];  /* sums to total_ns */
+	int64_t total_ns;
+	int64_t kernel_any_ns;    /* covered by any kernel (GPU utilization) */
+};
+
+struct breakdown_result {
+	int32_t rank;
+	enum steps_source source;
+	struct breakdown_row *rows;
+	size_t n;
+	double avg_ns[BD_NCAT];   /* averages over rows */
+	double avg_total_ns;
+	double gpu_util_pct;      /* sum kernel_any / sum total */
+};
+
+const char *breakdown_cat_name(enum breakdown_cat c);
+/* breakdown of one rank over the scope (sc->gpu restricts the GPU lanes);
+ * steps may be NULL (found here); 0 or negative errno */
+int breakdown_compute(const struct gt_store *s, int32_t rank, const struct steps_list *steps,
+	       const struct gt_scope *sc, struct breakdown_result *out, char *err, size_t errlen);
+void breakdown_result_done(struct breakdown_result *r);
+
+/* ---- input pipeline (TensorFlow Profiler Input Pipeline Analyzer) ---- */
+
+enum pipeline_cat {
+	PL_COMPUTE = 0,     /* device compute: non-NCCL kernels, memsets */
+	PL_H2D,             /* input: host-to-device copies not hidden under compute */
+	PL_D2D_COMM,        /* device-to-device copies and collectives */
+	PL_OUTPUT,          /* device-to-host copies */
+	PL_HOST_WAIT,       /* input: host waiting for input (DataLoader ranges) */
+	PL_LAUNCH,          /* kernel launch: CUDA runtime/driver calls */
+	PL_HOST_COMPUTE,    /* device waiting for host: CPU ops, Python */
+	PL_OTHER,           /* all others */
+	PL_NCAT
+};
+
+enum pipeline_verdict { PL_NOT = 0, PL_POTENTIALLY, PL_MODERATELY, PL_HIGHLY };
+
+struct pipeline_row {
+	int64_t step;
+	int64_t t0_ns, t1_ns, total_ns;
+	int64_t cat_ns[PL_NCAT];
+	double input_pct;   /* (H2D + host wait) / total */
+};
+
+struct pipeline_result {
+	int32_t rank;
+	struct pipeline_row *rows;
+	size_t n;
+	double avg_pct[PL_NCAT];
+	double input_pct, launch_pct, others_pct;
+	enum pipeline_verdict verdict;
+	int launch_level, others_level;   /* 0 none, 1 moderate (>= 3 %), 2 high (>= 15 %) */
+	size_t worst[3];                  /* row indices by input %, nworst valid */
+	size_t nworst;
+};
+
+const char *pipeline_cat_name(enum pipeline_cat c);
+const char *pipeline_verdict_name(enum pipeline_verdict v);
+int pipeline_compute(const struct gt_store *s, int32_t rank, const struct steps_list *steps,
+	       const struct gt_scope *sc, struct pipeline_result *out, char *err, size_t errlen);
+void pipeline_result_done(struct pipeline_result *r);
+/* advice lines for a verdict (NULL-terminated static array) */
+const char *const *pipeline_advice(const struct pipeline_result *r);
+
+/* ---- GPU time (Holistic Trace Analysis) ---- */
+
+#define GPUTIME_KERNEL_WAIT_NS 30000      /* idle gap < 30 us: kernel wait */
+#define GPUTIME_RUNTIME_OUTLIER_NS 50000  /* kernel runtime outlier */
+#define GPUTIME_DELAY_OUTLIER_NS 100000   /* launch delay outlier */
+#define GPUTIME_QUEUE_MAX 1024
+
+struct gputime_gpu {
+	int32_t rank, device;
+	int64_t span_ns, idle_ns, compute_ns, noncompute_ns;
+	int64_t comm_ns, comm_overlap_ns;   /* |comm|, |comm & compute| */
+	/* kernel launch statistics */
+	uint64_t kernels, launches;         /* kernels, kernels with a launch call */
+	int64_t cpu_launch_sum_ns, gpu_dur_sum_ns, delay_sum_ns;
+	int64_t cpu_launch_med_ns, gpu_dur_med_ns, delay_med_ns, delay_max_ns;
+	uint64_t short_kernels;             /* GPU duration < launch call duration */
+	uint64_t under_10us;                /* kernels under 10 us */
+	uint64_t runtime_outliers, delay_outliers;
+};
+
+struct gputime_stream {
+	int32_t rank, device;
+	int64_t stream;
+	int64_t host_wait_ns, kernel_wait_ns, other_ns;  /* idle by category */
+	uint64_t gaps;
+	int64_t queue_max;
+	double queue_mean;                  /* time-weighted over the stream's span */
+	int64_t at_max_ns;                  /* time with queue length >= 1024 */
+};
+
+struct gputime_result {
+	struct gputime_gpu *gpus;
+	size_t ngpus;
+	struct gputime_stream *streams;
+	size_t nstreams;
+};
+
+/* every (rank, GPU) in the scope; 0 or negative errno */
+int gputime_compute(const struct gt_store *s, const struct gt_scope *sc,
+		    struct gputime_result *out, char *err, size_t errlen);
+void gputime_result_done(struct gputime_result *r);
+
+/* ---- multi-GPU health (TensorFlow GPU performance guide) ---- */
+
+struct multigpu_cell {                    /* one GPU in one step */
+	int64_t compute_ns;             /* non-NCCL kernel union in the window */
+	int64_t comm_ns, comm_overlap_ns;
+	int64_t first_kernel_ns;        /* INT64_MAX = no kernel */
+	int64_t finish_ns;              /* last activity end - window start, -1 = none */
+	int64_t copy_ns;                /* copies in the window */
+};
+
+struct multigpu_gpu {
+	int32_t rank, device;
+	uint32_t slowest;               /* steps in which it had the most compute */
+	double skew_pct;                /* mean compute excess over the others' mean in those steps */
+	double mean_compute_ns, mean_comm_ns, comm_share_pct, comm_overlap_pct;
+	double stagger_mean_ns, stagger_max_ns;  /* first kernel after the earliest GPU */
+	double stagger_pct;             /* stagger_mean / mean step time */
+};
+
+struct multigpu_copy {                    /* a copy recurring at the same place every step */
+	int32_t rank, device;
+	int kind;                       /* enum gt_copy_kind */
+	uint64_t bytes;
+	uint32_t ordinal;               /* n-th copy of its kind in the step */
+	uint32_t steps;                 /* steps it occurs in */
+	double mean_ns, mean_offset_ns;
+};
+
+struct multigpu_result {
+	size_t nsteps;                  /* steps compared (matched by number across ranks) */
+	double mean_step_ns;
+	struct multigpu_gpu *gpus;
+	size_t ngpus;
+	int straggler;                  /* index into gpus, -1 = none */
+	double straggler_pct;           /* its skew */
+	struct multigpu_copy *copies;
+	size_t ncopies;
+	double copy_share_pct;          /* recurring copy time / step time */
+	int64_t *step_nums;             /* nsteps */
+	struct multigpu_cell *cells;          /* nsteps * ngpus, row-major by step */
+};
+
+int multigpu_compute(const struct gt_store *s, const struct gt_scope *sc,
+	       struct multigpu_result *out, char *err, size_t errlen);
+void multigpu_result_done(struct multigpu_result *r);
+
+/* ---- overview and recommendations ---- */
+
+enum overview_severity { OV_INFO = 0, OV_WARN, OV_HIGH };
+
+enum overview_evidence {
+	OV_EV_NONE = 0,
+	OV_EV_STEPS,        /* step0..step1 */
+	OV_EV_GPU,          /* rank/gpu */
+	OV_EV_TIME          /* t0..t1 */
+};
+
+struct overview_rec {
+	enum overview_severity severity;
+	const char *kind;   /* static: "input-bound", "launch-bound", "straggler",
+			       "comm-bound", "copy-heavy", "staggered", "low-utilization" */
+	char text[320];
+	enum overview_evidence evidence;
+	int32_t rank, gpu;  /* -1 = n/a */
+	int64_t step0, step1;
+	int64_t t0_ns, t1_ns;
+	double value;       /* the headline number (percent) */
+};
+
+struct overview_kernel {
+	uint32_t name;
+	uint64_t count;
+	int64_t total_ns;
+	double pct;
+};
+
+struct overview_result {
+	size_t ranks, gpus, streams, host_threads;
+	uint64_t events;
+	int64_t t0_ns, t1_ns;
+	uint64_t dropped;
+	enum steps_source source;
+	size_t nsteps;
+	struct breakdown_result bd;            /* first rank in scope */
+	struct pipeline_result pl;
+	struct gputime_result gt;
+	struct multigpu_result mg;
+	struct overview_kernel top[10];
+	size_t ntop;
+	struct overview_rec *recs;
+	size_t nrecs;
+};
+
+int overview_compute(const struct gt_store *s, const struct gt_scope *sc,
+	       struct overview_result *out, char *err, size_t errlen);
+void overview_result_done(struct overview_result *r);
+
+/* ---- reports (registered in core/analysis/report.c) ---- */
+
+int steps_report(const struct gt_store *s, const struct gt_scope *sc,
+		 struct gt_report_out *out, char *err, size_t errlen);
+int breakdown_report(const struct gt_store *s, const struct gt_scope *sc,
+	      struct gt_report_out *out, char *err, size_t errlen);
+int pipeline_report(const struct gt_store *s, const struct gt_scope *sc,
+	      struct gt_report_out *out, char *err, size_t errlen);
+int gputime_report(const struct gt_store *s, const struct gt_scope *sc,
+		   struct gt_report_out *out, char *err, size_t errlen);
+int multigpu_report(const struct gt_store *s, const struct gt_scope *sc,
+	      struct gt_report_out *out, char *err, size_t errlen);
+int overview_report(const struct gt_store *s, const struct gt_scope *sc,
+	      struct gt_report_out *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,84 @@
+/*
+ * gtrace/steps.h - training steps of a capture, per rank (ANALYSES.md 2).
+ *
+ * Sources, first that yields steps for the rank: GT_EV_STEP spans (Kineto
+ * ProfilerStep#N, the gtrace step annotation), NVTX ranges matching the step
+ * pattern (default ^(ProfilerStep#|step|train_step|iteration)), else steps
+ * inferred from the periodic kernel sequence of the busiest GPU stream
+ * (flagged GT_EVF_INFERRED).
+ *
+ * Device-side widening follows the PyTorch TensorBoard plugin: a host step
+ * [s, e] becomes [max(previous end, s), max(e, end of the last GPU activity
+ * launched by a runtime call lying wholly inside [s, e])]; trailing steps that
+ * launched nothing are dropped, and so is a last step that launched under
+ * 80 % of the previous step's GPU activities (cut off by the capture end).
+ */
+#ifndef GTRACE_STEPS_H
+#define GTRACE_STEPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gtrace/store.h"
+
+enum steps_source {
+	STEPS_SRC_NONE = 0,    /* no steps found */
+	STEPS_SRC_ANNOT,       /* GT_EV_STEP spans (ProfilerStep#N, gtrace annotation) */
+	STEPS_SRC_NVTX,        /* NVTX ranges matching the pattern */
+	STEPS_SRC_INFERRED     /* periodic device work */
+};
+
+/* one GPU's share of a step */
+struct steps_gpu {
+	int32_t device;         /* device ordinal */
+	uint32_t acts;          /* GPU activities of the step on this GPU */
+	int64_t first_ns;       /* start of its first activity, INT64_MAX = none */
+	int64_t last_ns;        /* end of its last activity, INT64_MIN = none */
+};
+
+struct steps_step {
+	int64_t number;         /* N of ProfilerStep#N, trailing number of the name, or ordinal */
+	int32_t rank;
+	uint32_t name;          /* string id of the source span (0 for inferred) */
+	int64_t host_t0_ns, host_t1_ns;  /* host span */
+	int64_t t0_ns, t1_ns;   /* device-widened window */
+	uint32_t acts;          /* GPU activities launched inside the host span */
+	unsigned flags;         /* GT_EVF_INFERRED */
+	struct steps_gpu *gpu;  /* ngpus entries (same order as the list's gpus) */
+};
+
+struct steps_list {
+	int32_t rank;
+	enum steps_source source;
+	int widened;            /* 1 when device-side widening applied */
+	struct steps_step *v;   /* sorted by window start */
+	size_t n;
+	int32_t *gpus;          /* device ordinals of the rank that have GPU lanes */
+	size_t ngpus;
+	size_t dropped;         /* trailing steps dropped (no work / cut off) */
+	struct steps_gpu *gpu_mem;  /* storage behind v[i].gpu */
+};
+
+struct steps_opts {
+	const char *pattern;    /* POSIX extended regex for NVTX step names; NULL = default */
+	unsigned flags;
+};
+
+#define STEPS_DEFAULT_PATTERN "^(ProfilerStep#|step|train_step|iteration)"
+
+/* steps of one rank (ranks of -1 count as 0); an empty list (source NONE) is
+ * not an error; 0 or negative errno with a message */
+int steps_find(const struct gt_store *s, int32_t rank, const struct steps_opts *o,
+	       struct steps_list *out, char *err, size_t errlen);
+void steps_list_done(struct steps_list *l);
+
+/* ranks present in the store (sorted, -1 mapped to 0); returns the count,
+ * *out malloc'ed (NULL when none), negative errno on failure */
+long steps_ranks(const struct gt_store *s, int32_t **out);
+
+/* window of step `step` (its number) over all ranks: earliest start, latest
+ * end; 0 or -ENOENT */
+int steps_range(const struct gt_store *s, int64_t step, int64_t *t0_ns, int64_t *t1_ns);
+
+const char *steps_source_name(enum steps_source src);
+
+#endif
