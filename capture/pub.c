@@ -36,6 +36,7 @@ void pub_reset(struct pub *p, struct ring *r)
 		if (all[i]->b)
 			memset(all[i]->b, 0, all[i]->cap_bits / 8);
 	p->ring = r;
+	p->resets++;
 }
 
 /* 1 when bit id is set, 0 when clear, -ENOMEM when it cannot be tracked */

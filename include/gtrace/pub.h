@@ -34,7 +34,8 @@ struct pub {
 	struct ring *ring;       /* not owned; NULL = nothing to publish to */
 	struct pub_bits str, lane, kconf, nccl;
 	uint64_t events;         /* events published */
-	uint64_t lost;           /* events lost (ring full or unknown id) */
+	uint64_t lost;           /* events lost to an unknown id */
+	uint64_t resets;         /* pub_reset calls: a source sees a new ring */
 };
 
 void pub_init(struct pub *p);

@@ -1,0 +1,231 @@
+/*
+ * agent.c - the capture agent of gtrace/agent.h: control-channel operations
+ * and the handover of rings from the control thread to the producer.
+ *
+ * The control thread creates each ring (memfd + its own mapping for status)
+ * and leaves a second mapping in `pending` with a new generation number.
+ * The producer, in agent_pub(), notices the generation change, takes the
+ * pending mapping with a trylock (never waits), unmaps its old one.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "gtrace/agent.h"
+#include "gtrace/ctl.h"
+
+static struct {
+	struct agent_source src;
+	pthread_mutex_t lock;        /* guards pending, view, passive text */
+	_Atomic uint64_t gen;        /* bumped on every start/stop */
+	struct ring pending;         /* producer mapping waiting to be taken */
+	int pending_valid;
+	struct ring view;            /* control thread's mapping, for status */
+	int capturing;
+	_Atomic int ended;
+	char passive[160];
+	char ended_reason[96];
+	/* producer side */
+	uint64_t prod_gen;
+	struct ring cur;
+	struct pub pub;
+	int inited;
+} ag = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static int ag_start(void *ctx, int records, char *err, size_t errlen)
+{
+	(void)ctx;
+	pthread_mutex_lock(&ag.lock);
+	int rc;
+	if (ag.passive[0]) {
+		snprintf(err, errlen, "%s", ag.passive);
+		rc = -ENODEV;
+		goto out;
+	}
+	struct ring pr, vr;
+	int fd = ring_create(&pr, (uint64_t)records, getpid());
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create capture ring: %s", strerror(-fd));
+		rc = fd;
+		goto out;
+	}
+	if (ring_map(&vr, fd, err, errlen) < 0) {
+		ring_unmap(&pr);
+		close(fd);
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (ag.ended)
+		ring_set_state(&pr, RING_ST_ENDED, ag.ended_reason);
+	else
+		atomic_store(&pr.hdr->state, RING_ST_INIT);
+	if (ag.pending_valid)
+		ring_unmap(&ag.pending);
+	ag.pending = pr;
+	ag.pending_valid = 1;
+	if (ag.view.hdr)
+		ring_unmap(&ag.view);
+	ag.view = vr;
+	atomic_fetch_add(&ag.gen, 1);
+	if (!ag.capturing && ag.src.enable && !ag.ended) {
+		rc = ag.src.enable(ag.src.ctx, err, errlen);
+		if (rc < 0) {
+			close(fd);
+			goto out;
+		}
+	}
+	ag.capturing = 1;
+	rc = fd;
+out:
+	pthread_mutex_unlock(&ag.lock);
+	return rc;
+}
+
+static void ag_stop(void *ctx)
+{
+	(void)ctx;
+	pthread_mutex_lock(&ag.lock);
+	if (ag.capturing && ag.src.disable)
+		ag.src.disable(ag.src.ctx);
+	ag.capturing = 0;
+	if (ag.pending_valid)
+		ring_unmap(&ag.pending);
+	ag.pending_valid = 0;
+	if (ag.view.hdr) {
+		uint32_t st = atomic_load(&ag.view.hdr->state);
+		if (st != RING_ST_ENDED)
+			ring_set_state(&ag.view, RING_ST_STOPPED, "capture stopped by the viewer");
+		ring_unmap(&ag.view);
+	}
+	atomic_fetch_add(&ag.gen, 1);
+	pthread_mutex_unlock(&ag.lock);
+}
+
+static void ag_flush(void *ctx)
+{
+	(void)ctx;
+	if (ag.src.flush)
+		ag.src.flush(ag.src.ctx);
+}
+
+static void ag_status(void *ctx, char *buf, size_t len)
+{
+	(void)ctx;
+	pthread_mutex_lock(&ag.lock);
+	char comm[64] = "?";
+	FILE *f = fopen("/proc/self/comm", "r");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n ")] = 0;
+		fclose(f);
+	}
+	const char *state = ag.passive[0] ? "passive" : ag.ended ? "ended" :
+			    ag.capturing ? "capturing" : "dormant";
+	int n = snprintf(buf, len, " state=%s source=%s cmd=%s", state, ag.src.name, comm);
+	if (n > 0 && (size_t)n < len && ag.src.status)
+		ag.src.status(ag.src.ctx, buf + n, len - (size_t)n);
+	n = (int)strlen(buf);
+	if (ag.view.hdr && (size_t)n < len) {
+		struct ring_hdr *h = ag.view.hdr;
+		n += snprintf(buf + n, len - (size_t)n,
+			      " events=%llu ring_overflow=%llu cupti_dropped=%llu"
+			      " buffers_declined=%llu zero_timestamps=%llu",
+			      (unsigned long long)atomic_load(&h->events_published),
+			      (unsigned long long)atomic_load(&h->ring_overflow),
+			      (unsigned long long)atomic_load(&h->cupti_dropped),
+			      (unsigned long long)atomic_load(&h->buffers_declined),
+			      (unsigned long long)atomic_load(&h->zero_timestamps));
+	}
+	if ((size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " reason=%s",
+			 ag.passive[0] ? ag.passive : ag.ended ? ag.ended_reason : "");
+	pthread_mutex_unlock(&ag.lock);
+}
+
+int agent_init(const struct agent_source *src, char *err, size_t errlen)
+{
+	if (ag.inited) {
+		snprintf(err, errlen, "capture agent already running");
+		return -EBUSY;
+	}
+	ag.src = *src;
+	pub_init(&ag.pub);
+	struct ctl_ops ops = { NULL, ag_start, ag_stop, ag_flush, ag_status };
+	int rc = ctl_serve_start(&ops, err, errlen);
+	if (rc == 0)
+		ag.inited = 1;
+	return rc;
+}
+
+void agent_shutdown(void)
+{
+	if (!ag.inited)
+		return;
+	ctl_serve_stop();
+	ag_stop(NULL);
+	if (ag.cur.hdr)
+		ring_unmap(&ag.cur);
+	pub_done(&ag.pub);
+	ag.inited = 0;
+}
+
+void agent_set_passive(const char *reason)
+{
+	pthread_mutex_lock(&ag.lock);
+	snprintf(ag.passive, sizeof(ag.passive), "%s", reason);
+	pthread_mutex_unlock(&ag.lock);
+}
+
+int agent_capturing(void)
+{
+	return ag.cur.hdr != NULL || ag.capturing;
+}
+
+struct pub *agent_pub(void)
+{
+	uint64_t g = atomic_load_explicit(&ag.gen, memory_order_acquire);
+	if (g != ag.prod_gen && pthread_mutex_trylock(&ag.lock) == 0) {
+		if (ag.cur.hdr) {
+			uint32_t st = atomic_load(&ag.cur.hdr->state);
+			if (st == RING_ST_RUNNING || st == RING_ST_INIT)
+				ring_set_state(&ag.cur, RING_ST_STOPPED, "capture stopped");
+			ring_unmap(&ag.cur);
+		}
+		if (ag.pending_valid) {
+			ag.cur = ag.pending;
+			ag.pending_valid = 0;
+			if (atomic_load(&ag.cur.hdr->state) == RING_ST_INIT)
+				ring_set_state(&ag.cur, RING_ST_RUNNING, NULL);
+			pub_reset(&ag.pub, &ag.cur);
+		} else {
+			pub_reset(&ag.pub, NULL);
+		}
+		ag.prod_gen = atomic_load(&ag.gen);
+		pthread_mutex_unlock(&ag.lock);
+	}
+	return ag.cur.hdr ? &ag.pub : NULL;
+}
+
+void agent_count_loss(uint64_t cupti_dropped, uint64_t buffers_declined, uint64_t zero_timestamps)
+{
+	if (!ag.cur.hdr)
+		return;
+	struct ring_hdr *h = ag.cur.hdr;
+	atomic_fetch_add_explicit(&h->cupti_dropped, cupti_dropped, memory_order_relaxed);
+	atomic_fetch_add_explicit(&h->buffers_declined, buffers_declined, memory_order_relaxed);
+	atomic_fetch_add_explicit(&h->zero_timestamps, zero_timestamps, memory_order_relaxed);
+}
+
+void agent_end(const char *reason)
+{
+	pthread_mutex_lock(&ag.lock);
+	snprintf(ag.ended_reason, sizeof(ag.ended_reason), "%s", reason ? reason : "source ended");
+	ag.ended = 1;
+	pthread_mutex_unlock(&ag.lock);
+	agent_pub();
+	if (ag.cur.hdr)
+		ring_set_state(&ag.cur, RING_ST_ENDED, ag.ended_reason);
+}

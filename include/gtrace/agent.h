@@ -1,0 +1,50 @@
+/*
+ * gtrace/agent.h - the capture agent inside a traced process: it serves
+ * the control channel (gtrace/ctl.h), creates a fresh ring for each viewer
+ * that starts a capture, and hands that ring to the one producer thread of
+ * the source (CUPTI drain thread or synthetic source) without ever making
+ * it wait: the producer picks up ring changes when it next asks.
+ *
+ * States: dormant (no viewer), capturing, passive (the source cannot run:
+ * no driver, CUPTI busy; start is refused with the reason), ended (the
+ * source finished; the ring stays readable).
+ */
+#ifndef GTRACE_AGENT_H
+#define GTRACE_AGENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gtrace/pub.h"
+
+struct agent_source {
+	const char *name;                 /* "cupti", "synth" */
+	void *ctx;
+	/* called on the control thread when a viewer starts/stops a capture;
+	 * enable may fail with a message (the viewer is told) */
+	int (*enable)(void *ctx, char *err, size_t errlen);
+	void (*disable)(void *ctx);
+	void (*flush)(void *ctx);
+	/* append " key=value" pairs (gpus=N ...) */
+	void (*status)(void *ctx, char *buf, size_t len);
+};
+
+/* start the agent (control thread) for this process; 0 or negative errno */
+int agent_init(const struct agent_source *src, char *err, size_t errlen);
+/* stop serving; the current ring is marked stopped */
+void agent_shutdown(void);
+/* make the agent passive: starts are refused with this one-line reason */
+void agent_set_passive(const char *reason);
+/* 1 while a viewer has a capture running */
+int agent_capturing(void);
+
+/* producer thread only: the publisher of the current ring, switching to a
+ * new ring or none when the viewer changed; NULL when not capturing.
+ * Never blocks. */
+struct pub *agent_pub(void);
+/* producer thread only: add loss counts to the current ring's header */
+void agent_count_loss(uint64_t cupti_dropped, uint64_t buffers_declined,
+		      uint64_t zero_timestamps);
+/* producer thread only: the source has finished; the ring says ENDED */
+void agent_end(const char *reason);
+
+#endif

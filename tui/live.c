@@ -1,0 +1,312 @@
+/*
+ * live.c - the receiving end of a live capture (tui/live.h): control
+ * connection, ring mapping, records -> store with producer ids mapped to
+ * store ids, state and loss reporting.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "gtrace/ctl.h"
+#include "live.h"
+
+static int map_set(struct live_map *m, uint32_t id, uint32_t v)
+{
+	if (id >= m->cap) {
+		size_t nc = m->cap ? m->cap : 1024;
+		while (nc <= id)
+			nc *= 2;
+		if (nc > (1u << 28))
+			return -EINVAL;
+		uint32_t *nv = realloc(m->v, nc * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		memset(nv + m->cap, 0, (nc - m->cap) * sizeof(*nv));
+		m->v = nv;
+		m->cap = nc;
+	}
+	m->v[id] = v + 1;
+	return 0;
+}
+
+/* store id for producer id, or UINT32_MAX when never defined */
+static uint32_t map_get(const struct live_map *m, uint32_t id)
+{
+	return id < m->cap && m->v[id] ? m->v[id] - 1 : UINT32_MAX;
+}
+
+static uint32_t map_str(const struct live *l, uint32_t id)
+{
+	return id == 0 ? 0 : map_get(&l->str, id);
+}
+
+int live_open(struct live *l, pid_t pid, int rank, struct gt_store *s, uint32_t records,
+	      char *err, size_t errlen)
+{
+	memset(l, 0, sizeof(*l));
+	l->pid = pid;
+	l->rank = rank;
+	l->s = s;
+	l->ctl_fd = ctl_connect(pid, err, errlen);
+	if (l->ctl_fd < 0)
+		return l->ctl_fd;
+	char cmd[64], reply[CTL_LINE_MAX];
+	snprintf(cmd, sizeof(cmd), "start %u", records);
+	int rfd = -1;
+	int rc = ctl_request(l->ctl_fd, cmd, reply, sizeof(reply), &rfd, 10000);
+	if (rc < 0 || rfd < 0) {
+		if (rc == -EREMOTEIO || rc == 0)
+			snprintf(err, errlen, "process %d: %s", (int)pid, reply);
+		else
+			snprintf(err, errlen, "process %d: start: %s", (int)pid, strerror(-rc));
+		close(l->ctl_fd);
+		l->ctl_fd = -1;
+		return rc < 0 ? rc : -EPROTO;
+	}
+	rc = ring_map(&l->ring, rfd, err, errlen);
+	close(rfd);
+	if (rc < 0) {
+		close(l->ctl_fd);
+		l->ctl_fd = -1;
+		return rc;
+	}
+	return 0;
+}
+
+/* notice the target's exit: its end of the control socket closes */
+static void check_ctl(struct live *l)
+{
+	if (l->ctl_fd < 0)
+		return;
+	struct pollfd pf = { l->ctl_fd, POLLIN, 0 };
+	if (poll(&pf, 1, 0) > 0) {
+		char b[64];
+		ssize_t n = recv(l->ctl_fd, b, sizeof(b), MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN)) {
+			close(l->ctl_fd);
+			l->ctl_fd = -1;
+			l->gone = 1;
+			snprintf(l->reason, sizeof(l->reason), "process %d exited", (int)l->pid);
+		}
+	}
+}
+
+static int def_string(struct live *l, const struct ring_rec *m)
+{
+	size_t need = (size_t)m->len + 1;
+	if (need > l->text_cap) {
+		char *t = realloc(l->text, need);
+		if (!t)
+			return -ENOMEM;
+		l->text = t;
+		l->text_cap = need;
+	}
+	size_t n = ring_str_text(&l->ring, l->text, need);
+	uint32_t id = store_intern(l->s, l->text, n);
+	return map_set(&l->str, m->u.str.id, id);
+}
+
+static int def_lane(struct live *l, const struct ring_rec *m)
+{
+	const struct ring_lane_def *d = &m->u.lane;
+	struct gt_lane_key k;
+	memset(&k, 0, sizeof(k));
+	k.type = d->type;
+	k.rank = d->rank >= 0 ? d->rank : l->rank;
+	k.device = d->device;
+	k.pid = d->pid;
+	k.id = d->tid;
+	uint32_t id = store_lane(l->s, &k);
+	if (id == UINT32_MAX)
+		return -ENOMEM;
+	uint32_t nm = map_str(l, d->name);
+	if (nm != UINT32_MAX && nm != 0)
+		store_lane_set_name(l->s, id, store_str(l->s, nm));
+	return map_set(&l->lane, d->id, id);
+}
+
+static void def_other(struct live *l, const struct ring_rec *m)
+{
+	if (m->type == RING_REC_KCONF) {
+		map_set(&l->kconf, m->u.kconf.id, store_kconf(l->s, &m->u.kconf.k));
+	} else if (m->type == RING_REC_NCCL) {
+		struct gt_nccl n = m->u.nccl.n;
+		n.collective = map_str(l, n.collective);
+		n.dtype = map_str(l, n.dtype);
+		n.pg_name = map_str(l, n.pg_name);
+		if (n.collective == UINT32_MAX || n.dtype == UINT32_MAX || n.pg_name == UINT32_MAX) {
+			l->bad++;
+			return;
+		}
+		map_set(&l->nccl, m->u.nccl.id, store_nccl(l->s, &n));
+	} else if (m->type == RING_REC_DEVICE) {
+		struct gt_device d;
+		memset(&d, 0, sizeof(d));
+		d.rank = m->u.dev.rank >= 0 ? m->u.dev.rank : l->rank;
+		d.id = m->u.dev.id;
+		d.name = map_str(l, m->u.dev.name);
+		if (d.name == UINT32_MAX)
+			d.name = 0;
+		d.sm_count = m->u.dev.sm_count;
+		d.mem_bytes = m->u.dev.mem_bytes;
+		d.cc_major = m->u.dev.cc_major;
+		d.cc_minor = m->u.dev.cc_minor;
+		store_device(l->s, &d);
+	} else if (m->type == RING_REC_RANK || m->type == RING_REC_CLOCK) {
+		struct gt_rank r;
+		memset(&r, 0, sizeof(r));
+		r.rank = l->rank;
+		r.pid = l->pid;
+		r.world_size = -1;
+		for (size_t i = 0; i < store_rank_count(l->s); i++)
+			if (store_rank_at(l->s, i)->rank == l->rank)
+				r = *store_rank_at(l->s, i);
+		if (m->type == RING_REC_RANK) {
+			if (m->u.rank.rank >= 0)
+				r.rank = m->u.rank.rank;
+			r.world_size = m->u.rank.world_size;
+			uint32_t h = map_str(l, m->u.rank.host);
+			r.host = h == UINT32_MAX ? 0 : h;
+		} else {
+			r.clock_offset_ns = m->u.clock.offset_ns;
+		}
+		store_rank(l->s, &r);
+	}
+}
+
+/* map an event's producer ids; 0 or -ENOENT */
+static int map_event(struct live *l, const struct gt_event *in, struct gt_event *out)
+{
+	*out = *in;
+	out->name = map_str(l, in->name);
+	out->lane = map_get(&l->lane, in->lane);
+	if (out->name == UINT32_MAX || out->lane == UINT32_MAX)
+		return -ENOENT;
+	if (in->kind == GT_EV_KERNEL && in->arg) {
+		uint32_t k = gt_event_kconf(in), n = gt_event_nccl(in);
+		uint32_t mk = k ? map_get(&l->kconf, k) : 0;
+		uint32_t mn = n ? map_get(&l->nccl, n) : 0;
+		if (mk == UINT32_MAX || mn == UINT32_MAX)
+			return -ENOENT;
+		out->arg = (uint64_t)mk | ((uint64_t)mn << 32);
+	}
+	return 0;
+}
+
+static int flush_batch(struct live *l, live_events_fn fn, void *ctx)
+{
+	int rc = 0;
+	if (l->batch_n && fn)
+		rc = fn(ctx, l->s, l->batch, l->batch_n);
+	l->batch_n = 0;
+	return rc;
+}
+
+long live_poll(struct live *l, size_t max_events, live_events_fn on_events, void *ctx)
+{
+	if (!l->ring.hdr)
+		return 0;
+	check_ctl(l);
+	if (!l->batch) {
+		l->batch_cap = 4096;
+		l->batch = malloc(l->batch_cap * sizeof(*l->batch));
+		if (!l->batch)
+			return -ENOMEM;
+	}
+	uint32_t st = atomic_load_explicit(&l->ring.hdr->state, memory_order_acquire);
+	long added = 0;
+	uint32_t n;
+	const struct ring_rec *m;
+	while ((size_t)added < max_events && (m = ring_peek(&l->ring, &n))) {
+		if (m->type == RING_REC_EVENT) {
+			struct gt_event e;
+			if (map_event(l, &m->u.ev, &e) == 0 && store_add(l->s, &e) == 0) {
+				l->batch[l->batch_n++] = e;
+				added++;
+				if (l->batch_n == l->batch_cap) {
+					int rc = flush_batch(l, on_events, ctx);
+					if (rc < 0) {
+						ring_release(&l->ring, n);
+						return rc;
+					}
+				}
+			} else {
+				l->bad++;
+			}
+		} else if (m->type == RING_REC_STR) {
+			if (def_string(l, m) < 0)
+				l->bad++;
+		} else if (m->type == RING_REC_LANE) {
+			if (def_lane(l, m) < 0)
+				l->bad++;
+		} else if (m->type == RING_REC_NONE) {
+			l->bad++;
+		} else {
+			def_other(l, m);
+		}
+		ring_release(&l->ring, n);
+	}
+	l->events += (uint64_t)added;
+	int rc = flush_batch(l, on_events, ctx);
+	if (rc < 0)
+		return rc;
+	/* finished once the producer stopped (state read before draining) or
+	 * the target exited, and everything it wrote is in */
+	if ((st == RING_ST_STOPPED || st == RING_ST_ENDED || l->gone) &&
+	    ring_readable(&l->ring) == 0) {
+		if (!l->done && !l->reason[0])
+			snprintf(l->reason, sizeof(l->reason), "%s", l->ring.hdr->reason);
+		l->done = 1;
+	}
+	return added;
+}
+
+void live_drops(const struct live *l, struct gt_drops *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (!l->ring.hdr)
+		return;
+	struct ring_hdr *h = l->ring.hdr;
+	d->cupti_dropped = atomic_load(&h->cupti_dropped);
+	d->buffers_declined = atomic_load(&h->buffers_declined);
+	d->zero_timestamps = atomic_load(&h->zero_timestamps);
+	d->ring_overflow = atomic_load(&h->ring_overflow);
+	d->import_skipped = l->bad;
+}
+
+const char *live_state(const struct live *l)
+{
+	if (l->gone)
+		return "target-exited";
+	if (!l->ring.hdr)
+		return "detached";
+	switch (atomic_load(&l->ring.hdr->state)) {
+	case RING_ST_ENDED: return "ended";
+	case RING_ST_STOPPED: return "stopped";
+	default: return "capturing";
+	}
+}
+
+void live_close(struct live *l)
+{
+	if (l->ctl_fd >= 0) {
+		char reply[CTL_LINE_MAX];
+		ctl_request(l->ctl_fd, "detach", reply, sizeof(reply), NULL, 2000);
+		close(l->ctl_fd);
+		l->ctl_fd = -1;
+	}
+	if (l->ring.hdr)
+		ring_unmap(&l->ring);
+	free(l->str.v);
+	free(l->lane.v);
+	free(l->kconf.v);
+	free(l->nccl.v);
+	free(l->text);
+	free(l->batch);
+	l->str.v = l->lane.v = l->kconf.v = l->nccl.v = NULL;
+	l->text = NULL;
+	l->batch = NULL;
+}
