@@ -1,0 +1,90 @@
+/*
+ * target.c - a planted traced process for the capture tests: serves the
+ * control socket through the capture agent and, once a viewer attaches,
+ * publishes N kernel events named k0..k9 (event i: name k(i % 10), GPU
+ * stream i % 3, start 1000 * i ns) through the ring, then ends.
+ * usage: capture_target N [forever]   (forever: keep publishing until killed,
+ * staying attachable by later viewers)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "gtrace/agent.h"
+
+static char names[10][8];
+
+static const char *d_str(void *ctx, uint32_t id, size_t *len)
+{
+	if (id < 1 || id > 10)
+		return NULL;
+	*len = strlen(names[id - 1]);
+	return names[id - 1];
+}
+
+static int d_lane(void *ctx, uint32_t id, struct ring_lane_def *o)
+{
+	if (id > 2)
+		return -1;
+	o->type = 1;       /* GT_LANE_GPU */
+	o->rank = -1;
+	o->device = 0;
+	o->tid = 7 + id;
+	return 0;
+}
+
+static void status(void *ctx, char *buf, size_t len)
+{
+	snprintf(buf, len, " gpus=1");
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 1000;
+	int forever = argc > 2 && !strcmp(argv[2], "forever");
+	for (int i = 0; i < 10; i++)
+		snprintf(names[i], sizeof(names[i]), "k%d", i);
+	struct pub_dict d = { NULL, d_str, d_lane, NULL, NULL };
+	struct agent_source src = { .name = "test", .status = status };
+	char err[256];
+	if (agent_init(&src, err, sizeof(err)) < 0) {
+		fprintf(stderr, "target: %s\n", err);
+		return 1;
+	}
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	struct timespec ms = { 0, 1000000 };
+	long i = 0;
+	for (;;) {
+		struct pub *p = agent_pub();
+		if (!p) {
+			nanosleep(&ms, NULL);
+			continue;
+		}
+		if (!forever && i >= n)
+			break;
+		struct gt_event e;
+		memset(&e, 0, sizeof(e));
+		e.kind = GT_EV_KERNEL;
+		e.start_ns = 1000 * i;
+		e.dur_ns = 500;
+		e.name = (uint32_t)(i % 10) + 1;
+		e.lane = (uint32_t)(i % 3);
+		e.corr = (uint32_t)i + 1;
+		if (pub_event(p, &e, &d) == 0 || forever)
+			i++;
+		else
+			nanosleep(&ms, NULL);      /* ring full: let the viewer catch up */
+		if (forever && i % 1000 == 0)
+			nanosleep(&ms, NULL);
+	}
+	agent_end("test target done");
+	/* stay until the viewer detaches (at most 10 s) */
+	for (int t = 0; t < 10000 && agent_capturing(); t++) {
+		nanosleep(&ms, NULL);
+		agent_pub();
+	}
+	agent_shutdown();
+	return 0;
+}
