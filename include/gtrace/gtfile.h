@@ -48,6 +48,9 @@ void gtfile_writer_abort(struct gtfile_writer *w);
 
 /* write a finished store in one go */
 int gtfile_write_store(const struct gt_store *s, const char *path, char *err, size_t errlen);
+/* the same with writer options (compression level, events per chunk) */
+int gtfile_write_store_opts(const struct gt_store *s, const char *path,
+			    const struct gtfile_writer_opts *o, char *err, size_t errlen);
 
 struct gtfile_info {
 	uint32_t version_major, version_minor;

@@ -1,0 +1,345 @@
+/*
+ * gtfile_read.c - the .gtrace reader: header and version checks, the chunk
+ * walk (lengths, CRC-32, zstd), dispatch to the table and event decoders,
+ * and the cut-off rule.
+ *
+ * A file is complete when it ends with a valid END chunk.  The reader looks
+ * at the END chunk and the index it points to first, only to size each
+ * lane's event array exactly; then it walks the chunks in order.  A chunk
+ * whose header is intact but whose payload runs past the end of the file,
+ * or a partial chunk header, means the file was cut off: the store keeps
+ * everything up to the last complete chunk.  Any checksum, length or
+ * content error is an error, wherever it is.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include "gtfile_tables.h"
+#include "gtrace_config.h"
+
+struct rd {
+	const unsigned char *p;
+	size_t len;
+	const char *name;
+	struct gt_store *s;
+	char *err;
+	size_t errlen;
+	ZSTD_DCtx *dc;
+	struct gtfile_buf out;        /* decompressed payload */
+	uint64_t *idx_lane;           /* events per lane from the index, or NULL */
+	size_t idx_nlanes;
+	uint64_t idx_events;
+	int have_index;
+	size_t max_events;
+};
+
+const char *gtfile_chunk_name(uint32_t type)
+{
+	static const char *const n[] = {
+		"unknown", "strings", "lanes", "devices", "ranks", "kconf",
+		"nccl", "events", "drops", "metadata", "index", "end",
+	};
+	return type < sizeof(n) / sizeof(n[0]) ? n[type] : "unknown";
+}
+
+int gtfile_sniff(const void *buf, size_t len)
+{
+	return len >= 8 && !memcmp(buf, GTFILE_MAGIC, 8);
+}
+
+static int fail(struct rd *r, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail(struct rd *r, int rc, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(r->err, r->errlen, "%s: %s", r->name, msg);
+	return rc;
+}
+
+/* chunk at pos: 1 complete (header fields out), 0 runs past the end,
+ * negative on a bad header (message set) */
+static int chunk_at(struct rd *r, size_t pos, uint32_t *type, uint32_t *flags, uint32_t *raw,
+		    uint32_t *stored)
+{
+	if (r->len - pos < GTFILE_CHUNK_HDR)
+		return 0;
+	const unsigned char *h = r->p + pos;
+	if (gtfile_get32(h + 20) != (uint32_t)crc32(0, h, 20))
+		return fail(r, -EINVAL, "checksum mismatch in the chunk header at byte %zu", pos);
+	*type = gtfile_get32(h);
+	*flags = gtfile_get32(h + 4);
+	*raw = gtfile_get32(h + 8);
+	*stored = gtfile_get32(h + 12);
+	if (*raw > GTFILE_MAX_CHUNK_BYTES || *stored > GTFILE_MAX_CHUNK_BYTES)
+		return fail(r, -EINVAL, "%s chunk at byte %zu claims %u bytes (limit %u)",
+			    gtfile_chunk_name(*type), pos, *raw > *stored ? *raw : *stored,
+			    GTFILE_MAX_CHUNK_BYTES);
+	if ((*flags & ~GTFILE_CHUNK_ZSTD) || (!(*flags & GTFILE_CHUNK_ZSTD) && *raw != *stored))
+		return fail(r, -EINVAL, "%s chunk at byte %zu has bad flags or lengths",
+			    gtfile_chunk_name(*type), pos);
+	if (r->len - pos - GTFILE_CHUNK_HDR < *stored)
+		return 0;
+	uLong crc = crc32(0, h, 16);
+	crc = crc32(crc, h + GTFILE_CHUNK_HDR, *stored);
+	if (gtfile_get32(h + 16) != (uint32_t)crc)
+		return fail(r, -EINVAL, "checksum mismatch in %s chunk at byte %zu",
+			    gtfile_chunk_name(*type), pos);
+	return 1;
+}
+
+/* the chunk's raw payload (decompressed into r->out when needed) */
+static int payload(struct rd *r, size_t pos, uint32_t type, uint32_t flags, uint32_t raw,
+		   uint32_t stored, const unsigned char **out)
+{
+	const unsigned char *src = r->p + pos + GTFILE_CHUNK_HDR;
+	if (!(flags & GTFILE_CHUNK_ZSTD)) {
+		*out = src;
+		return 0;
+	}
+	unsigned long long fcs = ZSTD_getFrameContentSize(src, stored);
+	if (fcs != raw)
+		return fail(r, -EINVAL, "%s chunk at byte %zu: decompressed size mismatch",
+			    gtfile_chunk_name(type), pos);
+	r->out.n = 0;
+	if (gtfile_buf_reserve(&r->out, raw ? raw : 1))
+		return fail(r, -ENOMEM, "out of memory");
+	size_t n = ZSTD_decompressDCtx(r->dc, r->out.p, raw, src, stored);
+	if (ZSTD_isError(n) || n != raw)
+		return fail(r, -EINVAL, "%s chunk at byte %zu: %s", gtfile_chunk_name(type), pos,
+			    ZSTD_isError(n) ? "bad compressed data" : "decompressed size mismatch");
+	*out = r->out.p;
+	return 0;
+}
+
+/* read END and the index if the file is complete, to size lanes exactly;
+ * anything wrong here is left for the chunk walk to report */
+static void peek_index(struct rd *r)
+{
+	uint32_t type, flags, raw, stored;
+	size_t pos = r->len - GTFILE_END_BYTES;
+	if (r->len < GTFILE_HDR_BYTES + GTFILE_END_BYTES ||
+	    chunk_at(r, pos, &type, &flags, &raw, &stored) != 1 || type != GTFILE_CH_END ||
+	    raw != 16 || flags)
+		goto none;
+	uint64_t at = gtfile_get64(r->p + pos + GTFILE_CHUNK_HDR);
+	if (at < GTFILE_HDR_BYTES || at >= pos || chunk_at(r, at, &type, &flags, &raw, &stored) != 1 ||
+	    type != GTFILE_CH_INDEX)
+		goto none;
+	const unsigned char *p;
+	if (payload(r, at, type, flags, raw, stored, &p) || raw < 40)
+		goto none;
+	uint64_t ev = gtfile_get64(p);
+	size_t nl = gtfile_get32(p + 24);
+	if (ev > r->max_events || (raw - 40) / 8 < nl)
+		goto none;
+	r->idx_lane = malloc((nl ? nl : 1) * sizeof(uint64_t));
+	if (!r->idx_lane)
+		goto none;
+	uint64_t sum = 0;
+	for (size_t i = 0; i < nl; i++) {
+		r->idx_lane[i] = gtfile_get64(p + 40 + 8 * i);
+		sum += r->idx_lane[i] > ev ? ev + 1 : r->idx_lane[i];
+	}
+	if (sum != ev) {
+		free(r->idx_lane);
+		r->idx_lane = NULL;
+		goto none;
+	}
+	r->idx_nlanes = nl;
+	r->idx_events = ev;
+	r->have_index = 1;
+none:
+	r->err[0] = '\0';
+}
+
+static int check_header(struct rd *r, struct gtfile_info *info)
+{
+	if (r->len == 0)
+		return fail(r, -EINVAL, "empty file");
+	size_t m = r->len < 8 ? r->len : 8;
+	if (memcmp(r->p, GTFILE_MAGIC, m))
+		return fail(r, -EINVAL, "not a gtrace capture");
+	if (r->len < GTFILE_HDR_BYTES)
+		return fail(r, -EINVAL, "cut off inside the file header (%zu bytes)", r->len);
+	info->version_major = gtfile_get16(r->p + 8);
+	info->version_minor = gtfile_get16(r->p + 10);
+	char *wv = info->writer_version;
+	memcpy(wv, r->p + 24, 31);
+	wv[31] = '\0';
+	for (char *c = wv; *c; c++)
+		if (*c < 0x20 || *c > 0x7e)
+			*c = '?';
+	if (info->version_major > GTFILE_VERSION_MAJOR)
+		return fail(r, -ENOTSUP, "written by gtrace %s (format %u.%u), this is gtrace %s "
+			    "(format %u.%u): upgrade gtrace", wv, info->version_major,
+			    info->version_minor, GTRACE_VERSION, GTFILE_VERSION_MAJOR,
+			    GTFILE_VERSION_MINOR);
+	if (gtfile_get32(r->p + 60) != (uint32_t)crc32(0, r->p, 60))
+		return fail(r, -EINVAL, "checksum mismatch in the file header");
+	if (info->version_major < 1 || gtfile_get32(r->p + 12) != GTFILE_HDR_BYTES)
+		return fail(r, -ENOTSUP, "unsupported format version %u.%u",
+			    info->version_major, info->version_minor);
+	return 0;
+}
+
+/* exact reservations for lanes [from, to) from the index */
+static int reserve_lanes(struct rd *r, size_t from, size_t to)
+{
+	for (size_t i = from; i < to && i < r->idx_nlanes; i++)
+		if (r->idx_lane[i] && store_reserve(r->s, (uint32_t)i, r->idx_lane[i]))
+			return fail(r, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* walk the chunks; *complete = 1 when the END chunk was reached */
+static int walk(struct rd *r, struct gtfile_info *info, int *complete, size_t *last)
+{
+	size_t pos = GTFILE_HDR_BYTES;
+	char why[200];
+	*complete = 0;
+	while (pos < r->len) {
+		uint32_t type, flags, raw, stored;
+		int rc = chunk_at(r, pos, &type, &flags, &raw, &stored);
+		if (rc <= 0)
+			return rc;
+		const unsigned char *p;
+		rc = payload(r, pos, type, flags, raw, stored, &p);
+		if (rc)
+			return rc;
+		why[0] = '\0';
+		if (type == GTFILE_CH_END) {
+			if (raw != 16 || pos + GTFILE_END_BYTES != r->len)
+				return fail(r, -EINVAL, "misplaced end marker at byte %zu", pos);
+			if (gtfile_get64(p + 8) != info->events ||
+			    (r->have_index && r->idx_events != info->events))
+				return fail(r, -EINVAL, "end marker says %llu events, file holds %llu",
+					    (unsigned long long)gtfile_get64(p + 8),
+					    (unsigned long long)info->events);
+			*complete = 1;
+		} else if (type == GTFILE_CH_EVENTS) {
+			size_t n;
+			rc = gtfile_events_decode(p, raw, r->s, r->max_events - info->events, &n,
+						  why, sizeof(why));
+			info->events += n;
+		} else if (type == GTFILE_CH_LANES) {
+			size_t before = store_lane_count(r->s);
+			rc = gtfile_tab_read(type, p, raw, r->s, why, sizeof(why));
+			if (!rc)
+				rc = reserve_lanes(r, before, store_lane_count(r->s));
+		} else if (type != GTFILE_CH_INDEX) {
+			rc = gtfile_tab_read(type, p, raw, r->s, why, sizeof(why));
+		}
+		if (rc == -ENOMEM && !why[0])
+			return fail(r, rc, "out of memory");
+		if (rc)
+			return why[0] ? fail(r, rc, "%s chunk at byte %zu: %s", gtfile_chunk_name(type),
+					     pos, why) : rc;
+		info->chunks++;
+		*last = pos;
+		pos += GTFILE_CHUNK_HDR + stored;
+	}
+	return 0;
+}
+
+/* without an index lanes grew geometrically: give back the slack */
+static void trim_lanes(struct gt_store *s)
+{
+	for (size_t i = 0; i < store_lane_count(s); i++) {
+		struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+		if (l->n && l->cap > l->n) {
+			struct gt_event *e = realloc(l->ev, l->n * sizeof(*e));
+			if (e) {
+				l->ev = e;
+				l->cap = l->n;
+			}
+		}
+	}
+}
+
+int gtfile_read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,
+		    struct gtfile_info *info, char *err, size_t errlen)
+{
+	struct gtfile_info dummy;
+	if (!info)
+		info = &dummy;
+	memset(info, 0, sizeof(*info));
+	struct rd r = { .p = buf, .len = len, .name = name, .s = s, .err = err, .errlen = errlen };
+	err[0] = '\0';
+	r.max_events = len * GTFILE_MAX_EVENTS_PER_BYTE + 4096;
+	int rc = check_header(&r, info);
+	if (rc)
+		return rc;
+	if (store_str_count(s) != 1 || store_lane_count(s) || store_kconf_count(s) ||
+	    store_nccl_count(s))
+		return fail(&r, -EINVAL, "the store to read into is not empty");
+	r.dc = ZSTD_createDCtx();
+	if (!r.dc)
+		return fail(&r, -ENOMEM, "out of memory");
+	peek_index(&r);
+	int complete = 0;
+	size_t last = 0;
+	rc = walk(&r, info, &complete, &last);
+	if (!rc && !complete && info->chunks == 0)
+		rc = fail(&r, -EINVAL, "cut off before the first complete chunk");
+	if (!rc) {
+		if (!r.have_index)
+			trim_lanes(s);
+		rc = store_finish(s);
+		if (rc)
+			fail(&r, rc, "out of memory");
+	}
+	if (!rc && !complete) {
+		info->truncated = 1;
+		fail(&r, 0, "cut off after %llu events (last complete chunk at byte %zu)",
+		     (unsigned long long)info->events, last);
+	}
+	ZSTD_freeDCtx(r.dc);
+	gtfile_buf_free(&r.out);
+	free(r.idx_lane);
+	return rc;
+}
+
+int gtfile_read(const char *path, struct gt_store *s, struct gtfile_info *info,
+		char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int oe = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(oe));
+		return -oe;
+	}
+	struct stat st;
+	int e = fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EISDIR : 0;
+	if (e) {
+		snprintf(err, errlen, "%s: %s", path, e == EISDIR ? "not a regular file" : strerror(e));
+		close(fd);
+		return -e;
+	}
+	size_t len = (size_t)st.st_size;
+	void *p = NULL;
+	if (len) {
+		p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		if (p == MAP_FAILED) {
+			e = errno;
+			snprintf(err, errlen, "%s: %s", path, strerror(e));
+			close(fd);
+			return -e;
+		}
+	}
+	close(fd);
+	int rc = gtfile_read_mem(len ? p : "", len, path, s, info, err, errlen);
+	if (len)
+		munmap(p, len);
+	return rc;
+}
