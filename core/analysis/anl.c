@@ -156,3 +156,17 @@ long anl_windows(const struct gt_store *s, int32_t rank, const struct steps_list
 	*out = v;
 	return (long)w;
 }
+
+/* ranks of the scope (all, or sc->rank when present); count or -errno */
+long anl_scope_ranks(const struct gt_store *s, const struct gt_scope *sc, int32_t **out)
+{
+	long n = steps_ranks(s, out);
+	if (n <= 0 || sc->rank < 0)
+		return n;
+	long w = 0;
+	for (long i = 0; i < n; i++)
+		if ((*out)[i] == sc->rank)
+			(*out)[w++] = (*out)[i];
+	return w;
+}
+

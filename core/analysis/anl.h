@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "gtrace/report.h"
+#include "gtrace/steps.h"
 #include "gtrace/store.h"
 
 /* rank of a lane (-1 counts as 0) */
@@ -46,7 +48,9 @@ void anl_sort_i64(int64_t *v, size_t n);
 /* median of a sorted array (0 when empty) */
 double anl_median_sorted(const int64_t *v, size_t n);
 
-#endif
+/* ranks of the scope (all, or sc->rank when present); count, *out malloc'ed */
+long anl_scope_ranks(const struct gt_store *s, const struct gt_scope *sc, int32_t **out);
+
 
 /* a step window inside a scope */
 struct anl_win {
@@ -55,10 +59,10 @@ struct anl_win {
 	size_t idx;            /* index in the steps list (SIZE_MAX for none) */
 };
 
-struct gt_scope;
-struct steps_list;
 /* windows of the rank's steps that overlap the scope (and match sc->step),
  * clipped to it; with no steps, one window over the rank's events in the
  * scope.  Returns count (0 = nothing), *out malloc'ed; negative errno */
 long anl_windows(const struct gt_store *s, int32_t rank, const struct steps_list *steps,
 		 const struct gt_scope *sc, struct anl_win **out);
+
+#endif

@@ -8,6 +8,8 @@
 
 static const struct gt_report *const registry[] = {
 	&gt_report_kernels,
+	&gt_report_steps,
+	&gt_report_breakdown,
 	NULL
 };
 

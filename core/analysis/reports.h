@@ -8,5 +8,7 @@
 #include "gtrace/report.h"
 
 extern const struct gt_report gt_report_kernels;
+extern const struct gt_report gt_report_steps;
+extern const struct gt_report gt_report_breakdown;
 
 #endif

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "gtrace/analysis.h"
 #include "gtrace/load.h"
 #include "test_steps_fixture.h"
@@ -139,5 +140,41 @@ Test(breakdown, resnet50_matches_tensorboard_plugin, .timeout = 60)
 	}
 	cr_expect(fabs(r.gpu_util_pct - 55.51) < 0.005, "util %.3f", r.gpu_util_pct);
 	breakdown_result_done(&r);
+	store_free(s);
+}
+
+static char *run_report(const struct gt_store *s, const char *name, enum gt_format_out fmt)
+{
+	const struct gt_report *r = gt_report_find(name);
+	cr_assert(r, "report %s registered", name);
+	cr_assert(r->help && r->help[0]);
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	struct gt_report_out o = {0};
+	char err[256] = "";
+	cr_assert_eq(r->run(s, &sc, &o, err, sizeof(err)), 0, "%s", err);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_eq(gt_report_out_write(f, name, &o, fmt), 0);
+	fclose(f);
+	gt_report_out_done(&o);
+	return buf;
+}
+
+Test(breakdown, report_csv_columns_and_average)
+{
+	struct gt_store *s = fx_basic();
+	char *csv = run_report(s, "breakdown", GT_OUT_CSV);
+	cr_assert(strstr(csv, "Step,Kernel (us),Memcpy (us),Memset (us),Communication (us),"
+			 "Runtime (us),DataLoader (us),CPU Exec (us),Other (us),Total (us)\n"), "%s", csv);
+	/* planted averages in us: 0.725 0.05 0 0 0.05 0.05 0.025 0.1, total 1.0 */
+	cr_assert(strstr(csv, "\nAverage,0.7,0.1,0.0,0.0,0.1,0.1,0.0,0.1,1.0") ||
+		  strstr(csv, "\nAverage,0.7,0.1,0.0,0.0,0.1,0.1,0.0,0.1,1.0"), "%s", csv);
+	free(csv);
+	char *txt = run_report(s, "steps", GT_OUT_TABLE);
+	cr_assert(strstr(txt, "annotation"), "%s", txt);
+	cr_assert(strstr(txt, "dropped"), "%s", txt);
+	free(txt);
 	store_free(s);
 }
