@@ -57,4 +57,33 @@ int sim_step_count(const struct sim *sim);
 /* whole capture into a store (finished); 0 or negative errno */
 int sim_generate(const struct sim_opts *o, struct gt_store *s, char *err, size_t errlen);
 
+/* "balanced, input-bound, ..." (for messages) */
+const char *sim_scenario_list(void);
+
+/* What a scenario planted (docs/simulator.md), for tests of the analyses.
+ * Percentages are of the step (ProfilerStep#N span) time; 0 = not planted. */
+struct sim_truth {
+	enum sim_scenario scenario;
+	int gpus, ranks, steps;     /* GPUs per rank, ranks, steps generated */
+	int kernels_per_step;       /* compute-stream kernels per GPU per step */
+	uint64_t events_per_step;   /* all ranks and GPUs */
+	uint64_t events;            /* events_per_step * steps */
+	int straggler_rank;         /* -1 = none */
+	int straggler_gpu;          /* device ordinal within straggler_rank, -1 = none */
+	double straggler_pct;       /* its compute kernels take this much longer, % */
+	double input_pct;           /* DataLoader share of the step, % */
+	double comm_pct;            /* NCCL AllReduce share of the step, % */
+	double copy_pct;            /* planted (activation offload) memcpy share, % */
+	double stagger_us;          /* GPU k's first kernel of a step starts k * this after GPU 0's */
+	double tiny_kernel_max_us;  /* launch-bound: every compute kernel is shorter */
+	int64_t step_ns;            /* nominal step time (calibrated, with the plant) */
+	int64_t step_base_ns;       /* step time measured without the plant */
+	int64_t stream_compute, stream_copy, stream_nccl;  /* stream ids of the lanes */
+};
+
+void sim_truth_get(const struct sim *sim, struct sim_truth *t);
+/* sim_generate that also reports the truth */
+int sim_generate_truth(const struct sim_opts *o, struct gt_store *s, struct sim_truth *t,
+		       char *err, size_t errlen);
+
 #endif
