@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +33,9 @@ struct acc {
 	uint64_t gpu_mask;
 };
 
-static int vec_push(struct vec *v, int64_t x)
+static int vec_grow(struct vec *v)
 {
-	if (v->n == v->cap) {
+	{
 		size_t cap = v->cap ? v->cap * 2 : 64;
 		int64_t *nv = realloc(v->v, cap * sizeof(*nv));
 		if (!nv)
@@ -42,58 +43,15 @@ static int vec_push(struct vec *v, int64_t x)
 		v->v = nv;
 		v->cap = cap;
 	}
-	v->v[v->n++] = x;
 	return 0;
 }
 
-/* k-th smallest of v[0..n) by quickselect (median of three pivots) */
-static int64_t select_k(int64_t *v, size_t n, size_t k)
+static inline int vec_push(struct vec *v, int64_t x)
 {
-	size_t lo = 0, hi = n - 1;
-	while (hi > lo) {
-		size_t mid = lo + (hi - lo) / 2;
-		int64_t a = v[lo], b = v[mid], c = v[hi];
-		int64_t p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-		size_t i = lo, j = hi;
-		while (i <= j) {
-			while (v[i] < p)
-				i++;
-			while (v[j] > p)
-				j--;
-			if (i <= j) {
-				int64_t t = v[i];
-				v[i] = v[j];
-				v[j] = t;
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return v[k];
-	}
-	return v[k];
-}
-
-double kstats_median(int64_t *v, size_t n)
-{
-	if (n == 0)
-		return 0;
-	size_t k = n / 2;
-	int64_t hi = select_k(v, n, k);
-	if (n & 1)
-		return (double)hi;
-	/* after selection every v[0..k) <= v[k]: the lower middle is their max */
-	int64_t lo = v[0];
-	for (size_t i = 1; i < k; i++)
-		if (v[i] > lo)
-			lo = v[i];
-	return ((double)lo + (double)hi) / 2.0;
+	if (v->n == v->cap && vec_grow(v))
+		return -ENOMEM;
+	v->v[v->n++] = x;
+	return 0;
 }
 
 /* sample standard deviation around mean (n - 1; 0 for one value) */
@@ -230,14 +188,12 @@ static struct acc *get_acc(struct ctx *c, uint64_t key)
 	return a;
 }
 
-/* accumulate the events of one lane in scope; 0 or -ENOMEM */
-static int scan_lane(struct ctx *c, const struct gt_lane *l, const struct gt_scope *sc,
+/* accumulate events [first, last) of one lane; 0 or -ENOMEM */
+static int scan_lane(struct ctx *c, const struct gt_lane *l, size_t first, size_t last,
 		     uint64_t gbit)
 {
 	uint32_t mask = c->o->kinds_mask;
 	int want_bytes = c->o->flags & KSTATS_WANT_BYTES;
-	size_t first, last;
-	kstats_lane_starts(l, sc->t0_ns, sc->t1_ns, &first, &last);
 	struct acc *a = NULL;
 	uint64_t akey = UINT64_MAX;
 	for (size_t i = first; i < last; i++) {
@@ -339,6 +295,134 @@ static void finish_row(const struct ctx *c, struct acc *a, struct kstats_row *ro
 	a->dur.v = a->bytes.v = NULL;
 }
 
+/* a slice of one lane's events, the unit of work of a scan thread */
+struct work {
+	const struct gt_lane *l;
+	size_t first, last;
+	uint64_t gbit;
+	int thread;
+};
+
+#define NTHREADS 2
+#define PAR_MIN_EVENTS 200000   /* below this one thread is faster */
+#define SLICE_EVENTS 1000000
+
+struct job {
+	struct ctx c;
+	const struct work *w;
+	size_t nw;
+	int me, rc;
+	/* finish phase */
+	struct kstats_row *rows;
+	size_t *order;              /* acc indices of this thread's rows */
+	size_t norder;
+};
+
+static void *scan_thread(void *arg)
+{
+	struct job *j = arg;
+	for (size_t i = 0; i < j->nw && !j->rc; i++)
+		if (j->w[i].thread == j->me)
+			j->rc = scan_lane(&j->c, j->w[i].l, j->w[i].first, j->w[i].last, j->w[i].gbit);
+	return NULL;
+}
+
+static void *finish_thread(void *arg)
+{
+	struct job *j = arg;
+	for (size_t i = 0; i < j->norder; i++)
+		finish_row(&j->c, &j->c.accs[j->order[i]], &j->rows[j->order[i]]);
+	return NULL;
+}
+
+/* append src's values to dst; 0 or -ENOMEM */
+static int vec_cat(struct vec *dst, const struct vec *src)
+{
+	if (!src->n)
+		return 0;
+	if (dst->n + src->n > dst->cap) {
+		int64_t *nv = realloc(dst->v, (dst->n + src->n) * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		dst->v = nv;
+		dst->cap = dst->n + src->n;
+	}
+	memcpy(dst->v + dst->n, src->v, src->n * sizeof(*src->v));
+	dst->n += src->n;
+	return 0;
+}
+
+/* fold thread b's accumulators into a; 0 or -ENOMEM */
+static int merge_ctx(struct ctx *a, struct ctx *b)
+{
+	for (size_t i = 0; i < b->nacc; i++) {
+		struct acc *y = &b->accs[i];
+		struct acc *x = get_acc(a, y->key);
+		if (!x)
+			return -ENOMEM;
+		x->sum += y->sum;
+		x->min = y->min < x->min ? y->min : x->min;
+		x->max = y->max > x->max ? y->max : x->max;
+		x->gpu_mask |= y->gpu_mask;
+		if (vec_cat(&x->dur, &y->dur) || vec_cat(&x->bytes, &y->bytes))
+			return -ENOMEM;
+		for (uint32_t k = 0; k < y->ncand; k++) {
+			for (uint32_t n = 0; n < y->cand_n[k]; n++)
+				count_kconf(x, y->cand[k]);
+		}
+		x->nkconf_extra += y->nkconf_extra;
+	}
+	return 0;
+}
+
+static void ctx_free(struct ctx *c)
+{
+	for (size_t i = 0; i < c->nacc; i++) {
+		free(c->accs[i].dur.v);
+		free(c->accs[i].bytes.v);
+	}
+	free(c->accs);
+	free(c->slot);
+}
+
+/* the slices to scan: every lane in scope, cut into SLICE_EVENTS pieces and
+ * handed to the thread with less work so far */
+static int plan(const struct gt_store *s, const struct gt_scope *sc, const struct kstats_opts *o,
+		struct kstats_result *r, struct work **out, size_t *nout, size_t *total)
+{
+	size_t nl = store_lane_count(s), nw = 0, cap = 0;
+	struct work *w = NULL;
+	size_t load[NTHREADS] = { 0 };
+	*total = 0;
+	for (uint32_t li = 0; li < nl; li++) {
+		const struct gt_lane *l = store_lane_at(s, li);
+		if (!(l->kinds_mask & o->kinds_mask) || !kstats_lane_in_scope(l, sc))
+			continue;
+		int g = gpu_slot(r, l);
+		size_t first, last;
+		kstats_lane_starts(l, sc->t0_ns, sc->t1_ns, &first, &last);
+		for (size_t f = first; f < last; f += SLICE_EVENTS) {
+			if (nw == cap) {
+				cap = cap ? cap * 2 : 32;
+				struct work *nwk = realloc(w, cap * sizeof(*nwk));
+				if (!nwk) {
+					free(w);
+					return -ENOMEM;
+				}
+				w = nwk;
+			}
+			size_t e = last - f > SLICE_EVENTS ? f + SLICE_EVENTS : last;
+			int t = load[1] < load[0];
+			load[t] += e - f;
+			w[nw++] = (struct work){ l, f, e, g >= 0 ? 1ull << g : 0, t };
+			*total += e - f;
+		}
+	}
+	*out = w;
+	*nout = nw;
+	return 0;
+}
+
 int kstats_compute(const struct gt_store *s, const struct gt_scope *sc,
 		   const struct kstats_opts *o, struct kstats_result *r,
 		   char *err, size_t errlen)
@@ -351,57 +435,103 @@ int kstats_compute(const struct gt_store *s, const struct gt_scope *sc,
 		gt_scope_all(&all);
 		sc = &all;
 	}
-	memset(r, 0, sizeof(*r));
-	struct ctx c = { .s = s, .o = o };
 	if (o->kinds_mask == 0) {
 		def.group = o->group;
 		def.flags = o->flags;
-		c.o = o = &def;
+		o = &def;
 	}
-	switch (o->group) {
-	case KSTATS_BY_COPY_KIND:
-		c.nkeys = GT_COPY_KIND_COUNT + 1;
-		break;
-	case KSTATS_BY_NAME_KIND:
-		c.nkeys = (store_str_count(s) + 1) * GT_EV_KIND_COUNT;
-		break;
-	default:
-		c.nkeys = store_str_count(s) + 1;
-	}
-	int rc = -ENOMEM;
-	c.slot = calloc(c.nkeys, sizeof(*c.slot));
-	if (!c.slot)
+	memset(r, 0, sizeof(*r));
+	struct job jobs[NTHREADS];
+	memset(jobs, 0, sizeof(jobs));
+	size_t nkeys = o->group == KSTATS_BY_COPY_KIND ? GT_COPY_KIND_COUNT + 1 :
+		       o->group == KSTATS_BY_NAME_KIND ? (store_str_count(s) + 1) * GT_EV_KIND_COUNT :
+		       store_str_count(s) + 1;
+	struct work *w = NULL;
+	size_t nw = 0, total = 0;
+	int rc = plan(s, sc, o, r, &w, &nw, &total);
+	if (rc)
 		goto out;
-	size_t nl = store_lane_count(s);
-	for (uint32_t li = 0; li < nl; li++) {
-		const struct gt_lane *l = store_lane_at(s, li);
-		if (!(l->kinds_mask & o->kinds_mask) || !kstats_lane_in_scope(l, sc))
-			continue;
-		int g = gpu_slot(r, l);
-		if (scan_lane(&c, l, sc, g >= 0 ? 1ull << g : 0))
+	int nthr = total >= PAR_MIN_EVENTS ? NTHREADS : 1;
+	rc = -ENOMEM;
+	for (int t = 0; t < nthr; t++) {
+		jobs[t].c = (struct ctx){ .s = s, .o = o, .nkeys = nkeys };
+		jobs[t].c.slot = calloc(nkeys, sizeof(*jobs[t].c.slot));
+		if (!jobs[t].c.slot)
 			goto out;
+		jobs[t].w = w;
+		jobs[t].nw = nw;
+		jobs[t].me = t;
 	}
-	r->rows = calloc(c.nacc ? c.nacc : 1, sizeof(*r->rows));
-	if (!r->rows)
+	if (nthr == 1) {
+		for (size_t i = 0; i < nw; i++)
+			w[i].thread = 0;
+		scan_thread(&jobs[0]);
+	} else {
+		pthread_t th;
+		int started = pthread_create(&th, NULL, scan_thread, &jobs[1]) == 0;
+		if (!started)
+			scan_thread(&jobs[1]);
+		scan_thread(&jobs[0]);
+		if (started)
+			pthread_join(th, NULL);
+	}
+	for (int t = 0; t < nthr; t++)
+		if (jobs[t].rc)
+			goto out;
+	for (int t = 1; t < nthr; t++)
+		if (merge_ctx(&jobs[0].c, &jobs[t].c))
+			goto out;
+	struct ctx *c = &jobs[0].c;
+	r->rows = calloc(c->nacc ? c->nacc : 1, sizeof(*r->rows));
+	size_t *order = malloc((c->nacc ? c->nacc : 1) * sizeof(*order));
+	if (!r->rows || !order) {
+		free(order);
 		goto out;
-	for (size_t i = 0; i < c.nacc; i++) {
-		finish_row(&c, &c.accs[i], &r->rows[i]);
+	}
+	/* finish rows in parallel: biggest groups first, each to the lighter thread */
+	size_t fl[NTHREADS] = { 0 }, n0 = 0, n1 = c->nacc;
+	for (size_t i = 0; i < c->nacc; i++) {
+		int t = nthr > 1 && fl[1] < fl[0];
+		fl[t] += c->accs[i].dur.n;
+		if (t)
+			order[--n1] = i;
+		else
+			order[n0++] = i;
+	}
+	for (int t = 0; t < nthr; t++) {
+		jobs[t].c.s = s;
+		jobs[t].rows = r->rows;
+	}
+	jobs[0].order = order;
+	jobs[0].norder = n0;
+	struct job fin1 = { .c = *c, .rows = r->rows, .order = order + n0, .norder = c->nacc - n0 };
+	if (nthr > 1 && fin1.norder) {
+		pthread_t th;
+		int started = pthread_create(&th, NULL, finish_thread, &fin1) == 0;
+		if (!started)
+			finish_thread(&fin1);
+		finish_thread(&jobs[0]);
+		if (started)
+			pthread_join(th, NULL);
+	} else {
+		jobs[0].norder = c->nacc;
+		finish_thread(&jobs[0]);
+	}
+	free(order);
+	for (size_t i = 0; i < c->nacc; i++) {
 		r->count += r->rows[i].count;
 		r->total_ns += r->rows[i].total_ns;
 	}
-	r->nrows = c.nacc;
+	r->nrows = c->nacc;
 	for (size_t i = 0; i < r->nrows; i++)
 		r->rows[i].pct = r->total_ns > 0 ?
 			100.0 * (double)r->rows[i].total_ns / (double)r->total_ns : 0.0;
 	qsort_r(r->rows, r->nrows, sizeof(*r->rows), row_cmp, (void *)s);
 	rc = 0;
 out:
-	for (size_t i = 0; i < c.nacc; i++) {
-		free(c.accs[i].dur.v);
-		free(c.accs[i].bytes.v);
-	}
-	free(c.accs);
-	free(c.slot);
+	for (int t = 0; t < NTHREADS; t++)
+		ctx_free(&jobs[t].c);
+	free(w);
 	if (rc) {
 		kstats_result_done(r);
 		snprintf(err, errlen, "kernel statistics: out of memory");

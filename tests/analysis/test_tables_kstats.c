@@ -219,6 +219,32 @@ Test(kstats, quickselect_matches_sort)
 		free(v);
 		free(w);
 	}
+	/* the histogram path (n >= 4096): wide, narrow, skewed and negative values */
+	size_t sizes[] = { 4096, 4097, 5000, 10001, 65536, 100000 };
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		for (int dist = 0; dist < 4; dist++) {
+			size_t n = sizes[si];
+			int64_t *v = malloc(n * sizeof(*v)), *w = malloc(n * sizeof(*w));
+			for (size_t i = 0; i < n; i++) {
+				int64_t x = rand();
+				if (dist == 0)
+					x = x % 7;
+				else if (dist == 1)
+					x = x * 4096 + rand();
+				else if (dist == 2)
+					x = (i % 10) ? 1000 + x % 3 : x * 100000LL;
+				else
+					x = x - RAND_MAX / 2;
+				v[i] = w[i] = x;
+			}
+			qsort(w, n, sizeof(*w), cmp64);
+			double want = (n & 1) ? (double)w[n / 2] :
+				      ((double)w[n / 2 - 1] + (double)w[n / 2]) / 2;
+			cr_assert_float_eq(kstats_median(v, n), want, 1e-6, "n=%zu dist=%d", n, dist);
+			free(v);
+			free(w);
+		}
+	}
 }
 
 Test(kstats, kernels_report_columns)

@@ -1,0 +1,116 @@
+/*
+ * kstats_sel.c - exact medians without a full sort: quickselect (median of
+ * three pivots) for small arrays; for large ones a histogram pass over the
+ * top bits of (value - min) finds the bucket holding the middle, one pass
+ * gathers that bucket and quickselect finishes inside it.  O(n).
+ */
+#include <stdint.h>
+#include <stddef.h>
+#include "gtrace/kstats.h"
+
+/* k-th smallest of v[0..n) by quickselect (median of three pivots) */
+static int64_t select_k(int64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	while (hi > lo) {
+		size_t mid = lo + (hi - lo) / 2;
+		int64_t a = v[lo], b = v[mid], c = v[hi];
+		int64_t p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < p)
+				i++;
+			while (v[j] > p)
+				j--;
+			if (i <= j) {
+				int64_t t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	return v[k];
+}
+
+/* max of v[0..n) */
+static int64_t max_of(const int64_t *v, size_t n)
+{
+	int64_t m = v[0];
+	for (size_t i = 1; i < n; i++)
+		m = v[i] > m ? v[i] : m;
+	return m;
+}
+
+/* the k-th smallest (and, when lower is set, the (k-1)-th) by one
+ * histogram pass over the top RADIX_BITS of (v - min), one pass gathering
+ * the bucket holding k, then quickselect on that bucket only */
+#define RADIX_BITS 11
+static int64_t radix_select(int64_t *v, size_t n, size_t k, int64_t *lower)
+{
+	int64_t mn = v[0], mx = v[0];
+	for (size_t i = 1; i < n; i++) {
+		mn = v[i] < mn ? v[i] : mn;
+		mx = v[i] > mx ? v[i] : mx;
+	}
+	uint64_t range = (uint64_t)mx - (uint64_t)mn;
+	if (range == 0) {
+		if (lower)
+			*lower = mn;
+		return mn;
+	}
+	int bits = 64 - __builtin_clzll(range);
+	int shift = bits > RADIX_BITS ? bits - RADIX_BITS : 0;
+	uint32_t hist[1u << RADIX_BITS] = { 0 };
+	for (size_t i = 0; i < n; i++)
+		hist[((uint64_t)v[i] - (uint64_t)mn) >> shift]++;
+	size_t below = 0, bk = 0;
+	while (below + hist[bk] <= k)
+		below += hist[bk++];
+	/* gather the bucket to the front of v (order of v does not matter) */
+	size_t m = 0;
+	int64_t prev_max = INT64_MIN;     /* largest value of the lower buckets */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t d = ((uint64_t)v[i] - (uint64_t)mn) >> shift;
+		if (d == bk) {
+			int64_t t = v[m];
+			v[m++] = v[i];
+			v[i] = t;
+		} else if (d < bk && v[i] > prev_max) {
+			prev_max = v[i];
+		}
+	}
+	size_t kk = k - below;
+	int64_t r = select_k(v, m, kk);
+	if (lower)
+		*lower = kk > 0 ? max_of(v, kk) : prev_max;
+	return r;
+}
+
+double kstats_median(int64_t *v, size_t n)
+{
+	if (n == 0)
+		return 0;
+	size_t k = n / 2;
+	if (n < 4096) {
+		int64_t hi = select_k(v, n, k);
+		if (n & 1)
+			return (double)hi;
+		/* after selection every v[0..k) <= v[k]: the lower middle is their max */
+		return ((double)max_of(v, k) + (double)hi) / 2.0;
+	}
+	int64_t lo, hi = radix_select(v, n, k, (n & 1) ? NULL : &lo);
+	if (n & 1)
+		return (double)hi;
+	return ((double)lo + (double)hi) / 2.0;
+}
+
