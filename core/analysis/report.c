@@ -10,6 +10,7 @@ static const struct gt_report *const registry[] = {
 	&gt_report_kernels,
 	&gt_report_steps,
 	&gt_report_breakdown,
+	&gt_report_pipeline,
 	NULL
 };
 

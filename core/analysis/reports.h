@@ -10,5 +10,6 @@
 extern const struct gt_report gt_report_kernels;
 extern const struct gt_report gt_report_steps;
 extern const struct gt_report gt_report_breakdown;
+extern const struct gt_report gt_report_pipeline;
 
 #endif

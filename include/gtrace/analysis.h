@@ -87,8 +87,10 @@ const char *pipeline_verdict_name(enum pipeline_verdict v);
 int pipeline_compute(const struct gt_store *s, int32_t rank, const struct steps_list *steps,
 	       const struct gt_scope *sc, struct pipeline_result *out, char *err, size_t errlen);
 void pipeline_result_done(struct pipeline_result *r);
-/* advice lines for a verdict (NULL-terminated static array) */
-const char *const *pipeline_advice(const struct pipeline_result *r);
+/* what-to-try lines for the result (with its numbers); returns the count */
+#define PIPELINE_ADVICE_LEN 200
+size_t pipeline_advice(const struct pipeline_result *r, char lines[][PIPELINE_ADVICE_LEN],
+		       size_t max);
 
 /* ---- GPU time (Holistic Trace Analysis) ---- */
 

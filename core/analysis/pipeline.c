@@ -1,0 +1,216 @@
+/*
+ * pipeline.c - the TensorFlow Profiler's Input Pipeline Analyzer on a
+ * step trace (ANALYSES.md 4).  Each instant of a step window goes to the
+ * first category covering it: device compute > host-to-device input >
+ * device-to-device/collectives > output (D2H) > host waiting for input
+ * (DataLoader ranges) > kernel launch (runtime calls) > host compute (CPU
+ * ops, Python) > all others.  Input = H2D + host wait.  The run is HIGHLY
+ * input-bound at >= 20 % input, MODERATELY at >= 5 %, POTENTIALLY (I/O or
+ * Python) when below that but all-others (host compute + unknown) >= 3 %.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gtrace/analysis.h"
+#include "anl.h"
+#include "ivl.h"
+
+static const char *const cat_names[PL_NCAT] = {
+	"Device compute", "Input: host-to-device", "Device-to-device & collectives",
+	"Output: device-to-host", "Input: host wait", "Kernel launch",
+	"Host compute", "All others"
+};
+
+const char *pipeline_cat_name(enum pipeline_cat c)
+{
+	return (unsigned)c < PL_NCAT ? cat_names[c] : "?";
+}
+
+const char *pipeline_verdict_name(enum pipeline_verdict v)
+{
+	switch (v) {
+	case PL_HIGHLY: return "HIGHLY input-bound";
+	case PL_MODERATELY: return "MODERATELY input-bound";
+	case PL_POTENTIALLY: return "POTENTIALLY input-bound (I/O or Python)";
+	default: return "NOT input-bound";
+	}
+}
+
+struct cat_ctx {
+	struct anl_names *nm;
+	int cat;
+};
+
+static int keep_cat(const struct gt_event *e, void *p)
+{
+	struct cat_ctx *c = p;
+	switch (c->cat) {
+	case PL_COMPUTE:
+		return (e->kind == GT_EV_KERNEL && !anl_is_comm(c->nm, e)) || e->kind == GT_EV_MEMSET;
+	case PL_H2D: return e->kind == GT_EV_MEMCPY && e->sub == GT_COPY_H2D;
+	case PL_D2D_COMM:
+		return anl_is_comm(c->nm, e) ||
+		       (e->kind == GT_EV_MEMCPY && (e->sub == GT_COPY_D2D || e->sub == GT_COPY_P2P ||
+						    e->sub == GT_COPY_UNKNOWN));
+	case PL_OUTPUT: return e->kind == GT_EV_MEMCPY && e->sub == GT_COPY_D2H;
+	case PL_HOST_WAIT: return anl_is_input(c->nm, e);
+	case PL_LAUNCH: return e->kind == GT_EV_RUNTIME || e->kind == GT_EV_DRIVER;
+	case PL_HOST_COMPUTE:
+		return (e->kind == GT_EV_CPU_OP || e->kind == GT_EV_PYTHON) &&
+		       !(anl_name_class(c->nm, e->name) & ANL_PROFSTEP);
+	default: return 0;
+	}
+}
+
+void pipeline_result_done(struct pipeline_result *r)
+{
+	free(r->rows);
+	memset(r, 0, sizeof(*r));
+}
+
+static int level(double pct)
+{
+	return pct >= 15.0 ? 2 : pct >= 3.0 ? 1 : 0;
+}
+
+static void classify(struct pipeline_result *out, const double *sum, double total)
+{
+	for (int c = 0; c < PL_NCAT; c++)
+		out->avg_pct[c] = total > 0 ? 100.0 * sum[c] / total : 0;
+	out->input_pct = out->avg_pct[PL_H2D] + out->avg_pct[PL_HOST_WAIT];
+	out->launch_pct = out->avg_pct[PL_LAUNCH];
+	out->others_pct = out->avg_pct[PL_HOST_COMPUTE] + out->avg_pct[PL_OTHER];
+	out->launch_level = level(out->launch_pct);
+	out->others_level = level(out->others_pct);
+	if (out->input_pct >= 20.0)
+		out->verdict = PL_HIGHLY;
+	else if (out->input_pct >= 5.0)
+		out->verdict = PL_MODERATELY;
+	else if (out->others_pct >= 3.0)
+		out->verdict = PL_POTENTIALLY;
+	else
+		out->verdict = PL_NOT;
+	/* worst steps by input share */
+	for (size_t k = 0; k < 3 && k < out->n; k++) {
+		size_t best = SIZE_MAX;
+		for (size_t i = 0; i < out->n; i++) {
+			int taken = 0;
+			for (size_t j = 0; j < k; j++)
+				taken |= out->worst[j] == i;
+			if (!taken && (best == SIZE_MAX || out->rows[i].input_pct > out->rows[best].input_pct))
+				best = i;
+		}
+		out->worst[k] = best;
+		out->nworst = k + 1;
+	}
+}
+
+int pipeline_compute(const struct gt_store *s, int32_t rank, const struct steps_list *steps,
+		     const struct gt_scope *sc, struct pipeline_result *out,
+		     char *err, size_t errlen)
+{
+	struct steps_list own = {0};
+	struct anl_win *win = NULL;
+	uint32_t *hl = NULL, *gl = NULL;
+	struct ivl_list slots = {0}, cost[PL_NCAT], tmp = {0}, rest = {0};
+	struct anl_names nm = {0};
+	double sum[PL_NCAT] = {0}, total = 0;
+	int rc = 0;
+	memset(cost, 0, sizeof(cost));
+	memset(out, 0, sizeof(*out));
+	out->rank = rank;
+	if (!steps) {
+		if ((rc = steps_find(s, rank, NULL, &own, err, errlen)))
+			return rc;
+		steps = &own;
+	}
+	long nw = anl_windows(s, rank, steps, sc, &win);
+	long nh = anl_lanes(s, rank, GT_LANE_HOST, -1, &hl);
+	long ng = anl_lanes(s, rank, GT_LANE_GPU, sc ? sc->gpu : -1, &gl);
+	if (nw < 0 || nh < 0 || ng < 0 || anl_names_init(&nm, s))
+		goto nomem;
+	if (!nw)
+		goto done;
+	out->rows = calloc((size_t)nw, sizeof(*out->rows));
+	if (!out->rows)
+		goto nomem;
+	out->n = (size_t)nw;
+	int64_t T0 = win[0].t0, T1 = win[0].t1;
+	for (long i = 0; i < nw; i++) {
+		if (ivl_push(&slots, win[i].t0, win[i].t1))
+			goto nomem;
+		if (win[i].t1 > T1)
+			T1 = win[i].t1;
+	}
+	for (int c = 0; c < PL_OTHER; c++) {
+		struct cat_ctx ctx = { &nm, c };
+		int host = c >= PL_HOST_WAIT;
+		if (ivl_collect(s, host ? hl : gl, (size_t)(host ? nh : ng), T0, T1, keep_cat, &ctx, &tmp) ||
+		    ivl_intersect(&slots, &tmp, &cost[c]) || ivl_subtract(&slots, &cost[c], &rest))
+			goto nomem;
+		ivl_move(&slots, &rest);
+		ivl_done(&tmp);
+	}
+	ivl_move(&cost[PL_OTHER], &slots);
+	for (long i = 0; i < nw; i++) {
+		struct pipeline_row *r = &out->rows[i];
+		r->step = win[i].step;
+		r->t0_ns = win[i].t0;
+		r->t1_ns = win[i].t1;
+		r->total_ns = r->t1_ns - r->t0_ns;
+		for (int c = 0; c < PL_NCAT; c++) {
+			r->cat_ns[c] = ivl_len_in(&cost[c], r->t0_ns, r->t1_ns);
+			sum[c] += (double)r->cat_ns[c];
+		}
+		total += (double)r->total_ns;
+		r->input_pct = r->total_ns ? 100.0 * (double)(r->cat_ns[PL_H2D] + r->cat_ns[PL_HOST_WAIT]) /
+					     (double)r->total_ns : 0;
+	}
+	classify(out, sum, total);
+	goto done;
+nomem:
+	rc = -ENOMEM;
+	if (err && errlen)
+		snprintf(err, errlen, "pipeline: out of memory");
+	pipeline_result_done(out);
+done:
+	for (int c = 0; c < PL_NCAT; c++)
+		ivl_done(&cost[c]);
+	ivl_done(&slots);
+	ivl_done(&tmp);
+	ivl_done(&rest);
+	anl_names_done(&nm);
+	free(win);
+	free(hl);
+	free(gl);
+	steps_list_done(&own);
+	return rc;
+}
+
+size_t pipeline_advice(const struct pipeline_result *r, char lines[][PIPELINE_ADVICE_LEN],
+		       size_t max)
+{
+	size_t n = 0;
+#define ADD(...) do { if (n < max) snprintf(lines[n++], PIPELINE_ADVICE_LEN, __VA_ARGS__); } while (0)
+	if (r->verdict >= PL_MODERATELY) {
+		ADD("Input takes %.1f %% of the step (host wait %.1f %%, host-to-device %.1f %%):",
+		    r->input_pct, r->avg_pct[PL_HOST_WAIT], r->avg_pct[PL_H2D]);
+		ADD("- load in parallel: raise DataLoader num_workers (tf.data: num_parallel_calls)");
+		ADD("- prefetch the next batches (prefetch_factor, tf.data prefetch) so loading overlaps compute");
+		ADD("- cache decoded samples and use a faster data format (e.g. WebDataset, FFCV, TFRecord)");
+		if (r->avg_pct[PL_H2D] >= 1.0)
+			ADD("- use pinned memory (pin_memory=True) and non_blocking copies for host-to-device input");
+	} else if (r->verdict == PL_POTENTIALLY) {
+		ADD("%.1f %% of the step is 'all others' (host compute %.1f %%, unaccounted %.1f %%): "
+		    "likely I/O or Python; profile the host side", r->others_pct,
+		    r->avg_pct[PL_HOST_COMPUTE], r->avg_pct[PL_OTHER]);
+	} else {
+		ADD("The input pipeline is not the bottleneck (%.1f %% input)", r->input_pct);
+	}
+	if (r->launch_level)
+		ADD("Kernel launch is %s (%.1f %% of the step): fuse small ops (torch.compile, XLA) "
+		    "or capture CUDA graphs", r->launch_level == 2 ? "high" : "moderate", r->launch_pct);
+#undef ADD
+	return n;
+}

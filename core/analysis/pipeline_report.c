@@ -1,0 +1,118 @@
+/*
+ * pipeline_report.c - the "pipeline" report: per-step stacked breakdown of
+ * the input-pipeline categories (us), the verdict with the TensorFlow
+ * Profiler's thresholds, the worst steps and what to try, per rank.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "gtrace/analysis.h"
+#include "reports.h"
+#include "tables.h"
+#include "anl.h"
+
+static const char *const cols[] = {
+	"Step", "Device compute (us):f:1", "Input: host-to-device (us):f:1",
+	"Device-to-device & collectives (us):f:1", "Output: device-to-host (us):f:1",
+	"Input: host wait (us):f:1", "Kernel launch (us):f:1", "Host compute (us):f:1",
+	"All others (us):f:1", "Total (us):f:1", "Input (%):p:1", NULL
+};
+
+static int put_row(struct gt_table *t, const char *label, const double *v, double total, double in)
+{
+	long r = gt_table_row(t);
+	if (r < 0 || gt_table_set_str(t, (size_t)r, 0, label))
+		return -ENOMEM;
+	for (int c = 0; c < PL_NCAT; c++)
+		gt_table_set_float(t, (size_t)r, (size_t)c + 1, v[c] / 1e3);
+	gt_table_set_float(t, (size_t)r, PL_NCAT + 1, total / 1e3);
+	gt_table_set_float(t, (size_t)r, PL_NCAT + 2, in);
+	return 0;
+}
+
+static int notes(struct gt_table *t, const struct pipeline_result *r)
+{
+	static const char *const lv[] = { "low", "moderate", "high" };
+	char adv[8][PIPELINE_ADVICE_LEN];
+	int rc = gt_table_note(t, "Verdict: %s (input %.1f %% of step time; thresholds: HIGHLY >= 20 %%, "
+			       "MODERATELY >= 5 %%, POTENTIALLY when all others >= 3 %%)",
+			       pipeline_verdict_name(r->verdict), r->input_pct);
+	if (!rc)
+		rc = gt_table_note(t, "Kernel launch: %.1f %% (%s); all others: %.1f %% (%s) "
+				   "(moderate >= 3 %%, high >= 15 %%)", r->launch_pct, lv[r->launch_level],
+				   r->others_pct, lv[r->others_level]);
+	if (!rc && r->nworst) {
+		char buf[256];
+		size_t o = 0;
+		for (size_t i = 0; i < r->nworst && o < sizeof(buf); i++) {
+			const struct pipeline_row *w = &r->rows[r->worst[i]];
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%lld (%.1f %%)", i ? ", " : "",
+					      (long long)w->step, w->input_pct);
+		}
+		rc = gt_table_note(t, "Worst steps by input: %s", buf);
+	}
+	size_t na = pipeline_advice(r, adv, 8);
+	for (size_t i = 0; i < na && !rc; i++)
+		rc = gt_table_note(t, "%s", adv[i]);
+	return rc;
+}
+
+static int rank_table(const struct gt_store *s, const struct gt_scope *sc, int32_t rank,
+		      int multi, struct gt_report_out *out, char *err, size_t errlen)
+{
+	struct pipeline_result r;
+	int rc = pipeline_compute(s, rank, NULL, sc, &r, err, errlen);
+	if (rc)
+		return rc;
+	char title[128];
+	if (multi)
+		snprintf(title, sizeof(title), "Input pipeline analysis, rank %d (TensorFlow Profiler)", rank);
+	else
+		snprintf(title, sizeof(title), "Input pipeline analysis (TensorFlow Profiler)");
+	struct gt_table *t = tables_new("pipeline", title, cols);
+	rc = t ? 0 : -ENOMEM;
+	double sum[PL_NCAT] = {0}, total = 0;
+	for (size_t i = 0; i < r.n && !rc; i++) {
+		char lab[32];
+		double v[PL_NCAT];
+		snprintf(lab, sizeof(lab), r.rows[i].step < 0 ? "all" : "%lld", (long long)r.rows[i].step);
+		for (int c = 0; c < PL_NCAT; c++) {
+			v[c] = (double)r.rows[i].cat_ns[c];
+			sum[c] += v[c] / (double)r.n;
+		}
+		total += (double)r.rows[i].total_ns / (double)r.n;
+		rc = put_row(t, lab, v, (double)r.rows[i].total_ns, r.rows[i].input_pct);
+	}
+	if (!rc && r.n)
+		rc = put_row(t, "Average", sum, total, r.input_pct);
+	if (!rc)
+		rc = r.n ? notes(t, &r) : gt_table_note(t, "No events in the scope");
+	if (!rc)
+		rc = tables_scope_note(t, s, sc);
+	pipeline_result_done(&r);
+	if (!rc)
+		return gt_report_out_add(out, t);
+	gt_table_free(t);
+	return rc;
+}
+
+int pipeline_report(const struct gt_store *s, const struct gt_scope *sc,
+		    struct gt_report_out *out, char *err, size_t errlen)
+{
+	int32_t *ranks = NULL;
+	long nr = anl_scope_ranks(s, sc, &ranks);
+	int rc = nr < 0 ? -ENOMEM : 0;
+	for (long i = 0; i < nr && !rc; i++)
+		rc = rank_table(s, sc, ranks[i], nr > 1, out, err, errlen);
+	free(ranks);
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "pipeline: out of memory");
+	return rc;
+}
+
+const struct gt_report gt_report_pipeline = {
+	.name = "pipeline",
+	.help = "input-pipeline analysis and verdict (HIGHLY/MODERATELY/POTENTIALLY/NOT input-bound) "
+		"with the TensorFlow Profiler's Input Pipeline Analyzer thresholds",
+	.run = pipeline_report,
+};

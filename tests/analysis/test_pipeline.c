@@ -1,0 +1,112 @@
+/*
+ * test_pipeline.c - input-pipeline analysis on the planted fixture (values
+ * worked out by hand below) and the TensorFlow thresholds on planted
+ * category mixes.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gtrace/analysis.h"
+#include "test_steps_fixture.h"
+
+/*
+ * fx_basic step 1 [0,1200): compute 950, host wait (DataLoader) 100,
+ * launch [100,150) 50, host compute [150,200) 50, other [200,250) 50.
+ * step 2 [1200,2000): compute 500, H2D 100, launch 50, other 150.
+ * Input = 200 / 2000 = 10 % -> MODERATELY; launch 5 % (moderate);
+ * all others (host compute + other) = 250 / 2000 = 12.5 %.
+ * Step 2 has the larger input share (100/800 = 12.5 % vs 8.33 %).
+ */
+Test(pipeline, planted_fixture)
+{
+	struct gt_store *s = fx_basic();
+	struct pipeline_result r;
+	char err[128];
+	cr_assert_eq(pipeline_compute(s, 0, NULL, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(r.n, 2);
+	cr_assert_eq(r.rows[0].cat_ns[PL_COMPUTE], 950);
+	cr_assert_eq(r.rows[0].cat_ns[PL_HOST_WAIT], 100);
+	cr_assert_eq(r.rows[0].cat_ns[PL_LAUNCH], 50);
+	cr_assert_eq(r.rows[0].cat_ns[PL_HOST_COMPUTE], 50);
+	cr_assert_eq(r.rows[0].cat_ns[PL_OTHER], 50);
+	cr_assert_eq(r.rows[1].cat_ns[PL_H2D], 100);
+	cr_assert_eq(r.rows[1].cat_ns[PL_OTHER], 150);
+	cr_assert_float_eq(r.input_pct, 10.0, 1e-9);
+	cr_assert_eq(r.verdict, PL_MODERATELY);
+	cr_assert_float_eq(r.launch_pct, 5.0, 1e-9);
+	cr_assert_eq(r.launch_level, 1);
+	cr_assert_float_eq(r.others_pct, 12.5, 1e-9);
+	cr_assert_eq(r.nworst, 2);
+	cr_assert_eq(r.rows[r.worst[0]].step, 2);
+	char adv[8][PIPELINE_ADVICE_LEN];
+	size_t na = pipeline_advice(&r, adv, 8);
+	cr_assert(na >= 4);
+	int workers = 0, graphs = 0;
+	for (size_t i = 0; i < na; i++) {
+		workers |= strstr(adv[i], "num_workers") != NULL;
+		graphs |= strstr(adv[i], "CUDA graphs") != NULL;
+	}
+	cr_assert(workers && graphs);
+	pipeline_result_done(&r);
+	store_free(s);
+}
+
+/* one step [0, 1000) with `wait` ns of DataLoader then a kernel to the end;
+ * `py` ns of Python while the GPU is idle */
+static struct gt_store *mix(int64_t wait, int64_t py)
+{
+	struct gt_store *s = store_new();
+	uint32_t h = fx_lane(s, GT_LANE_HOST, 0, -1, 1);
+	uint32_t g = fx_lane(s, GT_LANE_GPU, 0, 0, 7);
+	fx_add(s, h, GT_EV_STEP, "ProfilerStep#0", 0, 1000, 0, 0);
+	if (wait)
+		fx_add(s, h, GT_EV_CPU_OP, "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__",
+		       0, wait, 0, 0);
+	if (py)
+		fx_add(s, h, GT_EV_PYTHON, "loop.py(3): step", wait, wait + py, 0, 0);
+	fx_add(s, g, GT_EV_KERNEL, "gemm", wait + py, 1000, 0, 0);
+	cr_assert_eq(store_finish(s), 0);
+	return s;
+}
+
+Test(pipeline, thresholds)
+{
+	struct { int64_t wait, py; enum pipeline_verdict v; } cases[] = {
+		{ 200, 0, PL_HIGHLY }, { 199, 0, PL_MODERATELY }, { 50, 0, PL_MODERATELY },
+		{ 49, 0, PL_NOT }, { 40, 30, PL_POTENTIALLY }, { 0, 29, PL_NOT },
+		{ 0, 0, PL_NOT },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gt_store *s = mix(cases[i].wait, cases[i].py);
+		struct pipeline_result r;
+		char err[128];
+		cr_assert_eq(pipeline_compute(s, 0, NULL, NULL, &r, err, sizeof(err)), 0);
+		cr_expect_eq(r.verdict, cases[i].v, "case %zu: got %s", i, pipeline_verdict_name(r.verdict));
+		pipeline_result_done(&r);
+		store_free(s);
+	}
+	cr_assert_str_eq(pipeline_verdict_name(PL_POTENTIALLY), "POTENTIALLY input-bound (I/O or Python)");
+}
+
+Test(pipeline, report_notes)
+{
+	struct gt_store *s = fx_basic();
+	const struct gt_report *rep = gt_report_find("pipeline");
+	cr_assert(rep);
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	struct gt_report_out o = {0};
+	char err[128];
+	cr_assert_eq(rep->run(s, &sc, &o, err, sizeof(err)), 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	gt_report_out_write(f, "pipeline", &o, GT_OUT_TABLE);
+	fclose(f);
+	cr_assert(strstr(buf, "MODERATELY input-bound"), "%s", buf);
+	cr_assert(strstr(buf, "Worst steps by input: 2"), "%s", buf);
+	free(buf);
+	gt_report_out_done(&o);
+	store_free(s);
+}
