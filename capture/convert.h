@@ -1,0 +1,82 @@
+/*
+ * convert.h - CUPTI activity records (CUDA 13 layouts) -> gt_events with
+ * the converter's own string/lane/kconf ids, as a pure function of the
+ * record and the converter's tables (no CUPTI calls; the API-name lookup
+ * is a callback).  One converter per drain thread; it is also the pub_dict
+ * that resolves those ids for the publisher.
+ */
+#ifndef GTRACE_CAPTURE_CONVERT_H
+#define GTRACE_CAPTURE_CONVERT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gtrace/pub.h"
+
+struct convert_str {
+	char *text;
+	uint32_t len;
+	uint32_t hash;
+};
+
+struct convert_marker {
+	uint32_t id;             /* CUPTI marker id, 0 = free slot */
+	uint32_t name;
+	int64_t start_ns;
+	uint32_t tid;
+	uint32_t pad;
+};
+
+struct convert_corr {
+	uint32_t corr;
+	uint32_t ext;
+};
+
+#define CONVERT_MARKERS 4096
+#define CONVERT_CTX 256
+#define CONVERT_CORR 4096
+#define CONVERT_DEVICES 64
+
+struct convert {
+	int64_t clock_offset_ns;   /* added to CUPTI timestamps */
+	int32_t rank;
+	int64_t pid;
+	/* API name: driver = 1 for the driver API; NULL when unknown */
+	const char *(*api_name)(void *ctx, int driver, uint32_t cbid);
+	void *api_ctx;
+	/* strings: id 1.. ; open-addressing hash of ids */
+	struct convert_str *str;
+	size_t n_str, cap_str;
+	uint32_t *str_hash;
+	size_t str_hash_cap;
+	/* lanes: id 0.. */
+	struct ring_lane_def *lane;
+	size_t n_lane, cap_lane;
+	/* kernel configurations: id 1.. (kconf[0] unused) */
+	struct gt_kconf *kconf;
+	size_t n_kconf, cap_kconf;
+	struct convert_marker markers[CONVERT_MARKERS];
+	int32_t ctx_dev[CONVERT_CTX];           /* contextId -> device, -1 unknown */
+	struct convert_corr corr_ext[CONVERT_CORR];  /* correlation -> external id */
+	struct ring_device_def dev[CONVERT_DEVICES];
+	size_t n_dev, n_dev_taken;
+	/* counters */
+	uint64_t zero_timestamps;
+	uint64_t unknown_records;
+	uint64_t markers_lost;
+};
+
+void convert_init(struct convert *c, int64_t pid, int32_t rank);
+void convert_done(struct convert *c);
+/* convert one record (a CUpti_Activity*); returns 1 with *out filled when
+ * the record is an event, 0 when it only updated the tables (device,
+ * context, marker start, external correlation) or was skipped (counted),
+ * -ENOMEM */
+int convert_record(struct convert *c, const void *record, struct gt_event *out);
+/* intern text; returns its id (>= 1) or 0 on allocation failure */
+uint32_t convert_intern(struct convert *c, const char *s, size_t len);
+/* devices seen since the last call (for pub_device) */
+size_t convert_take_devices(struct convert *c, const struct ring_device_def **out);
+/* the dictionary that resolves this converter's ids */
+struct pub_dict convert_dict(struct convert *c);
+
+#endif
