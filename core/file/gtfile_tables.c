@@ -75,6 +75,14 @@ static void put_lane(unsigned char *p, const struct gt_lane *l)
 	gtfile_put32(p + 36, l->sort_index);
 }
 
+static int lanes_out(struct gtfile_writer *w, struct gtfile_buf *b, size_t *k)
+{
+	gtfile_put32(b->p, (uint32_t)*k);
+	gtfile_put32(b->p + 4, GTFILE_LANE_BYTES);
+	*k = 0;
+	return gtfile_writer_chunk(w, GTFILE_CH_LANES, 0);
+}
+
 static int put_lanes(struct gtfile_writer *w, struct gtfile_tabstate *t,
 		     const struct gt_store *s)
 {
@@ -106,17 +114,14 @@ static int put_lanes(struct gtfile_writer *w, struct gtfile_tabstate *t,
 		t->lane_name[i] = l->name;
 		t->lane_sort[i] = l->sort_index;
 		k++;
-		if (b->n >= GTFILE_TABLE_SPLIT_BYTES || i + 1 == n) {
-			gtfile_put32(b->p, (uint32_t)k);
-			gtfile_put32(b->p + 4, GTFILE_LANE_BYTES);
-			int rc = gtfile_writer_chunk(w, GTFILE_CH_LANES, 0);
+		if (b->n >= GTFILE_TABLE_SPLIT_BYTES) {
+			int rc = lanes_out(w, b, &k);
 			if (rc)
 				return rc;
-			k = 0;
 		}
 	}
 	t->n_lanes = n;
-	return 0;
+	return k ? lanes_out(w, b, &k) : 0;
 }
 
 static void put_kconf(unsigned char *p, const struct gt_kconf *k)
@@ -157,8 +162,8 @@ static int put_records(struct gtfile_writer *w, size_t *done, const struct gt_st
 		if (!p)
 			return -ENOMEM;
 		gtfile_put32(p, (uint32_t)(*done + 1));
-		gtfile_put32(p + 4, (uint32_t)k);
-		gtfile_put32(p + 8, (uint32_t)esz);
+		gtfile_put32(p + 8, (uint32_t)k);
+		gtfile_put32(p + 12, (uint32_t)esz);
 		p += 16;
 		for (size_t i = 0; i < k; i++, p += esz) {
 			uint32_t id = (uint32_t)(*done + 1 + i);
