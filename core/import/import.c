@@ -1,0 +1,231 @@
+/*
+ * import.c - the Kineto / Chrome trace JSON importer's entry points (see
+ * core/file/import_api.h and gtrace/import.h): files, directories of
+ * per-rank files and memory buffers.  Each file is scanned by kjson.c into
+ * a struct kfile, gets its rank and is flushed into the one store, so all
+ * ranks share one time axis (Kineto times are epoch based).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../file/import_api.h"
+#include "gtrace/import.h"
+#include "kimport.h"
+#include "kread.h"
+
+static const char *const skip_why[KSKIP_COUNT] = {
+	[KSKIP_NOT_OBJECT] = "not an object",
+	[KSKIP_NO_TS] = "no ts",
+	[KSKIP_NO_DUR] = "X without dur",
+	[KSKIP_BAD_NUMBER] = "bad or out-of-range number",
+	[KSKIP_PHASE] = "unsupported ph",
+	[KSKIP_NO_NAME] = "no name",
+};
+
+int import_rank_from_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	for (const char *p = b; (p = strstr(p, "rank")) != NULL; p += 4) {
+		const char *q = p + 4;
+		if (*q == '-' || *q == '_')
+			q++;
+		if (!isdigit((unsigned char)*q))
+			continue;
+		long v = 0;
+		while (isdigit((unsigned char)*q) && v < 10000000)
+			v = v * 10 + (*q++ - '0');
+		return (int)v;
+	}
+	return -1;
+}
+
+static int rank_used(const struct gt_store *s, int32_t r)
+{
+	for (size_t i = 0; i < store_rank_count(s); i++)
+		if (store_rank_at(s, i)->rank == r)
+			return 1;
+	return 0;
+}
+
+/* warnings of one file on stderr and the store's skip counter */
+static void report(struct kfile *kf, int truncated, const struct gt_load_opts *o)
+{
+	uint64_t total = 0;
+	char why[256] = "";
+	size_t w = 0;
+	for (int i = 0; i < KSKIP_COUNT; i++) {
+		if (!kf->skipped[i])
+			continue;
+		total += kf->skipped[i];
+		if (w < sizeof(why))
+			w += (size_t)snprintf(why + w, sizeof(why) - w, "%s%" PRIu64 " %s", w ? ", " : "",
+					      kf->skipped[i], skip_why[i]);
+	}
+	store_drops(kf->s)->import_skipped += total;
+	if (o->flags & GT_LOAD_QUIET)
+		return;
+	if (total)
+		fprintf(stderr, "gtrace: warning: %s: skipped %" PRIu64 " events (%s)\n", kf->path,
+			total, why);
+	if (kf->neg_dur)
+		fprintf(stderr, "gtrace: warning: %s: %" PRIu64 " events with negative dur kept as 0\n",
+			kf->path, kf->neg_dur);
+	if (truncated)
+		fprintf(stderr, "gtrace: warning: %s: %s; kept the %" PRIu64 " events before it\n",
+			kf->path, truncated == 2 ? "damaged compressed data" : "file is truncated",
+			kf->n_events);
+}
+
+/* parse one source into the store under a fresh rank (order = fallback) */
+static int import_one(struct gt_store *s, const char *path, struct kread *r, int order,
+		      const struct gt_load_opts *o, char *err, size_t errlen)
+{
+	struct kfile kf;
+	int truncated = 0;
+	kfile_init(&kf, s, path);
+	int rc = kjson_parse(&kf, r, o->flags, err, errlen, &truncated);
+	if (rc) {
+		kfile_done(&kf);
+		return rc;
+	}
+	int32_t rank = kf.have_dist ? kf.dist_rank : import_rank_from_name(path);
+	if (rank < 0)
+		rank = order;
+	if (rank_used(s, rank)) {
+		int32_t nr = 0;
+		while (rank_used(s, nr))
+			nr++;
+		if (!(o->flags & GT_LOAD_QUIET))
+			fprintf(stderr, "gtrace: warning: %s: rank %" PRId32 " already loaded, using %" PRId32 "\n",
+				path, rank, nr);
+		rank = nr;
+	}
+	kf.rank = rank;
+	kf.world = kf.have_dist ? kf.dist_world : -1;
+	report(&kf, truncated, o);
+	rc = kfile_flush(&kf);
+	if (!rc && kf.flows_unmatched) {
+		char v[32];
+		const char *old = store_meta_get(s, "import.flow_ends_unmatched");
+		uint64_t prev = old ? strtoull(old, NULL, 10) : 0;
+		snprintf(v, sizeof(v), "%" PRIu64, prev + kf.flows_unmatched);
+		rc = store_meta_set(s, "import.flow_ends_unmatched", v);
+	}
+	kfile_done(&kf);
+	if (rc)
+		snprintf(err, errlen, "%s: out of memory", path);
+	return rc;
+}
+
+static int finish(struct gt_store *s, const char *src, char *err, size_t errlen)
+{
+	if (store_meta_set(s, "format", "chrome-json") || store_meta_set(s, "source", src) ||
+	    store_finish(s)) {
+		snprintf(err, errlen, "%s: out of memory", src);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int import_files(const char *const *paths, size_t n, const struct gt_load_opts *o,
+		 struct gt_store *s, char *err, size_t errlen)
+{
+	struct gt_load_opts def = { 0 };
+	if (!o)
+		o = &def;
+	err[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		struct kread r;
+		int rc = kread_open(&r, paths[i], o->threads, err, errlen);
+		if (rc)
+			return rc;
+		rc = import_one(s, paths[i], &r, (int)i, o, err, errlen);
+		kread_close(&r);
+		if (rc)
+			return rc;
+	}
+	return finish(s, n ? paths[0] : "", err, errlen);
+}
+
+static int is_trace_name(const char *n)
+{
+	size_t l = strlen(n);
+	return (l > 5 && !strcmp(n + l - 5, ".json")) || (l > 8 && !strcmp(n + l - 8, ".json.gz"));
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+int import_dir(const char *dir, const struct gt_load_opts *o, struct gt_store *s,
+	       char *err, size_t errlen)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || !is_trace_name(de->d_name))
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			char **nn = realloc(names, nc * sizeof(*nn));
+			if (!nn) {
+				rc = -ENOMEM;
+				break;
+			}
+			names = nn;
+			cap = nc;
+		}
+		size_t len = strlen(dir) + strlen(de->d_name) + 2;
+		if (!(names[n] = malloc(len))) {
+			rc = -ENOMEM;
+			break;
+		}
+		snprintf(names[n++], len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", de->d_name);
+	}
+	closedir(d);
+	if (rc)
+		snprintf(err, errlen, "%s: out of memory", dir);
+	else if (n == 0) {
+		snprintf(err, errlen, "%s: no trace files (*.json, *.json.gz) in this directory", dir);
+		rc = -ENOENT;
+	} else {
+		qsort(names, n, sizeof(*names), name_cmp);
+		rc = import_files((const char *const *)names, n, o, s, err, errlen);
+		if (!rc)
+			rc = store_meta_set(s, "source", dir);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+int import_json_mem(const char *name, const void *buf, size_t len,
+		    const struct gt_load_opts *o, struct gt_store *s, char *err, size_t errlen)
+{
+	struct gt_load_opts def = { 0 };
+	struct kread r;
+	if (!o)
+		o = &def;
+	err[0] = '\0';
+	if (kread_open_mem(&r, buf, len)) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		return -ENOMEM;
+	}
+	int rc = import_one(s, name, &r, 0, o, err, errlen);
+	kread_close(&r);
+	return rc ? rc : finish(s, name, err, errlen);
+}

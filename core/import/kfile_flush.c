@@ -1,0 +1,270 @@
+/*
+ * kfile_flush.c - the end of one imported file: links launch calls and GPU
+ * work through ac2g flows where the correlation args are missing, then
+ * creates the store lanes under the file's rank (names from the M metadata,
+ * or sensible ones), moves the staged events (adding baseTimeNanoseconds)
+ * and records the file's devices and rank.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kimport.h"
+
+long kfile_find_lane(struct kfile *kf, uint8_t cls, int64_t cpid, int64_t ctid);
+
+static int flow_cmp(const void *a, const void *b)
+{
+	const struct kflow *x = a, *y = b;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return (x->ph > y->ph) - (x->ph < y->ph);
+}
+
+static int is_launch_kind(int k)
+{
+	return k == GT_EV_RUNTIME || k == GT_EV_DRIVER;
+}
+
+static int is_gpu_kind(int k)
+{
+	return k == GT_EV_KERNEL || k == GT_EV_MEMCPY || k == GT_EV_MEMSET;
+}
+
+static int ev_cmp(const void *a, const void *b)
+{
+	const struct gt_event *x = a, *y = b;
+	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+/* the uncorrelated event of the right kind starting at ts on a local lane
+ * (lanes are sorted by start when this is used) */
+static struct gt_event *find_at(struct kfile *kf, long li, int64_t ts, int gpu)
+{
+	if (li < 0)
+		return NULL;
+	struct klane *l = &kf->lanes[li];
+	size_t lo = 0, hi = l->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->ev[mid].start_ns < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < l->n && l->ev[i].start_ns == ts; i++) {
+		struct gt_event *e = &l->ev[i];
+		if (!e->corr && (gpu ? is_gpu_kind(e->kind) : is_launch_kind(e->kind)))
+			return e;
+	}
+	return NULL;
+}
+
+/* pair s/f flow ends by id; fill missing correlations; count unmatched ends */
+static void link_flows(struct kfile *kf)
+{
+	if (!kf->n_flows)
+		return;
+	qsort(kf->flows, kf->n_flows, sizeof(*kf->flows), flow_cmp);
+	if (kf->n_nocorr)
+		for (size_t l = 0; l < kf->n_lanes; l++)
+			qsort(kf->lanes[l].ev, kf->lanes[l].n, sizeof(struct gt_event), ev_cmp);
+	size_t i = 0;
+	while (i < kf->n_flows) {
+		size_t j = i;
+		while (j < kf->n_flows && kf->flows[j].id == kf->flows[i].id)
+			j++;
+		const struct kflow *fs = NULL, *ff = NULL;
+		for (size_t k = i; k < j; k++) {
+			if (kf->flows[k].ph == 's' && !fs)
+				fs = &kf->flows[k];
+			else if (kf->flows[k].ph == 'f' && !ff)
+				ff = &kf->flows[k];
+		}
+		if (!fs || !ff) {
+			kf->flows_unmatched += j - i;
+		} else {
+			kf->flows_linked++;
+			if (kf->n_nocorr) {
+				uint32_t c = (uint32_t)fs->id;
+				struct gt_event *h = find_at(kf, kfile_find_lane(kf, KCLS_HOST, fs->cpid, fs->ctid),
+							     fs->ts, 0);
+				struct gt_event *d = find_at(kf, kfile_find_lane(kf, KCLS_GPU, ff->cpid, ff->ctid),
+							     ff->ts, 1);
+				if (h && d && c) {
+					h->corr = c;
+					d->corr = c;
+				}
+			}
+		}
+		i = j;
+	}
+}
+
+static const struct kmeta *meta_find(const struct kfile *kf, uint32_t what, int64_t pid, int64_t tid)
+{
+	const struct kmeta *found = NULL;
+	for (size_t i = 0; i < kf->n_meta; i++) {
+		const struct kmeta *m = &kf->meta[i];
+		if (m->what == what && m->cpid == pid &&
+		    (what == KM_THREAD_NAME || what == KM_THREAD_SORT ? m->ctid == tid : 1))
+			found = m;    /* the last one wins */
+	}
+	return found;
+}
+
+static const struct kglane *glane_find(const struct kfile *kf, int64_t pid, int64_t tid)
+{
+	for (size_t i = 0; i < kf->n_gl; i++)
+		if (kf->gl[i].cpid == pid && kf->gl[i].ctid == tid)
+			return &kf->gl[i];
+	return NULL;
+}
+
+/* a Chrome pid/tid as a store key number (tagged strings become negative) */
+static int64_t key_num(int64_t v)
+{
+	return v & KTAG ? -(int64_t)0x10000 - (int64_t)(v & 0xffffffff) : v;
+}
+
+static void name_lane(struct kfile *kf, const struct klane *l, uint32_t lane, const struct kglane *g)
+{
+	struct gt_lane *sl = store_lane_at(kf->s, lane);
+	if (!sl || sl->name)
+		return;
+	const struct kmeta *tn = meta_find(kf, KM_THREAD_NAME, l->cpid, l->ctid);
+	const struct kmeta *ts = meta_find(kf, KM_THREAD_SORT, l->cpid, l->ctid);
+	if (ts && ts->num >= 0 && ts->num <= UINT32_MAX)
+		sl->sort_index = (uint32_t)ts->num;
+	char nm[256];
+	if (g && tn) {
+		sl->name = tn->str;
+		return;
+	}
+	switch (l->cls) {
+	case KCLS_GPU:
+	case KCLS_AUX:
+		snprintf(nm, sizeof(nm), "GPU %" PRId32 " stream %" PRId64 "%s", sl->key.device, sl->key.id,
+			 l->cls == KCLS_AUX ? " annotations" : "");
+		break;
+	case KCLS_COUNTER:
+		snprintf(nm, sizeof(nm), "%s", store_str(kf->s, (uint32_t)(l->ctid & 0xffffffff)));
+		break;
+	default:
+		if (tn) {
+			sl->name = tn->str;
+			return;
+		} else {
+			const struct kmeta *pn = meta_find(kf, KM_PROC_NAME, l->cpid, 0);
+			char tb[64];
+			if (l->ctid & KTAG)
+				snprintf(tb, sizeof(tb), "%s", store_str(kf->s, (uint32_t)(l->ctid & 0xffffffff)));
+			else
+				snprintf(tb, sizeof(tb), "thread %" PRId64, l->ctid);
+			if (pn)
+				snprintf(nm, sizeof(nm), "%s (%s)", tb, store_str(kf->s, pn->str));
+			else if (l->cpid & KTAG)
+				snprintf(nm, sizeof(nm), "%s %s", store_str(kf->s, (uint32_t)(l->cpid & 0xffffffff)), tb);
+			else
+				snprintf(nm, sizeof(nm), "%s", tb);
+		}
+	}
+	store_lane_set_name(kf->s, lane, nm);
+}
+
+static void lane_key(const struct kfile *kf, const struct klane *l, struct gt_lane_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->rank = kf->rank;
+	switch (l->cls) {
+	case KCLS_GPU:
+	case KCLS_AUX:
+		k->type = GT_LANE_GPU;
+		k->device = l->device;
+		k->pid = l->cls == KCLS_AUX ? -1 : 0;
+		k->id = l->stream;
+		break;
+	case KCLS_COUNTER:
+		k->type = GT_LANE_COUNTER;
+		k->device = -1;
+		k->pid = key_num(l->cpid);
+		k->id = (int64_t)(l->ctid & 0xffffffff);
+		break;
+	default:
+		k->type = GT_LANE_HOST;
+		k->device = -1;
+		k->pid = key_num(l->cpid);
+		k->id = key_num(l->ctid);
+	}
+}
+
+int kfile_flush(struct kfile *kf)
+{
+	struct gt_store *s = kf->s;
+	link_flows(kf);
+	int64_t main_pid = -1;
+	size_t main_n = 0;
+	for (size_t i = 0; i < kf->n_lanes; i++) {
+		struct klane *l = &kf->lanes[i];
+		if (!l->n)
+			continue;
+		const struct kglane *g = glane_find(kf, l->cpid, l->ctid);
+		struct gt_lane_key k;
+		lane_key(kf, l, &k);
+		if (g) {
+			int32_t r = k.rank;
+			k = g->key;
+			if (kf->have_dist)     /* an exported multi-rank file keeps its ranks */
+				k.rank = r;
+			if (l->cls == KCLS_AUX && k.type == GT_LANE_GPU && k.pid == 0)
+				k.pid = -1;
+		}
+		if (l->cls == KCLS_HOST && l->n > main_n && !(l->cpid & KTAG)) {
+			main_n = l->n;
+			main_pid = l->cpid;
+		}
+		uint32_t lane = store_lane(s, &k);
+		if (lane == UINT32_MAX || store_reserve(s, lane, l->n))
+			return -ENOMEM;
+		name_lane(kf, l, lane, g);
+		for (size_t j = 0; j < l->n; j++) {
+			struct gt_event e = l->ev[j];
+			e.lane = lane;
+			e.start_ns += kf->base_ns;
+			if (store_add(s, &e))
+				return -ENOMEM;
+		}
+		free(l->ev);
+		l->ev = NULL;
+		l->n = l->cap = 0;
+	}
+	for (size_t i = 0; i < kf->n_devs; i++) {
+		struct gt_device d = kf->devs[i];
+		d.rank = kf->rank;
+		if (store_device(s, &d))
+			return -ENOMEM;
+	}
+	struct gt_rank r = { .rank = kf->rank, .pid = main_pid, .host = kf->host,
+			     .source = store_intern_cstr(s, kf->path), .world_size = kf->world };
+	if (store_rank(s, &r))
+		return -ENOMEM;
+	for (size_t i = 0; i < kf->n_gl && !kf->have_dist; i++) {
+		int32_t gr = kf->gl[i].key.rank < 0 ? 0 : kf->gl[i].key.rank;
+		int known = 0;
+		for (size_t k = 0; k < store_rank_count(s); k++)
+			known |= store_rank_at(s, k)->rank == gr;
+		r.rank = gr;
+		if (!known && store_rank(s, &r))
+			return -ENOMEM;
+	}
+	if (kf->have_span) {
+		char key[64], val[64];
+		snprintf(key, sizeof(key), "trace_span.rank%" PRId32, kf->rank);
+		snprintf(val, sizeof(val), "%" PRId64 " %" PRId64, kf->span_start_ns + kf->base_ns,
+			 kf->span_dur_ns);
+		if (store_meta_set(s, key, val))
+			return -ENOMEM;
+	}
+	return 0;
+}

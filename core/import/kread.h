@@ -1,0 +1,52 @@
+/*
+ * kread.h - the importer's byte source: a plain file, a gzip file (inflated
+ * by a second thread that runs ahead of the parser) or a memory buffer.
+ * Delivers the decompressed text in pieces of any size.
+ */
+#ifndef GTRACE_KREAD_H
+#define GTRACE_KREAD_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <zlib.h>
+
+#define KREAD_NQ 4
+#define KREAD_CHUNK (1u << 20)
+
+struct kread {
+	int fd;
+	int gz;                       /* 1: gzip input */
+	const unsigned char *mem;     /* memory source (not owned) */
+	size_t mem_len, mem_pos;
+	z_stream z;
+	int z_init;
+	unsigned char *zin;           /* compressed input buffer */
+	/* inflate thread pipeline: a ring of filled chunks */
+	int threaded;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char *q[KREAD_NQ];
+	size_t qlen[KREAD_NQ];
+	size_t qhead, qcount, qoff;
+	int done;                     /* producer finished (eof or error) */
+	int stop;                     /* consumer asks the producer to end */
+	int truncated;                /* gzip stream ended early */
+	int failed;                   /* read or data error: msg says what */
+	char msg[128];
+	uint64_t in_pos;              /* compressed bytes consumed */
+	uint64_t in_total;            /* input size when known, else 0 */
+	uint64_t out_total;           /* decompressed bytes delivered */
+};
+
+/* open a file; starts the inflate thread for gzip when threads != 1 */
+int kread_open(struct kread *r, const char *path, int threads, char *err, size_t errlen);
+/* read from memory (plain or gzip), no thread */
+int kread_open_mem(struct kread *r, const void *buf, size_t len);
+/* up to cap bytes of text into dst: count, 0 at the end, -1 on error (r->msg) */
+ssize_t kread_read(struct kread *r, char *dst, size_t cap);
+void kread_close(struct kread *r);
+
+#endif
