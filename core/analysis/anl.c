@@ -170,3 +170,124 @@ long anl_scope_ranks(const struct gt_store *s, const struct gt_scope *sc, int32_
 	return w;
 }
 
+
+static inline size_t cm_slot(uint32_t k)
+{
+	return (size_t)(k * 2654435761u);
+}
+
+static int cm_alloc(struct anl_corrmap *m, size_t cap)
+{
+	m->key = calloc(cap, sizeof(*m->key));
+	m->val = malloc(cap * sizeof(*m->val));
+	m->mask = cap - 1;
+	m->n = 0;
+	return m->key && m->val ? 0 : -ENOMEM;
+}
+
+static void cm_put(struct anl_corrmap *m, uint32_t k, int64_t t0, int64_t t1)
+{
+	size_t i = cm_slot(k) & m->mask;
+	while (m->key[i] && m->key[i] != k)
+		i = (i + 1) & m->mask;
+	if (!m->key[i])
+		m->n++;
+	m->key[i] = k;
+	m->val[i].t0 = t0;
+	m->val[i].t1 = t1;
+}
+
+int anl_corrmap_build(const struct gt_store *s, const uint32_t *hl, size_t nh,
+		      struct anl_corrmap *m)
+{
+	size_t cnt = 0;
+	memset(m, 0, sizeof(*m));
+	for (size_t k = 0; k < nh; k++) {
+		const struct gt_lane *l = store_lane_at(s, hl[k]);
+		if (((l->kinds_mask >> GT_EV_RUNTIME) & 1) || ((l->kinds_mask >> GT_EV_DRIVER) & 1))
+			cnt += l->n;
+	}
+	size_t cap = 64;
+	while (cap < cnt * 2)
+		cap <<= 1;
+	if (cm_alloc(m, cap)) {
+		anl_corrmap_done(m);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < nh; k++) {
+		const struct gt_lane *l = store_lane_at(s, hl[k]);
+		if (!((l->kinds_mask >> GT_EV_RUNTIME) & 1) && !((l->kinds_mask >> GT_EV_DRIVER) & 1))
+			continue;
+		for (size_t i = 0; i < l->n; i++) {
+			const struct gt_event *e = &l->ev[i];
+			if ((e->kind == GT_EV_RUNTIME || e->kind == GT_EV_DRIVER) && e->corr)
+				cm_put(m, e->corr, e->start_ns, gt_event_end(e));
+		}
+	}
+	return 0;
+}
+
+const struct anl_launch *anl_corrmap_get(const struct anl_corrmap *m, uint32_t corr)
+{
+	if (!m->key || !corr)
+		return NULL;
+	size_t i = cm_slot(corr) & m->mask;
+	while (m->key[i]) {
+		if (m->key[i] == corr)
+			return &m->val[i];
+		i = (i + 1) & m->mask;
+	}
+	return NULL;
+}
+
+void anl_corrmap_done(struct anl_corrmap *m)
+{
+	free(m->key);
+	free(m->val);
+	memset(m, 0, sizeof(*m));
+}
+
+int64_t anl_select_i64(int64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		int64_t p = v[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < p)
+				i++;
+			while (v[j] > p)
+				j--;
+			if (i <= j) {
+				int64_t t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	return v[k];
+}
+
+int64_t anl_median_i64(int64_t *v, size_t n)
+{
+	if (!n)
+		return 0;
+	int64_t hi = anl_select_i64(v, n, n / 2);
+	if (n & 1)
+		return hi;
+	int64_t lo = v[0];
+	for (size_t i = 1; i < n / 2; i++)   /* max of the lower half */
+		if (v[i] > lo)
+			lo = v[i];
+	return lo + (hi - lo) / 2;
+}

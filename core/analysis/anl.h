@@ -65,4 +65,25 @@ struct anl_win {
 long anl_windows(const struct gt_store *s, int32_t rank, const struct steps_list *steps,
 		 const struct gt_scope *sc, struct anl_win **out);
 
+/* launch calls of a rank by correlation id (own map: works for any rank id) */
+struct anl_launch {
+	int64_t t0, t1;
+};
+struct anl_corrmap {
+	uint32_t *key;
+	struct anl_launch *val;
+	size_t mask, n;
+};
+/* map corr -> launch call for the runtime/driver calls on the host lanes */
+int anl_corrmap_build(const struct gt_store *s, const uint32_t *hl, size_t nh,
+		      struct anl_corrmap *m);
+/* the launch of `corr`, or NULL */
+const struct anl_launch *anl_corrmap_get(const struct anl_corrmap *m, uint32_t corr);
+void anl_corrmap_done(struct anl_corrmap *m);
+
+/* k-th smallest (0-based) of v, reordering v; v non-empty */
+int64_t anl_select_i64(int64_t *v, size_t n, size_t k);
+/* exact median of v (reorders v); 0 when empty */
+int64_t anl_median_i64(int64_t *v, size_t n);
+
 #endif

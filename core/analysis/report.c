@@ -8,9 +8,15 @@
 
 static const struct gt_report *const registry[] = {
 	&gt_report_kernels,
+	&gt_report_memory,
+	&gt_report_api,
+	&gt_report_nvtx,
+	&gt_report_nccl,
+	&gt_report_summary,
 	&gt_report_steps,
 	&gt_report_breakdown,
 	&gt_report_pipeline,
+	&gt_report_gputime,
 	NULL
 };
 

@@ -8,8 +8,14 @@
 #include "gtrace/report.h"
 
 extern const struct gt_report gt_report_kernels;
+extern const struct gt_report gt_report_memory;
+extern const struct gt_report gt_report_api;
+extern const struct gt_report gt_report_nvtx;
+extern const struct gt_report gt_report_nccl;
+extern const struct gt_report gt_report_summary;
 extern const struct gt_report gt_report_steps;
 extern const struct gt_report gt_report_breakdown;
 extern const struct gt_report gt_report_pipeline;
+extern const struct gt_report gt_report_gputime;
 
 #endif

@@ -1,0 +1,282 @@
+/*
+ * gputime.c - Holistic Trace Analysis' GPU time definitions (ANALYSES.md 5)
+ * per rank and GPU over a scope: temporal breakdown (span, idle, compute,
+ * non-compute), communication/compute overlap, kernel launch statistics,
+ * and per stream the idle time by category and the queue length.
+ * Launch calls are found through a corr -> launch map per rank.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gtrace/analysis.h"
+#include "anl.h"
+#include "ivl.h"
+
+enum { K_ALL = 0, K_COMPUTE, K_COMM };
+
+struct kctx {
+	struct anl_names *nm;
+	int which;
+};
+
+static int keep(const struct gt_event *e, void *p)
+{
+	struct kctx *c = p;
+	if (!gt_event_is_gpu(e))
+		return 0;
+	switch (c->which) {
+	case K_COMPUTE: return e->kind == GT_EV_KERNEL && !anl_is_comm(c->nm, e);
+	case K_COMM: return anl_is_comm(c->nm, e);
+	default: return 1;
+	}
+}
+
+void gputime_result_done(struct gputime_result *r)
+{
+	free(r->gpus);
+	free(r->streams);
+	memset(r, 0, sizeof(*r));
+}
+
+struct i64v {
+	int64_t *v;
+	size_t n, cap;
+};
+
+static int vpush(struct i64v *a, int64_t x)
+{
+	if (a->n == a->cap) {
+		size_t nc = a->cap ? a->cap * 2 : 256;
+		int64_t *nv = realloc(a->v, nc * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		a->v = nv;
+		a->cap = nc;
+	}
+	a->v[a->n++] = x;
+	return 0;
+}
+
+/* idle gaps and queue length of one stream in [t0, t1) */
+static int stream_stats(const struct gt_lane *l, int64_t t0, int64_t t1,
+			const struct anl_corrmap *cm, struct gputime_stream *st)
+{
+	struct i64v up = {0}, down = {0};
+	size_t first, last;
+	int rc = 0;
+	store_lane_range(l, t0, t1, &first, &last);
+	int64_t prev_end = INT64_MIN;
+	for (size_t i = first; i < last; i++) {
+		const struct gt_event *e = &l->ev[i];
+		if (!gt_event_is_gpu(e) || e->start_ns >= t1 || gt_event_end(e) <= t0)
+			continue;
+		const struct anl_launch *la = anl_corrmap_get(cm, e->corr);
+		if (prev_end != INT64_MIN && e->start_ns > prev_end) {
+			int64_t gap = e->start_ns - prev_end;
+			st->gaps++;
+			if (la && la->t0 > prev_end)
+				st->host_wait_ns += gap;
+			else if (gap < GPUTIME_KERNEL_WAIT_NS)
+				st->kernel_wait_ns += gap;
+			else
+				st->other_ns += gap;
+		}
+		if (gt_event_end(e) > prev_end)
+			prev_end = gt_event_end(e);
+		if (la && (vpush(&up, la->t0) || vpush(&down, gt_event_end(e)))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	if (up.n) {
+		anl_sort_i64(up.v, up.n);
+		anl_sort_i64(down.v, down.n);
+		size_t i = 0, j = 0;
+		int64_t q = 0, t = up.v[0], start = up.v[0];
+		double area = 0;
+		while (i < up.n || j < down.n) {
+			int64_t nt = (j >= down.n || (i < up.n && up.v[i] <= down.v[j])) ? up.v[i] : down.v[j];
+			area += (double)q * (double)(nt - t);
+			if (q >= GPUTIME_QUEUE_MAX)
+				st->at_max_ns += nt - t;
+			t = nt;
+			if (j >= down.n || (i < up.n && up.v[i] <= down.v[j]))
+				q++, i++;
+			else
+				q--, j++;
+			if (q > st->queue_max)
+				st->queue_max = q;
+		}
+		st->queue_mean = t > start ? area / (double)(t - start) : 0;
+	}
+out:
+	free(up.v);
+	free(down.v);
+	return rc;
+}
+
+/* launch statistics of the kernels on the lanes */
+static int launch_stats(const struct gt_store *s, const uint32_t *gl, size_t ng, int64_t t0,
+			int64_t t1, const struct anl_corrmap *cm, struct gputime_gpu *g)
+{
+	struct i64v cpu = {0}, gpu = {0}, dly = {0};
+	int rc = 0;
+	for (size_t k = 0; k < ng; k++) {
+		const struct gt_lane *l = store_lane_at(s, gl[k]);
+		size_t first, last;
+		store_lane_range(l, t0, t1, &first, &last);
+		for (size_t i = first; i < last; i++) {
+			const struct gt_event *e = &l->ev[i];
+			if (e->kind != GT_EV_KERNEL || e->start_ns >= t1 || gt_event_end(e) <= t0)
+				continue;
+			g->kernels++;
+			g->under_10us += e->dur_ns < 10000;
+			g->gpu_dur_sum_ns += e->dur_ns;
+			if (vpush(&gpu, e->dur_ns)) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			const struct anl_launch *la = anl_corrmap_get(cm, e->corr);
+			if (!la)
+				continue;
+			int64_t c = la->t1 - la->t0, d = e->start_ns - la->t1;
+			if (d < 0)
+				d = 0;
+			g->launches++;
+			g->cpu_launch_sum_ns += c;
+			g->delay_sum_ns += d;
+			if (d > g->delay_max_ns)
+				g->delay_max_ns = d;
+			g->short_kernels += e->dur_ns < c;
+			g->runtime_outliers += e->dur_ns > GPUTIME_RUNTIME_OUTLIER_NS;
+			g->delay_outliers += d > GPUTIME_DELAY_OUTLIER_NS;
+			if (vpush(&cpu, c) || vpush(&dly, d)) {
+				rc = -ENOMEM;
+				goto out;
+			}
+		}
+	}
+	g->gpu_dur_med_ns = anl_median_i64(gpu.v, gpu.n);
+	g->cpu_launch_med_ns = anl_median_i64(cpu.v, cpu.n);
+	g->delay_med_ns = anl_median_i64(dly.v, dly.n);
+out:
+	free(cpu.v);
+	free(gpu.v);
+	free(dly.v);
+	return rc;
+}
+
+static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const struct gt_scope *sc,
+		   const struct anl_corrmap *cm, struct anl_names *nm, struct gputime_result *out)
+{
+	uint32_t *gl = NULL;
+	struct ivl_list all = {0}, comp = {0}, comm = {0}, ov = {0};
+	int rc = 0;
+	long ng = anl_lanes(s, rank, GT_LANE_GPU, dev, &gl);
+	int64_t t0 = sc ? sc->t0_ns : INT64_MIN, t1 = sc ? sc->t1_ns : INT64_MAX;
+	struct kctx ka = { nm, K_ALL }, kc = { nm, K_COMPUTE }, kn = { nm, K_COMM };
+	if (ng < 0 || ivl_collect(s, gl, (size_t)ng, t0, t1, keep, &ka, &all) ||
+	    ivl_collect(s, gl, (size_t)ng, t0, t1, keep, &kc, &comp) ||
+	    ivl_collect(s, gl, (size_t)ng, t0, t1, keep, &kn, &comm) ||
+	    ivl_intersect(&comp, &comm, &ov)) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (!all.n)
+		goto out;     /* a GPU with no work in the scope: no row */
+	struct gputime_gpu *g = &out->gpus[out->ngpus++];
+	memset(g, 0, sizeof(*g));
+	g->rank = rank;
+	g->device = dev;
+	g->span_ns = all.v[all.n - 1].b - all.v[0].a;
+	g->idle_ns = g->span_ns - ivl_len(&all);
+	g->compute_ns = ivl_len(&comp);
+	g->noncompute_ns = g->span_ns - g->compute_ns - g->idle_ns;
+	g->comm_ns = ivl_len(&comm);
+	g->comm_overlap_ns = ivl_len(&ov);
+	if ((rc = launch_stats(s, gl, (size_t)ng, t0, t1, cm, g)))
+		goto out;
+	for (long k = 0; k < ng; k++) {
+		const struct gt_lane *l = store_lane_at(s, gl[k]);
+		struct gputime_stream *st = &out->streams[out->nstreams];
+		memset(st, 0, sizeof(*st));
+		st->rank = rank;
+		st->device = dev;
+		st->stream = l->key.id;
+		if ((rc = stream_stats(l, t0, t1, cm, st)))
+			goto out;
+		out->nstreams++;
+	}
+out:
+	free(gl);
+	ivl_done(&all);
+	ivl_done(&comp);
+	ivl_done(&comm);
+	ivl_done(&ov);
+	return rc;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+int gputime_compute(const struct gt_store *s, const struct gt_scope *sc,
+		    struct gputime_result *out, char *err, size_t errlen)
+{
+	struct gt_scope all;
+	int32_t *ranks = NULL;
+	struct anl_names nm = {0};
+	int rc = 0;
+	memset(out, 0, sizeof(*out));
+	if (!sc) {
+		gt_scope_all(&all);
+		sc = &all;
+	}
+	size_t nl = store_lane_count(s);
+	long nr = anl_scope_ranks(s, sc, &ranks);
+	out->gpus = calloc(nl ? nl : 1, sizeof(*out->gpus));
+	out->streams = calloc(nl ? nl : 1, sizeof(*out->streams));
+	if (nr < 0 || !out->gpus || !out->streams || anl_names_init(&nm, s))
+		goto nomem;
+	for (long r = 0; r < nr; r++) {
+		uint32_t *gl = NULL, *hl = NULL;
+		long ng = anl_lanes(s, ranks[r], GT_LANE_GPU, sc->gpu, &gl);
+		long nh = anl_lanes(s, ranks[r], GT_LANE_HOST, -1, &hl);
+		struct anl_corrmap cm;
+		if (ng < 0 || nh < 0 || anl_corrmap_build(s, hl, (size_t)nh, &cm)) {
+			free(gl);
+			free(hl);
+			goto nomem;
+		}
+		int32_t *devs = malloc(((size_t)ng + 1) * sizeof(*devs));
+		long nd = 0;
+		for (long k = 0; devs && k < ng; k++)
+			devs[nd++] = store_lane_at(s, gl[k])->key.device;
+		if (devs)
+			qsort(devs, (size_t)nd, sizeof(*devs), cmp_i32);
+		for (long k = 0; devs && k < nd && !rc; k++)
+			if (!k || devs[k] != devs[k - 1])
+				rc = one_gpu(s, ranks[r], devs[k], sc, &cm, &nm, out);
+		if (!devs)
+			rc = -ENOMEM;
+		free(devs);
+		free(gl);
+		free(hl);
+		anl_corrmap_done(&cm);
+		if (rc)
+			goto nomem;
+	}
+	goto done;
+nomem:
+	rc = -ENOMEM;
+	if (err && errlen)
+		snprintf(err, errlen, "gputime: out of memory");
+	gputime_result_done(out);
+done:
+	free(ranks);
+	anl_names_done(&nm);
+	return rc;
+}

@@ -1,0 +1,109 @@
+/*
+ * test_gputime.c - HTA definitions on a planted store; every expected value
+ * is worked out by hand in the comments.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gtrace/analysis.h"
+#include "test_steps_fixture.h"
+
+/*
+ * stream 7: gemm [1000,2000) launched [900,950); gemm [2010,3000) launched
+ *   [960,1000) (gap 10 ns, launch earlier: kernel wait); relu [103000,103005)
+ *   launched [102000,102900) (gap 100 us, launch after: host wait, short
+ *   kernel); relu [200000,200005) without launch (gap 96995 ns: other)
+ * stream 8: NCCL [1500,2500) launched [1400,1450)
+ * span 199005, busy 2010, idle 196995, compute 2000, non-compute 10,
+ * comm 1000, comm & compute 990.  Delays 50, 1010, 100, 50.
+ * Queue on stream 7: +900 +960 -2000 -3000 +102000 -103005: max 2.
+ * GPU 1 has a lane but no GPU work: no row.
+ */
+static struct gt_store *planted(void)
+{
+	struct gt_store *s = store_new();
+	uint32_t h = fx_lane(s, GT_LANE_HOST, 0, -1, 1);
+	uint32_t g7 = fx_lane(s, GT_LANE_GPU, 0, 0, 7);
+	uint32_t g8 = fx_lane(s, GT_LANE_GPU, 0, 0, 8);
+	uint32_t g1 = fx_lane(s, GT_LANE_GPU, 0, 1, 7);
+	fx_add(s, h, GT_EV_RUNTIME, "cudaLaunchKernel", 900, 950, 1, 0);
+	fx_add(s, h, GT_EV_RUNTIME, "cudaLaunchKernel", 960, 1000, 2, 0);
+	fx_add(s, h, GT_EV_RUNTIME, "cudaLaunchKernel", 1400, 1450, 4, 0);
+	fx_add(s, h, GT_EV_RUNTIME, "cudaLaunchKernel", 102000, 102900, 3, 0);
+	fx_add(s, g7, GT_EV_KERNEL, "gemm", 1000, 2000, 1, 0);
+	fx_add(s, g7, GT_EV_KERNEL, "gemm", 2010, 3000, 2, 0);
+	fx_add(s, g7, GT_EV_KERNEL, "relu", 103000, 103005, 3, 0);
+	fx_add(s, g7, GT_EV_KERNEL, "relu", 200000, 200005, 0, 0);
+	fx_add(s, g8, GT_EV_KERNEL, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 1500, 2500, 4, 0);
+	fx_add(s, g1, GT_EV_INSTANT, "mark", 10, 10, 0, 0);
+	cr_assert_eq(store_finish(s), 0);
+	return s;
+}
+
+Test(gputime, planted_hta_definitions)
+{
+	struct gt_store *s = planted();
+	struct gputime_result r;
+	char err[128];
+	cr_assert_eq(gputime_compute(s, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(r.ngpus, 1);
+	const struct gputime_gpu *g = &r.gpus[0];
+	cr_assert_eq(g->span_ns, 199005);
+	cr_assert_eq(g->idle_ns, 196995);
+	cr_assert_eq(g->compute_ns, 2000);
+	cr_assert_eq(g->noncompute_ns, 10);
+	cr_assert_eq(g->comm_ns, 1000);
+	cr_assert_eq(g->comm_overlap_ns, 990);
+	cr_assert_eq(g->kernels, 5);
+	cr_assert_eq(g->launches, 4);
+	cr_assert_eq(g->delay_max_ns, 1010);
+	cr_assert_eq(g->delay_sum_ns, 1210);
+	cr_assert_eq(g->delay_med_ns, 75);     /* (50 + 100) / 2 */
+	cr_assert_eq(g->short_kernels, 1);
+	cr_assert_eq(g->under_10us, 5);
+	cr_assert_eq(g->runtime_outliers, 0);
+	cr_assert_eq(g->delay_outliers, 0);
+	cr_assert_eq(r.nstreams, 2);
+	const struct gputime_stream *st = r.streams[0].stream == 7 ? &r.streams[0] : &r.streams[1];
+	cr_assert_eq(st->gaps, 3);
+	cr_assert_eq(st->kernel_wait_ns, 10);
+	cr_assert_eq(st->host_wait_ns, 100000);
+	cr_assert_eq(st->other_ns, 96995);
+	cr_assert_eq(st->queue_max, 2);
+	cr_assert_eq(st->at_max_ns, 0);
+	gputime_result_done(&r);
+	/* a range holding only the first two gemms: [1000, 3000) */
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	sc.t0_ns = 1000;
+	sc.t1_ns = 3000;
+	cr_assert_eq(gputime_compute(s, &sc, &r, err, sizeof(err)), 0);
+	cr_assert_eq(r.gpus[0].span_ns, 2000);
+	cr_assert_eq(r.gpus[0].idle_ns, 0);
+	cr_assert_eq(r.gpus[0].kernels, 3);
+	gputime_result_done(&r);
+	store_free(s);
+}
+
+Test(gputime, report_csv_header)
+{
+	struct gt_store *s = planted();
+	const struct gt_report *rep = gt_report_find("gputime");
+	cr_assert(rep);
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	struct gt_report_out o = {0};
+	char err[128];
+	cr_assert_eq(rep->run(s, &sc, &o, err, sizeof(err)), 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	gt_report_out_write(f, "gputime", &o, GT_OUT_CSV);
+	fclose(f);
+	cr_assert(strstr(buf, "Rank,GPU,Idle (us),Compute (us),Non-compute (us),Span (us),"), "%s", buf);
+	cr_assert(strstr(buf, "0,0,197.0,2.0,0.0,199.0,"), "%s", buf);
+	free(buf);
+	gt_report_out_done(&o);
+	store_free(s);
+}
