@@ -1,0 +1,286 @@
+/*
+ * test_sim_truth.c - each scenario's planted bottleneck, measured directly
+ * from the generated events (sums of durations per step window), against
+ * the numbers docs/simulator.md promises.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include "simcheck.h"
+
+#define US 1000
+
+/* compute kernels (not NCCL) of (rank, gpu) inside step window k */
+static int64_t compute_ns(const struct gt_store *s, const struct sim_truth *t, int r, int g,
+			  const struct span *sp)
+{
+	return simcheck_sum(s, simcheck_gpu_lane(s, r, g, t->stream_compute), GT_EV_KERNEL, sp->s, sp->e);
+}
+
+static void straggler_case(int gpus, int ranks)
+{
+	struct sim_truth t;
+	struct gt_store *s = simcheck_gen(SIM_STRAGGLER, gpus, ranks, 6, 3, &t);
+	cr_assert_eq(t.straggler_rank, 0);
+	cr_assert_eq(t.straggler_gpu, gpus - 1);
+	cr_assert_float_eq(t.straggler_pct, 18.0, 1e-9);
+	struct span *sp;
+	size_t n = simcheck_steps(s, 0, &sp);
+	for (size_t k = 0; k < n; k++) {
+		double slow = 0, others = 0, nccl_slow = 0, nccl_others = 0;
+		int n_others = 0;
+		for (int r = 0; r < ranks; r++) {
+			struct span *rsp;
+			simcheck_steps(s, r, &rsp);
+			for (int g = 0; g < gpus; g++) {
+				double c = (double)compute_ns(s, &t, r, g, &rsp[k]);
+				double m = (double)simcheck_sum(s, simcheck_gpu_lane(s, r, g, t.stream_nccl),
+								GT_EV_KERNEL, rsp[k].s, rsp[k].e);
+				if (r == t.straggler_rank && g == t.straggler_gpu) {
+					slow = c;
+					nccl_slow = m;
+				} else {
+					others += c;
+					nccl_others += m;
+					n_others++;
+				}
+			}
+			free(rsp);
+		}
+		others /= n_others;
+		nccl_others /= n_others;
+		double pct = (slow / others - 1.0) * 100.0;
+		cr_assert(pct > t.straggler_pct - 1.0 && pct < t.straggler_pct + 1.0,
+			  "step %zu: straggler +%.2f %%", k, pct);
+		cr_assert_gt(nccl_others, nccl_slow, "the others do not wait in AllReduce");
+	}
+	free(sp);
+	store_free(s);
+}
+
+Test(sim_truth, straggler)
+{
+	straggler_case(4, 1);
+	straggler_case(2, 2);
+	straggler_case(8, 1);
+}
+
+Test(sim_truth, input_bound)
+{
+	struct sim_truth t;
+	struct gt_store *s = simcheck_gen(SIM_INPUT_BOUND, 2, 2, 6, 5, &t);
+	cr_assert_float_eq(t.input_pct, 40.0, 1e-9);
+	for (int r = 0; r < 2; r++) {
+		const struct gt_lane *h = store_lane_at(s, simcheck_host_lane(s, r));
+		struct span *sp;
+		size_t n = simcheck_steps(s, r, &sp);
+		double sum = 0;
+		for (size_t i = 0; i < h->n; i++) {
+			const struct gt_event *e = &h->ev[i];
+			if (!(e->flags & GT_EVF_DATALOADER))
+				continue;
+			long k = simcheck_step_of(sp, n, e->start_ns);
+			double pct = 100.0 * (double)e->dur_ns / (double)(sp[k].e - sp[k].s);
+			cr_assert_geq(pct, 30.0);
+			sum += pct;
+			/* the GPUs idle while the host waits for input */
+			for (int g = 0; g < 2; g++)
+				for (int st = 0; st < 3; st++) {
+					int64_t id[3] = { t.stream_compute, t.stream_copy, t.stream_nccl };
+					const struct gt_lane *l = store_lane_at(s, simcheck_gpu_lane(s, r, g, id[st]));
+					cr_assert_eq(store_lane_busy(l, e->start_ns, gt_event_end(e)), 0);
+				}
+		}
+		double mean = sum / (double)n;
+		cr_assert(mean > t.input_pct - 2 && mean < t.input_pct + 2, "input %.2f %%", mean);
+		free(sp);
+	}
+	store_free(s);
+}
+
+Test(sim_truth, balanced)
+{
+	struct sim_truth t;
+	struct gt_store *s = simcheck_gen(SIM_BALANCED, 4, 1, 6, 9, &t);
+	const struct gt_lane *h = store_lane_at(s, simcheck_host_lane(s, 0));
+	struct span *sp;
+	size_t n = simcheck_steps(s, 0, &sp);
+	for (size_t i = 0; i < h->n; i++)
+		if (h->ev[i].flags & GT_EVF_DATALOADER) {
+			long k = simcheck_step_of(sp, n, h->ev[i].start_ns);
+			cr_assert_lt((double)h->ev[i].dur_ns / (double)(sp[k].e - sp[k].s), 0.05);
+		}
+	for (size_t k = 0; k < n; k++)
+		for (int g = 0; g < 4; g++) {
+			const struct gt_lane *l = store_lane_at(s, simcheck_gpu_lane(s, 0, g, t.stream_compute));
+			double util = (double)store_lane_busy(l, sp[k].s, sp[k].e) / (double)(sp[k].e - sp[k].s);
+			cr_assert_gt(util, 0.85, "GPU %d step %zu: util %.2f", g, k, util);
+			/* input copy not hidden: small */
+			double h2d = (double)simcheck_sum(s, simcheck_gpu_lane(s, 0, g, t.stream_copy),
+							  GT_EV_MEMCPY, sp[k].s, sp[k].e);
+			cr_assert_lt(h2d / (double)(sp[k].e - sp[k].s), 0.02);
+		}
+	free(sp);
+	store_free(s);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+Test(sim_truth, launch_bound)
+{
+	struct sim_truth t;
+	struct gt_store *s = simcheck_gen(SIM_LAUNCH_BOUND, 2, 1, 3, 11, &t);
+	cr_assert_float_eq(t.tiny_kernel_max_us, 10.0, 1e-9);
+	cr_assert_geq(t.kernels_per_step, 1000);
+	struct span *sp;
+	size_t nsp = simcheck_steps(s, 0, &sp);
+	for (int g = 0; g < 2; g++) {
+		const struct gt_lane *l = store_lane_at(s, simcheck_gpu_lane(s, 0, g, t.stream_compute));
+		int64_t *dur = malloc(l->n * sizeof(*dur)), *gap = malloc(l->n * sizeof(*gap));
+		size_t nd = 0, ng = 0;
+		for (size_t i = 0; i < l->n; i++) {
+			const struct gt_event *e = &l->ev[i];
+			if (e->kind != GT_EV_KERNEL)
+				continue;
+			cr_assert_lt(e->dur_ns, 10 * US, "kernel of %lld ns", (long long)e->dur_ns);
+			struct gt_ref ref;
+			cr_assert_eq(store_corr_find(s, 0, e->corr, 0, &ref), 0);
+			cr_assert_gt(store_ev(s, ref)->dur_ns, e->dur_ns, "launch shorter than kernel");
+			dur[nd++] = e->dur_ns;
+			if (i && simcheck_step_of(sp, nsp, l->ev[i - 1].start_ns) ==
+				 simcheck_step_of(sp, nsp, e->start_ns))
+				gap[ng++] = e->start_ns - gt_event_end(&l->ev[i - 1]);
+		}
+		cr_assert_eq(nd, (size_t)t.kernels_per_step * nsp);
+		qsort(dur, nd, sizeof(*dur), cmp_i64);
+		qsort(gap, ng, sizeof(*gap), cmp_i64);
+		cr_assert_gt(gap[ng / 2], dur[nd / 2], "median gap %lld <= median kernel %lld",
+			     (long long)gap[ng / 2], (long long)dur[nd / 2]);
+		cr_assert_gt(gap[ng / 10], dur[nd / 2], "most gaps exceed the median kernel");
+		free(dur);
+		free(gap);
+	}
+	free(sp);
+	store_free(s);
+}
+
+Test(sim_truth, comm_bound)
+{
+	struct sim_truth t;
+	struct gt_store *s = simcheck_gen(SIM_COMM_BOUND, 2, 2, 6, 13, &t);
+	cr_assert_float_eq(t.comm_pct, 55.0, 1e-9);
+	for (int r = 0; r < 2; r++) {
+		struct span *sp;
+		size_t n = simcheck_steps(s, r, &sp);
+		for (int g = 0; g < 2; g++) {
+			uint32_t nl = simcheck_gpu_lane(s, r, g, t.stream_nccl);
+			const struct gt_lane *cl = store_lane_at(s, simcheck_gpu_lane(s, r, g, t.stream_compute));
+			double sum = 0;
+			for (size_t k = 0; k < n; k++) {
+				double pct = 100.0 * (double)simcheck_sum(s, nl, GT_EV_KERNEL, sp[k].s, sp[k].e) /
+					     (double)(sp[k].e - sp[k].s);
+				cr_assert_geq(pct, 50.0);
+				sum += pct;
+			}
+			cr_assert(sum / n > t.comm_pct - 3 && sum / n < t.comm_pct + 3, "comm %.2f %%", sum / n);
+			/* little overlap with compute */
+			const struct gt_lane *l = store_lane_at(s, nl);
+			for (size_t i = 0; i < l->n; i++) {
+				const struct gt_event *e = &l->ev[i];
+				int64_t ov = store_lane_busy(cl, e->start_ns, gt_event_end(e));
+				cr_assert_lt((double)ov, 0.05 * (double)e->dur_ns);
+			}
+		}
+		free(sp);
+	}
+	store_free(s);
+}
+
+Test(sim_truth, copy_heavy)
+{
+	struct sim_truth t;
+	struct gt_store *s = simcheck_gen(SIM_COPY_HEAVY, 2, 1, 6, 17, &t);
+	cr_assert_float_eq(t.copy_pct, 25.0, 1e-9);
+	struct span *sp;
+	size_t n = simcheck_steps(s, 0, &sp);
+	for (int g = 0; g < 2; g++) {
+		const struct gt_lane *cp = store_lane_at(s, simcheck_gpu_lane(s, 0, g, t.stream_copy));
+		const struct gt_lane *cl = store_lane_at(s, simcheck_gpu_lane(s, 0, g, t.stream_compute));
+		double sum = 0;
+		/* signature of step 0's copies: kind, bytes, kernels before them */
+		uint64_t sig0[64][3];
+		size_t nsig0 = 0;
+		for (size_t k = 0; k < n; k++) {
+			double pct = 100.0 * (double)simcheck_sum(s, cp->id, GT_EV_MEMCPY, sp[k].s, sp[k].e) /
+				     (double)(sp[k].e - sp[k].s);
+			cr_assert_geq(pct, 20.0);
+			sum += pct;
+			size_t ns = 0;
+			for (size_t i = 0; i < cp->n; i++) {
+				const struct gt_event *e = &cp->ev[i];
+				if (e->start_ns < sp[k].s || e->start_ns >= sp[k].e)
+					continue;
+				uint64_t before = 0;
+				for (size_t j = 0; j < cl->n; j++)
+					before += cl->ev[j].start_ns >= sp[k].s && cl->ev[j].start_ns < e->start_ns;
+				cr_assert_lt(ns, 64u);
+				if (k == 0) {
+					sig0[ns][0] = e->sub;
+					sig0[ns][1] = e->arg;
+					sig0[ns][2] = before;
+					nsig0++;
+				} else {
+					cr_assert_eq(sig0[ns][0], e->sub, "copy %zu of step %zu moved", ns, k);
+					cr_assert_eq(sig0[ns][1], e->arg);
+					cr_assert_eq(sig0[ns][2], before, "copy %zu of step %zu moved", ns, k);
+				}
+				ns++;
+			}
+			cr_assert_eq(ns, nsig0);
+			cr_assert_geq(ns, 8u, "recurring copies");
+		}
+		/* planted 25 % plus the input batch and loss copies (< 1 %) */
+		cr_assert(sum / n > t.copy_pct - 1 && sum / n < t.copy_pct + 2, "copies %.2f %%", sum / n);
+	}
+	free(sp);
+	store_free(s);
+}
+
+static void staggered_case(int gpus, int ranks)
+{
+	struct sim_truth t;
+	struct gt_store *s = simcheck_gen(SIM_STAGGERED, gpus, ranks, 4, 19, &t);
+	cr_assert_float_eq(t.stagger_us, 200.0, 1e-9);
+	for (int r = 0; r < ranks; r++) {
+		struct span *sp;
+		size_t n = simcheck_steps(s, r, &sp);
+		for (size_t k = 0; k < n; k++) {
+			int64_t first0 = 0;
+			for (int g = 0; g < gpus; g++) {
+				const struct gt_lane *l = store_lane_at(s, simcheck_gpu_lane(s, r, g, t.stream_compute));
+				int64_t first = -1;
+				for (size_t i = 0; i < l->n && first < 0; i++)
+					if (l->ev[i].kind == GT_EV_KERNEL && l->ev[i].start_ns >= sp[k].s)
+						first = l->ev[i].start_ns;
+				cr_assert_geq(first, 0);
+				if (g == 0)
+					first0 = first;
+				double off_us = (double)(first - first0) / US;
+				cr_assert(off_us > g * t.stagger_us - 20 && off_us < g * t.stagger_us + 20,
+					  "rank %d GPU %d step %zu: offset %.1f us", r, g, k, off_us);
+			}
+		}
+		free(sp);
+	}
+	store_free(s);
+}
+
+Test(sim_truth, staggered)
+{
+	staggered_case(4, 1);
+	staggered_case(8, 2);
+}
