@@ -12,10 +12,10 @@
 #include "anl.h"
 
 static const char *const cols[] = {
-	"Step", "Device compute (us):f:1", "Input: host-to-device (us):f:1",
-	"Device-to-device & collectives (us):f:1", "Output: device-to-host (us):f:1",
-	"Input: host wait (us):f:1", "Kernel launch (us):f:1", "Host compute (us):f:1",
-	"All others (us):f:1", "Total (us):f:1", "Input (%):p:1", NULL
+	"Step", "Device Compute (us):f:1", "Input H2D (us):f:1",
+	"Device-to-Device & Collectives (us):f:1", "Output D2H (us):f:1",
+	"Input Host Wait (us):f:1", "Kernel Launch (us):f:1", "Host Compute (us):f:1",
+	"All Others (us):f:1", "Total (us):f:1", "Input (%):p:1", NULL
 };
 
 static int put_row(struct gt_table *t, const char *label, const double *v, double total, double in)
