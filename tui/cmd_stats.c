@@ -1,10 +1,311 @@
-/* cmd_stats.c - 'gtrace stats' (not built yet) */
+/*
+ * cmd_stats.c - 'gtrace stats PATH... [--report NAME[,NAME...]] [--format
+ * table|csv|json] [--step N] [--range T0:T1] [--gpu G] [--rank R]': load any
+ * input with gt_load and print reports of the registry (gtrace/report.h).
+ * Times of --range are relative to the trace start and need a unit
+ * (ns, us, ms, s); either side may be left out.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cmd.h"
+#include "gtrace/load.h"
+#include "gtrace/report.h"
+#include "gtrace/steps.h"
+
+#define MAX_REPORTS 32
+
+static void stats_help(FILE *f)
+{
+	fprintf(f,
+		"usage: gtrace stats PATH... [--report NAME[,NAME...]] [--format table|csv|json]\n"
+		"                    [--step N] [--range T0:T1] [--gpu G] [--rank R]\n\n"
+		"Print analyses of a capture (.gtrace), a Kineto/Chrome trace JSON(.gz), an nsys\n"
+		"SQLite export or a directory of per-rank traces.  Several PATHs are merged on\n"
+		"one time axis.\n\n"
+		"options:\n"
+		"  --report NAME    report(s) to print, comma separated (default: kernels);\n"
+		"                   'list' prints the names\n"
+		"  --format F       table (aligned, numbers with thousands separators), csv\n"
+		"                   (RFC 4180, plain numbers) or json (one object per report)\n"
+		"  --step N         only step N (ProfilerStep#N or the N-th step found): its\n"
+		"                   device-widened window over all ranks\n"
+		"  --range T0:T1    only events starting in [T0, T1) after the trace start;\n"
+		"                   times need a unit: ns, us, ms or s (1.5s:2s, 100ms:, :250ms)\n"
+		"  --gpu G          only GPU lanes of device ordinal G (host lanes stay)\n"
+		"  --rank R         only rank R\n\n"
+		"Unknown values are printed as n/a, never as 0.  Kernel, memory, API and NVTX\n"
+		"tables use Nsight Systems' definitions: Avg is the mean, Med the exact median\n"
+		"(mean of the two middle values for an even count), StdDev the sample standard\n"
+		"deviation (n - 1; 0 for one instance).\n\n"
+		"reports:\n");
+	for (size_t i = 0; i < gt_report_count(); i++) {
+		const struct gt_report *r = gt_report_at(i);
+		fprintf(f, "  %-10s %s\n", r->name, r->help ? r->help : "");
+	}
+}
+
+/* "1.5s", "100ms", "250us", "42ns" -> ns; 0 or -1 when malformed */
+static int parse_time(const char *s, size_t len, int64_t *out)
+{
+	char buf[64];
+	if (len == 0 || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	char *end;
+	errno = 0;
+	double v = strtod(buf, &end);
+	if (end == buf || errno)
+		return -1;
+	double mul;
+	if (!strcmp(end, "ns"))
+		mul = 1;
+	else if (!strcmp(end, "us"))
+		mul = 1e3;
+	else if (!strcmp(end, "ms"))
+		mul = 1e6;
+	else if (!strcmp(end, "s"))
+		mul = 1e9;
+	else if (!*end && v == 0)
+		mul = 1;
+	else
+		return -1;
+	double ns = v * mul;
+	if (!(ns > -9.2e18 && ns < 9.2e18))
+		return -1;
+	*out = (int64_t)(ns + (ns >= 0 ? 0.5 : -0.5));
+	return 0;
+}
+
+/* "T0:T1" with either side optional; has0 and has1 say which were given */
+static int parse_range(const char *s, int64_t *t0, int64_t *t1, int *has0, int *has1)
+{
+	const char *c = strchr(s, ':');
+	if (!c)
+		return -1;
+	*has0 = c > s;
+	*has1 = c[1] != 0;
+	if (*has0 && parse_time(s, (size_t)(c - s), t0))
+		return -1;
+	if (*has1 && parse_time(c + 1, strlen(c + 1), t1))
+		return -1;
+	return 0;
+}
+
+static int parse_int(const char *s, long long lo, long long hi, long long *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (end == s || *end || errno || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* split the --report list into the registry entries; 0, or 2 after
+ * printing the usage error */
+static int pick_reports(char *list, const struct gt_report **out, size_t *n)
+{
+	*n = 0;
+	for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		const struct gt_report *r = gt_report_find(tok);
+		if (!r) {
+			fprintf(stderr, "gtrace stats: unknown report '%s'; reports:", tok);
+			for (size_t i = 0; i < gt_report_count(); i++)
+				fprintf(stderr, "%s %s", i ? "," : "", gt_report_at(i)->name);
+			fputc('\n', stderr);
+			return 2;
+		}
+		if (*n == MAX_REPORTS)
+			return cmd_usage_error("stats", "too many reports");
+		out[(*n)++] = r;
+	}
+	if (*n == 0)
+		return cmd_usage_error("stats", "--report needs a name");
+	return 0;
+}
+
+struct stats_args {
+	const char **paths;
+	size_t npaths;
+	char *report;
+	enum gt_format_out fmt;
+	long long step, gpu, rank;
+	const char *range;
+};
+
+/* parse the command line; 0, -1 for --help printed, or the exit status 2 */
+static int parse_args(int argc, char **argv, struct stats_args *a)
+{
+	a->fmt = GT_OUT_TABLE;
+	a->step = a->gpu = a->rank = -1;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *val = NULL;
+		if (cmd_is_help(arg)) {
+			stats_help(stdout);
+			return -1;
+		}
+		if (arg[0] != '-' || !strcmp(arg, "-")) {
+			a->paths[a->npaths++] = arg;
+			continue;
+		}
+		static const char *const opts[] = { "--report", "--format", "--step", "--range",
+						     "--gpu", "--rank" };
+		size_t k = 0, nopt = sizeof(opts) / sizeof(opts[0]);
+		for (; k < nopt; k++) {
+			size_t ol = strlen(opts[k]);
+			if (!strncmp(arg, opts[k], ol) && (arg[ol] == 0 || arg[ol] == '=')) {
+				if (arg[ol] == '=')
+					val = arg + ol + 1;
+				else if (i + 1 < argc)
+					val = argv[++i];
+				else
+					return cmd_usage_error("stats", "%s needs a value", opts[k]);
+				break;
+			}
+		}
+		switch (k) {
+		case 0:
+			a->report = (char *)val;
+			break;
+		case 1:
+			if (!strcmp(val, "table"))
+				a->fmt = GT_OUT_TABLE;
+			else if (!strcmp(val, "csv"))
+				a->fmt = GT_OUT_CSV;
+			else if (!strcmp(val, "json"))
+				a->fmt = GT_OUT_JSON;
+			else
+				return cmd_usage_error("stats", "unknown format '%s' (table, csv, json)", val);
+			break;
+		case 2:
+			if (parse_int(val, 0, INT64_MAX, &a->step))
+				return cmd_usage_error("stats", "--step needs a step number, not '%s'", val);
+			break;
+		case 3:
+			a->range = val;
+			break;
+		case 4:
+			if (parse_int(val, 0, INT32_MAX, &a->gpu))
+				return cmd_usage_error("stats", "--gpu needs a device ordinal, not '%s'", val);
+			break;
+		case 5:
+			if (parse_int(val, 0, INT32_MAX, &a->rank))
+				return cmd_usage_error("stats", "--rank needs a rank number, not '%s'", val);
+			break;
+		default:
+			return cmd_usage_error("stats", "unknown option '%s'", arg);
+		}
+	}
+	return 0;
+}
+
+/* the scope from the options (needs the loaded store); 0, or an exit status */
+static int make_scope(const struct gt_store *s, const struct stats_args *a, struct gt_scope *sc)
+{
+	gt_scope_all(sc);
+	sc->gpu = (int32_t)a->gpu;
+	sc->rank = (int32_t)a->rank;
+	if (a->range) {
+		int64_t t0 = 0, t1 = 0;
+		int h0, h1;
+		if (parse_range(a->range, &t0, &t1, &h0, &h1))
+			return cmd_usage_error("stats", "bad --range '%s' (T0:T1 with units ns, us, ms, s, "
+					       "e.g. 1.5s:2s)", a->range);
+		int64_t base = store_t_min(s);
+		if (h0)
+			sc->t0_ns = base + t0;
+		if (h1)
+			sc->t1_ns = base + t1;
+		if (sc->t1_ns <= sc->t0_ns)
+			return cmd_usage_error("stats", "empty --range '%s'", a->range);
+	}
+	if (a->step >= 0) {
+		int64_t t0, t1;
+		if (steps_range(s, a->step, &t0, &t1)) {
+			cmd_error("%s: no step %lld in the trace", a->paths[0], a->step);
+			return 1;
+		}
+		sc->step = a->step;
+		sc->t0_ns = t0 > sc->t0_ns ? t0 : sc->t0_ns;
+		sc->t1_ns = t1 < sc->t1_ns ? t1 : sc->t1_ns;
+	}
+	return 0;
+}
 
 int cmd_stats(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	cmd_error("'stats' is not available in this build yet");
-	return 1;
+	const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
+	if (!paths) {
+		cmd_error("out of memory");
+		return 1;
+	}
+	char defrep[] = "kernels";
+	struct stats_args a = { .paths = paths, .report = defrep };
+	const struct gt_report *reps[MAX_REPORTS];
+	size_t nrep = 0;
+	struct gt_store *s = NULL;
+	int rc = parse_args(argc, argv, &a);
+	if (rc) {
+		rc = rc < 0 ? 0 : rc;
+		goto out;
+	}
+	if (!strcmp(a.report, "list")) {
+		for (size_t i = 0; i < gt_report_count(); i++)
+			printf("%-10s %s\n", gt_report_at(i)->name, gt_report_at(i)->help);
+		goto out;
+	}
+	char *list = strdup(a.report);
+	rc = list ? pick_reports(list, reps, &nrep) : 1;
+	free(list);
+	if (rc)
+		goto out;
+	if (a.npaths == 0) {
+		rc = cmd_usage_error("stats", "no input file given");
+		goto out;
+	}
+	char err[512] = "";
+	struct gt_load_opts lo = { .flags = GT_LOAD_PROGRESS };
+	if (gt_load(paths, a.npaths, &lo, &s, err, sizeof(err))) {
+		cmd_error("%s", err[0] ? err : "cannot load the input");
+		rc = 1;
+		goto out;
+	}
+	struct gt_scope sc;
+	rc = make_scope(s, &a, &sc);
+	if (rc)
+		goto out;
+	if (a.fmt == GT_OUT_JSON && nrep > 1)
+		fputs("[\n", stdout);
+	for (size_t i = 0; i < nrep && !rc; i++) {
+		struct gt_report_out o = { 0 };
+		err[0] = 0;
+		if (reps[i]->run(s, &sc, &o, err, sizeof(err))) {
+			cmd_error("%s: %s", reps[i]->name, err[0] ? err : "report failed");
+			rc = 1;
+		} else {
+			if (i && a.fmt == GT_OUT_JSON)
+				fputs(",\n", stdout);
+			else if (i)
+				fputc('\n', stdout);
+			if (gt_report_out_write(stdout, reps[i]->name, &o, a.fmt))
+				rc = 1;
+		}
+		gt_report_out_done(&o);
+	}
+	if (a.fmt == GT_OUT_JSON && nrep > 1 && !rc)
+		fputs("]\n", stdout);
+	if (fflush(stdout) && !rc) {
+		cmd_error("writing the output: %s", strerror(errno));
+		rc = 1;
+	}
+out:
+	store_free(s);
+	free(paths);
+	return rc;
 }

@@ -1,0 +1,89 @@
+/*
+ * tables_api.c - the "api" report (CUDA runtime and driver calls per name,
+ * nsys stats `cuda_api_sum` columns) and the "nvtx" report (annotation
+ * ranges per name, nsys stats `nvtx_sum` columns).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include "reports.h"
+#include "tables.h"
+
+static int api_run(const struct gt_store *s, const struct gt_scope *sc,
+		   struct gt_report_out *out, char *err, size_t errlen)
+{
+	struct kstats_opts o = { (1u << GT_EV_RUNTIME) | (1u << GT_EV_DRIVER), KSTATS_BY_NAME, 0 };
+	struct kstats_result r;
+	int rc = kstats_compute(s, sc, &o, &r, err, errlen);
+	if (rc)
+		return rc;
+	struct gt_table *t = gt_table_new("api", "CUDA API Summary (cuda_api_sum)");
+	if (!t || tables_stat_cols(t, "Num Calls") < 0 || gt_table_col(t, "Name", GT_COL_STR, 0) < 0)
+		goto nomem;
+	for (size_t i = 0; i < r.nrows; i++) {
+		long row = gt_table_row(t);
+		if (row < 0)
+			goto nomem;
+		tables_stat_row(t, (size_t)row, 0, &r.rows[i]);
+		if (gt_table_set_str(t, (size_t)row, 8, store_str(s, r.rows[i].name)))
+			goto nomem;
+	}
+	if (tables_scope_note(t, s, sc) ||
+	    (sc && sc->gpu >= 0 && gt_table_note(t, "Host calls belong to no GPU: --gpu does not "
+						    "filter this table")))
+		goto nomem;
+	kstats_result_done(&r);
+	return gt_report_out_add(out, t);
+nomem:
+	kstats_result_done(&r);
+	gt_table_free(t);
+	snprintf(err, errlen, "api: out of memory");
+	return -ENOMEM;
+}
+
+const struct gt_report gt_report_api = {
+	.name = "api",
+	.help = "CUDA runtime and driver calls per name: nsys stats cuda_api_sum columns",
+	.run = api_run,
+};
+
+static int nvtx_run(const struct gt_store *s, const struct gt_scope *sc,
+		    struct gt_report_out *out, char *err, size_t errlen)
+{
+	struct kstats_opts o = { (1u << GT_EV_NVTX) | (1u << GT_EV_GPU_ANNOT),
+				 KSTATS_BY_NAME_KIND, 0 };
+	struct kstats_result r;
+	int rc = kstats_compute(s, sc, &o, &r, err, errlen);
+	if (rc)
+		return rc;
+	struct gt_table *t = gt_table_new("nvtx", "NVTX Range Summary (nvtx_sum)");
+	if (!t || tables_stat_cols(t, "Instances") < 0 ||
+	    gt_table_col(t, "Style", GT_COL_STR, 0) < 0 || gt_table_col(t, "Range", GT_COL_STR, 0) < 0)
+		goto nomem;
+	for (size_t i = 0; i < r.nrows; i++) {
+		long row = gt_table_row(t);
+		if (row < 0)
+			goto nomem;
+		tables_stat_row(t, (size_t)row, 0, &r.rows[i]);
+		const char *style = r.rows[i].cls == GT_EV_GPU_ANNOT ? "GPU" : "Host";
+		if (gt_table_set_str(t, (size_t)row, 8, style) ||
+		    gt_table_set_str(t, (size_t)row, 9, store_str(s, r.rows[i].name)))
+			goto nomem;
+	}
+	if (gt_table_note(t, "Style: Host = range on a host thread (NVTX or user annotation), "
+			     "GPU = the annotation projected on a GPU stream") ||
+	    tables_scope_note(t, s, sc))
+		goto nomem;
+	kstats_result_done(&r);
+	return gt_report_out_add(out, t);
+nomem:
+	kstats_result_done(&r);
+	gt_table_free(t);
+	snprintf(err, errlen, "nvtx: out of memory");
+	return -ENOMEM;
+}
+
+const struct gt_report gt_report_nvtx = {
+	.name = "nvtx",
+	.help = "NVTX / user annotation ranges per name: nsys stats nvtx_sum columns",
+	.run = nvtx_run,
+};

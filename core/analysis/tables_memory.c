@@ -1,0 +1,111 @@
+/*
+ * tables_memory.c - the "memory" report: GPU copies and memsets per
+ * operation kind, as nsys stats `cuda_gpu_mem_time_sum` (time table) and
+ * `cuda_gpu_mem_size_sum` (size table, MB = 10^6 bytes), plus the achieved
+ * bandwidth (total bytes / total time, GB/s = 10^9 bytes/s).
+ */
+#include <stdio.h>
+#include "reports.h"
+#include "tables.h"
+
+/* nsys's operation names */
+static const char *op_name(uint32_t cls)
+{
+	switch (cls) {
+	case GT_COPY_H2D: return "[CUDA memcpy Host-to-Device]";
+	case GT_COPY_D2H: return "[CUDA memcpy Device-to-Host]";
+	case GT_COPY_D2D: return "[CUDA memcpy Device-to-Device]";
+	case GT_COPY_P2P: return "[CUDA memcpy Peer-to-Peer]";
+	case GT_COPY_H2H: return "[CUDA memcpy Host-to-Host]";
+	case KSTATS_CLS_MEMSET: return "[CUDA memset]";
+	default: return "[CUDA memcpy Unknown]";
+	}
+}
+
+static int memory_time(const struct gt_store *s, const struct gt_scope *sc,
+		       const struct kstats_result *r, struct gt_report_out *out)
+{
+	struct gt_table *t = gt_table_new("memory_time",
+		"CUDA GPU MemOps Summary (by Time) (cuda_gpu_mem_time_sum)");
+	if (!t || tables_stat_cols(t, "Count") < 0 || gt_table_col(t, "Operation", GT_COL_STR, 0) < 0)
+		goto nomem;
+	for (size_t i = 0; i < r->nrows; i++) {
+		long row = gt_table_row(t);
+		if (row < 0)
+			goto nomem;
+		tables_stat_row(t, (size_t)row, 0, &r->rows[i]);
+		if (gt_table_set_str(t, (size_t)row, 8, op_name(r->rows[i].cls)))
+			goto nomem;
+	}
+	if (tables_scope_note(t, s, sc))
+		goto nomem;
+	return gt_report_out_add(out, t);
+nomem:
+	gt_table_free(t);
+	return -1;
+}
+
+static int memory_size(const struct gt_store *s, const struct gt_scope *sc,
+		       const struct kstats_result *r, struct gt_report_out *out)
+{
+	static const char *const cols[] = {
+		"Total (MB):f:3", "Count:i", "Avg (MB):f:3", "Med (MB):f:3", "Min (MB):f:3",
+		"Max (MB):f:3", "StdDev (MB):f:3", "Operation", "Bandwidth (GB/s):f:3", NULL
+	};
+	struct gt_table *t = tables_new("memory_size",
+		"CUDA GPU MemOps Summary (by Size) (cuda_gpu_mem_size_sum)", cols);
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct kstats_row *k = &r->rows[i];
+		long row = gt_table_row(t);
+		if (row < 0)
+			goto nomem;
+		size_t w = (size_t)row;
+		gt_table_set_float(t, w, 0, (double)k->bytes_total / 1e6);
+		gt_table_set_int(t, w, 1, (int64_t)k->count);
+		gt_table_set_float(t, w, 2, k->bytes_avg / 1e6);
+		gt_table_set_float(t, w, 3, k->bytes_med / 1e6);
+		gt_table_set_float(t, w, 4, (double)k->bytes_min / 1e6);
+		gt_table_set_float(t, w, 5, (double)k->bytes_max / 1e6);
+		gt_table_set_float(t, w, 6, k->bytes_stddev / 1e6);
+		if (gt_table_set_str(t, w, 7, op_name(k->cls)))
+			goto nomem;
+		/* bytes per ns = GB/s; unknown when no time or no bytes were recorded */
+		if (k->total_ns > 0 && k->bytes_total > 0)
+			gt_table_set_float(t, w, 8, (double)k->bytes_total / (double)k->total_ns);
+	}
+	gt_table_sort(t, 0, 1);
+	if (gt_table_note(t, "Bandwidth: total bytes / total time of the operation kind "
+			     "(1 GB/s = 10^9 bytes/s); MB = 10^6 bytes") ||
+	    tables_scope_note(t, s, sc))
+		goto nomem;
+	return gt_report_out_add(out, t);
+nomem:
+	gt_table_free(t);
+	return -1;
+}
+
+static int memory_run(const struct gt_store *s, const struct gt_scope *sc,
+		      struct gt_report_out *out, char *err, size_t errlen)
+{
+	struct kstats_opts o = { (1u << GT_EV_MEMCPY) | (1u << GT_EV_MEMSET),
+				 KSTATS_BY_COPY_KIND, KSTATS_WANT_BYTES };
+	struct kstats_result r;
+	int rc = kstats_compute(s, sc, &o, &r, err, errlen);
+	if (rc)
+		return rc;
+	if (memory_time(s, sc, &r, out) || memory_size(s, sc, &r, out)) {
+		snprintf(err, errlen, "memory: out of memory");
+		rc = -12;
+	}
+	kstats_result_done(&r);
+	return rc;
+}
+
+const struct gt_report gt_report_memory = {
+	.name = "memory",
+	.help = "GPU copies and memsets per kind: nsys stats cuda_gpu_mem_time_sum and "
+		"cuda_gpu_mem_size_sum, plus achieved bandwidth (GB/s)",
+	.run = memory_run,
+};
