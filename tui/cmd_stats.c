@@ -38,8 +38,8 @@ static void stats_help(FILE *f)
 		"  --rank R         only rank R\n\n"
 		"Unknown values are printed as n/a, never as 0.  Kernel, memory, API and NVTX\n"
 		"tables use Nsight Systems' definitions: Avg is the mean, Med the exact median\n"
-		"(mean of the two middle values for an even count), StdDev the sample standard\n"
-		"deviation (n - 1; 0 for one instance).\n\n"
+		"(mean of the two middle values for an even count), StdDev the\n"
+		"sample standard deviation (n - 1; 0 for one instance).\n\n"
 		"reports:\n");
 	for (size_t i = 0; i < gt_report_count(); i++) {
 		const struct gt_report *r = gt_report_at(i);

@@ -1,0 +1,399 @@
+/*
+ * test_cli_stats.c - `gtrace stats` through the built binary
+ * ($GTRACE_BUILD/tui/gtrace) on the real trace corpus.  Golden numbers are
+ * the counts in shared/testdata/MANIFEST.md or independent counts over the
+ * raw JSON (the Python one-liners are in the comments); 2021-schema traces
+ * have integer microseconds, so ns = us x 1000.
+ * Real-trace tests skip while the loader says "not built yet".
+ */
+#include <criterion/criterion.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+struct run {
+	char *out, *err;
+	int rc;
+};
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return strdup("");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	char tmp[65536];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
+		fwrite(tmp, 1, n, m);
+	fclose(f);
+	fclose(m);
+	return buf;
+}
+
+/* run `gtrace ARGS` (a shell-quoted string), capturing stdout and stderr */
+static struct run gtrace(const char *args)
+{
+	const char *build = getenv("GTRACE_BUILD");
+	const char *src = getenv("GTRACE_SRC");
+	cr_assert(build && src, "GTRACE_BUILD / GTRACE_SRC not set");
+	char so[] = "/tmp/gt_cli_outXXXXXX", se[] = "/tmp/gt_cli_errXXXXXX";
+	int fo = mkstemp(so), fe = mkstemp(se);
+	cr_assert(fo >= 0 && fe >= 0);
+	char *cmd = NULL;
+	cr_assert(asprintf(&cmd, "cd '%s' && '%s/tui/gtrace' %s >%s 2>%s", src, build, args, so, se) > 0);
+	int st = system(cmd);
+	free(cmd);
+	struct run r = { slurp(so), slurp(se), WIFEXITED(st) ? WEXITSTATUS(st) : -1 };
+	close(fo);
+	close(fe);
+	unlink(so);
+	unlink(se);
+	return r;
+}
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+/* skip a real-trace test while the importer is a stub */
+static void skip_if_unbuilt(const struct run *r)
+{
+	if (r->rc != 0 && strstr(r->err, "not built yet"))
+		cr_skip("trace import is not built yet: %s", r->err);
+}
+
+/* ---- a small RFC 4180 reader for the first table of a CSV output ---- */
+
+struct csv {
+	char ***rows;   /* rows[0] is the header */
+	size_t *nf;
+	size_t n;
+};
+
+static void csv_parse(const char *s, struct csv *c)
+{
+	memset(c, 0, sizeof(*c));
+	while (*s && *s != '\n') {
+		char **f = NULL;
+		size_t nf = 0;
+		for (;;) {
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&buf, &len);
+			if (*s == '"') {
+				for (s++; *s; s++) {
+					if (*s == '"' && s[1] == '"')
+						fputc(*s++, m);
+					else if (*s == '"')
+						break;
+					else
+						fputc(*s, m);
+				}
+				if (*s == '"')
+					s++;
+			} else {
+				while (*s && *s != ',' && *s != '\n')
+					fputc(*s++, m);
+			}
+			fclose(m);
+			f = realloc(f, (nf + 1) * sizeof(*f));
+			f[nf++] = buf;
+			if (*s == ',') {
+				s++;
+				continue;
+			}
+			break;
+		}
+		if (*s == '\n')
+			s++;
+		c->rows = realloc(c->rows, (c->n + 1) * sizeof(*c->rows));
+		c->nf = realloc(c->nf, (c->n + 1) * sizeof(*c->nf));
+		c->rows[c->n] = f;
+		c->nf[c->n++] = nf;
+	}
+}
+
+static void csv_free(struct csv *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		for (size_t j = 0; j < c->nf[i]; j++)
+			free(c->rows[i][j]);
+		free(c->rows[i]);
+	}
+	free(c->rows);
+	free(c->nf);
+}
+
+static size_t csv_col(const struct csv *c, const char *name)
+{
+	for (size_t j = 0; c->n && j < c->nf[0]; j++)
+		if (!strcmp(c->rows[0][j], name))
+			return j;
+	cr_assert_fail("no column '%s'", name);
+	return 0;
+}
+
+/* sum of an integer column over the data rows */
+static long long csv_sum(const struct csv *c, const char *name)
+{
+	size_t j = csv_col(c, name);
+	long long s = 0;
+	for (size_t i = 1; i < c->n; i++) {
+		cr_assert_eq(c->nf[i], c->nf[0], "row %zu has %zu fields", i, c->nf[i]);
+		s += atoll(c->rows[i][j]);
+	}
+	return s;
+}
+
+/* kernels CSV of a trace: rows, sum of Instances, sum of Total Time (ns) */
+static void check_kernels(const char *trace, size_t rows, long long inst, long long total_ns)
+{
+	char *args = NULL;
+	cr_assert(asprintf(&args, "stats '../shared/testdata/%s' --report kernels --format csv",
+			   trace) > 0);
+	struct run r = gtrace(args);
+	free(args);
+	skip_if_unbuilt(&r);
+	cr_assert_eq(r.rc, 0, "exit %d: %s", r.rc, r.err);
+	struct csv c;
+	csv_parse(r.out, &c);
+	cr_assert_eq(c.n - 1, rows, "%s: %zu rows", trace, c.n - 1);
+	cr_assert_eq(csv_sum(&c, "Instances"), inst);
+	cr_assert_eq(csv_sum(&c, "Total Time (ns)"), total_ns);
+	const char *want[] = { "Time (%)", "Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)",
+			       "Min (ns)", "Max (ns)", "StdDev (ns)", "Name" };
+	for (size_t j = 0; j < 9; j++)
+		cr_assert_str_eq(c.rows[0][j], want[j]);
+	/* sorted by total time, descending */
+	size_t tt = csv_col(&c, "Total Time (ns)");
+	for (size_t i = 2; i < c.n; i++)
+		cr_assert_geq(atoll(c.rows[i - 1][tt]), atoll(c.rows[i][tt]));
+	csv_free(&c);
+	run_free(&r);
+}
+
+/* MANIFEST.md "Facts to test against" */
+Test(cli_stats, kernels_resnet50)
+{
+	check_kernels("kineto/resnet50_num_workers_0.pt.trace.json.gz", 67, 8772, 591532000LL);
+}
+
+Test(cli_stats, kernels_hta_sampled_rank0)
+{
+	check_kernels("hta/trace_filter/sampled_rank-0.json.gz", 194, 1154, 606519000LL);
+}
+
+Test(cli_stats, kernels_hta_nccl_data)
+{
+	check_kernels("hta/nccl_data.json.gz", 70, 2700, 162532340LL);
+}
+
+Test(cli_stats, kernels_tracelens_h100)
+{
+	check_kernels("tracelens/h100_qwen_inference.json.gz", 26, 1465, 45432698LL);
+}
+
+/*
+ * resnet50 raw counts (python3: events with ph == "X" grouped by cat):
+ * Memcpy 12 events, dur 11,492 us, args.bytes 115,607,040 (all HtoD);
+ * Memset 312, 534 us, 366,475,920 bytes; Runtime 11,923 calls in 8 names,
+ * 120,433 us.
+ */
+Test(cli_stats, memory_and_api_resnet50)
+{
+	struct run r = gtrace("stats ../shared/testdata/kineto/resnet50_num_workers_0.pt.trace.json.gz "
+			      "--report memory --format csv");
+	skip_if_unbuilt(&r);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	struct csv c;
+	csv_parse(r.out, &c);
+	cr_assert_eq(c.n, 3);
+	cr_assert_eq(csv_sum(&c, "Count"), 324);
+	cr_assert_eq(csv_sum(&c, "Total Time (ns)"), 12026000LL);
+	size_t op = csv_col(&c, "Operation");
+	cr_assert_str_eq(c.rows[1][op], "[CUDA memcpy Host-to-Device]");
+	cr_assert_str_eq(c.rows[2][op], "[CUDA memset]");
+	csv_free(&c);
+	/* the size table follows the blank line */
+	const char *size = strstr(r.out, "\n\n");
+	cr_assert(size);
+	csv_parse(size + 2, &c);
+	cr_assert_str_eq(c.rows[0][0], "Total (MB)");
+	cr_assert_str_eq(c.rows[1][0], "366.476");       /* memset, biggest first */
+	cr_assert_str_eq(c.rows[2][0], "115.607");
+	/* 115,607,040 bytes in 11,492,000 ns = 10.060 GB/s */
+	cr_assert_str_eq(c.rows[2][csv_col(&c, "Bandwidth (GB/s)")], "10.060");
+	csv_free(&c);
+	run_free(&r);
+
+	r = gtrace("stats ../shared/testdata/kineto/resnet50_num_workers_0.pt.trace.json.gz "
+		   "--report api --format csv");
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	csv_parse(r.out, &c);
+	cr_assert_eq(c.n - 1, 8);
+	cr_assert_eq(csv_sum(&c, "Num Calls"), 11923);
+	cr_assert_eq(csv_sum(&c, "Total Time (ns)"), 120433000LL);
+	csv_free(&c);
+	run_free(&r);
+}
+
+/*
+ * nccl_data: MANIFEST says 21 NCCL kernels; sampled_rank-0: 10.  NVTX:
+ * user_annotation + gpu_user_annotation events not named ProfilerStep#
+ * (those are steps): 69 ranges, 13 (name, cat) pairs, 1,390,945,652 ns
+ * (python3 over the raw JSON, dur summed in us then x 1000 rounded).
+ */
+Test(cli_stats, nccl_and_nvtx)
+{
+	struct run r = gtrace("stats ../shared/testdata/hta/nccl_data.json.gz --report nccl --format csv");
+	skip_if_unbuilt(&r);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	struct csv c;
+	csv_parse(r.out, &c);
+	cr_assert_eq(csv_sum(&c, "Count"), 21);
+	csv_free(&c);
+	run_free(&r);
+
+	r = gtrace("stats ../shared/testdata/hta/trace_filter/sampled_rank-0.json.gz --report nccl "
+		   "--format csv");
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	csv_parse(r.out, &c);
+	cr_assert_eq(csv_sum(&c, "Count"), 10);
+	/* no collective arguments in this trace: size and bandwidth unknown */
+	cr_assert_str_eq(c.rows[1][csv_col(&c, "Size (bytes)")], "n/a");
+	cr_assert_str_eq(c.rows[1][csv_col(&c, "Bus BW (GB/s)")], "n/a");
+	csv_free(&c);
+	run_free(&r);
+
+	r = gtrace("stats ../shared/testdata/hta/nccl_data.json.gz --report nvtx --format csv");
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	csv_parse(r.out, &c);
+	cr_assert_eq(c.n - 1, 13);
+	cr_assert_eq(csv_sum(&c, "Instances"), 69);
+	cr_assert_eq(csv_sum(&c, "Total Time (ns)"), 1390945652LL);
+	csv_free(&c);
+	run_free(&r);
+}
+
+Test(cli_stats, json_is_valid)
+{
+	struct run r = gtrace("stats ../shared/testdata/tracelens/h100_qwen_inference.json.gz "
+			      "--report kernels,memory,summary --format json");
+	skip_if_unbuilt(&r);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	cJSON *root = cJSON_Parse(r.out);
+	cr_assert(root, "invalid JSON");
+	cr_assert_eq(cJSON_GetArraySize(root), 3);
+	cJSON *k = cJSON_GetArrayItem(root, 0);
+	cr_assert_str_eq(cJSON_GetObjectItem(k, "report")->valuestring, "kernels");
+	cJSON *rows = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(k, "tables"), 0),
+					  "rows");
+	cr_assert_eq(cJSON_GetArraySize(rows), 26);
+	double inst = 0;
+	cJSON *row;
+	cJSON_ArrayForEach(row, rows)
+		inst += cJSON_GetObjectItem(row, "Instances")->valuedouble;
+	cr_assert_eq(inst, 1465.0);
+	cJSON_Delete(root);
+	run_free(&r);
+}
+
+Test(cli_stats, range_and_filters)
+{
+	const char *t = "stats ../shared/testdata/kineto/resnet50_num_workers_0.pt.trace.json.gz "
+			"--report kernels --format csv";
+	char *args = NULL;
+	/* the whole trace as an explicit range gives the same totals */
+	cr_assert(asprintf(&args, "%s --range 0s:3600s", t) > 0);
+	struct run r = gtrace(args);
+	free(args);
+	skip_if_unbuilt(&r);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	struct csv c;
+	csv_parse(r.out, &c);
+	cr_assert_eq(csv_sum(&c, "Instances"), 8772);
+	csv_free(&c);
+	run_free(&r);
+	/* GPU 1 has no kernels in this trace (one V100 of four did the work) */
+	cr_assert(asprintf(&args, "%s --gpu 1", t) > 0);
+	r = gtrace(args);
+	free(args);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	csv_parse(r.out, &c);
+	cr_assert_eq(c.n, 1, "header only");
+	csv_free(&c);
+	run_free(&r);
+	/* a range of the first 100 ms holds fewer kernels than the whole */
+	cr_assert(asprintf(&args, "%s --range :100ms", t) > 0);
+	r = gtrace(args);
+	free(args);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	csv_parse(r.out, &c);
+	long long part = csv_sum(&c, "Instances");
+	cr_assert(part > 0 && part < 8772, "%lld", part);
+	csv_free(&c);
+	run_free(&r);
+	/* the complement gives the rest */
+	cr_assert(asprintf(&args, "%s --range 100ms:", t) > 0);
+	r = gtrace(args);
+	free(args);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	csv_parse(r.out, &c);
+	cr_assert_eq(part + csv_sum(&c, "Instances"), 8772);
+	csv_free(&c);
+	run_free(&r);
+}
+
+Test(cli_stats, errors)
+{
+	struct run r = gtrace("stats /nonexistent/trace.json");
+	cr_assert_eq(r.rc, 1);
+	cr_assert_str_eq(r.err, "gtrace: /nonexistent/trace.json: No such file or directory\n");
+	run_free(&r);
+
+	r = gtrace("stats /nonexistent/trace.json --report nosuch");
+	cr_assert_eq(r.rc, 2);
+	cr_assert(strstr(r.err, "unknown report 'nosuch'"), "%s", r.err);
+	cr_assert(strstr(r.err, "kernels") && strstr(r.err, "summary"), "%s", r.err);
+	run_free(&r);
+
+	const char *bad[] = { "--format xml", "--range 5", "--range 1parsec:2s", "--gpu x",
+			      "--rank -3", "--step abc", "--bogus", "" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *args = NULL;
+		cr_assert(asprintf(&args, "stats ../shared/testdata/hta/nccl_data.json.gz %s%s", bad[i],
+				   bad[i][0] ? "" : " --range 2s:1s") > 0);
+		r = gtrace(args);
+		if (!strstr(r.err, "not built yet"))
+			cr_assert_eq(r.rc, 2, "%s: exit %d %s", args, r.rc, r.err);
+		free(args);
+		run_free(&r);
+	}
+	r = gtrace("stats");
+	cr_assert_eq(r.rc, 2);
+	run_free(&r);
+}
+
+Test(cli_stats, help_and_list)
+{
+	struct run r = gtrace("stats --help");
+	cr_assert_eq(r.rc, 0);
+	const char *names[] = { "kernels", "memory", "api", "nvtx", "nccl", "summary" };
+	for (size_t i = 0; i < 6; i++)
+		cr_assert(strstr(r.out, names[i]), "%s", names[i]);
+	cr_assert(strstr(r.out, "cuda_gpu_kern_sum"));
+	cr_assert(strstr(r.out, "sample standard deviation"));
+	run_free(&r);
+	r = gtrace("stats --report list");
+	cr_assert_eq(r.rc, 0);
+	for (size_t i = 0; i < 6; i++)
+		cr_assert(strstr(r.out, names[i]), "%s", names[i]);
+	run_free(&r);
+}
