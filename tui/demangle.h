@@ -1,0 +1,18 @@
+/*
+ * demangle.h - a small Itanium C++ name demangler for kernel names (no
+ * curses).  It renders the qualified name and writes template arguments
+ * as "<...>" and parameters as "(...)"; it does not spell out types.
+ * Names that are not mangled are copied unchanged.
+ */
+#ifndef GTRACE_TUI_DEMANGLE_H
+#define GTRACE_TUI_DEMANGLE_H
+
+#include <stddef.h>
+
+/* demangle `in` into out (always NUL-terminated); returns out */
+char *demangle_name(const char *in, char *out, size_t len);
+/* the short form for labels: last name component without template
+ * arguments or parameters ("at::native::foo<float>(int)" -> "foo") */
+char *demangle_short(const char *in, char *out, size_t len);
+
+#endif

@@ -1,0 +1,102 @@
+/*
+ * keys.c - the global key table: actions that work in every view (after
+ * the focused view declined the key).  Actions change state and return
+ * UI_* flags; they never draw.
+ */
+#include <stdio.h>
+#include "term.h"
+#include "view.h"
+
+static int act_quit(struct app *a)
+{
+	(void)a;
+	return UI_QUIT;
+}
+
+static int act_help(struct app *a)
+{
+	a->help = !a->help;
+	return UI_HANDLED;
+}
+
+static int act_next(struct app *a)
+{
+	ui_switch(a, (a->cur + 1) % VIEW_COUNT);
+	return UI_HANDLED;
+}
+
+static int act_prev(struct app *a)
+{
+	ui_switch(a, (a->cur + VIEW_COUNT - 1) % VIEW_COUNT);
+	return UI_HANDLED;
+}
+
+static int act_back(struct app *a)
+{
+	if (a->help)
+		a->help = 0;
+	else if (a->cur != a->prev)
+		ui_switch(a, a->prev);
+	return UI_HANDLED;
+}
+
+static int act_save(struct app *a)
+{
+	if (!a->src->save) {
+		ui_msg(a, "nothing to save: this capture is already a file");
+		return UI_HANDLED;
+	}
+	char m[160] = "";
+	a->src->save(a->src->ctx, m, sizeof(m));
+	ui_msg(a, "%s", m);
+	return UI_HANDLED;
+}
+
+static int act_pause(struct app *a)
+{
+	if (!a->src->pause) {
+		ui_msg(a, "not a live capture");
+		return UI_HANDLED;
+	}
+	a->paused = !a->paused;
+	a->src->pause(a->src->ctx, a->paused);
+	ui_msg(a, a->paused ? "capture paused" : "capture resumed");
+	return UI_HANDLED;
+}
+
+static int act_redraw(struct app *a)
+{
+	(void)a;
+	clearok(stdscr, TRUE);
+	return UI_HANDLED;
+}
+
+static const struct {
+	int key;
+	int (*fn)(struct app *a);
+} table[] = {
+	{ 'q', act_quit }, { 'Q', act_quit }, { '?', act_help }, { KEY_F(1), act_help },
+	{ '\t', act_next }, { KEY_BTAB, act_prev }, { 27, act_back },
+	{ 'W', act_save }, { 'p', act_pause }, { 12 /* ^L */, act_redraw },
+};
+
+int keys_global(struct app *a, int key)
+{
+	if (key >= '1' && key < '1' + VIEW_COUNT) {
+		ui_switch(a, key - '1');
+		return UI_HANDLED;
+	}
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (table[i].key == key)
+			return table[i].fn(a);
+	return UI_UNHANDLED;
+}
+
+const char *const keys_help[] = {
+	"1-4 Tab S-Tab  switch view (trace, kernels, pipeline, overview)",
+	"?  F1          this help",
+	"Esc            back",
+	"W              save the capture (live)   p  pause/resume (live)",
+	"^L             redraw                    q  quit",
+	NULL
+};

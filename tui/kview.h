@@ -1,0 +1,46 @@
+/*
+ * kview.h - the kernel statistics page's state, shared by kview.c (the
+ * report tables) and kview_inst.c (instances of one row + histogram).
+ */
+#ifndef GTRACE_TUI_KVIEW_H
+#define GTRACE_TUI_KVIEW_H
+
+#include <regex.h>
+#include "view.h"
+#include "demangle.h"
+
+#define KV_NTABS 3
+
+struct kview {
+	struct view v;
+	int tab;                   /* 0 kernels, 1 memory, 2 nccl */
+	int gpu;                   /* device ordinal, -1 = all */
+	int dirty;                 /* recompute the report on next draw */
+	struct gt_report_out out;
+	struct gt_table *tb;       /* out.tables[0] */
+	size_t *rows, nrows;       /* rows passing the filter */
+	struct tables_state st;
+	regex_t re;
+	int has_re;
+	char filter[128];
+	char err[160];
+	/* instances of the selected row */
+	int inst_open;
+	int inst_by_time;
+	char inst_title[256];
+	uint32_t inst_name;
+	struct gt_ref *inst;
+	size_t ninst;
+	size_t inst_top, inst_sel;
+	int64_t inst_total_ns, inst_min_ns, inst_max_ns;
+	/* duration histogram: KV_HIST log-spaced bins over [min, max] */
+	uint64_t hist[16];
+	int64_t hist_edge_ns[17];
+	int nhist;
+};
+
+void kview_inst_open(struct kview *k);
+void kview_inst_draw(struct kview *k, struct lrect r);
+int kview_inst_key(struct kview *k, int ch);
+
+#endif

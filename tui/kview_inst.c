@@ -1,0 +1,186 @@
+/*
+ * kview_inst.c - the instances of one kernel (or copy, or collective):
+ * a duration histogram (log-spaced bins, computed once on open) and the
+ * list sorted by duration or by time; Enter shows one in the trace view.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gtrace/kstats.h"
+#include "term.h"
+#include "kview.h"
+
+static void load(struct kview *k)
+{
+	free(k->inst);
+	k->inst = NULL;
+	k->ninst = 0;
+	const struct gt_store *s = k->v.app->store;
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	sc.gpu = k->gpu;
+	uint32_t mask = k->tab == 1 ? (1u << GT_EV_MEMCPY) | (1u << GT_EV_MEMSET) : 0;
+	if (kstats_instances(s, &sc, k->inst_name, mask,
+			     k->inst_by_time ? KSTATS_ORDER_TIME : KSTATS_ORDER_DUR_DESC,
+			     &k->inst, &k->ninst))
+		k->ninst = 0;
+	k->inst_top = k->inst_sel = 0;
+}
+
+static void histogram(struct kview *k)
+{
+	const struct gt_store *s = k->v.app->store;
+	k->inst_total_ns = 0;
+	k->inst_min_ns = INT64_MAX;
+	k->inst_max_ns = 0;
+	for (size_t i = 0; i < k->ninst; i++) {
+		int64_t d = store_ev(s, k->inst[i])->dur_ns;
+		k->inst_total_ns += d;
+		if (d < k->inst_min_ns)
+			k->inst_min_ns = d;
+		if (d > k->inst_max_ns)
+			k->inst_max_ns = d;
+	}
+	memset(k->hist, 0, sizeof(k->hist));
+	k->nhist = 0;
+	if (!k->ninst)
+		return;
+	double lo = log((double)(k->inst_min_ns > 0 ? k->inst_min_ns : 1));
+	double hi = log((double)(k->inst_max_ns > 0 ? k->inst_max_ns : 1)) + 1e-9;
+	int nb = 12;
+	if (k->inst_max_ns - k->inst_min_ns < nb)
+		nb = (int)(k->inst_max_ns - k->inst_min_ns) + 1;
+	if (nb < 1)
+		nb = 1;
+	k->nhist = nb;
+	for (int b = 0; b <= nb; b++)
+		k->hist_edge_ns[b] = (int64_t)llround(exp(lo + (hi - lo) * b / nb));
+	for (size_t i = 0; i < k->ninst; i++) {
+		int64_t d = store_ev(s, k->inst[i])->dur_ns;
+		double x = d > 0 ? log((double)d) : lo;
+		int b = hi > lo ? (int)((x - lo) / (hi - lo) * nb) : 0;
+		if (b < 0)
+			b = 0;
+		if (b >= nb)
+			b = nb - 1;
+		k->hist[b]++;
+	}
+}
+
+void kview_inst_open(struct kview *k)
+{
+	if (!k->tb || !k->nrows)
+		return;
+	int nc = tables_find_col(k->tb, "name");
+	if (nc < 0)
+		return;
+	const union gt_cell *c = gt_table_cell(k->tb, k->rows[k->st.sel], (size_t)nc);
+	const char *nm = c && c->s ? c->s : "";
+	uint32_t id = store_str_find(k->v.app->store, nm, strlen(nm));
+	if (id == UINT32_MAX) {
+		ui_msg(k->v.app, "no events are named '%s'", nm);
+		return;
+	}
+	k->inst_name = id;
+	demangle_name(nm, k->inst_title, sizeof(k->inst_title));
+	load(k);
+	histogram(k);
+	k->inst_open = 1;
+}
+
+void kview_inst_draw(struct kview *k, struct lrect r)
+{
+	const struct gt_store *s = k->v.app->store;
+	char a[32], b[32], c[32], d[32];
+	term_printf(r.y, r.x + 1, r.w - 2, theme_attr(TH_TITLE), "instances of %s", k->inst_title);
+	if (r.h < 3)
+		return;
+	double avg = k->ninst ? (double)k->inst_total_ns / (double)k->ninst : 0;
+	term_printf(r.y + 1, r.x + 1, r.w - 2, 0,
+		    "%zu instances  total %s  avg %s  min %s  max %s  |  sorted by %s (d/T)  Esc back",
+		    k->ninst, layout_fmt_dur(k->inst_total_ns, a, sizeof(a)),
+		    layout_fmt_dur((int64_t)avg, b, sizeof(b)),
+		    layout_fmt_dur(k->ninst ? k->inst_min_ns : 0, c, sizeof(c)),
+		    layout_fmt_dur(k->inst_max_ns, d, sizeof(d)), k->inst_by_time ? "time" : "duration");
+	int y = r.y + 2;
+	/* histogram: up to a third of the height */
+	int hrows = k->nhist;
+	if (hrows > (r.h - 4) / 3)
+		hrows = (r.h - 4) / 3;
+	if (hrows > 0) {
+		int per = (k->nhist + hrows - 1) / hrows;
+		uint64_t maxc = 1;
+		for (int i = 0; i < k->nhist; i += per) {
+			uint64_t sum = 0;
+			for (int j = i; j < i + per && j < k->nhist; j++)
+				sum += k->hist[j];
+			if (sum > maxc)
+				maxc = sum;
+		}
+		int barw = r.w - 33;
+		for (int i = 0; i < k->nhist && y < r.y + r.h; i += per) {
+			uint64_t sum = 0;
+			for (int j = i; j < i + per && j < k->nhist; j++)
+				sum += k->hist[j];
+			int e = i + per < k->nhist ? i + per : k->nhist;
+			term_printf(y, r.x + 1, 28, theme_attr(TH_DIM), "%9s..%-9s %7llu",
+				    layout_fmt_dur(k->hist_edge_ns[i], a, sizeof(a)),
+				    layout_fmt_dur(k->hist_edge_ns[e], b, sizeof(b)), (unsigned long long)sum);
+			if (barw > 0)
+				term_hbar(y, r.x + 31, barw, theme_attr(TH_COMPUTE),
+					  (int64_t)((double)sum / (double)maxc * barw * 8));
+			y++;
+		}
+	}
+	if (y >= r.y + r.h)
+		return;
+	term_printf(y++, r.x + 1, r.w - 2, theme_attr(TH_HEADER), "%8s  %12s  %10s  %s", "#",
+		    "start", "duration", "where");
+	int body = r.y + r.h - y;
+	if (body <= 0)
+		return;
+	if (k->inst_sel < k->inst_top)
+		k->inst_top = k->inst_sel;
+	if (k->inst_sel >= k->inst_top + (size_t)body)
+		k->inst_top = k->inst_sel - (size_t)body + 1;
+	int64_t lo = store_t_min(s);
+	for (int i = 0; i < body; i++) {
+		size_t n = k->inst_top + (size_t)i;
+		if (n >= k->ninst)
+			break;
+		const struct gt_event *e = store_ev(s, k->inst[n]);
+		const struct gt_lane *l = store_lane_at(s, k->inst[n].lane);
+		attr_t at = n == k->inst_sel ? theme_attr(TH_SELECT) : 0;
+		if (at)
+			term_fill((struct lrect){ r.x, y + i, r.w, 1 }, at);
+		term_printf(y + i, r.x + 1, r.w - 2, at, "%8zu  %12s  %10s  rank %d GPU %d stream %lld",
+			    n + 1, layout_fmt_dur(e->start_ns - lo, a, sizeof(a)),
+			    layout_fmt_dur(e->dur_ns, b, sizeof(b)), l->key.rank < 0 ? 0 : l->key.rank,
+			    l->key.device, (long long)l->key.id);
+	}
+}
+
+int kview_inst_key(struct kview *k, int ch)
+{
+	size_t n = k->ninst;
+	switch (ch) {
+	case KEY_UP: case 'k': if (k->inst_sel) k->inst_sel--; break;
+	case KEY_DOWN: case 'j': if (k->inst_sel + 1 < n) k->inst_sel++; break;
+	case KEY_PPAGE: k->inst_sel = k->inst_sel > 10 ? k->inst_sel - 10 : 0; break;
+	case KEY_NPAGE: k->inst_sel = k->inst_sel + 10 < n ? k->inst_sel + 10 : (n ? n - 1 : 0); break;
+	case KEY_HOME: k->inst_sel = 0; break;
+	case KEY_END: k->inst_sel = n ? n - 1 : 0; break;
+	case 'd': k->inst_by_time = 0; load(k); break;
+	case 'T': k->inst_by_time = 1; load(k); break;
+	case '\n': case '\r': case KEY_ENTER:
+		if (k->inst_sel < n) {
+			tlview_goto(k->v.app->views[VIEW_TRACE], k->inst[k->inst_sel]);
+			ui_switch(k->v.app, VIEW_TRACE);
+		}
+		break;
+	default:
+		return UI_UNHANDLED;
+	}
+	return UI_HANDLED;
+}

@@ -1,0 +1,226 @@
+/*
+ * pview.c - the input pipeline page (TensorFlow Profiler's Input Pipeline
+ * Analyzer, computed by core's pipeline_compute): the verdict, a stacked
+ * bar per step coloured by category, the worst steps and what to try.
+ * Enter on a step zooms the trace view to it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gtrace/analysis.h"
+#include "term.h"
+#include "view.h"
+
+struct pview {
+	struct view v;
+	int dirty, ok;
+	int32_t rank;
+	struct pipeline_result res;
+	char advice[8][PIPELINE_ADVICE_LEN];
+	size_t nadvice;
+	char err[160];
+	size_t top, sel;
+};
+
+static const enum theme_role cat_role[PL_NCAT] = {
+	[PL_COMPUTE] = TH_COMPUTE, [PL_H2D] = TH_H2D, [PL_D2D_COMM] = TH_NCCL,
+	[PL_OUTPUT] = TH_D2H, [PL_HOST_WAIT] = TH_SYNC, [PL_LAUNCH] = TH_API,
+	[PL_HOST_COMPUTE] = TH_RANGE, [PL_OTHER] = TH_MEMSET,
+};
+static const char cat_glyph[PL_NCAT] = { '#', '>', '%', '<', '!', '-', ':', '.' };
+
+static const char *const pv_help[] = {
+	"j k  Up Down  PgUp PgDn  Home End   choose a step",
+	"Enter       zoom the trace view to the step",
+	"bars: one per step, length = step time, segments = categories",
+	NULL
+};
+
+static void compute(struct pview *p)
+{
+	if (p->ok)
+		pipeline_result_done(&p->res);
+	p->ok = 0;
+	p->dirty = 0;
+	p->err[0] = 0;
+	int32_t *ranks = NULL;
+	long nr = steps_ranks(p->v.app->store, &ranks);
+	p->rank = nr > 0 ? ranks[0] : 0;
+	free(ranks);
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	if (pipeline_compute(p->v.app->store, p->rank, NULL, &sc, &p->res, p->err, sizeof(p->err)))
+		return;
+	p->ok = 1;
+	p->nadvice = pipeline_advice(&p->res, p->advice, 8);
+}
+
+/* one stacked bar of row r, `w` cells for max_ns */
+static void bar(const struct pipeline_row *row, int y, int x, int w, int64_t max_ns)
+{
+	if (max_ns <= 0 || w <= 0)
+		return;
+	int64_t len8 = row->total_ns * 8 * w / max_ns;
+	int64_t acc = 0;
+	int cell = 0;
+	for (int c = 0; c < PL_NCAT && cell < w; c++) {
+		acc += row->cat_ns[c];
+		int64_t end8 = row->total_ns ? acc * len8 / row->total_ns : 0;
+		int endc = (int)((end8 + 4) / 8);
+		attr_t a = theme_attr(cat_role[c]);
+		char g[2] = { cat_glyph[c], 0 };
+		attrset(a);
+		for (; cell < endc && cell < w; cell++)
+			mvaddstr(y, x + cell, term_caps.colors ? (term_caps.utf8 ? "\u2588" : "#") : g);
+		attrset(A_NORMAL);
+	}
+}
+
+static void pv_draw(struct view *v, struct lrect r)
+{
+	struct pview *p = (struct pview *)v;
+	if (p->dirty)
+		compute(p);
+	if (!p->ok) {
+		term_printf(r.y, r.x + 1, r.w - 2, theme_attr(TH_WARN), "input pipeline: %s",
+			    p->err[0] ? p->err : "no data");
+		return;
+	}
+	const struct pipeline_result *res = &p->res;
+	term_printf(r.y, r.x + 1, r.w - 2, theme_attr(res->verdict >= PL_MODERATELY ? TH_WARN : TH_GOOD),
+		    "Verdict: %s", pipeline_verdict_name(res->verdict));
+	if (r.h < 2)
+		return;
+	term_printf(r.y + 1, r.x + 1, r.w - 2, 0,
+		    "rank %d, %zu steps: input %.1f%%  launch %.1f%%  all others %.1f%%  compute %.1f%%",
+		    res->rank, res->n, res->input_pct, res->launch_pct, res->others_pct,
+		    res->avg_pct[PL_COMPUTE]);
+	/* legend */
+	int x = r.x + 1, y = r.y + 2;
+	if (r.h > 4) {
+		for (int c = 0; c < PL_NCAT; c++) {
+			char g[2] = { cat_glyph[c], 0 };
+			const char *n = pipeline_cat_name((enum pipeline_cat)c);
+			if (x + (int)strlen(n) + 9 > r.x + r.w && x > r.x + 1) {
+				if (y + 1 >= r.y + r.h / 2)
+					break;
+				x = r.x + 1;
+				y++;
+			}
+			attrset(theme_attr(cat_role[c]));
+			mvaddstr(y, x, term_caps.colors ? (term_caps.utf8 ? "\u2588" : "#") : g);
+			attrset(A_NORMAL);
+			term_printf(y, x + 2, r.x + r.w - x - 2, theme_attr(TH_DIM), "%s %.1f%%", n,
+				    res->avg_pct[c]);
+			x += (int)strlen(n) + 10;
+		}
+		y++;
+	}
+	if (y < r.y + r.h)
+		term_printf(y++, r.x + 1, r.w - 2, theme_attr(TH_HEADER), "%-11s %9s %6s  %s", "step", "time",
+			    "input", "breakdown (Enter: show in trace)");
+	/* bottom: worst steps and advice */
+	int bottom = (int)p->nadvice + (res->nworst ? 2 : 1);
+	if (bottom > (r.h - 3) / 2)
+		bottom = (r.h - 3) / 2;
+	int chart_h = r.y + r.h - y - bottom;
+	int64_t max_ns = 1;
+	for (size_t i = 0; i < res->n; i++)
+		if (res->rows[i].total_ns > max_ns)
+			max_ns = res->rows[i].total_ns;
+	if (chart_h > 0) {
+		if (p->sel >= res->n)
+			p->sel = res->n ? res->n - 1 : 0;
+		if (p->sel < p->top)
+			p->top = p->sel;
+		if (p->sel >= p->top + (size_t)chart_h)
+			p->top = p->sel - (size_t)chart_h + 1;
+		for (int i = 0; i < chart_h; i++) {
+			size_t n = p->top + (size_t)i;
+			if (n >= res->n)
+				break;
+			const struct pipeline_row *row = &res->rows[n];
+			char d[32];
+			attr_t a = n == p->sel ? theme_attr(TH_SELECT) : 0;
+			term_printf(y + i, r.x + 1, 29, a, "step %-6lld %9s %5.1f%%", (long long)row->step,
+				    layout_fmt_dur(row->total_ns, d, sizeof(d)), row->input_pct);
+			bar(row, y + i, r.x + 31, r.w - 32, max_ns);
+		}
+		if (!res->n)
+			term_put(y, r.x + 1, r.w - 2, theme_attr(TH_DIM), "no steps found");
+		y += chart_h;
+	}
+	if (bottom <= 0)
+		return;
+	if (res->nworst && y < r.y + r.h) {
+		char line[256];
+		int k = snprintf(line, sizeof(line), "Worst steps by input:");
+		for (size_t i = 0; i < res->nworst && k > 0 && (size_t)k < sizeof(line); i++) {
+			const struct pipeline_row *row = &res->rows[res->worst[i]];
+			k += snprintf(line + k, sizeof(line) - (size_t)k, "  step %lld (%.1f%%)",
+				      (long long)row->step, row->input_pct);
+		}
+		term_put(y++, r.x + 1, r.w - 2, theme_attr(TH_HEADER), line);
+	}
+	if (y < r.y + r.h)
+		term_put(y++, r.x + 1, r.w - 2, theme_attr(TH_HEADER), "What to try:");
+	for (size_t i = 0; i < p->nadvice && y < r.y + r.h; i++)
+		term_put(y++, r.x + 3, r.w - 4, 0, p->advice[i]);
+}
+
+static int pv_key(struct view *v, int ch)
+{
+	struct pview *p = (struct pview *)v;
+	size_t n = p->ok ? p->res.n : 0;
+	switch (ch) {
+	case KEY_UP: case 'k': if (p->sel) p->sel--; break;
+	case KEY_DOWN: case 'j': if (p->sel + 1 < n) p->sel++; break;
+	case KEY_PPAGE: p->sel = p->sel > 10 ? p->sel - 10 : 0; break;
+	case KEY_NPAGE: p->sel = p->sel + 10 < n ? p->sel + 10 : (n ? n - 1 : 0); break;
+	case KEY_HOME: p->sel = 0; break;
+	case KEY_END: p->sel = n ? n - 1 : 0; break;
+	case '\n': case '\r': case KEY_ENTER:
+		if (p->sel < n) {
+			tlview_zoom_range(v->app->views[VIEW_TRACE], p->res.rows[p->sel].t0_ns,
+					  p->res.rows[p->sel].t1_ns);
+			ui_switch(v->app, VIEW_TRACE);
+		}
+		break;
+	default:
+		return UI_UNHANDLED;
+	}
+	return UI_HANDLED;
+}
+
+static void pv_data(struct view *v)
+{
+	((struct pview *)v)->dirty = 1;
+}
+
+static void pv_free(struct view *v)
+{
+	struct pview *p = (struct pview *)v;
+	if (p->ok)
+		pipeline_result_done(&p->res);
+	free(p);
+}
+
+static const struct view_ops pv_ops = {
+	.name = "Pipeline",
+	.help = pv_help,
+	.draw = pv_draw,
+	.key = pv_key,
+	.data = pv_data,
+	.free = pv_free,
+};
+
+struct view *pview_new(struct app *a)
+{
+	struct pview *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->v.ops = &pv_ops;
+	p->v.app = a;
+	p->dirty = 1;
+	return &p->v;
+}

@@ -1,0 +1,59 @@
+/*
+ * status.c - the tab line (top) and the status line (bottom): source,
+ * events, time span, dropped records, the current range, messages.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "term.h"
+#include "view.h"
+
+void status_tabs(struct app *a, struct lrect r)
+{
+	term_fill(r, theme_attr(TH_TAB));
+	int w = r.w / VIEW_COUNT;
+	for (int i = 0; i < VIEW_COUNT; i++)
+		term_printf(r.y, r.x + i * w, w, theme_attr(i == a->cur ? TH_TAB_ON : TH_TAB),
+			    " %d %s%*s", i + 1, a->views[i]->ops->name, w, "");
+	if (r.w >= 100) {
+		const char *k = "? help  q quit ";
+		term_put(r.y, r.x + r.w - (int)strlen(k), (int)strlen(k), theme_attr(TH_TAB), k);
+	}
+}
+
+void status_draw(struct app *a, struct lrect r)
+{
+	const struct gt_store *s = a->store;
+	const struct gt_drops *d = store_drops((struct gt_store *)s);
+	uint64_t drop = d->cupti_dropped + d->buffers_declined + d->ring_overflow +
+			d->import_skipped;
+	char span[32] = "-", n[32];
+	size_t ne = store_event_count(s);
+	if (ne)
+		layout_fmt_dur(store_t_max(s) - store_t_min(s), span, sizeof(span));
+	if (ne >= 10000000)
+		snprintf(n, sizeof(n), "%.1fM", (double)ne / 1e6);
+	else if (ne >= 10000)
+		snprintf(n, sizeof(n), "%.0fk", (double)ne / 1e3);
+	else
+		snprintf(n, sizeof(n), "%zu", ne);
+	char line[512];
+	int k = snprintf(line, sizeof(line), " %s | %s ev | %s | dropped %llu",
+			 a->src->name ? a->src->name : "", n, span, (unsigned long long)drop);
+	if (a->src_status[0] && k > 0 && (size_t)k < sizeof(line))
+		k += snprintf(line + k, sizeof(line) - (size_t)k, " | %s", a->src_status);
+	if (a->range[0] && k > 0 && (size_t)k < sizeof(line))
+		k += snprintf(line + k, sizeof(line) - (size_t)k, " | %s", a->range);
+	term_fill(r, theme_attr(TH_STATUS));
+	attr_t at = theme_attr(TH_STATUS);
+	if (drop)
+		at |= A_BOLD;
+	if (a->msg[0]) {
+		int mw = (int)strlen(a->msg) + 2;
+		if (mw > r.w / 2)
+			mw = r.w / 2;
+		term_put(r.y, r.x, r.w - mw, at, line);
+		term_put(r.y, r.x + r.w - mw, mw, theme_attr(TH_SELECT), a->msg);
+	} else {
+		term_put(r.y, r.x, r.w, at, line);
+	}
+}

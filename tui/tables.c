@@ -1,0 +1,166 @@
+/*
+ * tables.c - draw any gt_table as a scrollable, sortable grid: the stats
+ * pages use it for the report tables.  Widths are measured over the rows
+ * on screen only, so a frame costs O(screen), not O(rows).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include "term.h"
+#include "view.h"
+#include "demangle.h"
+
+int tables_find_col(const struct gt_table *t, const char *part)
+{
+	for (size_t c = 0; c < t->ncols; c++)
+		if (strcasestr(t->cols[c].name, part))
+			return (int)c;
+	return -1;
+}
+
+static int is_ns(const struct gt_col *c)
+{
+	size_t n = strlen(c->name);
+	return c->type != GT_COL_STR && n >= 4 && !strcmp(c->name + n - 4, "(ns)");
+}
+
+void tables_cell_text(const struct gt_table *t, size_t row, size_t col, char *buf, size_t len)
+{
+	if (gt_table_is_null(t, row, col)) {
+		snprintf(buf, len, "n/a");
+		return;
+	}
+	const union gt_cell *v = gt_table_cell(t, row, col);
+	const struct gt_col *c = &t->cols[col];
+	switch (c->type) {
+	case GT_COL_STR:
+		if (!strcasecmp(c->name, "name"))
+			demangle_name(v->s ? v->s : "", buf, len);
+		else
+			snprintf(buf, len, "%s", v->s ? v->s : "");
+		break;
+	case GT_COL_INT:
+		if (is_ns(c))
+			layout_fmt_dur(v->i, buf, len);
+		else
+			snprintf(buf, len, "%lld", (long long)v->i);
+		break;
+	case GT_COL_FLOAT:
+		if (is_ns(c))
+			layout_fmt_dur((int64_t)v->f, buf, len);
+		else
+			snprintf(buf, len, "%.*f", c->decimals, v->f);
+		break;
+	case GT_COL_PCT:
+		snprintf(buf, len, "%.*f", c->decimals ? c->decimals : 1, v->f);
+		break;
+	}
+}
+
+void tables_move(struct tables_state *st, size_t nrows, long delta)
+{
+	if (!nrows) {
+		st->sel = st->top = 0;
+		return;
+	}
+	long s = (long)st->sel + delta;
+	if (s < 0)
+		s = 0;
+	if (s >= (long)nrows)
+		s = (long)nrows - 1;
+	st->sel = (size_t)s;
+}
+
+void tables_draw(const struct gt_table *t, struct tables_state *st, struct lrect r,
+		 const size_t *rows, size_t nrows)
+{
+	if (r.h < 2 || r.w < 8 || !t)
+		return;
+	int body = r.h - 1;
+	if (st->sel >= nrows)
+		st->sel = nrows ? nrows - 1 : 0;
+	if (st->sel < st->top)
+		st->top = st->sel;
+	if (st->sel >= st->top + (size_t)body)
+		st->top = st->sel - (size_t)body + 1;
+	int name_col = -1;
+	for (size_t c = 0; c < t->ncols; c++)
+		if (!strcasecmp(t->cols[c].name, "name"))
+			name_col = (int)c;
+	/* widths over the visible rows */
+	int w[64];
+	size_t nc = t->ncols < 64 ? t->ncols : 64;
+	char buf[512];
+	for (size_t c = 0; c < nc; c++) {
+		w[c] = (int)strlen(t->cols[c].name) + ((int)c == st->sort_col ? 1 : 0);
+		for (size_t i = st->top; i < nrows && i < st->top + (size_t)body; i++) {
+			tables_cell_text(t, rows[i], c, buf, sizeof(buf));
+			int l = (int)strlen(buf);
+			if (l > w[c])
+				w[c] = l;
+		}
+		if (w[c] > 40)
+			w[c] = 40;
+	}
+	int name_min = name_col >= 0 ? (r.w / 3 < 24 ? r.w / 3 : 24) : 0;
+	if (st->left < 0)
+		st->left = 0;
+	/* columns drawn: from `left`, skipping the name column, while they fit */
+	int xs[64], shown[64], ns = 0, x = 0;
+	for (size_t c = 0; c < nc; c++) {
+		if ((int)c == name_col || (int)c < st->left)
+			continue;
+		if (x + w[c] + 2 > r.w - name_min)
+			break;
+		xs[ns] = x;
+		shown[ns++] = (int)c;
+		x += w[c] + 2;
+	}
+	int name_x = x, name_w = r.w - x;
+	attr_t ha = theme_attr(TH_HEADER);
+	term_fill((struct lrect){ r.x, r.y, r.w, 1 }, 0);
+	for (int k = 0; k < ns; k++) {
+		int c = shown[k];
+		snprintf(buf, sizeof(buf), "%s%s", t->cols[c].name,
+			 c == st->sort_col ? (st->sort_desc ? "v" : "^") : "");
+		int l = (int)strlen(buf);
+		int right = t->cols[c].type != GT_COL_STR;
+		term_put(r.y, r.x + xs[k] + (right && l < w[c] ? w[c] - l : 0), w[c] + 1,
+			 c == st->sort_col ? ha | A_REVERSE : ha, buf);
+	}
+	if (name_col >= 0 && name_w > 0)
+		term_printf(r.y, r.x + name_x, name_w, name_col == st->sort_col ? ha | A_REVERSE : ha,
+			    "Name%s", name_col == st->sort_col ? (st->sort_desc ? "v" : "^") : "");
+	for (int yy = 0; yy < body; yy++) {
+		size_t i = st->top + (size_t)yy;
+		if (i >= nrows)
+			break;
+		int y = r.y + 1 + yy;
+		attr_t a = i == st->sel ? theme_attr(TH_SELECT) : 0;
+		if (a)
+			term_fill((struct lrect){ r.x, y, r.w, 1 }, a);
+		for (int k = 0; k < ns; k++) {
+			int c = shown[k];
+			tables_cell_text(t, rows[i], (size_t)c, buf, sizeof(buf));
+			int l = (int)strlen(buf);
+			int right = t->cols[c].type != GT_COL_STR;
+			term_put(y, r.x + xs[k] + (right && l < w[c] ? w[c] - l : 0), w[c], a, buf);
+		}
+		if (name_col >= 0 && name_w > 0) {
+			tables_cell_text(t, rows[i], (size_t)name_col, buf, sizeof(buf));
+			if ((int)strlen(buf) > name_w) {
+				/* too long: the short name, then as much of the rest as fits */
+				char sh[256];
+				demangle_short(buf, sh, sizeof(sh));
+				if (strcmp(sh, buf)) {
+					size_t l = strlen(sh);
+					snprintf(sh + l, sizeof(sh) - l, "  [%s]", buf);
+					snprintf(buf, sizeof(buf), "%s", sh);
+				}
+			}
+			term_put(y, r.x + name_x, name_w, a, buf);
+		}
+	}
+	if (!nrows)
+		term_put(r.y + 1, r.x + 1, r.w - 2, theme_attr(TH_DIM), "(no rows)");
+}

@@ -1,0 +1,229 @@
+/*
+ * tldraw.c - the trace view's ruler, step row, lanes and legend.  Each lane
+ * row costs one store_lane_buckets query of the screen width, so a frame is
+ * O(rows x columns x log n) whatever the zoom.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "term.h"
+#include "tlview.h"
+#include "demangle.h"
+
+void tldraw_ruler(struct tlview *t)
+{
+	const struct lrect *r = &t->lay.ruler;
+	if (r->h <= 0)
+		return;
+	const struct gt_store *s = t->v.app->store;
+	int64_t lo = store_event_count(s) ? store_t_min(s) : 0;
+	int64_t step = layout_tick_ns(&t->m, 12);
+	char buf[32];
+	/* scale in the label column */
+	if (t->lay.labels.w > 0)
+		term_printf(r->y, t->lay.labels.x, t->lay.labels.w - 1, theme_attr(TH_DIM),
+			    "1 col=%s", layout_fmt_dur(t->m.ns_per_col, buf, sizeof(buf)));
+	int64_t rel0 = t->m.t0_ns - lo;
+	int64_t k = rel0 >= 0 ? (rel0 + step - 1) / step : -((-rel0) / step);
+	for (;; k++) {
+		int64_t tt = lo + k * step;
+		long c = layout_t2col(&t->m, tt);
+		if (c >= r->w)
+			break;
+		if (c < 0)
+			continue;
+		layout_fmt_time(k * step, step, buf, sizeof(buf));
+		term_put(r->y, r->x + (int)c, 1, theme_attr(TH_DIM), "|");
+		term_put(r->y, r->x + (int)c + 1, r->w - (int)c - 1, theme_attr(TH_NORMAL), buf);
+	}
+	/* mark and cursor */
+	if (t->marking) {
+		int64_t m0 = t->mark_t0, m1 = t->marking == 2 ? t->mark_t1 :
+			     layout_col2t(&t->m, t->col + 1);
+		if (m1 < m0) {
+			int64_t x = m0;
+			m0 = m1;
+			m1 = x;
+		}
+		long c0 = layout_t2col(&t->m, m0), c1 = layout_t2col(&t->m, m1 - 1);
+		if (c0 < 0)
+			c0 = 0;
+		if (c1 >= r->w)
+			c1 = r->w - 1;
+		struct lrect row = t->lay.steps.h ? t->lay.steps : *r;
+		for (long c = c0; c <= c1; c++)
+			mvchgat(row.y, row.x + (int)c, 1, theme_attr(TH_MARK), 0, NULL);
+	}
+	term_put(r->y, r->x + t->col, 1, theme_attr(TH_CURSOR), term_caps.utf8 ? "v" : "v");
+	/* step boundaries */
+	const struct lrect *sr = &t->lay.steps;
+	if (sr->h <= 0 || !t->nsteps)
+		return;
+	int64_t v0 = t->m.t0_ns, v1 = layout_col2t(&t->m, sr->w);
+	/* first step ending after v0 (steps sorted by start; ends mostly too) */
+	size_t a = 0, b = t->nsteps;
+	while (a < b) {
+		size_t mid = (a + b) / 2;
+		if (t->steps[mid].t0_ns < v0)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	if (a > 0)
+		a--;
+	long last_c = -100;
+	for (size_t i = a; i < t->nsteps && t->steps[i].t0_ns < v1; i++) {
+		long c = layout_t2col(&t->m, t->steps[i].t0_ns);
+		if (c < 0 || c <= last_c)
+			continue;
+		term_put(sr->y, sr->x + (int)c, 1, theme_attr(TH_STEP), "|");
+		snprintf(buf, sizeof(buf), "#%lld", (long long)t->steps[i].num);
+		long next_c = i + 1 < t->nsteps ? layout_t2col(&t->m, t->steps[i + 1].t0_ns) : sr->w;
+		if (next_c - c > (long)strlen(buf) + 1)
+			term_put(sr->y, sr->x + (int)c + 1, (int)(sr->w - c - 1), theme_attr(TH_STEP), buf);
+		last_c = c;
+		/* skip steps that would land in this column */
+		int64_t nt = layout_col2t(&t->m, c + 1);
+		while (i + 1 < t->nsteps && t->steps[i + 1].t0_ns < nt)
+			i++;
+	}
+	if (t->lay.labels.w > 0)
+		term_put(sr->y, t->lay.labels.x, t->lay.labels.w - 1, theme_attr(TH_DIM), "steps");
+}
+
+/* draw a bucket row; cat[] gives each column's category */
+static void draw_cells(struct tlview *t, int y, const struct gt_bucket *bk,
+		       const uint8_t *cat, int cursor_row)
+{
+	const struct lrect *c = &t->lay.cells;
+	for (int x = 0; x < c->w; x++) {
+		int e = layout_eighths(bk[x].busy_ns, t->m.ns_per_col, bk[x].count);
+		int cur = cursor_row && x == t->col;
+		if (!e && !cur)
+			continue;
+		attr_t a = theme_attr((enum theme_role)cat[x]);
+		if (cur)
+			a = theme_attr(TH_CURSOR);
+		const char *g = e ? theme_cell((enum theme_role)cat[x], e) : " ";
+		attrset(a);
+		mvaddstr(y, c->x + x, g);
+	}
+	attrset(A_NORMAL);
+}
+
+/* names inside events that span enough columns */
+static void draw_names(struct tlview *t, int y, const struct gt_lane *l)
+{
+	const struct lrect *c = &t->lay.cells;
+	int64_t v0 = t->m.t0_ns, v1 = layout_col2t(&t->m, c->w);
+	size_t f, la;
+	store_lane_range(l, v0, v1, &f, &la);
+	if (la - f > (size_t)c->w)
+		return;
+	char nm[256], sh[128];
+	for (size_t i = f; i < la; i++) {
+		const struct gt_event *e = &l->ev[i];
+		long c0 = layout_t2col(&t->m, e->start_ns), c1 = layout_t2col(&t->m, gt_event_end(e));
+		if (c0 < 0)
+			c0 = 0;
+		if (c1 > c->w)
+			c1 = c->w;
+		if (c1 - c0 < 5)
+			continue;
+		const char *raw = store_str(t->v.app->store, e->name);
+		demangle_short(raw, sh, sizeof(sh));
+		snprintf(nm, sizeof(nm), " %s", sh);
+		attr_t a = theme_attr(theme_cat(e)) | A_REVERSE;
+		if (!term_caps.colors)
+			a = A_REVERSE;
+		term_put(y, c->x + (int)c0, (int)(c1 - c0), a, nm);
+	}
+}
+
+void tldraw_lanes(struct tlview *t)
+{
+	const struct gt_store *s = t->v.app->store;
+	const struct lrect *c = &t->lay.cells, *lb = &t->lay.labels;
+	uint8_t cat[1024];
+	int w = c->w > 1024 ? 1024 : c->w;
+	for (int yy = 0; yy < c->h; yy++) {
+		size_t v = t->top + (size_t)yy;
+		if (v >= t->L.nvis)
+			break;
+		const struct lanes_row *r = &t->L.all[t->L.vis[v]];
+		int y = c->y + yy, cursor = v == t->row;
+		/* label */
+		if (lb->w > 0) {
+			char lab[96];
+			const char *fold = "";
+			if (r->kind != LROW_LANE)
+				fold = r->folded ? (term_caps.utf8 ? "\u25b8" : "+") :
+						   (term_caps.utf8 ? "\u25be" : "-");
+			snprintf(lab, sizeof(lab), "%*s%s%s", r->depth, "", fold, r->label);
+			attr_t a = r->kind == LROW_LANE ? theme_attr(TH_NORMAL) : theme_attr(TH_GROUP);
+			if (cursor)
+				a = theme_attr(TH_SELECT);
+			term_fill((struct lrect){ lb->x, y, lb->w - 1, 1 }, cursor ? a : 0);
+			term_put(y, lb->x, lb->w - 1, a, lab);
+		}
+		if (r->kind == LROW_LANE) {
+			const struct gt_lane *l = store_lane_at(s, r->lane);
+			store_lane_buckets(l, t->m.t0_ns, t->m.ns_per_col, w, t->bk);
+			for (int x = 0; x < w; x++)
+				cat[x] = t->bk[x].dominant != SIZE_MAX ?
+					 (uint8_t)theme_cat(&l->ev[t->bk[x].dominant]) : TH_COMPUTE;
+			draw_cells(t, y, t->bk, cat, cursor);
+			draw_names(t, y, l);
+			continue;
+		}
+		/* group row: the union of up to 64 child lanes, coloured by the busiest */
+		memset(t->bk, 0, (size_t)w * sizeof(*t->bk));
+		memset(cat, TH_COMPUTE, (size_t)w);
+		int nchild = 0;
+		for (uint32_t i = t->L.vis[v] + 1; i < r->end && nchild < 64; i++) {
+			if (t->L.all[i].kind != LROW_LANE)
+				continue;
+			const struct gt_lane *l = store_lane_at(s, t->L.all[i].lane);
+			if (!l->n)
+				continue;
+			nchild++;
+			store_lane_buckets(l, t->m.t0_ns, t->m.ns_per_col, w, t->bk2);
+			for (int x = 0; x < w; x++) {
+				if (t->bk2[x].busy_ns > t->bk[x].busy_ns ||
+				    (!t->bk[x].count && t->bk2[x].count)) {
+					if (t->bk2[x].dominant != SIZE_MAX)
+						cat[x] = (uint8_t)theme_cat(&l->ev[t->bk2[x].dominant]);
+					if (t->bk2[x].busy_ns > t->bk[x].busy_ns)
+						t->bk[x].busy_ns = t->bk2[x].busy_ns;
+				}
+				uint32_t n = t->bk[x].count + t->bk2[x].count;
+				t->bk[x].count = n < t->bk[x].count ? UINT32_MAX : n;
+			}
+		}
+		draw_cells(t, y, t->bk, cat, cursor);
+	}
+	if (!t->L.nvis && c->h > 0)
+		term_put(c->y, c->x, c->w, theme_attr(TH_DIM), "no events yet");
+}
+
+void tldraw_legend(struct tlview *t)
+{
+	const struct lrect *r = &t->lay.legend;
+	if (r->h <= 0)
+		return;
+	int x = r->x;
+	for (int k = TH_COMPUTE; k < TH_CAT_END && x < r->x + r->w; k++) {
+		const char *g = term_caps.colors ? (term_caps.utf8 ? "\u2588" : "#") :
+						   theme_cell((enum theme_role)k, 8);
+		term_put(r->y, x, 1, theme_attr((enum theme_role)k), "#");
+		attrset(theme_attr((enum theme_role)k));
+		if (x < r->x + r->w)
+			mvaddstr(r->y, x, g);
+		attrset(A_NORMAL);
+		const char *n = theme_cat_name((enum theme_role)k);
+		term_put(r->y, x + 1, r->x + r->w - x - 1, theme_attr(TH_DIM), n);
+		x += (int)strlen(n) + 3;
+	}
+	const char *hint = "  ? keys";
+	if (x + (int)strlen(hint) < r->x + r->w)
+		term_put(r->y, r->x + r->w - (int)strlen(hint), (int)strlen(hint), theme_attr(TH_DIM), hint);
+}

@@ -1,0 +1,568 @@
+/*
+ * tlview.c - the trace view: lanes over time, cursor and selection, zoom
+ * and pan, fold, search, go to time, range mark, jumps between a kernel
+ * and its launch.  Drawing is in tldraw.c and tldetail.c; this file holds
+ * state changes only (plus the draw entry that calls them).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "term.h"
+#include "tlview.h"
+
+static const char *const tl_help[] = {
+	"h l  Left Right  move the cursor (pans at the edges)",
+	"j k  Up Down     previous / next lane     PgUp PgDn  page",
+	"a d              pan a quarter screen     Home End  start / end",
+	"w s  + -  wheel  zoom in / out around the cursor",
+	"f 0              zoom to fit              z  zoom to the selected event",
+	"Z                zoom to the step under the cursor",
+	"[ ]              previous / next event on the lane",
+	"Space Enter      fold / unfold a group    o O  fold / unfold all",
+	"c                kernel <-> the API call that launched it",
+	"/ n N            search names (regex), next, previous",
+	"g                go to a time (e.g. 1.5s, 300ms from the start)",
+	"m  M             mark a range (twice), zoom to it; Esc clears",
+	"F                follow the newest data (live)",
+	"mouse            click selects, drag pans, wheel zooms",
+	NULL
+};
+
+uint32_t tlview_lane_of(const struct tlview *t, size_t v)
+{
+	if (v >= t->L.nvis)
+		return UINT32_MAX;
+	const struct lanes_row *r = &t->L.all[t->L.vis[v]];
+	return r->kind == LROW_LANE ? r->lane : UINT32_MAX;
+}
+
+static const struct gt_store *S(const struct tlview *t)
+{
+	return t->v.app->store;
+}
+
+static int64_t t_lo(const struct tlview *t)
+{
+	return store_event_count(S(t)) ? store_t_min(S(t)) : 0;
+}
+
+static int64_t t_hi(const struct tlview *t)
+{
+	return store_event_count(S(t)) ? store_t_max(S(t)) : 1000000;
+}
+
+static int64_t max_npc(const struct tlview *t)
+{
+	int64_t span = t_hi(t) - t_lo(t);
+	int64_t m = span * 2 / (t->m.cols > 0 ? t->m.cols : 1);
+	return m < 1000 ? 1000 : m;
+}
+
+static int step_cmp(const void *a, const void *b)
+{
+	const struct tl_step *x = a, *y = b;
+	return x->t0_ns < y->t0_ns ? -1 : x->t0_ns > y->t0_ns;
+}
+
+static void scan_steps(struct tlview *t)
+{
+	free(t->steps);
+	t->steps = NULL;
+	t->nsteps = 0;
+	size_t cap = 0;
+	const struct gt_store *s = S(t);
+	for (size_t li = 0; li < store_lane_count(s); li++) {
+		const struct gt_lane *l = store_lane_at(s, (uint32_t)li);
+		if (!(l->kinds_mask & (1u << GT_EV_STEP)))
+			continue;
+		for (size_t i = 0; i < l->n; i++) {
+			const struct gt_event *e = &l->ev[i];
+			if (e->kind != GT_EV_STEP)
+				continue;
+			if (t->nsteps == cap) {
+				cap = cap ? cap * 2 : 64;
+				struct tl_step *p = realloc(t->steps, cap * sizeof(*p));
+				if (!p)
+					return;
+				t->steps = p;
+			}
+			t->steps[t->nsteps++] = (struct tl_step){ e->start_ns, gt_event_end(e),
+								  (int64_t)e->arg };
+		}
+	}
+	if (t->nsteps)
+		qsort(t->steps, t->nsteps, sizeof(*t->steps), step_cmp);
+}
+
+static void tl_data(struct view *v)
+{
+	struct tlview *t = (struct tlview *)v;
+	if (store_lane_count(S(t)) != t->L.nlanes_seen || !t->L.nall)
+		lanes_build(&t->L, S(t));
+	scan_steps(t);
+	if (!t->fitted && store_event_count(S(t)) && t->m.cols > 1) {
+		layout_tmap_fit(&t->m, t_lo(t), t_hi(t), t->m.cols);
+		t->fitted = 1;
+	} else if (t->follow && store_event_count(S(t))) {
+		int64_t span = (int64_t)t->m.cols * t->m.ns_per_col;
+		t->m.t0_ns = t_hi(t) - span + span / 20;
+	}
+	if (t->row >= t->L.nvis)
+		t->row = t->L.nvis ? t->L.nvis - 1 : 0;
+}
+
+/* the selected event from the cursor, unless pinned by a jump */
+static void update_sel(struct tlview *t)
+{
+	if (t->pinned)
+		return;
+	t->has_sel = 0;
+	uint32_t lane = tlview_lane_of(t, t->row);
+	if (lane == UINT32_MAX)
+		return;
+	const struct gt_lane *l = store_lane_at(S(t), lane);
+	int64_t c0 = layout_col2t(&t->m, t->col), c1 = c0 + t->m.ns_per_col;
+	size_t i = store_lane_event_at(l, c0 + t->m.ns_per_col / 2);
+	if (i == SIZE_MAX) {
+		struct gt_bucket b;
+		store_lane_bucket(l, c0, c1, &b);
+		i = b.dominant;
+	}
+	if (i == SIZE_MAX)
+		return;
+	t->sel = (struct gt_ref){ lane, (uint32_t)i };
+	t->has_sel = 1;
+}
+
+static void keep_row_visible(struct tlview *t)
+{
+	int h = t->lay.cells.h > 0 ? t->lay.cells.h : 1;
+	if (t->row < t->top)
+		t->top = t->row;
+	if (t->row >= t->top + (size_t)h)
+		t->top = t->row - (size_t)h + 1;
+}
+
+static void set_range_text(struct tlview *t)
+{
+	char a[32], b[32], d[32];
+	int64_t lo = t_lo(t);
+	if (t->marking) {
+		int64_t m0 = t->mark_t0, m1 = t->marking == 2 ? t->mark_t1 :
+			     layout_col2t(&t->m, t->col) + t->m.ns_per_col;
+		if (m1 < m0) {
+			int64_t x = m0;
+			m0 = m1;
+			m1 = x;
+		}
+		snprintf(t->v.app->range, sizeof(t->v.app->range), "mark +%s..+%s (%s)",
+			 layout_fmt_dur(m0 - lo, a, sizeof(a)), layout_fmt_dur(m1 - lo, b, sizeof(b)),
+			 layout_fmt_dur(m1 - m0, d, sizeof(d)));
+		return;
+	}
+	int64_t v0 = t->m.t0_ns, span = (int64_t)t->m.cols * t->m.ns_per_col;
+	snprintf(t->v.app->range, sizeof(t->v.app->range), "view +%s (%s)%s",
+		 layout_fmt_dur(v0 - lo, a, sizeof(a)), layout_fmt_dur(span, d, sizeof(d)),
+		 t->follow ? " follow" : "");
+}
+
+static void tl_draw(struct view *v, struct lrect area)
+{
+	struct tlview *t = (struct tlview *)v;
+	layout_trace(area, &t->lay);
+	int cols = t->lay.cells.w > 0 ? t->lay.cells.w : 1;
+	if (cols != t->m.cols) {
+		layout_tmap_resize(&t->m, cols);
+		if (!t->fitted && store_event_count(S(t))) {
+			layout_tmap_fit(&t->m, t_lo(t), t_hi(t), cols);
+			t->fitted = 1;
+		}
+	}
+	if (cols > t->bk_cap) {
+		free(t->bk);
+		free(t->bk2);
+		t->bk = malloc((size_t)cols * sizeof(*t->bk));
+		t->bk2 = malloc((size_t)cols * sizeof(*t->bk2));
+		t->bk_cap = t->bk && t->bk2 ? cols : 0;
+	}
+	if (t->col >= cols)
+		t->col = cols - 1;
+	if (t->col < 0)
+		t->col = 0;
+	keep_row_visible(t);
+	update_sel(t);
+	set_range_text(t);
+	if (!t->bk_cap)
+		return;
+	tldraw_ruler(t);
+	tldraw_lanes(t);
+	tldraw_legend(t);
+	tldetail_draw(t);
+}
+
+/* move the view so column `c` (may be off screen) becomes visible */
+static void cursor_to_col(struct tlview *t, long c)
+{
+	int cols = t->m.cols;
+	if (c < 0 || c >= cols) {
+		layout_tmap_pan(&t->m, c - cols / 2);
+		c = cols / 2;
+	}
+	t->col = (int)c;
+}
+
+void tlview_goto(struct view *v, struct gt_ref r)
+{
+	struct tlview *t = (struct tlview *)v;
+	if (r.lane >= store_lane_count(S(t)))
+		return;
+	const struct gt_event *e = store_ev(S(t), r);
+	size_t row = lanes_find(&t->L, r.lane);
+	if (row != SIZE_MAX)
+		t->row = row;
+	int cols = t->m.cols > 0 ? t->m.cols : 80;
+	int64_t npc = e->dur_ns * 3 / cols;
+	if (npc < 1)
+		npc = 1;
+	t->m.ns_per_col = npc;
+	t->m.t0_ns = e->start_ns + e->dur_ns / 2 - (int64_t)(cols / 2) * npc;
+	t->col = (int)layout_t2col(&t->m, e->start_ns + e->dur_ns / 2);
+	if (t->col < 0 || t->col >= cols)
+		t->col = cols / 2;
+	t->sel = r;
+	t->has_sel = t->pinned = 1;
+	t->follow = 0;
+	keep_row_visible(t);
+}
+
+void tlview_zoom_range(struct view *v, int64_t t0, int64_t t1)
+{
+	struct tlview *t = (struct tlview *)v;
+	int64_t pad = (t1 - t0) / 20;
+	layout_tmap_fit(&t->m, t0 - pad, t1 + pad, t->m.cols);
+	t->col = (int)layout_t2col(&t->m, t0);
+	t->pinned = 0;
+	t->follow = 0;
+}
+
+static int64_t cursor_t(const struct tlview *t)
+{
+	return layout_col2t(&t->m, t->col) + t->m.ns_per_col / 2;
+}
+
+/* next (dir > 0) or previous regex match from the selection or cursor */
+static void search_step(struct tlview *t, int dir)
+{
+	if (!t->has_re) {
+		ui_msg(t->v.app, "no search yet: press /");
+		return;
+	}
+	const struct gt_store *s = S(t);
+	size_t ns = store_str_count(s);
+	unsigned char *hit = calloc(ns ? ns : 1, 1);
+	if (!hit)
+		return;
+	for (size_t i = 1; i < ns; i++)
+		hit[i] = regexec(&t->re, store_str(s, (uint32_t)i), 0, NULL, 0) == 0;
+	int64_t from = t->has_sel ? store_ev(s, t->sel)->start_ns : cursor_t(t);
+	struct gt_ref best = { UINT32_MAX, 0 };
+	int64_t best_t = 0;
+	for (size_t li = 0; li < store_lane_count(s); li++) {
+		const struct gt_lane *l = store_lane_at(s, (uint32_t)li);
+		size_t f, la;
+		if (dir > 0) {
+			store_lane_range(l, from + 1, INT64_MAX, &f, &la);
+			for (size_t i = f; i < la; i++) {
+				const struct gt_event *e = &l->ev[i];
+				if (e->start_ns > from && e->name < ns && hit[e->name]) {
+					if (best.lane == UINT32_MAX || e->start_ns < best_t)
+						best = (struct gt_ref){ (uint32_t)li, (uint32_t)i }, best_t = e->start_ns;
+					break;
+				}
+			}
+		} else {
+			store_lane_range(l, INT64_MIN, from, &f, &la);
+			for (size_t i = la; i-- > f;) {
+				const struct gt_event *e = &l->ev[i];
+				if (e->start_ns < from && e->name < ns && hit[e->name]) {
+					if (best.lane == UINT32_MAX || e->start_ns > best_t)
+						best = (struct gt_ref){ (uint32_t)li, (uint32_t)i }, best_t = e->start_ns;
+					break;
+				}
+			}
+		}
+	}
+	free(hit);
+	if (best.lane == UINT32_MAX) {
+		ui_msg(t->v.app, "/%s: no %s match", t->pattern, dir > 0 ? "later" : "earlier");
+		return;
+	}
+	tlview_goto(&t->v, best);
+}
+
+static void search_done(struct view *v, const char *text)
+{
+	struct tlview *t = (struct tlview *)v;
+	if (!*text)
+		return;
+	if (t->has_re)
+		regfree(&t->re);
+	t->has_re = 0;
+	int rc = regcomp(&t->re, text, REG_EXTENDED | REG_NOSUB | REG_ICASE);
+	if (rc) {
+		char e[96];
+		regerror(rc, &t->re, e, sizeof(e));
+		ui_msg(t->v.app, "bad regex: %s", e);
+		return;
+	}
+	t->has_re = 1;
+	snprintf(t->pattern, sizeof(t->pattern), "%s", text);
+	t->has_sel = 0;
+	t->pinned = 0;
+	/* search from the trace start for the first one */
+	int64_t save = t->m.t0_ns;
+	t->m.t0_ns = t_lo(t) - (int64_t)t->col * t->m.ns_per_col - t->m.ns_per_col;
+	search_step(t, 1);
+	if (!t->pinned)
+		t->m.t0_ns = save;
+}
+
+static void goto_done(struct view *v, const char *text)
+{
+	struct tlview *t = (struct tlview *)v;
+	int64_t ns;
+	if (layout_parse_time(text, &ns)) {
+		ui_msg(t->v.app, "not a time: '%s' (try 1.5s, 300ms, 20us)", text);
+		return;
+	}
+	int64_t at = t_lo(t) + ns;
+	t->m.t0_ns = at - (int64_t)(t->m.cols / 2) * t->m.ns_per_col;
+	t->col = t->m.cols / 2;
+	t->pinned = 0;
+	t->follow = 0;
+}
+
+static void zoom_sel(struct tlview *t)
+{
+	if (!t->has_sel)
+		return;
+	tlview_goto(&t->v, t->sel);
+}
+
+static void zoom_step(struct tlview *t)
+{
+	int64_t at = cursor_t(t);
+	for (size_t i = 0; i < t->nsteps; i++)
+		if (t->steps[i].t0_ns <= at && t->steps[i].t1_ns > at) {
+			tlview_zoom_range(&t->v, t->steps[i].t0_ns, t->steps[i].t1_ns);
+			return;
+		}
+	ui_msg(t->v.app, "no step under the cursor");
+}
+
+static void lane_event_step(struct tlview *t, int dir)
+{
+	uint32_t lane = tlview_lane_of(t, t->row);
+	if (lane == UINT32_MAX)
+		return;
+	const struct gt_lane *l = store_lane_at(S(t), lane);
+	size_t i;
+	if (t->has_sel && t->sel.lane == lane) {
+		if (dir > 0 && t->sel.idx + 1 < l->n)
+			i = t->sel.idx + 1;
+		else if (dir < 0 && t->sel.idx > 0)
+			i = t->sel.idx - 1;
+		else
+			return;
+	} else {
+		size_t f, la;
+		store_lane_range(l, cursor_t(t), cursor_t(t) + 1, &f, &la);
+		i = dir > 0 ? la : (f ? f - 1 : SIZE_MAX);
+		if (i >= l->n)
+			return;
+	}
+	const struct gt_event *e = &l->ev[i];
+	t->sel = (struct gt_ref){ lane, (uint32_t)i };
+	t->has_sel = t->pinned = 1;
+	cursor_to_col(t, layout_t2col(&t->m, e->start_ns + e->dur_ns / 2));
+}
+
+static void mark_key(struct tlview *t)
+{
+	if (t->marking != 1) {
+		t->marking = 1;
+		t->mark_t0 = layout_col2t(&t->m, t->col);
+		ui_msg(t->v.app, "mark: move the cursor, m again to fix");
+		return;
+	}
+	int64_t a = t->mark_t0, b = layout_col2t(&t->m, t->col);
+	if (b < a) {
+		int64_t x = a;
+		a = b;
+		b = x;
+	}
+	t->mark_t0 = a;
+	t->mark_t1 = b + t->m.ns_per_col;
+	t->marking = 2;
+	tldetail_mark(t);
+}
+
+static int tl_key(struct view *v, int ch)
+{
+	struct tlview *t = (struct tlview *)v;
+	int cols = t->m.cols, page = t->lay.cells.h > 1 ? t->lay.cells.h - 1 : 1;
+	int moved = 1;
+	switch (ch) {
+	case KEY_LEFT: case 'h': cursor_to_col(t, t->col - 1); break;
+	case KEY_RIGHT: case 'l': cursor_to_col(t, t->col + 1); break;
+	case KEY_SLEFT: case 'H': cursor_to_col(t, t->col - 8); break;
+	case KEY_SRIGHT: case 'L': cursor_to_col(t, t->col + 8); break;
+	case KEY_UP: case 'k': if (t->row) t->row--; break;
+	case KEY_DOWN: case 'j': if (t->row + 1 < t->L.nvis) t->row++; break;
+	case KEY_PPAGE: t->row = t->row > (size_t)page ? t->row - (size_t)page : 0; break;
+	case KEY_NPAGE:
+		t->row += (size_t)page;
+		if (t->row >= t->L.nvis)
+			t->row = t->L.nvis ? t->L.nvis - 1 : 0;
+		break;
+	case 'a': layout_tmap_pan(&t->m, -(cols / 4 > 0 ? cols / 4 : 1)); break;
+	case 'd': layout_tmap_pan(&t->m, cols / 4 > 0 ? cols / 4 : 1); break;
+	case KEY_HOME: t->m.t0_ns = t_lo(t); t->col = 0; break;
+	case KEY_END:
+		t->m.t0_ns = t_hi(t) - (int64_t)cols * t->m.ns_per_col;
+		t->col = cols - 1;
+		break;
+	case 'w': case '+': case '=': layout_tmap_zoom(&t->m, t->col, 1, 2, max_npc(t)); break;
+	case 's': case '-': case '_': layout_tmap_zoom(&t->m, t->col, 2, 1, max_npc(t)); break;
+	case 'f': case '0':
+		layout_tmap_fit(&t->m, t_lo(t), t_hi(t), cols);
+		break;
+	case 'z': zoom_sel(t); return UI_HANDLED;
+	case 'Z': zoom_step(t); break;
+	case '[': lane_event_step(t, -1); return UI_HANDLED;
+	case ']': lane_event_step(t, 1); return UI_HANDLED;
+	case ' ': case '\n': case '\r': case KEY_ENTER:
+		if (tlview_lane_of(t, t->row) == UINT32_MAX)
+			lanes_toggle(&t->L, t->row);
+		else if (ch != ' ')
+			zoom_sel(t);
+		return UI_HANDLED;
+	case 'o': lanes_fold_all(&t->L, 1); t->row = t->top = 0; break;
+	case 'O': lanes_fold_all(&t->L, 0); break;
+	case 'c': {
+		struct gt_ref peer;
+		if (!t->has_sel || store_corr_peer(S(t), t->sel, &peer))
+			ui_msg(t->v.app, "no correlated launch/kernel for this event");
+		else
+			tlview_goto(v, peer);
+		return UI_HANDLED;
+	}
+	case '/': ui_prompt(v->app, v, "search (regex): /", t->pattern, search_done); return UI_HANDLED;
+	case 'n': search_step(t, 1); return UI_HANDLED;
+	case 'N': search_step(t, -1); return UI_HANDLED;
+	case 'g': ui_prompt(v->app, v, "go to time from start: ", "", goto_done); return UI_HANDLED;
+	case 'm': mark_key(t); return UI_HANDLED;
+	case 'M':
+		if (t->marking == 2)
+			tlview_zoom_range(v, t->mark_t0, t->mark_t1);
+		return UI_HANDLED;
+	case 'F':
+		t->follow = !t->follow;
+		tl_data(v);
+		return UI_HANDLED;
+	default:
+		moved = 0;
+	}
+	if (!moved)
+		return UI_UNHANDLED;
+	t->pinned = 0;
+	if (ch != 'F')
+		t->follow = 0;
+	layout_tmap_clamp(&t->m, t_lo(t), t_hi(t));
+	return UI_HANDLED;
+}
+
+static int tl_mouse(struct view *v, const struct ui_mouse *ms)
+{
+	struct tlview *t = (struct tlview *)v;
+	const struct lrect *c = &t->lay.cells, *lb = &t->lay.labels;
+	int in_cells = ms->x >= c->x && ms->x < c->x + c->w && ms->y >= c->y && ms->y < c->y + c->h;
+	if (ms->wheel) {
+		int col = in_cells ? ms->x - c->x : t->col;
+		layout_tmap_zoom(&t->m, col, ms->wheel < 0 ? 1 : 2, ms->wheel < 0 ? 2 : 1, max_npc(t));
+		layout_tmap_clamp(&t->m, t_lo(t), t_hi(t));
+		return UI_HANDLED;
+	}
+	if (ms->drag_dx) {
+		layout_tmap_pan(&t->m, -ms->drag_dx);
+		layout_tmap_clamp(&t->m, t_lo(t), t_hi(t));
+		t->follow = 0;
+		return UI_HANDLED;
+	}
+	if (ms->y >= c->y && ms->y < c->y + c->h && (ms->click || ms->press)) {
+		size_t row = t->top + (size_t)(ms->y - c->y);
+		if (row < t->L.nvis)
+			t->row = row;
+		if (in_cells)
+			t->col = ms->x - c->x;
+		else if (ms->click && ms->x >= lb->x && ms->x < lb->x + lb->w)
+			lanes_toggle(&t->L, t->row);
+		t->pinned = 0;
+		return UI_HANDLED;
+	}
+	return UI_UNHANDLED;
+}
+
+static int tl_back(struct view *v)
+{
+	struct tlview *t = (struct tlview *)v;
+	if (t->marking) {
+		t->marking = 0;
+		gt_table_free(t->mark_kernels);
+		t->mark_kernels = NULL;
+		return 1;
+	}
+	return 0;
+}
+
+static void tl_free(struct view *v)
+{
+	struct tlview *t = (struct tlview *)v;
+	lanes_done(&t->L);
+	if (t->has_re)
+		regfree(&t->re);
+	gt_table_free(t->mark_kernels);
+	free(t->steps);
+	free(t->bk);
+	free(t->bk2);
+	free(t);
+}
+
+static const struct view_ops tl_ops = {
+	.name = "Trace",
+	.help = tl_help,
+	.draw = tl_draw,
+	.key = tl_key,
+	.mouse = tl_mouse,
+	.data = tl_data,
+	.back = tl_back,
+	.free = tl_free,
+};
+
+struct view *tlview_new(struct app *a)
+{
+	struct tlview *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->v.ops = &tl_ops;
+	t->v.app = a;
+	t->m.cols = 1;
+	t->m.ns_per_col = 1000;
+	t->follow = (a->src->flags & UI_SRC_LIVE) != 0;
+	if (lanes_build(&t->L, a->store)) {
+		free(t);
+		return NULL;
+	}
+	scan_steps(t);
+	return &t->v;
+}

@@ -1,0 +1,63 @@
+/*
+ * tlview.h - the trace view's state, shared by tlview.c (keys, navigation),
+ * tldraw.c (ruler, lanes, legend) and tldetail.c (detail pane, range
+ * aggregate).  Time runs left to right through a layout_tmap; rows come
+ * from struct lanes; the cursor is a (visible row, column) pair and the
+ * selected event is the one under it unless pinned by a jump.
+ */
+#ifndef GTRACE_TUI_TLVIEW_H
+#define GTRACE_TUI_TLVIEW_H
+
+#include <regex.h>
+#include "view.h"
+#include "lanes.h"
+
+struct tl_step {
+	int64_t t0_ns, t1_ns;
+	int64_t num;
+};
+
+struct tlview {
+	struct view v;
+	struct lanes L;
+	struct layout_tmap m;
+	int fitted;               /* map set from the data at least once */
+	int follow;               /* live: keep the newest data on screen */
+	size_t top, row;          /* first visible row, cursor row (indices into L.vis) */
+	int col;                  /* cursor column in the cell area */
+	struct gt_ref sel;
+	int has_sel, pinned;      /* pinned: selection set by a jump, not the cursor */
+	/* range mark: 1 = being extended from mark_t0, 2 = fixed */
+	int marking;
+	int64_t mark_t0, mark_t1;
+	struct gt_table *mark_kernels;   /* kernels report over the range, or NULL */
+	/* search */
+	regex_t re;
+	int has_re;
+	char pattern[128];
+	/* steps from GT_EV_STEP events, sorted by start */
+	struct tl_step *steps;
+	size_t nsteps;
+	/* geometry of the last frame (for keys and mouse) */
+	struct layout_trace lay;
+	/* per-frame scratch bounded by the screen width */
+	struct gt_bucket *bk, *bk2;
+	int bk_cap;
+};
+
+/* tldraw.c */
+void tldraw_ruler(struct tlview *t);
+void tldraw_lanes(struct tlview *t);
+void tldraw_legend(struct tlview *t);
+/* tldetail.c */
+void tldetail_draw(struct tlview *t);
+/* compute the aggregate of the marked range (on fixing it) */
+void tldetail_mark(struct tlview *t);
+/* event name for display, demangled */
+const char *tldetail_name(const struct gt_store *s, const struct gt_event *e,
+			  char *buf, size_t len);
+
+/* tlview.c: the lane shown on visible row v, or UINT32_MAX for a group row */
+uint32_t tlview_lane_of(const struct tlview *t, size_t v);
+
+#endif

@@ -1,0 +1,263 @@
+/*
+ * ui.c - the viewer's main loop: terminal set-up, one frame drawn per
+ * change, keys routed prompt -> focused view -> global table, KEY_RESIZE
+ * handled here only, live sources polled between frames.
+ */
+#include <langinfo.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "term.h"
+#include "view.h"
+
+void ui_prompt(struct app *a, struct view *v, const char *label, const char *init,
+	       prompt_done_fn done)
+{
+	a->prompting = 1;
+	snprintf(a->prompt_label, sizeof(a->prompt_label), "%s", label);
+	snprintf(a->prompt_buf, sizeof(a->prompt_buf), "%s", init ? init : "");
+	a->prompt_len = strlen(a->prompt_buf);
+	a->prompt_view = v;
+	a->prompt_done = done;
+}
+
+void ui_msg(struct app *a, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(a->msg, sizeof(a->msg), fmt, ap);
+	va_end(ap);
+}
+
+void ui_switch(struct app *a, int view)
+{
+	if (view < 0 || view >= VIEW_COUNT || view == a->cur)
+		return;
+	a->prev = a->cur;
+	a->cur = view;
+	a->help = 0;
+}
+
+/* keys while the prompt is open; returns 1 when consumed */
+static void prompt_key(struct app *a, int ch)
+{
+	if (ch == 27) {
+		a->prompting = 0;
+		return;
+	}
+	if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+		a->prompting = 0;
+		a->prompt_buf[a->prompt_len] = 0;
+		if (a->prompt_done)
+			a->prompt_done(a->prompt_view, a->prompt_buf);
+		return;
+	}
+	if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+		if (a->prompt_len)
+			a->prompt_buf[--a->prompt_len] = 0;
+		return;
+	}
+	if (ch == 21) { /* ^U */
+		a->prompt_len = 0;
+		a->prompt_buf[0] = 0;
+		return;
+	}
+	if (ch >= 32 && ch < 127 && a->prompt_len + 1 < sizeof(a->prompt_buf)) {
+		a->prompt_buf[a->prompt_len++] = (char)ch;
+		a->prompt_buf[a->prompt_len] = 0;
+	}
+}
+
+static void help_overlay(struct app *a, struct lrect area)
+{
+	const char *const *vh = a->views[a->cur]->ops->help;
+	int n = 0;
+	for (const char *const *p = vh; p && *p; p++)
+		n++;
+	for (const char *const *p = keys_help; *p; p++)
+		n++;
+	int w = area.w > 64 ? 64 : area.w;
+	int h = n + 4 > area.h ? area.h : n + 4;
+	struct lrect r = { area.x + (area.w - w) / 2, area.y + (area.h - h) / 2, w, h };
+	term_fill(r, theme_attr(TH_STATUS));
+	term_printf(r.y, r.x + 1, r.w - 2, theme_attr(TH_STATUS) | A_BOLD,
+		    "keys: %s (Esc or ? closes)", a->views[a->cur]->ops->name);
+	int y = r.y + 1;
+	for (const char *const *p = vh; p && *p && y < r.y + r.h - 1; p++)
+		term_put(y++, r.x + 2, r.w - 3, theme_attr(TH_STATUS), *p);
+	if (y < r.y + r.h - 1)
+		term_put(y++, r.x + 2, r.w - 3, theme_attr(TH_STATUS) | A_BOLD, "everywhere:");
+	for (const char *const *p = keys_help; *p && y < r.y + r.h; p++)
+		term_put(y++, r.x + 2, r.w - 3, theme_attr(TH_STATUS), *p);
+}
+
+/* draw one whole frame */
+static void frame(struct app *a)
+{
+	int rows, cols;
+	getmaxyx(stdscr, rows, cols);
+	erase();
+	struct layout_screen ls;
+	layout_screen(cols, rows, &ls);
+	if (a->src->status)
+		a->src->status(a->src->ctx, a->src_status, sizeof(a->src_status));
+	if (ls.body.w > 0 && ls.body.h > 0)
+		a->views[a->cur]->ops->draw(a->views[a->cur], ls.body);
+	if (ls.tabs.h)
+		status_tabs(a, ls.tabs);
+	if (ls.status.h)
+		status_draw(a, ls.status);
+	if (a->help && ls.body.h > 2)
+		help_overlay(a, ls.body);
+	if (a->prompting && rows > 0) {
+		int y = ls.status.h ? ls.status.y : rows - 1;
+		term_fill((struct lrect){ 0, y, cols, 1 }, A_NORMAL);
+		term_printf(y, 0, cols, A_BOLD, "%s%s", a->prompt_label, a->prompt_buf);
+		curs_set(1);
+	} else {
+		curs_set(0);
+	}
+	refresh();
+}
+
+static int mouse_event(struct app *a, struct ui_mouse *st)
+{
+	MEVENT me;
+	if (getmouse(&me) != OK)
+		return UI_UNHANDLED;
+	struct ui_mouse m = { .x = me.x, .y = me.y };
+	if (me.bstate & BUTTON4_PRESSED)
+		m.wheel = -1;
+#ifdef BUTTON5_PRESSED
+	else if (me.bstate & BUTTON5_PRESSED)
+		m.wheel = 1;
+#endif
+	else if (me.bstate & BUTTON1_PRESSED) {
+		m.press = 1;
+		st->x = me.x;
+		st->y = me.y;
+		st->press = 1;
+	} else if (me.bstate & (BUTTON1_RELEASED | BUTTON1_CLICKED)) {
+		if (st->press && me.x != st->x)
+			m.drag_dx = me.x - st->x;
+		else
+			m.click = 1;
+		m.release = 1;
+		st->press = 0;
+	} else {
+		return UI_UNHANDLED;
+	}
+	if (m.y == 0 && (m.click || m.press)) {
+		int w = getmaxx(stdscr) / VIEW_COUNT;
+		if (w > 0 && m.x / w < VIEW_COUNT)
+			ui_switch(a, m.x / w);
+		return UI_HANDLED;
+	}
+	struct view *v = a->views[a->cur];
+	return v->ops->mouse ? v->ops->mouse(v, &m) : UI_UNHANDLED;
+}
+
+static int dispatch(struct app *a, int ch, struct ui_mouse *ms)
+{
+	if (a->prompting) {
+		prompt_key(a, ch);
+		return UI_HANDLED;
+	}
+	a->msg[0] = 0;
+	if (ch == KEY_MOUSE)
+		return mouse_event(a, ms);
+	if (a->help && (ch == 27 || ch == '?' || ch == 'q')) {
+		a->help = 0;
+		return UI_HANDLED;
+	}
+	struct view *v = a->views[a->cur];
+	if (ch == 27 && v->ops->back && v->ops->back(v))
+		return UI_HANDLED;
+	int r = v->ops->key(v, ch);
+	if (r != UI_UNHANDLED)
+		return r;
+	return keys_global(a, ch);
+}
+
+static SCREEN *screen;
+
+static int term_start(void)
+{
+	setlocale(LC_ALL, "");
+	const char *cs = nl_langinfo(CODESET);
+	term_caps.utf8 = cs && (!strcmp(cs, "UTF-8") || !strcmp(cs, "utf8"));
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "gtrace: the viewer needs a terminal (try 'gtrace stats')\n");
+		return -1;
+	}
+	SCREEN *sc = newterm(NULL, stdout, stdin);
+	if (!sc) {
+		fprintf(stderr, "gtrace: cannot use terminal type '%s'\n",
+			getenv("TERM") ? getenv("TERM") : "(unset)");
+		return -1;
+	}
+	set_term(sc);
+	screen = sc;
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	theme_init();
+	mmask_t want = BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED | BUTTON4_PRESSED;
+#ifdef BUTTON5_PRESSED
+	want |= BUTTON5_PRESSED;
+#endif
+	term_caps.mouse = mousemask(want, NULL) != 0;
+	mouseinterval(0);
+	return 0;
+}
+
+int ui_run(struct ui_source *src)
+{
+	if (term_start())
+		return 1;
+	struct app a = { .src = src, .store = src->store };
+	a.views[VIEW_TRACE] = tlview_new(&a);
+	a.views[VIEW_KERNELS] = kview_new(&a);
+	a.views[VIEW_PIPELINE] = pview_new(&a);
+	a.views[VIEW_OVERVIEW] = oview_new(&a);
+	int ok = 1;
+	for (int i = 0; i < VIEW_COUNT; i++)
+		ok &= a.views[i] != NULL;
+	struct ui_mouse ms = { 0 };
+	int poll_ms = src->poll_ms > 0 ? src->poll_ms : 250;
+	int quit = !ok;
+	while (!quit) {
+		frame(&a);
+		timeout(src->poll || src->status ? poll_ms : -1);
+		int ch = getch();
+		if (ch == ERR || ch == KEY_RESIZE) {
+			if (src->poll && !a.paused) {
+				int r = src->poll(src->ctx, a.store);
+				if (r > 0)
+					for (int i = 0; i < VIEW_COUNT; i++)
+						if (a.views[i]->ops->data)
+							a.views[i]->ops->data(a.views[i]);
+			}
+			continue;
+		}
+		if (dispatch(&a, ch, &ms) == UI_QUIT)
+			quit = 1;
+	}
+	for (int i = 0; i < VIEW_COUNT; i++)
+		if (a.views[i])
+			a.views[i]->ops->free(a.views[i]);
+	endwin();
+	delscreen(screen);
+	screen = NULL;
+	if (!ok) {
+		fprintf(stderr, "gtrace: out of memory\n");
+		return 1;
+	}
+	return 0;
+}

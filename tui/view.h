@@ -1,0 +1,117 @@
+/*
+ * view.h - the viewer's pages and the state they share.
+ *
+ * A view is a struct embedding struct view, with an ops table.  Keys go to
+ * the prompt first, then the focused view, then the global table (keys.c).
+ * Key handlers change state and return UI_* flags; they never draw.  Every
+ * frame is drawn in one place (ui.c: frame), from the store's queries.
+ */
+#ifndef GTRACE_TUI_VIEW_H
+#define GTRACE_TUI_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gtrace/store.h"
+#include "gtrace/report.h"
+#include "layout.h"
+#include "ui.h"
+
+/* key handler results */
+#define UI_UNHANDLED 0
+#define UI_HANDLED   1
+#define UI_QUIT      2
+
+/* key codes beyond curses' for mouse actions, filled by ui.c */
+struct ui_mouse {
+	int x, y;
+	int press, release, click, wheel;  /* wheel: -1 up, +1 down */
+	int drag_dx;                        /* columns dragged since press */
+};
+
+struct view;
+struct app;
+
+struct view_ops {
+	const char *name;                   /* tab title */
+	const char *const *help;            /* "key  action" lines, NULL-terminated */
+	void (*draw)(struct view *v, struct lrect area);
+	int (*key)(struct view *v, int key);
+	int (*mouse)(struct view *v, const struct ui_mouse *m);
+	void (*data)(struct view *v);       /* the store changed */
+	int (*back)(struct view *v);        /* Esc: 1 when the view used it */
+	void (*free)(struct view *v);
+};
+
+struct view {
+	const struct view_ops *ops;
+	struct app *app;
+};
+
+enum { VIEW_TRACE = 0, VIEW_KERNELS, VIEW_PIPELINE, VIEW_OVERVIEW, VIEW_COUNT };
+
+typedef void (*prompt_done_fn)(struct view *v, const char *text);
+
+struct app {
+	struct ui_source *src;
+	struct gt_store *store;
+	struct view *views[VIEW_COUNT];
+	int cur, prev;
+	int help;                 /* help overlay shown */
+	int paused;
+	char msg[160];            /* transient message in the status line */
+	char range[96];           /* the trace view's visible or marked range */
+	char src_status[128];     /* from src->status */
+	/* one-line prompt (search, go to time, filter) */
+	int prompting;
+	char prompt_label[32];
+	char prompt_buf[128];
+	size_t prompt_len;
+	struct view *prompt_view;
+	prompt_done_fn prompt_done;
+};
+
+/* open a prompt in the status line; done() gets the text on Enter */
+void ui_prompt(struct app *a, struct view *v, const char *label, const char *init,
+	       prompt_done_fn done);
+/* show a transient message in the status line */
+void ui_msg(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* focus a view (VIEW_*) */
+void ui_switch(struct app *a, int view);
+
+/* the global key table (keys.c); returns UI_* flags */
+int keys_global(struct app *a, int key);
+/* global key help lines, NULL-terminated */
+extern const char *const keys_help[];
+
+/* status.c: the status line and the tab line */
+void status_draw(struct app *a, struct lrect r);
+void status_tabs(struct app *a, struct lrect r);
+
+/* the views */
+struct view *tlview_new(struct app *a);
+struct view *kview_new(struct app *a);
+struct view *pview_new(struct app *a);
+struct view *oview_new(struct app *a);
+
+/* trace view entry points for drill-down from the other views */
+void tlview_goto(struct view *v, struct gt_ref r);
+void tlview_zoom_range(struct view *v, int64_t t0_ns, int64_t t1_ns);
+
+/* tables.c: draw a gt_table: header, rows[0..nrows) (indices into the
+ * table), the selected one highlighted; a column named "Name" goes last
+ * and gets the remaining width; columns "... (ns)" print as durations */
+struct tables_state {
+	size_t top, sel;          /* first shown, selected (indices into rows[]) */
+	int sort_col, sort_desc;  /* -1 = unsorted */
+	int left;                 /* first non-name column shown */
+};
+void tables_draw(const struct gt_table *t, struct tables_state *st, struct lrect r,
+		 const size_t *rows, size_t nrows);
+/* format one cell as the table view shows it */
+void tables_cell_text(const struct gt_table *t, size_t row, size_t col, char *buf, size_t len);
+/* the index of the first column whose name contains `part` (case-insensitive), or -1 */
+int tables_find_col(const struct gt_table *t, const char *part);
+/* move the selection by delta rows (clamped) / to an absolute row */
+void tables_move(struct tables_state *st, size_t nrows, long delta);
+
+#endif
