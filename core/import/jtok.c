@@ -24,7 +24,7 @@ int jtok_fixed(const char **pp, const char *e, int scale, int64_t *out)
 	int exp10 = 0, nd = 0, dropped = 0;
 	const char *d0 = p;
 	while (p < e && (unsigned)(*p - '0') < 10) {
-		if (mant < 100000000000000000ULL)
+		if (mant <= (UINT64_MAX - 9) / 10)
 			mant = mant * 10 + (unsigned)(*p - '0');
 		else {
 			exp10++;
@@ -37,7 +37,7 @@ int jtok_fixed(const char **pp, const char *e, int scale, int64_t *out)
 		p++;
 		const char *f0 = p;
 		while (p < e && (unsigned)(*p - '0') < 10) {
-			if (mant < 100000000000000000ULL) {
+			if (mant <= (UINT64_MAX - 9) / 10) {
 				mant = mant * 10 + (unsigned)(*p - '0');
 				exp10--;
 			}

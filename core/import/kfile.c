@@ -335,6 +335,10 @@ static int stage(struct kfile *kf, uint8_t cls, const struct kev *ev, struct gt_
 		l->device = d < 0 || d > INT32_MAX ? 0 : (int32_t)d;
 		l->stream = st < 0 ? 0 : st;
 	}
+	if (l->n == 0 && l->cap == 0) {
+		l->name = g->name;
+		l->gtid = cls == KCLS_COUNTER ? norm(kf, &ev->id) : ctid;
+	}
 	if (l->n == l->cap) {
 		size_t nc = l->cap ? l->cap * 2 : 64;
 		struct gt_event *ne = realloc(l->ev, nc * sizeof(*ne));
@@ -494,7 +498,6 @@ int kfile_event(struct kfile *kf, const struct kev *ev)
 		/* one sample per numeric series; the lane is the series */
 		for (uint32_t i = 0; i < ev->n_num; i++) {
 			const char *q = ev->num_val[i].s;
-			int64_t milli;
 			struct kev one = *ev;
 			char nm[512];
 			size_t nl = (size_t)snprintf(nm, sizeof(nm), "%.*s%s%.*s", (int)ev->name.len,
@@ -503,12 +506,12 @@ int kfile_event(struct kfile *kf, const struct kev *ev)
 			if (nl >= sizeof(nm))
 				nl = sizeof(nm) - 1;
 			double v = strtod(q, NULL);
-			(void)milli;
 			memcpy(&g.arg, &v, sizeof(v));
 			g.kind = GT_EV_COUNTER;
 			g.name = store_intern(kf->s, nm, nl);
 			one.tid.t = 1;
 			one.tid.num = KTAG | g.name;
+			one.id = ev->tid;  /* stage() keeps it for the gtrace_lane lookup */
 			if (stage(kf, KCLS_COUNTER, &one, &g))
 				return -ENOMEM;
 		}

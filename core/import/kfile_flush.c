@@ -133,8 +133,8 @@ static void name_lane(struct kfile *kf, const struct klane *l, uint32_t lane, co
 	struct gt_lane *sl = store_lane_at(kf->s, lane);
 	if (!sl || sl->name)
 		return;
-	const struct kmeta *tn = meta_find(kf, KM_THREAD_NAME, l->cpid, l->ctid);
-	const struct kmeta *ts = meta_find(kf, KM_THREAD_SORT, l->cpid, l->ctid);
+	const struct kmeta *tn = meta_find(kf, KM_THREAD_NAME, l->cpid, l->gtid);
+	const struct kmeta *ts = meta_find(kf, KM_THREAD_SORT, l->cpid, l->gtid);
 	if (ts && ts->num >= 0 && ts->num <= UINT32_MAX)
 		sl->sort_index = (uint32_t)ts->num;
 	char nm[256];
@@ -149,7 +149,7 @@ static void name_lane(struct kfile *kf, const struct klane *l, uint32_t lane, co
 			 l->cls == KCLS_AUX ? " annotations" : "");
 		break;
 	case KCLS_COUNTER:
-		snprintf(nm, sizeof(nm), "%s", store_str(kf->s, (uint32_t)(l->ctid & 0xffffffff)));
+		snprintf(nm, sizeof(nm), "%s", store_str(kf->s, l->name));
 		break;
 	default:
 		if (tn) {
@@ -189,7 +189,7 @@ static void lane_key(const struct kfile *kf, const struct klane *l, struct gt_la
 		k->type = GT_LANE_COUNTER;
 		k->device = -1;
 		k->pid = key_num(l->cpid);
-		k->id = (int64_t)(l->ctid & 0xffffffff);
+		k->id = l->ctid & KTAG ? (int64_t)(l->ctid & 0xffffffff) : l->ctid;
 		break;
 	default:
 		k->type = GT_LANE_HOST;
@@ -209,7 +209,7 @@ int kfile_flush(struct kfile *kf)
 		struct klane *l = &kf->lanes[i];
 		if (!l->n)
 			continue;
-		const struct kglane *g = glane_find(kf, l->cpid, l->ctid);
+		const struct kglane *g = glane_find(kf, l->cpid, l->gtid);
 		struct gt_lane_key k;
 		lane_key(kf, l, &k);
 		if (g) {
@@ -217,8 +217,6 @@ int kfile_flush(struct kfile *kf)
 			k = g->key;
 			if (kf->have_dist)     /* an exported multi-rank file keeps its ranks */
 				k.rank = r;
-			if (l->cls == KCLS_AUX && k.type == GT_LANE_GPU && k.pid == 0)
-				k.pid = -1;
 		}
 		if (l->cls == KCLS_HOST && l->n > main_n && !(l->cpid & KTAG)) {
 			main_n = l->n;

@@ -77,6 +77,8 @@ struct klane {
 	int64_t cpid, ctid;        /* normalized Chrome pid / tid */
 	int32_t device;
 	int64_t stream;
+	uint32_t name;             /* counters: the series name */
+	int64_t gtid;              /* tid for the gtrace_lane lookup (counters: the real tid) */
 	struct gt_event *ev;
 	size_t n, cap;
 };

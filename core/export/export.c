@@ -1,0 +1,424 @@
+/*
+ * export.c - a store as Chrome trace JSON (gtrace/export.h).
+ *
+ * Lanes are grouped into Chrome processes by (type, rank, device, pid);
+ * a group's Chrome pid is its natural number (GPU: device ordinal, host:
+ * OS pid) when no other group took it, else a synthetic one from 2^28 up.
+ * A lane's Chrome tid is its key id (stream or OS thread id).  Each lane
+ * gets thread_name / thread_sort_index and a "gtrace_lane" M event with
+ * its exact key, so an import of the output restores lanes exactly.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "expw.h"
+#include "gtrace/export.h"
+
+#define SYNTH_PID (1LL << 28)
+
+struct group {
+	struct gt_lane_key k;      /* type, rank, device, pid (id unused) */
+	int64_t cpid;
+};
+
+static int same_group(const struct gt_lane_key *a, const struct gt_lane_key *b)
+{
+	return a->type == b->type && a->rank == b->rank && a->device == b->device && a->pid == b->pid;
+}
+
+/* group index of every lane and a Chrome pid per group */
+static int make_groups(const struct gt_store *s, struct group **gout, size_t *ng, uint32_t *lane_g)
+{
+	size_t nl = store_lane_count(s), n = 0;
+	struct group *g = calloc(nl ? nl : 1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	for (size_t i = 0; i < nl; i++) {
+		const struct gt_lane_key *k = &store_lane_at(s, (uint32_t)i)->key;
+		size_t j = 0;
+		while (j < n && !same_group(&g[j].k, k))
+			j++;
+		if (j == n)
+			g[n++].k = *k;
+		lane_g[i] = (uint32_t)j;
+	}
+	int64_t next = SYNTH_PID;
+	for (size_t i = 0; i < n; i++) {
+		int64_t want = g[i].k.type == GT_LANE_GPU ? g[i].k.device : g[i].k.pid;
+		int used = want < 0 || want >= SYNTH_PID;
+		for (size_t j = 0; j < i && !used; j++)
+			used = g[j].cpid == want;
+		g[i].cpid = used ? next++ : want;
+	}
+	*gout = g;
+	*ng = n;
+	return 0;
+}
+
+static const char *kind_cat(const struct gt_store *s, const struct gt_event *e)
+{
+	switch (e->kind) {
+	case GT_EV_KERNEL: return "kernel";
+	case GT_EV_MEMCPY: return "gpu_memcpy";
+	case GT_EV_MEMSET: return "gpu_memset";
+	case GT_EV_SYNC: return "cuda_sync";
+	case GT_EV_RUNTIME: return "cuda_runtime";
+	case GT_EV_DRIVER: return "cuda_driver";
+	case GT_EV_NVTX: return "user_annotation";
+	case GT_EV_GPU_ANNOT: return "gpu_user_annotation";
+	case GT_EV_PYTHON: return "python_function";
+	case GT_EV_OVERHEAD: return "overhead";
+	case GT_EV_STEP:
+		return strncmp(store_str(s, e->name), "ProfilerStep#", 13) ? "gtrace_step" : "user_annotation";
+	default: return "cpu_op";
+	}
+}
+
+static void meta_str(struct expw *w, const char *what, int64_t pid, int64_t tid, const char *key,
+		     const char *val)
+{
+	expw_lit(w, "{\"ph\": \"M\", \"name\": \"");
+	expw_put(w, what, strlen(what));
+	expw_lit(w, "\", \"pid\": ");
+	expw_i64(w, pid);
+	expw_lit(w, ", \"tid\": ");
+	expw_i64(w, tid);
+	expw_lit(w, ", \"args\": {\"");
+	expw_put(w, key, strlen(key));
+	expw_lit(w, "\": ");
+	expw_str(w, val);
+	expw_lit(w, "}},\n");
+}
+
+static void meta_num(struct expw *w, const char *what, int64_t pid, int64_t tid, int64_t v)
+{
+	expw_lit(w, "{\"ph\": \"M\", \"name\": \"");
+	expw_put(w, what, strlen(what));
+	expw_lit(w, "\", \"pid\": ");
+	expw_i64(w, pid);
+	expw_lit(w, ", \"tid\": ");
+	expw_i64(w, tid);
+	expw_lit(w, ", \"args\": {\"sort_index\": ");
+	expw_i64(w, v);
+	expw_lit(w, "}},\n");
+}
+
+static void metadata(const struct gt_store *s, struct expw *w, const struct group *g, size_t ng,
+		     const uint32_t *lane_g)
+{
+	char nm[160];
+	for (size_t i = 0; i < ng; i++) {
+		const struct gt_lane_key *k = &g[i].k;
+		if (k->type == GT_LANE_GPU)
+			snprintf(nm, sizeof(nm), "rank %d GPU %d%s", (int)k->rank, (int)k->device,
+				 k->pid == -1 ? " annotations" : "");
+		else if (k->type == GT_LANE_HOST)
+			snprintf(nm, sizeof(nm), "rank %d process %lld", (int)k->rank, (long long)k->pid);
+		else
+			snprintf(nm, sizeof(nm), "rank %d counters", (int)k->rank);
+		meta_str(w, "process_name", g[i].cpid, 0, "name", nm);
+		meta_str(w, "process_labels", g[i].cpid, 0, "labels",
+			 k->type == GT_LANE_GPU ? "GPU" : k->type == GT_LANE_HOST ? "CPU" : "counters");
+		meta_num(w, "process_sort_index", g[i].cpid, 0,
+			 (int64_t)k->rank * 1000000 + (k->type == GT_LANE_GPU ? 1000 + k->device : 0) +
+			 (int64_t)i);
+	}
+	for (size_t i = 0; i < store_lane_count(s); i++) {
+		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+		int64_t cpid = g[lane_g[i]].cpid, tid = l->key.id;
+		const char *ln = store_str(s, l->name);
+		if (!*ln) {
+			snprintf(nm, sizeof(nm), "%s %lld", l->key.type == GT_LANE_GPU ? "stream" : "thread",
+				 (long long)l->key.id);
+			ln = nm;
+		}
+		meta_str(w, "thread_name", cpid, tid, "name", ln);
+		if (l->sort_index)
+			meta_num(w, "thread_sort_index", cpid, tid, l->sort_index);
+		expw_lit(w, "{\"ph\": \"M\", \"name\": \"gtrace_lane\", \"pid\": ");
+		expw_i64(w, cpid);
+		expw_lit(w, ", \"tid\": ");
+		expw_i64(w, tid);
+		expw_lit(w, ", \"args\": {\"gt_type\": ");
+		expw_i64(w, l->key.type);
+		expw_lit(w, ", \"gt_rank\": ");
+		expw_i64(w, l->key.rank);
+		expw_lit(w, ", \"gt_device\": ");
+		expw_i64(w, l->key.device);
+		expw_lit(w, ", \"gt_pid\": ");
+		expw_i64(w, l->key.pid);
+		expw_lit(w, ", \"gt_id\": ");
+		expw_i64(w, l->key.id);
+		expw_lit(w, "}},\n");
+	}
+}
+
+static void arg_num(struct expw *w, int *first, const char *key, int64_t v)
+{
+	expw_put(w, *first ? "\"" : ", \"", *first ? 1 : 3);
+	*first = 0;
+	expw_put(w, key, strlen(key));
+	expw_lit(w, "\": ");
+	expw_i64(w, v);
+}
+
+static void arg_str(struct expw *w, int *first, const char *key, const char *v)
+{
+	expw_put(w, *first ? "\"" : ", \"", *first ? 1 : 3);
+	*first = 0;
+	expw_put(w, key, strlen(key));
+	expw_lit(w, "\": ");
+	expw_str(w, v);
+}
+
+static void arr3(struct expw *w, int *first, const char *key, const uint32_t v[3])
+{
+	expw_put(w, *first ? "\"" : ", \"", *first ? 1 : 3);
+	*first = 0;
+	expw_put(w, key, strlen(key));
+	expw_lit(w, "\": [");
+	expw_u64(w, v[0]);
+	expw_lit(w, ", ");
+	expw_u64(w, v[1]);
+	expw_lit(w, ", ");
+	expw_u64(w, v[2]);
+	expw_lit(w, "]");
+}
+
+static void args(const struct gt_store *s, struct expw *w, const struct gt_lane *l,
+		 const struct gt_event *e)
+{
+	int first = 1;
+	expw_lit(w, ", \"args\": {");
+	int gpu = gt_event_is_gpu(e);
+	if (gpu) {
+		arg_num(w, &first, "device", l->key.device);
+		arg_num(w, &first, "stream", l->key.id);
+	}
+	if (e->corr)
+		arg_num(w, &first, "correlation", e->corr);
+	if (e->ext)
+		arg_num(w, &first, "External id", e->ext);
+	if (e->kind == GT_EV_KERNEL) {
+		const struct gt_kconf *k = gt_event_kconf(e) ? store_kconf_at(s, gt_event_kconf(e)) : NULL;
+		if (k) {
+			arr3(w, &first, "grid", k->grid);
+			arr3(w, &first, "block", k->block);
+			arg_num(w, &first, "registers per thread", k->regs_per_thread);
+			arg_num(w, &first, "shared memory",
+				(int64_t)k->smem_static_bytes + k->smem_dynamic_bytes);
+			if (k->occupancy_pct >= 0) {
+				expw_lit(w, ", \"est. achieved occupancy %\": ");
+				expw_dbl(w, (double)k->occupancy_pct);
+			}
+		}
+		const struct gt_nccl *n = gt_event_nccl(e) ? store_nccl_at(s, gt_event_nccl(e)) : NULL;
+		if (n) {
+			arg_str(w, &first, "Collective name", store_str(s, n->collective));
+			arg_num(w, &first, "In msg nelems", (int64_t)n->in_nelems);
+			arg_num(w, &first, "Out msg nelems", (int64_t)n->out_nelems);
+			arg_num(w, &first, "Group size", n->group_size);
+			if (n->dtype)
+				arg_str(w, &first, "dtype", store_str(s, n->dtype));
+			if (n->pg_name)
+				arg_str(w, &first, "Process Group Name", store_str(s, n->pg_name));
+		}
+	} else if (e->kind == GT_EV_MEMCPY || e->kind == GT_EV_MEMSET) {
+		arg_num(w, &first, "bytes", (int64_t)e->arg);
+		if (e->kind == GT_EV_MEMCPY && e->sub == GT_COPY_P2P && e->aux) {
+			arg_num(w, &first, "fromDevice", e->aux & 0xffff);
+			arg_num(w, &first, "toDevice", e->aux >> 16);
+		}
+	} else if (e->kind == GT_EV_STEP && strncmp(store_str(s, e->name), "ProfilerStep#", 13)) {
+		arg_num(w, &first, "step", (int64_t)e->arg);
+	}
+	expw_lit(w, "}");
+}
+
+static void head(struct expw *w, const char *ph, const char *cat, const struct gt_store *s,
+		 const struct gt_event *e, int64_t cpid, int64_t tid)
+{
+	expw_lit(w, "{\"ph\": \"");
+	expw_put(w, ph, strlen(ph));
+	expw_lit(w, "\", \"cat\": \"");
+	expw_put(w, cat, strlen(cat));
+	expw_lit(w, "\", \"name\": ");
+	expw_str(w, store_str(s, e->name));
+	expw_lit(w, ", \"pid\": ");
+	expw_i64(w, cpid);
+	expw_lit(w, ", \"tid\": ");
+	expw_i64(w, tid);
+	expw_lit(w, ", \"ts\": ");
+	expw_us(w, e->start_ns);
+}
+
+static void flow(struct expw *w, char ph, int32_t rank, const struct gt_event *e, int64_t cpid,
+		 int64_t tid)
+{
+	expw_lit(w, "{\"ph\": \"");
+	expw_put(w, &ph, 1);
+	expw_lit(w, "\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": ");
+	expw_u64(w, (uint64_t)(uint32_t)(rank < 0 ? 0 : rank) << 32 | e->corr);
+	expw_lit(w, ", \"pid\": ");
+	expw_i64(w, cpid);
+	expw_lit(w, ", \"tid\": ");
+	expw_i64(w, tid);
+	expw_lit(w, ", \"ts\": ");
+	expw_us(w, e->start_ns);
+	if (ph == 'f')
+		expw_lit(w, ", \"bp\": \"e\"");
+	expw_lit(w, "},\n");
+}
+
+/* an s (launch) or f (first GPU work) flow end when both ends exist */
+static void maybe_flow(const struct gt_store *s, struct expw *w, const struct gt_lane *l,
+		       uint32_t lane, uint32_t idx, int64_t cpid)
+{
+	const struct gt_event *e = &l->ev[idx];
+	int gpu = gt_event_is_gpu(e);
+	if (!gpu && e->kind != GT_EV_RUNTIME && e->kind != GT_EV_DRIVER)
+		return;
+	struct gt_ref x;
+	if (store_corr_find(s, l->key.rank, e->corr, gpu, &x) || x.lane != lane || x.idx != idx)
+		return;
+	if (store_corr_find(s, l->key.rank, e->corr, !gpu, &x))
+		return;
+	flow(w, gpu ? 'f' : 's', l->key.rank, e, cpid, l->key.id);
+}
+
+static void events(const struct gt_store *s, struct expw *w, const struct group *g,
+		   const uint32_t *lane_g, unsigned flags)
+{
+	for (size_t i = 0; i < store_lane_count(s) && !w->err; i++) {
+		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+		int64_t cpid = g[lane_g[i]].cpid, tid = l->key.id;
+		for (size_t j = 0; j < l->n; j++) {
+			const struct gt_event *e = &l->ev[j];
+			if (e->kind == GT_EV_INSTANT) {
+				head(w, "i", "instant", s, e, cpid, tid);
+				expw_lit(w, ", \"s\": \"t\"},\n");
+				continue;
+			}
+			if (e->kind == GT_EV_COUNTER) {
+				double v;
+				memcpy(&v, &e->arg, sizeof(v));
+				head(w, "C", "counter", s, e, cpid, tid);
+				expw_lit(w, ", \"args\": {\"value\": ");
+				expw_dbl(w, v);
+				expw_lit(w, "}},\n");
+				continue;
+			}
+			head(w, "X", kind_cat(s, e), s, e, cpid, tid);
+			expw_lit(w, ", \"dur\": ");
+			expw_us(w, e->dur_ns);
+			args(s, w, l, e);
+			expw_lit(w, "},\n");
+			if (e->corr && !(flags & GT_EXPORT_NO_FLOWS))
+				maybe_flow(s, w, l, (uint32_t)i, (uint32_t)j, cpid);
+		}
+	}
+}
+
+static int write_all(const struct gt_store *s, struct expw *w, const struct gt_export_opts *o)
+{
+	size_t nl = store_lane_count(s), ng = 0;
+	uint32_t *lane_g = malloc((nl ? nl : 1) * sizeof(*lane_g));
+	struct group *g = NULL;
+	if (!lane_g || make_groups(s, &g, &ng, lane_g)) {
+		free(lane_g);
+		return -ENOMEM;
+	}
+	expw_lit(w, "{\n\"schemaVersion\": 1,\n\"displayTimeUnit\": \"ns\",\n");
+	if (store_rank_count(s) == 1) {
+		const struct gt_rank *r = store_rank_at(s, 0);
+		expw_lit(w, "\"distributedInfo\": {\"rank\": ");
+		expw_i64(w, r->rank < 0 ? 0 : r->rank);
+		expw_lit(w, ", \"world_size\": ");
+		expw_i64(w, r->world_size);
+		expw_lit(w, "},\n");
+	}
+	expw_lit(w, "\"deviceProperties\": [");
+	for (size_t i = 0, first = 1; i < store_device_count(s); i++) {
+		const struct gt_device *d = store_device_at(s, i);
+		if (store_rank_count(s) > 1 && d->rank != store_rank_at(s, 0)->rank)
+			continue;
+		if (first)
+			expw_lit(w, "\n{\"id\": ");
+		else
+			expw_lit(w, ",\n{\"id\": ");
+		first = 0;
+		expw_i64(w, d->id);
+		expw_lit(w, ", \"name\": ");
+		expw_str(w, store_str(s, d->name));
+		expw_lit(w, ", \"totalGlobalMem\": ");
+		expw_u64(w, d->mem_bytes);
+		expw_lit(w, ", \"computeMajor\": ");
+		expw_u64(w, d->cc_major);
+		expw_lit(w, ", \"computeMinor\": ");
+		expw_u64(w, d->cc_minor);
+		expw_lit(w, ", \"numSms\": ");
+		expw_u64(w, d->sm_count);
+		expw_lit(w, "}");
+	}
+	expw_lit(w, "],\n\"traceEvents\": [\n");
+	metadata(s, w, g, ng, lane_g);
+	events(s, w, g, lane_g, o->flags);
+	/* a final instant-free terminator keeps the array valid JSON after the last comma */
+	expw_lit(w, "{\"ph\": \"M\", \"name\": \"gtrace_end\", \"pid\": 0, \"tid\": 0, \"args\": {}}\n],\n"
+		    "\"traceName\": \"gtrace export\"\n}\n");
+	free(lane_g);
+	free(g);
+	return w->err;
+}
+
+int export_chrome(const struct gt_store *s, const char *path, const struct gt_export_opts *o,
+		  char *err, size_t errlen)
+{
+	struct gt_export_opts def = { 0 };
+	struct expw *w = malloc(sizeof(*w));
+	if (!o)
+		o = &def;
+	if (!w) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	int rc = expw_open(w, path, o->gzip_level);
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		free(w);
+		return rc;
+	}
+	rc = write_all(s, w, o);
+	int crc = expw_close(w);
+	if (!rc)
+		rc = crc;
+	free(w);
+	if (rc)
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+	return rc;
+}
+
+int export_chrome_mem(const struct gt_store *s, const struct gt_export_opts *o, char **out,
+		      size_t *len)
+{
+	struct gt_export_opts def = { 0 };
+	struct expw *w = malloc(sizeof(*w));
+	*out = NULL;
+	*len = 0;
+	if (!w)
+		return -ENOMEM;
+	expw_open_mem(w);
+	int rc = write_all(s, w, o ? o : &def);
+	int crc = expw_close(w);
+	if (!rc)
+		rc = crc;
+	if (rc)
+		free(w->mem);
+	else {
+		*out = w->mem;
+		*len = w->mem_len;
+	}
+	free(w);
+	return rc;
+}

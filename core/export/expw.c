@@ -1,0 +1,155 @@
+/*
+ * expw.c - buffered JSON text writer of the exporter (expw.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "expw.h"
+
+int expw_open(struct expw *w, const char *path, int gzip_level)
+{
+	memset(w, 0, offsetof(struct expw, buf));
+	w->n = 0;
+	w->err = 0;
+	size_t l = strlen(path);
+	if (l > 3 && !strcmp(path + l - 3, ".gz")) {
+		char mode[8];
+		snprintf(mode, sizeof(mode), "wb%d", gzip_level >= 1 && gzip_level <= 9 ? gzip_level : 6);
+		w->gz = gzopen(path, mode);
+		if (!w->gz)
+			return errno ? -errno : -ENOMEM;
+		gzbuffer(w->gz, 1u << 18);
+		return 0;
+	}
+	w->f = fopen(path, "wb");
+	return w->f ? 0 : -errno;
+}
+
+void expw_open_mem(struct expw *w)
+{
+	memset(w, 0, offsetof(struct expw, buf));
+	w->n = 0;
+	w->err = 0;
+}
+
+void expw_flush(struct expw *w)
+{
+	if (!w->n || w->err) {
+		w->n = 0;
+		return;
+	}
+	if (w->gz) {
+		if (gzwrite(w->gz, w->buf, (unsigned)w->n) != (int)w->n)
+			w->err = -EIO;
+	} else if (w->f) {
+		if (fwrite(w->buf, 1, w->n, w->f) != w->n)
+			w->err = errno ? -errno : -EIO;
+	} else {
+		if (w->mem_len + w->n > w->mem_cap) {
+			size_t nc = w->mem_cap ? w->mem_cap : EXPW_BUF;
+			while (nc < w->mem_len + w->n)
+				nc *= 2;
+			char *nm = realloc(w->mem, nc);
+			if (!nm) {
+				w->err = -ENOMEM;
+				w->n = 0;
+				return;
+			}
+			w->mem = nm;
+			w->mem_cap = nc;
+		}
+		memcpy(w->mem + w->mem_len, w->buf, w->n);
+		w->mem_len += w->n;
+	}
+	w->n = 0;
+}
+
+int expw_close(struct expw *w)
+{
+	expw_flush(w);
+	if (w->gz && gzclose(w->gz) != Z_OK && !w->err)
+		w->err = -EIO;
+	if (w->f && fclose(w->f) && !w->err)
+		w->err = -errno;
+	w->gz = NULL;
+	w->f = NULL;
+	return w->err;
+}
+
+void expw_str(struct expw *w, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	expw_lit(w, "\"");
+	const char *run = s;
+	for (;; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		expw_put(w, run, (size_t)(s - run));
+		if (!c)
+			break;
+		char e[6] = { '\\', (char)c, 0, 0, 0, 0 };
+		size_t el = 2;
+		if (c == '\n')
+			e[1] = 'n';
+		else if (c == '\t')
+			e[1] = 't';
+		else if (c == '\r')
+			e[1] = 'r';
+		else if (c < 0x20) {
+			e[1] = 'u';
+			e[2] = '0';
+			e[3] = '0';
+			e[4] = hex[c >> 4];
+			e[5] = hex[c & 15];
+			el = 6;
+		}
+		expw_put(w, e, el);
+		run = s + 1;
+	}
+	expw_lit(w, "\"");
+}
+
+void expw_u64(struct expw *w, uint64_t v)
+{
+	char b[24];
+	int i = 24;
+	do {
+		b[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	expw_put(w, b + i, (size_t)(24 - i));
+}
+
+void expw_i64(struct expw *w, int64_t v)
+{
+	if (v < 0) {
+		expw_lit(w, "-");
+		expw_u64(w, (uint64_t)0 - (uint64_t)v);
+	} else {
+		expw_u64(w, (uint64_t)v);
+	}
+}
+
+void expw_us(struct expw *w, int64_t ns)
+{
+	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	if (ns < 0)
+		expw_lit(w, "-");
+	expw_u64(w, a / 1000);
+	unsigned r = (unsigned)(a % 1000);
+	char f[4] = { '.', (char)('0' + r / 100), (char)('0' + r / 10 % 10), (char)('0' + r % 10) };
+	expw_put(w, f, 4);
+}
+
+void expw_dbl(struct expw *w, double v)
+{
+	if (!isfinite(v)) {
+		expw_lit(w, "null");
+		return;
+	}
+	char b[40];
+	int n = snprintf(b, sizeof(b), "%.17g", v);
+	expw_put(w, b, (size_t)n);
+}

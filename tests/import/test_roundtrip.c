@@ -1,0 +1,127 @@
+/*
+ * test_roundtrip.c - export to Chrome JSON, import again: every event keeps
+ * its lane key (type, rank, device, pid, id), name, kind, start and
+ * duration exactly.  On the real traces of testdata and on every simulator
+ * scenario (several ranks and GPUs).
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gtrace/export.h"
+#include "gtrace/import.h"
+#include "gtrace/sim.h"
+#include "impcheck.h"
+
+struct row {
+	int64_t start, dur;
+	uint8_t kind;
+	const char *name;
+};
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->dur != y->dur)
+		return x->dur < y->dur ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind - y->kind;
+	return strcmp(x->name, y->name);
+}
+
+static struct row *rows_of(const struct gt_store *s, const struct gt_lane *l)
+{
+	struct row *r = malloc((l->n ? l->n : 1) * sizeof(*r));
+	for (size_t i = 0; i < l->n; i++)
+		r[i] = (struct row){ l->ev[i].start_ns, l->ev[i].dur_ns, l->ev[i].kind,
+				     store_str(s, l->ev[i].name) };
+	qsort(r, l->n, sizeof(*r), row_cmp);
+	return r;
+}
+
+/* a's events all reappear in b on the lane with the same key, and b has no others */
+static void same_events(const struct gt_store *a, const struct gt_store *b)
+{
+	size_t na = 0, nb = 0;
+	for (size_t i = 0; i < store_lane_count(b); i++)
+		nb += store_lane_at(b, (uint32_t)i)->n;
+	for (size_t i = 0; i < store_lane_count(a); i++) {
+		const struct gt_lane *la = store_lane_at(a, (uint32_t)i);
+		if (!la->n)
+			continue;
+		na += la->n;
+		const struct gt_lane *lb = NULL;
+		for (size_t j = 0; j < store_lane_count(b) && !lb; j++) {
+			const struct gt_lane_key *k = &store_lane_at(b, (uint32_t)j)->key;
+			if (k->type == la->key.type && k->rank == la->key.rank && k->device == la->key.device &&
+			    k->pid == la->key.pid && k->id == la->key.id)
+				lb = store_lane_at(b, (uint32_t)j);
+		}
+		cr_assert(lb, "lane type %d rank %d dev %d pid %lld id %lld missing after round trip",
+			  la->key.type, la->key.rank, la->key.device, (long long)la->key.pid,
+			  (long long)la->key.id);
+		cr_assert_eq(lb->n, la->n, "lane %s: %zu events, %zu after", store_str(a, la->name), la->n,
+			     lb->n);
+		struct row *ra = rows_of(a, la), *rb = rows_of(b, lb);
+		for (size_t k = 0; k < la->n; k++) {
+			cr_assert_eq(ra[k].start, rb[k].start, "start %lld vs %lld", (long long)ra[k].start,
+				     (long long)rb[k].start);
+			cr_assert_eq(ra[k].dur, rb[k].dur);
+			cr_assert_eq(ra[k].kind, rb[k].kind, "%s kind %d vs %d", ra[k].name, ra[k].kind,
+				     rb[k].kind);
+			cr_assert_str_eq(ra[k].name, rb[k].name);
+		}
+		free(ra);
+		free(rb);
+	}
+	cr_assert_eq(na, nb, "%zu events before, %zu after", na, nb);
+}
+
+static void roundtrip(struct gt_store *a)
+{
+	char *txt;
+	size_t len;
+	cr_assert_eq(export_chrome_mem(a, NULL, &txt, &len), 0);
+	struct gt_store *b = store_new();
+	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
+	char err[256];
+	int rc = import_json_mem("export.json", txt, len, &o, b, err, sizeof(err));
+	cr_assert_eq(rc, 0, "%s", err);
+	same_events(a, b);
+	cr_expect_eq(store_drops(b)->import_skipped, 0);
+	free(txt);
+	store_free(b);
+}
+
+static void real(const char *rel)
+{
+	struct gt_store *a = tload(rel);
+	roundtrip(a);
+	store_free(a);
+}
+
+Test(roundtrip, resnet50_2021_schema) { real("kineto/resnet50_num_workers_0.pt.trace.json.gz"); }
+Test(roundtrip, nccl_data_base_time) { real("hta/nccl_data.json.gz"); }
+Test(roundtrip, ns_resolution) { real("hta/v100_ns_resolution.pt.trace.json.gz"); }
+Test(roundtrip, h100_qwen) { real("tracelens/h100_qwen_inference.json.gz"); }
+Test(roundtrip, b200_no_metadata) { real("tracelens/b200_eager_no_metadata.json.gz"); }
+Test(roundtrip, a100_16rank) { real("hta/a100_16rank_rank0.json.gz"); }
+
+Test(roundtrip, directory_two_ranks)
+{
+	real("hta/trace_filter");
+}
+
+Test(roundtrip, sim_scenarios)
+{
+	for (int sc = 0; sc < SIM_SCENARIO_COUNT; sc++) {
+		struct sim_opts so = { .gpus = 2, .ranks = 2, .steps = 3, .scenario = sc, .seed = 7 };
+		struct gt_store *a = store_new();
+		char err[256];
+		cr_assert_eq(sim_generate(&so, a, err, sizeof(err)), 0, "%s: %s", sim_scenario_name(sc), err);
+		cr_assert_gt(store_event_count(a), 100);
+		roundtrip(a);
+		store_free(a);
+	}
+}
