@@ -73,6 +73,8 @@ static void skip_targs(struct dm *d)
 static int component(struct dm *d, int first)
 {
 	char c = *d->p;
+	if (!c)
+		d->bad = 1;
 	if (!c || d->bad)
 		return 0;
 	if (c == 'E') {
@@ -93,7 +95,7 @@ static int component(struct dm *d, int first)
 			d->bad = 1;
 			return 0;
 		}
-		if (k > 12 && !strncmp(d->p, "_GLOBAL__N_", 11)) {
+		if (k >= 11 && !strncmp(d->p, "_GLOBAL__N_", 11)) {
 			put(d, "(anonymous namespace)", 21);
 		} else {
 			put(d, d->p, (size_t)k);

@@ -136,7 +136,7 @@ void kview_inst_draw(struct kview *k, struct lrect r)
 	if (y >= r.y + r.h)
 		return;
 	term_printf(y++, r.x + 1, r.w - 2, theme_attr(TH_HEADER), "%8s  %12s  %10s  %s", "#",
-		    "start", "duration", "where");
+		    "start", "duration", "where (Enter: show in trace)");
 	int body = r.y + r.h - y;
 	if (body <= 0)
 		return;
@@ -155,7 +155,7 @@ void kview_inst_draw(struct kview *k, struct lrect r)
 		if (at)
 			term_fill((struct lrect){ r.x, y + i, r.w, 1 }, at);
 		term_printf(y + i, r.x + 1, r.w - 2, at, "%8zu  %12s  %10s  rank %d GPU %d stream %lld",
-			    n + 1, layout_fmt_dur(e->start_ns - lo, a, sizeof(a)),
+			    n + 1, layout_fmt_ts(e->start_ns - lo, a, sizeof(a)),
 			    layout_fmt_dur(e->dur_ns, b, sizeof(b)), l->key.rank < 0 ? 0 : l->key.rank,
 			    l->key.device, (long long)l->key.id);
 	}

@@ -146,7 +146,7 @@ char *layout_fmt_time(int64_t t, int64_t scale, char *buf, size_t len)
 	if (scale < 1)
 		scale = 1;
 	int i = 0;
-	while (i < 3 && units[i].ns > scale * 100)
+	while (i < 3 && units[i].ns >= scale * 5)
 		i++;
 	int64_t u = units[i].ns;
 	int dec = 0;
@@ -180,6 +180,15 @@ char *layout_fmt_dur(int64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%s%.1f%s", sign, v, u);
 	else
 		snprintf(buf, len, "%s%.2f%s", sign, v, u);
+	return buf;
+}
+
+char *layout_fmt_ts(int64_t ns, char *buf, size_t len)
+{
+	if (ns < 1000000000 && ns > -1000000000)
+		snprintf(buf, len, "%.3fms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.6fs", (double)ns / 1e9);
 	return buf;
 }
 

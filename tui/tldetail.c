@@ -61,9 +61,9 @@ static void event_lines(struct tlview *t, const struct lrect *r)
 	lane_desc(s, t->sel.lane, place, sizeof(place));
 	if (y < r->y + r->h)
 		term_printf(y++, x, w, 0, "start +%s  dur %s  end +%s  on %s",
-			    layout_fmt_dur(e->start_ns - lo, a, sizeof(a)),
+			    layout_fmt_ts(e->start_ns - lo, a, sizeof(a)),
 			    layout_fmt_dur(e->dur_ns, b, sizeof(b)),
-			    layout_fmt_dur(gt_event_end(e) - lo, c, sizeof(c)), place);
+			    layout_fmt_ts(gt_event_end(e) - lo, c, sizeof(c)), place);
 	char line[256] = "";
 	if (e->kind == GT_EV_KERNEL) {
 		const struct gt_kconf *k = gt_event_kconf(e) ? store_kconf_at(s, gt_event_kconf(e)) : NULL;
@@ -110,7 +110,7 @@ static void event_lines(struct tlview *t, const struct lrect *r)
 			lane_desc(s, peer.lane, place, sizeof(place));
 			term_printf(y++, x, w, 0, "correlation %u: %s %s at +%s on %s   (c: jump)", e->corr,
 				    gt_event_is_gpu(e) ? "launched by" : "launches", pn,
-				    layout_fmt_dur(p->start_ns - lo, a, sizeof(a)), place);
+				    layout_fmt_ts(p->start_ns - lo, a, sizeof(a)), place);
 		} else if (e->corr || e->ext) {
 			term_printf(y++, x, w, 0, "correlation %u  external id %u", e->corr, e->ext);
 		}
