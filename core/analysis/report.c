@@ -17,6 +17,8 @@ static const struct gt_report *const registry[] = {
 	&gt_report_breakdown,
 	&gt_report_pipeline,
 	&gt_report_gputime,
+	&gt_report_multigpu,
+	&gt_report_overview,
 	NULL
 };
 

@@ -17,5 +17,7 @@ extern const struct gt_report gt_report_steps;
 extern const struct gt_report gt_report_breakdown;
 extern const struct gt_report gt_report_pipeline;
 extern const struct gt_report gt_report_gputime;
+extern const struct gt_report gt_report_multigpu;
+extern const struct gt_report gt_report_overview;
 
 #endif

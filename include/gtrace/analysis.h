@@ -137,6 +137,8 @@ void gputime_result_done(struct gputime_result *r);
 /* ---- multi-GPU health (TensorFlow GPU performance guide) ---- */
 
 struct multigpu_cell {                    /* one GPU in one step */
+	int valid;                      /* the GPU's rank has this step */
+	int64_t t0_ns, t1_ns;           /* the rank's window of the step */
 	int64_t compute_ns;             /* non-NCCL kernel union in the window */
 	int64_t comm_ns, comm_overlap_ns;
 	int64_t first_kernel_ns;        /* INT64_MAX = no kernel */
@@ -160,6 +162,7 @@ struct multigpu_copy {                    /* a copy recurring at the same place 
 	uint32_t ordinal;               /* n-th copy of its kind in the step */
 	uint32_t steps;                 /* steps it occurs in */
 	double mean_ns, mean_offset_ns;
+	uint32_t last_step;             /* internal: last window counted */
 };
 
 struct multigpu_result {
@@ -182,19 +185,20 @@ void multigpu_result_done(struct multigpu_result *r);
 
 /* ---- overview and recommendations ---- */
 
-enum overview_severity { OV_INFO = 0, OV_WARN, OV_HIGH };
+enum overview_severity { OVERVIEW_INFO = 0, OVERVIEW_WARN, OVERVIEW_HIGH };
 
 enum overview_evidence {
-	OV_EV_NONE = 0,
-	OV_EV_STEPS,        /* step0..step1 */
-	OV_EV_GPU,          /* rank/gpu */
-	OV_EV_TIME          /* t0..t1 */
+	OVERVIEW_EV_NONE = 0,
+	OVERVIEW_EV_STEPS,        /* step0..step1 */
+	OVERVIEW_EV_GPU,          /* rank/gpu */
+	OVERVIEW_EV_TIME          /* t0..t1 */
 };
 
 struct overview_rec {
 	enum overview_severity severity;
 	const char *kind;   /* static: "input-bound", "launch-bound", "straggler",
-			       "comm-bound", "copy-heavy", "staggered", "low-utilization" */
+			       "comm-bound", "copy-heavy", "staggered", "host-bound",
+			       "low-utilization" */
 	char text[320];
 	enum overview_evidence evidence;
 	int32_t rank, gpu;  /* -1 = n/a */

@@ -1,0 +1,320 @@
+/*
+ * multigpu.c - multi-GPU health from the TensorFlow GPU performance guide's
+ * checklist (ANALYSES.md 6).  Participants are the (rank, GPU) pairs of the
+ * scope; steps are matched by number across ranks.  Per step and GPU: the
+ * compute kernel union, collective time and its overlap with compute, the
+ * first kernel and the copies.  Straggler: the GPU with the most compute in
+ * a step, by its excess over the other GPUs' mean; stagger: first kernel of
+ * a step after the earliest GPU's.  Copies recurring at the same place
+ * (kind, size, n-th of its kind) in >= 80 % of the steps are listed (copies
+ * in multigpu_copies.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gtrace/analysis.h"
+#include "anl.h"
+#include "ivl.h"
+#include "multigpu_priv.h"
+
+enum { K_COMPUTE = 0, K_COMM, K_ANYK, K_ALL, K_COPY, K_N };
+
+struct kctx {
+	struct anl_names *nm;
+	int which;
+};
+
+static int keep(const struct gt_event *e, void *p)
+{
+	struct kctx *c = p;
+	switch (c->which) {
+	case K_COMPUTE: return e->kind == GT_EV_KERNEL && !anl_is_comm(c->nm, e);
+	case K_COMM: return anl_is_comm(c->nm, e);
+	case K_ANYK: return e->kind == GT_EV_KERNEL;
+	case K_ALL: return gt_event_is_gpu(e);
+	case K_COPY: return e->kind == GT_EV_MEMCPY;
+	default: return 0;
+	}
+}
+
+void multigpu_result_done(struct multigpu_result *r)
+{
+	free(r->gpus);
+	free(r->copies);
+	free(r->step_nums);
+	free(r->cells);
+	memset(r, 0, sizeof(*r));
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static long step_index(const struct multigpu_result *r, int64_t num)
+{
+	int64_t *p = bsearch(&num, r->step_nums, r->nsteps, sizeof(num), cmp_i64);
+	return p ? p - r->step_nums : -1;
+}
+
+/* first start >= t0 inside [t0, t1) of a union, or INT64_MAX */
+static int64_t first_in(const struct ivl_list *l, int64_t t0, int64_t t1)
+{
+	size_t lo = 0, hi = l->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (l->v[mid].b <= t0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == l->n || l->v[lo].a >= t1)
+		return INT64_MAX;
+	return l->v[lo].a > t0 ? l->v[lo].a : t0;
+}
+
+/* last end <= t1 inside [t0, t1) of a union, or INT64_MIN */
+static int64_t last_in(const struct ivl_list *l, int64_t t0, int64_t t1)
+{
+	size_t lo = 0, hi = l->n;
+	while (lo < hi) {        /* first interval starting at or after t1 */
+		size_t mid = (lo + hi) / 2;
+		if (l->v[mid].a < t1)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || l->v[lo - 1].b <= t0)
+		return INT64_MIN;
+	return l->v[lo - 1].b < t1 ? l->v[lo - 1].b : t1;
+}
+
+/* fill the cells of one participant */
+static int fill_gpu(const struct gt_store *s, const struct steps_list *sl, size_t gi,
+		    const struct anl_win *win, long nw, struct anl_names *nm,
+		    struct multigpu_result *r)
+{
+	const struct multigpu_gpu *g = &r->gpus[gi];
+	uint32_t *gl = NULL;
+	struct ivl_list u[K_N], ov = {0};
+	int rc = 0;
+	memset(u, 0, sizeof(u));
+	long ng = anl_lanes(s, g->rank, GT_LANE_GPU, g->device, &gl);
+	if (ng < 0)
+		return -ENOMEM;
+	int64_t T0 = win[0].t0, T1 = win[0].t1;
+	for (long i = 1; i < nw; i++)
+		if (win[i].t1 > T1)
+			T1 = win[i].t1;
+	for (int k = 0; k < K_N && !rc; k++) {
+		struct kctx c = { nm, k };
+		rc = ivl_collect(s, gl, (size_t)ng, T0, T1, keep, &c, &u[k]);
+	}
+	if (!rc)
+		rc = ivl_intersect(&u[K_COMPUTE], &u[K_COMM], &ov);
+	for (long i = 0; i < nw && !rc; i++) {
+		long si = step_index(r, win[i].step);
+		if (si < 0)
+			continue;
+		struct multigpu_cell *c = &r->cells[(size_t)si * r->ngpus + gi];
+		int64_t a = win[i].t0, b = win[i].t1;
+		c->t0_ns = a;
+		c->t1_ns = b;
+		c->compute_ns = ivl_len_in(&u[K_COMPUTE], a, b);
+		c->comm_ns = ivl_len_in(&u[K_COMM], a, b);
+		c->comm_overlap_ns = ivl_len_in(&ov, a, b);
+		c->copy_ns = ivl_len_in(&u[K_COPY], a, b);
+		c->first_kernel_ns = first_in(&u[K_ANYK], a, b);
+		int64_t last = last_in(&u[K_ALL], a, b);
+		c->finish_ns = last == INT64_MIN ? -1 : last - a;
+	}
+	(void)sl;
+	for (int k = 0; k < K_N; k++)
+		ivl_done(&u[k]);
+	ivl_done(&ov);
+	free(gl);
+	return rc;
+}
+
+/* straggler, stagger, shares from the cells */
+static void summarize(struct multigpu_result *r)
+{
+	size_t G = r->ngpus;
+	double *excess = calloc(G ? G : 1, sizeof(*excess));
+	double step_sum = 0;
+	size_t step_n = 0, compared = 0;
+	if (!excess)
+		return;
+	for (size_t si = 0; si < r->nsteps; si++) {
+		struct multigpu_cell *row = &r->cells[si * G];
+		int64_t earliest = INT64_MAX;
+		size_t best = SIZE_MAX, valid = 0;
+		double sum = 0;
+		for (size_t g = 0; g < G; g++) {
+			if (!row[g].valid)
+				continue;
+			step_sum += (double)(row[g].t1_ns - row[g].t0_ns);
+			step_n++;
+			if (row[g].first_kernel_ns < earliest)
+				earliest = row[g].first_kernel_ns;
+			if (row[g].compute_ns <= 0)
+				continue;
+			valid++;
+			sum += (double)row[g].compute_ns;
+			if (best == SIZE_MAX || row[g].compute_ns > row[best].compute_ns)
+				best = g;
+		}
+		for (size_t g = 0; g < G; g++) {
+			if (!row[g].valid || row[g].first_kernel_ns == INT64_MAX || earliest == INT64_MAX)
+				continue;
+			double off = (double)(row[g].first_kernel_ns - earliest);
+			r->gpus[g].stagger_mean_ns += off;
+			if (off > r->gpus[g].stagger_max_ns)
+				r->gpus[g].stagger_max_ns = off;
+		}
+		if (valid < 2)
+			continue;
+		compared++;
+		double others = (sum - (double)row[best].compute_ns) / (double)(valid - 1);
+		if (others > 0) {
+			r->gpus[best].slowest++;
+			excess[best] += 100.0 * ((double)row[best].compute_ns - others) / others;
+		}
+	}
+	r->mean_step_ns = step_n ? step_sum / (double)step_n : 0;
+	r->straggler = -1;
+	double copy_all = 0, span_all = 0;
+	for (size_t i = 0; i < r->nsteps * G; i++)
+		if (r->cells[i].valid) {
+			copy_all += (double)r->cells[i].copy_ns;
+			span_all += (double)(r->cells[i].t1_ns - r->cells[i].t0_ns);
+		}
+	r->copy_share_pct = span_all > 0 ? 100.0 * copy_all / span_all : 0;
+	for (size_t g = 0; g < G; g++) {
+		struct multigpu_gpu *mg = &r->gpus[g];
+		size_t n = 0;
+		double comp = 0, comm = 0, ovl = 0, span = 0;
+		for (size_t si = 0; si < r->nsteps; si++) {
+			const struct multigpu_cell *c = &r->cells[si * G + g];
+			if (!c->valid)
+				continue;
+			n++;
+			comp += (double)c->compute_ns;
+			comm += (double)c->comm_ns;
+			ovl += (double)c->comm_overlap_ns;
+			span += (double)(c->t1_ns - c->t0_ns);
+		}
+		if (n) {
+			mg->mean_compute_ns = comp / (double)n;
+			mg->mean_comm_ns = comm / (double)n;
+			mg->stagger_mean_ns /= (double)n;
+		}
+		mg->comm_share_pct = span > 0 ? 100.0 * comm / span : 0;
+		mg->comm_overlap_pct = comm > 0 ? 100.0 * ovl / comm : 0;
+		mg->stagger_pct = r->mean_step_ns > 0 ? 100.0 * mg->stagger_mean_ns / r->mean_step_ns : 0;
+		if (mg->slowest)
+			mg->skew_pct = excess[g] / mg->slowest;
+		if (compared && mg->slowest * 2 > compared &&
+		    (r->straggler < 0 || mg->slowest > r->gpus[r->straggler].slowest))
+			r->straggler = (int)g;
+	}
+	if (r->straggler >= 0)
+		r->straggler_pct = r->gpus[r->straggler].skew_pct;
+	free(excess);
+}
+
+int multigpu_compute(const struct gt_store *s, const struct gt_scope *sc,
+		     struct multigpu_result *out, char *err, size_t errlen)
+{
+	struct gt_scope all;
+	int32_t *ranks = NULL;
+	struct steps_list *sl = NULL;
+	struct anl_win **win = NULL;
+	long *nw = NULL;
+	struct anl_names nm = {0};
+	int rc = 0;
+	memset(out, 0, sizeof(*out));
+	out->straggler = -1;
+	if (!sc) {
+		gt_scope_all(&all);
+		sc = &all;
+	}
+	long nr = anl_scope_ranks(s, sc, &ranks);
+	if (nr < 0 || anl_names_init(&nm, s))
+		goto nomem;
+	sl = calloc((size_t)nr + 1, sizeof(*sl));
+	win = calloc((size_t)nr + 1, sizeof(*win));
+	nw = calloc((size_t)nr + 1, sizeof(*nw));
+	if (!sl || !win || !nw)
+		goto nomem;
+	size_t nsteps = 0, ngpus = 0;
+	for (long r = 0; r < nr; r++) {
+		if ((rc = steps_find(s, ranks[r], NULL, &sl[r], err, errlen)))
+			goto fail;
+		if ((nw[r] = anl_windows(s, ranks[r], &sl[r], sc, &win[r])) < 0)
+			goto nomem;
+		nsteps += (size_t)nw[r];
+		for (size_t g = 0; g < sl[r].ngpus; g++)
+			ngpus += sc->gpu < 0 || sl[r].gpus[g] == sc->gpu;
+	}
+	out->step_nums = malloc((nsteps ? nsteps : 1) * sizeof(*out->step_nums));
+	out->gpus = calloc(ngpus ? ngpus : 1, sizeof(*out->gpus));
+	if (!out->step_nums || !out->gpus)
+		goto nomem;
+	for (long r = 0; r < nr; r++)
+		for (long i = 0; i < nw[r]; i++)
+			out->step_nums[out->nsteps++] = win[r][i].step;
+	qsort(out->step_nums, out->nsteps, sizeof(int64_t), cmp_i64);
+	size_t w = 0;
+	for (size_t i = 0; i < out->nsteps; i++)
+		if (!w || out->step_nums[w - 1] != out->step_nums[i])
+			out->step_nums[w++] = out->step_nums[i];
+	out->nsteps = w;
+	for (long r = 0; r < nr; r++)
+		for (size_t g = 0; g < sl[r].ngpus; g++)
+			if (sc->gpu < 0 || sl[r].gpus[g] == sc->gpu) {
+				out->gpus[out->ngpus].rank = ranks[r];
+				out->gpus[out->ngpus++].device = sl[r].gpus[g];
+			}
+	out->cells = calloc((out->nsteps ? out->nsteps : 1) * (out->ngpus ? out->ngpus : 1),
+			    sizeof(*out->cells));
+	if (!out->cells)
+		goto nomem;
+	for (size_t i = 0; i < out->nsteps * out->ngpus; i++)
+		out->cells[i].first_kernel_ns = INT64_MAX;
+	for (long r = 0; r < nr; r++) {
+		for (size_t g = 0; g < out->ngpus; g++) {
+			if (out->gpus[g].rank != ranks[r] || !nw[r])
+				continue;
+			for (long i = 0; i < nw[r]; i++) {
+				long si = step_index(out, win[r][i].step);
+				out->cells[(size_t)si * out->ngpus + g].valid = 1;
+			}
+			if ((rc = fill_gpu(s, &sl[r], g, win[r], nw[r], &nm, out)))
+				goto fail;
+			if ((rc = multigpu_copies(s, g, win[r], nw[r], out)))
+				goto fail;
+		}
+	}
+	summarize(out);
+	goto done;
+nomem:
+	rc = -ENOMEM;
+fail:
+	if (rc == -ENOMEM && err && errlen)
+		snprintf(err, errlen, "multigpu: out of memory");
+	multigpu_result_done(out);
+done:
+	for (long r = 0; sl && win && r < nr; r++) {
+		steps_list_done(&sl[r]);
+		free(win[r]);
+	}
+	free(sl);
+	free(win);
+	free(nw);
+	free(ranks);
+	anl_names_done(&nm);
+	return rc;
+}

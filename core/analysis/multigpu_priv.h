@@ -1,0 +1,15 @@
+/*
+ * multigpu_priv.h - internals of the multi-GPU analysis (multigpu*.c).
+ */
+#ifndef GTRACE_ANALYSIS_MULTIGPU_PRIV_H
+#define GTRACE_ANALYSIS_MULTIGPU_PRIV_H
+
+#include "gtrace/analysis.h"
+#include "anl.h"
+
+/* append the copies of participant gi that recur at the same place in
+ * >= 80 % (and >= 2) of its step windows to r->copies */
+int multigpu_copies(const struct gt_store *s, size_t gi, const struct anl_win *win, long nw,
+		    struct multigpu_result *r);
+
+#endif

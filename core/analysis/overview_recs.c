@@ -1,0 +1,246 @@
+/*
+ * overview_recs.c - recommendations of the overview, each from a threshold
+ * of ANALYSES.md 3-6 and each naming its evidence (numbers, steps, GPUs):
+ *   input-bound   pipeline verdict HIGHLY/MODERATELY with host wait >= H2D
+ *   launch-bound  >= 50 % of kernels under 10 us and >= 30 % GPU idle, or
+ *                 kernel launch >= 15 % of the step
+ *   straggler     one GPU has the most compute in > half of the steps, by >= 5 %
+ *   comm-bound    exposed communication >= 20 % of the step
+ *   copy-heavy    copies (Memcpy) >= 10 % of the step
+ *   staggered     a GPU's first kernel of a step >= 100 us and >= 0.5 % of
+ *                 the step after the earliest GPU's, on average
+ * Severity: high above the second threshold noted per rule, else warn;
+ * POTENTIALLY input-bound and low utilization are info.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "overview_priv.h"
+
+#define REC_MAX 16
+
+static struct overview_rec *add(struct overview_result *r, enum overview_severity sev,
+				const char *kind, double value, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static struct overview_rec *add(struct overview_result *r, enum overview_severity sev,
+				const char *kind, double value, const char *fmt, ...)
+{
+	if (r->nrecs >= REC_MAX)
+		return NULL;
+	struct overview_rec *x = &r->recs[r->nrecs++];
+	memset(x, 0, sizeof(*x));
+	x->severity = sev;
+	x->kind = kind;
+	x->value = value;
+	x->rank = x->gpu = -1;
+	x->step0 = x->step1 = -1;
+	x->t0_ns = x->t1_ns = 0;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(x->text, sizeof(x->text), fmt, ap);
+	va_end(ap);
+	return x;
+}
+
+static double bd_pct(const struct overview_result *r, int c)
+{
+	return r->bd.avg_total_ns > 0 ? 100.0 * r->bd.avg_ns[c] / r->bd.avg_total_ns : 0;
+}
+
+/* evidence: the breakdown's steps */
+static void steps_evidence(const struct overview_result *r, struct overview_rec *x)
+{
+	if (!x || !r->bd.n)
+		return;
+	const struct breakdown_row *a = &r->bd.rows[0], *b = &r->bd.rows[r->bd.n - 1];
+	x->evidence = a->step >= 0 ? OVERVIEW_EV_STEPS : OVERVIEW_EV_TIME;
+	x->rank = r->bd.rank;
+	x->step0 = a->step;
+	x->step1 = b->step;
+	x->t0_ns = a->t0_ns;
+	x->t1_ns = b->t1_ns;
+}
+
+static void steps_text(const struct overview_result *r, char *buf, size_t len)
+{
+	if (!r->bd.n || r->bd.rows[0].step < 0)
+		snprintf(buf, len, "the capture");
+	else if (r->bd.n == 1)
+		snprintf(buf, len, "step %lld", (long long)r->bd.rows[0].step);
+	else
+		snprintf(buf, len, "steps %lld-%lld", (long long)r->bd.rows[0].step,
+			 (long long)r->bd.rows[r->bd.n - 1].step);
+}
+
+static void gpu_name(const struct overview_result *r, int32_t rank, int32_t dev, char *buf,
+		     size_t len)
+{
+	if (r->ranks > 1)
+		snprintf(buf, len, "rank %d GPU %d", rank, dev);
+	else
+		snprintf(buf, len, "GPU %d", dev);
+}
+
+static void rec_input(struct overview_result *r, const char *st)
+{
+	const struct pipeline_result *p = &r->pl;
+	if (p->verdict >= PL_MODERATELY && p->avg_pct[PL_HOST_WAIT] >= p->avg_pct[PL_H2D]) {
+		struct overview_rec *x = add(r, p->verdict == PL_HIGHLY ? OVERVIEW_HIGH : OVERVIEW_WARN,
+			"input-bound", p->input_pct,
+			"%s %s %s (%.1f %% of step time waiting for input: DataLoader %.1f %%, "
+			"host-to-device %.1f %%): raise DataLoader workers or prefetch",
+			st, r->bd.n > 1 ? "are" : "is", pipeline_verdict_name(p->verdict), p->input_pct,
+			p->avg_pct[PL_HOST_WAIT], p->avg_pct[PL_H2D]);
+		steps_evidence(r, x);
+	}
+}
+
+static void rec_launch(struct overview_result *r)
+{
+	uint64_t k = 0, tiny = 0;
+	int64_t idle = 0, span = 0;
+	const struct gputime_gpu *worst = NULL;
+	for (size_t i = 0; i < r->gt.ngpus; i++) {
+		const struct gputime_gpu *g = &r->gt.gpus[i];
+		k += g->kernels;
+		tiny += g->under_10us;
+		idle += g->idle_ns;
+		span += g->span_ns;
+		if (!worst || g->idle_ns * (worst->span_ns ? worst->span_ns : 1) >
+			      worst->idle_ns * (g->span_ns ? g->span_ns : 1))
+			worst = g;
+	}
+	double tiny_pct = k ? 100.0 * (double)tiny / (double)k : 0;
+	double idle_pct = span ? 100.0 * (double)idle / (double)span : 0;
+	if (!worst || !((tiny_pct >= 50.0 && idle_pct >= 30.0) || r->pl.launch_level == 2))
+		return;
+	char gn[48];
+	gpu_name(r, worst->rank, worst->device, gn, sizeof(gn));
+	struct overview_rec *x = add(r, r->pl.launch_level == 2 ? OVERVIEW_HIGH : OVERVIEW_WARN,
+		"launch-bound", tiny_pct,
+		"%.0f %% of kernels run under 10 us and the GPU idles between them (%s idle "
+		"%.1f %% of its busy span, kernel launch %.1f %% of the step): fuse ops (XLA, "
+		"torch.compile) or use CUDA graphs", tiny_pct, gn,
+		worst->span_ns ? 100.0 * (double)worst->idle_ns / (double)worst->span_ns : 0,
+		r->pl.launch_pct);
+	if (x) {
+		x->evidence = OVERVIEW_EV_GPU;
+		x->rank = worst->rank;
+		x->gpu = worst->device;
+	}
+}
+
+static void rec_straggler(struct overview_result *r)
+{
+	const struct multigpu_result *m = &r->mg;
+	if (m->straggler < 0 || m->straggler_pct < 5.0)
+		return;
+	const struct multigpu_gpu *g = &m->gpus[m->straggler];
+	char gn[48];
+	gpu_name(r, g->rank, g->device, gn, sizeof(gn));
+	struct overview_rec *x = add(r, m->straggler_pct >= 15.0 ? OVERVIEW_HIGH : OVERVIEW_WARN,
+		"straggler", m->straggler_pct,
+		"%s finishes steps %.0f %% later than the others (its compute takes %.1f %% longer; "
+		"slowest in %u of %zu steps): check its load balance, clocks and thermals, "
+		"or other processes on it", gn, m->straggler_pct, m->straggler_pct, g->slowest,
+		m->nsteps);
+	if (x) {
+		x->evidence = OVERVIEW_EV_GPU;
+		x->rank = g->rank;
+		x->gpu = g->device;
+	}
+}
+
+static void rec_comm(struct overview_result *r, const char *st)
+{
+	double c = bd_pct(r, BD_COMM);
+	if (c < 20.0)
+		return;
+	double ovl = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < r->mg.ngpus; i++)
+		if (r->mg.gpus[i].mean_comm_ns > 0) {
+			ovl += r->mg.gpus[i].comm_overlap_pct;
+			n++;
+		}
+	struct overview_rec *x = add(r, c >= 40.0 ? OVERVIEW_HIGH : OVERVIEW_WARN, "comm-bound", c,
+		"communication is exposed for %.1f %% of the step in %s (collectives overlap "
+		"compute for %.1f %% of their time): overlap all-reduce with backward (DDP "
+		"buckets), reduce or compress gradients, check the interconnect",
+		c, st, n ? ovl / (double)n : 0);
+	steps_evidence(r, x);
+}
+
+static void rec_copy(struct overview_result *r, const char *st)
+{
+	double c = bd_pct(r, BD_MEMCPY);
+	if (c < 10.0)
+		return;
+	const struct multigpu_copy *big = NULL;
+	for (size_t i = 0; i < r->mg.ncopies; i++)
+		if (!big || r->mg.copies[i].mean_ns > big->mean_ns)
+			big = &r->mg.copies[i];
+	char ev[160] = "";
+	if (big)
+		snprintf(ev, sizeof(ev), "; %zu copies recur every step, the longest %s %.1f MB at "
+			 "+%.2f ms on GPU %d", r->mg.ncopies, gt_copy_kind_name(big->kind),
+			 (double)big->bytes / 1e6, big->mean_offset_ns / 1e6, big->device);
+	struct overview_rec *x = add(r, c >= 25.0 ? OVERVIEW_HIGH : OVERVIEW_WARN, "copy-heavy", c,
+		"memory copies take %.1f %% of the step in %s%s: keep tensors on the GPU, avoid "
+		"offloading, overlap copies with compute (pinned memory, non_blocking)", c, st, ev);
+	steps_evidence(r, x);
+}
+
+static void rec_stagger(struct overview_result *r)
+{
+	const struct multigpu_gpu *w = NULL;
+	for (size_t i = 0; i < r->mg.ngpus; i++)
+		if (!w || r->mg.gpus[i].stagger_mean_ns > w->stagger_mean_ns)
+			w = &r->mg.gpus[i];
+	if (!w || w->stagger_mean_ns < 100e3 || w->stagger_pct < 0.5)
+		return;
+	char gn[48];
+	gpu_name(r, w->rank, w->device, gn, sizeof(gn));
+	struct overview_rec *x = add(r, w->stagger_pct >= 5.0 ? OVERVIEW_HIGH : OVERVIEW_WARN,
+		"staggered", w->stagger_pct,
+		"%s starts each step's first kernel %.0f us after the earliest GPU on average "
+		"(max %.0f us, %.1f %% of the step): the host thread launching for several GPUs "
+		"is contended; use one process per GPU (DistributedDataParallel) or CUDA graphs",
+		gn, w->stagger_mean_ns / 1e3, w->stagger_max_ns / 1e3, w->stagger_pct);
+	if (x) {
+		x->evidence = OVERVIEW_EV_GPU;
+		x->rank = w->rank;
+		x->gpu = w->device;
+	}
+}
+
+int overview_recs(struct overview_result *r)
+{
+	char st[64];
+	r->recs = calloc(REC_MAX, sizeof(*r->recs));
+	if (!r->recs)
+		return -ENOMEM;
+	steps_text(r, st, sizeof(st));
+	rec_input(r, st);
+	rec_launch(r);
+	rec_straggler(r);
+	rec_comm(r, st);
+	rec_copy(r, st);
+	rec_stagger(r);
+	int alarms = r->nrecs > 0;
+	if (r->pl.verdict == PL_POTENTIALLY) {
+		struct overview_rec *x = add(r, OVERVIEW_INFO, "host-bound", r->pl.others_pct,
+			"%s %s POTENTIALLY input-bound: %.1f %% of the step is host compute or "
+			"unaccounted (I/O or Python)", st, r->bd.n > 1 ? "are" : "is", r->pl.others_pct);
+		steps_evidence(r, x);
+	}
+	if (!alarms && r->bd.n && r->bd.gpu_util_pct < 50.0) {
+		struct overview_rec *x = add(r, OVERVIEW_INFO, "low-utilization", r->bd.gpu_util_pct,
+			"kernels cover only %.1f %% of step time in %s", r->bd.gpu_util_pct, st);
+		steps_evidence(r, x);
+	}
+	return 0;
+}

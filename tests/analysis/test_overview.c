@@ -1,0 +1,224 @@
+/*
+ * test_overview.c - planted truth: for every simulator scenario the
+ * overview names the planted bottleneck (and the straggler GPU and by how
+ * much) with the simulator's own truth (sim_generate_truth), raises no
+ * other warning, and the balanced run gets no alarm at all.  Plus the
+ * overview on an empty store and on a trace without steps.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gtrace/analysis.h"
+#include "gtrace/sim.h"
+#include "test_steps_fixture.h"
+
+static struct gt_store *gen(enum sim_scenario sc, int ranks, int gpus, struct sim_truth *t)
+{
+	struct sim_opts o = { .scenario = sc, .seed = 7, .ranks = ranks, .gpus = gpus };
+	struct gt_store *s = store_new();
+	char err[256];
+	cr_assert(s);
+	cr_assert_eq(sim_generate_truth(&o, s, t, err, sizeof(err)), 0, "%s", err);
+	return s;
+}
+
+/* the one warning of the run must be `kind`; returns it */
+static const struct overview_rec *only_alarm(const struct overview_result *r, const char *kind)
+{
+	const struct overview_rec *hit = NULL;
+	for (size_t i = 0; i < r->nrecs; i++) {
+		const struct overview_rec *x = &r->recs[i];
+		if (x->severity < OVERVIEW_WARN)
+			continue;
+		cr_expect(kind && !strcmp(x->kind, kind), "unexpected alarm [%s] %s", x->kind, x->text);
+		if (kind && !strcmp(x->kind, kind))
+			hit = x;
+	}
+	if (kind)
+		cr_assert(hit, "no %s recommendation", kind);
+	return hit;
+}
+
+static void run(enum sim_scenario sc, int ranks, int gpus, struct overview_result *r,
+		struct sim_truth *t, struct gt_store **sp)
+{
+	*sp = gen(sc, ranks, gpus, t);
+	char err[256];
+	cr_assert_eq(overview_compute(*sp, NULL, r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(r->source, STEPS_SRC_ANNOT);
+}
+
+Test(overview, balanced_no_false_alarm, .timeout = 60)
+{
+	struct overview_result r;
+	struct sim_truth t;
+	struct gt_store *s;
+	run(SIM_BALANCED, 1, 4, &r, &t, &s);
+	only_alarm(&r, NULL);
+	cr_assert_eq(r.gpus, 4);
+	cr_assert_eq(r.nsteps, (size_t)t.steps);
+	cr_assert(r.ntop > 0);
+	overview_result_done(&r);
+	store_free(s);
+}
+
+Test(overview, input_bound, .timeout = 60)
+{
+	struct overview_result r;
+	struct sim_truth t;
+	struct gt_store *s;
+	run(SIM_INPUT_BOUND, 1, 4, &r, &t, &s);
+	const struct overview_rec *x = only_alarm(&r, "input-bound");
+	cr_assert_eq(r.pl.verdict, PL_HIGHLY);
+	cr_expect(fabs(r.pl.avg_pct[PL_HOST_WAIT] - t.input_pct) < 3.0, "host wait %.1f vs planted %.1f",
+		  r.pl.avg_pct[PL_HOST_WAIT], t.input_pct);
+	cr_assert_eq(x->evidence, OVERVIEW_EV_STEPS);
+	cr_assert(strstr(x->text, "HIGHLY input-bound"), "%s", x->text);
+	overview_result_done(&r);
+	store_free(s);
+}
+
+Test(overview, launch_bound, .timeout = 120)
+{
+	struct overview_result r;
+	struct sim_truth t;
+	struct gt_store *s;
+	run(SIM_LAUNCH_BOUND, 1, 4, &r, &t, &s);
+	const struct overview_rec *x = only_alarm(&r, "launch-bound");
+	cr_assert(x->value >= 50.0, "%s", x->text);   /* share of kernels under 10 us */
+	cr_assert(strstr(x->text, "CUDA graphs"));
+	overview_result_done(&r);
+	store_free(s);
+}
+
+static void check_straggler(int ranks, int gpus)
+{
+	struct overview_result r;
+	struct sim_truth t;
+	struct gt_store *s;
+	run(SIM_STRAGGLER, ranks, gpus, &r, &t, &s);
+	const struct overview_rec *x = only_alarm(&r, "straggler");
+	cr_assert_eq(x->rank, t.straggler_rank);
+	cr_assert_eq(x->gpu, t.straggler_gpu);
+	cr_expect(fabs(x->value - t.straggler_pct) < 2.0, "skew %.1f vs planted %.1f", x->value,
+		  t.straggler_pct);
+	char want[32];
+	snprintf(want, sizeof(want), "GPU %d", t.straggler_gpu);
+	cr_assert(strstr(x->text, want), "%s", x->text);
+	overview_result_done(&r);
+	store_free(s);
+}
+
+Test(overview, straggler_one_rank, .timeout = 60)
+{
+	check_straggler(1, 4);
+}
+
+Test(overview, straggler_two_ranks, .timeout = 60)
+{
+	check_straggler(2, 2);
+}
+
+Test(overview, comm_bound, .timeout = 60)
+{
+	struct overview_result r;
+	struct sim_truth t;
+	struct gt_store *s;
+	run(SIM_COMM_BOUND, 1, 4, &r, &t, &s);
+	const struct overview_rec *x = only_alarm(&r, "comm-bound");
+	cr_expect(fabs(x->value - t.comm_pct) < 5.0, "comm %.1f vs planted %.1f", x->value, t.comm_pct);
+	overview_result_done(&r);
+	store_free(s);
+}
+
+Test(overview, copy_heavy, .timeout = 60)
+{
+	struct overview_result r;
+	struct sim_truth t;
+	struct gt_store *s;
+	run(SIM_COPY_HEAVY, 1, 4, &r, &t, &s);
+	const struct overview_rec *x = only_alarm(&r, "copy-heavy");
+	cr_expect(fabs(x->value - t.copy_pct) < 5.0, "copies %.1f vs planted %.1f", x->value, t.copy_pct);
+	cr_assert(r.mg.ncopies > 0);
+	overview_result_done(&r);
+	store_free(s);
+}
+
+Test(overview, staggered, .timeout = 60)
+{
+	struct overview_result r;
+	struct sim_truth t;
+	struct gt_store *s;
+	run(SIM_STAGGERED, 1, 4, &r, &t, &s);
+	const struct overview_rec *x = only_alarm(&r, "staggered");
+	cr_assert_eq(x->gpu, t.gpus - 1);
+	/* GPU k starts k * stagger_us after GPU 0 */
+	double want_us = (t.gpus - 1) * t.stagger_us;
+	const struct multigpu_gpu *g = &r.mg.gpus[t.gpus - 1];
+	cr_expect(fabs(g->stagger_mean_ns / 1e3 - want_us) < 0.15 * want_us, "stagger %.0f us vs %.0f",
+		  g->stagger_mean_ns / 1e3, want_us);
+	overview_result_done(&r);
+	store_free(s);
+}
+
+Test(overview, empty_and_stepless)
+{
+	struct gt_store *s = store_new();
+	cr_assert_eq(store_finish(s), 0);
+	struct overview_result r;
+	char err[128];
+	cr_assert_eq(overview_compute(s, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(r.nrecs, 0);
+	cr_assert_eq(r.nsteps, 0);
+	overview_result_done(&r);
+	store_free(s);
+	s = store_new();
+	uint32_t g = fx_lane(s, GT_LANE_GPU, 0, 0, 7);
+	fx_add(s, g, GT_EV_KERNEL, "k", 0, 100, 0, 0);
+	fx_add(s, g, GT_EV_KERNEL, "k", 100, 100, 0, 0);   /* zero length */
+	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(overview_compute(s, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(r.source, STEPS_SRC_NONE);
+	cr_assert_eq(r.bd.n, 1);
+	cr_assert_eq(r.ntop, 1);
+	cr_assert_eq(r.top[0].count, 2);
+	overview_result_done(&r);
+	store_free(s);
+}
+
+/* every report of this area runs on every scenario and on an empty store */
+Test(overview, reports_run_everywhere, .timeout = 120)
+{
+	static const char *const names[] = { "steps", "breakdown", "pipeline", "gputime",
+					     "multigpu", "overview" };
+	for (int sc = -1; sc < SIM_SCENARIO_COUNT; sc++) {
+		struct sim_truth t;
+		struct gt_store *s;
+		if (sc < 0) {
+			s = store_new();
+			cr_assert_eq(store_finish(s), 0);
+		} else {
+			s = gen((enum sim_scenario)sc, 2, 2, &t);
+		}
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			const struct gt_report *rep = gt_report_find(names[i]);
+			cr_assert(rep, "%s", names[i]);
+			struct gt_scope scope;
+			gt_scope_all(&scope);
+			struct gt_report_out o = {0};
+			char err[256] = "";
+			cr_assert_eq(rep->run(s, &scope, &o, err, sizeof(err)), 0, "%s: %s", names[i], err);
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&buf, &len);
+			cr_assert_eq(gt_report_out_write(f, names[i], &o, GT_OUT_JSON), 0);
+			fclose(f);
+			cr_assert(len > 10);
+			free(buf);
+			gt_report_out_done(&o);
+		}
+		store_free(s);
+	}
+}
