@@ -125,7 +125,7 @@ static const struct kglane *glane_find(const struct kfile *kf, int64_t pid, int6
 /* a Chrome pid/tid as a store key number (tagged strings become negative) */
 static int64_t key_num(int64_t v)
 {
-	return v & KTAG ? -(int64_t)0x10000 - (int64_t)(v & 0xffffffff) : v;
+	return KTAGGED(v) ? -(int64_t)0x10000 - (int64_t)(v & 0xffffffff) : v;
 }
 
 static void name_lane(struct kfile *kf, const struct klane *l, uint32_t lane, const struct kglane *g)
@@ -158,13 +158,13 @@ static void name_lane(struct kfile *kf, const struct klane *l, uint32_t lane, co
 		} else {
 			const struct kmeta *pn = meta_find(kf, KM_PROC_NAME, l->cpid, 0);
 			char tb[64];
-			if (l->ctid & KTAG)
+			if (KTAGGED(l->ctid))
 				snprintf(tb, sizeof(tb), "%s", store_str(kf->s, (uint32_t)(l->ctid & 0xffffffff)));
 			else
 				snprintf(tb, sizeof(tb), "thread %" PRId64, l->ctid);
 			if (pn)
 				snprintf(nm, sizeof(nm), "%s (%s)", tb, store_str(kf->s, pn->str));
-			else if (l->cpid & KTAG)
+			else if (KTAGGED(l->cpid))
 				snprintf(nm, sizeof(nm), "%s %s", store_str(kf->s, (uint32_t)(l->cpid & 0xffffffff)), tb);
 			else
 				snprintf(nm, sizeof(nm), "%s", tb);
@@ -189,7 +189,7 @@ static void lane_key(const struct kfile *kf, const struct klane *l, struct gt_la
 		k->type = GT_LANE_COUNTER;
 		k->device = -1;
 		k->pid = key_num(l->cpid);
-		k->id = l->ctid & KTAG ? (int64_t)(l->ctid & 0xffffffff) : l->ctid;
+		k->id = KTAGGED(l->ctid) ? (int64_t)(l->ctid & 0xffffffff) : l->ctid;
 		break;
 	default:
 		k->type = GT_LANE_HOST;
@@ -218,7 +218,7 @@ int kfile_flush(struct kfile *kf)
 			if (kf->have_dist)     /* an exported multi-rank file keeps its ranks */
 				k.rank = r;
 		}
-		if (l->cls == KCLS_HOST && l->n > main_n && !(l->cpid & KTAG)) {
+		if (l->cls == KCLS_HOST && l->n > main_n && !KTAGGED(l->cpid)) {
 			main_n = l->n;
 			main_pid = l->cpid;
 		}
