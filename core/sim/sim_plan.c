@@ -206,7 +206,7 @@ static void pb_copy(struct pb *b, int sub, uint64_t bytes, int64_t dur_ns, unsig
 	it->dur_ns = dur_ns;
 }
 
-/* an AllReduce bucket of dur_ns; planted ones get their size later */
+/* an AllReduce bucket of dur_ns; a planted one lasts q_ns (0 while calibrating) */
 static void pb_allreduce(struct pb *b, int64_t dur_ns, int planted)
 {
 	struct sim *sim = b->sim;
@@ -226,7 +226,6 @@ static void pb_allreduce(struct pb *b, int64_t dur_ns, int planted)
 	it->arg = store_kconf(s, &kc);
 	if (planted) {
 		it->flags = SIM_IT_PLANTED;
-		it->planted_share = 1.0;
 		dur_ns = sim->q_ns;
 	}
 	it->dur_ns = dur_ns;
@@ -267,7 +266,6 @@ static void pb_offload(struct pb *b, int sub)
 		return;
 	struct sim_item *it = &b->p->it[b->p->n - 1];
 	it->flags = SIM_IT_PLANTED;
-	it->planted_share = 1.0 / 8.0;
 	it->dur_ns = b->sim->q_ns / 8;
 	it->arg = (uint64_t)it->dur_ns * 12;   /* pageable, ~12 GB/s */
 	b->dep_next |= SIM_DEP_COPY;

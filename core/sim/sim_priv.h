@@ -36,7 +36,7 @@ enum { SIM_ST_COMPUTE = 0, SIM_ST_COPY = 1, SIM_ST_NCCL = 2, SIM_NSTREAMS = 3 };
 
 /* item flags */
 #define SIM_IT_STRAGGLE 0x1u   /* duration scaled on the straggler GPU */
-#define SIM_IT_PLANTED  0x2u   /* duration is the planted quantity (q) share */
+#define SIM_IT_PLANTED  0x2u   /* duration is (a share of) the planted quantity q */
 
 struct sim_item {
 	uint8_t kind;        /* GT_EV_KERNEL / GT_EV_MEMCPY / GT_EV_MEMSET */
@@ -50,7 +50,6 @@ struct sim_item {
 	uint32_t api;        /* runtime call name */
 	uint64_t arg;        /* kconf | nccl << 32, or bytes */
 	int64_t dur_ns;      /* nominal GPU duration */
-	double planted_share;/* share of the planted quantity (SIM_IT_PLANTED) */
 	int64_t api_ns;      /* nominal runtime call duration */
 	int64_t pre_ns;      /* nominal CPU op time before the call */
 };
