@@ -1,0 +1,269 @@
+/*
+ * test_bad.c - bad and odd input: not JSON, truncated JSON and gzip, wrong
+ * shapes, missing fields, huge strings, deep nesting, corrupt gzip; and
+ * planted quirks whose truth is known: flows without correlation args,
+ * unmatched flow ends, out-of-order events, zero durations, overlapping
+ * kernels, instants without cat or dur, B/E and counters, baseTimeNanoseconds.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "gtrace/export.h"
+#include "gtrace/import.h"
+#include "gtrace/load.h"
+#include "impcheck.h"
+
+static int imp(const char *txt, size_t len, struct gt_store **out, char *err, size_t errlen)
+{
+	struct gt_store *s = store_new();
+	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
+	int rc = import_json_mem("mem.json", txt, len, &o, s, err, errlen);
+	if (rc) {
+		store_free(s);
+		*out = NULL;
+	} else {
+		*out = s;
+	}
+	return rc;
+}
+
+static int imps(const char *txt, struct gt_store **out, char *err)
+{
+	return imp(txt, strlen(txt), out, err, 256);
+}
+
+Test(bad, not_json)
+{
+	struct gt_store *s;
+	char err[256];
+	cr_expect_neq(imps("hello world", &s, err), 0);
+	cr_expect(strstr(err, "mem.json: not JSON"), "%s", err);
+	cr_expect_neq(imps("", &s, err), 0);
+	cr_expect(strstr(err, "mem.json:"), "%s", err);
+	cr_expect_neq(imps("123", &s, err), 0);
+	cr_expect_neq(imps("{\"traceEvents\": 5}", &s, err), 0);
+	cr_expect(strstr(err, "invalid JSON"), "%s", err);
+	cr_expect_neq(imps("{\"traceEvents\": [{\"ph\": \"X\" \"ts\": 1}]}", &s, err), 0);
+	cr_expect(strchr(err, '\n') == NULL);
+}
+
+Test(bad, wrong_shapes)
+{
+	struct gt_store *s;
+	char err[256];
+	cr_expect_neq(imps("{\"foo\": 1, \"bar\": [1, 2]}", &s, err), 0);
+	cr_expect(strstr(err, "no traceEvents"), "%s", err);
+	/* array of non-objects: every element skipped and counted */
+	cr_assert_eq(imps("[1, \"x\", [2], null]", &s, err), 0, "%s", err);
+	cr_expect_eq(store_event_count(s), 0);
+	cr_expect_eq(store_drops(s)->import_skipped, 4);
+	store_free(s);
+	/* the Chrome array form may omit the closing bracket */
+	cr_assert_eq(imps("[{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 5, \"dur\": 2},\n", &s, err), 0,
+		     "%s", err);
+	cr_expect_eq(store_event_count(s), 1);
+	store_free(s);
+}
+
+Test(bad, missing_fields_counted)
+{
+	struct gt_store *s;
+	char err[256];
+	const char *t = "{\"traceEvents\": ["
+			"{\"ph\": \"X\", \"name\": \"nodur\", \"pid\": 1, \"tid\": 1, \"ts\": 1},"
+			"{\"ph\": \"X\", \"name\": \"nots\", \"pid\": 1, \"tid\": 1, \"dur\": 1},"
+			"{\"ph\": \"X\", \"name\": \"badts\", \"pid\": 1, \"tid\": 1, \"ts\": \"soon\", \"dur\": 1},"
+			"{\"ph\": \"X\", \"name\": \"huge\", \"pid\": 1, \"tid\": 1, \"ts\": 1e300, \"dur\": 1},"
+			"{\"name\": \"noph\", \"pid\": 1, \"tid\": 1, \"ts\": 1},"
+			"{\"ph\": \"X\", \"pid\": 1, \"tid\": 1, \"ts\": 3, \"dur\": 1},"
+			"{\"ph\": \"X\", \"name\": \"ok\", \"ts\": 2, \"dur\": -4}"
+			"]}";
+	cr_assert_eq(imps(t, &s, err), 0, "%s", err);
+	cr_expect_eq(store_event_count(s), 2);
+	cr_expect_eq(store_drops(s)->import_skipped, 5);
+	store_free(s);
+}
+
+Test(bad, huge_string_and_deep_nesting)
+{
+	size_t big = 9u << 20, depth = 200000;
+	char *t = malloc(big + 2 * depth + 512);
+	size_t n = (size_t)sprintf(t, "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"pid\": 0, \"tid\": 7, "
+				   "\"ts\": 10, \"dur\": 5, \"name\": \"");
+	memset(t + n, 'k', big);
+	n += big;
+	n += (size_t)sprintf(t + n, "\", \"args\": {\"deep\": ");
+	memset(t + n, '[', depth);
+	n += depth;
+	memset(t + n, ']', depth);
+	n += depth;
+	n += (size_t)sprintf(t + n, ", \"stream\": 7}}]}");
+	struct gt_store *s;
+	char err[256];
+	cr_assert_eq(imp(t, n, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(store_event_count(s), 1);
+	struct kfacts f;
+	kfacts_of(s, &f);
+	cr_expect_eq(f.kernels, 1);
+	cr_expect_eq(strlen(store_str(s, store_lane_at(s, 0)->ev[0].name)), big);
+	store_free(s);
+	free(t);
+}
+
+/* a real trace cut anywhere keeps the events before the cut */
+Test(bad, truncated_json_and_gzip)
+{
+	struct gt_store *a = tload("hta/trace_filter/sampled_rank-0.json.gz");
+	char *txt;
+	size_t len;
+	cr_assert_eq(export_chrome_mem(a, NULL, &txt, &len), 0);
+	size_t total = store_event_count(a);
+	char err[256];
+	struct gt_store *s;
+	size_t prev = 0;
+	for (int k = 1; k <= 9; k++) {
+		size_t cut = len * (size_t)k / 10;
+		cr_assert_eq(imp(txt, cut, &s, err, sizeof(err)), 0, "cut %zu: %s", cut, err);
+		size_t n = store_event_count(s);
+		cr_expect(n >= prev && n < total, "cut at %d/10 kept %zu of %zu", k, n, total);
+		prev = n;
+		store_free(s);
+	}
+	/* gzip of the text, cut in half, and with a damaged middle */
+	uLongf zl = compressBound((uLong)len) + 64;
+	unsigned char *z = malloc(zl);
+	z_stream zs = { 0 };
+	deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+	zs.next_in = (unsigned char *)txt;
+	zs.avail_in = (uInt)len;
+	zs.next_out = z;
+	zs.avail_out = (uInt)zl;
+	cr_assert_eq(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	size_t gzlen = zs.total_out;
+	deflateEnd(&zs);
+	cr_assert_eq(imp((char *)z, gzlen, &s, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(store_event_count(s), total);
+	store_free(s);
+	cr_assert_eq(imp((char *)z, gzlen / 2, &s, err, sizeof(err)), 0, "%s", err);
+	cr_expect(store_event_count(s) > 0 && store_event_count(s) < total);
+	store_free(s);
+	for (size_t i = gzlen / 3; i < gzlen / 3 + 64; i++)
+		z[i] ^= 0x5a;
+	int rc = imp((char *)z, gzlen, &s, err, sizeof(err));
+	if (rc == 0) {
+		cr_expect(store_event_count(s) <= total);
+		store_free(s);
+	} else {
+		cr_expect(strstr(err, "mem.json:"), "%s", err);
+	}
+	cr_assert_neq(imp((char *)z, 10, &s, err, sizeof(err)), 0);
+	free(z);
+	free(txt);
+	store_free(a);
+}
+
+static const struct gt_event *only(const struct gt_store *s, const char *name)
+{
+	const struct gt_event *r = NULL;
+	for (size_t i = 0; i < store_lane_count(s); i++) {
+		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+		for (size_t j = 0; j < l->n; j++)
+			if (!strcmp(store_str(s, l->ev[j].name), name)) {
+				cr_assert(!r, "two events named %s", name);
+				r = &l->ev[j];
+			}
+	}
+	cr_assert(r, "no event named %s", name);
+	return r;
+}
+
+/* planted: flows link a launch to its kernel where args carry no correlation */
+Test(quirks, flows_without_correlation_args)
+{
+	const char *t = "{\"traceEvents\": ["
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k1\", \"pid\": 0, \"tid\": 7, \"ts\": 120, \"dur\": 10},"
+		"{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 42, \"pid\": 0, \"tid\": 7, \"ts\": 120, \"bp\": \"e\"},"
+		"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 9, \"tid\": 9, \"ts\": 100, \"dur\": 5},"
+		"{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 42, \"pid\": 9, \"tid\": 9, \"ts\": 100},"
+		"{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 43, \"pid\": 9, \"tid\": 9, \"ts\": 200},"
+		"{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 44, \"pid\": 0, \"tid\": 7, \"ts\": 300, \"bp\": \"e\"}"
+		"]}";
+	struct gt_store *s;
+	char err[256];
+	cr_assert_eq(imps(t, &s, err), 0, "%s", err);
+	const struct gt_event *k = only(s, "k1"), *l = only(s, "cudaLaunchKernel");
+	cr_expect_eq(k->corr, 42);
+	cr_expect_eq(l->corr, 42);
+	cr_expect(l->flags & GT_EVF_LAUNCH);
+	struct gt_ref r;
+	cr_expect_eq(store_corr_find(s, 0, 42, 1, &r), 0);
+	cr_expect_str_eq(store_meta_get(s, "import.flow_ends_unmatched"), "2");
+	store_free(s);
+}
+
+/* planted: out-of-order events, zero durations, overlapping kernels on one
+ * stream, an i event without cat or dur, an event outside the Trace span,
+ * relative times with baseTimeNanoseconds given after the events */
+Test(quirks, all_kept)
+{
+	const char *t = "{\"traceEvents\": ["
+		"{\"ph\": \"X\", \"cat\": \"Trace\", \"name\": \"PyTorch Profiler (0)\", \"pid\": \"Spans\", \"tid\": \"PyTorch Profiler\", \"ts\": 100, \"dur\": 50},"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"late\", \"pid\": 0, \"tid\": 7, \"ts\": 140.5, \"dur\": 30.25},"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"early\", \"pid\": 0, \"tid\": 7, \"ts\": 130.001, \"dur\": 20},"
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"zero\", \"pid\": 0, \"tid\": 7, \"ts\": 135, \"dur\": 0},"
+		"{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"outside\", \"pid\": 5, \"tid\": 5, \"ts\": 900, \"dur\": 1},"
+		"{\"ph\": \"i\", \"name\": \"mark\", \"pid\": 5, \"tid\": 5, \"ts\": 131, \"s\": \"t\"},"
+		"{\"ph\": \"C\", \"name\": \"mem\", \"pid\": 5, \"ts\": 132, \"args\": {\"bytes_in_use\": 1.5e3}},"
+		"{\"ph\": \"B\", \"name\": \"begin\", \"pid\": 5, \"tid\": 5, \"ts\": 133}"
+		"], \"baseTimeNanoseconds\": 1700000000000000000}";
+	struct gt_store *s;
+	char err[256];
+	cr_assert_eq(imps(t, &s, err), 0, "%s", err);
+	int64_t base = 1700000000000000000LL;
+	cr_expect_eq(only(s, "late")->start_ns, base + 140500);
+	cr_expect_eq(only(s, "late")->dur_ns, 30250);
+	cr_expect_eq(only(s, "early")->start_ns, base + 130001);
+	cr_expect_eq(only(s, "zero")->dur_ns, 0);
+	cr_expect_eq(only(s, "outside")->start_ns, base + 900000);
+	cr_expect_eq(only(s, "mark")->kind, GT_EV_INSTANT);
+	const struct gt_event *c = only(s, "mem");
+	double v;
+	memcpy(&v, &c->arg, sizeof(v));
+	cr_expect_eq(c->kind, GT_EV_COUNTER);
+	cr_expect(v == 1500.0);
+	struct kfacts f;
+	kfacts_of(s, &f);
+	cr_expect_eq(f.kernels, 3);
+	cr_expect_eq(f.gpu_lanes, 1);
+	cr_expect_eq(store_event_count(s), 6);
+	cr_expect_eq(store_drops(s)->import_skipped, 1);   /* the B event */
+	cr_expect(store_meta_get(s, "trace_span.rank0"));
+	store_free(s);
+}
+
+Test(bad, files_on_disk)
+{
+	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
+	struct gt_store *s;
+	char err[512];
+	const char *p = "/nonexistent/trace.json";
+	cr_expect_neq(gt_load(&p, 1, &o, &s, err, sizeof(err)), 0);
+	cr_expect(strstr(err, "/nonexistent/trace.json:"), "%s", err);
+	char dir[] = "/tmp/gtrace_imp_XXXXXX";
+	cr_assert(mkdtemp(dir));
+	p = dir;
+	cr_expect_neq(gt_load(&p, 1, &o, &s, err, sizeof(err)), 0);
+	cr_expect(strstr(err, "no trace files"), "%s", err);
+	char f[600];
+	snprintf(f, sizeof(f), "%s/rank-3.json", dir);
+	FILE *fp = fopen(f, "w");
+	fputs("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 5, \"dur\": 2}]}", fp);
+	fclose(fp);
+	cr_assert_eq(gt_load(&p, 1, &o, &s, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(store_rank_at(s, 0)->rank, 3);   /* from the file name */
+	store_free(s);
+	remove(f);
+	rmdir(dir);
+}
