@@ -320,7 +320,7 @@ static int write_index(struct gtfile_writer *w)
 int gtfile_writer_close(struct gtfile_writer *w, const struct gt_store *s, char *err,
 			size_t errlen)
 {
-	int rc = s ? gtfile_writer_flush(w, s) : emit_queue(w, s);
+	int rc = s ? gtfile_writer_flush(w, s) : 0;   /* without the store queued events are dropped */
 	if (!rc)
 		rc = write_index(w);
 	if (fclose(w->f) && !rc)
