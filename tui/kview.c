@@ -187,7 +187,7 @@ static int kv_key(struct view *v, int ch)
 		gt_table_sort(k->tb, (size_t)k->st.sort_col, k->st.sort_desc);
 		refilter(k);
 		break;
-	case '/': ui_prompt(v->app, v, "filter names (regex): ", k->filter, filter_done); break;
+	case '/': ui_prompt(v->app, v, "filter names (regex, empty clears): ", "", filter_done); break;
 	case 't':
 		k->tab = (k->tab + 1) % KV_NTABS;
 		k->st = (struct tables_state){ .sort_col = -1 };

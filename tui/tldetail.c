@@ -53,11 +53,11 @@ static void event_lines(struct tlview *t, const struct lrect *r)
 	const struct gt_store *s = t->v.app->store;
 	const struct gt_event *e = store_ev(s, t->sel);
 	int64_t lo = store_t_min(s);
-	char nm[512], a[32], b[32], c[32], place[160];
+	char nm[2048], a[32], b[32], c[32], place[160];
 	int y = r->y + 1, w = r->w - 2, x = r->x + 1;
 	tldetail_name(s, e, nm, sizeof(nm));
-	term_printf(r->y, x, w, theme_attr(TH_HEADER), "%s  [%s%s]", nm, gt_ev_kind_name(e->kind),
-		    (e->flags & GT_EVF_NCCL) ? ", NCCL" : "");
+	term_printf(r->y, x, w, theme_attr(TH_HEADER), "[%s%s] %s", gt_ev_kind_name(e->kind),
+		    (e->flags & GT_EVF_NCCL) ? ", NCCL" : "", nm);
 	lane_desc(s, t->sel.lane, place, sizeof(place));
 	if (y < r->y + r->h)
 		term_printf(y++, x, w, 0, "start +%s  dur %s  end +%s  on %s",
@@ -105,7 +105,7 @@ static void event_lines(struct tlview *t, const struct lrect *r)
 		struct gt_ref peer;
 		if (e->corr && !store_corr_peer(s, t->sel, &peer)) {
 			const struct gt_event *p = store_ev(s, peer);
-			char pn[512];
+			char pn[2048];
 			tldetail_name(s, p, pn, sizeof(pn));
 			lane_desc(s, peer.lane, place, sizeof(place));
 			term_printf(y++, x, w, 0, "correlation %u: %s %s at +%s on %s   (c: jump)", e->corr,
@@ -116,7 +116,7 @@ static void event_lines(struct tlview *t, const struct lrect *r)
 		}
 	}
 	const char *raw = store_str(s, e->name);
-	if (y < r->y + r->h && strcmp(raw, nm))
+	if (y < r->y + r->h && !strncmp(raw, "_Z", 2))
 		term_printf(y++, x, w, theme_attr(TH_DIM), "mangled: %s", raw);
 }
 
@@ -236,7 +236,8 @@ void tldetail_draw(struct tlview *t)
 	if (r->h <= 0)
 		return;
 	attrset(theme_attr(TH_DIM));
-	mvhline(r->y, r->x, term_caps.utf8 ? ACS_HLINE : '-', r->w);
+	for (int i = 0; i < r->w; i++)
+		mvaddstr(r->y, r->x + i, term_caps.utf8 ? "\u2500" : "-");
 	attrset(A_NORMAL);
 	struct lrect in = { r->x, r->y + 1, r->w, r->h - 1 };
 	if (in.h <= 0)

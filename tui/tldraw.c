@@ -53,7 +53,7 @@ void tldraw_ruler(struct tlview *t)
 		for (long c = c0; c <= c1; c++)
 			mvchgat(row.y, row.x + (int)c, 1, theme_attr(TH_MARK), 0, NULL);
 	}
-	term_put(r->y, r->x + t->col, 1, theme_attr(TH_CURSOR), term_caps.utf8 ? "v" : "v");
+	mvchgat(r->y, r->x + t->col, 1, theme_attr(TH_CURSOR) | A_REVERSE, 0, NULL);
 	/* step boundaries */
 	const struct lrect *sr = &t->lay.steps;
 	if (sr->h <= 0 || !t->nsteps)

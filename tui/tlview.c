@@ -141,6 +141,9 @@ static void keep_row_visible(struct tlview *t)
 		t->top = t->row;
 	if (t->row >= t->top + (size_t)h)
 		t->top = t->row - (size_t)h + 1;
+	/* use the room when the screen grew */
+	if (t->top + (size_t)h > t->L.nvis)
+		t->top = t->L.nvis > (size_t)h ? t->L.nvis - (size_t)h : 0;
 }
 
 static void set_range_text(struct tlview *t)
@@ -303,6 +306,9 @@ static void search_step(struct tlview *t, int dir)
 static void search_done(struct view *v, const char *text)
 {
 	struct tlview *t = (struct tlview *)v;
+	char pat[128];
+	snprintf(pat, sizeof(pat), "%s", *text ? text : t->pattern);
+	text = pat;
 	if (!*text)
 		return;
 	if (t->has_re)
@@ -457,7 +463,7 @@ static int tl_key(struct view *v, int ch)
 			tlview_goto(v, peer);
 		return UI_HANDLED;
 	}
-	case '/': ui_prompt(v->app, v, "search (regex): /", t->pattern, search_done); return UI_HANDLED;
+	case '/': ui_prompt(v->app, v, "search (regex, Enter alone repeats): /", "", search_done); return UI_HANDLED;
 	case 'n': search_step(t, 1); return UI_HANDLED;
 	case 'N': search_step(t, -1); return UI_HANDLED;
 	case 'g': ui_prompt(v->app, v, "go to time from start: ", "", goto_done); return UI_HANDLED;

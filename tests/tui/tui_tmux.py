@@ -1,0 +1,438 @@
+#!/usr/bin/env python3
+"""tui_tmux.py CASE - drive the real `gtrace open` in a detached tmux pane
+(new-session -x 120 -y 40, send-keys, capture-pane -p) and check what the
+terminal shows.  Each CASE is one meson test.  Exit 77 (skip) when a part
+the case needs is not built yet (gtrace sim, an importer, tmux).
+
+Expected values come from planted scenarios (the simulator's input-bound
+scenario is input-bound by construction), from ../shared/testdata/MANIFEST.md
+(counts over the raw JSON), or from one screen compared with another (the
+instance row chosen in the kernel page must be the event the trace view then
+shows).
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILD = os.environ.get("GTRACE_BUILD", "build")
+TESTDATA = os.environ.get("GTRACE_TESTDATA", "../shared/testdata")
+GTRACE = os.path.join(BUILD, "tui", "gtrace")
+SOCK = "gtrace-tui-%d" % os.getpid()
+TMP = tempfile.mkdtemp(prefix="gtrace-tui-")
+RESNET = os.path.join(TESTDATA, "kineto", "resnet50_num_workers_0.pt.trace.json.gz")
+
+
+def skip(msg):
+    print("SKIP: " + msg)
+    sys.exit(77)
+
+
+def fail(msg, screen=None):
+    print("FAIL: " + msg)
+    if screen is not None:
+        print("---- screen ----\n" + screen + "\n----------------")
+    sys.exit(1)
+
+
+def tmux(*args, check=True):
+    r = subprocess.run(["tmux", "-L", SOCK] + list(args), capture_output=True, text=True)
+    if check and r.returncode:
+        fail("tmux %s: %s" % (" ".join(args), r.stderr.strip()))
+    return r.stdout
+
+
+def screen():
+    return tmux("capture-pane", "-p", "-t", "t")
+
+
+def wait_for(pattern, timeout=10.0, absent=False):
+    """wait until the regex matches the pane (or stops matching); return the pane"""
+    end = time.time() + timeout
+    s = ""
+    while time.time() < end:
+        s = screen()
+        found = re.search(pattern, s, re.M) is not None
+        if found != absent:
+            return s
+        time.sleep(0.05)
+    fail("%s /%s/ on screen" % ("still" if absent else "never saw", pattern), s)
+
+
+def keys(*ks, settle=0.15):
+    for k in ks:
+        tmux("send-keys", "-t", "t", k)
+        time.sleep(0.03)
+    time.sleep(settle)
+
+
+def type_text(text):
+    tmux("send-keys", "-t", "t", "-l", text)
+    time.sleep(0.05)
+
+
+def start(path, w=120, h=40, env="LANG=C.UTF-8 TERM=xterm-256color"):
+    """run gtrace open PATH in a new session; EXIT=<status> is printed after it ends"""
+    cmd = "env %s %s open %s; echo EXIT=$?; sleep 600" % (env, os.path.abspath(GTRACE), path)
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", str(w), "-y", str(h), cmd)
+    tmux("set-option", "-t", "t", "status", "off", check=False)
+    tmux("resize-window", "-t", "t", "-x", str(w), "-y", str(h), check=False)
+
+
+def quit_ok():
+    keys("q")
+    s = wait_for(r"^EXIT=\d+", 10)
+    if "EXIT=0" not in s:
+        fail("gtrace did not exit with 0", s)
+    if "1 Trace" in s:
+        fail("the viewer's screen is still shown after quitting", s)
+    return s
+
+
+def sim(scenario="input-bound", gpus=2, steps=10):
+    path = os.path.join(TMP, "%s.gtrace" % scenario)
+    r = subprocess.run([GTRACE, "sim", "-o", path, "--gpus", str(gpus), "--steps", str(steps),
+                        "--scenario", scenario], capture_output=True, text=True)
+    if r.returncode:
+        skip("gtrace sim does not work yet: " + (r.stderr.strip() or r.stdout.strip()))
+    return path
+
+
+def resnet():
+    if not os.path.exists(RESNET):
+        skip("test data missing: " + RESNET)
+    r = subprocess.run([GTRACE, "stats", RESNET, "--report", "kernels", "--format", "csv"],
+                       capture_output=True, text=True)
+    if r.returncode:
+        skip("the Kineto importer does not load %s yet: %s" % (RESNET, r.stderr.strip()))
+    return RESNET
+
+
+def table_rows(s):
+    """data rows of the stats table: lines after the header that start with a number"""
+    lines = s.splitlines()
+    hdr = next((i for i, l in enumerate(lines) if "Total Time" in l), None)
+    if hdr is None:
+        fail("no table header", s)
+    rows = []
+    for l in lines[hdr + 1:]:
+        m = re.match(r"\s*([0-9.]+)\s+(\S+)\s+(\d+)\s", l)
+        if not m:
+            break
+        rows.append((float(m.group(1)), m.group(2), int(m.group(3)), l))
+    return rows
+
+
+# ---- cases ----
+
+def case_trace():
+    start(sim())
+    s = wait_for(r"GPU 0")
+    for want in ("GPU 1", "compute", "NCCL", "copy", "host", "1 col=", "steps", "#0",
+                 "dropped 0", "17k ev" if False else " ev ", "legend" if False else "memset"):
+        if want not in s:
+            fail("trace view lacks '%s'" % want, s)
+    if "\u2588" not in s and "\u2581" not in s:
+        fail("no eighth blocks in a UTF-8 locale", s)
+    # the compute stream of GPU 0 is the second row; ] selects its first event in view
+    keys("j", "]")
+    s = wait_for(r"start \+[0-9.]+m?s\s+dur ")
+    # a GEMM kernel by search
+    keys("/")
+    type_text("gemm")
+    keys("Enter")
+    s = wait_for(r"\[kernel\] \S*gemm")
+    if "grid (" not in s or "registers" not in s:
+        fail("detail pane lacks the launch configuration", s)
+    # kernel -> launching call -> back
+    keys("c")
+    s = wait_for(r"\[cuda_runtime\] cudaLaunchKernel")
+    keys("c")
+    s = wait_for(r"launched by cudaLaunchKernel")
+    # zoom in/out and fit keep the view alive; status shows the range
+    keys("w", "w", "s", "+", "-", "f")
+    wait_for(r"view \+")
+    # search: regex over names, n / N
+    keys("/")
+    type_text("^ncclDev")
+    keys("Enter")
+    s = wait_for(r"^ \[kernel, NCCL\] ncclDevKernel")
+    t1 = re.search(r"start \+(\S+)", s).group(1)
+    keys("n")
+    s = wait_for(r"start \+(?!%s)" % re.escape(t1))
+    if "nccl" not in s.lower():
+        fail("n did not land on the next NCCL kernel", s)
+    keys("N")
+    wait_for(r"start \+%s" % re.escape(t1))
+    # go to a time
+    keys("g")
+    type_text("300ms")
+    keys("Enter")
+    wait_for(r"view \+2\d\d\.?\d*ms|view \+3\d\d\.?\d*ms")
+    # mark a range: aggregate with busy per lane and top kernels
+    keys("f", "m", "L", "L", "L", "m")
+    s = wait_for(r"range \+")
+    if "busy" not in s or "top kernels" not in s:
+        fail("range aggregate lacks busy time or top kernels", s)
+    keys("Escape")
+    wait_for(r"range \+", absent=True)
+    # fold all and unfold all
+    keys("o")
+    s = wait_for(r"\u25b8GPU 0")
+    if "stream" in s.split("legend")[0] and re.search(r"^\s*stream \d+", s, re.M):
+        fail("folded groups still show their streams", s)
+    keys("O")
+    wait_for(r"\u25beGPU 0")
+    # help
+    keys("?")
+    wait_for(r"keys: Trace")
+    keys("Escape")
+    wait_for(r"keys: Trace", absent=True)
+    quit_ok()
+
+
+def case_kernels():
+    start(sim())
+    wait_for(r"GPU 0")
+    keys("2")
+    s = wait_for(r"Total Time")
+    for want in ("kernels", "memory", "nccl", "Time (%)", "Instances", "Avg", "Med", "Min",
+                 "Max", "StdDev", "Name", "all GPUs"):
+        if want not in s:
+            fail("kernel page lacks '%s'" % want, s)
+    rows = table_rows(s)
+    if len(rows) < 5:
+        fail("too few rows", s)
+    pct = [r[0] for r in rows]
+    if pct != sorted(pct, reverse=True):
+        fail("not sorted by total time, largest first", s)
+    # reverse
+    keys("r")
+    s = wait_for(r"Total Time \(ns\)\^")
+    pct = [r[0] for r in table_rows(s)]
+    if pct != sorted(pct):
+        fail("r did not reverse the order", s)
+    # sort by the next column (Instances), descending
+    keys(">")
+    s = wait_for(r"Instancesv")
+    inst = [r[2] for r in table_rows(s)]
+    if inst != sorted(inst, reverse=True):
+        fail("not sorted by Instances", s)
+    # filter by name
+    keys("/")
+    type_text("nccl")
+    keys("Enter")
+    s = wait_for(r"filter /nccl/")
+    rows = table_rows(s)
+    if not rows or any("nccl" not in r[3].lower() for r in rows):
+        fail("filter kept rows without 'nccl'", s)
+    keys("Escape")
+    wait_for(r"filter /nccl/", absent=True)
+    # per GPU
+    keys("G")
+    wait_for(r"GPU 0\s+\|")
+    keys("G")
+    wait_for(r"GPU 1\s+\|")
+    keys("G")
+    wait_for(r"all GPUs")
+    # the other tables
+    keys("t")
+    s = wait_for(r"\|\s+\d+ of \d+ rows|not available")
+    keys("t")
+    s = wait_for(r"\|\s+\d+ of \d+ rows|not available")
+    quit_ok()
+
+
+def case_drilldown():
+    start(sim())
+    wait_for(r"GPU 0")
+    keys("2")
+    wait_for(r"Total Time")
+    keys("j", "Enter")
+    s = wait_for(r"instances of")
+    title = re.search(r"instances of (.*)", s).group(1).strip()
+    if not re.search(r"\d+\s+instances\s+total", s):
+        fail("no instance summary", s)
+    if not re.search(r"\.\.\S+\s+\d+\s+\S", s):
+        fail("no duration histogram", s)
+    # second instance (sorted by duration): its start and duration
+    keys("j")
+    s = screen()
+    m = re.search(r"^\s+2\s+(\S+)\s+(\S+)\s+rank (\d+) GPU (\d+) stream (\d+)", s, re.M)
+    if not m:
+        fail("no instance row 2", s)
+    start_s, dur_s = m.group(1), m.group(2)
+    keys("Enter")
+    s = wait_for(r"start \+")
+    if "start +%s  dur %s" % (start_s, dur_s) not in s:
+        fail("trace view shows another event than instance 2 (%s, %s)" % (start_s, dur_s), s)
+    if title[:40] not in s:
+        fail("trace view's detail lacks the kernel name '%s'" % title[:40], s)
+    if not re.search(r"GPU %s stream %s" % (m.group(4), m.group(5)), s):
+        fail("selected event is on another stream", s)
+    # by time, then back with Esc
+    keys("2")
+    s = wait_for(r"instances of")
+    keys("T")
+    s = wait_for(r"sorted by time")
+    starts = re.findall(r"^\s+\d+\s+([0-9.]+)ms\s", s, re.M)
+    vals = [float(x) for x in starts]
+    if len(vals) < 3 or vals != sorted(vals):
+        fail("instances not in time order", s)
+    keys("Escape")
+    wait_for(r"Total Time")
+    quit_ok()
+
+
+def case_pipeline():
+    start(sim("input-bound"))
+    wait_for(r"GPU 0")
+    keys("3")
+    s = wait_for(r"Verdict: ")
+    # planted: the input-bound scenario waits for its data loader every step
+    if "HIGHLY input-bound" not in s and "MODERATELY input-bound" not in s:
+        fail("input-bound scenario not found input-bound", s)
+    for want in ("step 0", "What to try", "Worst steps", "Device compute"):
+        if want not in s:
+            fail("pipeline page lacks '%s'" % want, s)
+    keys("j", "j", "Enter")
+    s = wait_for(r"1 col=")
+    if "view +" not in s:
+        fail("Enter on a step did not open the trace view", s)
+    quit_ok()
+    tmux("kill-server", check=False)
+    start(sim("balanced"))
+    wait_for(r"GPU 0")
+    keys("3")
+    s = wait_for(r"Verdict: ")
+    if "NOT input-bound" not in s:
+        fail("balanced scenario not found 'NOT input-bound'", s)
+    quit_ok()
+
+
+def case_overview():
+    start(sim("input-bound"))
+    wait_for(r"GPU 0")
+    keys("4")
+    s = wait_for(r"Recommendations")
+    for want in ("Environment", "Average step", "GPU utilization", "Top kernels", "r0 GPU 0",
+                 "r0 GPU 1", "input-bound"):
+        if want not in s:
+            fail("overview lacks '%s'" % want, s)
+    keys("Enter")
+    wait_for(r"Verdict: ")
+    keys("Escape")
+    wait_for(r"Recommendations")
+    quit_ok()
+
+
+def case_resize():
+    start(sim(), 120, 40)
+    wait_for(r"GPU 0")
+    for (w, h) in ((80, 24), (20, 5), (10, 3), (1, 1), (200, 60), (40, 10), (120, 40)):
+        tmux("resize-window", "-t", "t", "-x", str(w), "-y", str(h))
+        time.sleep(0.2)
+        for view in "1234":
+            keys(view, "j", "Enter", "w", "?", "Escape", settle=0.05)
+        keys("1", "Escape", "Escape", settle=0.1)
+    s = screen()
+    if "EXIT=" in s:
+        fail("gtrace ended while resizing", s)
+    keys("1")
+    wait_for(r"GPU 0")
+    quit_ok()
+
+
+def case_tiny():
+    start(sim(), 20, 5)
+    time.sleep(0.8)
+    for k in ("j", "w", "2", "Enter", "Enter", "3", "Enter", "4", "Enter", "?", "/", "x"):
+        keys(k, settle=0.05)
+    keys("Enter", "Escape", "Escape")
+    s = screen()
+    if "EXIT=" in s:
+        fail("gtrace ended in a 20x5 terminal", s)
+    quit_ok()
+
+
+def case_ascii():
+    start(sim(), env="LANG=C LC_ALL=C TERM=vt100")
+    s = wait_for(r"GPU 0")
+    if any(ord(c) > 127 for c in s):
+        fail("non-ASCII output with LANG=C", s)
+    if not re.search(r"[#%]{3}", s):
+        fail("no ASCII lane glyphs", s)
+    if "+GPU" not in s and "-GPU" not in s:
+        fail("no ASCII fold markers", s)
+    keys("2")
+    wait_for(r"Total Time")
+    keys("4")
+    s = wait_for(r"Recommendations")
+    if any(ord(c) > 127 for c in s):
+        fail("non-ASCII overview with LANG=C", s)
+    quit_ok()
+    tmux("kill-server", check=False)
+    start(sim(), env="LANG=C.UTF-8 TERM=xterm")   # 8 colours
+    wait_for(r"GPU 0")
+    quit_ok()
+
+
+def case_real():
+    path = resnet()
+    start(path)
+    s = wait_for(r"GPU 0", 30)
+    if "stream" not in s:
+        fail("no streams for the ResNet-50 trace", s)
+    keys("2")
+    s = wait_for(r"Total Time")
+    # MANIFEST.md: 67 distinct kernel names in this trace
+    if not re.search(r"\b67 of 67 rows", s):
+        fail("kernel table does not hold the 67 kernel names of the trace", s)
+    keys("3")
+    s = wait_for(r"Verdict: ")
+    # TensorBoard plugin's numbers: DataLoader 59,262 of a 177,592 us step = 33 % input
+    if "HIGHLY input-bound" not in s:
+        fail("ResNet-50 with 0 workers should be HIGHLY input-bound", s)
+    quit_ok()
+
+
+def case_errors():
+    r = subprocess.run([GTRACE, "open", os.path.join(TMP, "missing.json")], capture_output=True,
+                       text=True, stdin=subprocess.DEVNULL)
+    if r.returncode != 1 or "missing.json" not in r.stderr:
+        fail("missing file: exit %d, stderr %r" % (r.returncode, r.stderr))
+    r = subprocess.run([GTRACE, "open"], capture_output=True, text=True)
+    if r.returncode != 2:
+        fail("no path: exit %d" % r.returncode)
+    path = sim()
+    r = subprocess.run([GTRACE, "open", path], capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL)
+    if r.returncode != 1 or "terminal" not in r.stderr:
+        fail("not a terminal: exit %d, stderr %r" % (r.returncode, r.stderr))
+
+
+CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in CASES:
+        print("usage: tui_tmux.py " + "|".join(CASES))
+        return 2
+    if not shutil.which("tmux"):
+        skip("tmux is not installed")
+    if not os.path.exists(GTRACE):
+        fail("no binary at " + GTRACE)
+    try:
+        CASES[sys.argv[1]]()
+    finally:
+        tmux("kill-server", check=False)
+        shutil.rmtree(TMP, ignore_errors=True)
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
