@@ -157,9 +157,9 @@ long kfile_find_lane(struct kfile *kf, uint8_t cls, int64_t cpid, int64_t ctid)
 	return klane_get(kf, cls, cpid, ctid, 0);
 }
 
-#define CATIS(c, lit) ((c).len == sizeof(lit) - 1 && !memcmp((c).s, lit, sizeof(lit) - 1))
-#define HAS(n, lit) (memmem((n).s, (n).len, lit, sizeof(lit) - 1) != NULL)
-#define STARTS(n, lit) ((n).len >= sizeof(lit) - 1 && !memcmp((n).s, lit, sizeof(lit) - 1))
+#define CATIS(c, lit) ((c).s && (c).len == sizeof(lit) - 1 && !memcmp((c).s, lit, sizeof(lit) - 1))
+#define HAS(n, lit) ((n).s && memmem((n).s, (n).len, lit, sizeof(lit) - 1) != NULL)
+#define STARTS(n, lit) ((n).s && (n).len >= sizeof(lit) - 1 && !memcmp((n).s, lit, sizeof(lit) - 1))
 
 /* kind of an X event from its category; -1 for the Trace span */
 static int cat_kind(struct kstr c, uint16_t *flags)

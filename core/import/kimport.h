@@ -68,7 +68,7 @@ enum kskip {
 };
 
 #define KTAG (1LL << 62)        /* tagged string id in a normalized pid/tid */
-#define KTAGGED(v) (((v) & (3LL << 62)) == KTAG)
+#define KTAGGED(v) (((uint64_t)(v) >> 62) == 1)
 
 enum { KCLS_HOST, KCLS_GPU, KCLS_AUX, KCLS_COUNTER };
 
