@@ -9,92 +9,37 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace/analysis.h"
-#include "gtrace/kstats.h"
 #include "term.h"
 #include "view.h"
 #include "demangle.h"
 
-struct orec {
-	char text[320];
-	int severity;          /* 0 info, 1 warn, 2 high */
-	int view;              /* VIEW_* holding the evidence */
-	int64_t t0_ns, t1_ns;  /* trace range, t1 <= t0 = none */
-};
-
 struct oview {
 	struct view v;
-	int dirty;
-	int have_bd;
-	struct breakdown_result bd;
-	struct kstats_result ks;
-	int have_ks;
-	struct orec recs[16];
-	size_t nrecs, sel;
-	char health[4][200];
-	size_t nhealth;
+	int dirty, ok;
+	struct overview_result res;
+	char err[160];
+	size_t sel;
 };
 
 static const char *const ov_help[] = {
 	"j k  Up Down   choose a recommendation",
-	"Enter          show its evidence (the view that holds it)",
+	"Enter          show its evidence: the pipeline page for input-bound runs,",
+	"               otherwise the trace view zoomed to the steps or time it cites",
 	NULL
 };
 
-static void add_rec(struct oview *o, int sev, int view, int64_t t0, int64_t t1, const char *txt)
-{
-	if (o->nrecs >= 16)
-		return;
-	struct orec *r = &o->recs[o->nrecs++];
-	snprintf(r->text, sizeof(r->text), "%s", txt);
-	r->severity = sev;
-	r->view = view;
-	r->t0_ns = t0;
-	r->t1_ns = t1;
-}
-
 static void compute(struct oview *o)
 {
-	const struct gt_store *s = o->v.app->store;
-	if (o->have_bd)
-		breakdown_result_done(&o->bd);
-	if (o->have_ks)
-		kstats_result_done(&o->ks);
-	o->have_bd = o->have_ks = 0;
-	o->nrecs = o->nhealth = 0;
+	if (o->ok)
+		overview_result_done(&o->res);
+	o->ok = 0;
 	o->dirty = 0;
-	char err[160];
+	o->err[0] = 0;
 	struct gt_scope sc;
 	gt_scope_all(&sc);
-	int32_t *ranks = NULL;
-	long nr = steps_ranks(s, &ranks);
-	int32_t rank = nr > 0 ? ranks[0] : 0;
-	free(ranks);
-	o->have_bd = breakdown_compute(s, rank, NULL, &sc, &o->bd, err, sizeof(err)) == 0;
-	o->have_ks = kstats_compute(s, &sc, NULL, &o->ks, err, sizeof(err)) == 0;
-	struct pipeline_result pl;
-	if (pipeline_compute(s, rank, NULL, &sc, &pl, err, sizeof(err)) == 0) {
-		char adv[8][PIPELINE_ADVICE_LEN];
-		size_t na = pipeline_advice(&pl, adv, 8);
-		char line[320];
-		snprintf(line, sizeof(line), "%s: input %.1f%% of step time%s%s",
-			 pipeline_verdict_name(pl.verdict), pl.input_pct, na ? " - " : "",
-			 na ? adv[0] : "");
-		add_rec(o, pl.verdict >= PL_MODERATELY ? 2 : (pl.verdict ? 1 : 0), VIEW_PIPELINE, 0, 0, line);
-		if (pl.launch_level) {
-			snprintf(line, sizeof(line), "launch-bound: kernel launch is %.1f%% of the step: "
-				 "fuse small ops or use CUDA graphs", pl.launch_pct);
-			add_rec(o, pl.launch_level, VIEW_KERNELS, 0, 0, line);
-		}
-		pipeline_result_done(&pl);
-	}
-	if (o->have_bd && o->bd.gpu_util_pct < 50 && o->bd.n) {
-		char line[200];
-		snprintf(line, sizeof(line), "low GPU utilization: kernels cover %.1f%% of step time",
-			 o->bd.gpu_util_pct);
-		add_rec(o, 1, VIEW_TRACE, 0, 0, line);
-	}
-	if (!o->nrecs)
-		add_rec(o, 0, VIEW_KERNELS, 0, 0, "no bottleneck found; see the kernel table");
+	o->ok = overview_compute(o->v.app->store, &sc, &o->res, o->err, sizeof(o->err)) == 0;
+	if (o->sel >= (o->ok ? o->res.nrecs : 0))
+		o->sel = 0;
 }
 
 /* utilization of GPU (rank, dev) over [t0, t0 + n * dt): busy of its
@@ -130,6 +75,91 @@ static int section(int y, struct lrect r, const char *title)
 	return y + 1;
 }
 
+static void env_lines(struct oview *o, int *y, int end, struct lrect r)
+{
+	const struct gt_store *s = o->v.app->store;
+	const struct overview_result *res = &o->res;
+	char a[32];
+	if (*y < end) {
+		const char *host = store_meta_get(s, "hostname");
+		term_printf((*y)++, r.x + 3, r.w - 4, 0,
+			    "%s  |  %zu rank(s), %zu GPU(s), %zu streams, %zu host threads  |  %llu events over %s%s%s",
+			    o->v.app->src->name ? o->v.app->src->name : "", res->ranks, res->gpus,
+			    res->streams, res->host_threads, (unsigned long long)res->events,
+			    layout_fmt_dur(res->t1_ns - res->t0_ns, a, sizeof(a)), host ? "  |  host " : "",
+			    host ? host : "");
+	}
+	for (size_t i = 0; i < store_device_count(s) && i < 2 && *y < end; i++) {
+		const struct gt_device *d = store_device_at(s, i);
+		term_printf((*y)++, r.x + 3, r.w - 4, theme_attr(TH_DIM), "GPU %d: %s, %u SMs, %.0f GiB%s",
+			    d->id, d->name ? store_str(s, d->name) : "n/a", d->sm_count,
+			    (double)d->mem_bytes / (double)(1ull << 30),
+			    store_device_count(s) > 2 && i == 1 ? ", ..." : "");
+	}
+	if (res->dropped && *y < end)
+		term_printf((*y)++, r.x + 3, r.w - 4, theme_attr(TH_WARN),
+			    "%llu records were lost by the capture: numbers are lower bounds",
+			    (unsigned long long)res->dropped);
+}
+
+static void step_lines(struct oview *o, int *y, int end, struct lrect r)
+{
+	const struct breakdown_result *bd = &o->res.bd;
+	char a[32];
+	if (*y >= end)
+		return;
+	if (!bd->n) {
+		term_put((*y)++, r.x + 3, r.w - 4, theme_attr(TH_DIM), "no steps found");
+		return;
+	}
+	char line[512];
+	int k = snprintf(line, sizeof(line), "%s over %zu steps (%s), GPU busy %.1f%%:",
+			 layout_fmt_dur((int64_t)bd->avg_total_ns, a, sizeof(a)), bd->n,
+			 steps_source_name(o->res.source), bd->gpu_util_pct);
+	for (int c = 0; c < BD_NCAT && k > 0 && (size_t)k < sizeof(line); c++)
+		if (bd->avg_ns[c] > 0)
+			k += snprintf(line + k, sizeof(line) - (size_t)k, "  %s %.0f%%",
+				      breakdown_cat_name((enum breakdown_cat)c),
+				      bd->avg_total_ns > 0 ? 100.0 * bd->avg_ns[c] / bd->avg_total_ns : 0);
+	term_put((*y)++, r.x + 3, r.w - 4, 0, line);
+	if (*y < end)
+		term_printf((*y)++, r.x + 3, r.w - 4, 0, "input pipeline: %s (input %.1f%%)",
+			    pipeline_verdict_name(o->res.pl.verdict), o->res.pl.input_pct);
+}
+
+static void health_lines(struct oview *o, int *y, int end, struct lrect r)
+{
+	const struct multigpu_result *mg = &o->res.mg;
+	if (*y >= end)
+		return;
+	if (mg->ngpus < 2) {
+		term_put((*y)++, r.x + 3, r.w - 4, theme_attr(TH_DIM), "one GPU: nothing to compare");
+		return;
+	}
+	double comm = 0, stag = 0;
+	for (size_t i = 0; i < mg->ngpus; i++) {
+		comm += mg->gpus[i].comm_share_pct;
+		if (mg->gpus[i].stagger_pct > stag)
+			stag = mg->gpus[i].stagger_pct;
+	}
+	comm /= (double)mg->ngpus;
+	int flagged = 0;
+	for (size_t i = 0; i < o->res.nrecs; i++)
+		flagged |= o->res.recs[i].kind && !strcmp(o->res.recs[i].kind, "straggler");
+	if (mg->straggler >= 0)
+		term_printf((*y)++, r.x + 3, r.w - 4, theme_attr(flagged ? TH_WARN : TH_NORMAL),
+			    "%s: rank %d GPU %d, %.1f%% more compute than the others",
+			    flagged ? "straggler" : "slowest GPU (within tolerance)",
+			    mg->gpus[mg->straggler].rank, mg->gpus[mg->straggler].device, mg->straggler_pct);
+	else
+		term_printf((*y)++, r.x + 3, r.w - 4, theme_attr(TH_GOOD),
+			    "no straggler over %zu GPUs and %zu steps", mg->ngpus, mg->nsteps);
+	if (*y < end)
+		term_printf((*y)++, r.x + 3, r.w - 4, 0,
+			    "collectives: %.1f%% of compute time on average;  staggered starts: up to %.1f%% of a step;  recurring copies %.1f%%",
+			    comm, stag, mg->copy_share_pct);
+}
+
 static void ov_draw(struct view *v, struct lrect r)
 {
 	struct oview *o = (struct oview *)v;
@@ -137,38 +167,16 @@ static void ov_draw(struct view *v, struct lrect r)
 	if (o->dirty)
 		compute(o);
 	int y = r.y, end = r.y + r.h;
-	char a[32], b[32];
+	char a[32];
+	if (!o->ok) {
+		term_printf(y, r.x + 1, r.w - 2, theme_attr(TH_WARN), "overview: %s",
+			    o->err[0] ? o->err : "no data");
+		return;
+	}
 	y = section(y, r, "Environment");
-	if (y < end) {
-		const char *host = store_meta_get(s, "hostname");
-		term_printf(y++, r.x + 3, r.w - 4, 0, "%s  |  %zu ranks, %zu devices, %zu lanes  |  %s%s",
-			    v->app->src->name ? v->app->src->name : "", store_rank_count(s) ? store_rank_count(s) : 1,
-			    store_device_count(s), store_lane_count(s), host ? "host " : "", host ? host : "");
-	}
-	for (size_t i = 0; i < store_device_count(s) && i < 2 && y < end; i++) {
-		const struct gt_device *d = store_device_at(s, i);
-		term_printf(y++, r.x + 3, r.w - 4, theme_attr(TH_DIM), "GPU %d: %s, %u SMs, %.0f GiB%s",
-			    d->id, d->name ? store_str(s, d->name) : "n/a", d->sm_count,
-			    (double)d->mem_bytes / (double)(1ull << 30),
-			    store_device_count(s) > 2 && i == 1 ? ", ..." : "");
-	}
+	env_lines(o, &y, end, r);
 	y = section(y, r, "Average step");
-	if (y < end) {
-		if (o->have_bd && o->bd.n) {
-			char line[512];
-			int k = snprintf(line, sizeof(line), "%s over %zu steps (GPU busy %.1f%%):",
-					 layout_fmt_dur((int64_t)o->bd.avg_total_ns, a, sizeof(a)), o->bd.n,
-					 o->bd.gpu_util_pct);
-			for (int c = 0; c < BD_NCAT && k > 0 && (size_t)k < sizeof(line); c++)
-				if (o->bd.avg_ns[c] > 0)
-					k += snprintf(line + k, sizeof(line) - (size_t)k, "  %s %.0f%%",
-						      breakdown_cat_name((enum breakdown_cat)c),
-						      o->bd.avg_total_ns > 0 ? 100.0 * o->bd.avg_ns[c] / o->bd.avg_total_ns : 0);
-			term_put(y++, r.x + 3, r.w - 4, 0, line);
-		} else {
-			term_put(y++, r.x + 3, r.w - 4, theme_attr(TH_DIM), "no steps found");
-		}
-	}
+	step_lines(o, &y, end, r);
 	y = section(y, r, "GPU utilization over time");
 	if (store_event_count(s)) {
 		int64_t t0 = store_t_min(s), span = store_t_max(s) - t0;
@@ -176,45 +184,69 @@ static void ov_draw(struct view *v, struct lrect r)
 		int64_t dt = n > 0 ? (span + n - 1) / n : 1;
 		if (dt < 1)
 			dt = 1;
-		int shown = 0;
 		for (size_t i = 0; i < store_lane_count(s) && y < end - 4 && n > 0; i++) {
 			const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
 			if (l->key.type != GT_LANE_GPU)
 				continue;
 			int32_t rk = l->key.rank < 0 ? 0 : l->key.rank, dev = l->key.device;
 			int dup = 0;
-			for (size_t j = 0; j < i; j++) {
+			for (size_t j = 0; j < i && !dup; j++) {
 				const struct gt_lane *m = store_lane_at(s, (uint32_t)j);
-				if (m->key.type == GT_LANE_GPU && m->key.device == dev &&
-				    (m->key.rank < 0 ? 0 : m->key.rank) == rk)
-					dup = 1;
+				dup = m->key.type == GT_LANE_GPU && m->key.device == dev &&
+				      (m->key.rank < 0 ? 0 : m->key.rank) == rk;
 			}
 			if (dup)
 				continue;
 			double avg;
 			spark(s, rk, dev, t0, dt, y, r.x + 22, n, &avg);
 			term_printf(y++, r.x + 3, 19, 0, "r%d GPU %-3d %5.1f%%", rk, dev, avg * 100);
-			shown++;
 		}
-		(void)shown;
 	}
 	y = section(y, r, "Top kernels");
-	for (size_t i = 0; o->have_ks && i < o->ks.nrows && i < 5 && y < end - 3; i++) {
-		const struct kstats_row *k = &o->ks.rows[i];
+	for (size_t i = 0; i < o->res.ntop && i < 5 && y < end - 4; i++) {
+		const struct overview_kernel *k = &o->res.top[i];
 		char sh[160];
 		demangle_short(store_str(s, k->name), sh, sizeof(sh));
 		term_printf(y++, r.x + 3, r.w - 4, 0, "%5.1f%%  %9s  %8llu x  %s", k->pct,
 			    layout_fmt_dur(k->total_ns, a, sizeof(a)), (unsigned long long)k->count, sh);
 	}
-	(void)b;
+	y = section(y, r, "Multi-GPU health");
+	health_lines(o, &y, end - 2, r);
 	y = section(y, r, "Recommendations (Enter: evidence)");
-	for (size_t i = 0; i < o->nrecs && y < end; i++) {
-		attr_t at = o->recs[i].severity >= 2 ? theme_attr(TH_WARN) : 0;
+	if (!o->res.nrecs && y < end)
+		term_put(y++, r.x + 3, r.w - 4, theme_attr(TH_GOOD), "no bottleneck found");
+	for (size_t i = 0; i < o->res.nrecs && y < end; i++) {
+		const struct overview_rec *rc = &o->res.recs[i];
+		attr_t at = rc->severity >= OVERVIEW_HIGH ? theme_attr(TH_WARN) : 0;
 		if (i == o->sel)
 			at = theme_attr(TH_SELECT);
-		term_printf(y++, r.x + 3, r.w - 4, at, "%s %s", o->recs[i].severity >= 2 ? "!!" :
-			    (o->recs[i].severity ? "! " : "- "), o->recs[i].text);
+		term_printf(y++, r.x + 3, r.w - 4, at, "%s [%s] %s", rc->severity >= OVERVIEW_HIGH ? "!!" :
+			    (rc->severity == OVERVIEW_WARN ? "! " : "- "), rc->kind ? rc->kind : "", rc->text);
 	}
+}
+
+/* open the view holding a recommendation's evidence */
+static void evidence(struct oview *o, const struct overview_rec *rc)
+{
+	struct app *a = o->v.app;
+	const struct gt_store *s = a->store;
+	if (rc->kind && !strcmp(rc->kind, "input-bound")) {
+		ui_switch(a, VIEW_PIPELINE);
+		return;
+	}
+	int64_t t0 = 0, t1 = 0, x0, x1;
+	if (rc->evidence == OVERVIEW_EV_TIME && rc->t1_ns > rc->t0_ns) {
+		t0 = rc->t0_ns;
+		t1 = rc->t1_ns;
+	} else if (rc->evidence == OVERVIEW_EV_STEPS && !steps_range(s, rc->step0, &t0, &x1)) {
+		t1 = x1;
+		if (!steps_range(s, rc->step1, &x0, &x1))
+			t1 = x1;
+	}
+	if (t1 > t0)
+		tlview_zoom_range(a->views[VIEW_TRACE], t0, t1);
+	ui_switch(a, VIEW_TRACE);
+	ui_msg(a, "evidence: %s", rc->kind ? rc->kind : "recommendation");
 }
 
 static int ov_key(struct view *v, int ch)
@@ -222,14 +254,10 @@ static int ov_key(struct view *v, int ch)
 	struct oview *o = (struct oview *)v;
 	switch (ch) {
 	case KEY_UP: case 'k': if (o->sel) o->sel--; break;
-	case KEY_DOWN: case 'j': if (o->sel + 1 < o->nrecs) o->sel++; break;
+	case KEY_DOWN: case 'j': if (o->ok && o->sel + 1 < o->res.nrecs) o->sel++; break;
 	case '\n': case '\r': case KEY_ENTER:
-		if (o->sel < o->nrecs) {
-			const struct orec *rc = &o->recs[o->sel];
-			if (rc->t1_ns > rc->t0_ns)
-				tlview_zoom_range(v->app->views[VIEW_TRACE], rc->t0_ns, rc->t1_ns);
-			ui_switch(v->app, rc->view);
-		}
+		if (o->ok && o->sel < o->res.nrecs)
+			evidence(o, &o->res.recs[o->sel]);
 		break;
 	default:
 		return UI_UNHANDLED;
@@ -245,10 +273,8 @@ static void ov_data(struct view *v)
 static void ov_free(struct view *v)
 {
 	struct oview *o = (struct oview *)v;
-	if (o->have_bd)
-		breakdown_result_done(&o->bd);
-	if (o->have_ks)
-		kstats_result_done(&o->ks);
+	if (o->ok)
+		overview_result_done(&o->res);
 	free(o);
 }
 

@@ -327,6 +327,25 @@ def case_overview():
     keys("Escape")
     wait_for(r"Recommendations")
     quit_ok()
+    # planted straggler: one GPU slower every step
+    tmux("kill-server", check=False)
+    start(sim("straggler", gpus=4))
+    wait_for(r"GPU 0")
+    keys("4")
+    s = wait_for(r"Multi-GPU health")
+    if not re.search(r"^\s+straggler: rank \d+ GPU \d+", s, re.M):
+        fail("straggler scenario: no straggler in the health section", s)
+    m = re.search(r"^\s+(!!|! |- ) \[straggler\]", s, re.M)
+    if not m:
+        fail("straggler scenario: no straggler recommendation", s)
+    recs = re.findall(r"^\s+(?:!!|! |- ) \[([a-z-]+)\]", s, re.M)
+    for _ in range(recs.index("straggler")):
+        keys("j")
+    keys("Enter")
+    s = wait_for(r"1 col=")
+    if "evidence: straggler" not in s:
+        fail("Enter on the straggler recommendation did not show the trace", s)
+    quit_ok()
 
 
 def case_resize():
