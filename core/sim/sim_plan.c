@@ -291,19 +291,6 @@ int sim_plan_build(struct sim *sim)
 	/* input batch: 6 MB pinned at 24 GB/s */
 	uint64_t in_bytes = b.lb ? 64 * 1024 : 6u << 20;
 	pb_copy(&b, GT_COPY_H2D, in_bytes, (int64_t)(in_bytes / 24), 0, GT_EVF_PINNED);
-	if (!b.lb) {
-		/* optimizer.zero_grad(): 48 MB of gradients */
-		struct sim_item *it = pb_add(&b);
-		if (!it)
-			return b.err;
-		it->kind = GT_EV_MEMSET;
-		it->stream = SIM_ST_COMPUTE;
-		it->name = store_intern_cstr(sim->st, "Memset (Device)");
-		it->op = store_intern_cstr(sim->st, "aten::zero_");
-		it->api = store_intern_cstr(sim->st, "cudaMemsetAsync");
-		it->arg = 48u << 20;
-		it->dur_ns = 18000;
-	}
 	b.dep_next = SIM_DEP_COPY;  /* the first kernel needs the input */
 	size_t c0 = p->n;
 	pb_kernels(&b, stem_fw, NELEM(stem_fw));
@@ -344,6 +331,19 @@ int sim_plan_build(struct sim *sim)
 	k0 = p->n;
 	pb_kernels(&b, optim, NELEM(optim));
 	scale_from(p, k0, scale);
+	if (!b.lb && !b.err) {
+		/* optimizer.zero_grad(set_to_none=False): 48 MB of gradients */
+		struct sim_item *it = pb_add(&b);
+		if (!it)
+			return b.err;
+		it->kind = GT_EV_MEMSET;
+		it->stream = SIM_ST_COMPUTE;
+		it->name = store_intern_cstr(sim->st, "Memset (Device)");
+		it->op = store_intern_cstr(sim->st, "aten::zero_");
+		it->api = store_intern_cstr(sim->st, "cudaMemsetAsync");
+		it->arg = 48u << 20;
+		it->dur_ns = 18000;
+	}
 	return b.err;
 }
 
