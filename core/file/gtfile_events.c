@@ -253,51 +253,92 @@ static int parse_cols(const unsigned char *p, size_t len, size_t pos, size_t n, 
 	return 0;
 }
 
-#define ASSIGN(field, type) \
-	for (size_t i = 0; i < k; i++) \
-		e[i].field = (type)t[i]
+/* decode column c for events [off, off + k) of group gi into e, one
+ * statement STORE per value v; frame-of-reference columns in one pass */
+#define DEC_FN(fname, STORE) \
+static void fname(struct col *c, size_t gi, size_t off, size_t k, int first, \
+		  struct gt_event *e, uint64_t *t, uint64_t *bad) \
+{ \
+	(void)bad; \
+	if (c->mode == GTFILE_COL_FOR) { \
+		const unsigned char *p = c->data + off * c->width; \
+		uint64_t b = c->base; \
+		switch (c->width) { \
+		case 0: \
+			for (size_t i = 0; i < k; i++) { uint64_t v = b; STORE; } \
+			break; \
+		case 1: \
+			for (size_t i = 0; i < k; i++) { uint64_t v = b + p[i]; STORE; } \
+			break; \
+		case 2: \
+			for (size_t i = 0; i < k; i++) { \
+				uint16_t x; \
+				memcpy(&x, p + 2 * i, 2); \
+				uint64_t v = b + x; \
+				STORE; \
+			} \
+			break; \
+		case 4: \
+			for (size_t i = 0; i < k; i++) { \
+				uint32_t x; \
+				memcpy(&x, p + 4 * i, 4); \
+				uint64_t v = b + x; \
+				STORE; \
+			} \
+			break; \
+		default: \
+			for (size_t i = 0; i < k; i++) { \
+				uint64_t x; \
+				memcpy(&x, p + 8 * i, 8); \
+				uint64_t v = b + x; \
+				STORE; \
+			} \
+			break; \
+		} \
+		return; \
+	} \
+	col_values(c, gi, off, k, first, t); \
+	for (size_t i = 0; i < k; i++) { uint64_t v = t[i]; STORE; } \
+}
+
+DEC_FN(dec_start, e[i].start_ns = (int64_t)v)
+DEC_FN(dec_dur, e[i].dur_ns = (int64_t)v)
+DEC_FN(dec_arg_lo, e[i].arg = v & 0xffffffffu)
+DEC_FN(dec_arg_hi, e[i].arg |= v << 32)
+DEC_FN(dec_name, e[i].name = (uint32_t)v; *bad |= v)
+DEC_FN(dec_corr, e[i].corr = (uint32_t)v)
+DEC_FN(dec_ext, e[i].ext = (uint32_t)v)
+DEC_FN(dec_aux, e[i].aux = (uint32_t)v)
+DEC_FN(dec_kfs, e[i].kind = (uint8_t)v; e[i].sub = (uint8_t)(v >> 8);
+       e[i].flags = (uint16_t)(v >> 16); *bad |= v >> 32)
 
 /* decode events [off, off + k) of group gi into e; 0 or -EINVAL */
 static int decode_sub(struct col *cols, size_t gi, size_t off, size_t k, int first,
 		      struct gt_event *e, uint32_t lane, const struct gt_store *s,
 		      uint32_t *mask, char *why, size_t whylen)
 {
-	uint64_t t[SUB], hi[SUB];
+	uint64_t t[SUB];
+	uint64_t names = 0, bad = 0;
 	uint32_t nstr = (uint32_t)store_str_count(s);
 	uint64_t nk = store_kconf_count(s), nn = store_nccl_count(s);
-	col_values(&cols[GTFILE_COL_START], gi, off, k, first, t);
-	ASSIGN(start_ns, int64_t);
-	col_values(&cols[GTFILE_COL_DUR], gi, off, k, first, t);
-	ASSIGN(dur_ns, int64_t);
-	col_values(&cols[GTFILE_COL_ARG_HI], gi, off, k, first, hi);
-	col_values(&cols[GTFILE_COL_ARG_LO], gi, off, k, first, t);
-	for (size_t i = 0; i < k; i++)
-		e[i].arg = (hi[i] << 32) | (t[i] & 0xffffffffu);
-	col_values(&cols[GTFILE_COL_NAME], gi, off, k, first, t);
-	uint64_t bad = 0;
-	for (size_t i = 0; i < k; i++) {
-		bad |= t[i] >= nstr;
-		e[i].name = (uint32_t)t[i];
-		e[i].lane = lane;
-	}
-	col_values(&cols[GTFILE_COL_CORR], gi, off, k, first, t);
-	ASSIGN(corr, uint32_t);
-	col_values(&cols[GTFILE_COL_EXT], gi, off, k, first, t);
-	ASSIGN(ext, uint32_t);
-	col_values(&cols[GTFILE_COL_AUX], gi, off, k, first, t);
-	ASSIGN(aux, uint32_t);
-	col_values(&cols[GTFILE_COL_KFS], gi, off, k, first, t);
+	dec_start(&cols[GTFILE_COL_START], gi, off, k, first, e, t, &bad);
+	dec_dur(&cols[GTFILE_COL_DUR], gi, off, k, first, e, t, &bad);
+	dec_arg_lo(&cols[GTFILE_COL_ARG_LO], gi, off, k, first, e, t, &bad);
+	dec_arg_hi(&cols[GTFILE_COL_ARG_HI], gi, off, k, first, e, t, &bad);
+	dec_corr(&cols[GTFILE_COL_CORR], gi, off, k, first, e, t, &bad);
+	dec_ext(&cols[GTFILE_COL_EXT], gi, off, k, first, e, t, &bad);
+	dec_aux(&cols[GTFILE_COL_AUX], gi, off, k, first, e, t, &bad);
+	dec_kfs(&cols[GTFILE_COL_KFS], gi, off, k, first, e, t, &bad);
+	dec_name(&cols[GTFILE_COL_NAME], gi, off, k, first, e, t, &names);
 	uint32_t m = 0;
 	for (size_t i = 0; i < k; i++) {
-		uint64_t v = t[i];
-		bad |= v >> 32;
-		e[i].kind = (uint8_t)v;
-		e[i].sub = (uint8_t)(v >> 8);
-		e[i].flags = (uint16_t)(v >> 16);
+		e[i].lane = lane;
+		bad |= e[i].name >= nstr;
 		m |= e[i].kind < 32 ? 1u << e[i].kind : 0;
 		if (e[i].kind == GT_EV_KERNEL)
 			bad |= (e[i].arg & 0xffffffffu) > nk || (e[i].arg >> 32) > nn;
 	}
+	bad |= names >> 32;
 	*mask |= m;
 	if (bad) {
 		for (size_t i = 0; i < k; i++) {
@@ -317,7 +358,7 @@ static int decode_sub(struct col *cols, size_t gi, size_t off, size_t k, int fir
 				return -EINVAL;
 			}
 		}
-		snprintf(why, whylen, "event kind/flags column out of range");
+		snprintf(why, whylen, "event column out of range");
 		return -EINVAL;
 	}
 	return 0;
