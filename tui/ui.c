@@ -5,6 +5,7 @@
  */
 #include <langinfo.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,8 +95,7 @@ static void help_overlay(struct app *a, struct lrect area)
 		term_put(y++, r.x + 2, r.w - 3, theme_attr(TH_STATUS), *p);
 }
 
-/* draw one whole frame */
-static void frame(struct app *a)
+void ui_frame(struct app *a)
 {
 	int rows, cols;
 	getmaxyx(stdscr, rows, cols);
@@ -183,6 +183,13 @@ static int dispatch(struct app *a, int ch, struct ui_mouse *ms)
 }
 
 static SCREEN *screen;
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
 
 static int term_start(void)
 {
@@ -199,6 +206,11 @@ static int term_start(void)
 			getenv("TERM") ? getenv("TERM") : "(unset)");
 		return -1;
 	}
+	struct sigaction sa = { .sa_handler = on_stop };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	set_term(sc);
 	screen = sc;
 	cbreak();
@@ -217,41 +229,74 @@ static int term_start(void)
 	return 0;
 }
 
+struct app *ui_app_new(struct ui_source *src)
+{
+	struct app *a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->src = src;
+	a->store = src->store;
+	a->views[VIEW_TRACE] = tlview_new(a);
+	a->views[VIEW_KERNELS] = kview_new(a);
+	a->views[VIEW_PIPELINE] = pview_new(a);
+	a->views[VIEW_OVERVIEW] = oview_new(a);
+	for (int i = 0; i < VIEW_COUNT; i++)
+		if (!a->views[i]) {
+			ui_app_free(a);
+			return NULL;
+		}
+	return a;
+}
+
+void ui_app_free(struct app *a)
+{
+	if (!a)
+		return;
+	for (int i = 0; i < VIEW_COUNT; i++)
+		if (a->views[i])
+			a->views[i]->ops->free(a->views[i]);
+	free(a);
+}
+
+/* the store changed: tell every view */
+static void data_changed(struct app *a)
+{
+	for (int i = 0; i < VIEW_COUNT; i++)
+		if (a->views[i]->ops->data)
+			a->views[i]->ops->data(a->views[i]);
+}
+
 int ui_run(struct ui_source *src)
 {
 	if (term_start())
 		return 1;
-	struct app a = { .src = src, .store = src->store };
-	a.views[VIEW_TRACE] = tlview_new(&a);
-	a.views[VIEW_KERNELS] = kview_new(&a);
-	a.views[VIEW_PIPELINE] = pview_new(&a);
-	a.views[VIEW_OVERVIEW] = oview_new(&a);
-	int ok = 1;
-	for (int i = 0; i < VIEW_COUNT; i++)
-		ok &= a.views[i] != NULL;
+	struct app *a = ui_app_new(src);
 	struct ui_mouse ms = { 0 };
 	int poll_ms = src->poll_ms > 0 ? src->poll_ms : 250;
-	int quit = !ok;
-	while (!quit) {
-		frame(&a);
-		timeout(src->poll || src->status ? poll_ms : -1);
+	int quit = !a, dirty = 1;
+	while (!quit && !stop_requested) {
+		if (dirty)
+			ui_frame(a);
+		dirty = 0;
+		timeout(src->poll || src->status ? poll_ms : 500);
 		int ch = getch();
-		if (ch == ERR || ch == KEY_RESIZE) {
-			if (src->poll && !a.paused) {
-				int r = src->poll(src->ctx, a.store);
-				if (r > 0)
-					for (int i = 0; i < VIEW_COUNT; i++)
-						if (a.views[i]->ops->data)
-							a.views[i]->ops->data(a.views[i]);
-			}
+		if (ch == KEY_RESIZE) {
+			/* ncurses has resized stdscr; the next frame lays out anew */
+			dirty = 1;
 			continue;
 		}
-		if (dispatch(&a, ch, &ms) == UI_QUIT)
+		if (ch == ERR) {
+			if (src->poll && !a->paused && src->poll(src->ctx, a->store) > 0)
+				data_changed(a);
+			dirty = src->poll || src->status;
+			continue;
+		}
+		dirty = 1;
+		if (dispatch(a, ch, &ms) == UI_QUIT)
 			quit = 1;
 	}
-	for (int i = 0; i < VIEW_COUNT; i++)
-		if (a.views[i])
-			a.views[i]->ops->free(a.views[i]);
+	int ok = a != NULL;
+	ui_app_free(a);
 	endwin();
 	delscreen(screen);
 	screen = NULL;

@@ -70,6 +70,12 @@ struct app {
 	prompt_done_fn prompt_done;
 };
 
+/* the viewer's state for a source (views created); NULL on no memory */
+struct app *ui_app_new(struct ui_source *src);
+void ui_app_free(struct app *a);
+/* draw one whole frame on stdscr (ui_run's loop; the benchmark calls it) */
+void ui_frame(struct app *a);
+
 /* open a prompt in the status line; done() gets the text on Enter */
 void ui_prompt(struct app *a, struct view *v, const char *label, const char *init,
 	       prompt_done_fn done);
