@@ -28,6 +28,14 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* CPU seconds of this process (user + system: page faults count) */
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t next(void)
 {
@@ -133,27 +141,32 @@ int main(int argc, char **argv)
 
 	struct gtfile_writer_opts wo = { .zstd_level = level };
 	t0 = now_s();
+	double cw = cpu_s();
 	if (gtfile_write_store_opts(s, path, &wo, err, sizeof(err))) {
 		fprintf(stderr, "file_bench: %s\n", err);
 		return 1;
 	}
 	double tw = now_s() - t0;
+	cw = cpu_s() - cw;
 	struct stat st;
 	stat(path, &st);
 	printf("write_s %.3f s\n", tw);
 	printf("write_mb_per_s %.1f MB/s\n", (double)st.st_size / 1e6 / tw);
 	printf("write_events_per_s %.2f M/s\n", (double)ne / 1e6 / tw);
+	printf("write_cpu_s %.3f s\n", cw);
 	printf("file_bytes %lld bytes\n", (long long)st.st_size);
 	printf("file_bytes_per_event %.2f bytes\n", (double)st.st_size / (double)ne);
 
-	double v[100];
+	double v[100], c[100];
 	size_t bytes = 0;
 	for (int i = 0; i < runs; i++) {
 		struct gt_store *r = store_new();
 		struct gtfile_info info;
 		t0 = now_s();
+		double c0 = cpu_s();
 		int rc = gtfile_read(path, r, &info, err, sizeof(err));
 		v[i] = now_s() - t0;
+		c[i] = cpu_s() - c0;
 		if (rc || info.events != ne) {
 			fprintf(stderr, "file_bench: open failed: %s\n", err);
 			return 1;
@@ -162,9 +175,13 @@ int main(int argc, char **argv)
 		store_free(r);
 	}
 	qsort(v, (size_t)runs, sizeof(*v), cmpd);
+	qsort(c, (size_t)runs, sizeof(*c), cmpd);
 	printf("open_s %.3f s (median of %d, min %.3f, max %.3f)\n", v[runs / 2], runs, v[0],
 	       v[runs - 1]);
 	printf("open_events_per_s %.2f M/s\n", (double)ne / 1e6 / v[runs / 2]);
+	printf("open_cpu_s %.3f s (median of %d, one thread: events per CPU-second below)\n",
+	       c[runs / 2], runs);
+	printf("open_events_per_cpu_s %.2f M/s\n", (double)ne / 1e6 / c[runs / 2]);
 	printf("open_store_bytes_per_event %.2f bytes\n", (double)bytes / (double)ne);
 	printf("source_store_bytes_per_event %.2f bytes\n", (double)store_bytes(s) / (double)ne);
 	struct rusage ru;
