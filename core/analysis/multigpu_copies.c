@@ -72,7 +72,8 @@ int multigpu_copies(const struct gt_store *s, size_t gi, const struct anl_win *w
 				buf[nb++] = (struct cp){ e->start_ns, e->dur_ns, e->arg, e->sub };
 			}
 		}
-		qsort(buf, nb, sizeof(*buf), cmp_cp);
+		if (nb > 1)
+			qsort(buf, nb, sizeof(*buf), cmp_cp);
 		uint32_t ord[GT_COPY_KIND_COUNT] = {0};
 		for (size_t i = 0; i < nb; i++) {
 			int kind = buf[i].kind < GT_COPY_KIND_COUNT ? buf[i].kind : 0;

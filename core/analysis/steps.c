@@ -85,7 +85,8 @@ static int cmp_host(const void *a, const void *b)
 /* sort by start and drop spans nested in (or duplicating) an earlier one */
 static void host_normalize(struct steps_hv *h)
 {
-	qsort(h->v, h->n, sizeof(*h->v), cmp_host);
+	if (h->n > 1)
+		qsort(h->v, h->n, sizeof(*h->v), cmp_host);
 	size_t w = 0;
 	for (size_t i = 0; i < h->n; i++) {
 		if (w && h->v[i].t1 <= h->v[w - 1].t1 && h->v[i].t0 < h->v[w - 1].t1)
