@@ -267,3 +267,71 @@ Test(gtfile, every_bit_flip_is_an_error)
 	store_free(s);
 	unlink(path);
 }
+
+/* tables larger than one chunk are split and come back whole */
+Test(gtfile, big_tables_split)
+{
+	struct gt_store *s = store_new();
+	char buf[64];
+	for (int i = 0; i < 300000; i++) {
+		snprintf(buf, sizeof(buf), "void kernel_number_%d<float, 128, 4>(Args)", i);
+		store_intern_cstr(s, buf);
+	}
+	for (int i = 0; i < 250000; i++) {
+		struct gt_lane_key k = { .type = GT_LANE_HOST, .device = -1, .pid = 9, .id = i };
+		uint32_t l = store_lane(s, &k);
+		store_lane_at(s, l)->name = (uint32_t)i + 1;
+		if (i % 5000 == 0) {
+			struct gt_event e = { .start_ns = i, .dur_ns = 3, .lane = l, .name = 7,
+					      .kind = GT_EV_CPU_OP };
+			store_add(s, &e);
+		}
+	}
+	char *big = malloc(3u << 20);
+	memset(big, 'v', (3u << 20) - 1);
+	big[(3u << 20) - 1] = '\0';
+	for (int i = 0; i < 4; i++) {
+		snprintf(buf, sizeof(buf), "env%d", i);
+		big[i] = (char)('a' + i);
+		store_meta_set(s, buf, big);
+	}
+	free(big);
+	cr_assert_eq(store_finish(s), 0);
+	char err[256];
+	const char *path = tgf_tmp("bigtab");
+	cr_assert_eq(gtfile_write_store(s, path, err, sizeof(err)), 0, "%s", err);
+	struct gt_store *r = store_new();
+	struct gtfile_info info;
+	cr_assert_eq(gtfile_read(path, r, &info, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(info.events, 50);
+	tgf_assert_same(s, r);
+	/* strings > 8 MiB, lanes > 8 MiB, metadata 12 MiB: more than one chunk each */
+	cr_assert_gt(info.chunks, 3 + 2 + 2 + 2);
+	store_free(r);
+	store_free(s);
+	unlink(path);
+}
+
+Test(gtfile, writer_rejects_unknown_ids)
+{
+	struct gt_store *s = tgf_build(1, 1);
+	char err[256];
+	const char *path = tgf_tmp("rej");
+	struct gtfile_writer *w = gtfile_writer_open(path, NULL, err, sizeof(err));
+	struct gt_event e = { .lane = 99 };
+	cr_assert_eq(gtfile_writer_add(w, s, &e, 1), -EINVAL);
+	e.lane = 0;
+	e.name = 1u << 30;
+	cr_assert_eq(gtfile_writer_add(w, s, &e, 1), -EINVAL);
+	cr_assert_eq(gtfile_writer_close(w, s, err, sizeof(err)), 0, "%s", err);
+	struct gt_store *r = store_new();
+	struct gtfile_info info;
+	cr_assert_eq(gtfile_read(path, r, &info, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(info.events, 0);
+	cr_assert_eq(store_lane_count(r), store_lane_count(s));
+	store_free(r);
+	store_free(s);
+	unlink(path);
+	cr_assert_null(gtfile_writer_open("/nonexistent/dir/x.gtrace", NULL, err, sizeof(err)));
+	cr_assert(strstr(err, "/nonexistent/dir/x.gtrace: "), "%s", err);
+}

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "core/file/gtfile_priv.h"
+#include "gtrace/load.h"
 #include "gtrace_config.h"
 #include "test_gtfile_util.h"
 
@@ -211,4 +212,35 @@ Test(gtfile_bad, event_chunk_claims)
 	unsigned char ev2[16] = { 1, 0, 0, 0, 0xff, 0xff, 0, 0, 9 };
 	m = tgf_chunk(f, n, GTFILE_CH_EVENTS, ev2, sizeof(ev2));
 	cr_assert_lt(rd(f, m), 0);
+}
+
+/* through the loader: a cut-off capture opens with a warning, a bad one fails */
+Test(gtfile_bad, via_gt_load)
+{
+	struct gt_store *s = tgf_build(20, 1);
+	char path[256];
+	snprintf(path, sizeof(path), "%s", tgf_tmp("load"));
+	cr_assert_eq(gtfile_write_store(s, path, err, sizeof(err)), 0);
+	size_t len;
+	unsigned char *b = tgf_slurp(path, &len);
+	const char *paths[1] = { path };
+	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
+	struct gt_store *r = NULL;
+	cr_assert_eq(gt_load(paths, 1, &o, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(store_event_count(r), store_event_count(s));
+	store_free(r);
+	FILE *f = fopen(path, "wb");
+	fwrite(b, 1, find_chunk(b, len, GTFILE_CH_EVENTS) + 30, f);
+	fclose(f);
+	cr_assert_eq(gt_load(paths, 1, &o, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_lt(store_event_count(r), store_event_count(s));
+	store_free(r);
+	f = fopen(path, "wb");
+	fwrite(b, 1, 60, f);
+	fclose(f);
+	cr_assert_lt(gt_load(paths, 1, &o, &r, err, sizeof(err)), 0);
+	cr_assert(strstr(err, path) == err && strstr(err, "cut off inside the file header"), "%s", err);
+	free(b);
+	store_free(s);
+	unlink(path);
 }
