@@ -176,23 +176,27 @@ static inline size_t cm_slot(uint32_t k)
 	return (size_t)(k * 2654435761u);
 }
 
-static int cm_alloc(struct anl_corrmap *m, size_t cap)
+static int is_launch_ev(const struct gt_event *e)
 {
-	m->key = calloc(cap, sizeof(*m->key));
-	m->val = malloc(cap * sizeof(*m->val));
-	m->mask = cap - 1;
-	m->n = 0;
-	return m->key && m->val ? 0 : -ENOMEM;
+	return (e->kind == GT_EV_RUNTIME || e->kind == GT_EV_DRIVER) && e->corr;
+}
+
+static int has_launch(const struct gt_lane *l)
+{
+	return ((l->kinds_mask >> GT_EV_RUNTIME) & 1) || ((l->kinds_mask >> GT_EV_DRIVER) & 1);
 }
 
 static void cm_put(struct anl_corrmap *m, uint32_t k, int64_t t0, int64_t t1)
 {
-	size_t i = cm_slot(k) & m->mask;
-	while (m->key[i] && m->key[i] != k)
-		i = (i + 1) & m->mask;
-	if (!m->key[i])
-		m->n++;
-	m->key[i] = k;
+	size_t i;
+	if (m->dense) {
+		i = k - m->base;
+	} else {
+		i = cm_slot(k) & m->mask;
+		while (m->key[i] && m->key[i] != k)
+			i = (i + 1) & m->mask;
+		m->key[i] = k;
+	}
 	m->val[i].t0 = t0;
 	m->val[i].t1 = t1;
 }
@@ -201,26 +205,55 @@ int anl_corrmap_build(const struct gt_store *s, const uint32_t *hl, size_t nh,
 		      struct anl_corrmap *m)
 {
 	size_t cnt = 0;
+	uint32_t lo = UINT32_MAX, hi = 0;
 	memset(m, 0, sizeof(*m));
 	for (size_t k = 0; k < nh; k++) {
 		const struct gt_lane *l = store_lane_at(s, hl[k]);
-		if (((l->kinds_mask >> GT_EV_RUNTIME) & 1) || ((l->kinds_mask >> GT_EV_DRIVER) & 1))
-			cnt += l->n;
-	}
-	size_t cap = 64;
-	while (cap < cnt * 2)
-		cap <<= 1;
-	if (cm_alloc(m, cap)) {
-		anl_corrmap_done(m);
-		return -ENOMEM;
-	}
-	for (size_t k = 0; k < nh; k++) {
-		const struct gt_lane *l = store_lane_at(s, hl[k]);
-		if (!((l->kinds_mask >> GT_EV_RUNTIME) & 1) && !((l->kinds_mask >> GT_EV_DRIVER) & 1))
+		if (!has_launch(l))
 			continue;
 		for (size_t i = 0; i < l->n; i++) {
 			const struct gt_event *e = &l->ev[i];
-			if ((e->kind == GT_EV_RUNTIME || e->kind == GT_EV_DRIVER) && e->corr)
+			if (!is_launch_ev(e))
+				continue;
+			cnt++;
+			if (e->corr < lo)
+				lo = e->corr;
+			if (e->corr > hi)
+				hi = e->corr;
+		}
+	}
+	if (!cnt)
+		return 0;
+	size_t range = (size_t)(hi - lo) + 1;
+	if (range <= 4 * cnt + 1024) {
+		m->dense = 1;
+		m->base = lo;
+		m->mask = range;    /* dense: number of slots */
+		m->val = malloc(range * sizeof(*m->val));
+		if (!m->val)
+			return -ENOMEM;
+		for (size_t i = 0; i < range; i++)
+			m->val[i].t0 = m->val[i].t1 = INT64_MIN;
+	} else {
+		size_t cap = 64;
+		while (cap < cnt * 2)
+			cap <<= 1;
+		m->key = calloc(cap, sizeof(*m->key));
+		m->val = malloc(cap * sizeof(*m->val));
+		m->mask = cap - 1;
+		if (!m->key || !m->val) {
+			anl_corrmap_done(m);
+			return -ENOMEM;
+		}
+	}
+	m->n = cnt;
+	for (size_t k = 0; k < nh; k++) {
+		const struct gt_lane *l = store_lane_at(s, hl[k]);
+		if (!has_launch(l))
+			continue;
+		for (size_t i = 0; i < l->n; i++) {
+			const struct gt_event *e = &l->ev[i];
+			if (is_launch_ev(e))
 				cm_put(m, e->corr, e->start_ns, gt_event_end(e));
 		}
 	}
@@ -229,8 +262,14 @@ int anl_corrmap_build(const struct gt_store *s, const uint32_t *hl, size_t nh,
 
 const struct anl_launch *anl_corrmap_get(const struct anl_corrmap *m, uint32_t corr)
 {
-	if (!m->key || !corr)
+	if (!m->val || !corr)
 		return NULL;
+	if (m->dense) {
+		if (corr < m->base || (size_t)(corr - m->base) >= m->mask)
+			return NULL;
+		const struct anl_launch *v = &m->val[corr - m->base];
+		return v->t0 == INT64_MIN && v->t1 == INT64_MIN ? NULL : v;
+	}
 	size_t i = cm_slot(corr) & m->mask;
 	while (m->key[i]) {
 		if (m->key[i] == corr)

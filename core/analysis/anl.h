@@ -70,7 +70,9 @@ struct anl_launch {
 	int64_t t0, t1;
 };
 struct anl_corrmap {
-	uint32_t *key;
+	int dense;                /* val indexed by corr - base (mask = slots) */
+	uint32_t base;
+	uint32_t *key;            /* hashed mode: open addressing, 0 = empty */
 	struct anl_launch *val;
 	size_t mask, n;
 };

@@ -111,10 +111,14 @@ static int64_t name_number(const char *p)
 static int find_annot(const struct gt_store *s, const uint32_t *hl, size_t nh,
 		      struct anl_names *nm, struct steps_hv *h)
 {
+	int any_step = 0;   /* GT_EV_STEP spans present: no need to read op names */
+	for (size_t k = 0; k < nh; k++)
+		any_step |= (store_lane_at(s, hl[k])->kinds_mask >> GT_EV_STEP) & 1;
 	for (size_t k = 0; k < nh; k++) {
 		const struct gt_lane *l = store_lane_at(s, hl[k]);
 		int has_step = (l->kinds_mask >> GT_EV_STEP) & 1;
-		int has_op = ((l->kinds_mask >> GT_EV_CPU_OP) & 1) || ((l->kinds_mask >> GT_EV_NVTX) & 1);
+		int has_op = !any_step && (((l->kinds_mask >> GT_EV_CPU_OP) & 1) ||
+					   ((l->kinds_mask >> GT_EV_NVTX) & 1));
 		if (!has_step && !has_op)
 			continue;
 		for (size_t i = 0; i < l->n; i++) {
@@ -122,7 +126,7 @@ static int find_annot(const struct gt_store *s, const uint32_t *hl, size_t nh,
 			int64_t num;
 			if (e->kind == GT_EV_STEP)
 				num = (int64_t)e->arg;
-			else if ((e->kind == GT_EV_CPU_OP || e->kind == GT_EV_NVTX) &&
+			else if (has_op && (e->kind == GT_EV_CPU_OP || e->kind == GT_EV_NVTX) &&
 				 (anl_name_class(nm, e->name) & ANL_PROFSTEP))
 				num = name_number(store_str(s, e->name));
 			else

@@ -1,7 +1,7 @@
 /*
  * steps_widen.c - the TensorBoard plugin's device-side step widening: GPU
  * work is tied to the step whose host span wholly contains its launching
- * runtime call (a corr -> step hash built from the host lanes), windows grow
+ * runtime call (corr -> launch map of anl.c, then the step by start), windows grow
  * to the end of that work, and trailing / cut-off steps are dropped.
  * Without correlations GPU work is tied to the window its start lies in.
  */
@@ -11,72 +11,27 @@
 #include "anl.h"
 #include "steps_priv.h"
 
-struct chash {
-	uint32_t *key, *val;
-	size_t mask, n;
-};
-
-static int ch_init(struct chash *h, size_t want)
+/* step whose host span wholly holds the launch call, or -1; *hint caches
+ * the last answer (GPU work of a stream is mostly launched in order) */
+static long step_of_launch(const struct steps_list *out, const struct anl_launch *la, size_t *hint)
 {
-	size_t cap = 1024;
-	while (cap < want * 2)
-		cap <<= 1;
-	h->key = calloc(cap, sizeof(*h->key));
-	h->val = malloc(cap * sizeof(*h->val));
-	h->mask = cap - 1;
-	h->n = 0;
-	return h->key && h->val ? 0 : -ENOMEM;
-}
-
-static void ch_done(struct chash *h)
-{
-	free(h->key);
-	free(h->val);
-}
-
-static inline size_t ch_slot(uint32_t k)
-{
-	return (size_t)(k * 2654435761u);
-}
-
-static int ch_put(struct chash *h, uint32_t k, uint32_t v);
-
-static int ch_grow(struct chash *h)
-{
-	struct chash n2;
-	if (ch_init(&n2, (h->mask + 1)))
-		return -ENOMEM;
-	for (size_t i = 0; i <= h->mask; i++)
-		if (h->key[i])
-			ch_put(&n2, h->key[i], h->val[i]);
-	ch_done(h);
-	*h = n2;
-	return 0;
-}
-
-static int ch_put(struct chash *h, uint32_t k, uint32_t v)
-{
-	if ((h->n + 1) * 2 > h->mask + 1 && ch_grow(h))
-		return -ENOMEM;
-	size_t i = ch_slot(k) & h->mask;
-	while (h->key[i] && h->key[i] != k)
-		i = (i + 1) & h->mask;
-	if (!h->key[i])
-		h->n++;
-	h->key[i] = k;
-	h->val[i] = v;
-	return 0;
-}
-
-static int64_t ch_get(const struct chash *h, uint32_t k)
-{
-	size_t i = ch_slot(k) & h->mask;
-	while (h->key[i]) {
-		if (h->key[i] == k)
-			return h->val[i];
-		i = (i + 1) & h->mask;
+	size_t p = *hint;
+	if (!(p < out->n && out->v[p].host_t0_ns <= la->t0 &&
+	      (p + 1 == out->n || out->v[p + 1].host_t0_ns > la->t0))) {
+		size_t lo = 0, hi = out->n;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (out->v[mid].host_t0_ns <= la->t0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (!lo)
+			return -1;
+		p = lo - 1;
+		*hint = p;
 	}
-	return -1;
+	return la->t1 <= out->v[p].host_t1_ns ? (long)p : -1;
 }
 
 static size_t gpu_index(const struct steps_list *out, int32_t dev)
@@ -106,33 +61,6 @@ static void credit(struct steps_step *st, size_t g, const struct gt_event *e,
 		st->gpu[g].first_ns = a;
 	if (b > st->gpu[g].last_ns)
 		st->gpu[g].last_ns = b;
-}
-
-/* corr -> step for runtime calls wholly inside a host span */
-static int build_hash(const struct gt_store *s, const struct steps_list *out,
-		      const uint32_t *hl, size_t nh, struct chash *h)
-{
-	if (ch_init(h, 4096))
-		return -ENOMEM;
-	for (size_t k = 0; k < nh; k++) {
-		const struct gt_lane *l = store_lane_at(s, hl[k]);
-		if (!((l->kinds_mask >> GT_EV_RUNTIME) & 1) && !((l->kinds_mask >> GT_EV_DRIVER) & 1))
-			continue;
-		size_t p = 0;
-		for (size_t i = 0; i < l->n; i++) {
-			const struct gt_event *e = &l->ev[i];
-			if ((e->kind != GT_EV_RUNTIME && e->kind != GT_EV_DRIVER) || !e->corr)
-				continue;
-			while (p < out->n && out->v[p].host_t0_ns <= e->start_ns)
-				p++;
-			if (!p)
-				continue;   /* before the first step */
-			const struct steps_step *st = &out->v[p - 1];
-			if (gt_event_end(e) <= st->host_t1_ns && ch_put(h, e->corr, (uint32_t)(p - 1)))
-				return -ENOMEM;
-		}
-	}
-	return 0;
 }
 
 /* step whose window [t0, t1) holds t, or -1 */
@@ -170,8 +98,8 @@ static void drop_tail(struct steps_list *out)
 int steps_widen(const struct gt_store *s, struct steps_list *out,
 		const uint32_t *hl, size_t nh, const uint32_t *gl, size_t ng)
 {
-	struct chash h;
-	int rc = build_hash(s, out, hl, nh, &h);
+	struct anl_corrmap cm;
+	int rc = anl_corrmap_build(s, hl, nh, &cm);
 	int64_t *dmin = malloc(out->n * sizeof(*dmin)), *dmax = malloc(out->n * sizeof(*dmax));
 	if (rc || !dmin || !dmax) {
 		rc = -ENOMEM;
@@ -182,14 +110,15 @@ int steps_widen(const struct gt_store *s, struct steps_list *out,
 		dmax[i] = INT64_MIN;
 	}
 	size_t matched = 0;
-	for (size_t k = 0; k < ng && h.n; k++) {
+	for (size_t k = 0; k < ng && cm.n; k++) {
 		const struct gt_lane *l = store_lane_at(s, gl[k]);
-		size_t g = gpu_index(out, l->key.device);
+		size_t g = gpu_index(out, l->key.device), hint = 0;
 		for (size_t i = 0; i < l->n; i++) {
 			const struct gt_event *e = &l->ev[i];
-			if (!gt_event_is_gpu(e) || !e->corr)
+			if (!e->corr || !gt_event_is_gpu(e))
 				continue;
-			int64_t st = ch_get(&h, e->corr);
+			const struct anl_launch *la = anl_corrmap_get(&cm, e->corr);
+			long st = la ? step_of_launch(out, la, &hint) : -1;
 			if (st < 0)
 				continue;
 			credit(&out->v[st], g, e, &dmin[st], &dmax[st]);
@@ -207,7 +136,9 @@ int steps_widen(const struct gt_store *s, struct steps_list *out,
 					int64_t end = gt_event_end(e);
 					if (!gt_event_is_gpu(e) || end >= dmin[0] || end <= prev)
 						continue;
-					if (e->corr && ch_get(&h, e->corr) >= 0)
+					const struct anl_launch *la = anl_corrmap_get(&cm, e->corr);
+					size_t hint = 0;
+					if (la && step_of_launch(out, la, &hint) >= 0)
 						continue;
 					prev = end;
 				}
@@ -246,7 +177,7 @@ int steps_widen(const struct gt_store *s, struct steps_list *out,
 			drop_tail(out);
 	}
 done:
-	ch_done(&h);
+	anl_corrmap_done(&cm);
 	free(dmin);
 	free(dmax);
 	return rc;

@@ -1,0 +1,93 @@
+/*
+ * analysis_bench.c - speed of the step analyses' reports (steps, breakdown,
+ * pipeline, gputime, multigpu, overview) over a simulated capture of
+ * EVENTS events (balanced scenario, 1 rank x 4 GPUs, seed 1): whole trace,
+ * and over a time range holding about 1 M events in the middle.
+ * Prints "name value unit" lines (median of RUNS runs).
+ * usage: analysis_bench [EVENTS] [RUNS] [SCENARIO]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "gtrace/report.h"
+#include "gtrace/sim.h"
+#include "gtrace/store.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double time_report(const struct gt_store *s, const struct gt_report *r,
+			  const struct gt_scope *sc, int runs)
+{
+	double *t = calloc((size_t)runs, sizeof(*t));
+	for (int i = 0; i < runs; i++) {
+		struct gt_report_out o = {0};
+		char err[256] = "";
+		double a = now_ms();
+		if (r->run(s, sc, &o, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", r->name, err);
+			exit(1);
+		}
+		t[i] = now_ms() - a;
+		gt_report_out_done(&o);
+	}
+	qsort(t, (size_t)runs, sizeof(*t), cmp_d);
+	double m = t[runs / 2];
+	free(t);
+	return m;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
+	int runs = argc > 2 ? atoi(argv[2]) : 5;
+	int scen = argc > 3 ? sim_scenario_parse(argv[3]) : SIM_BALANCED;
+	if (runs < 1 || scen < 0) {
+		fprintf(stderr, "usage: analysis_bench [EVENTS] [RUNS] [SCENARIO]\n");
+		return 2;
+	}
+	struct sim_opts o = { .scenario = (enum sim_scenario)scen, .events = n, .seed = 1 };
+	struct gt_store *s = store_new();
+	char err[256];
+	double a = now_ms();
+	if (!s || sim_generate(&o, s, err, sizeof(err))) {
+		fprintf(stderr, "sim: %s\n", err);
+		return 1;
+	}
+	printf("events %zu count\n", store_event_count(s));
+	printf("generate %.1f ms\n", now_ms() - a);
+	static const char *const names[] = { "steps", "breakdown", "pipeline", "gputime",
+					     "multigpu", "overview" };
+	struct gt_scope all, rng;
+	gt_scope_all(&all);
+	gt_scope_all(&rng);
+	int64_t t0 = store_t_min(s), t1 = store_t_max(s);
+	double frac = 1e6 / (double)store_event_count(s);
+	if (frac > 1)
+		frac = 1;
+	int64_t w = (int64_t)((double)(t1 - t0) * frac);
+	rng.t0_ns = t0 + (t1 - t0) / 2 - w / 2;
+	rng.t1_ns = rng.t0_ns + w;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const struct gt_report *r = gt_report_find(names[i]);
+		if (!r) {
+			fprintf(stderr, "report %s missing\n", names[i]);
+			return 1;
+		}
+		printf("%s_whole %.1f ms\n", names[i], time_report(s, r, &all, runs));
+		printf("%s_range1M %.1f ms\n", names[i], time_report(s, r, &rng, runs));
+	}
+	store_free(s);
+	return 0;
+}
