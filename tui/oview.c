@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace/analysis.h"
+#include "gtrace/kstats.h"
 #include "term.h"
 #include "view.h"
 #include "demangle.h"
@@ -19,6 +20,12 @@ struct oview {
 	struct overview_result res;
 	char err[160];
 	size_t sel;
+	/* utilization sparklines: util_ngpu rows of util_n columns */
+	float *util;
+	struct kstats_gpu *util_gpu;
+	size_t util_ngpu;
+	int util_n;
+	size_t util_events;
 };
 
 static const char *const ov_help[] = {
@@ -42,30 +49,61 @@ static void compute(struct oview *o)
 		o->sel = 0;
 }
 
-/* utilization of GPU (rank, dev) over [t0, t0 + n * dt): busy of its
- * busiest stream per column, written as sparkline cells */
-static void spark(const struct gt_store *s, int32_t rank, int32_t dev, int64_t t0, int64_t dt,
-		  int y, int x, int n, double *avg)
+/* per-GPU utilization over n columns of the whole trace: for each column
+ * the busy share of the GPU's busiest stream (store_lane_busy).  Cached
+ * until the width or the store changes. */
+static void util_update(struct oview *o, int n)
 {
-	double sum = 0;
-	for (int c = 0; c < n; c++) {
-		int64_t a = t0 + c * dt, b = a + dt, best = 0;
-		for (size_t i = 0; i < store_lane_count(s); i++) {
-			const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
-			if (l->key.type != GT_LANE_GPU || l->key.device != dev ||
-			    (l->key.rank < 0 ? 0 : l->key.rank) != rank || !l->n)
-				continue;
-			int64_t bz = store_lane_busy(l, a, b);
-			if (bz > best)
-				best = bz;
-		}
-		double u = dt > 0 ? (double)best / (double)dt : 0;
-		sum += u;
-		attrset(theme_attr(u > 0.7 ? TH_GOOD : (u > 0.3 ? TH_D2H : TH_SYNC)));
-		mvaddstr(y, x + c, term_spark(u));
+	const struct gt_store *s = o->v.app->store;
+	if (n == o->util_n && store_event_count(s) == o->util_events && o->util)
+		return;
+	free(o->util);
+	free(o->util_gpu);
+	o->util = NULL;
+	o->util_gpu = NULL;
+	o->util_ngpu = 0;
+	o->util_n = n;
+	o->util_events = store_event_count(s);
+	if (n <= 0 || !store_event_count(s))
+		return;
+	size_t nl = store_lane_count(s), ng = 0;
+	o->util_gpu = malloc((nl ? nl : 1) * sizeof(*o->util_gpu));
+	if (!o->util_gpu)
+		return;
+	for (size_t i = 0; i < nl; i++) {
+		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+		if (l->key.type != GT_LANE_GPU)
+			continue;
+		int32_t rk = l->key.rank < 0 ? 0 : l->key.rank;
+		size_t j = 0;
+		while (j < ng && !(o->util_gpu[j].rank == rk && o->util_gpu[j].device == l->key.device))
+			j++;
+		if (j == ng)
+			o->util_gpu[ng++] = (struct kstats_gpu){ rk, l->key.device };
 	}
-	attrset(A_NORMAL);
-	*avg = n ? sum / n : 0;
+	o->util = calloc(ng * (size_t)n + 1, sizeof(*o->util));
+	if (!o->util)
+		return;
+	o->util_ngpu = ng;
+	int64_t t0 = store_t_min(s), span = store_t_max(s) - t0;
+	int64_t dt = (span + n - 1) / n;
+	if (dt < 1)
+		dt = 1;
+	for (size_t i = 0; i < nl; i++) {
+		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+		if (l->key.type != GT_LANE_GPU || !l->n)
+			continue;
+		int32_t rk = l->key.rank < 0 ? 0 : l->key.rank;
+		size_t g = 0;
+		while (g < ng && !(o->util_gpu[g].rank == rk && o->util_gpu[g].device == l->key.device))
+			g++;
+		float *row = o->util + g * (size_t)n;
+		for (int c = 0; c < n; c++) {
+			float u = (float)((double)store_lane_busy(l, t0 + c * dt, t0 + (c + 1) * dt) / (double)dt);
+			if (u > row[c])
+				row[c] = u;
+		}
+	}
 }
 
 static int section(int y, struct lrect r, const char *title)
@@ -178,29 +216,20 @@ static void ov_draw(struct view *v, struct lrect r)
 	y = section(y, r, "Average step");
 	step_lines(o, &y, end, r);
 	y = section(y, r, "GPU utilization over time");
-	if (store_event_count(s)) {
-		int64_t t0 = store_t_min(s), span = store_t_max(s) - t0;
-		int n = r.w - 24;
-		int64_t dt = n > 0 ? (span + n - 1) / n : 1;
-		if (dt < 1)
-			dt = 1;
-		for (size_t i = 0; i < store_lane_count(s) && y < end - 4 && n > 0; i++) {
-			const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
-			if (l->key.type != GT_LANE_GPU)
-				continue;
-			int32_t rk = l->key.rank < 0 ? 0 : l->key.rank, dev = l->key.device;
-			int dup = 0;
-			for (size_t j = 0; j < i && !dup; j++) {
-				const struct gt_lane *m = store_lane_at(s, (uint32_t)j);
-				dup = m->key.type == GT_LANE_GPU && m->key.device == dev &&
-				      (m->key.rank < 0 ? 0 : m->key.rank) == rk;
-			}
-			if (dup)
-				continue;
-			double avg;
-			spark(s, rk, dev, t0, dt, y, r.x + 22, n, &avg);
-			term_printf(y++, r.x + 3, 19, 0, "r%d GPU %-3d %5.1f%%", rk, dev, avg * 100);
+	int n = r.w - 24;
+	util_update(o, n);
+	for (size_t g = 0; g < o->util_ngpu && y < end - 4; g++) {
+		const float *row = o->util + g * (size_t)n;
+		double sum = 0;
+		for (int c = 0; c < n; c++) {
+			double u = row[c];
+			sum += u;
+			attrset(theme_attr(u > 0.7 ? TH_GOOD : (u > 0.3 ? TH_D2H : TH_SYNC)));
+			term_glyph(y, r.x + 22 + c, term_spark(u));
 		}
+		attrset(A_NORMAL);
+		term_printf(y++, r.x + 3, 19, 0, "r%d GPU %-3d %5.1f%%", o->util_gpu[g].rank,
+			    o->util_gpu[g].device, n > 0 ? sum / n * 100 : 0);
 	}
 	y = section(y, r, "Top kernels");
 	for (size_t i = 0; i < o->res.ntop && i < 5 && y < end - 4; i++) {
@@ -275,6 +304,8 @@ static void ov_free(struct view *v)
 	struct oview *o = (struct oview *)v;
 	if (o->ok)
 		overview_result_done(&o->res);
+	free(o->util);
+	free(o->util_gpu);
 	free(o);
 }
 

@@ -71,7 +71,7 @@ static void bar(const struct pipeline_row *row, int y, int x, int w, int64_t max
 		char g[2] = { cat_glyph[c], 0 };
 		attrset(a);
 		for (; cell < endc && cell < w; cell++)
-			mvaddstr(y, x + cell, term_caps.colors ? (term_caps.utf8 ? "\u2588" : "#") : g);
+			term_glyph(y, x + cell, term_caps.colors ? (term_caps.utf8 ? "\u2588" : "#") : g);
 		attrset(A_NORMAL);
 	}
 }

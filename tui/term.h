@@ -44,6 +44,10 @@ const char *theme_cat_name(enum theme_role r);
  * UTF-8 or ASCII string */
 const char *theme_cell(enum theme_role r, int eighths);
 
+/* draw one glyph (a static one-cell UTF-8 or ASCII string, e.g. from
+ * theme_cell) at (y, x) in the current attributes; wide glyphs are converted
+ * once and cached by address, so frames avoid multibyte decoding */
+void term_glyph(int y, int x, const char *g);
 /* write at most w cells of s at (y, x); non-printable bytes become '?' */
 void term_put(int y, int x, int w, attr_t a, const char *s);
 /* printf variant of term_put */

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <wchar.h>
 #include "term.h"
 
 struct term_caps term_caps;
@@ -130,6 +131,33 @@ const char *theme_cell(enum theme_role r, int e)
 	return e <= 2 ? "_" : (e <= 5 ? "=" : "#");
 }
 
+void term_glyph(int y, int x, const char *g)
+{
+	static struct { const char *g; cchar_t c; } cache[64];
+	static int n;
+	if (!((unsigned char)g[0] & 0x80)) {
+		mvaddch(y, x, (chtype)(unsigned char)g[0]);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		if (cache[i].g == g) {
+			mvadd_wch(y, x, &cache[i].c);
+			return;
+		}
+	wchar_t wc[2] = { L'?', 0 };
+	mbstate_t st;
+	memset(&st, 0, sizeof(st));
+	if (mbrtowc(&wc[0], g, strlen(g), &st) == (size_t)-1)
+		wc[0] = L'?';
+	cchar_t c;
+	setcchar(&c, wc, A_NORMAL, 0, NULL);
+	if (n < 64) {
+		cache[n].g = g;
+		cache[n++].c = c;
+	}
+	mvadd_wch(y, x, &c);
+}
+
 void term_put(int y, int x, int w, attr_t a, const char *s)
 {
 	if (w <= 0 || y < 0 || x < 0)
@@ -190,10 +218,12 @@ void term_hbar(int y, int x, int w, attr_t a, int64_t len8)
 	int full = (int)(len8 / 8), rem = (int)(len8 % 8);
 	attrset(a);
 	move(y, x);
-	for (int i = 0; i < full && i < w; i++)
-		addstr(term_caps.utf8 && term_caps.colors ? "\u2588" : "#");
+	const char *fullg = term_caps.utf8 && term_caps.colors ? "\u2588" : "#";
+	int i = 0;
+	for (; i < full && i < w; i++)
+		term_glyph(y, x + i, fullg);
 	if (rem && full < w)
-		addstr(term_caps.utf8 && term_caps.colors ? part[rem] : (rem >= 4 ? "#" : "."));
+		term_glyph(y, x + i, term_caps.utf8 && term_caps.colors ? part[rem] : (rem >= 4 ? "#" : "."));
 	attrset(A_NORMAL);
 }
 

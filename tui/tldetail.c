@@ -237,7 +237,7 @@ void tldetail_draw(struct tlview *t)
 		return;
 	attrset(theme_attr(TH_DIM));
 	for (int i = 0; i < r->w; i++)
-		mvaddstr(r->y, r->x + i, term_caps.utf8 ? "\u2500" : "-");
+		term_glyph(r->y, r->x + i, term_caps.utf8 ? "\u2500" : "-");
 	attrset(A_NORMAL);
 	struct lrect in = { r->x, r->y + 1, r->w, r->h - 1 };
 	if (in.h <= 0)

@@ -105,7 +105,7 @@ static void draw_cells(struct tlview *t, int y, const struct gt_bucket *bk,
 			a = theme_attr(TH_CURSOR);
 		const char *g = e ? theme_cell((enum theme_role)cat[x], e) : " ";
 		attrset(a);
-		mvaddstr(y, c->x + x, g);
+		term_glyph(y, c->x + x, g);
 	}
 	attrset(A_NORMAL);
 }
@@ -175,7 +175,13 @@ void tldraw_lanes(struct tlview *t)
 			draw_names(t, y, l);
 			continue;
 		}
-		/* group row: the union of up to 64 child lanes, coloured by the busiest */
+		/* an open group shows its lanes below it; a folded one the union of up
+		 * to 64 child lanes, coloured by the busiest */
+		if (!r->folded) {
+			if (cursor)
+				mvchgat(y, c->x + t->col, 1, theme_attr(TH_CURSOR), 0, NULL);
+			continue;
+		}
 		memset(t->bk, 0, (size_t)w * sizeof(*t->bk));
 		memset(cat, TH_COMPUTE, (size_t)w);
 		int nchild = 0;

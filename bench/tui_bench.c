@@ -1,0 +1,133 @@
+/*
+ * tui_bench.c - frame time of every viewer page on a big store.
+ *
+ *   tui_bench [EVENTS [FRAMES [VIEWS]]]   defaults: 10000000 events, 40 frames,
+ *                                         VIEWS "trace,kernels,pipeline,overview"
+ *
+ * Builds a simulated 8-GPU capture of about EVENTS events, opens the viewer
+ * on a curses screen that writes to /dev/null (newterm, xterm-256color,
+ * UTF-8), and times whole frames (ui_frame: layout, store queries, drawing,
+ * doupdate) for each view, terminal size and zoom level; the trace view
+ * pans one column per frame so no two frames draw the same range.  Prints
+ * one line per case:
+ *   tui_frame view=trace size=120x40 zoom=1/100 p50_ms=0.41 p99_ms=0.62
+ * and, for the analysis pages, the first frame (which runs the analysis):
+ *   tui_first view=kernels size=120x40 ms=812.3
+ */
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "gtrace/sim.h"
+#include "term.h"
+#include "view.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void report(const char *view, int w, int h, const char *zoom, double *t, int n)
+{
+	qsort(t, (size_t)n, sizeof(*t), cmp_d);
+	int i99 = (int)(0.99 * (n - 1) + 0.5);
+	printf("tui_frame view=%s size=%dx%d zoom=%s p50_ms=%.3f p99_ms=%.3f\n", view, w, h, zoom,
+	       t[n / 2], t[i99]);
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t events = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
+	int frames = argc > 2 ? atoi(argv[2]) : 40;
+	const char *views = argc > 3 ? argv[3] : "trace,kernels,pipeline,overview";
+	if (frames < 2)
+		frames = 2;
+	struct gt_store *s = store_new();
+	struct sim_opts o = { .gpus = 8, .events = events, .scenario = SIM_BALANCED };
+	char err[256];
+	double t0 = now_ms();
+	if (!s || sim_generate(&o, s, err, sizeof(err))) {
+		fprintf(stderr, "tui_bench: %s\n", err);
+		return 1;
+	}
+	printf("tui_store events=%zu lanes=%zu build_ms=%.0f\n", store_event_count(s),
+	       store_lane_count(s), now_ms() - t0);
+	setlocale(LC_ALL, "C.UTF-8");
+	term_caps.utf8 = 1;
+	FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
+	SCREEN *sc = newterm("xterm-256color", out, in);
+	if (!sc) {
+		fprintf(stderr, "tui_bench: no terminfo for xterm-256color\n");
+		return 1;
+	}
+	set_term(sc);
+	theme_init();
+	struct ui_source src = { .name = "bench", .store = s };
+	struct app *a = ui_app_new(&src);
+	if (!a)
+		return 1;
+	double *t = malloc((size_t)frames * sizeof(*t));
+	static const int sizes[][2] = { { 120, 40 }, { 300, 80 } };
+	int64_t lo = store_t_min(s), hi = store_t_max(s), span = hi - lo;
+	static const struct { const char *name; int64_t div; } zooms[] = {
+		{ "fit", 1 }, { "1/100", 100 }, { "1/10^4", 10000 }, { "1/10^6", 1000000 },
+		{ "1ns/col", 0 },
+	};
+	for (size_t si = 0; si < 2; si++) {
+		int w = sizes[si][0], h = sizes[si][1];
+		resizeterm(h, w);
+		ui_switch(a, VIEW_TRACE);
+		ui_frame(a);
+		for (size_t z = 0; strstr(views, "trace") && z < sizeof(zooms) / sizeof(zooms[0]); z++) {
+			int64_t len = zooms[z].div ? span / zooms[z].div : w;
+			int64_t mid = lo + span / 2;
+			tlview_zoom_range(a->views[VIEW_TRACE], mid - len / 2, mid + len / 2);
+			for (int f = 0; f < frames; f++) {
+				a->views[VIEW_TRACE]->ops->key(a->views[VIEW_TRACE], 'l');
+				double b = now_ms();
+				ui_frame(a);
+				t[f] = now_ms() - b;
+			}
+			report("trace", w, h, zooms[z].name, t, frames);
+		}
+		static const struct { int view; const char *name; } pages[] = {
+			{ VIEW_KERNELS, "kernels" }, { VIEW_PIPELINE, "pipeline" }, { VIEW_OVERVIEW, "overview" },
+		};
+		for (size_t p = 0; p < 3; p++) {
+			if (!strstr(views, pages[p].name))
+				continue;
+			ui_switch(a, pages[p].view);
+			struct view *v = a->views[pages[p].view];
+			if (si == 0) {
+				double b = now_ms();
+				ui_frame(a);
+				printf("tui_first view=%s size=%dx%d ms=%.1f\n", pages[p].name, w, h, now_ms() - b);
+			}
+			for (int f = 0; f < frames; f++) {
+				v->ops->key(v, f % 2 ? 'k' : 'j');
+				double b = now_ms();
+				ui_frame(a);
+				t[f] = now_ms() - b;
+			}
+			report(pages[p].name, w, h, "-", t, frames);
+		}
+	}
+	ui_app_free(a);
+	endwin();
+	delscreen(sc);
+	fclose(out);
+	fclose(in);
+	free(t);
+	store_free(s);
+	return 0;
+}
