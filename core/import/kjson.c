@@ -489,6 +489,8 @@ int kjson_parse(struct kfile *kf, struct kread *r, unsigned flags, char *err, si
 	const char *path = kf->path;
 	size_t cap = WIN_START, len = 0, pos = 0;
 	uint64_t base_off = 0;     /* stream offset of buf[0] */
+	if (r->mem && !r->gz && r->mem_len + 16 < cap)   /* small inputs, small window */
+		cap = r->mem_len + 16 < 65536 ? 65536 : r->mem_len + 16;
 	char *buf = malloc(cap);
 	int st = S_START, top_arr = 0, saw_events = 0, eof = 0, rc = 0;
 	struct progress pg = { 0 };

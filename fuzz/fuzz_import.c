@@ -1,0 +1,31 @@
+/*
+ * fuzz_import.c - libFuzzer target for the Kineto / Chrome trace JSON
+ * importer: any bytes (plain or gzip) are imported into a fresh store
+ * through the in-memory entry point; when that succeeds the store is also
+ * exported again.  Crashes, hangs, leaks and huge allocations are bugs;
+ * errors and skipped events are the expected outcome.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include "gtrace/export.h"
+#include "gtrace/import.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct gt_store *s = store_new();
+	if (!s)
+		return 0;
+	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
+	char err[256];
+	if (import_json_mem("fuzz.json", data, size, &o, s, err, sizeof(err)) == 0) {
+		char *txt;
+		size_t len;
+		if (export_chrome_mem(s, NULL, &txt, &len) == 0)
+			free(txt);
+	}
+	store_free(s);
+	return 0;
+}
