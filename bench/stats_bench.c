@@ -5,7 +5,9 @@
  * x 4 streams of kernels with 200 names (log-normal-ish durations), copies,
  * memsets and host runtime calls; deterministic.
  * Prints "name value unit" lines (median of the runs).
- * usage: stats_bench [EVENTS] [RUNS]
+ * With SOURCE = sim the store comes from the simulator (sim_generate,
+ * scenario balanced, 8 GPUs) instead.
+ * usage: stats_bench [EVENTS] [RUNS] [synthetic|sim]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +15,20 @@
 #include <time.h>
 #include "gtrace/kstats.h"
 #include "gtrace/report.h"
+#include "gtrace/sim.h"
 #include "gtrace/store.h"
 
 static double now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static double cpu_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
@@ -105,26 +115,41 @@ int main(int argc, char **argv)
 	int runs = argc > 2 ? atoi(argv[2]) : 7;
 	if (runs < 1 || runs > 100)
 		runs = 7;
+	int use_sim = argc > 3 && !strcmp(argv[3], "sim");
 	double t0 = now_ms();
-	struct gt_store *s = make_store(n);
+	struct gt_store *s;
+	if (use_sim) {
+		char serr[256];
+		struct sim_opts so = { .gpus = 8, .ranks = 1, .events = n, .seed = 1 };
+		s = store_new();
+		if (!s || sim_generate(&so, s, serr, sizeof(serr))) {
+			fprintf(stderr, "sim: %s\n", serr);
+			return 1;
+		}
+	} else {
+		s = make_store(n);
+	}
 	printf("store_build_ms %.1f ms\n", now_ms() - t0);
 	printf("events %zu count\n", store_event_count(s));
 	char err[256];
-	double v[100];
+	double v[100], cpu[100];
 	struct kstats_result r;
 	/* whole trace */
 	for (int i = 0; i < runs; i++) {
+		double c0 = cpu_ms();
 		t0 = now_ms();
 		if (kstats_compute(s, NULL, NULL, &r, err, sizeof(err))) {
 			fprintf(stderr, "%s\n", err);
 			return 1;
 		}
 		v[i] = now_ms() - t0;
+		cpu[i] = cpu_ms() - c0;
 		if (i == 0)
 			printf("kernels_counted %llu count\n", (unsigned long long)r.count);
 		kstats_result_done(&r);
 	}
 	printf("kstats_whole_ms %.2f ms\n", median(v, runs));
+	printf("kstats_whole_cpu_ms %.2f ms\n", median(cpu, runs));
 	/* a range holding about 1 M events: a tenth of the time span */
 	struct gt_scope sc;
 	gt_scope_all(&sc);
@@ -134,17 +159,23 @@ int main(int argc, char **argv)
 	if (sc.t1_ns > b)
 		sc.t1_ns = b;
 	for (int i = 0; i < runs; i++) {
+		double c0 = cpu_ms();
 		t0 = now_ms();
 		kstats_compute(s, &sc, NULL, &r, err, sizeof(err));
 		v[i] = now_ms() - t0;
+		cpu[i] = cpu_ms() - c0;
 		if (i == 0)
 			printf("range_kernels_counted %llu count\n", (unsigned long long)r.count);
 		kstats_result_done(&r);
 	}
 	printf("kstats_range_ms %.2f ms\n", median(v, runs));
+	printf("kstats_range_cpu_ms %.2f ms\n", median(cpu, runs));
 	/* each table report over the whole store */
-	for (size_t k = 0; k < gt_report_count(); k++) {
-		const struct gt_report *rep = gt_report_at(k);
+	static const char *const mine[] = { "kernels", "memory", "api", "nvtx", "nccl", "summary" };
+	for (size_t k = 0; k < sizeof(mine) / sizeof(mine[0]); k++) {
+		const struct gt_report *rep = gt_report_find(mine[k]);
+		if (!rep)
+			continue;
 		gt_scope_all(&sc);
 		for (int i = 0; i < runs; i++) {
 			struct gt_report_out o = { 0 };

@@ -25,7 +25,6 @@ struct vec {
 
 struct acc {
 	uint64_t key;
-	int64_t sum, min, max;
 	struct vec dur, bytes;
 	uint32_t cand[NCAND], cand_n[NCAND];
 	uint32_t ncand, last;
@@ -149,20 +148,6 @@ struct ctx {
 	size_t nacc, capacc;
 };
 
-static uint64_t ev_key(const struct ctx *c, const struct gt_event *e)
-{
-	switch (c->o->group) {
-	case KSTATS_BY_COPY_KIND:
-		if (e->kind == GT_EV_MEMSET)
-			return KSTATS_CLS_MEMSET;
-		return e->sub < GT_COPY_KIND_COUNT ? e->sub : GT_COPY_UNKNOWN;
-	case KSTATS_BY_NAME_KIND:
-		return (uint64_t)e->name * GT_EV_KIND_COUNT + e->kind;
-	default:
-		return e->name;
-	}
-}
-
 /* the accumulator of key, created on first use; NULL on ENOMEM */
 static struct acc *get_acc(struct ctx *c, uint64_t key)
 {
@@ -182,47 +167,75 @@ static struct acc *get_acc(struct ctx *c, uint64_t key)
 	struct acc *a = &c->accs[c->nacc];
 	memset(a, 0, sizeof(*a));
 	a->key = key;
-	a->min = INT64_MAX;
-	a->max = INT64_MIN;
 	c->slot[key] = (uint32_t)++c->nacc;
 	return a;
 }
 
-/* accumulate events [first, last) of one lane; 0 or -ENOMEM */
-static int scan_lane(struct ctx *c, const struct gt_lane *l, size_t first, size_t last,
-		     uint64_t gbit)
+/* accumulate events [first, last) of one lane for one grouping; inlined
+ * with constant group/want_bytes so each case gets its own tight loop.
+ * Sum, min and max are taken from the duration vector at finish. */
+static inline __attribute__((always_inline)) int
+scan_lane_g(struct ctx *c, const struct gt_lane *l, size_t first, size_t last, uint64_t gbit,
+	    int group, int want_bytes)
 {
 	uint32_t mask = c->o->kinds_mask;
-	int want_bytes = c->o->flags & KSTATS_WANT_BYTES;
 	struct acc *a = NULL;
 	uint64_t akey = UINT64_MAX;
+	const struct gt_event *ev = l->ev;
 	for (size_t i = first; i < last; i++) {
-		const struct gt_event *e = &l->ev[i];
+		const struct gt_event *e = &ev[i];
 		if (!(mask & (1u << e->kind)))
 			continue;
-		uint64_t key = ev_key(c, e);
+		uint64_t key;
+		if (group == KSTATS_BY_COPY_KIND)
+			key = e->kind == GT_EV_MEMSET ? KSTATS_CLS_MEMSET :
+			      e->sub < GT_COPY_KIND_COUNT ? e->sub : GT_COPY_UNKNOWN;
+		else if (group == KSTATS_BY_NAME_KIND)
+			key = (uint64_t)e->name * GT_EV_KIND_COUNT + e->kind;
+		else
+			key = e->name;
 		if (key != akey) {
-			/* pointer may move when accs grows: look up every key change */
-			a = get_acc(c, key);
-			if (!a)
-				return -ENOMEM;
+			uint32_t si = key < c->nkeys ? c->slot[key] : 0;
+			if (si) {
+				a = &c->accs[si - 1];
+			} else {
+				/* pointer may move when accs grows: only here */
+				a = get_acc(c, key);
+				if (!a)
+					return -ENOMEM;
+			}
 			akey = key;
 			a->gpu_mask |= gbit;
 		}
-		int64_t d = e->dur_ns;
-		a->sum += d;
-		if (d < a->min)
-			a->min = d;
-		if (d > a->max)
-			a->max = d;
-		if (vec_push(&a->dur, d))
+		if (vec_push(&a->dur, e->dur_ns))
 			return -ENOMEM;
 		if (want_bytes && vec_push(&a->bytes, (int64_t)e->arg))
 			return -ENOMEM;
-		if (e->kind == GT_EV_KERNEL)
-			count_kconf(a, gt_event_kconf(e));
+		if (e->kind == GT_EV_KERNEL) {
+			uint32_t k = gt_event_kconf(e);
+			if (a->ncand && a->cand[a->last] == k)
+				a->cand_n[a->last]++;
+			else
+				count_kconf(a, k);
+		}
 	}
 	return 0;
+}
+
+static int scan_lane(struct ctx *c, const struct gt_lane *l, size_t first, size_t last,
+		     uint64_t gbit)
+{
+	int wb = (c->o->flags & KSTATS_WANT_BYTES) != 0;
+	switch (c->o->group) {
+	case KSTATS_BY_COPY_KIND:
+		return scan_lane_g(c, l, first, last, gbit, KSTATS_BY_COPY_KIND, wb);
+	case KSTATS_BY_NAME_KIND:
+		return scan_lane_g(c, l, first, last, gbit, KSTATS_BY_NAME_KIND, wb);
+	default:
+		if (!wb)
+			return scan_lane_g(c, l, first, last, gbit, KSTATS_BY_NAME, 0);
+		return scan_lane_g(c, l, first, last, gbit, KSTATS_BY_NAME, 1);
+	}
 }
 
 static int row_cmp(const void *pa, const void *pb, void *arg)
@@ -256,10 +269,17 @@ static void finish_row(const struct ctx *c, struct acc *a, struct kstats_row *ro
 		row->name = (uint32_t)a->key;
 	}
 	row->count = n;
-	row->total_ns = a->sum;
-	row->min_ns = a->min;
-	row->max_ns = a->max;
-	row->avg_ns = (double)a->sum / (double)n;
+	int64_t sum = 0, mn = INT64_MAX, mx = INT64_MIN;
+	for (size_t i = 0; i < n; i++) {
+		int64_t d = a->dur.v[i];
+		sum += d;
+		mn = d < mn ? d : mn;
+		mx = d > mx ? d : mx;
+	}
+	row->total_ns = sum;
+	row->min_ns = mn;
+	row->max_ns = mx;
+	row->avg_ns = (double)sum / (double)n;
 	row->stddev_ns = stddev(a->dur.v, n, row->avg_ns);
 	row->med_ns = kstats_median(a->dur.v, n);
 	if (c->o->flags & KSTATS_WANT_BYTES) {
@@ -360,9 +380,6 @@ static int merge_ctx(struct ctx *a, struct ctx *b)
 		struct acc *x = get_acc(a, y->key);
 		if (!x)
 			return -ENOMEM;
-		x->sum += y->sum;
-		x->min = y->min < x->min ? y->min : x->min;
-		x->max = y->max > x->max ? y->max : x->max;
 		x->gpu_mask |= y->gpu_mask;
 		if (vec_cat(&x->dur, &y->dur) || vec_cat(&x->bytes, &y->bytes))
 			return -ENOMEM;
