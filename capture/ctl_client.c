@@ -94,9 +94,12 @@ int ctl_request(int fd, const char *cmd, char *reply, size_t replylen, int *fd_o
 	int n = snprintf(line, sizeof(line), "%s\n", cmd);
 	if (n >= (int)sizeof(line))
 		return -EINVAL;
-	if (send(fd, line, (size_t)n, MSG_NOSIGNAL) != n)
+	int sent = send(fd, line, (size_t)n, MSG_NOSIGNAL) == n;
+	/* a refused peer finds the target's "err" line waiting even when
+	 * the send itself failed */
+	int rc = read_reply(fd, reply, replylen, fd_out, sent ? timeout_ms : 200);
+	if (!sent && rc < 0)
 		return -EPIPE;
-	int rc = read_reply(fd, reply, replylen, fd_out, timeout_ms);
 	if (rc < 0)
 		return rc;
 	if (!strncmp(reply, "ok", 2))

@@ -11,11 +11,42 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "gtrace/ctl.h"
 #include "../../tui/live.h"
+
+static pid_t spawned[16];
+static int n_spawned;
+
+/* kill what a test started, also when one of its assertions failed */
+static void kill_targets(void)
+{
+	for (int i = 0; i < n_spawned; i++) {
+		kill(spawned[i], SIGKILL);
+		waitpid(spawned[i], NULL, 0);
+	}
+	n_spawned = 0;
+}
+
+TestSuite(live, .fini = kill_targets);
+
+/* forget pid (already reaped) */
+static void forget(pid_t pid)
+{
+	for (int i = 0; i < n_spawned; i++)
+		if (spawned[i] == pid)
+			spawned[i] = spawned[--n_spawned];
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	forget(pid);
+}
 
 static pid_t spawn_target(const char *n, const char *mode)
 {
@@ -26,12 +57,15 @@ static pid_t spawn_target(const char *n, const char *mode)
 	cr_assert_eq(pipe(pfd), 0);
 	pid_t pid = fork();
 	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(pfd[1], 1);
 		close(pfd[0]);
 		execl(path, path, n, mode, (char *)NULL);
 		_exit(127);
 	}
 	close(pfd[1]);
+	if (n_spawned < 16)
+		spawned[n_spawned++] = pid;
 	char buf[64] = "";
 	FILE *f = fdopen(pfd[0], "r");
 	cr_assert(fgets(buf, sizeof(buf), f), "target did not start (%s)", path);
@@ -91,6 +125,7 @@ Test(live, exact_events_from_planted_target, .timeout = 30)
 		cr_assert_eq(per[i], 2000, "k%d: %zu", i, per[i]);
 	int st;
 	waitpid(pid, &st, 0);
+	forget(pid);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	store_free(s);
 }
@@ -125,8 +160,7 @@ Test(live, status_detach_reattach, .timeout = 30)
 		store_free(s);
 		cr_assert_eq(kill(pid, 0), 0, "target died after detach");
 	}
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	reap(pid);
 }
 
 Test(live, target_killed_mid_capture, .timeout = 30)
@@ -140,8 +174,7 @@ Test(live, target_killed_mid_capture, .timeout = 30)
 		live_poll(&l, 1 << 20, NULL, NULL);
 		msleep(2);
 	}
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	reap(pid);
 	uint64_t before = l.events;
 	drain(&l, 5000);
 	cr_assert(l.done);
@@ -188,8 +221,7 @@ Test(live, viewer_killed_target_keeps_running, .timeout = 30)
 	cr_assert_geq(l.events, 1000);
 	live_close(&l);
 	store_free(s);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	reap(pid);
 }
 
 Test(live, other_user_refused, .timeout = 30)
@@ -230,8 +262,7 @@ Test(live, other_user_refused, .timeout = 30)
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(ctl_request(fd, "status", reply, sizeof(reply), NULL, 2000), 0);
 	close(fd);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	reap(pid);
 }
 
 Test(live, list_finds_listening_target, .timeout = 30)
@@ -245,6 +276,5 @@ Test(live, list_finds_listening_target, .timeout = 30)
 	cr_assert(found, "pid %d not among %zu listed", (int)pid, n);
 	cr_assert(live_is_descendant(pid, getpid()));
 	cr_assert(!live_is_descendant(getpid(), pid));
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	reap(pid);
 }

@@ -1,0 +1,452 @@
+/*
+ * gcupti.c - CUPTI activity capture (capture/gcupti.h).
+ *
+ * Threads: CUPTI's buffer callbacks only move buffer indices between a
+ * free stack and a completed queue (a short critical section of our own
+ * mutex, never allocation, never a CUPTI call); the drain thread parses
+ * completed buffers, converts and publishes; the control thread enables and
+ * disables the activity kinds.  Losses: CUPTI's dropped-record count,
+ * buffer requests we could not serve, zero-timestamp records.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cupti.h>
+#include "gtrace_config.h"
+#include "convert.h"
+#include "gcupti.h"
+
+#define GC_NBUF 32
+#define GC_BUF_BYTES (4u << 20)
+
+struct gc_fns {
+	CUptiResult (*GetVersion)(uint32_t *);
+	CUptiResult (*GetTimestamp)(uint64_t *);
+	CUptiResult (*GetResultString)(CUptiResult, const char **);
+	CUptiResult (*Subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+	CUptiResult (*Unsubscribe)(CUpti_SubscriberHandle);
+	CUptiResult (*GetCallbackName)(CUpti_CallbackDomain, uint32_t, const char **);
+	CUptiResult (*RegisterCallbacks)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+	CUptiResult (*Enable)(CUpti_ActivityKind);
+	CUptiResult (*Disable)(CUpti_ActivityKind);
+	CUptiResult (*EnableAndDump)(CUpti_ActivityKind);
+	CUptiResult (*FlushAll)(uint32_t);
+	CUptiResult (*FlushPeriod)(uint32_t);
+	CUptiResult (*GetNextRecord)(uint8_t *, size_t, CUpti_Activity **);
+	CUptiResult (*GetNumDroppedRecords)(CUcontext, uint32_t, size_t *);
+	CUptiResult (*EnableRuntimeApi)(CUpti_CallbackId, uint8_t);
+	CUptiResult (*EnableDriverApi)(CUpti_CallbackId, uint8_t);
+};
+
+static struct {
+	void *lib;
+	struct gc_fns f;
+	int registered;
+	CUpti_SubscriberHandle sub;
+	int subscribed;
+	/* buffer pool */
+	uint8_t *pool;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int free_stack[GC_NBUF];
+	int n_free;
+	int done_q[GC_NBUF];
+	size_t done_valid[GC_NBUF];
+	int q_head, q_n;
+	_Atomic uint64_t declined;
+	/* drain thread */
+	pthread_t drain;
+	int drain_started;
+	struct convert cv;
+	const char *api_names[2][1024];
+	int gpus;
+} gc = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+
+void *gcupti_lib(void)
+{
+	return gc.lib;
+}
+
+void *gcupti_load(char *reason, size_t len)
+{
+	if (gc.lib)
+		return gc.lib;
+	/* a copy already in the process (the framework's own) comes first */
+	static const char *const names[] = { "libcupti.so.13", "libcupti.so" };
+	for (size_t i = 0; i < 2 && !gc.lib; i++)
+		gc.lib = dlopen(names[i], RTLD_NOW | RTLD_NOLOAD);
+	for (size_t i = 0; i < 2 && !gc.lib; i++)
+		gc.lib = dlopen(names[i], RTLD_NOW);
+	const char *home = getenv("CUDA_HOME");
+	const char *dirs[] = { home, GTRACE_CUDA_HOME };
+	static const char *const subs[] = { "lib64", "lib", "extras/CUPTI/lib64" };
+	for (size_t d = 0; d < 2 && !gc.lib; d++) {
+		for (size_t s = 0; s < 3 && dirs[d] && !gc.lib; s++) {
+			char p[512];
+			snprintf(p, sizeof(p), "%s/%s/libcupti.so.13", dirs[d], subs[s]);
+			gc.lib = dlopen(p, RTLD_NOW);
+		}
+	}
+	if (!gc.lib)
+		snprintf(reason, len, "libcupti.so.13 not found (set CUDA_HOME or LD_LIBRARY_PATH)");
+	return gc.lib;
+}
+
+#define SYM(name) (*(void **)&gc.f.name = dlsym(gc.lib, "cupti" #name))
+
+static const char *res_str(CUptiResult r)
+{
+	const char *s = NULL;
+	if (gc.f.GetResultString && gc.f.GetResultString(r, &s) == CUPTI_SUCCESS && s)
+		return s;
+	return "CUPTI error";
+}
+
+int gcupti_probe(char *reason, size_t len)
+{
+	/* the driver first: without it CUPTI only answers CUPTI_ERROR_UNKNOWN */
+	void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	if (!cuda)
+		cuda = dlopen("libcuda.so.1", RTLD_NOW);
+	if (!cuda) {
+		snprintf(reason, len, "no CUDA driver (libcuda.so.1 cannot be loaded)");
+		return -ENODEV;
+	}
+	if (!gcupti_load(reason, len))
+		return -ENOENT;
+	SYM(GetVersion); SYM(GetTimestamp); SYM(GetResultString); SYM(Subscribe);
+	SYM(Unsubscribe); SYM(GetCallbackName);
+	*(void **)&gc.f.RegisterCallbacks = dlsym(gc.lib, "cuptiActivityRegisterCallbacks");
+	*(void **)&gc.f.Enable = dlsym(gc.lib, "cuptiActivityEnable");
+	*(void **)&gc.f.Disable = dlsym(gc.lib, "cuptiActivityDisable");
+	*(void **)&gc.f.EnableAndDump = dlsym(gc.lib, "cuptiActivityEnableAndDump");
+	*(void **)&gc.f.FlushAll = dlsym(gc.lib, "cuptiActivityFlushAll");
+	*(void **)&gc.f.FlushPeriod = dlsym(gc.lib, "cuptiActivityFlushPeriod");
+	*(void **)&gc.f.GetNextRecord = dlsym(gc.lib, "cuptiActivityGetNextRecord");
+	*(void **)&gc.f.GetNumDroppedRecords = dlsym(gc.lib, "cuptiActivityGetNumDroppedRecords");
+	*(void **)&gc.f.EnableRuntimeApi = dlsym(gc.lib, "cuptiActivityEnableRuntimeApi");
+	*(void **)&gc.f.EnableDriverApi = dlsym(gc.lib, "cuptiActivityEnableDriverApi");
+	if (!gc.f.GetVersion || !gc.f.GetTimestamp || !gc.f.Subscribe || !gc.f.Unsubscribe ||
+	    !gc.f.RegisterCallbacks || !gc.f.Enable || !gc.f.Disable || !gc.f.FlushAll ||
+	    !gc.f.GetNextRecord || !gc.f.GetNumDroppedRecords) {
+		snprintf(reason, len, "libcupti lacks the activity API we need");
+		return -ENOSYS;
+	}
+	uint32_t v = 0;
+	CUptiResult r = gc.f.GetVersion(&v);
+	if (r == CUPTI_SUCCESS && v / 10000 != CUPTI_API_VERSION / 10000) {
+		snprintf(reason, len, "CUPTI API version %u in this process, gtrace was built for %u "
+			 "(record layouts differ)", v, (unsigned)CUPTI_API_VERSION);
+		return -EPROTO;
+	}
+	uint64_t ts;
+	r = gc.f.GetTimestamp(&ts);
+	if (r != CUPTI_SUCCESS) {
+		snprintf(reason, len, "%s (CUPTI: %s)",
+			 r == CUPTI_ERROR_UNKNOWN ? "no CUDA driver" : "CUPTI unusable", res_str(r));
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/* ---- CUPTI callbacks: never block long, never allocate ---- */
+
+static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	pthread_mutex_lock(&gc.lock);
+	int i = gc.n_free ? gc.free_stack[--gc.n_free] : -1;
+	pthread_mutex_unlock(&gc.lock);
+	*max_records = 0;
+	if (i < 0) {
+		atomic_fetch_add_explicit(&gc.declined, 1, memory_order_relaxed);
+		*buffer = NULL;
+		*size = 0;
+		return;
+	}
+	*buffer = gc.pool + (size_t)i * GC_BUF_BYTES;
+	*size = GC_BUF_BYTES;
+}
+
+static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
+				   size_t valid)
+{
+	(void)ctx;
+	(void)stream;
+	(void)size;
+	if (!buffer || buffer < gc.pool || buffer >= gc.pool + (size_t)GC_NBUF * GC_BUF_BYTES)
+		return;
+	int i = (int)((size_t)(buffer - gc.pool) / GC_BUF_BYTES);
+	pthread_mutex_lock(&gc.lock);
+	int slot = (gc.q_head + gc.q_n) % GC_NBUF;
+	gc.done_q[slot] = i;
+	gc.done_valid[slot] = valid;
+	gc.q_n++;
+	pthread_cond_signal(&gc.cond);
+	pthread_mutex_unlock(&gc.lock);
+}
+
+static void CUPTIAPI sub_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
+				  const void *data)
+{
+	(void)ud;
+	(void)dom;
+	(void)cbid;
+	(void)data;
+}
+
+/* ---- drain thread ---- */
+
+static const char *api_name(void *ctx, int driver, uint32_t cbid)
+{
+	(void)ctx;
+	if (cbid >= 1024 || !gc.f.GetCallbackName)
+		return NULL;
+	const char **slot = &gc.api_names[driver][cbid];
+	if (!*slot) {
+		const char *n = NULL;
+		if (gc.f.GetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API,
+					 cbid, &n) == CUPTI_SUCCESS && n)
+			*slot = n;
+	}
+	return *slot;
+}
+
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* smallest-bracket pair of (host clock, CUPTI timestamp) */
+static void calibrate(struct ring_clock_def *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->bracket_ns = INT64_MAX;
+	for (int i = 0; i < 16; i++) {
+		uint64_t d;
+		int64_t a = realtime_ns();
+		if (gc.f.GetTimestamp(&d) != CUPTI_SUCCESS)
+			return;
+		int64_t b = realtime_ns();
+		if (b - a < c->bracket_ns) {
+			c->bracket_ns = b - a;
+			c->host_ns = a + (b - a) / 2;
+			c->dev_ns = (int64_t)d;
+		}
+	}
+	c->offset_ns = c->host_ns - c->dev_ns;
+	c->rank = gc.cv.rank;
+}
+
+static void drain_buffer(int i, size_t valid, struct pub *p)
+{
+	uint8_t *buf = gc.pool + (size_t)i * GC_BUF_BYTES;
+	CUpti_Activity *rec = NULL;
+	struct pub_dict d = convert_dict(&gc.cv);
+	uint64_t z0 = gc.cv.zero_timestamps;
+	while (gc.f.GetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
+		struct gt_event e;
+		if (convert_record(&gc.cv, rec, &e) == 1 && p)
+			pub_event(p, &e, &d);
+	}
+	if (p) {
+		const struct ring_device_def *dv;
+		size_t n = convert_take_devices(&gc.cv, &dv);
+		for (size_t k = 0; k < n; k++)
+			pub_device(p, &dv[k], &d);
+		agent_count_loss(0, 0, gc.cv.zero_timestamps - z0);
+	}
+}
+
+static void *drain_main(void *arg)
+{
+	(void)arg;
+	uint64_t last_reset = 0;
+	int64_t last_cal = 0;
+	for (;;) {
+		pthread_mutex_lock(&gc.lock);
+		if (gc.q_n == 0) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 100000000;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&gc.cond, &gc.lock, &ts);
+		}
+		int i = -1;
+		size_t valid = 0;
+		if (gc.q_n) {
+			i = gc.done_q[gc.q_head];
+			valid = gc.done_valid[gc.q_head];
+			gc.q_head = (gc.q_head + 1) % GC_NBUF;
+			gc.q_n--;
+		}
+		pthread_mutex_unlock(&gc.lock);
+		struct pub *p = agent_pub();
+		if (p && p->resets != last_reset) {
+			/* a new viewer: devices and a fresh calibration first */
+			last_reset = p->resets;
+			struct pub_dict d = convert_dict(&gc.cv);
+			for (size_t k = 0; k < gc.cv.n_dev; k++)
+				pub_device(p, &gc.cv.dev[k], &d);
+			last_cal = 0;
+		}
+		int64_t now = realtime_ns();
+		if (p && now - last_cal > 1000000000) {
+			struct ring_clock_def c;
+			calibrate(&c);
+			gc.cv.clock_offset_ns = c.offset_ns;
+			pub_clock(p, &c);
+			last_cal = now;
+			size_t dropped = 0;
+			if (gc.f.GetNumDroppedRecords(NULL, 0, &dropped) != CUPTI_SUCCESS)
+				dropped = 0;
+			agent_count_loss(dropped, atomic_exchange(&gc.declined, 0), 0);
+		}
+		if (i >= 0) {
+			drain_buffer(i, valid, p);
+			pthread_mutex_lock(&gc.lock);
+			gc.free_stack[gc.n_free++] = i;
+			pthread_mutex_unlock(&gc.lock);
+		}
+	}
+	return NULL;
+}
+
+/* ---- agent source operations (control thread) ---- */
+
+static int gc_enable(void *ctx, char *err, size_t errlen)
+{
+	(void)ctx;
+	CUptiResult r = gc.f.Subscribe(&gc.sub, (CUpti_CallbackFunc)sub_callback, NULL);
+	if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+		snprintf(err, errlen, "CUPTI is in use by another profiler in this process "
+			 "(PyTorch profiler, Nsight, compute-sanitizer); gtrace stays out of its way");
+		return -EBUSY;
+	}
+	if (r != CUPTI_SUCCESS) {
+		snprintf(err, errlen, "cuptiSubscribe: %s", res_str(r));
+		return -EIO;
+	}
+	gc.subscribed = 1;
+	if (!gc.pool) {
+		gc.pool = aligned_alloc(8, (size_t)GC_NBUF * GC_BUF_BYTES);
+		if (!gc.pool) {
+			snprintf(err, errlen, "cannot allocate %u MiB of activity buffers",
+				 GC_NBUF * (GC_BUF_BYTES >> 20));
+			return -ENOMEM;
+		}
+		for (int i = 0; i < GC_NBUF; i++)
+			gc.free_stack[gc.n_free++] = i;
+	}
+	if (!gc.registered) {
+		r = gc.f.RegisterCallbacks(buf_requested, buf_completed);
+		if (r != CUPTI_SUCCESS) {
+			snprintf(err, errlen, "cuptiActivityRegisterCallbacks: %s", res_str(r));
+			return -EIO;
+		}
+		gc.registered = 1;
+	}
+	if (!gc.drain_started) {
+		convert_init(&gc.cv, getpid(), getenv("RANK") ? atoi(getenv("RANK")) : -1);
+		gc.cv.api_name = api_name;
+		if (pthread_create(&gc.drain, NULL, drain_main, NULL) != 0) {
+			snprintf(err, errlen, "cannot start the drain thread");
+			return -EAGAIN;
+		}
+		gc.drain_started = 1;
+	}
+	static const CUpti_ActivityKind kinds[] = {
+		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+		CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
+		CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+		CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+		CUPTI_ACTIVITY_KIND_OVERHEAD, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+	};
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		r = gc.f.Enable(kinds[k]);
+		if (r != CUPTI_SUCCESS && k < 4) {
+			snprintf(err, errlen, "cuptiActivityEnable(%d): %s", (int)kinds[k], res_str(r));
+			return -EIO;
+		}
+	}
+	/* device and context tables now, for a late attach */
+	if (gc.f.EnableAndDump) {
+		gc.f.EnableAndDump(CUPTI_ACTIVITY_KIND_DEVICE);
+		gc.f.EnableAndDump(CUPTI_ACTIVITY_KIND_CONTEXT);
+	}
+	/* chatty calls that would flood the ring */
+	if (gc.f.EnableRuntimeApi) {
+		static const CUpti_CallbackId rt[] = {
+			CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020,
+			CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
+			CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+			CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
+			CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000,
+		};
+		for (size_t k = 0; k < sizeof(rt) / sizeof(rt[0]); k++)
+			gc.f.EnableRuntimeApi(rt[k], 0);
+	}
+	if (gc.f.EnableDriverApi) {
+		static const CUpti_CallbackId dr[] = {
+			CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent, CUPTI_DRIVER_TRACE_CBID_cuStreamQuery,
+			CUPTI_DRIVER_TRACE_CBID_cuEventQuery, CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
+			CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute, CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
+		};
+		for (size_t k = 0; k < sizeof(dr) / sizeof(dr[0]); k++)
+			gc.f.EnableDriverApi(dr[k], 0);
+	}
+	if (gc.f.FlushPeriod)
+		gc.f.FlushPeriod(100);
+	return 0;
+}
+
+static void gc_disable(void *ctx)
+{
+	(void)ctx;
+	static const CUpti_ActivityKind kinds[] = {
+		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+		CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
+		CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+		CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+		CUPTI_ACTIVITY_KIND_OVERHEAD, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+		CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT,
+	};
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		gc.f.Disable(kinds[k]);
+	gc.f.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	if (gc.subscribed)
+		gc.f.Unsubscribe(gc.sub);
+	gc.subscribed = 0;
+}
+
+static void gc_flush(void *ctx)
+{
+	(void)ctx;
+	gc.f.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+static void gc_status(void *ctx, char *buf, size_t len)
+{
+	(void)ctx;
+	snprintf(buf, len, " gpus=%zu", gc.cv.n_dev);
+}
+
+static const struct agent_source gc_source = {
+	.name = "cupti", .enable = gc_enable, .disable = gc_disable,
+	.flush = gc_flush, .status = gc_status,
+};
+
+const struct agent_source *gcupti_source(void)
+{
+	return &gc_source;
+}
