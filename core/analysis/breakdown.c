@@ -15,8 +15,6 @@
 #include "anl.h"
 #include "ivl.h"
 
-#define CAT_ANY_KERNEL 100
-
 static const char *const cat_names[BD_NCAT] = {
 	"Kernel", "Memcpy", "Memset", "Communication", "Runtime",
 	"DataLoader", "CPU Exec", "Other"
@@ -27,27 +25,22 @@ const char *breakdown_cat_name(enum breakdown_cat c)
 	return (unsigned)c < BD_NCAT ? cat_names[c] : "?";
 }
 
-struct cat_ctx {
-	struct anl_names *nm;
-	int cat;
-};
-
-static int keep_cat(const struct gt_event *e, void *p)
+/* the breakdown category of an event, -1 for none (ProfilerStep spans, NVTX) */
+static int cat_of(const struct gt_event *e, void *p)
 {
-	struct cat_ctx *c = p;
-	switch (c->cat) {
-	case BD_KERNEL: return e->kind == GT_EV_KERNEL && !anl_is_comm(c->nm, e);
-	case BD_MEMCPY: return e->kind == GT_EV_MEMCPY;
-	case BD_MEMSET: return e->kind == GT_EV_MEMSET;
-	case BD_COMM: return anl_is_comm(c->nm, e);
-	case BD_RUNTIME: return e->kind == GT_EV_RUNTIME;
-	case BD_DATALOADER: return anl_is_input(c->nm, e);
-	case BD_CPU:
-		return (e->kind == GT_EV_CPU_OP || e->kind == GT_EV_PYTHON) &&
-		       !anl_is_input(c->nm, e) &&
-		       !(anl_name_class(c->nm, e->name) & ANL_PROFSTEP);
-	case CAT_ANY_KERNEL: return e->kind == GT_EV_KERNEL;
-	default: return 0;
+	struct anl_names *nm = p;
+	switch (e->kind) {
+	case GT_EV_KERNEL: return anl_is_comm(nm, e) ? BD_COMM : BD_KERNEL;
+	case GT_EV_MEMCPY: return BD_MEMCPY;
+	case GT_EV_MEMSET: return BD_MEMSET;
+	case GT_EV_RUNTIME: return BD_RUNTIME;
+	case GT_EV_CPU_OP:
+	case GT_EV_PYTHON:
+		if (anl_is_input(nm, e))
+			return BD_DATALOADER;
+		return (anl_name_class(nm, e->name) & ANL_PROFSTEP) ? -1 : BD_CPU;
+	case GT_EV_NVTX: return anl_is_input(nm, e) ? BD_DATALOADER : -1;
+	default: return -1;
 	}
 }
 
@@ -64,10 +57,12 @@ int breakdown_compute(const struct gt_store *s, int32_t rank, const struct steps
 	struct steps_list own = {0};
 	struct anl_win *win = NULL;
 	uint32_t *hl = NULL, *gl = NULL;
-	struct ivl_list slots = {0}, cost[BD_NCAT], anyk = {0}, tmp = {0}, rest = {0};
+	struct ivl_list slots = {0}, cost[BD_NCAT], cat[BD_NCAT], anyk = {0}, rest = {0};
+	uint32_t *lanes = NULL;
 	struct anl_names nm = {0};
 	int rc = 0;
 	memset(cost, 0, sizeof(cost));
+	memset(cat, 0, sizeof(cat));
 	memset(out, 0, sizeof(*out));
 	out->rank = rank;
 	if (!steps) {
@@ -81,6 +76,11 @@ int breakdown_compute(const struct gt_store *s, int32_t rank, const struct steps
 	long ng = anl_lanes(s, rank, GT_LANE_GPU, sc ? sc->gpu : -1, &gl);
 	if (nw < 0 || nh < 0 || ng < 0 || anl_names_init(&nm, s))
 		goto nomem;
+	lanes = malloc(((size_t)nh + (size_t)ng + 1) * sizeof(*lanes));
+	if (!lanes)
+		goto nomem;
+	memcpy(lanes, hl, (size_t)nh * sizeof(*lanes));
+	memcpy(lanes + nh, gl, (size_t)ng * sizeof(*lanes));
 	if (!nw)
 		goto done;
 	out->rows = calloc((size_t)nw, sizeof(*out->rows));
@@ -94,22 +94,15 @@ int breakdown_compute(const struct gt_store *s, int32_t rank, const struct steps
 	for (long i = 1; i < nw; i++)
 		if (win[i].t1 > T1)
 			T1 = win[i].t1;
+	if (ivl_collect_multi(s, lanes, (size_t)(nh + ng), T0, T1, cat_of, &nm, BD_OTHER, cat))
+		goto nomem;
 	for (int c = 0; c < BD_OTHER; c++) {
-		struct cat_ctx ctx = { &nm, c };
-		int host = c >= BD_RUNTIME;
-		if (ivl_collect(s, host ? hl : gl, (size_t)(host ? nh : ng), T0, T1,
-				keep_cat, &ctx, &tmp))
-			goto nomem;
-		if (ivl_intersect(&slots, &tmp, &cost[c]))
-			goto nomem;
-		if (ivl_subtract(&slots, &cost[c], &rest))
+		if (ivl_intersect(&slots, &cat[c], &cost[c]) || ivl_subtract(&slots, &cost[c], &rest))
 			goto nomem;
 		ivl_move(&slots, &rest);
-		ivl_done(&tmp);
 	}
 	ivl_move(&cost[BD_OTHER], &slots);
-	struct cat_ctx any = { &nm, CAT_ANY_KERNEL };
-	if (ivl_collect(s, gl, (size_t)ng, T0, T1, keep_cat, &any, &anyk))
+	if (ivl_union(&cat[BD_KERNEL], &cat[BD_COMM], &anyk))
 		goto nomem;
 	int64_t sum_any = 0, sum_total = 0;
 	for (long i = 0; i < nw; i++) {
@@ -137,11 +130,13 @@ nomem:
 		snprintf(err, errlen, "breakdown: out of memory");
 	breakdown_result_done(out);
 done:
-	for (int c = 0; c < BD_NCAT; c++)
+	for (int c = 0; c < BD_NCAT; c++) {
 		ivl_done(&cost[c]);
+		ivl_done(&cat[c]);
+	}
+	free(lanes);
 	ivl_done(&slots);
 	ivl_done(&anyk);
-	ivl_done(&tmp);
 	ivl_done(&rest);
 	anl_names_done(&nm);
 	free(win);

@@ -13,22 +13,16 @@
 #include "anl.h"
 #include "ivl.h"
 
-enum { K_ALL = 0, K_COMPUTE, K_COMM };
+enum { K_COMPUTE = 0, K_COMM, K_MEM, K_N };
 
-struct kctx {
-	struct anl_names *nm;
-	int which;
-};
-
-static int keep(const struct gt_event *e, void *p)
+/* compute kernel, communication kernel, memory operation, or -1 */
+static int class_of(const struct gt_event *e, void *p)
 {
-	struct kctx *c = p;
-	if (!gt_event_is_gpu(e))
-		return 0;
-	switch (c->which) {
-	case K_COMPUTE: return e->kind == GT_EV_KERNEL && !anl_is_comm(c->nm, e);
-	case K_COMM: return anl_is_comm(c->nm, e);
-	default: return 1;
+	switch (e->kind) {
+	case GT_EV_KERNEL: return anl_is_comm(p, e) ? K_COMM : K_COMPUTE;
+	case GT_EV_MEMCPY:
+	case GT_EV_MEMSET: return K_MEM;
+	default: return -1;
 	}
 }
 
@@ -171,18 +165,18 @@ static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const st
 		   const struct anl_corrmap *cm, struct anl_names *nm, struct gputime_result *out)
 {
 	uint32_t *gl = NULL;
-	struct ivl_list all = {0}, comp = {0}, comm = {0}, ov = {0};
+	struct ivl_list all = {0}, cl[K_N], ov = {0}, tmp = {0};
 	int rc = 0;
+	memset(cl, 0, sizeof(cl));
 	long ng = anl_lanes(s, rank, GT_LANE_GPU, dev, &gl);
 	int64_t t0 = sc ? sc->t0_ns : INT64_MIN, t1 = sc ? sc->t1_ns : INT64_MAX;
-	struct kctx ka = { nm, K_ALL }, kc = { nm, K_COMPUTE }, kn = { nm, K_COMM };
-	if (ng < 0 || ivl_collect(s, gl, (size_t)ng, t0, t1, keep, &ka, &all) ||
-	    ivl_collect(s, gl, (size_t)ng, t0, t1, keep, &kc, &comp) ||
-	    ivl_collect(s, gl, (size_t)ng, t0, t1, keep, &kn, &comm) ||
-	    ivl_intersect(&comp, &comm, &ov)) {
+	if (ng < 0 || ivl_collect_multi(s, gl, (size_t)ng, t0, t1, class_of, nm, K_N, cl) ||
+	    ivl_union(&cl[K_COMPUTE], &cl[K_COMM], &tmp) || ivl_union(&tmp, &cl[K_MEM], &all) ||
+	    ivl_intersect(&cl[K_COMPUTE], &cl[K_COMM], &ov)) {
 		rc = -ENOMEM;
 		goto out;
 	}
+	struct ivl_list *comp = &cl[K_COMPUTE], *comm = &cl[K_COMM];
 	if (!all.n)
 		goto out;     /* a GPU with no work in the scope: no row */
 	struct gputime_gpu *g = &out->gpus[out->ngpus++];
@@ -191,9 +185,9 @@ static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const st
 	g->device = dev;
 	g->span_ns = all.v[all.n - 1].b - all.v[0].a;
 	g->idle_ns = g->span_ns - ivl_len(&all);
-	g->compute_ns = ivl_len(&comp);
+	g->compute_ns = ivl_len(comp);
 	g->noncompute_ns = g->span_ns - g->compute_ns - g->idle_ns;
-	g->comm_ns = ivl_len(&comm);
+	g->comm_ns = ivl_len(comm);
 	g->comm_overlap_ns = ivl_len(&ov);
 	if ((rc = launch_stats(s, gl, (size_t)ng, t0, t1, cm, g)))
 		goto out;
@@ -211,8 +205,9 @@ static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const st
 out:
 	free(gl);
 	ivl_done(&all);
-	ivl_done(&comp);
-	ivl_done(&comm);
+	ivl_done(&tmp);
+	for (int k = 0; k < K_N; k++)
+		ivl_done(&cl[k]);
 	ivl_done(&ov);
 	return rc;
 }

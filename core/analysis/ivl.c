@@ -158,6 +158,94 @@ static int lane_union(const struct gt_lane *ln, int64_t t0, int64_t t1,
 	return 0;
 }
 
+/* merge parts[0..np) into out (balanced pairwise rounds); frees parts' lists */
+static int merge_parts(struct ivl_list *parts, size_t np, struct ivl_list *out)
+{
+	while (np > 1) {
+		size_t w = 0;
+		for (size_t i = 0; i < np; i += 2) {
+			if (i + 1 == np) {
+				if (w != i)
+					ivl_move(&parts[w], &parts[i]);
+				w++;
+				break;
+			}
+			struct ivl_list m = {0};
+			if (ivl_union(&parts[i], &parts[i + 1], &m)) {
+				ivl_done(&m);
+				return -ENOMEM;
+			}
+			ivl_done(&parts[i]);
+			ivl_done(&parts[i + 1]);
+			ivl_move(&parts[w++], &m);
+		}
+		np = w;
+	}
+	if (np)
+		ivl_move(out, &parts[0]);
+	return 0;
+}
+
+int ivl_collect_multi(const struct gt_store *s, const uint32_t *lanes, size_t nlanes,
+		      int64_t t0, int64_t t1, ivl_class_fn cls, void *ctx, int ncat,
+		      struct ivl_list *out)
+{
+	int rc = 0;
+	for (int c = 0; c < ncat; c++)
+		ivl_done(&out[c]);
+	if (!nlanes || ncat <= 0 || ncat > 16)
+		return 0;
+	struct ivl_list *parts = calloc(nlanes * (size_t)ncat, sizeof(*parts));
+	if (!parts)
+		return -ENOMEM;
+	for (size_t k = 0; k < nlanes; k++) {
+		const struct gt_lane *ln = store_lane_at(s, lanes[k]);
+		struct ivl_list *lp = &parts[k * (size_t)ncat];
+		size_t first, last;
+		store_lane_range(ln, t0, t1, &first, &last);
+		for (size_t i = first; i < last; i++) {
+			const struct gt_event *e = &ln->ev[i];
+			int64_t a = e->start_ns, b = gt_event_end(e);
+			if (b <= a || b <= t0 || a >= t1)
+				continue;
+			int c = cls(e, ctx);
+			if (c < 0 || c >= ncat)
+				continue;
+			struct ivl_list *o = &lp[c];
+			if (a < t0)
+				a = t0;
+			if (b > t1)
+				b = t1;
+			if (o->n && a < o->v[o->n - 1].a)
+				a = o->v[o->n - 1].a;
+			if (ivl_push(o, a, b)) {
+				rc = -ENOMEM;
+				goto out;
+			}
+		}
+	}
+	struct ivl_list *col = calloc(nlanes, sizeof(*col));
+	if (!col) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (int c = 0; c < ncat && !rc; c++) {
+		size_t np = 0;
+		for (size_t k = 0; k < nlanes; k++)
+			if (parts[k * (size_t)ncat + c].n)
+				ivl_move(&col[np++], &parts[k * (size_t)ncat + c]);
+		rc = merge_parts(col, np, &out[c]);
+		for (size_t k = 0; k < np; k++)
+			ivl_done(&col[k]);
+	}
+	free(col);
+out:
+	for (size_t i = 0; i < nlanes * (size_t)ncat; i++)
+		ivl_done(&parts[i]);
+	free(parts);
+	return rc;
+}
+
 int ivl_collect(const struct gt_store *s, const uint32_t *lanes, size_t nlanes,
 		int64_t t0, int64_t t1, ivl_filter_fn keep, void *ctx,
 		struct ivl_list *out)

@@ -44,4 +44,13 @@ int ivl_collect(const struct gt_store *s, const uint32_t *lanes, size_t nlanes,
 		int64_t t0, int64_t t1, ivl_filter_fn keep, void *ctx,
 		struct ivl_list *out);
 
+/* category of an event for ivl_collect_multi: 0..ncat-1, or -1 to skip */
+typedef int (*ivl_class_fn)(const struct gt_event *e, void *ctx);
+
+/* one pass over the lanes: out[c] = union of the events of category c,
+ * clipped to [t0, t1) (out[] must hold ncat lists, ncat <= 16) */
+int ivl_collect_multi(const struct gt_store *s, const uint32_t *lanes, size_t nlanes,
+		      int64_t t0, int64_t t1, ivl_class_fn cls, void *ctx, int ncat,
+		      struct ivl_list *out);
+
 #endif

@@ -18,23 +18,16 @@
 #include "ivl.h"
 #include "multigpu_priv.h"
 
-enum { K_COMPUTE = 0, K_COMM, K_ANYK, K_ALL, K_COPY, K_N };
+enum { K_COMPUTE = 0, K_COMM, K_COPY, K_MEMSET, K_NCLS, K_ANYK = K_NCLS, K_ALL, K_N };
 
-struct kctx {
-	struct anl_names *nm;
-	int which;
-};
-
-static int keep(const struct gt_event *e, void *p)
+/* compute kernel, communication kernel, copy, memset, or -1 */
+static int class_of(const struct gt_event *e, void *p)
 {
-	struct kctx *c = p;
-	switch (c->which) {
-	case K_COMPUTE: return e->kind == GT_EV_KERNEL && !anl_is_comm(c->nm, e);
-	case K_COMM: return anl_is_comm(c->nm, e);
-	case K_ANYK: return e->kind == GT_EV_KERNEL;
-	case K_ALL: return gt_event_is_gpu(e);
-	case K_COPY: return e->kind == GT_EV_MEMCPY;
-	default: return 0;
+	switch (e->kind) {
+	case GT_EV_KERNEL: return anl_is_comm(p, e) ? K_COMM : K_COMPUTE;
+	case GT_EV_MEMCPY: return K_COPY;
+	case GT_EV_MEMSET: return K_MEMSET;
+	default: return -1;
 	}
 }
 
@@ -108,10 +101,15 @@ static int fill_gpu(const struct gt_store *s, const struct steps_list *sl, size_
 	for (long i = 1; i < nw; i++)
 		if (win[i].t1 > T1)
 			T1 = win[i].t1;
-	for (int k = 0; k < K_N && !rc; k++) {
-		struct kctx c = { nm, k };
-		rc = ivl_collect(s, gl, (size_t)ng, T0, T1, keep, &c, &u[k]);
-	}
+	struct ivl_list tmp = {0};
+	rc = ivl_collect_multi(s, gl, (size_t)ng, T0, T1, class_of, nm, K_NCLS, u);
+	if (!rc)
+		rc = ivl_union(&u[K_COMPUTE], &u[K_COMM], &u[K_ANYK]);
+	if (!rc)
+		rc = ivl_union(&u[K_ANYK], &u[K_COPY], &tmp);
+	if (!rc)
+		rc = ivl_union(&tmp, &u[K_MEMSET], &u[K_ALL]);
+	ivl_done(&tmp);
 	if (!rc)
 		rc = ivl_intersect(&u[K_COMPUTE], &u[K_COMM], &ov);
 	for (long i = 0; i < nw && !rc; i++) {

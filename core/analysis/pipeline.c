@@ -37,29 +37,29 @@ const char *pipeline_verdict_name(enum pipeline_verdict v)
 	}
 }
 
-struct cat_ctx {
-	struct anl_names *nm;
-	int cat;
-};
-
-static int keep_cat(const struct gt_event *e, void *p)
+/* the pipeline category of an event, -1 for none */
+static int cat_of(const struct gt_event *e, void *p)
 {
-	struct cat_ctx *c = p;
-	switch (c->cat) {
-	case PL_COMPUTE:
-		return (e->kind == GT_EV_KERNEL && !anl_is_comm(c->nm, e)) || e->kind == GT_EV_MEMSET;
-	case PL_H2D: return e->kind == GT_EV_MEMCPY && e->sub == GT_COPY_H2D;
-	case PL_D2D_COMM:
-		return anl_is_comm(c->nm, e) ||
-		       (e->kind == GT_EV_MEMCPY && (e->sub == GT_COPY_D2D || e->sub == GT_COPY_P2P ||
-						    e->sub == GT_COPY_UNKNOWN));
-	case PL_OUTPUT: return e->kind == GT_EV_MEMCPY && e->sub == GT_COPY_D2H;
-	case PL_HOST_WAIT: return anl_is_input(c->nm, e);
-	case PL_LAUNCH: return e->kind == GT_EV_RUNTIME || e->kind == GT_EV_DRIVER;
-	case PL_HOST_COMPUTE:
-		return (e->kind == GT_EV_CPU_OP || e->kind == GT_EV_PYTHON) &&
-		       !(anl_name_class(c->nm, e->name) & ANL_PROFSTEP);
-	default: return 0;
+	struct anl_names *nm = p;
+	switch (e->kind) {
+	case GT_EV_KERNEL: return anl_is_comm(nm, e) ? PL_D2D_COMM : PL_COMPUTE;
+	case GT_EV_MEMSET: return PL_COMPUTE;
+	case GT_EV_MEMCPY:
+		switch (e->sub) {
+		case GT_COPY_H2D: return PL_H2D;
+		case GT_COPY_D2H: return PL_OUTPUT;
+		case GT_COPY_H2H: return -1;
+		default: return PL_D2D_COMM;
+		}
+	case GT_EV_RUNTIME:
+	case GT_EV_DRIVER: return PL_LAUNCH;
+	case GT_EV_CPU_OP:
+	case GT_EV_PYTHON:
+		if (anl_is_input(nm, e))
+			return PL_HOST_WAIT;
+		return (anl_name_class(nm, e->name) & ANL_PROFSTEP) ? -1 : PL_HOST_COMPUTE;
+	case GT_EV_NVTX: return anl_is_input(nm, e) ? PL_HOST_WAIT : -1;
+	default: return -1;
 	}
 }
 
@@ -113,11 +113,13 @@ int pipeline_compute(const struct gt_store *s, int32_t rank, const struct steps_
 	struct steps_list own = {0};
 	struct anl_win *win = NULL;
 	uint32_t *hl = NULL, *gl = NULL;
-	struct ivl_list slots = {0}, cost[PL_NCAT], tmp = {0}, rest = {0};
+	struct ivl_list slots = {0}, cost[PL_NCAT], cat[PL_NCAT], rest = {0};
+	uint32_t *lanes = NULL;
 	struct anl_names nm = {0};
 	double sum[PL_NCAT] = {0}, total = 0;
 	int rc = 0;
 	memset(cost, 0, sizeof(cost));
+	memset(cat, 0, sizeof(cat));
 	memset(out, 0, sizeof(*out));
 	out->rank = rank;
 	if (!steps) {
@@ -130,6 +132,11 @@ int pipeline_compute(const struct gt_store *s, int32_t rank, const struct steps_
 	long ng = anl_lanes(s, rank, GT_LANE_GPU, sc ? sc->gpu : -1, &gl);
 	if (nw < 0 || nh < 0 || ng < 0 || anl_names_init(&nm, s))
 		goto nomem;
+	lanes = malloc(((size_t)nh + (size_t)ng + 1) * sizeof(*lanes));
+	if (!lanes)
+		goto nomem;
+	memcpy(lanes, hl, (size_t)nh * sizeof(*lanes));
+	memcpy(lanes + nh, gl, (size_t)ng * sizeof(*lanes));
 	if (!nw)
 		goto done;
 	out->rows = calloc((size_t)nw, sizeof(*out->rows));
@@ -143,14 +150,12 @@ int pipeline_compute(const struct gt_store *s, int32_t rank, const struct steps_
 		if (win[i].t1 > T1)
 			T1 = win[i].t1;
 	}
+	if (ivl_collect_multi(s, lanes, (size_t)(nh + ng), T0, T1, cat_of, &nm, PL_OTHER, cat))
+		goto nomem;
 	for (int c = 0; c < PL_OTHER; c++) {
-		struct cat_ctx ctx = { &nm, c };
-		int host = c >= PL_HOST_WAIT;
-		if (ivl_collect(s, host ? hl : gl, (size_t)(host ? nh : ng), T0, T1, keep_cat, &ctx, &tmp) ||
-		    ivl_intersect(&slots, &tmp, &cost[c]) || ivl_subtract(&slots, &cost[c], &rest))
+		if (ivl_intersect(&slots, &cat[c], &cost[c]) || ivl_subtract(&slots, &cost[c], &rest))
 			goto nomem;
 		ivl_move(&slots, &rest);
-		ivl_done(&tmp);
 	}
 	ivl_move(&cost[PL_OTHER], &slots);
 	for (long i = 0; i < nw; i++) {
@@ -175,10 +180,12 @@ nomem:
 		snprintf(err, errlen, "pipeline: out of memory");
 	pipeline_result_done(out);
 done:
-	for (int c = 0; c < PL_NCAT; c++)
+	for (int c = 0; c < PL_NCAT; c++) {
 		ivl_done(&cost[c]);
+		ivl_done(&cat[c]);
+	}
+	free(lanes);
 	ivl_done(&slots);
-	ivl_done(&tmp);
 	ivl_done(&rest);
 	anl_names_done(&nm);
 	free(win);
