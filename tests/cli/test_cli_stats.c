@@ -351,6 +351,25 @@ Test(cli_stats, range_and_filters)
 	run_free(&r);
 }
 
+/* --step N: the step's window; steps 5..10 exist (MANIFEST: ProfilerStep#5..#10) */
+Test(cli_stats, step_scope)
+{
+	struct run r = gtrace("stats ../shared/testdata/kineto/resnet50_num_workers_0.pt.trace.json.gz "
+			      "--step 5 --format csv");
+	skip_if_unbuilt(&r);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	struct csv c;
+	csv_parse(r.out, &c);
+	long long n5 = csv_sum(&c, "Instances");
+	cr_assert(n5 > 0 && n5 < 8772, "%lld", n5);
+	csv_free(&c);
+	run_free(&r);
+	r = gtrace("stats ../shared/testdata/kineto/resnet50_num_workers_0.pt.trace.json.gz --step 99");
+	cr_assert_eq(r.rc, 1);
+	cr_assert(strstr(r.err, "no step 99"), "%s", r.err);
+	run_free(&r);
+}
+
 Test(cli_stats, errors)
 {
 	struct run r = gtrace("stats /nonexistent/trace.json");
