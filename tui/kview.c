@@ -61,6 +61,7 @@ static void refilter(struct kview *k)
 
 static void compute(struct kview *k)
 {
+	ui_busy(k->v.app, "computing the kernel statistics...");
 	free_table(k);
 	k->dirty = 0;
 	k->err[0] = 0;

@@ -37,6 +37,7 @@ static const char *const ov_help[] = {
 
 static void compute(struct oview *o)
 {
+	ui_busy(o->v.app, "computing the overview...");
 	if (o->ok)
 		overview_result_done(&o->res);
 	o->ok = 0;

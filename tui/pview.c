@@ -38,6 +38,7 @@ static const char *const pv_help[] = {
 
 static void compute(struct pview *p)
 {
+	ui_busy(p->v.app, "analysing the input pipeline...");
 	if (p->ok)
 		pipeline_result_done(&p->res);
 	p->ok = 0;

@@ -33,6 +33,18 @@ void ui_msg(struct app *a, const char *fmt, ...)
 	va_end(ap);
 }
 
+void ui_busy(struct app *a, const char *msg)
+{
+	(void)a;
+	int rows, cols;
+	getmaxyx(stdscr, rows, cols);
+	if (rows < 1 || cols < 1)
+		return;
+	term_fill((struct lrect){ 0, rows - 1, cols, 1 }, theme_attr(TH_SELECT));
+	term_put(rows - 1, 1, cols - 2, theme_attr(TH_SELECT), msg);
+	refresh();
+}
+
 void ui_switch(struct app *a, int view)
 {
 	if (view < 0 || view >= VIEW_COUNT || view == a->cur)

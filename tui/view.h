@@ -81,6 +81,8 @@ void ui_prompt(struct app *a, struct view *v, const char *label, const char *ini
 	       prompt_done_fn done);
 /* show a transient message in the status line */
 void ui_msg(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* show "msg" in the status line at once (before a long computation) */
+void ui_busy(struct app *a, const char *msg);
 /* focus a view (VIEW_*) */
 void ui_switch(struct app *a, int view);
 
