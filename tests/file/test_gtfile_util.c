@@ -140,6 +140,8 @@ void tgf_assert_same(const struct gt_store *a, const struct gt_store *b)
 		cr_assert_eq(store_lane_at(a, (uint32_t)i)->n, store_lane_at(b, (uint32_t)i)->n);
 		cr_assert_eq(store_lane_at(a, (uint32_t)i)->busy_total_ns,
 			     store_lane_at(b, (uint32_t)i)->busy_total_ns);
+		cr_assert_eq(store_lane_at(a, (uint32_t)i)->kinds_mask,
+			     store_lane_at(b, (uint32_t)i)->kinds_mask);
 	}
 	struct gt_store *ma = (struct gt_store *)a, *mb = (struct gt_store *)b;
 	cr_assert_eq(memcmp(store_drops(ma), store_drops(mb), sizeof(struct gt_drops)), 0);
