@@ -122,7 +122,8 @@ static int nccl_run(const struct gt_store *s, const struct gt_scope *sc,
 	struct gt_table *t = NULL;
 	if (collect(s, sc, &v, &n))
 		goto nomem;
-	qsort(v, n, sizeof(*v), nc_cmp);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), nc_cmp);
 	int64_t grand = 0;
 	for (size_t i = 0; i < n; i++)
 		grand += v[i].dur_ns;
