@@ -31,8 +31,24 @@ static inline int jtok_str(const char **pp, const char *e, const char **s, size_
 	const char *q = *pp + 1;
 	int has = 0;
 	for (;;) {
+		/* short strings (keys, most values): a plain loop beats memchr */
+		const char *lim = e - q > 24 ? q + 24 : e;
+		while (q < lim && *q != '"' && *q != '\\')
+			q++;
 		if (q >= e)
 			return JT_MORE;
+		if (q < lim) {
+			if (*q == '\\') {
+				has = 1;
+				q += 2;
+				continue;
+			}
+			*s = *pp + 1;
+			*len = (size_t)(q - *s);
+			*esc = has;
+			*pp = q + 1;
+			return JT_OK;
+		}
 		const char *qq = memchr(q, '"', (size_t)(e - q));
 		if (!qq)
 			return JT_MORE;

@@ -22,6 +22,26 @@ void kfile_init(struct kfile *kf, struct gt_store *s, const char *path)
 	kf->path = path;
 	kf->rank = -1;
 	kf->world = -1;
+	kf->ic = calloc(KIC_SIZE, sizeof(*kf->ic));
+}
+
+uint32_t kfile_intern(struct kfile *kf, const char *s, size_t len)
+{
+	if (!kf->ic || len > UINT32_MAX)
+		return store_intern(kf->s, s, len);
+	uint64_t a = 0, b = 0;
+	memcpy(&a, s, len < 8 ? len : 8);
+	if (len > 8)
+		memcpy(&b, s + len - 8, 8);
+	uint64_t h = (a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL) ^ len;
+	struct kic *c = &kf->ic[(h ^ (h >> 31)) & (KIC_SIZE - 1)];
+	if (c->str && c->len == len && !memcmp(c->str, s, len))
+		return c->id;
+	uint32_t id = store_intern(kf->s, s, len);
+	c->str = store_str(kf->s, id);
+	c->len = (uint32_t)len;
+	c->id = id;
+	return id;
 }
 
 void kfile_done(struct kfile *kf)
@@ -33,6 +53,7 @@ void kfile_done(struct kfile *kf)
 	free(kf->meta);
 	free(kf->gl);
 	free(kf->flows);
+	free(kf->ic);
 	memset(kf, 0, sizeof(*kf));
 }
 
@@ -477,7 +498,7 @@ int kfile_event(struct kfile *kf, const struct kev *ev)
 		return 0;
 	}
 	g.start_ns = ev->ts_ns;
-	g.name = ev->name.s ? store_intern(kf->s, ev->name.s, ev->name.len) : 0;
+	g.name = ev->name.s ? kfile_intern(kf, ev->name.s, ev->name.len) : 0;
 	if (ev->have & KA_CORR)
 		g.corr = (uint32_t)ev->corr;
 	if (ev->have & KA_EXT)

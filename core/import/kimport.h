@@ -136,7 +136,18 @@ struct kfile {
 	uint64_t n_events, n_nocorr, neg_dur;
 	uint64_t flows_unmatched, flows_linked;
 	int oom;
+	struct kic *ic;            /* intern cache (KIC_SIZE slots), may be NULL */
 };
+
+#define KIC_SIZE 4096
+
+struct kic {
+	const char *str;           /* the store's copy (never moves) */
+	uint32_t len, id;
+};
+
+/* store_intern through a small direct-mapped cache of recent strings */
+uint32_t kfile_intern(struct kfile *kf, const char *s, size_t len);
 
 void kfile_init(struct kfile *kf, struct gt_store *s, const char *path);
 void kfile_done(struct kfile *kf);
