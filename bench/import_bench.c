@@ -5,7 +5,8 @@
  *   import_bench --gen OUT.json --mb N              write a realistic Kineto trace of ~N MB
  *
  * Prints one line per file: "import FILE raw_mb=... runs=... median_s=...
- * mb_per_s=... events=... store_mb=... peak_rss_mb=..." where raw_mb is the
+ * mb_per_s=... median_cpu_s=... mb_per_cpu_s=... events=... store_mb=...
+ * peak_rss_mb=..." (cpu = user + sys of all threads) where raw_mb is the
  * decompressed JSON size and peak_rss_mb the process's peak resident set
  * (a child process per file, so files do not share a peak).
  */
@@ -24,6 +25,14 @@ static double now_s(void)
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
 static int cmpd(const void *a, const void *b)
@@ -49,7 +58,7 @@ static double raw_mb(const char *path)
 
 static int bench_one(const char *path, int runs, int threads)
 {
-	double t[64];
+	double t[64], c[64];
 	size_t events = 0, bytes = 0;
 	if (runs > 64)
 		runs = 64;
@@ -57,23 +66,26 @@ static int bench_one(const char *path, int runs, int threads)
 		struct gt_load_opts o = { .flags = GT_LOAD_QUIET, .threads = threads };
 		struct gt_store *s = NULL;
 		char err[512];
-		double t0 = now_s();
+		double t0 = now_s(), c0 = cpu_s();
 		if (gt_load(&path, 1, &o, &s, err, sizeof(err))) {
 			fprintf(stderr, "import_bench: %s\n", err);
 			return 1;
 		}
 		t[r] = now_s() - t0;
+		c[r] = cpu_s() - c0;
 		events = store_event_count(s);
 		bytes = store_bytes(s);
 		store_free(s);
 	}
 	qsort(t, (size_t)runs, sizeof(t[0]), cmpd);
+	qsort(c, (size_t)runs, sizeof(c[0]), cmpd);
 	double med = t[runs / 2], mb = raw_mb(path);
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	printf("import %s raw_mb=%.1f runs=%d threads=%d median_s=%.3f min_s=%.3f mb_per_s=%.0f "
-	       "events=%zu store_mb=%.1f peak_rss_mb=%.1f\n",
-	       path, mb, runs, threads, med, t[0], mb / med, events, (double)bytes / 1e6,
+	       "median_cpu_s=%.3f mb_per_cpu_s=%.0f events=%zu store_mb=%.1f peak_rss_mb=%.1f\n",
+	       path, mb, runs, threads, med, t[0], mb / med, c[runs / 2], mb / c[runs / 2], events,
+	       (double)bytes / 1e6,
 	       (double)ru.ru_maxrss / 1024.0);
 	return 0;
 }
