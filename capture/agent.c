@@ -28,18 +28,26 @@ static struct {
 	_Atomic int ended;
 	char passive[160];
 	char ended_reason[96];
+	int early_fd;                /* GTRACE_AUTOSTART ring for the first viewer */
 	/* producer side */
 	uint64_t prod_gen;
 	struct ring cur;
 	struct pub pub;
 	int inited;
-} ag = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} ag = { .lock = PTHREAD_MUTEX_INITIALIZER, .early_fd = -1 };
 
 static int ag_start(void *ctx, int records, char *err, size_t errlen)
 {
 	(void)ctx;
 	pthread_mutex_lock(&ag.lock);
 	int rc;
+	if (ag.early_fd >= 0) {
+		/* capture has been running since the process started: the
+		 * first viewer gets that ring, with everything in it */
+		rc = ag.early_fd;
+		ag.early_fd = -1;
+		goto out;
+	}
 	if (ag.passive[0]) {
 		snprintf(err, errlen, "%s", ag.passive);
 		rc = -ENODEV;
@@ -158,6 +166,21 @@ int agent_init(const struct agent_source *src, char *err, size_t errlen)
 	if (rc == 0)
 		ag.inited = 1;
 	return rc;
+}
+
+int agent_autostart(uint32_t records, char *err, size_t errlen)
+{
+	if (ag.early_fd >= 0 || ag.capturing)
+		return 0;
+	if (records < 64)       /* GTRACE_AUTOSTART=1: the default ring */
+		records = CTL_RING_DEFAULT_RECORDS;
+	int fd = ag_start(NULL, (int)records, err, errlen);
+	if (fd < 0)
+		return fd;
+	pthread_mutex_lock(&ag.lock);
+	ag.early_fd = fd;
+	pthread_mutex_unlock(&ag.lock);
+	return 0;
 }
 
 void agent_shutdown(void)

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "gtrace_config.h"
 #include "gtrace/agent.h"
 #if GTRACE_HAVE_CUPTI
@@ -34,7 +35,9 @@ static void inject_start(void)
 	char reason[200] = "", err[256];
 #if GTRACE_HAVE_CUPTI
 	if (gcupti_probe(reason, sizeof(reason)) == 0) {
-		agent_init(gcupti_source(), err, sizeof(err));
+		if (agent_init(gcupti_source(), err, sizeof(err)) == 0 && getenv("GTRACE_AUTOSTART"))
+			agent_autostart((uint32_t)strtoul(getenv("GTRACE_AUTOSTART"), NULL, 10),
+					err, sizeof(err));
 		return;
 	}
 #else

@@ -1,10 +1,99 @@
-/* cmd_attach.c - 'gtrace attach' (not built yet) */
+/*
+ * cmd_attach.c - 'gtrace attach': list the processes with a gtrace control
+ * socket, or open the live viewer on one of them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "gtrace/ctl.h"
 #include "cmd.h"
+#include "live.h"
+
+static int usage(FILE *f)
+{
+	fprintf(f, "usage: gtrace attach PID | --list\n\n"
+		   "  --list   processes with the capture library loaded: pid, command, GPUs, state\n"
+		   "  PID      open the live viewer on that process (q quits; the process runs on)\n");
+	return f == stdout ? 0 : 2;
+}
+
+static void cmdline(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	if (!n)
+		snprintf(buf, len, "?");
+}
+
+static int list(void)
+{
+	pid_t pids[1024];
+	size_t n = live_list_pids(pids, 1024);
+	if (n > 1024)
+		n = 1024;
+	printf("%-8s %-5s %-10s %s\n", "PID", "GPUS", "STATE", "COMMAND");
+	for (size_t i = 0; i < n; i++) {
+		char err[256], reply[CTL_LINE_MAX], gpus[16] = "?", state[32] = "?", cmd[256];
+		int fd = ctl_connect(pids[i], err, sizeof(err));
+		if (fd >= 0) {
+			if (ctl_request(fd, "status", reply, sizeof(reply), NULL, 1000) == 0) {
+				ctl_status_get(reply, "gpus", gpus, sizeof(gpus));
+				ctl_status_get(reply, "state", state, sizeof(state));
+			} else if (strstr(reply, "permission")) {
+				snprintf(state, sizeof(state), "not-yours");
+			} else {
+				snprintf(state, sizeof(state), "busy");   /* another viewer has it */
+			}
+			close(fd);
+		}
+		cmdline(pids[i], cmd, sizeof(cmd));
+		printf("%-8d %-5s %-10s %s\n", (int)pids[i], gpus, state, cmd);
+	}
+	if (!n)
+		fprintf(stderr, "gtrace attach: no process has the capture library loaded "
+				"(start one with 'gtrace run -- CMD')\n");
+	return 0;
+}
 
 int cmd_attach(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	cmd_error("'attach' is not available in this build yet");
-	return 1;
+	if (argc < 2)
+		return cmd_usage_error("attach", "give a PID or --list");
+	if (cmd_is_help(argv[1]))
+		return usage(stdout);
+	if (!strcmp(argv[1], "--list"))
+		return list();
+	char *end;
+	long pid = strtol(argv[1], &end, 10);
+	if (*end || pid <= 0)
+		return cmd_usage_error("attach", "'%s' is not a process id", argv[1]);
+	if (argc > 2)
+		return cmd_usage_error("attach", "unexpected argument '%s'", argv[2]);
+	struct gt_store *s = store_new();
+	if (!s) {
+		cmd_error("out of memory");
+		return 1;
+	}
+	struct live_sess ss;
+	live_sess_init(&ss, s, 0);
+	char err[512], name[32];
+	if (live_sess_add(&ss, (pid_t)pid, err, sizeof(err)) < 0) {
+		cmd_error("%s", err);
+		store_free(s);
+		return 1;
+	}
+	snprintf(name, sizeof(name), "pid %ld", pid);
+	int rc = live_view(&ss, name);
+	store_free(s);
+	return rc;
 }

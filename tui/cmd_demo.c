@@ -1,10 +1,118 @@
-/* cmd_demo.c - 'gtrace demo' (not built yet) */
+/*
+ * cmd_demo.c - 'gtrace demo': start a simulated multi-GPU trainer
+ * (`gtrace sim --live`, through this same binary) and open the live viewer
+ * on it.  Without a terminal it prints the live statistics instead.
+ * `gtrace demo --trainer [sim --live options]` is the trainer itself.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "gtrace/sim.h"
 #include "cmd.h"
+#include "live.h"
+
+static int usage(FILE *f)
+{
+	fprintf(f, "usage: gtrace demo [--gpus N] [--scenario NAME] [--rate EVENTS_PER_S] [--seconds S]\n\n"
+		   "Start a simulated multi-GPU trainer and open the live viewer on it (q quits).\n"
+		   "  --gpus N          simulated GPUs (default 4)\n"
+		   "  --scenario NAME   balanced, input-bound, launch-bound, straggler, comm-bound,\n"
+		   "                    copy-heavy, staggered (default balanced)\n"
+		   "  --rate N          events per second (default 20000)\n"
+		   "  --seconds S       stop the trainer after S seconds (default: when quitting)\n");
+	return f == stdout ? 0 : 2;
+}
 
 int cmd_demo(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	cmd_error("'demo' is not available in this build yet");
-	return 1;
+	if (argc > 1 && !strcmp(argv[1], "--trainer"))
+		return live_sim_main(argc - 1, argv + 1);
+	const char *gpus = "4", *scen = "balanced", *rate = "20000", *secs = "3600";
+	for (int i = 1; i < argc; i++) {
+		if (cmd_is_help(argv[i]))
+			return usage(stdout);
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!v)
+			return cmd_usage_error("demo", "unknown option or missing value '%s'", argv[i]);
+		if (!strcmp(argv[i], "--gpus"))
+			gpus = v;
+		else if (!strcmp(argv[i], "--scenario"))
+			scen = v;
+		else if (!strcmp(argv[i], "--rate"))
+			rate = v;
+		else if (!strcmp(argv[i], "--seconds"))
+			secs = v;
+		else
+			return cmd_usage_error("demo", "unknown option '%s'", argv[i]);
+		i++;
+	}
+	if (sim_scenario_parse(scen) < 0)
+		return cmd_usage_error("demo", "unknown scenario '%s'", scen);
+	char *end;
+	long g = strtol(gpus, &end, 10);
+	if (*end || g < 1 || g > 64)
+		return cmd_usage_error("demo", "--gpus: '%s' is not 1..64", gpus);
+
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0) {
+		cmd_error("cannot find the gtrace binary: %s", strerror(errno));
+		return 1;
+	}
+	self[n] = 0;
+	char *targv[] = { self, "demo", "--trainer", "--gpus", (char *)gpus, "--scenario",
+			  (char *)scen, "--rate", (char *)rate, "--seconds", (char *)secs,
+			  "--linger", "2", NULL };
+	int out[2];
+	if (pipe(out) < 0) {
+		cmd_error("pipe: %s", strerror(errno));
+		return 1;
+	}
+	pid_t child = fork();
+	if (child < 0) {
+		cmd_error("fork: %s", strerror(errno));
+		return 1;
+	}
+	if (child == 0) {
+		/* the trainer's chatter must not land on the viewer's screen */
+		dup2(out[1], 1);
+		close(out[0]);
+		close(out[1]);
+		int dn = open("/dev/null", O_WRONLY);
+		if (dn >= 0)
+			dup2(dn, 2);
+		setenv("GTRACE_AUTOSTART", "1", 1);
+		execv(self, targv);
+		_exit(127);
+	}
+	close(out[1]);
+	char line[128] = "";
+	FILE *f = fdopen(out[0], "r");
+	if (!f || !fgets(line, sizeof(line), f)) {
+		cmd_error("the simulated trainer did not start");
+		waitpid(child, NULL, 0);
+		return 1;
+	}
+	fclose(f);
+	struct gt_store *s = store_new();
+	struct live_sess ss;
+	live_sess_init(&ss, s, 0);
+	char err[512];
+	int rc = 1;
+	if (live_sess_add(&ss, child, err, sizeof(err)) < 0) {
+		cmd_error("%s", err);
+	} else {
+		rc = live_view(&ss, "demo");
+	}
+	kill(child, SIGTERM);
+	waitpid(child, NULL, 0);
+	store_free(s);
+	return rc;
 }

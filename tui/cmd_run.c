@@ -1,10 +1,81 @@
-/* cmd_run.c - 'gtrace run' (not built yet) */
+/*
+ * cmd_run.c - 'gtrace run': start a command with the capture library
+ * injected; its processes that use CUDA join as ranks of one live view
+ * (or of one recording with --record and no terminal).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "gtrace/gtfile.h"
 #include "cmd.h"
+#include "live.h"
+
+static int usage(FILE *f)
+{
+	fprintf(f, "usage: gtrace run [--record FILE] -- CMD [ARGS]\n\n"
+		   "Start CMD with the capture library injected (CUDA_INJECTION64_PATH) and open the\n"
+		   "live viewer on it; every child that initializes CUDA (torchrun, DDP) is a rank.\n"
+		   "  --record FILE   also stream the capture to FILE; without a terminal, only record\n");
+	return f == stdout ? 0 : 2;
+}
 
 int cmd_run(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	cmd_error("'run' is not available in this build yet");
-	return 1;
+	const char *rec = NULL;
+	char **cmd = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (cmd_is_help(argv[i]))
+			return usage(stdout);
+		if (!strcmp(argv[i], "--")) {
+			cmd = argv + i + 1;
+			break;
+		}
+		if (!strcmp(argv[i], "--record") && i + 1 < argc) {
+			rec = argv[++i];
+			continue;
+		}
+		return cmd_usage_error("run", "unknown option '%s'", argv[i]);
+	}
+	if (!cmd || !cmd[0])
+		return cmd_usage_error("run", "give the command after --");
+	char err[512];
+	struct gt_store *s = store_new();
+	if (!s) {
+		cmd_error("out of memory");
+		return 1;
+	}
+	struct live_sess ss;
+	live_sess_init(&ss, s, 0);
+	if (rec) {
+		ss.w = gtfile_writer_open(rec, NULL, err, sizeof(err));
+		if (!ss.w) {
+			cmd_error("%s", err);
+			store_free(s);
+			return 1;
+		}
+	}
+	pid_t child;
+	if (live_spawn(cmd, &child, err, sizeof(err)) < 0) {
+		cmd_error("%s", err);
+		if (ss.w)
+			gtfile_writer_abort(ss.w);
+		store_free(s);
+		return 1;
+	}
+	ss.root = child;
+	store_meta_set(s, "command", cmd[0]);
+	int rc = live_view(&ss, cmd[0]);
+	if (ss.w) {
+		int wrc = gtfile_writer_close(ss.w, s, err, sizeof(err));
+		if (wrc < 0) {
+			cmd_error("%s: %s", rec, err);
+			rc = 1;
+		} else {
+			fprintf(stderr, "gtrace run: recorded %llu events to %s\n",
+				(unsigned long long)ss.events, rec);
+		}
+	}
+	store_free(s);
+	return rc;
 }

@@ -290,6 +290,16 @@ const char *live_state(const struct live *l)
 	}
 }
 
+void live_detach(struct live *l)
+{
+	if (l->ctl_fd >= 0) {
+		char reply[CTL_LINE_MAX];
+		ctl_request(l->ctl_fd, "detach", reply, sizeof(reply), NULL, 2000);
+		close(l->ctl_fd);
+		l->ctl_fd = -1;
+	}
+}
+
 void live_close(struct live *l)
 {
 	if (l->ctl_fd >= 0) {

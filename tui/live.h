@@ -54,6 +54,8 @@ long live_poll(struct live *l, size_t max_events, live_events_fn on_events, void
 void live_drops(const struct live *l, struct gt_drops *d);
 /* one word: capturing, stopped, ended, target-exited */
 const char *live_state(const struct live *l);
+/* detach but keep the ring mapped (its counters stay readable) */
+void live_detach(struct live *l);
 /* detach (when still connected) and unmap; frees l's buffers */
 void live_close(struct live *l);
 
@@ -62,6 +64,69 @@ void live_close(struct live *l);
 size_t live_list_pids(pid_t *pids, size_t max);
 /* 1 when pid descends from ancestor (walks /proc/PID/stat) */
 int live_is_descendant(pid_t pid, pid_t ancestor);
+
+/* ---- a session: every traced process of one command, one store ---- */
+
+#define LIVE_SESS_MAX 64
+
+struct gtfile_writer;
+
+struct live_sess {
+	struct gt_store *s;
+	struct live conn[LIVE_SESS_MAX];
+	int n;
+	pid_t root;              /* `run`: the started command; its traced
+				  * descendants join as ranks; 0 = none */
+	int root_exited;
+	int root_status;         /* wait status of root */
+	uint32_t records;        /* ring size asked of each target */
+	struct gtfile_writer *w; /* record: events are streamed here */
+	int64_t last_flush_ns;
+	uint64_t events;
+	/* event rate, sampled once per second */
+	int64_t rate_t_ns;
+	uint64_t rate_events;
+	double rate;
+	int paused;              /* receive but do not add (viewer pause) */
+	char msg[256];           /* the last error or event worth telling */
+};
+
+void live_sess_init(struct live_sess *ss, struct gt_store *s, uint32_t records);
+/* connect pid as the next rank; 0 or negative errno with err */
+int live_sess_add(struct live_sess *ss, pid_t pid, char *err, size_t errlen);
+/* receive from every connection (and, with a root, join new traced
+ * descendants); streams to ss->w when set; finishes the store when events
+ * came in.  Returns 1 when the store changed, 0 when not, negative errno
+ * from the writer. */
+int live_sess_poll(struct live_sess *ss);
+/* 1 when every connection is done (target ended or exited) and, with a
+ * root, the root has exited */
+int live_sess_done(struct live_sess *ss);
+/* one status line: "live: 2 procs capturing, 120k ev/s, 1.2M events, 0 lost" */
+void live_sess_status(struct live_sess *ss, char *buf, size_t len);
+/* sum of the connections' loss counters into the store's drops */
+void live_sess_drops(struct live_sess *ss);
+/* detach from every target */
+void live_sess_close(struct live_sess *ss);
+/* the ui_source callbacks over a session (ctx = struct live_sess *) */
+struct ui_source;
+void live_sess_ui(struct live_sess *ss, struct ui_source *src, const char *name);
+
+/* the injection library next to the running gtrace binary (build tree or
+ * installed libdir); 0 with the path, -ENOENT */
+int live_inject_path(char *out, size_t len);
+
+/* start argv with the injection library in its environment (and
+ * GTRACE_AUTOSTART so capture begins at CUDA's start); 0 or negative
+ * errno with err */
+int live_spawn(char **argv, pid_t *pid, char *err, size_t errlen);
+/* drive a session without a terminal until it is done, SIGINT/SIGTERM or
+ * duration_s (0 = none); every_s > 0 prints a status line that often to
+ * stderr.  Returns 0, or negative errno from the writer. */
+int live_headless(struct live_sess *ss, double duration_s, double every_s);
+/* the live viewer on a session when stdin/stdout are a terminal, else
+ * live_headless with a status line per second; returns the exit status */
+int live_view(struct live_sess *ss, const char *name);
 
 /* `gtrace sim --live ...`: the simulated trainer; returns the exit status */
 int live_sim_main(int argc, char **argv);

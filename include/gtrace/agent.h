@@ -30,6 +30,10 @@ struct agent_source {
 
 /* start the agent (control thread) for this process; 0 or negative errno */
 int agent_init(const struct agent_source *src, char *err, size_t errlen);
+/* start capturing now, before any viewer (`gtrace run`/`record -- CMD`
+ * set GTRACE_AUTOSTART): the first viewer receives this ring with all it
+ * holds; 0 or negative errno with err */
+int agent_autostart(uint32_t records, char *err, size_t errlen);
 /* stop serving; the current ring is marked stopped */
 void agent_shutdown(void);
 /* make the agent passive: starts are refused with this one-line reason */

@@ -1,0 +1,130 @@
+/*
+ * live_cmd.c - what the live commands share: starting a command with the
+ * injection library, the headless loop (record, run without a terminal)
+ * and the choice between the viewer and the headless loop.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "live.h"
+#include "ui.h"
+
+static volatile sig_atomic_t live_stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	live_stop = 1;
+}
+
+int live_spawn(char **argv, pid_t *pid, char *err, size_t errlen)
+{
+	char lib[PATH_MAX];
+	if (live_inject_path(lib, sizeof(lib)) < 0) {
+		snprintf(err, errlen, "libgtrace-inject.so not found next to the gtrace binary");
+		return -ENOENT;
+	}
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -errno;
+	}
+	pid_t p = fork();
+	if (p < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		return -errno;
+	}
+	if (p == 0) {
+		setenv("CUDA_INJECTION64_PATH", lib, 1);
+		setenv("NVTX_INJECTION64_PATH", lib, 1);
+		setenv("GTRACE_AUTOSTART", "1", 0);
+		execvp(argv[0], argv);
+		int e = errno;
+		if (write(pfd[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pfd[1]);
+	int e = 0;
+	ssize_t n = read(pfd[0], &e, sizeof(e));
+	close(pfd[0]);
+	if (n == (ssize_t)sizeof(e)) {
+		snprintf(err, errlen, "%s: %s", argv[0], strerror(e));
+		return -e;
+	}
+	*pid = p;
+	return 0;
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int live_headless(struct live_sess *ss, double duration_s, double every_s)
+{
+	struct sigaction sa, old_int, old_term;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	live_stop = 0;
+	int64_t t0 = mono_ns(), last_print = t0;
+	int rc = 0;
+	while (!live_stop) {
+		int r = live_sess_poll(ss);
+		if (r < 0) {
+			rc = r;
+			break;
+		}
+		if (live_sess_done(ss))
+			break;
+		int64_t now = mono_ns();
+		if (duration_s > 0 && now - t0 >= (int64_t)(duration_s * 1e9))
+			break;
+		if (every_s > 0 && now - last_print >= (int64_t)(every_s * 1e9)) {
+			char line[512];
+			live_sess_status(ss, line, sizeof(line));
+			fprintf(stderr, "%s\n", line);
+			last_print = now;
+		}
+		if (r == 0) {
+			struct timespec ts = { 0, 20000000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	/* what the targets wrote before we stopped is kept */
+	if (rc == 0) {
+		int r = live_sess_poll(ss);
+		if (r < 0)
+			rc = r;
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	return rc;
+}
+
+int live_view(struct live_sess *ss, const char *name)
+{
+	if (isatty(0) && isatty(1) && getenv("TERM")) {
+		struct ui_source src;
+		live_sess_ui(ss, &src, name);
+		int rc = ui_run(&src);
+		live_sess_close(ss);
+		return rc;
+	}
+	int rc = live_headless(ss, 0, 1.0);
+	char line[512];
+	live_sess_status(ss, line, sizeof(line));
+	fprintf(stderr, "%s\n", line);
+	live_sess_close(ss);
+	return rc < 0 ? 1 : 0;
+}

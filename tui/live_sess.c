@@ -1,0 +1,257 @@
+/*
+ * live_sess.c - a live session (tui/live.h): several traced processes
+ * (ranks) feeding one store, new descendants of a started command joined
+ * as they open their control sockets, the streaming writer fed as events
+ * arrive, and the ui_source glue for the viewer.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "gtrace/gtfile.h"
+#include "live.h"
+#include "ui.h"
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void live_sess_init(struct live_sess *ss, struct gt_store *s, uint32_t records)
+{
+	memset(ss, 0, sizeof(*ss));
+	ss->s = s;
+	ss->records = records;
+	ss->rate_t_ns = mono_ns();
+	ss->last_flush_ns = ss->rate_t_ns;
+}
+
+int live_sess_add(struct live_sess *ss, pid_t pid, char *err, size_t errlen)
+{
+	if (ss->n == LIVE_SESS_MAX) {
+		snprintf(err, errlen, "too many processes (max %d)", LIVE_SESS_MAX);
+		return -ENOSPC;
+	}
+	int rc = live_open(&ss->conn[ss->n], pid, ss->n, ss->s, ss->records, err, errlen);
+	if (rc == 0) {
+		ss->n++;
+		if (store_finish(ss->s) < 0)   /* a store the viewer can read from the start */
+			return -ENOMEM;
+	}
+	return rc;
+}
+
+/* with a root: join traced descendants not connected yet */
+static void discover(struct live_sess *ss)
+{
+	if (!ss->root)
+		return;
+	pid_t pids[256];
+	size_t n = live_list_pids(pids, 256);
+	for (size_t i = 0; i < n && i < 256; i++) {
+		int known = 0;
+		for (int k = 0; k < ss->n; k++)
+			known |= ss->conn[k].pid == pids[i];
+		if (known || !live_is_descendant(pids[i], ss->root))
+			continue;
+		char err[256];
+		if (live_sess_add(ss, pids[i], err, sizeof(err)) < 0)
+			snprintf(ss->msg, sizeof(ss->msg), "%s", err);
+	}
+}
+
+static int write_events(void *ctx, struct gt_store *s, const struct gt_event *ev, size_t n)
+{
+	struct live_sess *ss = ctx;
+	return ss->w ? gtfile_writer_add(ss->w, s, ev, n) : 0;
+}
+
+int live_sess_poll(struct live_sess *ss)
+{
+	if (ss->root && !ss->root_exited) {
+		int st;
+		if (waitpid(ss->root, &st, WNOHANG) == ss->root) {
+			ss->root_exited = 1;
+			ss->root_status = st;
+		}
+	}
+	discover(ss);
+	long added = 0;
+	for (int k = 0; k < ss->n; k++) {
+		long r = live_poll(&ss->conn[k], 1u << 22, write_events, ss);
+		if (r < 0) {
+			snprintf(ss->msg, sizeof(ss->msg), "writing the capture: %s", strerror((int)-r));
+			return (int)r;
+		}
+		added += r;
+		if (ss->conn[k].done)
+			live_detach(&ss->conn[k]);   /* lets an ended simulator exit */
+	}
+	ss->events += (uint64_t)added;
+	int64_t now = mono_ns();
+	if (now - ss->rate_t_ns >= 1000000000) {
+		ss->rate = (double)(ss->events - ss->rate_events) * 1e9 / (double)(now - ss->rate_t_ns);
+		ss->rate_t_ns = now;
+		ss->rate_events = ss->events;
+	}
+	if (added && store_finish(ss->s) < 0)
+		return -ENOMEM;
+	if (ss->w && now - ss->last_flush_ns >= 1000000000) {
+		ss->last_flush_ns = now;
+		int rc = gtfile_writer_flush(ss->w, ss->s);
+		if (rc < 0)
+			return rc;
+	}
+	return added > 0;
+}
+
+int live_sess_done(struct live_sess *ss)
+{
+	if (ss->root && !ss->root_exited)
+		return 0;
+	for (int k = 0; k < ss->n; k++)
+		if (!ss->conn[k].done)
+			return 0;
+	return 1;
+}
+
+static void human(double v, char *buf, size_t len)
+{
+	if (v >= 1e6)
+		snprintf(buf, len, "%.1fM", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(buf, len, "%.0fk", v / 1e3);
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+void live_sess_drops(struct live_sess *ss)
+{
+	struct gt_drops *d = store_drops(ss->s);
+	struct gt_drops sum;
+	memset(&sum, 0, sizeof(sum));
+	for (int k = 0; k < ss->n; k++) {
+		struct gt_drops x;
+		live_drops(&ss->conn[k], &x);
+		sum.cupti_dropped += x.cupti_dropped;
+		sum.buffers_declined += x.buffers_declined;
+		sum.zero_timestamps += x.zero_timestamps;
+		sum.ring_overflow += x.ring_overflow;
+		sum.import_skipped += x.import_skipped;
+	}
+	*d = sum;
+}
+
+void live_sess_status(struct live_sess *ss, char *buf, size_t len)
+{
+	live_sess_drops(ss);
+	const struct gt_drops *d = store_drops(ss->s);
+	uint64_t lost = d->cupti_dropped + d->buffers_declined + d->zero_timestamps +
+			d->ring_overflow + d->import_skipped;
+	const char *state = "capturing";
+	int alive = 0;
+	for (int k = 0; k < ss->n; k++)
+		alive += !ss->conn[k].done;
+	if (ss->n && !alive)
+		state = ss->conn[ss->n - 1].gone ? "target exited" : live_state(&ss->conn[ss->n - 1]);
+	else if (!ss->n)
+		state = ss->root_exited ? "command exited, nothing traced" : "waiting for CUDA";
+	if (ss->paused)
+		state = "paused";
+	char r[16], e[16], l[16];
+	human(ss->rate, r, sizeof(r));
+	human((double)ss->events, e, sizeof(e));
+	human((double)lost, l, sizeof(l));
+	snprintf(buf, len, "live: %d proc%s %s, %s ev/s, %s events, %s lost%s%s", ss->n,
+		 ss->n == 1 ? "" : "s", state, r, e, l, ss->msg[0] ? " | " : "", ss->msg);
+}
+
+void live_sess_close(struct live_sess *ss)
+{
+	live_sess_drops(ss);
+	for (int k = 0; k < ss->n; k++)
+		live_close(&ss->conn[k]);
+	ss->n = 0;
+}
+
+/* ---- viewer glue ---- */
+
+static int ui_poll(void *ctx, struct gt_store *s)
+{
+	(void)s;
+	return live_sess_poll(ctx);
+}
+
+static void ui_status(void *ctx, char *buf, size_t len)
+{
+	live_sess_status(ctx, buf, len);
+}
+
+static int ui_save(void *ctx, char *msg, size_t len)
+{
+	struct live_sess *ss = ctx;
+	char path[64];
+	snprintf(path, sizeof(path), "gtrace-%ld.gtrace", (long)time(NULL));
+	live_sess_drops(ss);
+	char err[256];
+	int rc = gtfile_write_store(ss->s, path, err, sizeof(err));
+	if (rc < 0)
+		snprintf(msg, len, "%s", err);
+	else
+		snprintf(msg, len, "saved %s, %llu events", path,
+			 (unsigned long long)store_event_count(ss->s));
+	return rc;
+}
+
+static int ui_pause(void *ctx, int paused)
+{
+	((struct live_sess *)ctx)->paused = paused;
+	return 0;
+}
+
+void live_sess_ui(struct live_sess *ss, struct ui_source *src, const char *name)
+{
+	memset(src, 0, sizeof(*src));
+	src->name = name;
+	src->store = ss->s;
+	src->ctx = ss;
+	src->poll = ui_poll;
+	src->status = ui_status;
+	src->save = ui_save;
+	src->pause = ui_pause;
+	src->poll_ms = 200;
+	src->flags = UI_SRC_LIVE;
+}
+
+int live_inject_path(char *out, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -ENOENT;
+	exe[n] = 0;
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = 0;
+	/* build tree: build/tui/gtrace -> build/capture/; installed: bin -> lib */
+	static const char *const rel[] = { "/../capture/libgtrace-inject.so",
+		"/../lib/libgtrace-inject.so", "/../lib64/libgtrace-inject.so",
+		"/../lib/x86_64-linux-gnu/libgtrace-inject.so", "/libgtrace-inject.so" };
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char p[PATH_MAX + 64];
+		snprintf(p, sizeof(p), "%s%s", exe, rel[i]);
+		if (access(p, R_OK) == 0) {
+			if (!realpath(p, out) && snprintf(out, len, "%s", p) >= (int)len)
+				return -ENAMETOOLONG;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,278 @@
+/*
+ * live_sim.c - `gtrace sim --live`: a stand-in trainer.  The core simulator
+ * generates steps; this process publishes them through the capture agent
+ * (control socket @gtrace-PID, memfd ring) exactly as the injection library
+ * does for CUPTI, paced to --rate events/s.  Steps advance whether or not a
+ * viewer is attached (events are published only while one is); with --wait
+ * the first step waits for the first viewer.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "gtrace/agent.h"
+#include "gtrace/sim.h"
+#include "cmd.h"
+#include "live.h"
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void sleep_ns(int64_t ns)
+{
+	if (ns <= 0)
+		return;
+	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
+	nanosleep(&ts, NULL);
+}
+
+struct lsim {
+	struct gt_store *s;
+	struct pub_dict dict;
+	uint64_t published, generated;
+	uint64_t last_reset;
+	int gpus;
+	double rate;
+};
+
+static const char *d_str(void *ctx, uint32_t id, size_t *len)
+{
+	struct lsim *ls = ctx;
+	if (id >= store_str_count(ls->s))
+		return NULL;
+	const char *t = store_str(ls->s, id);
+	*len = strlen(t);
+	return t;
+}
+
+static int d_lane(void *ctx, uint32_t id, struct ring_lane_def *o)
+{
+	struct lsim *ls = ctx;
+	if (id >= store_lane_count(ls->s))
+		return -1;
+	const struct gt_lane *l = store_lane_at(ls->s, id);
+	o->type = l->key.type;
+	o->rank = l->key.rank;
+	o->device = l->key.device;
+	o->pid = l->key.pid;
+	o->tid = l->key.id;
+	o->name = l->name;
+	return 0;
+}
+
+static int d_kconf(void *ctx, uint32_t id, struct gt_kconf *k)
+{
+	const struct gt_kconf *p = store_kconf_at(((struct lsim *)ctx)->s, id);
+	if (!p)
+		return -1;
+	*k = *p;
+	return 0;
+}
+
+static int d_nccl(void *ctx, uint32_t id, struct gt_nccl *n)
+{
+	const struct gt_nccl *p = store_nccl_at(((struct lsim *)ctx)->s, id);
+	if (!p)
+		return -1;
+	*n = *p;
+	return 0;
+}
+
+/* a new ring (new viewer): devices and ranks first */
+static void publish_meta(struct lsim *ls, struct pub *p)
+{
+	for (size_t i = 0; i < store_device_count(ls->s); i++) {
+		const struct gt_device *d = store_device_at(ls->s, i);
+		struct ring_device_def dd = { d->rank, d->id, d->name, d->sm_count, d->mem_bytes,
+					      d->cc_major, d->cc_minor };
+		pub_device(p, &dd, &ls->dict);
+	}
+	for (size_t i = 0; i < store_rank_count(ls->s); i++) {
+		const struct gt_rank *r = store_rank_at(ls->s, i);
+		struct ring_rank_def rd = { r->pid, r->rank, r->world_size, r->host, 0 };
+		pub_rank(p, &rd, &ls->dict);
+	}
+}
+
+static int emit(void *ctx, const struct gt_event *ev, size_t n)
+{
+	struct lsim *ls = ctx;
+	ls->generated += n;
+	struct pub *p = agent_pub();
+	if (!p)
+		return 0;
+	if (p->resets != ls->last_reset) {
+		ls->last_reset = p->resets;
+		publish_meta(ls, p);
+	}
+	ls->published += pub_events(p, ev, n, &ls->dict);
+	return 0;
+}
+
+static void s_status(void *ctx, char *buf, size_t len)
+{
+	struct lsim *ls = ctx;
+	snprintf(buf, len, " gpus=%d rate=%.0f generated=%llu", ls->gpus, ls->rate,
+		 (unsigned long long)ls->generated);
+}
+
+static int usage(FILE *f)
+{
+	fprintf(f, "usage: gtrace sim --live [--gpus N] [--ranks N] [--scenario NAME] [--rate EVENTS_PER_S]\n"
+		   "                  [--seconds S] [--steps N] [--seed N] [--wait] [--linger S]\n"
+		   "A simulated trainer that publishes its events through the capture channel\n"
+		   "(@gtrace-PID); attach with 'gtrace attach PID' or 'gtrace record --pid PID'.\n"
+		   "  --rate      events per second (default 50000)\n"
+		   "  --seconds   stop after S seconds (default: run until the steps are done, or forever)\n"
+		   "  --steps     training steps to simulate (default: unlimited when --seconds is given)\n"
+		   "  --wait      start stepping when the first viewer attaches\n"
+		   "  --linger    after the last step, wait up to S seconds for the viewer to detach (default 30)\n");
+	return f == stdout ? 0 : 2;
+}
+
+int live_sim_main(int argc, char **argv)
+{
+	struct sim_opts o;
+	memset(&o, 0, sizeof(o));
+	o.seed = 1;
+	double rate = 50000, seconds = 0, linger = 30;
+	int wait = 0, steps_given = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (cmd_is_help(a))
+			return usage(stdout);
+		if (!strcmp(a, "--live"))
+			continue;
+		if (!strcmp(a, "--wait")) {
+			wait = 1;
+			continue;
+		}
+		if (!v)
+			return cmd_usage_error("sim", "%s needs a value", a);
+		char *end;
+		double x = strtod(v, &end);
+		int num_ok = *end == 0 && end != v && x >= 0;
+		if (!strcmp(a, "--scenario")) {
+			int sc = sim_scenario_parse(v);
+			if (sc < 0)
+				return cmd_usage_error("sim", "unknown scenario '%s'", v);
+			o.scenario = (enum sim_scenario)sc;
+		} else if (!num_ok) {
+			return cmd_usage_error("sim", "%s: '%s' is not a number", a, v);
+		} else if (!strcmp(a, "--gpus")) {
+			o.gpus = (int)x;
+		} else if (!strcmp(a, "--ranks")) {
+			o.ranks = (int)x;
+		} else if (!strcmp(a, "--steps")) {
+			o.steps = (int)x;
+			steps_given = 1;
+		} else if (!strcmp(a, "--seed")) {
+			o.seed = (uint64_t)x;
+		} else if (!strcmp(a, "--rate")) {
+			rate = x;
+		} else if (!strcmp(a, "--seconds")) {
+			seconds = x;
+		} else if (!strcmp(a, "--linger")) {
+			linger = x;
+		} else {
+			return cmd_usage_error("sim", "unknown option '%s'", a);
+		}
+		i++;
+	}
+	if (rate <= 0)
+		return cmd_usage_error("sim", "--rate must be > 0");
+	if (!steps_given)
+		o.steps = seconds > 0 ? 1000000 : 20;
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	o.t0_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
+
+	char err[256];
+	struct lsim ls;
+	memset(&ls, 0, sizeof(ls));
+	ls.rate = rate;
+	ls.s = store_new();
+	if (!ls.s) {
+		cmd_error("out of memory");
+		return 1;
+	}
+	struct sim *sim = sim_new(&o, ls.s, err, sizeof(err));
+	if (!sim) {
+		cmd_error("sim: %s", err);
+		store_free(ls.s);
+		return 1;
+	}
+	ls.gpus = o.gpus;
+	ls.dict = (struct pub_dict){ &ls, d_str, d_lane, d_kconf, d_nccl };
+	struct agent_source src = { .name = "synth", .ctx = &ls, .status = s_status };
+	if (agent_init(&src, err, sizeof(err)) < 0) {
+		cmd_error("sim --live: %s", err);
+		sim_free(sim);
+		store_free(ls.s);
+		return 1;
+	}
+	if (getenv("GTRACE_AUTOSTART"))
+		agent_autostart((uint32_t)strtoul(getenv("GTRACE_AUTOSTART"), NULL, 10), err, sizeof(err));
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	printf("gtrace sim --live: pid %d, socket @gtrace-%d\n", (int)getpid(), (int)getpid());
+	fflush(stdout);
+
+	while (wait && !stop_flag && !agent_pub())
+		sleep_ns(2000000);
+	int64_t t_start = now_ns();
+	const char *why = "simulation finished";
+	for (;;) {
+		if (stop_flag) {
+			why = "simulator stopped by a signal";
+			break;
+		}
+		if (seconds > 0 && now_ns() - t_start >= (int64_t)(seconds * 1e9)) {
+			why = "simulation time is up";
+			break;
+		}
+		long r = sim_next_step(sim, emit, &ls);
+		if (r <= 0) {
+			if (r < 0)
+				why = "simulator error";
+			break;
+		}
+		/* pace: generated events should not run ahead of rate * elapsed */
+		int64_t due = t_start + (int64_t)((double)ls.generated / rate * 1e9);
+		while (!stop_flag && now_ns() < due) {
+			sleep_ns(due - now_ns() < 20000000 ? due - now_ns() : 20000000);
+			agent_pub();
+		}
+	}
+	agent_end(why);
+	int64_t t_end = now_ns();
+	while (!stop_flag && agent_capturing() && now_ns() - t_end < (int64_t)(linger * 1e9)) {
+		sleep_ns(10000000);
+		agent_pub();
+	}
+	fprintf(stderr, "gtrace sim --live: %s; %llu events generated, %llu published\n", why,
+		(unsigned long long)ls.generated, (unsigned long long)ls.published);
+	agent_shutdown();
+	sim_free(sim);
+	store_free(ls.s);
+	return 0;
+}
