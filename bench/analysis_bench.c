@@ -2,7 +2,8 @@
  * analysis_bench.c - speed of the step analyses' reports (steps, breakdown,
  * pipeline, gputime, multigpu, overview) over a simulated capture of
  * EVENTS events (balanced scenario, 1 rank x 4 GPUs, seed 1): whole trace,
- * and over a time range holding about 1 M events in the middle.
+ * and over a time range holding about 1 M events in the middle (with the
+ * steps cache warm), then whole once more with the steps cache cleared.
  * Prints "name value unit" lines (median of RUNS runs).
  * usage: analysis_bench [EVENTS] [RUNS] [SCENARIO]
  */
@@ -12,6 +13,7 @@
 #include <time.h>
 #include "gtrace/report.h"
 #include "gtrace/sim.h"
+#include "gtrace/steps.h"
 #include "gtrace/store.h"
 
 static double now_ms(void)
@@ -21,30 +23,42 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+static double cpu_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static int cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
 }
 
+/* median wall time; *cpu gets the median CPU time (less sensitive to load) */
 static double time_report(const struct gt_store *s, const struct gt_report *r,
-			  const struct gt_scope *sc, int runs)
+			  const struct gt_scope *sc, int runs, double *cpu)
 {
-	double *t = calloc((size_t)runs, sizeof(*t));
+	double *t = calloc((size_t)runs, sizeof(*t)), *c = calloc((size_t)runs, sizeof(*c));
 	for (int i = 0; i < runs; i++) {
 		struct gt_report_out o = {0};
 		char err[256] = "";
-		double a = now_ms();
+		double a = now_ms(), ca = cpu_ms();
 		if (r->run(s, sc, &o, err, sizeof(err))) {
 			fprintf(stderr, "%s: %s\n", r->name, err);
 			exit(1);
 		}
 		t[i] = now_ms() - a;
+		c[i] = cpu_ms() - ca;
 		gt_report_out_done(&o);
 	}
 	qsort(t, (size_t)runs, sizeof(*t), cmp_d);
+	qsort(c, (size_t)runs, sizeof(*c), cmp_d);
 	double m = t[runs / 2];
+	*cpu = c[runs / 2];
 	free(t);
+	free(c);
 	return m;
 }
 
@@ -85,8 +99,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "report %s missing\n", names[i]);
 			return 1;
 		}
-		printf("%s_whole %.1f ms\n", names[i], time_report(s, r, &all, runs));
-		printf("%s_range1M %.1f ms\n", names[i], time_report(s, r, &rng, runs));
+		double c, w1 = time_report(s, r, &all, runs, &c);
+		printf("%s_whole %.1f ms\n%s_whole_cpu %.1f ms\n", names[i], w1, names[i], c);
+		w1 = time_report(s, r, &rng, runs, &c);
+		printf("%s_range1M %.1f ms\n%s_range1M_cpu %.1f ms\n", names[i], w1, names[i], c);
+		steps_cache_clear();
+		w1 = time_report(s, r, &all, 1, &c);
+		printf("%s_whole_cold %.1f ms\n", names[i], w1);
 	}
 	store_free(s);
 	return 0;

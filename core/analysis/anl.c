@@ -248,6 +248,12 @@ static void cm_put(struct anl_corrmap *m, uint32_t k, int64_t t0, int64_t t1)
 int anl_corrmap_build(const struct gt_store *s, const uint32_t *hl, size_t nh,
 		      struct anl_corrmap *m)
 {
+	return anl_corrmap_build_range(s, hl, nh, 1, UINT32_MAX, m);
+}
+
+int anl_corrmap_build_range(const struct gt_store *s, const uint32_t *hl, size_t nh,
+			    uint32_t want_lo, uint32_t want_hi, struct anl_corrmap *m)
+{
 	size_t cnt = 0;
 	uint32_t lo = UINT32_MAX, hi = 0;
 	memset(m, 0, sizeof(*m));
@@ -257,7 +263,7 @@ int anl_corrmap_build(const struct gt_store *s, const uint32_t *hl, size_t nh,
 			continue;
 		for (size_t i = 0; i < l->n; i++) {
 			const struct gt_event *e = &l->ev[i];
-			if (!is_launch_ev(e))
+			if (e->corr < want_lo || e->corr > want_hi || !is_launch_ev(e))
 				continue;
 			cnt++;
 			if (e->corr < lo)
@@ -297,7 +303,7 @@ int anl_corrmap_build(const struct gt_store *s, const uint32_t *hl, size_t nh,
 			continue;
 		for (size_t i = 0; i < l->n; i++) {
 			const struct gt_event *e = &l->ev[i];
-			if (is_launch_ev(e))
+			if (e->corr >= want_lo && e->corr <= want_hi && is_launch_ev(e))
 				cm_put(m, e->corr, e->start_ns, gt_event_end(e));
 		}
 	}

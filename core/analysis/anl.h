@@ -79,6 +79,9 @@ struct anl_corrmap {
 /* map corr -> launch call for the runtime/driver calls on the host lanes */
 int anl_corrmap_build(const struct gt_store *s, const uint32_t *hl, size_t nh,
 		      struct anl_corrmap *m);
+/* the same for correlation ids in [lo, hi] only */
+int anl_corrmap_build_range(const struct gt_store *s, const uint32_t *hl, size_t nh,
+			    uint32_t lo, uint32_t hi, struct anl_corrmap *m);
 /* the launch of `corr`, or NULL */
 const struct anl_launch *anl_corrmap_get(const struct anl_corrmap *m, uint32_t corr);
 void anl_corrmap_done(struct anl_corrmap *m);

@@ -222,8 +222,8 @@ static int gpu_devices(const struct gt_store *s, const uint32_t *gl, size_t ng,
 	return 0;
 }
 
-int steps_find(const struct gt_store *s, int32_t rank, const struct steps_opts *o,
-	       struct steps_list *out, char *err, size_t errlen)
+int steps_find_uncached(const struct gt_store *s, int32_t rank, const struct steps_opts *o,
+			struct steps_list *out, char *err, size_t errlen)
 {
 	uint32_t *hl = NULL, *gl = NULL;
 	struct steps_hv h = {0};

@@ -25,5 +25,8 @@ int steps_infer(const struct gt_store *s, const uint32_t *gl, size_t ng, struct 
 /* device-side widening, per-GPU shares and tail dropping on a built list */
 int steps_widen(const struct gt_store *s, struct steps_list *out,
 		const uint32_t *hl, size_t nh, const uint32_t *gl, size_t ng);
+/* steps_find without the cache (steps_cache.c wraps it) */
+int steps_find_uncached(const struct gt_store *s, int32_t rank, const struct steps_opts *o,
+			struct steps_list *out, char *err, size_t errlen);
 
 #endif

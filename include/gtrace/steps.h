@@ -70,6 +70,10 @@ struct steps_opts {
 int steps_find(const struct gt_store *s, int32_t rank, const struct steps_opts *o,
 	       struct steps_list *out, char *err, size_t errlen);
 void steps_list_done(struct steps_list *l);
+/* steps_find keeps the last few results per (store, rank, pattern), checked
+ * against a fingerprint of the store's lanes (a live store that grew misses);
+ * thread-safe.  Drop them all: */
+void steps_cache_clear(void);
 
 /* ranks present in the store (sorted, -1 mapped to 0); returns the count,
  * *out malloc'ed (NULL when none), negative errno on failure */
