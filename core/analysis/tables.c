@@ -3,8 +3,10 @@
  * columns, compact table construction and the scope note.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gtrace/steps.h"
 #include "tables.h"
 
 int tables_stat_cols(struct gt_table *t, const char *count_col)
@@ -82,4 +84,23 @@ int tables_scope_note(struct gt_table *t, const struct gt_store *s, const struct
 	if (!rc && sc->rank >= 0)
 		rc = gt_table_note(t, "Scope: rank %d", (int)sc->rank);
 	return rc;
+}
+
+int tables_scope(const struct gt_store *s, const struct gt_scope *in, struct gt_scope *out,
+		 char *err, size_t errlen)
+{
+	if (in)
+		*out = *in;
+	else
+		gt_scope_all(out);
+	if (out->step < 0)
+		return 0;
+	int64_t t0, t1;
+	if (steps_range(s, out->step, &t0, &t1)) {
+		snprintf(err, errlen, "no step %lld in the trace", (long long)out->step);
+		return -ENOENT;
+	}
+	out->t0_ns = t0 > out->t0_ns ? t0 : out->t0_ns;
+	out->t1_ns = t1 < out->t1_ns ? t1 : out->t1_ns;
+	return 0;
 }

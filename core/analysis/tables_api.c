@@ -8,9 +8,13 @@
 #include "reports.h"
 #include "tables.h"
 
-static int api_run(const struct gt_store *s, const struct gt_scope *sc,
+static int api_run(const struct gt_store *s, const struct gt_scope *sc_in,
 		   struct gt_report_out *out, char *err, size_t errlen)
 {
+	struct gt_scope scope;
+	if (tables_scope(s, sc_in, &scope, err, errlen))
+		return -ENOENT;
+	const struct gt_scope *sc = &scope;
 	struct kstats_opts o = { (1u << GT_EV_RUNTIME) | (1u << GT_EV_DRIVER), KSTATS_BY_NAME, 0 };
 	struct kstats_result r;
 	int rc = kstats_compute(s, sc, &o, &r, err, errlen);
@@ -28,7 +32,7 @@ static int api_run(const struct gt_store *s, const struct gt_scope *sc,
 			goto nomem;
 	}
 	if (tables_scope_note(t, s, sc) ||
-	    (sc && sc->gpu >= 0 && gt_table_note(t, "Host calls belong to no GPU: --gpu does not "
+	    (sc->gpu >= 0 && gt_table_note(t, "Host calls belong to no GPU: --gpu does not "
 						    "filter this table")))
 		goto nomem;
 	kstats_result_done(&r);
@@ -46,9 +50,13 @@ const struct gt_report gt_report_api = {
 	.run = api_run,
 };
 
-static int nvtx_run(const struct gt_store *s, const struct gt_scope *sc,
+static int nvtx_run(const struct gt_store *s, const struct gt_scope *sc_in,
 		    struct gt_report_out *out, char *err, size_t errlen)
 {
+	struct gt_scope scope;
+	if (tables_scope(s, sc_in, &scope, err, errlen))
+		return -ENOENT;
+	const struct gt_scope *sc = &scope;
 	struct kstats_opts o = { (1u << GT_EV_NVTX) | (1u << GT_EV_GPU_ANNOT),
 				 KSTATS_BY_NAME_KIND, 0 };
 	struct kstats_result r;

@@ -4,6 +4,7 @@
  * `cuda_gpu_mem_size_sum` (size table, MB = 10^6 bytes), plus the achieved
  * bandwidth (total bytes / total time, GB/s = 10^9 bytes/s).
  */
+#include <errno.h>
 #include <stdio.h>
 #include "reports.h"
 #include "tables.h"
@@ -86,9 +87,13 @@ nomem:
 	return -1;
 }
 
-static int memory_run(const struct gt_store *s, const struct gt_scope *sc,
+static int memory_run(const struct gt_store *s, const struct gt_scope *sc_in,
 		      struct gt_report_out *out, char *err, size_t errlen)
 {
+	struct gt_scope scope;
+	if (tables_scope(s, sc_in, &scope, err, errlen))
+		return -ENOENT;
+	const struct gt_scope *sc = &scope;
 	struct kstats_opts o = { (1u << GT_EV_MEMCPY) | (1u << GT_EV_MEMSET),
 				 KSTATS_BY_COPY_KIND, KSTATS_WANT_BYTES };
 	struct kstats_result r;
@@ -97,7 +102,7 @@ static int memory_run(const struct gt_store *s, const struct gt_scope *sc,
 		return rc;
 	if (memory_time(s, sc, &r, out) || memory_size(s, sc, &r, out)) {
 		snprintf(err, errlen, "memory: out of memory");
-		rc = -12;
+		rc = -ENOMEM;
 	}
 	kstats_result_done(&r);
 	return rc;

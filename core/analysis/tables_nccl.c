@@ -104,19 +104,18 @@ static int collect(const struct gt_store *s, const struct gt_scope *sc, struct n
 	return 0;
 }
 
-static int nccl_run(const struct gt_store *s, const struct gt_scope *sc,
+static int nccl_run(const struct gt_store *s, const struct gt_scope *sc_in,
 		    struct gt_report_out *out, char *err, size_t errlen)
 {
+	struct gt_scope scope;
+	if (tables_scope(s, sc_in, &scope, err, errlen))
+		return -ENOENT;
+	const struct gt_scope *sc = &scope;
 	static const char *const cols[] = {
 		"Time (%):p:1", "Total Time (ns):i", "Count:i", "Avg (ns):f:1", "Min (ns):i",
 		"Max (ns):i", "Size (bytes):i", "Data Type", "Group Size:i", "Algo BW (GB/s):f:3",
 		"Bus BW (GB/s):f:3", "Collective", NULL
 	};
-	struct gt_scope all;
-	if (!sc) {
-		gt_scope_all(&all);
-		sc = &all;
-	}
 	struct nc_ev *v = NULL;
 	size_t n = 0;
 	struct gt_table *t = NULL;

@@ -209,18 +209,17 @@ nomem:
 static int summary_run(const struct gt_store *s, const struct gt_scope *sc_in,
 		       struct gt_report_out *out, char *err, size_t errlen)
 {
+	struct gt_scope scope;
+	if (tables_scope(s, sc_in, &scope, err, errlen))
+		return -ENOENT;
+	const struct gt_scope *sc = &scope;
 	static const char *const cols[] = { "Item", "Value", NULL };
-	struct gt_scope sc;
-	if (sc_in)
-		sc = *sc_in;
-	else
-		gt_scope_all(&sc);
 	struct gt_table *t = tables_new("summary", "Trace summary", cols);
 	if (!t || gt_report_out_add(out, t))
 		goto nomem;
 	uint64_t nev;
 	size_t ngl, nhl;
-	if (lanes_and_kinds(s, &sc, out, &nev, &ngl, &nhl) || devices_ranks(s, out) ||
+	if (lanes_and_kinds(s, sc, out, &nev, &ngl, &nhl) || devices_ranks(s, out) ||
 	    drops_meta(s, out))
 		goto nomem;
 	int64_t a = store_t_min(s), b = store_t_max(s);
@@ -244,7 +243,7 @@ static int summary_run(const struct gt_store *s, const struct gt_scope *sc_in,
 		if (gt_table_set_str(t, 3, 1, buf))
 			goto nomem;
 	}
-	if (tables_scope_note(t, s, &sc))
+	if (tables_scope_note(t, s, sc))
 		goto nomem;
 	return 0;
 nomem:
