@@ -44,7 +44,7 @@ static void refilter(struct kview *k)
 	k->rows = malloc((k->tb->nrows ? k->tb->nrows : 1) * sizeof(*k->rows));
 	if (!k->rows)
 		return;
-	int nc = tables_find_col(k->tb, "name");
+	int nc = tables_name_col(k->tb);
 	for (size_t i = 0; i < k->tb->nrows; i++) {
 		if (k->has_re && nc >= 0) {
 			const union gt_cell *c = gt_table_cell(k->tb, i, (size_t)nc);

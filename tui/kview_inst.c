@@ -72,7 +72,7 @@ void kview_inst_open(struct kview *k)
 {
 	if (!k->tb || !k->nrows)
 		return;
-	int nc = tables_find_col(k->tb, "name");
+	int nc = tables_name_col(k->tb);
 	if (nc < 0)
 		return;
 	const union gt_cell *c = gt_table_cell(k->tb, k->rows[k->st.sel], (size_t)nc);

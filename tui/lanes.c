@@ -132,6 +132,7 @@ int lanes_build(struct lanes *L, const struct gt_store *s)
 			r->rank = rank;
 			r->device = -1;
 			snprintf(r->label, sizeof(r->label), "rank %d", rank);
+			snprintf(r->short_label, sizeof(r->short_label), "r%d", rank);
 			g_rank = (long)nr - 1;
 		}
 		if (new_sub) {
@@ -147,7 +148,8 @@ int lanes_build(struct lanes *L, const struct gt_store *s)
 			else if (l->key.pid > 0)
 				snprintf(r->label, sizeof(r->label), "host pid %lld", (long long)l->key.pid);
 			else
-				snprintf(r->label, sizeof(r->label), "host");
+				snprintf(r->label, sizeof(r->label), "other tracks");
+			snprintf(r->short_label, sizeof(r->short_label), "%.23s", gpu ? r->label : "host");
 			g_sub = (long)nr - 1;
 		}
 		if (!(r = push(&rows, &nr, &cap)))
@@ -159,6 +161,21 @@ int lanes_build(struct lanes *L, const struct gt_store *s)
 		r->pid = l->key.pid;
 		r->lane = l->id;
 		const char *nm = l->name ? store_str(s, l->name) : NULL;
+		if (nm && !nm[strspn(nm, " ")])
+			nm = NULL;   /* blank */
+		if (nm && gpu) {
+			/* the group row already says "GPU n" */
+			char pre[24];
+			int k = snprintf(pre, sizeof(pre), "GPU %d ", l->key.device);
+			if (k > 0 && !strncmp(nm, pre, (size_t)k) && nm[k])
+				nm += k;
+		}
+		if (gpu)
+			snprintf(r->short_label, sizeof(r->short_label), "s%lld %s", (long long)l->key.id,
+				 lanes_role_name((enum lanes_role)lanes_role_of(l)));
+		else
+			snprintf(r->short_label, sizeof(r->short_label), "%s%lld",
+				 l->key.type == GT_LANE_COUNTER ? "c" : "t", (long long)l->key.id);
 		if (gpu) {
 			r->role = (uint8_t)lanes_role_of(l);
 			if (nm && *nm && strcasestr(nm, lanes_role_name(r->role)))

@@ -28,6 +28,7 @@ struct lanes_row {
 	uint32_t lane;         /* LROW_LANE: lane id */
 	uint32_t end;          /* group rows: one past the subtree in `all` */
 	char label[48];
+	char short_label[24];  /* for narrow label columns */
 };
 
 struct lanes {

@@ -57,6 +57,16 @@ void tables_cell_text(const struct gt_table *t, size_t row, size_t col, char *bu
 	}
 }
 
+int tables_name_col(const struct gt_table *t)
+{
+	for (size_t c = 0; c < t->ncols; c++)
+		if (!strcasecmp(t->cols[c].name, "name"))
+			return (int)c;
+	if (t->ncols && t->cols[t->ncols - 1].type == GT_COL_STR)
+		return (int)t->ncols - 1;
+	return -1;
+}
+
 void tables_move(struct tables_state *st, size_t nrows, long delta)
 {
 	if (!nrows) {
@@ -83,10 +93,7 @@ void tables_draw(const struct gt_table *t, struct tables_state *st, struct lrect
 		st->top = st->sel;
 	if (st->sel >= st->top + (size_t)body)
 		st->top = st->sel - (size_t)body + 1;
-	int name_col = -1;
-	for (size_t c = 0; c < t->ncols; c++)
-		if (!strcasecmp(t->cols[c].name, "name"))
-			name_col = (int)c;
+	int name_col = tables_name_col(t);
 	/* widths over the visible rows */
 	int w[64];
 	size_t nc = t->ncols < 64 ? t->ncols : 64;
@@ -130,7 +137,8 @@ void tables_draw(const struct gt_table *t, struct tables_state *st, struct lrect
 	}
 	if (name_col >= 0 && name_w > 0)
 		term_printf(r.y, r.x + name_x, name_w, name_col == st->sort_col ? ha | A_REVERSE : ha,
-			    "Name%s", name_col == st->sort_col ? (st->sort_desc ? "v" : "^") : "");
+			    "%s%s", t->cols[name_col].name,
+			    name_col == st->sort_col ? (st->sort_desc ? "v" : "^") : "");
 	for (int yy = 0; yy < body; yy++) {
 		size_t i = st->top + (size_t)yy;
 		if (i >= nrows)
@@ -148,7 +156,7 @@ void tables_draw(const struct gt_table *t, struct tables_state *st, struct lrect
 		}
 		if (name_col >= 0 && name_w > 0) {
 			tables_cell_text(t, rows[i], (size_t)name_col, buf, sizeof(buf));
-			if ((int)strlen(buf) > name_w) {
+			if ((int)strlen(buf) > name_w && !strcasecmp(t->cols[name_col].name, "name")) {
 				/* too long: the short name, then as much of the rest as fits */
 				char sh[256];
 				demangle_short(buf, sh, sizeof(sh));

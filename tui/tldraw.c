@@ -158,7 +158,10 @@ void tldraw_lanes(struct tlview *t)
 			if (r->kind != LROW_LANE)
 				fold = r->folded ? (term_caps.utf8 ? "\u25b8" : "+") :
 						   (term_caps.utf8 ? "\u25be" : "-");
-			snprintf(lab, sizeof(lab), "%*s%s%s", r->depth, "", fold, r->label);
+			const char *text = r->label;
+			if ((int)strlen(r->label) + r->depth + 1 > lb->w - 1)
+				text = r->short_label;
+			snprintf(lab, sizeof(lab), "%*s%s%s", r->depth, "", fold, text);
 			attr_t a = r->kind == LROW_LANE ? theme_attr(TH_NORMAL) : theme_attr(TH_GROUP);
 			if (cursor)
 				a = theme_attr(TH_SELECT);

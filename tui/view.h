@@ -119,6 +119,9 @@ void tables_draw(const struct gt_table *t, struct tables_state *st, struct lrect
 void tables_cell_text(const struct gt_table *t, size_t row, size_t col, char *buf, size_t len);
 /* the index of the first column whose name contains `part` (case-insensitive), or -1 */
 int tables_find_col(const struct gt_table *t, const char *part);
+/* the column shown last with the remaining width: "Name", else a last
+ * string column ("Operation", "Collective"); -1 when none */
+int tables_name_col(const struct gt_table *t);
 /* move the selection by delta rows (clamped) / to an absolute row */
 void tables_move(struct tables_state *st, size_t nrows, long delta);
 

@@ -403,8 +403,9 @@ def case_real():
     path = resnet()
     start(path)
     s = wait_for(r"GPU 0", 30)
-    if "stream" not in s:
-        fail("no streams for the ResNet-50 trace", s)
+    # MANIFEST.md: one GPU lane with kernels
+    if not re.search(r"^ (stream 7|s7) compute", s, re.M):
+        fail("no compute stream for the ResNet-50 trace", s)
     keys("2")
     s = wait_for(r"Total Time")
     # MANIFEST.md: 67 distinct kernel names in this trace
