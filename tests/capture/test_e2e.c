@@ -1,0 +1,283 @@
+/*
+ * test_e2e.c - the gtrace binary end to end on the synthetic source:
+ * `gtrace record` of the simulated trainer gets exactly the events the
+ * simulator generates for the same options (compared with sim_generate of
+ * the core simulator: counts and total durations per kind and name), and
+ * the recording survives the target's kill -9, Ctrl-C and re-attaching.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "gtrace/gtfile.h"
+#include "gtrace/sim.h"
+
+static char gtrace[1024];
+static pid_t kids[8];
+static int n_kids;
+
+static void setup(void)
+{
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", getenv("GTRACE_BUILD"));
+}
+
+static void teardown(void)
+{
+	for (int i = 0; i < n_kids; i++) {
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+	n_kids = 0;
+}
+
+TestSuite(e2e, .init = setup, .fini = teardown, .timeout = 60);
+
+static void msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* start gtrace with args; stdout/stderr to errfile (may be NULL) */
+static pid_t start(const char *errfile, char *const args[])
+{
+	pid_t p = fork();
+	if (p == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		int fd = open(errfile ? errfile : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		unsetenv("GTRACE_AUTOSTART");
+		execv(gtrace, args);
+		_exit(127);
+	}
+	kids[n_kids++] = p;
+	return p;
+}
+
+static int wait_exit(pid_t p)
+{
+	int st;
+	waitpid(p, &st, 0);
+	for (int i = 0; i < n_kids; i++)
+		if (kids[i] == p)
+			kids[i] = kids[--n_kids];
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* the trainer: first line of its output is "... pid N ..." once listening */
+static pid_t start_trainer(const char *out, char *const args[])
+{
+	pid_t p = start(out, args);
+	for (int t = 0; t < 5000; t += 10) {
+		FILE *f = fopen(out, "r");
+		char line[256] = "";
+		if (f) {
+			if (!fgets(line, sizeof(line), f))
+				line[0] = 0;
+			fclose(f);
+		}
+		if (strstr(line, "socket @gtrace-"))
+			return p;
+		msleep(10);
+	}
+	cr_assert_fail("trainer did not start");
+	return -1;
+}
+
+struct tally {
+	size_t n;
+	char **name;
+	int *kind;
+	uint64_t *count;
+	int64_t *dur;
+};
+
+static void tally_store(struct gt_store *s, struct tally *t)
+{
+	memset(t, 0, sizeof(*t));
+	size_t cap = 4096;
+	t->name = calloc(cap, sizeof(char *));
+	t->kind = calloc(cap, sizeof(int));
+	t->count = calloc(cap, sizeof(uint64_t));
+	t->dur = calloc(cap, sizeof(int64_t));
+	for (uint32_t l = 0; l < store_lane_count(s); l++) {
+		const struct gt_lane *ln = store_lane_at(s, l);
+		for (size_t i = 0; i < ln->n; i++) {
+			const struct gt_event *e = &ln->ev[i];
+			const char *nm = store_str(s, e->name);
+			size_t k;
+			for (k = 0; k < t->n; k++)
+				if (t->kind[k] == e->kind && !strcmp(t->name[k], nm))
+					break;
+			if (k == t->n) {
+				cr_assert_lt(t->n, cap);
+				t->name[k] = strdup(nm);
+				t->kind[k] = e->kind;
+				t->n++;
+			}
+			t->count[k]++;
+			t->dur[k] += e->dur_ns;
+		}
+	}
+}
+
+static void tally_free(struct tally *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->name[i]);
+	free(t->name);
+	free(t->kind);
+	free(t->count);
+	free(t->dur);
+}
+
+static size_t read_capture(const char *path, struct gt_store **out, struct gtfile_info *info)
+{
+	struct gt_store *s = store_new();
+	char err[512];
+	int rc = gtfile_read(path, s, info, err, sizeof(err));
+	cr_assert_eq(rc, 0, "%s", err);
+	*out = s;
+	return store_event_count(s);
+}
+
+Test(e2e, record_gets_exactly_what_the_simulator_generates)
+{
+	const char *file = "e2e_exact.gtrace";
+	char *args[] = { "gtrace", "record", "-o", (char *)file, "-q", "--", gtrace, "demo",
+			 "--trainer", "--steps", "6", "--gpus", "2", "--scenario", "comm-bound",
+			 "--rate", "5000000", NULL };
+	cr_assert_eq(wait_exit(start("e2e_exact.log", args)), 0);
+	struct gt_store *got;
+	struct gtfile_info info;
+	read_capture(file, &got, &info);
+	cr_assert_eq(info.truncated, 0);
+	const struct gt_drops *d = store_drops(got);
+	cr_assert_eq(d->ring_overflow, 0);
+
+	struct sim_opts o;
+	memset(&o, 0, sizeof(o));
+	o.gpus = 2;
+	o.steps = 6;
+	o.seed = 1;
+	o.scenario = SIM_COMM_BOUND;
+	struct gt_store *want = store_new();
+	char err[256];
+	cr_assert_eq(sim_generate(&o, want, err, sizeof(err)), 0, "%s", err);
+	cr_assert_gt(store_event_count(want), 1000);
+	cr_assert_eq(store_event_count(got), store_event_count(want));
+	cr_assert_eq(store_lane_count(got), store_lane_count(want));
+	struct tally tg, tw;
+	tally_store(got, &tg);
+	tally_store(want, &tw);
+	cr_assert_eq(tg.n, tw.n);
+	for (size_t i = 0; i < tw.n; i++) {
+		size_t k;
+		for (k = 0; k < tg.n; k++)
+			if (tg.kind[k] == tw.kind[i] && !strcmp(tg.name[k], tw.name[i]))
+				break;
+		cr_assert_lt(k, tg.n, "missing %s", tw.name[i]);
+		cr_assert_eq(tg.count[k], tw.count[i], "%s", tw.name[i]);
+		cr_assert_eq(tg.dur[k], tw.dur[i], "%s", tw.name[i]);
+	}
+	tally_free(&tg);
+	tally_free(&tw);
+	store_free(got);
+	store_free(want);
+	unlink(file);
+}
+
+Test(e2e, attach_detach_reattach_and_sigint)
+{
+	char *targs[] = { "gtrace", "demo", "--trainer", "--seconds", "40", "--rate", "20000", NULL };
+	pid_t tr = start_trainer("e2e_tr1.log", targs);
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)tr);
+	for (int round = 0; round < 2; round++) {
+		char *args[] = { "gtrace", "record", "-o", "e2e_r.gtrace", "-q", "--duration", "0.5",
+				 "--pid", pid, NULL };
+		cr_assert_eq(wait_exit(start(NULL, args)), 0, "round %d", round);
+		struct gt_store *s;
+		struct gtfile_info info;
+		size_t n = read_capture("e2e_r.gtrace", &s, &info);
+		cr_assert_gt(n, 1000, "round %d: %zu events", round, n);
+		cr_assert_eq(info.truncated, 0);
+		store_free(s);
+		cr_assert_eq(kill(tr, 0), 0, "trainer died after a detach");
+	}
+	/* Ctrl-C: stops cleanly and keeps everything */
+	char *args[] = { "gtrace", "record", "-o", "e2e_int.gtrace", "-q", "--pid", pid, NULL };
+	pid_t rec = start(NULL, args);
+	msleep(600);
+	kill(rec, SIGINT);
+	cr_assert_eq(wait_exit(rec), 0);
+	struct gt_store *s;
+	struct gtfile_info info;
+	cr_assert_gt(read_capture("e2e_int.gtrace", &s, &info), 1000);
+	cr_assert_eq(info.truncated, 0);
+	store_free(s);
+	cr_assert_eq(kill(tr, 0), 0);
+	unlink("e2e_r.gtrace");
+	unlink("e2e_int.gtrace");
+}
+
+Test(e2e, target_killed_during_recording)
+{
+	char *targs[] = { "gtrace", "demo", "--trainer", "--seconds", "40", "--rate", "20000", NULL };
+	pid_t tr = start_trainer("e2e_tr2.log", targs);
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)tr);
+	char *args[] = { "gtrace", "record", "-o", "e2e_k.gtrace", "-q", "--pid", pid, NULL };
+	pid_t rec = start("e2e_k.log", args);
+	msleep(600);
+	kill(tr, SIGKILL);
+	wait_exit(tr);
+	cr_assert_eq(wait_exit(rec), 0);          /* ends by itself */
+	struct gt_store *s;
+	struct gtfile_info info;
+	cr_assert_gt(read_capture("e2e_k.gtrace", &s, &info), 1000);
+	cr_assert_eq(info.truncated, 0);
+	store_free(s);
+	FILE *f = fopen("e2e_k.log", "r");
+	char buf[1024] = "";
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	cr_assert(strstr(buf, "exited"), "record said: %s", buf);
+	unlink("e2e_k.gtrace");
+}
+
+Test(e2e, recorder_killed_target_runs_on)
+{
+	char *targs[] = { "gtrace", "demo", "--trainer", "--seconds", "40", "--rate", "20000", NULL };
+	pid_t tr = start_trainer("e2e_tr3.log", targs);
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)tr);
+	char *args[] = { "gtrace", "record", "-o", "e2e_v.gtrace", "-q", "--pid", pid, NULL };
+	pid_t rec = start(NULL, args);
+	msleep(1500);     /* past the first periodic flush */
+	kill(rec, SIGKILL);
+	wait_exit(rec);
+	msleep(100);
+	cr_assert_eq(kill(tr, 0), 0, "trainer died with its recorder");
+	/* what was flushed opens (cut off: truncated) */
+	struct gt_store *s;
+	struct gtfile_info info;
+	cr_assert_gt(read_capture("e2e_v.gtrace", &s, &info), 0);
+	cr_assert_eq(info.truncated, 1);
+	store_free(s);
+	/* and the trainer takes the next recorder */
+	char *args2[] = { "gtrace", "record", "-o", "e2e_v2.gtrace", "-q", "--duration", "0.3",
+			  "--pid", pid, NULL };
+	cr_assert_eq(wait_exit(start(NULL, args2)), 0);
+	unlink("e2e_v.gtrace");
+	unlink("e2e_v2.gtrace");
+}
