@@ -351,6 +351,32 @@ Test(cli_stats, range_and_filters)
 	run_free(&r);
 }
 
+/*
+ * a directory of two ranks; --rank 1 keeps rank 1 only.  sampled_rank-1 raw
+ * count (python3, ph == "X" and cat == "kernel"): 1,104 kernels, 183 names,
+ * 651,026 us; with rank 0's 1,154 kernels (MANIFEST) the directory has 2,258.
+ */
+Test(cli_stats, directory_and_rank)
+{
+	struct run r = gtrace("stats ../shared/testdata/hta/trace_filter --report kernels --format csv");
+	skip_if_unbuilt(&r);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	struct csv c;
+	csv_parse(r.out, &c);
+	cr_assert_eq(csv_sum(&c, "Instances"), 1154 + 1104);
+	cr_assert_eq(csv_sum(&c, "Total Time (ns)"), 606519000LL + 651026000LL);
+	csv_free(&c);
+	run_free(&r);
+	r = gtrace("stats ../shared/testdata/hta/trace_filter --report kernels --format csv --rank 1");
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	csv_parse(r.out, &c);
+	cr_assert_eq(c.n - 1, 183);
+	cr_assert_eq(csv_sum(&c, "Instances"), 1104);
+	cr_assert_eq(csv_sum(&c, "Total Time (ns)"), 651026000LL);
+	csv_free(&c);
+	run_free(&r);
+}
+
 /* --step N: the step's window; steps 5..10 exist (MANIFEST: ProfilerStep#5..#10) */
 Test(cli_stats, step_scope)
 {
