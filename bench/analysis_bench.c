@@ -105,7 +105,7 @@ int main(int argc, char **argv)
 		printf("%s_range1M %.1f ms\n%s_range1M_cpu %.1f ms\n", names[i], w1, names[i], c);
 		steps_cache_clear();
 		w1 = time_report(s, r, &all, 1, &c);
-		printf("%s_whole_cold %.1f ms\n", names[i], w1);
+		printf("%s_whole_cold %.1f ms\n%s_whole_cold_cpu %.1f ms\n", names[i], w1, names[i], c);
 	}
 	store_free(s);
 	return 0;
