@@ -63,7 +63,8 @@ static void compute(struct kview *k)
 {
 	ui_busy(k->v.app, "computing the kernel statistics...");
 	free_table(k);
-	k->dirty = 0;
+	k->dirty = k->stale = 0;
+	k->computed_ms = ui_now_ms();
 	k->err[0] = 0;
 	const struct gt_report *rep = gt_report_find(tabs[k->tab]);
 	if (!rep) {
@@ -82,6 +83,8 @@ static void compute(struct kview *k)
 		return;
 	}
 	k->tb = k->out.tables[0];
+	/* a live store moved on: the instance list is out of date */
+	k->inst_open = 0;
 	if (k->st.sort_col >= (int)k->tb->ncols)
 		k->st.sort_col = -1;
 	if (k->st.sort_col < 0) {
@@ -96,7 +99,7 @@ static void compute(struct kview *k)
 static void kv_draw(struct view *v, struct lrect r)
 {
 	struct kview *k = (struct kview *)v;
-	if (k->dirty)
+	if (k->dirty || (k->stale && ui_now_ms() - k->computed_ms >= UI_RECOMPUTE_MS))
 		compute(k);
 	if (k->inst_open) {
 		kview_inst_draw(k, r);
@@ -223,7 +226,7 @@ static int kv_back(struct view *v)
 
 static void kv_data(struct view *v)
 {
-	((struct kview *)v)->dirty = 1;
+	((struct kview *)v)->stale = 1;
 }
 
 static void kv_free(struct view *v)

@@ -149,6 +149,8 @@ void kview_inst_draw(struct kview *k, struct lrect r)
 		size_t n = k->inst_top + (size_t)i;
 		if (n >= k->ninst)
 			break;
+		if (!ui_ref_ok(s, k->inst[n]))
+			continue;
 		const struct gt_event *e = store_ev(s, k->inst[n]);
 		const struct gt_lane *l = store_lane_at(s, k->inst[n].lane);
 		attr_t at = n == k->inst_sel ? theme_attr(TH_SELECT) : 0;

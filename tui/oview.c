@@ -17,6 +17,8 @@
 struct oview {
 	struct view v;
 	int dirty, ok;
+	int stale;             /* the store changed: recompute when due */
+	double computed_ms;
 	struct overview_result res;
 	char err[160];
 	size_t sel;
@@ -41,7 +43,8 @@ static void compute(struct oview *o)
 	if (o->ok)
 		overview_result_done(&o->res);
 	o->ok = 0;
-	o->dirty = 0;
+	o->dirty = o->stale = 0;
+	o->computed_ms = ui_now_ms();
 	o->err[0] = 0;
 	struct gt_scope sc;
 	gt_scope_all(&sc);
@@ -203,7 +206,7 @@ static void ov_draw(struct view *v, struct lrect r)
 {
 	struct oview *o = (struct oview *)v;
 	const struct gt_store *s = v->app->store;
-	if (o->dirty)
+	if (o->dirty || (o->stale && ui_now_ms() - o->computed_ms >= UI_RECOMPUTE_MS))
 		compute(o);
 	int y = r.y, end = r.y + r.h;
 	char a[32];
@@ -297,7 +300,7 @@ static int ov_key(struct view *v, int ch)
 
 static void ov_data(struct view *v)
 {
-	((struct oview *)v)->dirty = 1;
+	((struct oview *)v)->stale = 1;
 }
 
 static void ov_free(struct view *v)

@@ -14,6 +14,8 @@
 struct pview {
 	struct view v;
 	int dirty, ok;
+	int stale;             /* the store changed: recompute when due */
+	double computed_ms;
 	int32_t rank;
 	struct pipeline_result res;
 	char advice[8][PIPELINE_ADVICE_LEN];
@@ -42,7 +44,8 @@ static void compute(struct pview *p)
 	if (p->ok)
 		pipeline_result_done(&p->res);
 	p->ok = 0;
-	p->dirty = 0;
+	p->dirty = p->stale = 0;
+	p->computed_ms = ui_now_ms();
 	p->err[0] = 0;
 	int32_t *ranks = NULL;
 	long nr = steps_ranks(p->v.app->store, &ranks);
@@ -80,7 +83,7 @@ static void bar(const struct pipeline_row *row, int y, int x, int w, int64_t max
 static void pv_draw(struct view *v, struct lrect r)
 {
 	struct pview *p = (struct pview *)v;
-	if (p->dirty)
+	if (p->dirty || (p->stale && ui_now_ms() - p->computed_ms >= UI_RECOMPUTE_MS))
 		compute(p);
 	if (!p->ok) {
 		term_printf(r.y, r.x + 1, r.w - 2, theme_attr(TH_WARN), "input pipeline: %s",
@@ -195,7 +198,7 @@ static int pv_key(struct view *v, int ch)
 
 static void pv_data(struct view *v)
 {
-	((struct pview *)v)->dirty = 1;
+	((struct pview *)v)->stale = 1;
 }
 
 static void pv_free(struct view *v)

@@ -114,6 +114,8 @@ static void tl_data(struct view *v)
 /* the selected event from the cursor, unless pinned by a jump */
 static void update_sel(struct tlview *t)
 {
+	if (t->pinned && t->has_sel && !ui_ref_ok(S(t), t->sel))
+		t->pinned = 0;
 	if (t->pinned)
 		return;
 	t->has_sel = 0;
@@ -217,7 +219,7 @@ static void cursor_to_col(struct tlview *t, long c)
 void tlview_goto(struct view *v, struct gt_ref r)
 {
 	struct tlview *t = (struct tlview *)v;
-	if (r.lane >= store_lane_count(S(t)))
+	if (!ui_ref_ok(S(t), r))
 		return;
 	const struct gt_event *e = store_ev(S(t), r);
 	size_t row = lanes_find(&t->L, r.lane);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "term.h"
 #include "view.h"
@@ -31,6 +32,13 @@ void ui_msg(struct app *a, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(a->msg, sizeof(a->msg), fmt, ap);
 	va_end(ap);
+}
+
+double ui_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 void ui_busy(struct app *a, const char *msg)

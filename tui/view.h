@@ -81,6 +81,17 @@ void ui_prompt(struct app *a, struct view *v, const char *label, const char *ini
 	       prompt_done_fn done);
 /* show a transient message in the status line */
 void ui_msg(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* 1 when r names an event of the store (refs kept across a live update
+ * may not) */
+static inline int ui_ref_ok(const struct gt_store *s, struct gt_ref r)
+{
+	return r.lane < store_lane_count(s) && r.idx < store_lane_at(s, r.lane)->n;
+}
+
+/* monotonic clock in milliseconds */
+double ui_now_ms(void);
+/* analysis pages recompute a changed (live) store at most this often */
+#define UI_RECOMPUTE_MS 2000.0
 /* show "msg" in the status line at once (before a long computation) */
 void ui_busy(struct app *a, const char *msg);
 /* focus a view (VIEW_*) */

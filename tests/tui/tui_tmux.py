@@ -434,6 +434,43 @@ def case_errors():
         fail("not a terminal: exit %d, stderr %r" % (r.returncode, r.stderr))
 
 
+def case_live():
+    drv = os.path.join(BUILD, "tests", "tui", "live_driver")
+    if not os.path.exists(drv):
+        fail("no live driver at " + drv)
+    cmd = "env LANG=C.UTF-8 TERM=xterm-256color %s 30; echo EXIT=$?; sleep 600" % os.path.abspath(drv)
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "40", cmd)
+    tmux("set-option", "-t", "t", "status", "off", check=False)
+    s = wait_for(r"live: recording, step \d+ of 30")
+    # the data keeps coming: the step counter and the event count grow
+    s = wait_for(r"step (1\d|2\d|30) of 30", 15)
+    if "GPU 0" not in s or "GPU 1" not in s:
+        fail("live view lacks the GPUs", s)
+    if "follow" not in s:
+        fail("live trace view does not follow the newest data", s)
+    keys("p")
+    s = wait_for(r"live: paused, step (\d+)")
+    n = re.search(r"live: paused, step (\d+)", s).group(1)
+    time.sleep(0.6)
+    if "live: paused, step %s of" % n not in screen():
+        fail("data kept coming while paused", screen())
+    keys("p")
+    wait_for(r"live: recording")
+    keys("W")
+    wait_for(r"saved live\.gtrace")
+    # analysis pages follow the store too
+    keys("2")
+    wait_for(r"Total Time")
+    keys("4")
+    wait_for(r"Recommendations")
+    keys("1")
+    s = wait_for(r"step 30 of 30", 20)
+    keys("q")
+    s = wait_for(r"^EXIT=\d+", 10)
+    if "EXIT=0" not in s:
+        fail("live driver did not exit with 0", s)
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
