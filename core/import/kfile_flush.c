@@ -61,10 +61,78 @@ static struct gt_event *find_at(struct kfile *kf, long li, int64_t ts, int gpu)
 	return NULL;
 }
 
+/* LSD radix sort of n keys, 16-bit digits, skipping constant digits; 0 or -ENOMEM */
+static int radix_u64(uint64_t *a, size_t n)
+{
+	uint64_t *tmp = malloc(n * sizeof(*tmp));
+	size_t *cnt = malloc(65536 * sizeof(*cnt));
+	if (!tmp || !cnt) {
+		free(tmp);
+		free(cnt);
+		return -ENOMEM;
+	}
+	uint64_t *src = a, *dst = tmp;
+	for (int sh = 0; sh < 64; sh += 16) {
+		memset(cnt, 0, 65536 * sizeof(*cnt));
+		for (size_t i = 0; i < n; i++)
+			cnt[(src[i] >> sh) & 0xffff]++;
+		if (cnt[(src[0] >> sh) & 0xffff] == n)
+			continue;
+		size_t sum = 0;
+		for (size_t d = 0; d < 65536; d++) {
+			size_t c = cnt[d];
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[cnt[(src[i] >> sh) & 0xffff]++] = src[i];
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+	free(tmp);
+	free(cnt);
+	return 0;
+}
+
+/* every correlation is in the args: only count the flow ends without a partner */
+static int count_unmatched(struct kfile *kf)
+{
+	size_t n = kf->n_flows;
+	uint64_t *k = malloc(n * sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		k[i] = kf->flows[i].id << 1 | (kf->flows[i].ph == 'f');
+	if (radix_u64(k, n)) {
+		free(k);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		int hs = 0, hf = 0;
+		for (; j < n && k[j] >> 1 == k[i] >> 1; j++) {
+			hs |= !(k[j] & 1);
+			hf |= (int)(k[j] & 1);
+		}
+		if (hs && hf)
+			kf->flows_linked++;
+		else
+			kf->flows_unmatched += j - i;
+		i = j;
+	}
+	free(k);
+	return 0;
+}
+
 /* pair s/f flow ends by id; fill missing correlations; count unmatched ends */
 static void link_flows(struct kfile *kf)
 {
 	if (!kf->n_flows)
+		return;
+	if (!kf->n_nocorr && count_unmatched(kf) == 0)
 		return;
 	qsort(kf->flows, kf->n_flows, sizeof(*kf->flows), flow_cmp);
 	if (kf->n_nocorr)

@@ -195,6 +195,11 @@ Test(kineto, nccl_args_and_correlation)
 		}
 	}
 	cr_expect_eq(linked, 2700);
+	/* python3 -c "import gzip,json,collections; ev=json.load(gzip.open('hta/nccl_data.json.gz'))
+	 *   ['traceEvents']; g=collections.defaultdict(list); [g[e['id']].append(e['ph']) for e in ev if
+	 *   e.get('ph') in ('s','f') and e.get('cat')=='ac2g']; print(sum(len(v) for v in g.values()
+	 *   if not ('s' in v and 'f' in v)))" -> 4966 */
+	cr_expect_str_eq(store_meta_get(s, "import.flow_ends_unmatched"), "4966");
 	cr_expect_eq(with_nccl, 21);
 	cr_expect_eq(allreduce, 15);
 	cr_expect_eq(f32, 18);
