@@ -30,6 +30,7 @@ struct acc {
 	uint32_t ncand, last;
 	uint32_t nkconf_extra;   /* configurations beyond NCAND (not counted for the mode) */
 	uint64_t gpu_mask;
+	int64_t win_ns;          /* duration of instances starting in a window */
 };
 
 static int vec_grow(struct vec *v)
@@ -176,8 +177,9 @@ static struct acc *get_acc(struct ctx *c, uint64_t key)
  * Sum, min and max are taken from the duration vector at finish. */
 static inline __attribute__((always_inline)) int
 scan_lane_g(struct ctx *c, const struct gt_lane *l, size_t first, size_t last, uint64_t gbit,
-	    int group, int want_bytes)
+	    int group, int want_bytes, const int64_t *wt, size_t wn)
 {
+	size_t wi = 0;
 	uint32_t mask = c->o->kinds_mask;
 	struct acc *a = NULL;
 	uint64_t akey = UINT64_MAX;
@@ -209,6 +211,13 @@ scan_lane_g(struct ctx *c, const struct gt_lane *l, size_t first, size_t last, u
 		}
 		if (vec_push(&a->dur, e->dur_ns))
 			return -ENOMEM;
+		if (wt) {
+			/* windows sorted, events sorted by start: one forward walk */
+			while (wi < wn && wt[2 * wi + 1] <= e->start_ns)
+				wi++;
+			if (wi < wn && e->start_ns >= wt[2 * wi])
+				a->win_ns += e->dur_ns;
+		}
 		if (want_bytes && vec_push(&a->bytes, (int64_t)e->arg))
 			return -ENOMEM;
 		if (e->kind == GT_EV_KERNEL) {
@@ -223,18 +232,20 @@ scan_lane_g(struct ctx *c, const struct gt_lane *l, size_t first, size_t last, u
 }
 
 static int scan_lane(struct ctx *c, const struct gt_lane *l, size_t first, size_t last,
-		     uint64_t gbit)
+		     uint64_t gbit, const int64_t *wt, size_t wn)
 {
 	int wb = (c->o->flags & KSTATS_WANT_BYTES) != 0;
 	switch (c->o->group) {
 	case KSTATS_BY_COPY_KIND:
-		return scan_lane_g(c, l, first, last, gbit, KSTATS_BY_COPY_KIND, wb);
+		return scan_lane_g(c, l, first, last, gbit, KSTATS_BY_COPY_KIND, wb, wt, wn);
 	case KSTATS_BY_NAME_KIND:
-		return scan_lane_g(c, l, first, last, gbit, KSTATS_BY_NAME_KIND, wb);
+		return scan_lane_g(c, l, first, last, gbit, KSTATS_BY_NAME_KIND, wb, wt, wn);
 	default:
-		if (!wb)
-			return scan_lane_g(c, l, first, last, gbit, KSTATS_BY_NAME, 0);
-		return scan_lane_g(c, l, first, last, gbit, KSTATS_BY_NAME, 1);
+		if (wb)
+			return scan_lane_g(c, l, first, last, gbit, KSTATS_BY_NAME, 1, wt, wn);
+		if (wt)
+			return scan_lane_g(c, l, first, last, gbit, KSTATS_BY_NAME, 0, wt, wn);
+		return scan_lane_g(c, l, first, last, gbit, KSTATS_BY_NAME, 0, NULL, 0);
 	}
 }
 
@@ -308,6 +319,7 @@ static void finish_row(const struct ctx *c, struct acc *a, struct kstats_row *ro
 	row->kconf = a->ncand ? a->cand[best] : 0;
 	row->nkconf = a->ncand + a->nkconf_extra;
 	row->gpu_mask = a->gpu_mask;
+	row->in_windows_ns = a->win_ns;
 	if (c->o->group != KSTATS_BY_COPY_KIND)
 		row->tc = kstats_is_tensor_core(store_str(c->s, row->name));
 	free(a->dur.v);
@@ -321,6 +333,8 @@ struct work {
 	size_t first, last;
 	uint64_t gbit;
 	int thread;
+	const int64_t *wt;          /* windows of the lane's rank, NULL = none */
+	size_t wn;
 };
 
 #define NTHREADS 2
@@ -343,7 +357,8 @@ static void *scan_thread(void *arg)
 	struct job *j = arg;
 	for (size_t i = 0; i < j->nw && !j->rc; i++)
 		if (j->w[i].thread == j->me)
-			j->rc = scan_lane(&j->c, j->w[i].l, j->w[i].first, j->w[i].last, j->w[i].gbit);
+			j->rc = scan_lane(&j->c, j->w[i].l, j->w[i].first, j->w[i].last, j->w[i].gbit,
+					  j->w[i].wt, j->w[i].wn);
 	return NULL;
 }
 
@@ -381,6 +396,7 @@ static int merge_ctx(struct ctx *a, struct ctx *b)
 		if (!x)
 			return -ENOMEM;
 		x->gpu_mask |= y->gpu_mask;
+		x->win_ns += y->win_ns;
 		if (vec_cat(&x->dur, &y->dur) || vec_cat(&x->bytes, &y->bytes))
 			return -ENOMEM;
 		for (uint32_t k = 0; k < y->ncand; k++) {
@@ -418,6 +434,18 @@ static int plan(const struct gt_store *s, const struct gt_scope *sc, const struc
 		int g = gpu_slot(r, l);
 		size_t first, last;
 		kstats_lane_starts(l, sc->t0_ns, sc->t1_ns, &first, &last);
+		const int64_t *wt = NULL;
+		size_t wn = 0;
+		int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
+		for (size_t k = 0; o->win && k < o->nwin; k++)
+			if (o->win[k].rank == rank) {
+				wt = o->win[k].t;
+				wn = o->win[k].n;
+			}
+		if (o->win && !wt) {
+			static const int64_t none[2] = { 0, 0 };
+			wt = none;              /* a rank without windows: nothing inside */
+		}
 		for (size_t f = first; f < last; f += SLICE_EVENTS) {
 			if (nw == cap) {
 				cap = cap ? cap * 2 : 32;
@@ -431,7 +459,7 @@ static int plan(const struct gt_store *s, const struct gt_scope *sc, const struc
 			size_t e = last - f > SLICE_EVENTS ? f + SLICE_EVENTS : last;
 			int t = load[1] < load[0];
 			load[t] += e - f;
-			w[nw++] = (struct work){ l, f, e, g >= 0 ? 1ull << g : 0, t };
+			w[nw++] = (struct work){ l, f, e, g >= 0 ? 1ull << g : 0, t, wt, wn };
 			*total += e - f;
 		}
 	}
@@ -444,7 +472,7 @@ int kstats_compute(const struct gt_store *s, const struct gt_scope *sc,
 		   const struct kstats_opts *o, struct kstats_result *r,
 		   char *err, size_t errlen)
 {
-	struct kstats_opts def = { 1u << GT_EV_KERNEL, KSTATS_BY_NAME, 0 };
+	struct kstats_opts def = { .kinds_mask = 1u << GT_EV_KERNEL, .group = KSTATS_BY_NAME };
 	struct gt_scope all;
 	if (!o)
 		o = &def;
@@ -455,6 +483,8 @@ int kstats_compute(const struct gt_store *s, const struct gt_scope *sc,
 	if (o->kinds_mask == 0) {
 		def.group = o->group;
 		def.flags = o->flags;
+		def.win = o->win;
+		def.nwin = o->nwin;
 		o = &def;
 	}
 	memset(r, 0, sizeof(*r));

@@ -15,7 +15,8 @@ static int api_run(const struct gt_store *s, const struct gt_scope *sc_in,
 	if (tables_scope(s, sc_in, &scope, err, errlen))
 		return -ENOENT;
 	const struct gt_scope *sc = &scope;
-	struct kstats_opts o = { (1u << GT_EV_RUNTIME) | (1u << GT_EV_DRIVER), KSTATS_BY_NAME, 0 };
+	struct kstats_opts o = { .kinds_mask = (1u << GT_EV_RUNTIME) | (1u << GT_EV_DRIVER),
+				 .group = KSTATS_BY_NAME };
 	struct kstats_result r;
 	int rc = kstats_compute(s, sc, &o, &r, err, errlen);
 	if (rc)
@@ -57,8 +58,8 @@ static int nvtx_run(const struct gt_store *s, const struct gt_scope *sc_in,
 	if (tables_scope(s, sc_in, &scope, err, errlen))
 		return -ENOENT;
 	const struct gt_scope *sc = &scope;
-	struct kstats_opts o = { (1u << GT_EV_NVTX) | (1u << GT_EV_GPU_ANNOT),
-				 KSTATS_BY_NAME_KIND, 0 };
+	struct kstats_opts o = { .kinds_mask = (1u << GT_EV_NVTX) | (1u << GT_EV_GPU_ANNOT),
+				 .group = KSTATS_BY_NAME_KIND };
 	struct kstats_result r;
 	int rc = kstats_compute(s, sc, &o, &r, err, errlen);
 	if (rc)

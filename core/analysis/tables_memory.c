@@ -94,8 +94,8 @@ static int memory_run(const struct gt_store *s, const struct gt_scope *sc_in,
 	if (tables_scope(s, sc_in, &scope, err, errlen))
 		return -ENOENT;
 	const struct gt_scope *sc = &scope;
-	struct kstats_opts o = { (1u << GT_EV_MEMCPY) | (1u << GT_EV_MEMSET),
-				 KSTATS_BY_COPY_KIND, KSTATS_WANT_BYTES };
+	struct kstats_opts o = { .kinds_mask = (1u << GT_EV_MEMCPY) | (1u << GT_EV_MEMSET),
+				 .group = KSTATS_BY_COPY_KIND, .flags = KSTATS_WANT_BYTES };
 	struct kstats_result r;
 	int rc = kstats_compute(s, sc, &o, &r, err, errlen);
 	if (rc)

@@ -32,10 +32,22 @@ enum kstats_group {
 #define KSTATS_WANT_BYTES 0x1u                /* also statistics of arg as bytes */
 #define KSTATS_MAX_GPUS 64
 
+/* windows (e.g. steps) of one rank: n pairs [t[2i], t[2i+1]), sorted by
+ * start and not overlapping */
+struct kstats_windows {
+	int32_t rank;
+	const int64_t *t;
+	size_t n;
+};
+
 struct kstats_opts {
 	uint32_t kinds_mask;     /* bits (1u << GT_EV_*) counted; 0 = kernels only */
 	int group;               /* enum kstats_group */
 	unsigned flags;          /* KSTATS_WANT_BYTES */
+	/* optional: rows get in_windows_ns, the time of their instances that
+	 * start inside a window of their lane's rank */
+	const struct kstats_windows *win;
+	size_t nwin;
 };
 
 struct kstats_row {
@@ -53,6 +65,7 @@ struct kstats_row {
 	uint32_t nkconf;         /* distinct launch configurations seen */
 	int tc;                  /* 1 when the name suggests Tensor Core use */
 	uint64_t gpu_mask;       /* bit i: the result's gpus[i] ran it */
+	int64_t in_windows_ns;   /* with opts->win: duration of instances starting in a window */
 };
 
 struct kstats_gpu {

@@ -200,6 +200,25 @@ Test(kstats, tensor_core_names)
 		cr_assert(!kstats_is_tensor_core(no[i]), "%s", no[i]);
 }
 
+/* windows: instances starting inside a window of their rank are summed */
+Test(kstats, windows)
+{
+	struct gt_store *s = planted();
+	/* rank 0 windows [1000, 2001) and [3500, 5000): A@1000 (10), A@2000 (20),
+	 * A@4000 (40), B@1500 (5), B@3500 (7); rank 1 has none -> C gets 0 */
+	int64_t w0[] = { 1000, 2001, 3500, 5000 };
+	struct kstats_windows win = { .rank = 0, .t = w0, .n = 2 };
+	struct kstats_opts o = { .kinds_mask = 1u << GT_EV_KERNEL, .win = &win, .nwin = 1 };
+	struct kstats_result r;
+	char err[128];
+	cr_assert_eq(kstats_compute(s, NULL, &o, &r, err, sizeof(err)), 0);
+	cr_assert_eq(find_row(s, &r, "A")->in_windows_ns, 70);
+	cr_assert_eq(find_row(s, &r, "B")->in_windows_ns, 12);
+	cr_assert_eq(find_row(s, &r, "C")->in_windows_ns, 0);
+	kstats_result_done(&r);
+	store_free(s);
+}
+
 static int cmp64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -261,7 +280,8 @@ Test(kstats, kernels_report_columns)
 	const struct gt_table *t = o.tables[0];
 	const char *cols[] = { "Time (%)", "Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)",
 			       "Min (ns)", "Max (ns)", "StdDev (ns)", "Name", "GPU(s)", "Grid",
-			       "Block", "Regs/Thread", "Shared Mem (bytes)", "TC" };
+			       "Block", "Regs/Thread", "Shared Mem (bytes)", "TC",
+			       "Step Share (%)" };
 	cr_assert_eq(t->ncols, sizeof(cols) / sizeof(cols[0]));
 	for (size_t i = 0; i < t->ncols; i++)
 		cr_assert_str_eq(t->cols[i].name, cols[i]);
@@ -276,6 +296,8 @@ Test(kstats, kernels_report_columns)
 	cr_assert(gt_table_is_null(t, 0, 10));
 	cr_assert(gt_table_is_null(t, 0, 12));
 	cr_assert(gt_table_is_null(t, 0, 13));
+	/* no steps in this store: Step Share is n/a */
+	cr_assert(gt_table_is_null(t, 0, 15));
 	gt_report_out_done(&o);
 	store_free(s);
 }

@@ -277,3 +277,39 @@ Test(reports, step_scope_resolves)
 	gt_report_out_done(&ob);
 	store_free(s);
 }
+
+/*
+ * Step Share on resnet50_num_workers_0: kernels run on one stream without
+ * overlap, so the shares add up to the kernel time of the steps over the
+ * step time: the TensorBoard plugin's published Kernel 98,589 us of an
+ * average step of 177,592 us (MANIFEST) = 55.51 %.
+ */
+Test(reports, step_share_matches_plugin)
+{
+	char path[4096], err[256];
+	snprintf(path, sizeof(path), "%s/kineto/resnet50_num_workers_0.pt.trace.json.gz",
+		 getenv("GTRACE_TESTDATA"));
+	const char *paths[] = { path };
+	struct gt_load_opts lo = { .flags = GT_LOAD_QUIET };
+	struct gt_store *s = NULL;
+	int rc = gt_load(paths, 1, &lo, &s, err, sizeof(err));
+	if (rc && strstr(err, "not built yet"))
+		cr_skip("%s", err);
+	cr_assert_eq(rc, 0, "%s", err);
+	struct gt_report_out o = run(s, "kernels");
+	const struct gt_table *t = o.tables[0];
+	long c = col(t, "Step Share (%)");
+	long tt = col(t, "Total Time (ns)");
+	double share = 0;
+	int64_t total = 0;
+	for (size_t i = 0; i < t->nrows; i++) {
+		cr_assert(!gt_table_is_null(t, i, (size_t)c));
+		share += gt_table_cell(t, i, (size_t)c)->f;
+		total += gt_table_cell(t, i, (size_t)tt)->i;
+	}
+	/* the table stores unrounded values: the sum is exact up to clipping */
+	cr_assert_float_eq(share, 100.0 * 98589 / 177592, 0.05, "sum of shares %.3f", share);
+	cr_assert_eq(total, 591532000LL);
+	gt_report_out_done(&o);
+	store_free(s);
+}
