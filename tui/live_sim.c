@@ -218,7 +218,8 @@ int live_sim_main(int argc, char **argv)
 		store_free(ls.s);
 		return 1;
 	}
-	ls.gpus = o.gpus;
+	/* sim.h's defaults: 4 GPUs for one rank, 1 per rank otherwise */
+	ls.gpus = (o.gpus ? o.gpus : o.ranks > 1 ? 1 : 4) * (o.ranks > 1 ? o.ranks : 1);
 	ls.dict = (struct pub_dict){ &ls, d_str, d_lane, d_kconf, d_nccl };
 	struct agent_source src = { .name = "synth", .ctx = &ls, .status = s_status };
 	if (agent_init(&src, err, sizeof(err)) < 0) {
