@@ -60,6 +60,9 @@ static struct {
 	size_t done_valid[GC_NBUF];
 	int q_head, q_n;
 	_Atomic uint64_t declined;
+	_Atomic uint64_t completed;  /* buffers handed to the drain thread */
+	_Atomic uint64_t drained;    /* buffers it has finished */
+	int enabled;
 	/* drain thread */
 	pthread_t drain;
 	int drain_started;
@@ -187,6 +190,7 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
 	gc.done_q[slot] = i;
 	gc.done_valid[slot] = valid;
 	gc.q_n++;
+	atomic_fetch_add(&gc.completed, 1);
 	pthread_cond_signal(&gc.cond);
 	pthread_mutex_unlock(&gc.lock);
 }
@@ -317,9 +321,24 @@ static void *drain_main(void *arg)
 			pthread_mutex_lock(&gc.lock);
 			gc.free_stack[gc.n_free++] = i;
 			pthread_mutex_unlock(&gc.lock);
+			atomic_fetch_add(&gc.drained, 1);
 		}
 	}
 	return NULL;
+}
+
+/* at exit: hand CUPTI's last buffers to the drain thread and let it
+ * publish them (bounded wait), so a recording of a finished run is whole */
+static void gc_atexit(void)
+{
+	if (!gc.enabled)
+		return;
+	gc.f.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	for (int t = 0; t < 400 && atomic_load(&gc.drained) < atomic_load(&gc.completed); t++) {
+		struct timespec ts = { 0, 5000000 };
+		nanosleep(&ts, NULL);
+	}
+	/* the viewer learns of the exit from its control socket closing */
 }
 
 /* ---- agent source operations (control thread) ---- */
@@ -407,12 +426,17 @@ static int gc_enable(void *ctx, char *err, size_t errlen)
 	}
 	if (gc.f.FlushPeriod)
 		gc.f.FlushPeriod(100);
+	static int atexit_done;
+	if (!atexit_done && atexit(gc_atexit) == 0)
+		atexit_done = 1;
+	gc.enabled = 1;
 	return 0;
 }
 
 static void gc_disable(void *ctx)
 {
 	(void)ctx;
+	gc.enabled = 0;
 	static const CUpti_ActivityKind kinds[] = {
 		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
 		CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
