@@ -193,12 +193,25 @@ static int check_header(struct rd *r, struct gtfile_info *info)
 	return 0;
 }
 
+/* ask for transparent huge pages on a freshly reserved event array: the
+ * page faults of a 4 KiB-page array cost about a third of an open (a hint;
+ * where THP is off nothing changes) */
+static void huge_hint(const struct gt_lane *l)
+{
+	uintptr_t pg = 2u << 20, a = ((uintptr_t)(l->ev + l->n) + pg - 1) & ~(pg - 1);
+	uintptr_t b = (uintptr_t)(l->ev + l->cap) & ~(pg - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_HUGEPAGE);
+}
+
 /* exact reservations for lanes [from, to) from the index */
 static int reserve_lanes(struct rd *r, size_t from, size_t to)
 {
-	for (size_t i = from; i < to && i < r->idx_nlanes; i++)
+	for (size_t i = from; i < to && i < r->idx_nlanes; i++) {
 		if (r->idx_lane[i] && store_reserve(r->s, (uint32_t)i, r->idx_lane[i]))
 			return fail(r, -ENOMEM, "out of memory");
+		huge_hint(store_lane_at(r->s, (uint32_t)i));
+	}
 	return 0;
 }
 
