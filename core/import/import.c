@@ -9,9 +9,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "../file/import_api.h"
 #include "gtrace/import.h"
 #include "kimport.h"
@@ -81,19 +83,12 @@ static void report(struct kfile *kf, int truncated, const struct gt_load_opts *o
 			kf->n_events);
 }
 
-/* parse one source into the store under a fresh rank (order = fallback) */
-static int import_one(struct gt_store *s, const char *path, struct kread *r, int order,
-		      const struct gt_load_opts *o, char *err, size_t errlen)
+/* give a parsed file its rank, report it and move it into the store */
+static int settle(struct gt_store *s, struct kfile *kf, int truncated, int order,
+		  const struct gt_load_opts *o, char *err, size_t errlen)
 {
-	struct kfile kf;
-	int truncated = 0;
-	kfile_init(&kf, s, path);
-	int rc = kjson_parse(&kf, r, o->flags, err, errlen, &truncated);
-	if (rc) {
-		kfile_done(&kf);
-		return rc;
-	}
-	int32_t rank = kf.have_dist ? kf.dist_rank : import_rank_from_name(path);
+	const char *path = kf->path;
+	int32_t rank = kf->have_dist ? kf->dist_rank : import_rank_from_name(path);
 	if (rank < 0)
 		rank = order;
 	if (rank_used(s, rank)) {
@@ -105,20 +100,103 @@ static int import_one(struct gt_store *s, const char *path, struct kread *r, int
 				path, rank, nr);
 		rank = nr;
 	}
-	kf.rank = rank;
-	kf.world = kf.have_dist ? kf.dist_world : -1;
-	report(&kf, truncated, o);
-	rc = kfile_flush(&kf);
-	if (!rc && kf.flows_unmatched) {
+	kf->rank = rank;
+	kf->world = kf->have_dist ? kf->dist_world : -1;
+	report(kf, truncated, o);
+	int rc = kfile_flush(kf);
+	if (!rc && kf->flows_unmatched) {
 		char v[32];
 		const char *old = store_meta_get(s, "import.flow_ends_unmatched");
 		uint64_t prev = old ? strtoull(old, NULL, 10) : 0;
-		snprintf(v, sizeof(v), "%" PRIu64, prev + kf.flows_unmatched);
+		snprintf(v, sizeof(v), "%" PRIu64, prev + kf->flows_unmatched);
 		rc = store_meta_set(s, "import.flow_ends_unmatched", v);
 	}
-	kfile_done(&kf);
 	if (rc)
 		snprintf(err, errlen, "%s: out of memory", path);
+	return rc;
+}
+
+/* parse one source into the store under a fresh rank (order = fallback) */
+static int import_one(struct gt_store *s, const char *path, struct kread *r, int order,
+		      const struct gt_load_opts *o, char *err, size_t errlen)
+{
+	struct kfile kf;
+	int truncated = 0;
+	kfile_init(&kf, s, path);
+	int rc = kjson_parse(&kf, r, o->flags, err, errlen, &truncated);
+	if (!rc)
+		rc = settle(s, &kf, truncated, order, o, err, errlen);
+	kfile_done(&kf);
+	return rc;
+}
+
+/* several files: parsed by parallel threads into private string tables,
+ * then settled into the store one by one in their order */
+struct pjob {
+	struct kfile kf;
+	int rc, truncated;
+	char err[512];
+};
+
+struct pctx {
+	struct pjob *jobs;
+	size_t n, next;
+	unsigned flags;
+};
+
+static void *pworker(void *arg)
+{
+	struct pctx *c = arg;
+	for (;;) {
+		size_t i = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED);
+		if (i >= c->n)
+			return NULL;
+		struct pjob *j = &c->jobs[i];
+		struct kread r;
+		j->rc = kread_open(&r, j->kf.path, 1, j->err, sizeof(j->err));
+		if (j->rc)
+			continue;
+		j->rc = kjson_parse(&j->kf, &r, c->flags & ~GT_LOAD_PROGRESS, j->err, sizeof(j->err),
+				    &j->truncated);
+		kread_close(&r);
+	}
+}
+
+static int import_parallel(const char *const *paths, size_t n, int nt, const struct gt_load_opts *o,
+			   struct gt_store *s, char *err, size_t errlen)
+{
+	struct pjob *jobs = calloc(n, sizeof(*jobs));
+	pthread_t th[8];
+	int started = 0, rc = 0;
+	if (!jobs) {
+		snprintf(err, errlen, "%s: out of memory", paths[0]);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		kfile_init(&jobs[i].kf, s, paths[i]);
+		if (kfile_private(&jobs[i].kf))
+			rc = -ENOMEM;
+	}
+	struct pctx c = { .jobs = jobs, .n = rc ? 0 : n, .flags = o->flags };
+	for (int t = 1; t < nt && t < 8; t++)
+		if (pthread_create(&th[started], NULL, pworker, &c) == 0)
+			started++;
+	pworker(&c);
+	for (int t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	if (rc)
+		snprintf(err, errlen, "%s: out of memory", paths[0]);
+	for (size_t i = 0; i < n && !rc; i++) {
+		if ((rc = jobs[i].rc))
+			snprintf(err, errlen, "%s", jobs[i].err);
+		else
+			rc = settle(s, &jobs[i].kf, jobs[i].truncated, (int)i, o, err, errlen);
+		kfile_done(&jobs[i].kf);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (jobs[i].kf.s)
+			kfile_done(&jobs[i].kf);
+	free(jobs);
 	return rc;
 }
 
@@ -139,6 +217,12 @@ int import_files(const char *const *paths, size_t n, const struct gt_load_opts *
 	if (!o)
 		o = &def;
 	err[0] = '\0';
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int nt = o->threads > 0 ? o->threads : ncpu > 1 ? (int)(ncpu < 4 ? ncpu : 4) : 1;
+	if (n > 1 && nt > 1) {
+		int rc = import_parallel(paths, n, nt < (int)n ? nt : (int)n, o, s, err, errlen);
+		return rc ? rc : finish(s, paths[0], err, errlen);
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct kread r;
 		int rc = kread_open(&r, paths[i], o->threads, err, errlen);

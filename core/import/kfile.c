@@ -19,16 +19,27 @@ void kfile_init(struct kfile *kf, struct gt_store *s, const char *path)
 {
 	memset(kf, 0, sizeof(*kf));
 	kf->s = s;
+	kf->ls = s;
 	kf->path = path;
 	kf->rank = -1;
 	kf->world = -1;
 	kf->ic = calloc(KIC_SIZE, sizeof(*kf->ic));
 }
 
+int kfile_private(struct kfile *kf)
+{
+	kf->ls = store_new();
+	if (!kf->ls) {
+		kf->ls = kf->s;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 uint32_t kfile_intern(struct kfile *kf, const char *s, size_t len)
 {
 	if (!kf->ic || len > UINT32_MAX)
-		return store_intern(kf->s, s, len);
+		return store_intern(kf->ls, s, len);
 	uint64_t a = 0, b = 0;
 	memcpy(&a, s, len < 8 ? len : 8);
 	if (len > 8)
@@ -37,8 +48,8 @@ uint32_t kfile_intern(struct kfile *kf, const char *s, size_t len)
 	struct kic *c = &kf->ic[(h ^ (h >> 31)) & (KIC_SIZE - 1)];
 	if (c->str && c->len == len && !memcmp(c->str, s, len))
 		return c->id;
-	uint32_t id = store_intern(kf->s, s, len);
-	c->str = store_str(kf->s, id);
+	uint32_t id = store_intern(kf->ls, s, len);
+	c->str = store_str(kf->ls, id);
 	c->len = (uint32_t)len;
 	c->id = id;
 	return id;
@@ -54,6 +65,11 @@ void kfile_done(struct kfile *kf)
 	free(kf->gl);
 	free(kf->flows);
 	free(kf->ic);
+	free(kf->map_str);
+	free(kf->map_kconf);
+	free(kf->map_nccl);
+	if (kf->ls && kf->ls != kf->s)
+		store_free(kf->ls);
 	memset(kf, 0, sizeof(*kf));
 }
 
@@ -98,7 +114,7 @@ static int64_t norm(struct kfile *kf, const struct kval *v)
 	if (v->t == 2) {
 		if (is_int_text(v->s, v->len))
 			return int_text(v->s, v->len);
-		return KTAG | store_intern(kf->s, v->s, v->len);
+		return KTAG | store_intern(kf->ls, v->s, v->len);
 	}
 	return 0;
 }
@@ -274,16 +290,16 @@ static uint32_t clamp_u32(int64_t v)
 static uint32_t nccl_id(struct kfile *kf, const struct kev *ev)
 {
 	struct gt_nccl n = { 0 };
-	n.collective = store_intern(kf->s, ev->coll.s, ev->coll.len);
+	n.collective = store_intern(kf->ls, ev->coll.s, ev->coll.len);
 	if (ev->dtype.s)
-		n.dtype = store_intern(kf->s, ev->dtype.s, ev->dtype.len);
+		n.dtype = store_intern(kf->ls, ev->dtype.s, ev->dtype.len);
 	n.dtype_bytes = dtype_bytes(ev->dtype);
 	n.in_nelems = ev->in_nelems > 0 ? (uint64_t)ev->in_nelems : 0;
 	n.out_nelems = ev->out_nelems > 0 ? (uint64_t)ev->out_nelems : 0;
 	n.group_size = clamp_u32(ev->group_size);
 	if (ev->pg.s)
-		n.pg_name = store_intern(kf->s, ev->pg.s, ev->pg.len);
-	return store_nccl(kf->s, &n);
+		n.pg_name = store_intern(kf->ls, ev->pg.s, ev->pg.len);
+	return store_nccl(kf->ls, &n);
 }
 
 static int add_meta(struct kfile *kf, const struct kev *ev)
@@ -296,7 +312,7 @@ static int add_meta(struct kfile *kf, const struct kev *ev)
 			return 0;
 		m.what = CATIS(n, "process_name") ? KM_PROC_NAME :
 			 CATIS(n, "thread_name") ? KM_THREAD_NAME : KM_PROC_LABELS;
-		m.str = store_intern(kf->s, v.s, v.len);
+		m.str = store_intern(kf->ls, v.s, v.len);
 	} else if (CATIS(n, "process_sort_index") || CATIS(n, "thread_sort_index")) {
 		if (!(ev->have & KA_SORT))
 			return 0;
@@ -400,7 +416,7 @@ static int x_event(struct kfile *kf, const struct kev *ev, struct gt_event *g)
 			k.regs_per_thread = clamp_u32(ev->regs);
 			k.smem_static_bytes = clamp_u32(ev->smem);
 			k.occupancy_pct = ev->have & KA_OCC ? (float)ev->occ_milli / 1000.0f : -1.0f;
-			kc = store_kconf(kf->s, &k);
+			kc = store_kconf(kf->ls, &k);
 		}
 		if (ev->have & KA_COLL)
 			nc = nccl_id(kf, ev);
@@ -453,7 +469,7 @@ static int x_event(struct kfile *kf, const struct kev *ev, struct gt_event *g)
 		} else if ((HAS(n, "DataLoader") && HAS(n, "__next__")) || HAS(n, "IteratorGetNext")) {
 			flags |= GT_EVF_DATALOADER;
 		}
-		if (ev->have & KA_COLL)
+		if ((ev->have & KA_COLL) && kind != GT_EV_STEP)
 			g->arg = (uint64_t)nccl_id(kf, ev) << 32;
 		break;
 	}
@@ -529,7 +545,7 @@ int kfile_event(struct kfile *kf, const struct kev *ev)
 			double v = strtod(q, NULL);
 			memcpy(&g.arg, &v, sizeof(v));
 			g.kind = GT_EV_COUNTER;
-			g.name = store_intern(kf->s, nm, nl);
+			g.name = store_intern(kf->ls, nm, nl);
 			one.tid.t = 1;
 			one.tid.num = KTAG | g.name;
 			one.id = ev->tid;  /* stage() keeps it for the gtrace_lane lookup */
@@ -572,7 +588,7 @@ int kfile_toplevel(struct kfile *kf, const char *key, size_t klen, const char *v
 			g->id = (int32_t)x->valuedouble;
 			x = cJSON_GetObjectItemCaseSensitive(d, "name");
 			if (cJSON_IsString(x))
-				g->name = store_intern_cstr(kf->s, x->valuestring);
+				g->name = store_intern_cstr(kf->ls, x->valuestring);
 			x = cJSON_GetObjectItemCaseSensitive(d, "numSms");
 			if (cJSON_IsNumber(x) && x->valuedouble >= 0 && x->valuedouble < 1e9)
 				g->sm_count = (uint32_t)x->valuedouble;
@@ -597,7 +613,7 @@ int kfile_toplevel(struct kfile *kf, const char *key, size_t klen, const char *v
 					 (int32_t)w->valuedouble : -1;
 		}
 	} else if (cJSON_IsString(j)) {
-		kf->host = store_intern_cstr(kf->s, j->valuestring);
+		kf->host = store_intern_cstr(kf->ls, j->valuestring);
 	}
 	cJSON_Delete(j);
 	return 0;

@@ -14,6 +14,69 @@
 
 long kfile_find_lane(struct kfile *kf, uint8_t cls, int64_t cpid, int64_t ctid);
 
+/* ids of the parse-time store (kf->ls) in the target store (kf->s) */
+static uint32_t rm_str(struct kfile *kf, uint32_t id)
+{
+	if (kf->ls == kf->s || id == 0)
+		return id;
+	size_t n = store_str_count(kf->ls);
+	if (id >= n)
+		return 0;
+	if (!kf->map_str && !(kf->map_str = calloc(n, sizeof(uint32_t)))) {
+		kf->oom = 1;
+		return 0;
+	}
+	if (!kf->map_str[id])
+		kf->map_str[id] = store_intern_cstr(kf->s, store_str(kf->ls, id));
+	return kf->map_str[id];
+}
+
+static uint32_t rm_kconf(struct kfile *kf, uint32_t id)
+{
+	if (kf->ls == kf->s || id == 0)
+		return id;
+	size_t n = store_kconf_count(kf->ls) + 1;
+	if (id >= n)
+		return 0;
+	if (!kf->map_kconf && !(kf->map_kconf = calloc(n, sizeof(uint32_t)))) {
+		kf->oom = 1;
+		return 0;
+	}
+	if (!kf->map_kconf[id])
+		kf->map_kconf[id] = store_kconf(kf->s, store_kconf_at(kf->ls, id));
+	return kf->map_kconf[id];
+}
+
+static uint32_t rm_nccl(struct kfile *kf, uint32_t id)
+{
+	if (kf->ls == kf->s || id == 0)
+		return id;
+	size_t n = store_nccl_count(kf->ls) + 1;
+	if (id >= n)
+		return 0;
+	if (!kf->map_nccl && !(kf->map_nccl = calloc(n, sizeof(uint32_t)))) {
+		kf->oom = 1;
+		return 0;
+	}
+	if (!kf->map_nccl[id]) {
+		struct gt_nccl r = *store_nccl_at(kf->ls, id);
+		r.collective = rm_str(kf, r.collective);
+		r.dtype = rm_str(kf, r.dtype);
+		r.pg_name = rm_str(kf, r.pg_name);
+		kf->map_nccl[id] = store_nccl(kf->s, &r);
+	}
+	return kf->map_nccl[id];
+}
+
+static void remap_event(struct kfile *kf, struct gt_event *e)
+{
+	e->name = rm_str(kf, e->name);
+	if (e->kind == GT_EV_KERNEL)
+		e->arg = rm_kconf(kf, (uint32_t)e->arg) | (uint64_t)rm_nccl(kf, (uint32_t)(e->arg >> 32)) << 32;
+	else if ((e->kind == GT_EV_CPU_OP || e->kind == GT_EV_NVTX) && (e->arg >> 32))
+		e->arg = (uint64_t)rm_nccl(kf, (uint32_t)(e->arg >> 32)) << 32;
+}
+
 static int flow_cmp(const void *a, const void *b)
 {
 	const struct kflow *x = a, *y = b;
@@ -191,9 +254,9 @@ static const struct kglane *glane_find(const struct kfile *kf, int64_t pid, int6
 }
 
 /* a Chrome pid/tid as a store key number (tagged strings become negative) */
-static int64_t key_num(int64_t v)
+static int64_t key_num(struct kfile *kf, int64_t v)
 {
-	return KTAGGED(v) ? -(int64_t)0x10000 - (int64_t)(v & 0xffffffff) : v;
+	return KTAGGED(v) ? -(int64_t)0x10000 - (int64_t)rm_str(kf, (uint32_t)(v & 0xffffffff)) : v;
 }
 
 static void name_lane(struct kfile *kf, const struct klane *l, uint32_t lane, const struct kglane *g)
@@ -207,7 +270,7 @@ static void name_lane(struct kfile *kf, const struct klane *l, uint32_t lane, co
 		sl->sort_index = (uint32_t)ts->num;
 	char nm[256];
 	if (g && tn) {
-		sl->name = tn->str;
+		sl->name = rm_str(kf, tn->str);
 		return;
 	}
 	switch (l->cls) {
@@ -217,23 +280,23 @@ static void name_lane(struct kfile *kf, const struct klane *l, uint32_t lane, co
 			 l->cls == KCLS_AUX ? " annotations" : "");
 		break;
 	case KCLS_COUNTER:
-		snprintf(nm, sizeof(nm), "%s", store_str(kf->s, l->name));
+		snprintf(nm, sizeof(nm), "%s", store_str(kf->ls, l->name));
 		break;
 	default:
 		if (tn) {
-			sl->name = tn->str;
+			sl->name = rm_str(kf, tn->str);
 			return;
 		} else {
 			const struct kmeta *pn = meta_find(kf, KM_PROC_NAME, l->cpid, 0);
 			char tb[64];
 			if (KTAGGED(l->ctid))
-				snprintf(tb, sizeof(tb), "%s", store_str(kf->s, (uint32_t)(l->ctid & 0xffffffff)));
+				snprintf(tb, sizeof(tb), "%s", store_str(kf->ls, (uint32_t)(l->ctid & 0xffffffff)));
 			else
 				snprintf(tb, sizeof(tb), "thread %" PRId64, l->ctid);
 			if (pn)
-				snprintf(nm, sizeof(nm), "%s (%s)", tb, store_str(kf->s, pn->str));
+				snprintf(nm, sizeof(nm), "%s (%s)", tb, store_str(kf->ls, pn->str));
 			else if (KTAGGED(l->cpid))
-				snprintf(nm, sizeof(nm), "%s %s", store_str(kf->s, (uint32_t)(l->cpid & 0xffffffff)), tb);
+				snprintf(nm, sizeof(nm), "%s %s", store_str(kf->ls, (uint32_t)(l->cpid & 0xffffffff)), tb);
 			else
 				snprintf(nm, sizeof(nm), "%s", tb);
 		}
@@ -241,7 +304,7 @@ static void name_lane(struct kfile *kf, const struct klane *l, uint32_t lane, co
 	store_lane_set_name(kf->s, lane, nm);
 }
 
-static void lane_key(const struct kfile *kf, const struct klane *l, struct gt_lane_key *k)
+static void lane_key(struct kfile *kf, const struct klane *l, struct gt_lane_key *k)
 {
 	memset(k, 0, sizeof(*k));
 	k->rank = kf->rank;
@@ -256,14 +319,14 @@ static void lane_key(const struct kfile *kf, const struct klane *l, struct gt_la
 	case KCLS_COUNTER:
 		k->type = GT_LANE_COUNTER;
 		k->device = -1;
-		k->pid = key_num(l->cpid);
-		k->id = KTAGGED(l->ctid) ? (int64_t)(l->ctid & 0xffffffff) : l->ctid;
+		k->pid = key_num(kf, l->cpid);
+		k->id = KTAGGED(l->ctid) ? (int64_t)rm_str(kf, (uint32_t)(l->ctid & 0xffffffff)) : l->ctid;
 		break;
 	default:
 		k->type = GT_LANE_HOST;
 		k->device = -1;
-		k->pid = key_num(l->cpid);
-		k->id = key_num(l->ctid);
+		k->pid = key_num(kf, l->cpid);
+		k->id = key_num(kf, l->ctid);
 	}
 }
 
@@ -296,9 +359,11 @@ int kfile_flush(struct kfile *kf)
 		name_lane(kf, l, lane, g);
 		for (size_t j = 0; j < l->n; j++) {
 			struct gt_event e = l->ev[j];
+			if (kf->ls != s)
+				remap_event(kf, &e);
 			e.lane = lane;
 			e.start_ns += kf->base_ns;
-			if (store_add(s, &e))
+			if (store_add(s, &e) || kf->oom)
 				return -ENOMEM;
 		}
 		free(l->ev);
@@ -308,10 +373,11 @@ int kfile_flush(struct kfile *kf)
 	for (size_t i = 0; i < kf->n_devs; i++) {
 		struct gt_device d = kf->devs[i];
 		d.rank = kf->rank;
+		d.name = rm_str(kf, d.name);
 		if (store_device(s, &d))
 			return -ENOMEM;
 	}
-	struct gt_rank r = { .rank = kf->rank, .pid = main_pid, .host = kf->host,
+	struct gt_rank r = { .rank = kf->rank, .pid = main_pid, .host = rm_str(kf, kf->host),
 			     .source = store_intern_cstr(s, kf->path), .world_size = kf->world };
 	if (store_rank(s, &r))
 		return -ENOMEM;

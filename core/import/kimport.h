@@ -109,7 +109,11 @@ struct kflow {
 #define KFILE_MAX_DEVS 64
 
 struct kfile {
-	struct gt_store *s;
+	struct gt_store *s;        /* the store the file goes into */
+	struct gt_store *ls;       /* where strings, kconf, NCCL records are interned while
+				    * parsing: s, or a private store when files are parsed in
+				    * parallel (ids remapped into s at flush) */
+	uint32_t *map_str, *map_kconf, *map_nccl;   /* ls id -> s id, 0 = not yet */
 	const char *path;
 	int32_t rank;              /* final rank (set before flush) */
 	int32_t world;             /* -1 unknown */
@@ -150,6 +154,8 @@ struct kic {
 uint32_t kfile_intern(struct kfile *kf, const char *s, size_t len);
 
 void kfile_init(struct kfile *kf, struct gt_store *s, const char *path);
+/* parse into a private store (for a parser thread); 0 or -ENOMEM */
+int kfile_private(struct kfile *kf);
 void kfile_done(struct kfile *kf);
 /* take one event object; 0 or -ENOMEM */
 int kfile_event(struct kfile *kf, const struct kev *ev);

@@ -230,3 +230,45 @@ Test(kineto, largest_file_every_event)
 	cr_expect_eq(f.nccl, 2020);
 	store_free(s);
 }
+
+static struct gt_store *load_threads(const char *rel, int threads)
+{
+	const char *p = tpath(rel);
+	struct gt_load_opts o = { .flags = GT_LOAD_QUIET, .threads = threads };
+	struct gt_store *s;
+	char err[256];
+	cr_assert_eq(gt_load(&p, 1, &o, &s, err, sizeof(err)), 0, "%s", err);
+	return s;
+}
+
+/* files parsed by parallel threads (private string tables, remapped) give
+ * the same store as one thread: lanes, names, events and their side records */
+Test(kineto, parallel_files_same_as_sequential)
+{
+	struct gt_store *a = load_threads("hta/trace_filter", 1), *b = load_threads("hta/trace_filter", 2);
+	cr_assert_eq(store_lane_count(a), store_lane_count(b));
+	cr_assert_eq(store_event_count(a), store_event_count(b));
+	for (uint32_t i = 0; i < store_lane_count(a); i++) {
+		const struct gt_lane *la = store_lane_at(a, i), *lb = store_lane_at(b, i);
+		cr_assert_eq(memcmp(&la->key, &lb->key, sizeof(la->key)), 0);
+		cr_assert_str_eq(store_str(a, la->name), store_str(b, lb->name));
+		cr_assert_eq(la->n, lb->n);
+		for (size_t j = 0; j < la->n; j++) {
+			const struct gt_event *x = &la->ev[j], *y = &lb->ev[j];
+			cr_assert_eq(x->start_ns, y->start_ns);
+			cr_assert_eq(x->dur_ns, y->dur_ns);
+			cr_assert_eq(x->kind, y->kind);
+			cr_assert_eq(x->flags, y->flags);
+			cr_assert_eq(x->corr, y->corr);
+			cr_assert_str_eq(store_str(a, x->name), store_str(b, y->name));
+			if (x->kind == GT_EV_KERNEL) {
+				const struct gt_kconf *ka = store_kconf_at(a, gt_event_kconf(x));
+				const struct gt_kconf *kb = store_kconf_at(b, gt_event_kconf(y));
+				cr_assert(ka && kb);
+				cr_assert_eq(memcmp(ka, kb, sizeof(*ka)), 0);
+			}
+		}
+	}
+	store_free(a);
+	store_free(b);
+}
