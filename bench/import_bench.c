@@ -1,7 +1,7 @@
 /*
  * import_bench.c - trace JSON import speed and memory.
  *
- *   import_bench [--runs N] [--threads T] FILE...   time gt_load on each FILE
+ *   import_bench [--runs N] [--threads T] PATH...   time gt_load on each file or directory
  *   import_bench --gen OUT.json --mb N              write a realistic Kineto trace of ~N MB
  *
  * Prints one line per file: "import FILE raw_mb=... runs=... median_s=...
@@ -10,6 +10,7 @@
  * decompressed JSON size and peak_rss_mb the process's peak resident set
  * (a child process per file, so files do not share a peak).
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,9 +42,23 @@ static int cmpd(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* decompressed size of a (maybe gzip) file */
+/* decompressed size of a (maybe gzip) file, or of the files of a directory */
 static double raw_mb(const char *path)
 {
+	DIR *d = opendir(path);
+	if (d) {
+		struct dirent *de;
+		double sum = 0;
+		char p[4096];
+		while ((de = readdir(d)) != NULL) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(p, sizeof(p), "%s/%s", path, de->d_name);
+			sum += raw_mb(p);
+		}
+		closedir(d);
+		return sum;
+	}
 	gzFile g = gzopen(path, "rb");
 	if (!g)
 		return 0;
