@@ -24,6 +24,7 @@ struct chunk_ref {
 
 struct gtfile_writer {
 	FILE *f;
+	char *path;                   /* for messages */
 	uint64_t off;                 /* bytes written so far */
 	int err;                      /* first write error (negative errno) */
 	int level;
@@ -150,9 +151,10 @@ struct gtfile_writer *gtfile_writer_open(const char *path, const struct gtfile_w
 	w->t_min = INT64_MAX;
 	w->t_max = INT64_MIN;
 	w->zc = ZSTD_createCCtx();
+	w->path = strdup(path);
 	w->q = malloc(w->chunk_events * sizeof(*w->q));
 	w->tmp = malloc(w->chunk_events * sizeof(*w->tmp));
-	if (!w->zc || !w->q || !w->tmp || gtfile_tab_init(&w->tab)) {
+	if (!w->zc || !w->path || !w->q || !w->tmp || gtfile_tab_init(&w->tab)) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto fail;
 	}
@@ -327,7 +329,7 @@ int gtfile_writer_close(struct gtfile_writer *w, const struct gt_store *s, char 
 		rc = -errno;
 	w->f = NULL;
 	if (rc)
-		snprintf(err, errlen, "writing the capture: %s", strerror(-rc));
+		snprintf(err, errlen, "%s: writing the capture: %s", w->path, strerror(-rc));
 	gtfile_writer_abort(w);
 	return rc;
 }
@@ -344,6 +346,7 @@ void gtfile_writer_abort(struct gtfile_writer *w)
 	free(w->tmp);
 	free(w->lane_events);
 	free(w->chunks);
+	free(w->path);
 	gtfile_buf_free(&w->raw);
 	gtfile_buf_free(&w->comp);
 	free(w);
@@ -384,11 +387,5 @@ int gtfile_write_store_opts(const struct gt_store *s, const char *path,
 		gtfile_writer_abort(w);
 		return rc;
 	}
-	rc = gtfile_writer_close(w, s, err, errlen);
-	if (rc) {
-		char e2[200];
-		snprintf(e2, sizeof(e2), "%s", err);
-		snprintf(err, errlen, "%s: %s", path, e2);
-	}
-	return rc;
+	return gtfile_writer_close(w, s, err, errlen);
 }

@@ -244,3 +244,12 @@ Test(gtfile_bad, via_gt_load)
 	store_free(s);
 	unlink(path);
 }
+
+/* a full disk: the writer reports it, naming the file */
+Test(gtfile_bad, write_to_full_disk)
+{
+	struct gt_store *s = tgf_build(50, 1);
+	cr_assert_lt(gtfile_write_store(s, "/dev/full", err, sizeof(err)), 0);
+	cr_assert(strstr(err, "/dev/full: ") == err && strstr(err, "No space left"), "%s", err);
+	store_free(s);
+}
