@@ -7,10 +7,15 @@
  * Builds a simulated 8-GPU capture of about EVENTS events, opens the viewer
  * on a curses screen that writes to /dev/null (newterm, xterm-256color,
  * UTF-8), and times whole frames (ui_frame: layout, store queries, drawing,
- * doupdate) for each view, terminal size and zoom level; the trace view
- * pans one column per frame so no two frames draw the same range.  Prints
+ * doupdate) for each view, terminal size and zoom level; for the trace
+ * view separately for frames after a cursor move, a pan by a quarter
+ * screen and a zoom step (the last queries every column: the worst case).  One
+ * untimed frame precedes each case (after a jump or a page switch curses
+ * repaints the whole screen once).  Prints
  * one line per case:
- *   tui_frame view=trace size=120x40 zoom=1/100 p50_ms=0.41 p99_ms=0.62
+ *   tui_frame view=trace size=120x40 zoom=1/100 kind=zoom p50_ms=0.41 p99_ms=0.62 cpu_p50_ms=0.40 cpu_p99_ms=0.55
+ * (wall clock, and the thread's CPU time, which leaves out time the
+ * scheduler gave to other processes on a busy machine)
  * and, for the analysis pages, the first frame (which runs the analysis):
  *   tui_first view=kernels size=120x40 ms=812.3
  */
@@ -30,18 +35,27 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+static double cpu_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static int cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
 }
 
-static void report(const char *view, int w, int h, const char *zoom, double *t, int n)
+/* wall-clock frame times t and the thread's CPU time c, n frames each */
+static void report(const char *view, int w, int h, const char *zoom, double *t, double *c, int n)
 {
 	qsort(t, (size_t)n, sizeof(*t), cmp_d);
+	qsort(c, (size_t)n, sizeof(*c), cmp_d);
 	int i99 = (int)(0.99 * (n - 1) + 0.5);
-	printf("tui_frame view=%s size=%dx%d zoom=%s p50_ms=%.3f p99_ms=%.3f\n", view, w, h, zoom,
-	       t[n / 2], t[i99]);
+	printf("tui_frame view=%s size=%dx%d zoom=%s p50_ms=%.3f p99_ms=%.3f cpu_p50_ms=%.3f cpu_p99_ms=%.3f\n",
+	       view, w, h, zoom, t[n / 2], t[i99], c[n / 2], c[i99]);
 	fflush(stdout);
 }
 
@@ -76,7 +90,9 @@ int main(int argc, char **argv)
 	struct app *a = ui_app_new(&src);
 	if (!a)
 		return 1;
-	double *t = malloc((size_t)frames * sizeof(*t));
+	double *t = malloc((size_t)frames * sizeof(*t)), *c = malloc((size_t)frames * sizeof(*c));
+	if (!t || !c)
+		return 1;
 	static const int sizes[][2] = { { 120, 40 }, { 300, 80 } };
 	int64_t lo = store_t_min(s), hi = store_t_max(s), span = hi - lo;
 	static const struct { const char *name; int64_t div; } zooms[] = {
@@ -91,14 +107,27 @@ int main(int argc, char **argv)
 		for (size_t z = 0; strstr(views, "trace") && z < sizeof(zooms) / sizeof(zooms[0]); z++) {
 			int64_t len = zooms[z].div ? span / zooms[z].div : w;
 			int64_t mid = lo + span / 2;
-			tlview_zoom_range(a->views[VIEW_TRACE], mid - len / 2, mid + len / 2);
-			for (int f = 0; f < frames; f++) {
-				a->views[VIEW_TRACE]->ops->key(a->views[VIEW_TRACE], 'l');
-				double b = now_ms();
-				ui_frame(a);
-				t[f] = now_ms() - b;
+			/* three kinds of frame: the cursor moves (nothing to query), the
+			 * view pans a quarter screen (a quarter of the columns to query),
+			 * the zoom changes (every column queried) */
+			static const struct { const char *kind; int k1, k2; } kinds[] = {
+				{ "cursor", 'l', 'h' }, { "pan", 'd', 'a' }, { "zoom", 's', 'w' },
+			};
+			for (size_t kd = 0; kd < 3; kd++) {
+				struct view *tv = a->views[VIEW_TRACE];
+				tlview_zoom_range(tv, mid - len / 2, mid + len / 2);
+				ui_frame(a);   /* warm-up: the first frame after a jump repaints everything */
+				for (int f = 0; f < frames; f++) {
+					tv->ops->key(tv, f % 2 ? kinds[kd].k2 : kinds[kd].k1);
+					double b = now_ms(), bc = cpu_ms();
+					ui_frame(a);
+					t[f] = now_ms() - b;
+					c[f] = cpu_ms() - bc;
+				}
+				char zk[64];
+				snprintf(zk, sizeof(zk), "%s kind=%s", zooms[z].name, kinds[kd].kind);
+				report("trace", w, h, zk, t, c, frames);
 			}
-			report("trace", w, h, zooms[z].name, t, frames);
 		}
 		static const struct { int view; const char *name; } pages[] = {
 			{ VIEW_KERNELS, "kernels" }, { VIEW_PIPELINE, "pipeline" }, { VIEW_OVERVIEW, "overview" },
@@ -113,13 +142,15 @@ int main(int argc, char **argv)
 				ui_frame(a);
 				printf("tui_first view=%s size=%dx%d ms=%.1f\n", pages[p].name, w, h, now_ms() - b);
 			}
+			ui_frame(a);
 			for (int f = 0; f < frames; f++) {
 				v->ops->key(v, f % 2 ? 'k' : 'j');
-				double b = now_ms();
+				double b = now_ms(), bc = cpu_ms();
 				ui_frame(a);
 				t[f] = now_ms() - b;
+				c[f] = cpu_ms() - bc;
 			}
-			report(pages[p].name, w, h, "-", t, frames);
+			report(pages[p].name, w, h, "-", t, c, frames);
 		}
 	}
 	ui_app_free(a);
@@ -128,6 +159,7 @@ int main(int argc, char **argv)
 	fclose(out);
 	fclose(in);
 	free(t);
+	free(c);
 	store_free(s);
 	return 0;
 }

@@ -4,6 +4,7 @@
  * O(rows x columns x log n) whatever the zoom.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "term.h"
 #include "tlview.h"
@@ -139,17 +140,125 @@ static void draw_names(struct tlview *t, int y, const struct gt_lane *l)
 	}
 }
 
+void tldraw_free(struct tlview *t)
+{
+	for (int i = 0; i < t->rc_rows; i++) {
+		free(t->rc[i].b);
+		free(t->rc[i].cat);
+	}
+	free(t->rc);
+	t->rc = NULL;
+	t->rc_rows = t->rc_cols = 0;
+}
+
+/* one slot per screen row of w columns; 0 or -1 on no memory */
+static int cache_size(struct tlview *t, int rows, int w)
+{
+	if (rows == t->rc_rows && w == t->rc_cols)
+		return 0;
+	tldraw_free(t);
+	t->rc = calloc((size_t)(rows > 0 ? rows : 1), sizeof(*t->rc));
+	if (!t->rc)
+		return -1;
+	t->rc_rows = rows;
+	t->rc_cols = w;
+	for (int i = 0; i < rows; i++) {
+		t->rc[i].b = malloc((size_t)w * sizeof(*t->rc[i].b));
+		t->rc[i].cat = malloc((size_t)w);
+		if (!t->rc[i].b || !t->rc[i].cat) {
+			tldraw_free(t);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* buckets and categories of columns [c0, c0 + n) of row `ri` (a lane, or a
+ * folded group: the union of up to 64 child lanes coloured by the busiest) */
+static void fill_row(struct tlview *t, uint32_t ri, int c0, int n, struct gt_bucket *b,
+		     uint8_t *cat)
+{
+	const struct gt_store *s = t->v.app->store;
+	const struct lanes_row *r = &t->L.all[ri];
+	int64_t t0 = layout_col2t(&t->m, c0), npc = t->m.ns_per_col;
+	b += c0;
+	cat += c0;
+	if (r->kind == LROW_LANE) {
+		const struct gt_lane *l = store_lane_at(s, r->lane);
+		store_lane_buckets(l, t0, npc, n, b);
+		for (int x = 0; x < n; x++)
+			cat[x] = b[x].dominant != SIZE_MAX ? (uint8_t)theme_cat(&l->ev[b[x].dominant]) :
+							      TH_COMPUTE;
+		return;
+	}
+	memset(b, 0, (size_t)n * sizeof(*b));
+	memset(cat, TH_COMPUTE, (size_t)n);
+	int nchild = 0;
+	for (uint32_t i = ri + 1; i < r->end && nchild < 64; i++) {
+		if (t->L.all[i].kind != LROW_LANE)
+			continue;
+		const struct gt_lane *l = store_lane_at(s, t->L.all[i].lane);
+		if (!l->n)
+			continue;
+		nchild++;
+		store_lane_buckets(l, t0, npc, n, t->bk2);
+		for (int x = 0; x < n; x++) {
+			const struct gt_bucket *o = &t->bk2[x];
+			if (o->busy_ns > b[x].busy_ns || (!b[x].count && o->count)) {
+				if (o->dominant != SIZE_MAX)
+					cat[x] = (uint8_t)theme_cat(&l->ev[o->dominant]);
+				if (o->busy_ns > b[x].busy_ns)
+					b[x].busy_ns = o->busy_ns;
+			}
+			uint32_t sum = b[x].count + o->count;
+			b[x].count = sum < b[x].count ? UINT32_MAX : sum;
+		}
+	}
+}
+
+/* the cached row for screen row yy showing row ri, brought up to date:
+ * kept when nothing moved, shifted and completed after a pan by whole
+ * columns, recomputed otherwise */
+static struct tl_rowcache *row_buckets(struct tlview *t, int yy, uint32_t ri, int w)
+{
+	struct tl_rowcache *rc = &t->rc[yy];
+	uint64_t key = ((uint64_t)ri + 1) * 2 + t->L.all[ri].folded;
+	int64_t npc = t->m.ns_per_col, d = t->m.t0_ns - rc->t0_ns;
+	if (rc->key == key && rc->gen == t->gen && rc->npc == npc && d % npc == 0 &&
+	    d / npc < w && d / npc > -w) {
+		int sh = (int)(d / npc);
+		if (sh > 0) {
+			memmove(rc->b, rc->b + sh, (size_t)(w - sh) * sizeof(*rc->b));
+			memmove(rc->cat, rc->cat + sh, (size_t)(w - sh));
+			fill_row(t, ri, w - sh, sh, rc->b, rc->cat);
+		} else if (sh < 0) {
+			memmove(rc->b - sh, rc->b, (size_t)(w + sh) * sizeof(*rc->b));
+			memmove(rc->cat - sh, rc->cat, (size_t)(w + sh));
+			fill_row(t, ri, 0, -sh, rc->b, rc->cat);
+		}
+	} else {
+		fill_row(t, ri, 0, w, rc->b, rc->cat);
+	}
+	rc->key = key;
+	rc->gen = t->gen;
+	rc->npc = npc;
+	rc->t0_ns = t->m.t0_ns;
+	return rc;
+}
+
 void tldraw_lanes(struct tlview *t)
 {
 	const struct gt_store *s = t->v.app->store;
 	const struct lrect *c = &t->lay.cells, *lb = &t->lay.labels;
-	uint8_t cat[1024];
-	int w = c->w > 1024 ? 1024 : c->w;
+	int w = c->w;
+	if (w <= 0 || c->h <= 0 || cache_size(t, c->h, w))
+		return;
 	for (int yy = 0; yy < c->h; yy++) {
 		size_t v = t->top + (size_t)yy;
 		if (v >= t->L.nvis)
 			break;
-		const struct lanes_row *r = &t->L.all[t->L.vis[v]];
+		uint32_t ri = t->L.vis[v];
+		const struct lanes_row *r = &t->L.all[ri];
 		int y = c->y + yy, cursor = v == t->row;
 		/* label */
 		if (lb->w > 0) {
@@ -168,47 +277,17 @@ void tldraw_lanes(struct tlview *t)
 			term_fill((struct lrect){ lb->x, y, lb->w - 1, 1 }, cursor ? a : 0);
 			term_put(y, lb->x, lb->w - 1, a, lab);
 		}
-		if (r->kind == LROW_LANE) {
-			const struct gt_lane *l = store_lane_at(s, r->lane);
-			store_lane_buckets(l, t->m.t0_ns, t->m.ns_per_col, w, t->bk);
-			for (int x = 0; x < w; x++)
-				cat[x] = t->bk[x].dominant != SIZE_MAX ?
-					 (uint8_t)theme_cat(&l->ev[t->bk[x].dominant]) : TH_COMPUTE;
-			draw_cells(t, y, t->bk, cat, cursor);
-			draw_names(t, y, l);
-			continue;
-		}
-		/* an open group shows its lanes below it; a folded one the union of up
-		 * to 64 child lanes, coloured by the busiest */
-		if (!r->folded) {
+		/* an open group shows its lanes below it */
+		if (r->kind != LROW_LANE && !r->folded) {
+			t->rc[yy].key = 0;
 			if (cursor)
 				mvchgat(y, c->x + t->col, 1, theme_attr(TH_CURSOR), 0, NULL);
 			continue;
 		}
-		memset(t->bk, 0, (size_t)w * sizeof(*t->bk));
-		memset(cat, TH_COMPUTE, (size_t)w);
-		int nchild = 0;
-		for (uint32_t i = t->L.vis[v] + 1; i < r->end && nchild < 64; i++) {
-			if (t->L.all[i].kind != LROW_LANE)
-				continue;
-			const struct gt_lane *l = store_lane_at(s, t->L.all[i].lane);
-			if (!l->n)
-				continue;
-			nchild++;
-			store_lane_buckets(l, t->m.t0_ns, t->m.ns_per_col, w, t->bk2);
-			for (int x = 0; x < w; x++) {
-				if (t->bk2[x].busy_ns > t->bk[x].busy_ns ||
-				    (!t->bk[x].count && t->bk2[x].count)) {
-					if (t->bk2[x].dominant != SIZE_MAX)
-						cat[x] = (uint8_t)theme_cat(&l->ev[t->bk2[x].dominant]);
-					if (t->bk2[x].busy_ns > t->bk[x].busy_ns)
-						t->bk[x].busy_ns = t->bk2[x].busy_ns;
-				}
-				uint32_t n = t->bk[x].count + t->bk2[x].count;
-				t->bk[x].count = n < t->bk[x].count ? UINT32_MAX : n;
-			}
-		}
-		draw_cells(t, y, t->bk, cat, cursor);
+		struct tl_rowcache *rc = row_buckets(t, yy, ri, w);
+		draw_cells(t, y, rc->b, rc->cat, cursor);
+		if (r->kind == LROW_LANE)
+			draw_names(t, y, store_lane_at(s, r->lane));
 	}
 	if (!t->L.nvis && c->h > 0)
 		term_put(c->y, c->x, c->w, theme_attr(TH_DIM), "no events yet");

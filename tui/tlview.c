@@ -97,6 +97,7 @@ static void scan_steps(struct tlview *t)
 static void tl_data(struct view *v)
 {
 	struct tlview *t = (struct tlview *)v;
+	t->gen++;
 	if (store_lane_count(S(t)) != t->L.nlanes_seen || !t->L.nall)
 		lanes_build(&t->L, S(t));
 	scan_steps(t);
@@ -543,6 +544,7 @@ static void tl_free(struct view *v)
 	free(t->steps);
 	free(t->bk);
 	free(t->bk2);
+	tldraw_free(t);
 	free(t);
 }
 

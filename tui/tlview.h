@@ -43,9 +43,23 @@ struct tlview {
 	/* per-frame scratch bounded by the screen width */
 	struct gt_bucket *bk, *bk2;
 	int bk_cap;
+	/* bucket rows of the last frame, one per screen row: a frame that only
+	 * moves the cursor queries nothing, a pan only the new columns */
+	struct tl_rowcache *rc;
+	int rc_rows, rc_cols;
+	uint64_t gen;             /* bumped when the store changes */
 };
 
-/* tldraw.c */
+struct tl_rowcache {
+	uint64_t key;             /* (row index in L.all + 1) * 2 + folded; 0 = empty */
+	uint64_t gen;
+	int64_t t0_ns, npc;
+	struct gt_bucket *b;      /* rc_cols buckets */
+	uint8_t *cat;             /* rc_cols categories (enum theme_role) */
+};
+
+/* tldraw.c (tldraw_free releases the row cache) */
+void tldraw_free(struct tlview *t);
 void tldraw_ruler(struct tlview *t);
 void tldraw_lanes(struct tlview *t);
 void tldraw_legend(struct tlview *t);
