@@ -310,6 +310,47 @@ int anl_corrmap_build_range(const struct gt_store *s, const uint32_t *hl, size_t
 	return 0;
 }
 
+int anl_corrmap_build_scope(const struct gt_store *s, const uint32_t *hl, size_t nh,
+			    uint32_t lo, uint32_t hi, size_t hint, int64_t t1,
+			    struct anl_corrmap *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (lo > hi)
+		return 0;
+	size_t range = (size_t)(hi - lo) + 1;
+	if (range > 4 * hint + 1024)
+		return anl_corrmap_build_range(s, hl, nh, lo, hi, m);
+	m->dense = 1;
+	m->base = lo;
+	m->mask = range;
+	m->val = malloc(range * sizeof(*m->val));
+	if (!m->val)
+		return -ENOMEM;
+	for (size_t i = 0; i < range; i++)
+		m->val[i].t0 = m->val[i].t1 = INT64_MIN;
+	for (size_t k = 0; k < nh; k++) {
+		const struct gt_lane *l = store_lane_at(s, hl[k]);
+		if (!has_launch(l))
+			continue;
+		size_t first, last;
+		store_lane_range(l, INT64_MIN, t1, &first, &last);
+		/* backwards from the scope's end: a thread's correlation ids grow with
+		 * time, so the first launch below lo ends the scan */
+		for (size_t i = last; i-- > 0;) {
+			const struct gt_event *e = &l->ev[i];
+			if (!is_launch_ev(e))
+				continue;
+			if (e->corr < lo)
+				break;
+			if (e->corr <= hi) {
+				cm_put(m, e->corr, e->start_ns, gt_event_end(e));
+				m->n++;
+			}
+		}
+	}
+	return 0;
+}
+
 const struct anl_launch *anl_corrmap_get(const struct anl_corrmap *m, uint32_t corr)
 {
 	if (!m->val || !corr)

@@ -82,6 +82,12 @@ int anl_corrmap_build(const struct gt_store *s, const uint32_t *hl, size_t nh,
 /* the same for correlation ids in [lo, hi] only */
 int anl_corrmap_build_range(const struct gt_store *s, const uint32_t *hl, size_t nh,
 			    uint32_t lo, uint32_t hi, struct anl_corrmap *m);
+/* the same for GPU work of a scope ending at t1 whose ids lie in [lo, hi]
+ * (hint = how many): scans each host lane backwards from t1 and stops at the
+ * first launch with an id below lo (ids grow with time on a thread) */
+int anl_corrmap_build_scope(const struct gt_store *s, const uint32_t *hl, size_t nh,
+			    uint32_t lo, uint32_t hi, size_t hint, int64_t t1,
+			    struct anl_corrmap *m);
 /* the launch of `corr`, or NULL */
 const struct anl_launch *anl_corrmap_get(const struct anl_corrmap *m, uint32_t corr);
 void anl_corrmap_done(struct anl_corrmap *m);

@@ -242,19 +242,22 @@ int gputime_compute(const struct gt_store *s, const struct gt_scope *sc,
 		long nh = anl_lanes(s, ranks[r], GT_LANE_HOST, -1, &hl);
 		struct anl_corrmap cm;
 		uint32_t lo = UINT32_MAX, hi = 0;
+		size_t hint = 0;
 		for (long k = 0; k < ng; k++) {   /* correlation ids of the GPU work in scope */
 			const struct gt_lane *l = store_lane_at(s, gl[k]);
 			size_t first, last;
 			store_lane_range(l, sc->t0_ns, sc->t1_ns, &first, &last);
 			for (size_t i = first; i < last; i++) {
 				uint32_t c = l->ev[i].corr;
+				hint += c != 0;
 				if (c && c < lo)
 					lo = c;
 				if (c > hi)
 					hi = c;
 			}
 		}
-		if (ng < 0 || nh < 0 || anl_corrmap_build_range(s, hl, (size_t)nh, lo, hi, &cm)) {
+		if (ng < 0 || nh < 0 || anl_corrmap_build_scope(s, hl, (size_t)nh, lo, hi, hint,
+								      sc->t1_ns, &cm)) {
 			free(gl);
 			free(hl);
 			goto nomem;
