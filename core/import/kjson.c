@@ -573,6 +573,8 @@ int kjson_parse(struct kfile *kf, struct kread *r, unsigned flags, char *err, si
 				break;
 			}
 			len += (size_t)n;
+			if (r->threaded)   /* parse what the inflate thread has, do not wait for more */
+				break;
 		}
 		if (rc)
 			break;

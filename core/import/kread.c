@@ -152,6 +152,13 @@ int kread_open(struct kread *r, const char *path, int threads, char *err, size_t
 	}
 	if (threads == 1)
 		return 0;
+	if (threads == 0) {
+		/* automatic: a second thread only pays off when a core is free */
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		double load = 0;
+		if (ncpu < 2 || (getloadavg(&load, 1) == 1 && load > (double)ncpu - 0.5))
+			return 0;
+	}
 	for (int i = 0; i < KREAD_NQ; i++)
 		if (!(r->q[i] = malloc(KREAD_CHUNK))) {
 			snprintf(err, errlen, "%s: out of memory", path);

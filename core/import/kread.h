@@ -41,7 +41,8 @@ struct kread {
 	uint64_t out_total;           /* decompressed bytes delivered */
 };
 
-/* open a file; starts the inflate thread for gzip when threads != 1 */
+/* open a file; gzip is inflated by a second thread when threads > 1, or when
+ * threads == 0 and a core is free (load average below the core count) */
 int kread_open(struct kread *r, const char *path, int threads, char *err, size_t errlen);
 /* read from memory (plain or gzip), no thread */
 int kread_open_mem(struct kread *r, const void *buf, size_t len);

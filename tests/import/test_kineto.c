@@ -272,3 +272,16 @@ Test(kineto, parallel_files_same_as_sequential)
 	store_free(a);
 	store_free(b);
 }
+
+/* the gzip inflate thread (forced on) gives the same events as one thread */
+Test(kineto, inflate_thread)
+{
+	struct gt_store *a = load_threads("hta/v100_ddp_allreduce.json.gz", 2);
+	struct gt_store *b = load_threads("hta/v100_ddp_allreduce.json.gz", 1);
+	cr_expect_eq(store_event_count(a), 151390);
+	cr_expect_eq(store_event_count(b), 151390);
+	cr_expect_eq(store_t_min(a), store_t_min(b));
+	cr_expect_eq(store_t_max(a), store_t_max(b));
+	store_free(a);
+	store_free(b);
+}
