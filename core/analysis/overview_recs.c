@@ -242,5 +242,17 @@ int overview_recs(struct overview_result *r)
 			"kernels cover only %.1f %% of step time in %s", r->bd.gpu_util_pct, st);
 		steps_evidence(r, x);
 	}
+	/* every recommendation carries the time span of its steps for the viewer */
+	for (size_t i = 0; i < r->nrecs && r->bd.n; i++) {
+		struct overview_rec *x = &r->recs[i];
+		if (x->t0_ns == 0 && x->t1_ns == 0) {
+			x->t0_ns = r->bd.rows[0].t0_ns;
+			x->t1_ns = r->bd.rows[r->bd.n - 1].t1_ns;
+			if (r->bd.rows[0].step >= 0) {
+				x->step0 = r->bd.rows[0].step;
+				x->step1 = r->bd.rows[r->bd.n - 1].step;
+			}
+		}
+	}
 	return 0;
 }

@@ -202,8 +202,8 @@ struct overview_rec {
 	char text[320];
 	enum overview_evidence evidence;
 	int32_t rank, gpu;  /* -1 = n/a */
-	int64_t step0, step1;
-	int64_t t0_ns, t1_ns;
+	int64_t step0, step1;   /* steps concerned (all evidence kinds), -1 = none */
+	int64_t t0_ns, t1_ns;   /* their time span (all evidence kinds when steps exist) */
 	double value;       /* the headline number (percent) */
 };
 
