@@ -188,7 +188,6 @@ static long klane_get(struct kfile *kf, uint8_t cls, int64_t cpid, int64_t ctid,
 	return (long)kf->n_lanes++;
 }
 
-long kfile_find_lane(struct kfile *kf, uint8_t cls, int64_t cpid, int64_t ctid);
 long kfile_find_lane(struct kfile *kf, uint8_t cls, int64_t cpid, int64_t ctid)
 {
 	return klane_get(kf, cls, cpid, ctid, 0);

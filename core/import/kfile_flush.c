@@ -12,8 +12,6 @@
 #include <string.h>
 #include "kimport.h"
 
-long kfile_find_lane(struct kfile *kf, uint8_t cls, int64_t cpid, int64_t ctid);
-
 /* ids of the parse-time store (kf->ls) in the target store (kf->s) */
 static uint32_t rm_str(struct kfile *kf, uint32_t id)
 {

@@ -161,6 +161,8 @@ void kfile_done(struct kfile *kf);
 int kfile_event(struct kfile *kf, const struct kev *ev);
 /* a top-level key's value (deviceProperties, distributedInfo, ...) as raw JSON text */
 int kfile_toplevel(struct kfile *kf, const char *key, size_t klen, const char *val, size_t vlen);
+/* the local lane (cls, Chrome pid, Chrome tid), or -1 */
+long kfile_find_lane(struct kfile *kf, uint8_t cls, int64_t cpid, int64_t ctid);
 /* move the staged events into the store under kf->rank; 0 or -ENOMEM */
 int kfile_flush(struct kfile *kf);
 
