@@ -434,6 +434,35 @@ def case_errors():
         fail("not a terminal: exit %d, stderr %r" % (r.returncode, r.stderr))
 
 
+def mouse(b, x, y, release=False):
+    """an SGR (1006) mouse report at 0-based cell (x, y), as xterm sends it"""
+    tmux("send-keys", "-t", "t", "-l", "\033[<%d;%d;%d%s" % (b, x + 1, y + 1, "m" if release else "M"))
+    time.sleep(0.05)
+
+
+def case_mouse():
+    start(sim())
+    s = wait_for(r"GPU 0")
+    npc0 = re.search(r"1 col=(\S+)", s).group(1)
+    mouse(64, 60, 10)                       # wheel up: zoom in around x = 60
+    s = wait_for(r"1 col=(?!%s\b)" % re.escape(npc0))
+    v0 = re.search(r"view \+(\S+)", s).group(1)
+    # click a busy cell of the compute stream of GPU 0
+    lines = s.splitlines()
+    row = next(i for i, l in enumerate(lines) if re.match(r"^ (stream 7|s7)", l))
+    col = next(i for i, c in enumerate(lines[row]) if i > 24 and c == "\u2588")
+    mouse(0, col, row)
+    mouse(0, col, row, release=True)
+    s = wait_for(r"start \+\S+\s+dur ")
+    if "GPU 0" not in s.splitlines()[-4] and "GPU 0 stream 7" not in s:
+        fail("click did not select an event on GPU 0 stream 7", s)
+    # drag 20 columns to the left: the view moves later in time
+    mouse(0, 80, row)
+    mouse(0, 60, row, release=True)
+    s = wait_for(r"view \+(?!%s\b)" % re.escape(v0))
+    quit_ok()
+
+
 def case_live():
     drv = os.path.join(BUILD, "tests", "tui", "live_driver")
     if not os.path.exists(drv):
