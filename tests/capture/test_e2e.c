@@ -75,6 +75,7 @@ static int wait_exit(pid_t p)
 /* the trainer: first line of its output is "... pid N ..." once listening */
 static pid_t start_trainer(const char *out, char *const args[])
 {
+	unlink(out);     /* a previous run's line must not be mistaken for this one's */
 	pid_t p = start(out, args);
 	for (int t = 0; t < 5000; t += 10) {
 		FILE *f = fopen(out, "r");
