@@ -24,7 +24,6 @@ struct chunk_ref {
 
 struct gtfile_writer {
 	FILE *f;
-	char *path;                   /* for messages */
 	uint64_t off;                 /* bytes written so far */
 	int err;                      /* first write error (negative errno) */
 	int level;
@@ -151,10 +150,9 @@ struct gtfile_writer *gtfile_writer_open(const char *path, const struct gtfile_w
 	w->t_min = INT64_MAX;
 	w->t_max = INT64_MIN;
 	w->zc = ZSTD_createCCtx();
-	w->path = strdup(path);
 	w->q = malloc(w->chunk_events * sizeof(*w->q));
 	w->tmp = malloc(w->chunk_events * sizeof(*w->tmp));
-	if (!w->zc || !w->path || !w->q || !w->tmp || gtfile_tab_init(&w->tab)) {
+	if (!w->zc || !w->q || !w->tmp || gtfile_tab_init(&w->tab)) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto fail;
 	}
@@ -329,7 +327,7 @@ int gtfile_writer_close(struct gtfile_writer *w, const struct gt_store *s, char 
 		rc = -errno;
 	w->f = NULL;
 	if (rc)
-		snprintf(err, errlen, "%s: writing the capture: %s", w->path, strerror(-rc));
+		snprintf(err, errlen, "writing the capture: %s", strerror(-rc));
 	gtfile_writer_abort(w);
 	return rc;
 }
@@ -346,7 +344,6 @@ void gtfile_writer_abort(struct gtfile_writer *w)
 	free(w->tmp);
 	free(w->lane_events);
 	free(w->chunks);
-	free(w->path);
 	gtfile_buf_free(&w->raw);
 	gtfile_buf_free(&w->comp);
 	free(w);
@@ -387,5 +384,8 @@ int gtfile_write_store_opts(const struct gt_store *s, const char *path,
 		gtfile_writer_abort(w);
 		return rc;
 	}
-	return gtfile_writer_close(w, s, err, errlen);
+	rc = gtfile_writer_close(w, s, err, errlen);
+	if (rc)
+		snprintf(err, errlen, "%s: writing the capture: %s", path, strerror(-rc));
+	return rc;
 }

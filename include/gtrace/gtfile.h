@@ -41,7 +41,8 @@ int gtfile_writer_add(struct gtfile_writer *w, const struct gt_store *s,
 		      const struct gt_event *ev, size_t n);
 /* write what is queued: after this the file opens with everything so far */
 int gtfile_writer_flush(struct gtfile_writer *w, const struct gt_store *s);
-/* flush, write drops, metadata and the index chunk, close; frees w */
+/* flush, write drops, metadata and the index chunk, close; frees w.  On
+ * error err holds the problem without the path (callers prefix it) */
 int gtfile_writer_close(struct gtfile_writer *w, const struct gt_store *s, char *err, size_t errlen);
 /* close without the final chunks (tests of cut-off files); frees w */
 void gtfile_writer_abort(struct gtfile_writer *w);
