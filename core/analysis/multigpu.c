@@ -87,7 +87,7 @@ static int64_t last_in(const struct ivl_list *l, int64_t t0, int64_t t1)
 /* fill the cells of one participant */
 static int fill_gpu(const struct gt_store *s, const struct steps_list *sl, size_t gi,
 		    const struct anl_win *win, long nw, struct anl_names *nm,
-		    struct multigpu_result *r)
+		    struct multigpu_result *r, struct ivl_list *busy_out)
 {
 	const struct multigpu_gpu *g = &r->gpus[gi];
 	uint32_t *gl = NULL;
@@ -125,15 +125,50 @@ static int fill_gpu(const struct gt_store *s, const struct steps_list *sl, size_
 		c->comm_overlap_ns = ivl_len_in(&ov, a, b);
 		c->copy_ns = ivl_len_in(&u[K_COPY], a, b);
 		c->first_kernel_ns = first_in(&u[K_ANYK], a, b);
+		c->busy_ns = ivl_len_in(&u[K_ALL], a, b);
 		int64_t last = last_in(&u[K_ALL], a, b);
 		c->finish_ns = last == INT64_MIN ? -1 : last - a;
 	}
 	(void)sl;
+	if (!rc)
+		ivl_move(busy_out, &u[K_ALL]);
 	for (int k = 0; k < K_N; k++)
 		ivl_done(&u[k]);
 	ivl_done(&ov);
 	free(gl);
 	return rc;
+}
+
+/* how parallel the rank's GPUs run: (sum of busy - busy union) /
+ * (sum of busy - largest busy) over its step windows, in percent */
+static void parallel(struct multigpu_result *r, int32_t rank, const struct anl_win *win, long nw,
+		     const struct ivl_list *rank_busy)
+{
+	double num = 0, den = 0;
+	size_t G = r->ngpus;
+	for (long i = 0; i < nw; i++) {
+		long si = step_index(r, win[i].step);
+		if (si < 0)
+			continue;
+		int64_t sum = 0, mx = 0;
+		int n = 0;
+		for (size_t g = 0; g < G; g++) {
+			const struct multigpu_cell *c = &r->cells[(size_t)si * G + g];
+			if (r->gpus[g].rank != rank || !c->valid)
+				continue;
+			sum += c->busy_ns;
+			if (c->busy_ns > mx)
+				mx = c->busy_ns;
+			n++;
+		}
+		if (n < 2)
+			continue;
+		num += (double)(sum - ivl_len_in(rank_busy, win[i].t0, win[i].t1));
+		den += (double)(sum - mx);
+	}
+	for (size_t g = 0; g < G; g++)
+		if (r->gpus[g].rank == rank)
+			r->gpus[g].parallel_pct = den > 0 ? 100.0 * num / den : -1;
 }
 
 /* straggler, stagger, shares from the cells */
@@ -283,18 +318,31 @@ int multigpu_compute(const struct gt_store *s, const struct gt_scope *sc,
 	for (size_t i = 0; i < out->nsteps * out->ngpus; i++)
 		out->cells[i].first_kernel_ns = INT64_MAX;
 	for (long r = 0; r < nr; r++) {
+		struct ivl_list rank_busy = {0};
 		for (size_t g = 0; g < out->ngpus; g++) {
+			out->gpus[g].parallel_pct = out->gpus[g].rank == ranks[r] ? -1 :
+						    out->gpus[g].parallel_pct;
 			if (out->gpus[g].rank != ranks[r] || !nw[r])
 				continue;
 			for (long i = 0; i < nw[r]; i++) {
 				long si = step_index(out, win[r][i].step);
 				out->cells[(size_t)si * out->ngpus + g].valid = 1;
 			}
-			if ((rc = fill_gpu(s, &sl[r], g, win[r], nw[r], &nm, out)))
+			struct ivl_list busy = {0}, merged = {0};
+			rc = fill_gpu(s, &sl[r], g, win[r], nw[r], &nm, out, &busy);
+			if (!rc && !(rc = ivl_union(&rank_busy, &busy, &merged)))
+				ivl_move(&rank_busy, &merged);
+			ivl_done(&busy);
+			ivl_done(&merged);
+			if (!rc)
+				rc = multigpu_copies(s, g, win[r], nw[r], out);
+			if (rc) {
+				ivl_done(&rank_busy);
 				goto fail;
-			if ((rc = multigpu_copies(s, g, win[r], nw[r], out)))
-				goto fail;
+			}
 		}
+		parallel(out, ranks[r], win[r], nw[r], &rank_busy);
+		ivl_done(&rank_busy);
 	}
 	summarize(out);
 	goto done;

@@ -15,7 +15,7 @@ static struct gt_table *gpu_table(const struct multigpu_result *r)
 	static const char *const cols[] = {
 		"Rank:i", "GPU:i", "Steps Slowest:i", "Skew (%):p:1", "Compute/Step (us):f:1",
 		"Comm/Step (us):f:1", "Comm Share (%):p:1", "Comm Overlap (%):p:1",
-		"Stagger Avg (us):f:1", "Stagger Max (us):f:1", "Stagger (%):p:2", NULL
+		"Stagger Avg (us):f:1", "Stagger Max (us):f:1", "Stagger (%):p:2", "Parallel (%):p:1", NULL
 	};
 	struct gt_table *t = tables_new("multigpu", "Multi-GPU health (TensorFlow GPU performance guide)",
 					cols);
@@ -37,6 +37,8 @@ static struct gt_table *gpu_table(const struct multigpu_result *r)
 		gt_table_set_float(t, w, 8, g->stagger_mean_ns / 1e3);
 		gt_table_set_float(t, w, 9, g->stagger_max_ns / 1e3);
 		gt_table_set_float(t, w, 10, g->stagger_pct);
+		if (g->parallel_pct >= 0)
+			gt_table_set_float(t, w, 11, g->parallel_pct);
 	}
 	if (!t)
 		return NULL;
@@ -52,7 +54,8 @@ static struct gt_table *gpu_table(const struct multigpu_result *r)
 	if (!rc)
 		rc = gt_table_note(t, "Steps matched by number across ranks; mean step %.1f us; skew = "
 				   "compute excess over the other GPUs' mean in the steps a GPU was slowest; "
-				   "stagger = first kernel of the step after the earliest GPU's",
+				   "stagger = first kernel of the step after the earliest GPU's; parallel = how much "
+				   "of the rank's GPU busy time overlaps (0 %% = sequential execution)",
 				   r->mean_step_ns / 1e3);
 	if (!rc)
 		return t;

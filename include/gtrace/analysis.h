@@ -144,6 +144,7 @@ struct multigpu_cell {                    /* one GPU in one step */
 	int64_t first_kernel_ns;        /* INT64_MAX = no kernel */
 	int64_t finish_ns;              /* last activity end - window start, -1 = none */
 	int64_t copy_ns;                /* copies in the window */
+	int64_t busy_ns;                /* any GPU activity in the window */
 };
 
 struct multigpu_gpu {
@@ -153,6 +154,9 @@ struct multigpu_gpu {
 	double mean_compute_ns, mean_comm_ns, comm_share_pct, comm_overlap_pct;
 	double stagger_mean_ns, stagger_max_ns;  /* first kernel after the earliest GPU */
 	double stagger_pct;             /* stagger_mean / mean step time */
+	double parallel_pct;            /* rank's GPUs busy at the same time: 100 = fully
+					   parallel, 0 = one after the other (sequential
+					   execution); -1 = one GPU */
 };
 
 struct multigpu_copy {                    /* a copy recurring at the same place every step */

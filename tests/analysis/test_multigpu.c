@@ -81,6 +81,10 @@ Test(multigpu, planted_two_gpus)
 	cr_assert_eq(r.copies[0].steps, 2);
 	cr_assert_float_eq(r.copies[0].mean_offset_ns, 50.0, 1e-9);
 	cr_assert_float_eq(r.copy_share_pct, 2.5, 1e-9);
+	/* busy: step 0 GPU 0 [50,700) 650, GPU 1 [150,750) 600, union 700;
+	 * step 1 650, 600, union [1050,1800) 750 -> (550 + 500) / (600 + 600) */
+	cr_assert_float_eq(r.gpus[0].parallel_pct, 87.5, 1e-9);
+	cr_assert_float_eq(r.gpus[1].parallel_pct, 87.5, 1e-9);
 	multigpu_result_done(&r);
 	/* one GPU only: nothing to compare */
 	struct gt_scope sc;
@@ -125,5 +129,25 @@ Test(multigpu, ranks_with_different_step_counts)
 	cr_assert(strstr(buf, "Straggler: rank 0 GPU 1"), "%s", buf);
 	free(buf);
 	gt_report_out_done(&o);
+	store_free(s);
+}
+
+/* GPU 1 only runs while GPU 0 is idle: sequential execution, 0 % parallel */
+Test(multigpu, sequential_execution)
+{
+	struct gt_store *s = store_new();
+	uint32_t h = fx_lane(s, GT_LANE_HOST, 0, -1, 1);
+	uint32_t g0 = fx_lane(s, GT_LANE_GPU, 0, 0, 7);
+	uint32_t g1 = fx_lane(s, GT_LANE_GPU, 0, 1, 7);
+	fx_add(s, h, GT_EV_STEP, "ProfilerStep", 0, 1000, 0, 0);
+	fx_add(s, g0, GT_EV_KERNEL, "gemm", 100, 500, 0, 0);
+	fx_add(s, g1, GT_EV_KERNEL, "gemm", 500, 900, 0, 0);
+	cr_assert_eq(store_finish(s), 0);
+	struct multigpu_result r;
+	char err[128];
+	cr_assert_eq(multigpu_compute(s, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(r.ngpus, 2);
+	cr_assert_float_eq(r.gpus[0].parallel_pct, 0.0, 1e-9);
+	multigpu_result_done(&r);
 	store_free(s);
 }
