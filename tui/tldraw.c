@@ -78,14 +78,14 @@ void tldraw_ruler(struct tlview *t)
 			continue;
 		term_put(sr->y, sr->x + (int)c, 1, theme_attr(TH_STEP), "|");
 		snprintf(buf, sizeof(buf), "#%lld", (long long)t->steps[i].num);
-		long next_c = i + 1 < t->nsteps ? layout_t2col(&t->m, t->steps[i + 1].t0_ns) : sr->w;
-		if (next_c - c > (long)strlen(buf) + 1)
-			term_put(sr->y, sr->x + (int)c + 1, (int)(sr->w - c - 1), theme_attr(TH_STEP), buf);
 		last_c = c;
-		/* skip steps that would land in this column */
+		/* skip steps that land in this column (other ranks' same step) */
 		int64_t nt = layout_col2t(&t->m, c + 1);
 		while (i + 1 < t->nsteps && t->steps[i + 1].t0_ns < nt)
 			i++;
+		long next_c = i + 1 < t->nsteps ? layout_t2col(&t->m, t->steps[i + 1].t0_ns) : sr->w;
+		if (next_c - c > (long)strlen(buf) + 1)
+			term_put(sr->y, sr->x + (int)c + 1, (int)(sr->w - c - 1), theme_attr(TH_STEP), buf);
 	}
 	if (t->lay.labels.w > 0)
 		term_put(sr->y, t->lay.labels.x, t->lay.labels.w - 1, theme_attr(TH_DIM), "steps");

@@ -41,7 +41,7 @@ static const struct gt_store *S(const struct tlview *t)
 	return t->v.app->store;
 }
 
-static int64_t t_lo(const struct tlview *t)
+int64_t tlview_t_lo(const struct tlview *t)
 {
 	return store_event_count(S(t)) ? store_t_min(S(t)) : 0;
 }
@@ -53,7 +53,7 @@ static int64_t t_hi(const struct tlview *t)
 
 static int64_t max_npc(const struct tlview *t)
 {
-	int64_t span = t_hi(t) - t_lo(t);
+	int64_t span = t_hi(t) - tlview_t_lo(t);
 	int64_t m = span * 2 / (t->m.cols > 0 ? t->m.cols : 1);
 	return m < 1000 ? 1000 : m;
 }
@@ -102,7 +102,7 @@ static void tl_data(struct view *v)
 		lanes_build(&t->L, S(t));
 	scan_steps(t);
 	if (!t->fitted && store_event_count(S(t)) && t->m.cols > 1) {
-		layout_tmap_fit(&t->m, t_lo(t), t_hi(t), t->m.cols);
+		layout_tmap_fit(&t->m, tlview_t_lo(t), t_hi(t), t->m.cols);
 		t->fitted = 1;
 	} else if (t->follow && store_event_count(S(t))) {
 		int64_t span = (int64_t)t->m.cols * t->m.ns_per_col;
@@ -152,7 +152,7 @@ static void keep_row_visible(struct tlview *t)
 static void set_range_text(struct tlview *t)
 {
 	char a[32], b[32], d[32];
-	int64_t lo = t_lo(t);
+	int64_t lo = tlview_t_lo(t);
 	if (t->marking) {
 		int64_t m0 = t->mark_t0, m1 = t->marking == 2 ? t->mark_t1 :
 			     layout_col2t(&t->m, t->col) + t->m.ns_per_col;
@@ -180,7 +180,7 @@ static void tl_draw(struct view *v, struct lrect area)
 	if (cols != t->m.cols) {
 		layout_tmap_resize(&t->m, cols);
 		if (!t->fitted && store_event_count(S(t))) {
-			layout_tmap_fit(&t->m, t_lo(t), t_hi(t), cols);
+			layout_tmap_fit(&t->m, tlview_t_lo(t), t_hi(t), cols);
 			t->fitted = 1;
 		}
 	}
@@ -207,7 +207,7 @@ static void tl_draw(struct view *v, struct lrect area)
 }
 
 /* move the view so column `c` (may be off screen) becomes visible */
-static void cursor_to_col(struct tlview *t, long c)
+void tlview_cursor_to_col(struct tlview *t, long c)
 {
 	int cols = t->m.cols;
 	if (c < 0 || c >= cols) {
@@ -251,181 +251,16 @@ void tlview_zoom_range(struct view *v, int64_t t0, int64_t t1)
 	t->follow = 0;
 }
 
-static int64_t cursor_t(const struct tlview *t)
-{
-	return layout_col2t(&t->m, t->col) + t->m.ns_per_col / 2;
-}
-
-/* next (dir > 0) or previous regex match from the selection or cursor */
-static void search_step(struct tlview *t, int dir)
-{
-	if (!t->has_re) {
-		ui_msg(t->v.app, "no search yet: press /");
-		return;
-	}
-	const struct gt_store *s = S(t);
-	size_t ns = store_str_count(s);
-	unsigned char *hit = calloc(ns ? ns : 1, 1);
-	if (!hit)
-		return;
-	for (size_t i = 1; i < ns; i++)
-		hit[i] = regexec(&t->re, store_str(s, (uint32_t)i), 0, NULL, 0) == 0;
-	int64_t from = t->has_sel ? store_ev(s, t->sel)->start_ns : cursor_t(t);
-	struct gt_ref best = { UINT32_MAX, 0 };
-	int64_t best_t = 0;
-	for (size_t li = 0; li < store_lane_count(s); li++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)li);
-		size_t f, la;
-		if (dir > 0) {
-			store_lane_range(l, from + 1, INT64_MAX, &f, &la);
-			for (size_t i = f; i < la; i++) {
-				const struct gt_event *e = &l->ev[i];
-				if (e->start_ns > from && e->name < ns && hit[e->name]) {
-					if (best.lane == UINT32_MAX || e->start_ns < best_t)
-						best = (struct gt_ref){ (uint32_t)li, (uint32_t)i }, best_t = e->start_ns;
-					break;
-				}
-			}
-		} else {
-			store_lane_range(l, INT64_MIN, from, &f, &la);
-			for (size_t i = la; i-- > f;) {
-				const struct gt_event *e = &l->ev[i];
-				if (e->start_ns < from && e->name < ns && hit[e->name]) {
-					if (best.lane == UINT32_MAX || e->start_ns > best_t)
-						best = (struct gt_ref){ (uint32_t)li, (uint32_t)i }, best_t = e->start_ns;
-					break;
-				}
-			}
-		}
-	}
-	free(hit);
-	if (best.lane == UINT32_MAX) {
-		ui_msg(t->v.app, "/%s: no %s match", t->pattern, dir > 0 ? "later" : "earlier");
-		return;
-	}
-	tlview_goto(&t->v, best);
-}
-
-static void search_done(struct view *v, const char *text)
-{
-	struct tlview *t = (struct tlview *)v;
-	char pat[128];
-	snprintf(pat, sizeof(pat), "%s", *text ? text : t->pattern);
-	text = pat;
-	if (!*text)
-		return;
-	if (t->has_re)
-		regfree(&t->re);
-	t->has_re = 0;
-	int rc = regcomp(&t->re, text, REG_EXTENDED | REG_NOSUB | REG_ICASE);
-	if (rc) {
-		char e[96];
-		regerror(rc, &t->re, e, sizeof(e));
-		ui_msg(t->v.app, "bad regex: %s", e);
-		return;
-	}
-	t->has_re = 1;
-	snprintf(t->pattern, sizeof(t->pattern), "%s", text);
-	t->has_sel = 0;
-	t->pinned = 0;
-	/* search from the trace start for the first one */
-	int64_t save = t->m.t0_ns;
-	t->m.t0_ns = t_lo(t) - (int64_t)t->col * t->m.ns_per_col - t->m.ns_per_col;
-	search_step(t, 1);
-	if (!t->pinned)
-		t->m.t0_ns = save;
-}
-
-static void goto_done(struct view *v, const char *text)
-{
-	struct tlview *t = (struct tlview *)v;
-	int64_t ns;
-	if (layout_parse_time(text, &ns)) {
-		ui_msg(t->v.app, "not a time: '%s' (try 1.5s, 300ms, 20us)", text);
-		return;
-	}
-	int64_t at = t_lo(t) + ns;
-	t->m.t0_ns = at - (int64_t)(t->m.cols / 2) * t->m.ns_per_col;
-	t->col = t->m.cols / 2;
-	t->pinned = 0;
-	t->follow = 0;
-}
-
-static void zoom_sel(struct tlview *t)
-{
-	if (!t->has_sel)
-		return;
-	tlview_goto(&t->v, t->sel);
-}
-
-static void zoom_step(struct tlview *t)
-{
-	int64_t at = cursor_t(t);
-	for (size_t i = 0; i < t->nsteps; i++)
-		if (t->steps[i].t0_ns <= at && t->steps[i].t1_ns > at) {
-			tlview_zoom_range(&t->v, t->steps[i].t0_ns, t->steps[i].t1_ns);
-			return;
-		}
-	ui_msg(t->v.app, "no step under the cursor");
-}
-
-static void lane_event_step(struct tlview *t, int dir)
-{
-	uint32_t lane = tlview_lane_of(t, t->row);
-	if (lane == UINT32_MAX)
-		return;
-	const struct gt_lane *l = store_lane_at(S(t), lane);
-	size_t i;
-	if (t->has_sel && t->sel.lane == lane) {
-		if (dir > 0 && t->sel.idx + 1 < l->n)
-			i = t->sel.idx + 1;
-		else if (dir < 0 && t->sel.idx > 0)
-			i = t->sel.idx - 1;
-		else
-			return;
-	} else {
-		size_t f, la;
-		store_lane_range(l, cursor_t(t), cursor_t(t) + 1, &f, &la);
-		i = dir > 0 ? la : (f ? f - 1 : SIZE_MAX);
-		if (i >= l->n)
-			return;
-	}
-	const struct gt_event *e = &l->ev[i];
-	t->sel = (struct gt_ref){ lane, (uint32_t)i };
-	t->has_sel = t->pinned = 1;
-	cursor_to_col(t, layout_t2col(&t->m, e->start_ns + e->dur_ns / 2));
-}
-
-static void mark_key(struct tlview *t)
-{
-	if (t->marking != 1) {
-		t->marking = 1;
-		t->mark_t0 = layout_col2t(&t->m, t->col);
-		ui_msg(t->v.app, "mark: move the cursor, m again to fix");
-		return;
-	}
-	int64_t a = t->mark_t0, b = layout_col2t(&t->m, t->col);
-	if (b < a) {
-		int64_t x = a;
-		a = b;
-		b = x;
-	}
-	t->mark_t0 = a;
-	t->mark_t1 = b + t->m.ns_per_col;
-	t->marking = 2;
-	tldetail_mark(t);
-}
-
 static int tl_key(struct view *v, int ch)
 {
 	struct tlview *t = (struct tlview *)v;
 	int cols = t->m.cols, page = t->lay.cells.h > 1 ? t->lay.cells.h - 1 : 1;
 	int moved = 1;
 	switch (ch) {
-	case KEY_LEFT: case 'h': cursor_to_col(t, t->col - 1); break;
-	case KEY_RIGHT: case 'l': cursor_to_col(t, t->col + 1); break;
-	case KEY_SLEFT: case 'H': cursor_to_col(t, t->col - 8); break;
-	case KEY_SRIGHT: case 'L': cursor_to_col(t, t->col + 8); break;
+	case KEY_LEFT: case 'h': tlview_cursor_to_col(t, t->col - 1); break;
+	case KEY_RIGHT: case 'l': tlview_cursor_to_col(t, t->col + 1); break;
+	case KEY_SLEFT: case 'H': tlview_cursor_to_col(t, t->col - 8); break;
+	case KEY_SRIGHT: case 'L': tlview_cursor_to_col(t, t->col + 8); break;
 	case KEY_UP: case 'k': if (t->row) t->row--; break;
 	case KEY_DOWN: case 'j': if (t->row + 1 < t->L.nvis) t->row++; break;
 	case KEY_PPAGE: t->row = t->row > (size_t)page ? t->row - (size_t)page : 0; break;
@@ -436,7 +271,7 @@ static int tl_key(struct view *v, int ch)
 		break;
 	case 'a': layout_tmap_pan(&t->m, -(cols / 4 > 0 ? cols / 4 : 1)); break;
 	case 'd': layout_tmap_pan(&t->m, cols / 4 > 0 ? cols / 4 : 1); break;
-	case KEY_HOME: t->m.t0_ns = t_lo(t); t->col = 0; break;
+	case KEY_HOME: t->m.t0_ns = tlview_t_lo(t); t->col = 0; break;
 	case KEY_END:
 		t->m.t0_ns = t_hi(t) - (int64_t)cols * t->m.ns_per_col;
 		t->col = cols - 1;
@@ -444,17 +279,17 @@ static int tl_key(struct view *v, int ch)
 	case 'w': case '+': case '=': layout_tmap_zoom(&t->m, t->col, 1, 2, max_npc(t)); break;
 	case 's': case '-': case '_': layout_tmap_zoom(&t->m, t->col, 2, 1, max_npc(t)); break;
 	case 'f': case '0':
-		layout_tmap_fit(&t->m, t_lo(t), t_hi(t), cols);
+		layout_tmap_fit(&t->m, tlview_t_lo(t), t_hi(t), cols);
 		break;
-	case 'z': zoom_sel(t); return UI_HANDLED;
-	case 'Z': zoom_step(t); break;
-	case '[': lane_event_step(t, -1); return UI_HANDLED;
-	case ']': lane_event_step(t, 1); return UI_HANDLED;
+	case 'z': tlnav_zoom_sel(t); return UI_HANDLED;
+	case 'Z': tlnav_zoom_step(t); break;
+	case '[': tlnav_lane_step(t, -1); return UI_HANDLED;
+	case ']': tlnav_lane_step(t, 1); return UI_HANDLED;
 	case ' ': case '\n': case '\r': case KEY_ENTER:
 		if (tlview_lane_of(t, t->row) == UINT32_MAX)
 			lanes_toggle(&t->L, t->row);
 		else if (ch != ' ')
-			zoom_sel(t);
+			tlnav_zoom_sel(t);
 		return UI_HANDLED;
 	case 'o': lanes_fold_all(&t->L, 1); t->row = t->top = 0; break;
 	case 'O': lanes_fold_all(&t->L, 0); break;
@@ -466,11 +301,11 @@ static int tl_key(struct view *v, int ch)
 			tlview_goto(v, peer);
 		return UI_HANDLED;
 	}
-	case '/': ui_prompt(v->app, v, "search (regex, Enter alone repeats): /", "", search_done); return UI_HANDLED;
-	case 'n': search_step(t, 1); return UI_HANDLED;
-	case 'N': search_step(t, -1); return UI_HANDLED;
-	case 'g': ui_prompt(v->app, v, "go to time from start: ", "", goto_done); return UI_HANDLED;
-	case 'm': mark_key(t); return UI_HANDLED;
+	case '/': ui_prompt(v->app, v, "search (regex, Enter alone repeats): /", "", tlnav_search_done); return UI_HANDLED;
+	case 'n': tlnav_search(t, 1); return UI_HANDLED;
+	case 'N': tlnav_search(t, -1); return UI_HANDLED;
+	case 'g': ui_prompt(v->app, v, "go to time from start: ", "", tlnav_goto_done); return UI_HANDLED;
+	case 'm': tlnav_mark(t); return UI_HANDLED;
 	case 'M':
 		if (t->marking == 2)
 			tlview_zoom_range(v, t->mark_t0, t->mark_t1);
@@ -487,7 +322,7 @@ static int tl_key(struct view *v, int ch)
 	t->pinned = 0;
 	if (ch != 'F')
 		t->follow = 0;
-	layout_tmap_clamp(&t->m, t_lo(t), t_hi(t));
+	layout_tmap_clamp(&t->m, tlview_t_lo(t), t_hi(t));
 	return UI_HANDLED;
 }
 
@@ -499,12 +334,12 @@ static int tl_mouse(struct view *v, const struct ui_mouse *ms)
 	if (ms->wheel) {
 		int col = in_cells ? ms->x - c->x : t->col;
 		layout_tmap_zoom(&t->m, col, ms->wheel < 0 ? 1 : 2, ms->wheel < 0 ? 2 : 1, max_npc(t));
-		layout_tmap_clamp(&t->m, t_lo(t), t_hi(t));
+		layout_tmap_clamp(&t->m, tlview_t_lo(t), t_hi(t));
 		return UI_HANDLED;
 	}
 	if (ms->drag_dx) {
 		layout_tmap_pan(&t->m, -ms->drag_dx);
-		layout_tmap_clamp(&t->m, t_lo(t), t_hi(t));
+		layout_tmap_clamp(&t->m, tlview_t_lo(t), t_hi(t));
 		t->follow = 0;
 		return UI_HANDLED;
 	}

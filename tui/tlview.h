@@ -73,5 +73,18 @@ const char *tldetail_name(const struct gt_store *s, const struct gt_event *e,
 
 /* tlview.c: the lane shown on visible row v, or UINT32_MAX for a group row */
 uint32_t tlview_lane_of(const struct tlview *t, size_t v);
+/* start of the capture (0 when empty) */
+int64_t tlview_t_lo(const struct tlview *t);
+/* put the cursor on column c, panning when c is off screen */
+void tlview_cursor_to_col(struct tlview *t, long c);
+
+/* tlnav.c: jumps; each changes the view state only */
+void tlnav_search(struct tlview *t, int dir);           /* n (dir 1) / N (dir -1) */
+void tlnav_search_done(struct view *v, const char *text);   /* the / prompt */
+void tlnav_goto_done(struct view *v, const char *text);     /* the g prompt */
+void tlnav_zoom_sel(struct tlview *t);                  /* z */
+void tlnav_zoom_step(struct tlview *t);                 /* Z */
+void tlnav_lane_step(struct tlview *t, int dir);        /* [ ] */
+void tlnav_mark(struct tlview *t);                      /* m */
 
 #endif

@@ -1,0 +1,176 @@
+/*
+ * tlnav.c - the trace view's jumps: regex search (/ n N), go to a time (g),
+ * zoom to the selected event or step (z Z), previous/next event on a lane
+ * ([ ]) and the range mark (m).  State lives in struct tlview (tlview.h);
+ * these functions change it and never draw.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "term.h"
+#include "tlview.h"
+
+static int64_t cursor_t(const struct tlview *t)
+{
+	return layout_col2t(&t->m, t->col) + t->m.ns_per_col / 2;
+}
+
+/* next (dir > 0) or previous regex match from the selection or cursor */
+void tlnav_search(struct tlview *t, int dir)
+{
+	if (!t->has_re) {
+		ui_msg(t->v.app, "no search yet: press /");
+		return;
+	}
+	const struct gt_store *s = t->v.app->store;
+	size_t ns = store_str_count(s);
+	unsigned char *hit = calloc(ns ? ns : 1, 1);
+	if (!hit)
+		return;
+	for (size_t i = 1; i < ns; i++)
+		hit[i] = regexec(&t->re, store_str(s, (uint32_t)i), 0, NULL, 0) == 0;
+	int64_t from = t->has_sel ? store_ev(s, t->sel)->start_ns : cursor_t(t);
+	struct gt_ref best = { UINT32_MAX, 0 };
+	int64_t best_t = 0;
+	for (size_t li = 0; li < store_lane_count(s); li++) {
+		const struct gt_lane *l = store_lane_at(s, (uint32_t)li);
+		size_t f, la;
+		if (dir > 0) {
+			store_lane_range(l, from + 1, INT64_MAX, &f, &la);
+			for (size_t i = f; i < la; i++) {
+				const struct gt_event *e = &l->ev[i];
+				if (e->start_ns > from && e->name < ns && hit[e->name]) {
+					if (best.lane == UINT32_MAX || e->start_ns < best_t)
+						best = (struct gt_ref){ (uint32_t)li, (uint32_t)i }, best_t = e->start_ns;
+					break;
+				}
+			}
+		} else {
+			store_lane_range(l, INT64_MIN, from, &f, &la);
+			for (size_t i = la; i-- > f;) {
+				const struct gt_event *e = &l->ev[i];
+				if (e->start_ns < from && e->name < ns && hit[e->name]) {
+					if (best.lane == UINT32_MAX || e->start_ns > best_t)
+						best = (struct gt_ref){ (uint32_t)li, (uint32_t)i }, best_t = e->start_ns;
+					break;
+				}
+			}
+		}
+	}
+	free(hit);
+	if (best.lane == UINT32_MAX) {
+		ui_msg(t->v.app, "/%s: no %s match", t->pattern, dir > 0 ? "later" : "earlier");
+		return;
+	}
+	tlview_goto(&t->v, best);
+}
+
+void tlnav_search_done(struct view *v, const char *text)
+{
+	struct tlview *t = (struct tlview *)v;
+	char pat[128];
+	snprintf(pat, sizeof(pat), "%s", *text ? text : t->pattern);
+	text = pat;
+	if (!*text)
+		return;
+	if (t->has_re)
+		regfree(&t->re);
+	t->has_re = 0;
+	int rc = regcomp(&t->re, text, REG_EXTENDED | REG_NOSUB | REG_ICASE);
+	if (rc) {
+		char e[96];
+		regerror(rc, &t->re, e, sizeof(e));
+		ui_msg(t->v.app, "bad regex: %s", e);
+		return;
+	}
+	t->has_re = 1;
+	snprintf(t->pattern, sizeof(t->pattern), "%s", text);
+	t->has_sel = 0;
+	t->pinned = 0;
+	/* search from the trace start for the first one */
+	int64_t save = t->m.t0_ns;
+	t->m.t0_ns = tlview_t_lo(t) - (int64_t)t->col * t->m.ns_per_col - t->m.ns_per_col;
+	tlnav_search(t, 1);
+	if (!t->pinned)
+		t->m.t0_ns = save;
+}
+
+void tlnav_goto_done(struct view *v, const char *text)
+{
+	struct tlview *t = (struct tlview *)v;
+	int64_t ns;
+	if (layout_parse_time(text, &ns)) {
+		ui_msg(t->v.app, "not a time: '%s' (try 1.5s, 300ms, 20us)", text);
+		return;
+	}
+	int64_t at = tlview_t_lo(t) + ns;
+	t->m.t0_ns = at - (int64_t)(t->m.cols / 2) * t->m.ns_per_col;
+	t->col = t->m.cols / 2;
+	t->pinned = 0;
+	t->follow = 0;
+}
+
+void tlnav_zoom_sel(struct tlview *t)
+{
+	if (!t->has_sel)
+		return;
+	tlview_goto(&t->v, t->sel);
+}
+
+void tlnav_zoom_step(struct tlview *t)
+{
+	int64_t at = cursor_t(t);
+	for (size_t i = 0; i < t->nsteps; i++)
+		if (t->steps[i].t0_ns <= at && t->steps[i].t1_ns > at) {
+			tlview_zoom_range(&t->v, t->steps[i].t0_ns, t->steps[i].t1_ns);
+			return;
+		}
+	ui_msg(t->v.app, "no step under the cursor");
+}
+
+void tlnav_lane_step(struct tlview *t, int dir)
+{
+	uint32_t lane = tlview_lane_of(t, t->row);
+	if (lane == UINT32_MAX)
+		return;
+	const struct gt_lane *l = store_lane_at(t->v.app->store, lane);
+	size_t i;
+	if (t->has_sel && t->sel.lane == lane) {
+		if (dir > 0 && t->sel.idx + 1 < l->n)
+			i = t->sel.idx + 1;
+		else if (dir < 0 && t->sel.idx > 0)
+			i = t->sel.idx - 1;
+		else
+			return;
+	} else {
+		size_t f, la;
+		store_lane_range(l, cursor_t(t), cursor_t(t) + 1, &f, &la);
+		i = dir > 0 ? la : (f ? f - 1 : SIZE_MAX);
+		if (i >= l->n)
+			return;
+	}
+	const struct gt_event *e = &l->ev[i];
+	t->sel = (struct gt_ref){ lane, (uint32_t)i };
+	t->has_sel = t->pinned = 1;
+	tlview_cursor_to_col(t, layout_t2col(&t->m, e->start_ns + e->dur_ns / 2));
+}
+
+void tlnav_mark(struct tlview *t)
+{
+	if (t->marking != 1) {
+		t->marking = 1;
+		t->mark_t0 = layout_col2t(&t->m, t->col);
+		ui_msg(t->v.app, "mark: move the cursor, m again to fix");
+		return;
+	}
+	int64_t a = t->mark_t0, b = layout_col2t(&t->m, t->col);
+	if (b < a) {
+		int64_t x = a;
+		a = b;
+		b = x;
+	}
+	t->mark_t0 = a;
+	t->mark_t1 = b + t->m.ns_per_col;
+	t->marking = 2;
+	tldetail_mark(t);
+}
