@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "ui.h"
 
+/* the --help text */
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: gtrace open PATH...\n\n"

@@ -18,6 +18,7 @@ struct dm {
 	int bad;
 };
 
+/* append k bytes to the output, truncating at its size */
 static void put(struct dm *d, const char *s, size_t k)
 {
 	for (size_t i = 0; i < k; i++)
@@ -26,6 +27,7 @@ static void put(struct dm *d, const char *s, size_t k)
 	d->o[d->n < d->len ? d->n : d->len - 1] = 0;
 }
 
+/* a decimal length prefix; sets bad when there is none */
 static long number(struct dm *d)
 {
 	long v = 0;

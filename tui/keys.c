@@ -7,30 +7,35 @@
 #include "term.h"
 #include "view.h"
 
+/* q: leave the viewer */
 static int act_quit(struct app *a)
 {
 	(void)a;
 	return UI_QUIT;
 }
 
+/* ?: toggle the help overlay */
 static int act_help(struct app *a)
 {
 	a->help = !a->help;
 	return UI_HANDLED;
 }
 
+/* Tab: next view */
 static int act_next(struct app *a)
 {
 	ui_switch(a, (a->cur + 1) % VIEW_COUNT);
 	return UI_HANDLED;
 }
 
+/* Shift-Tab: previous view */
 static int act_prev(struct app *a)
 {
 	ui_switch(a, (a->cur + VIEW_COUNT - 1) % VIEW_COUNT);
 	return UI_HANDLED;
 }
 
+/* Esc nobody else wanted: close help, else the previous view */
 static int act_back(struct app *a)
 {
 	if (a->help)
@@ -40,6 +45,7 @@ static int act_back(struct app *a)
 	return UI_HANDLED;
 }
 
+/* W: the source's save action, its message in the status line */
 static int act_save(struct app *a)
 {
 	if (!a->src->save) {
@@ -52,6 +58,7 @@ static int act_save(struct app *a)
 	return UI_HANDLED;
 }
 
+/* p: pause or resume a live capture */
 static int act_pause(struct app *a)
 {
 	if (!a->src->pause) {
@@ -64,6 +71,7 @@ static int act_pause(struct app *a)
 	return UI_HANDLED;
 }
 
+/* ^L: repaint the whole terminal on the next frame */
 static int act_redraw(struct app *a)
 {
 	(void)a;

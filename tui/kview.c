@@ -23,6 +23,7 @@ static const char *const kv_help[] = {
 	NULL
 };
 
+/* drop the report output and the row filter */
 static void free_table(struct kview *k)
 {
 	gt_report_out_done(&k->out);
@@ -59,6 +60,7 @@ static void refilter(struct kview *k)
 	tables_move(&k->st, k->nrows, 0);
 }
 
+/* run the current tab's report for the GPU scope, sort, filter */
 static void compute(struct kview *k)
 {
 	ui_busy(k->v.app, "computing the kernel statistics...");
@@ -96,6 +98,7 @@ static void compute(struct kview *k)
 	refilter(k);
 }
 
+/* tabs line, table (or the instances page) and notes */
 static void kv_draw(struct view *v, struct lrect r)
 {
 	struct kview *k = (struct kview *)v;
@@ -131,6 +134,7 @@ static void kv_draw(struct view *v, struct lrect r)
 		term_put(tr.y + tr.h + i, r.x + 1, r.w - 2, theme_attr(TH_DIM), k->tb->notes[i]);
 }
 
+/* the / prompt: compile the name filter (empty clears it) */
 static void filter_done(struct view *v, const char *text)
 {
 	struct kview *k = (struct kview *)v;
@@ -151,6 +155,7 @@ static void filter_done(struct view *v, const char *text)
 	refilter(k);
 }
 
+/* the next device ordinal after cur with a GPU lane, -1 after the last */
 static int next_gpu(const struct gt_store *s, int cur)
 {
 	int best = -1;
@@ -163,6 +168,7 @@ static int next_gpu(const struct gt_store *s, int cur)
 	return best;
 }
 
+/* the table's keys (see kv_help); UI_* flags */
 static int kv_key(struct view *v, int ch)
 {
 	struct kview *k = (struct kview *)v;
@@ -210,6 +216,7 @@ static int kv_key(struct view *v, int ch)
 	return UI_HANDLED;
 }
 
+/* Esc: close instances, else clear the filter; 0 when neither */
 static int kv_back(struct view *v)
 {
 	struct kview *k = (struct kview *)v;
@@ -224,11 +231,13 @@ static int kv_back(struct view *v)
 	return 0;
 }
 
+/* the store changed: recompute when due */
 static void kv_data(struct view *v)
 {
 	((struct kview *)v)->stale = 1;
 }
 
+/* free the page */
 static void kv_free(struct view *v)
 {
 	struct kview *k = (struct kview *)v;

@@ -11,6 +11,7 @@
 #include "term.h"
 #include "kview.h"
 
+/* the instances of inst_name in the GPU scope, in the chosen order */
 static void load(struct kview *k)
 {
 	free(k->inst);
@@ -28,6 +29,7 @@ static void load(struct kview *k)
 	k->inst_top = k->inst_sel = 0;
 }
 
+/* total, min, max and the log-spaced duration histogram of the instances */
 static void histogram(struct kview *k)
 {
 	const struct gt_store *s = k->v.app->store;

@@ -11,6 +11,7 @@
 
 static const struct gt_store *sort_store;
 
+/* display order: rank, GPUs before hosts, device or pid, sort hint, id */
 static int key_cmp(const void *pa, const void *pb)
 {
 	const struct gt_lane *a = store_lane_at(sort_store, *(const uint32_t *)pa);
@@ -70,6 +71,7 @@ const char *lanes_role_name(enum lanes_role r)
 	return (unsigned)r < 5 ? n[r] : "";
 }
 
+/* append a zeroed row; NULL on no memory */
 static struct lanes_row *push(struct lanes_row **v, size_t *n, size_t *cap)
 {
 	if (*n == *cap) {

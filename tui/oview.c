@@ -37,6 +37,7 @@ static const char *const ov_help[] = {
 	NULL
 };
 
+/* run overview_compute over the whole capture */
 static void compute(struct oview *o)
 {
 	ui_busy(o->v.app, "computing the overview...");
@@ -110,6 +111,7 @@ static void util_update(struct oview *o, int n)
 	}
 }
 
+/* a section title at row y; returns the next row */
 static int section(int y, struct lrect r, const char *title)
 {
 	if (y < r.y + r.h)
@@ -117,6 +119,7 @@ static int section(int y, struct lrect r, const char *title)
 	return y + 1;
 }
 
+/* source, counts, devices, losses */
 static void env_lines(struct oview *o, int *y, int end, struct lrect r)
 {
 	const struct gt_store *s = o->v.app->store;
@@ -144,6 +147,7 @@ static void env_lines(struct oview *o, int *y, int end, struct lrect r)
 			    (unsigned long long)res->dropped);
 }
 
+/* average step, its breakdown and the pipeline verdict */
 static void step_lines(struct oview *o, int *y, int end, struct lrect r)
 {
 	const struct breakdown_result *bd = &o->res.bd;
@@ -169,6 +173,7 @@ static void step_lines(struct oview *o, int *y, int end, struct lrect r)
 			    pipeline_verdict_name(o->res.pl.verdict), o->res.pl.input_pct);
 }
 
+/* straggler, collective share, staggered starts, recurring copies */
 static void health_lines(struct oview *o, int *y, int end, struct lrect r)
 {
 	const struct multigpu_result *mg = &o->res.mg;
@@ -202,6 +207,7 @@ static void health_lines(struct oview *o, int *y, int end, struct lrect r)
 			    comm, stag, mg->copy_share_pct);
 }
 
+/* every section of the page, top to bottom, as far as it fits */
 static void ov_draw(struct view *v, struct lrect r)
 {
 	struct oview *o = (struct oview *)v;
@@ -282,6 +288,7 @@ static void evidence(struct oview *o, const struct overview_rec *rc)
 	ui_msg(a, "evidence: %s", rc->kind ? rc->kind : "recommendation");
 }
 
+/* move between recommendations; Enter shows the evidence */
 static int ov_key(struct view *v, int ch)
 {
 	struct oview *o = (struct oview *)v;
@@ -298,11 +305,13 @@ static int ov_key(struct view *v, int ch)
 	return UI_HANDLED;
 }
 
+/* the store changed: recompute when due */
 static void ov_data(struct view *v)
 {
 	((struct oview *)v)->stale = 1;
 }
 
+/* free the page */
 static void ov_free(struct view *v)
 {
 	struct oview *o = (struct oview *)v;

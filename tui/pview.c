@@ -38,6 +38,7 @@ static const char *const pv_help[] = {
 	NULL
 };
 
+/* the pipeline analysis of the first rank and its advice */
 static void compute(struct pview *p)
 {
 	ui_busy(p->v.app, "analysing the input pipeline...");
@@ -80,6 +81,7 @@ static void bar(const struct pipeline_row *row, int y, int x, int w, int64_t max
 	}
 }
 
+/* verdict, shares, legend, one stacked bar per step, worst steps, advice */
 static void pv_draw(struct view *v, struct lrect r)
 {
 	struct pview *p = (struct pview *)v;
@@ -172,6 +174,7 @@ static void pv_draw(struct view *v, struct lrect r)
 		term_put(y++, r.x + 3, r.w - 4, 0, p->advice[i]);
 }
 
+/* move between steps; Enter zooms the trace view to one */
 static int pv_key(struct view *v, int ch)
 {
 	struct pview *p = (struct pview *)v;
@@ -196,11 +199,13 @@ static int pv_key(struct view *v, int ch)
 	return UI_HANDLED;
 }
 
+/* the store changed: recompute when due */
 static void pv_data(struct view *v)
 {
 	((struct pview *)v)->stale = 1;
 }
 
+/* free the page */
 static void pv_free(struct view *v)
 {
 	struct pview *p = (struct pview *)v;

@@ -18,6 +18,7 @@ int tables_find_col(const struct gt_table *t, const char *part)
 	return -1;
 }
 
+/* 1 for a numeric column whose name ends in "(ns)": printed as a duration */
 static int is_ns(const struct gt_col *c)
 {
 	size_t n = strlen(c->name);

@@ -18,6 +18,7 @@ const char *tldetail_name(const struct gt_store *s, const struct gt_event *e, ch
 	return demangle_name(store_str(s, e->name), buf, len);
 }
 
+/* "rank 0 GPU 1 stream 7 (compute)" / "rank 0 pid 12 thread 34 (python)" */
 static void lane_desc(const struct gt_store *s, uint32_t lane, char *buf, size_t len)
 {
 	const struct gt_lane *l = store_lane_at(s, lane);
@@ -36,6 +37,7 @@ static void lane_desc(const struct gt_store *s, uint32_t lane, char *buf, size_t
 			 (long long)l->key.pid, id);
 }
 
+/* a byte count in B, KiB, MiB or GiB */
 static void fmt_bytes(uint64_t b, char *buf, size_t len)
 {
 	if (b >= (1ull << 30))
@@ -48,6 +50,7 @@ static void fmt_bytes(uint64_t b, char *buf, size_t len)
 		snprintf(buf, len, "%llu B", (unsigned long long)b);
 }
 
+/* the selected event's description in r */
 static void event_lines(struct tlview *t, const struct lrect *r)
 {
 	const struct gt_store *s = t->v.app->store;
@@ -120,6 +123,7 @@ static void event_lines(struct tlview *t, const struct lrect *r)
 		term_printf(y++, x, w, theme_attr(TH_DIM), "mangled: %s", raw);
 }
 
+/* first column whose name contains part (numeric only when asked), or -1 */
 static int col_named(const struct gt_table *tb, const char *part, int want_num)
 {
 	for (size_t c = 0; c < tb->ncols; c++)
@@ -149,6 +153,7 @@ void tldetail_mark(struct tlview *t)
 	gt_report_out_done(&out);
 }
 
+/* the marked range: busiest GPU lanes and top kernels in r */
 static void mark_lines(struct tlview *t, const struct lrect *r)
 {
 	const struct gt_store *s = t->v.app->store;

@@ -10,6 +10,7 @@
 #include "term.h"
 #include "tlview.h"
 
+/* time at the middle of the cursor column */
 static int64_t cursor_t(const struct tlview *t)
 {
 	return layout_col2t(&t->m, t->col) + t->m.ns_per_col / 2;

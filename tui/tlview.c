@@ -36,6 +36,7 @@ uint32_t tlview_lane_of(const struct tlview *t, size_t v)
 	return r->kind == LROW_LANE ? r->lane : UINT32_MAX;
 }
 
+/* the store the view shows */
 static const struct gt_store *S(const struct tlview *t)
 {
 	return t->v.app->store;
@@ -46,11 +47,13 @@ int64_t tlview_t_lo(const struct tlview *t)
 	return store_event_count(S(t)) ? store_t_min(S(t)) : 0;
 }
 
+/* end of the capture (1 ms when empty) */
 static int64_t t_hi(const struct tlview *t)
 {
 	return store_event_count(S(t)) ? store_t_max(S(t)) : 1000000;
 }
 
+/* widest zoom: twice the capture over the screen, at least 1 us per column */
 static int64_t max_npc(const struct tlview *t)
 {
 	int64_t span = t_hi(t) - tlview_t_lo(t);
@@ -58,12 +61,14 @@ static int64_t max_npc(const struct tlview *t)
 	return m < 1000 ? 1000 : m;
 }
 
+/* steps by start time */
 static int step_cmp(const void *a, const void *b)
 {
 	const struct tl_step *x = a, *y = b;
 	return x->t0_ns < y->t0_ns ? -1 : x->t0_ns > y->t0_ns;
 }
 
+/* collect the GT_EV_STEP spans of all lanes, sorted by start */
 static void scan_steps(struct tlview *t)
 {
 	free(t->steps);
@@ -94,6 +99,7 @@ static void scan_steps(struct tlview *t)
 		qsort(t->steps, t->nsteps, sizeof(*t->steps), step_cmp);
 }
 
+/* the store changed: lanes, steps, first fit, follow the end when live */
 static void tl_data(struct view *v)
 {
 	struct tlview *t = (struct tlview *)v;
@@ -137,6 +143,7 @@ static void update_sel(struct tlview *t)
 	t->has_sel = 1;
 }
 
+/* scroll the lanes so the cursor row is on screen and no room is wasted */
 static void keep_row_visible(struct tlview *t)
 {
 	int h = t->lay.cells.h > 0 ? t->lay.cells.h : 1;
@@ -149,6 +156,7 @@ static void keep_row_visible(struct tlview *t)
 		t->top = t->L.nvis > (size_t)h ? t->L.nvis - (size_t)h : 0;
 }
 
+/* the status line's range: the mark, or the visible span */
 static void set_range_text(struct tlview *t)
 {
 	char a[32], b[32], d[32];
@@ -172,6 +180,7 @@ static void set_range_text(struct tlview *t)
 		 t->follow ? " follow" : "");
 }
 
+/* lay out and draw the trace view into area */
 static void tl_draw(struct view *v, struct lrect area)
 {
 	struct tlview *t = (struct tlview *)v;
@@ -251,6 +260,7 @@ void tlview_zoom_range(struct view *v, int64_t t0, int64_t t1)
 	t->follow = 0;
 }
 
+/* the trace view's keys (see tl_help); UI_* flags */
 static int tl_key(struct view *v, int ch)
 {
 	struct tlview *t = (struct tlview *)v;
@@ -326,6 +336,7 @@ static int tl_key(struct view *v, int ch)
 	return UI_HANDLED;
 }
 
+/* wheel zooms, drag pans, click selects (or folds on a group label) */
 static int tl_mouse(struct view *v, const struct ui_mouse *ms)
 {
 	struct tlview *t = (struct tlview *)v;
@@ -357,6 +368,7 @@ static int tl_mouse(struct view *v, const struct ui_mouse *ms)
 	return UI_UNHANDLED;
 }
 
+/* Esc: clear the mark; 0 when there is none */
 static int tl_back(struct view *v)
 {
 	struct tlview *t = (struct tlview *)v;
@@ -369,6 +381,7 @@ static int tl_back(struct view *v)
 	return 0;
 }
 
+/* free the view and everything it owns */
 static void tl_free(struct view *v)
 {
 	struct tlview *t = (struct tlview *)v;

@@ -92,6 +92,7 @@ static void prompt_key(struct app *a, int ch)
 	}
 }
 
+/* the `?` box: the focused view's keys, then the global ones */
 static void help_overlay(struct app *a, struct lrect area)
 {
 	const char *const *vh = a->views[a->cur]->ops->help;
@@ -143,6 +144,7 @@ void ui_frame(struct app *a)
 	refresh();
 }
 
+/* a mouse report: tab clicks here, the rest to the view; UI_* flags */
 static int mouse_event(struct app *a, struct ui_mouse *st)
 {
 	MEVENT me;
@@ -180,6 +182,7 @@ static int mouse_event(struct app *a, struct ui_mouse *st)
 	return v->ops->mouse ? v->ops->mouse(v, &m) : UI_UNHANDLED;
 }
 
+/* route a key: prompt, help, Esc to the view's back, the view, the global table */
 static int dispatch(struct app *a, int ch, struct ui_mouse *ms)
 {
 	if (a->prompting) {
@@ -205,12 +208,14 @@ static int dispatch(struct app *a, int ch, struct ui_mouse *ms)
 static SCREEN *screen;
 static volatile sig_atomic_t stop_requested;
 
+/* SIGINT/SIGTERM/SIGHUP: only set the flag the main loop checks */
 static void on_stop(int sig)
 {
 	(void)sig;
 	stop_requested = 1;
 }
 
+/* locale, terminal and colours; 0, or -1 with a line on stderr */
 static int term_start(void)
 {
 	setlocale(LC_ALL, "");
