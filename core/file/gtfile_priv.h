@@ -138,6 +138,7 @@ int gtfile_events_encode(const struct gtfile_group *g, size_t ng, size_t n,
 int gtfile_events_decode(const unsigned char *p, size_t len, struct gt_store *s,
 			 size_t max_events, size_t *n_out, char *why, size_t whylen);
 
+/* "strings", "events", ... for messages */
 const char *gtfile_chunk_name(uint32_t type);
 
 #endif
