@@ -47,6 +47,7 @@ struct lsim {
 	uint64_t published, generated;
 	uint64_t last_reset;
 	int gpus;
+	int rank_base;        /* $RANK (torchrun-style launchers), added to sim ranks */
 	double rate;
 };
 
@@ -67,7 +68,7 @@ static int d_lane(void *ctx, uint32_t id, struct ring_lane_def *o)
 		return -1;
 	const struct gt_lane *l = store_lane_at(ls->s, id);
 	o->type = l->key.type;
-	o->rank = l->key.rank;
+	o->rank = (l->key.rank < 0 ? 0 : l->key.rank) + ls->rank_base;
 	o->device = l->key.device;
 	o->pid = l->key.pid;
 	o->tid = l->key.id;
@@ -98,13 +99,13 @@ static void publish_meta(struct lsim *ls, struct pub *p)
 {
 	for (size_t i = 0; i < store_device_count(ls->s); i++) {
 		const struct gt_device *d = store_device_at(ls->s, i);
-		struct ring_device_def dd = { d->rank, d->id, d->name, d->sm_count, d->mem_bytes,
-					      d->cc_major, d->cc_minor };
+		struct ring_device_def dd = { d->rank + ls->rank_base, d->id, d->name, d->sm_count,
+					      d->mem_bytes, d->cc_major, d->cc_minor };
 		pub_device(p, &dd, &ls->dict);
 	}
 	for (size_t i = 0; i < store_rank_count(ls->s); i++) {
 		const struct gt_rank *r = store_rank_at(ls->s, i);
-		struct ring_rank_def rd = { r->pid, r->rank, r->world_size, r->host, 0 };
+		struct ring_rank_def rd = { r->pid, r->rank + ls->rank_base, r->world_size, r->host, 0 };
 		pub_rank(p, &rd, &ls->dict);
 	}
 }
@@ -207,6 +208,7 @@ int live_sim_main(int argc, char **argv)
 	struct lsim ls;
 	memset(&ls, 0, sizeof(ls));
 	ls.rate = rate;
+	ls.rank_base = getenv("RANK") ? atoi(getenv("RANK")) : 0;
 	ls.s = store_new();
 	if (!ls.s) {
 		cmd_error("out of memory");

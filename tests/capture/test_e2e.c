@@ -282,3 +282,37 @@ Test(e2e, recorder_killed_target_runs_on)
 	unlink("e2e_v.gtrace");
 	unlink("e2e_v2.gtrace");
 }
+
+Test(e2e, children_of_a_command_join_as_ranks)
+{
+	/* two simulated trainers started by a shell, RANK set as launchers do */
+	char sh[4096];
+	snprintf(sh, sizeof(sh), "RANK=0 %s demo --trainer --steps 3 --gpus 2 --rate 2000000 & "
+		 "RANK=1 %s demo --trainer --steps 3 --gpus 2 --rate 2000000; wait", gtrace, gtrace);
+	char *args[] = { "gtrace", "record", "-o", "e2e_ranks.gtrace", "-q", "--", "/bin/sh", "-c",
+			 sh, NULL };
+	cr_assert_eq(wait_exit(start(NULL, args)), 0);
+	struct gt_store *got;
+	struct gtfile_info info;
+	size_t n = read_capture("e2e_ranks.gtrace", &got, &info);
+	struct sim_opts o;
+	memset(&o, 0, sizeof(o));
+	o.gpus = 2;
+	o.steps = 3;
+	o.seed = 1;
+	struct gt_store *one = store_new();
+	char err[256];
+	cr_assert_eq(sim_generate(&o, one, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(n, 2 * store_event_count(one));
+	int seen[2] = { 0, 0 };
+	for (uint32_t l = 0; l < store_lane_count(got); l++) {
+		int32_t r = store_lane_at(got, l)->key.rank;
+		cr_assert(r == 0 || r == 1, "rank %d", r);
+		seen[r] = 1;
+	}
+	cr_assert(seen[0] && seen[1]);
+	cr_assert_eq(store_lane_count(got), 2 * store_lane_count(one));
+	store_free(one);
+	store_free(got);
+	unlink("e2e_ranks.gtrace");
+}
