@@ -6,6 +6,7 @@
  * list (gt_report_out).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace/report.h"
@@ -183,11 +184,39 @@ static int write_csv(FILE *f, const struct gt_table *t)
 	return ferror(f) ? -EIO : 0;
 }
 
-/* JSON string with every control character escaped */
+/* length of the valid UTF-8 sequence at p (2..4), 0 when invalid */
+static int utf8_len(const unsigned char *p)
+{
+	int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
+	if (n == 0)
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	uint32_t cp = n == 2 ? (p[0] & 0x1fu) : n == 3 ? (p[0] & 0x0fu) : (p[0] & 0x07u);
+	for (int i = 1; i < n; i++)
+		cp = cp << 6 | (p[i] & 0x3fu);
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;               /* overlong, surrogate or out of range */
+	return n;
+}
+
+/* JSON string: control characters escaped, invalid UTF-8 bytes as U+FFFD */
 static void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p >= 0x80) {
+			int n = utf8_len(p);
+			if (n) {
+				fwrite(p, 1, (size_t)n, f);
+				p += n - 1;
+			} else {
+				fputs("\\ufffd", f);
+			}
+			continue;
+		}
 		switch (*p) {
 		case '"': fputs("\\\"", f); break;
 		case '\\': fputs("\\\\", f); break;

@@ -178,3 +178,20 @@ Test(tables, report_out_json_and_scope)
 	cr_assert_eq(sc.rank, -1);
 	cr_assert_eq(sc.step, -1);
 }
+
+/* JSON stays valid UTF-8: valid sequences kept, invalid bytes become U+FFFD */
+Test(tables, json_utf8)
+{
+	struct gt_table *t = gt_table_new("u", "U");
+	gt_table_col(t, "Name", GT_COL_STR, 0);
+	gt_table_row(t);
+	gt_table_set_str(t, 0, 0, "caf\xc3\xa9 \xff \xc0\xaf \xe2\x82\xac \xed\xa0\x80 x\xf0\x9f\x98\x80");
+	char *js = write_str(t, GT_OUT_JSON);
+	cr_assert(strstr(js, "caf\xc3\xa9 \\ufffd \\ufffd\\ufffd \xe2\x82\xac "), "%s", js);
+	cr_assert(strstr(js, "x\xf0\x9f\x98\x80"), "%s", js);
+	cJSON *root = cJSON_Parse(js);
+	cr_assert(root, "%s", js);
+	cJSON_Delete(root);
+	free(js);
+	gt_table_free(t);
+}
