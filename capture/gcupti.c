@@ -30,6 +30,8 @@ struct gc_fns {
 	CUptiResult (*GetTimestamp)(uint64_t *);
 	CUptiResult (*GetResultString)(CUptiResult, const char **);
 	CUptiResult (*Subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+	CUptiResult (*Subscribe_v2)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *,
+				    CUpti_SubscriberParams *);
 	CUptiResult (*Unsubscribe)(CUpti_SubscriberHandle);
 	CUptiResult (*GetCallbackName)(CUpti_CallbackDomain, uint32_t, const char **);
 	CUptiResult (*RegisterCallbacks)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
@@ -124,7 +126,7 @@ int gcupti_probe(char *reason, size_t len)
 	if (!gcupti_load(reason, len))
 		return -ENOENT;
 	SYM(GetVersion); SYM(GetTimestamp); SYM(GetResultString); SYM(Subscribe);
-	SYM(Unsubscribe); SYM(GetCallbackName);
+	SYM(Unsubscribe); SYM(GetCallbackName); SYM(Subscribe_v2);
 	*(void **)&gc.f.RegisterCallbacks = dlsym(gc.lib, "cuptiActivityRegisterCallbacks");
 	*(void **)&gc.f.Enable = dlsym(gc.lib, "cuptiActivityEnable");
 	*(void **)&gc.f.Disable = dlsym(gc.lib, "cuptiActivityDisable");
@@ -346,10 +348,25 @@ static void gc_atexit(void)
 static int gc_enable(void *ctx, char *err, size_t errlen)
 {
 	(void)ctx;
-	CUptiResult r = gc.f.Subscribe(&gc.sub, (CUpti_CallbackFunc)sub_callback, NULL);
+	char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 64] = "";
+	CUptiResult r;
+	if (gc.f.Subscribe_v2) {
+		/* the _v2 call names the profiler already holding CUPTI */
+		CUpti_SubscriberParams sp;
+		memset(&sp, 0, sizeof(sp));
+		sp.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+		sp.subscriberName = "gtrace";
+		sp.oldSubscriberName = holder;
+		sp.oldSubscriberSize = sizeof(holder);
+		r = gc.f.Subscribe_v2(&gc.sub, (CUpti_CallbackFunc)sub_callback, NULL, &sp);
+	} else {
+		r = gc.f.Subscribe(&gc.sub, (CUpti_CallbackFunc)sub_callback, NULL);
+	}
 	if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-		snprintf(err, errlen, "CUPTI is in use by another profiler in this process "
-			 "(PyTorch profiler, Nsight, compute-sanitizer); gtrace stays out of its way");
+		holder[sizeof(holder) - 1] = 0;
+		snprintf(err, errlen, "CUPTI is in use by another profiler in this process (%s); "
+			 "gtrace stays out of its way",
+			 holder[0] ? holder : "PyTorch profiler, Nsight or compute-sanitizer");
 		return -EBUSY;
 	}
 	if (r != CUPTI_SUCCESS) {
