@@ -81,7 +81,13 @@ static int ag_start(void *ctx, int records, char *err, size_t errlen)
 	if (!ag.capturing && ag.src.enable && !ag.ended) {
 		rc = ag.src.enable(ag.src.ctx, err, errlen);
 		if (rc < 0) {
+			/* nothing will be published: give the ring back */
 			close(fd);
+			if (ag.pending_valid)
+				ring_unmap(&ag.pending);
+			ag.pending_valid = 0;
+			ring_unmap(&ag.view);
+			atomic_fetch_add(&ag.gen, 1);
 			goto out;
 		}
 	}
