@@ -3,8 +3,8 @@
  * control socket through the capture agent and, once a viewer attaches,
  * publishes N kernel events named k0..k9 (event i: name k(i % 10), GPU
  * stream i % 3, start 1000 * i ns) through the ring, then ends.
- * usage: capture_target N [forever]   (forever: keep publishing until killed,
- * staying attachable by later viewers)
+ * usage: capture_target N [forever|busy]   (forever: keep publishing until
+ * killed, staying attachable by later viewers; busy: starts are refused)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +34,13 @@ static int d_lane(void *ctx, uint32_t id, struct ring_lane_def *o)
 	return 0;
 }
 
+/* mode "busy": the source cannot start, like CUPTI held by another profiler */
+static int busy_enable(void *ctx, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "CUPTI is in use by another profiler in this process (test holder)");
+	return -16;
+}
+
 static void status(void *ctx, char *buf, size_t len)
 {
 	snprintf(buf, len, " gpus=1");
@@ -47,6 +54,10 @@ int main(int argc, char **argv)
 		snprintf(names[i], sizeof(names[i]), "k%d", i);
 	struct pub_dict d = { NULL, d_str, d_lane, NULL, NULL };
 	struct agent_source src = { .name = "test", .status = status };
+	if (argc > 2 && !strcmp(argv[2], "busy")) {
+		src.enable = busy_enable;
+		forever = 1;
+	}
 	char err[256];
 	if (agent_init(&src, err, sizeof(err)) < 0) {
 		fprintf(stderr, "target: %s\n", err);

@@ -278,3 +278,25 @@ Test(live, list_finds_listening_target, .timeout = 30)
 	cr_assert(!live_is_descendant(getpid(), pid));
 	reap(pid);
 }
+
+Test(live, source_that_cannot_start_says_why, .timeout = 30)
+{
+	pid_t pid = spawn_target("0", "busy");
+	struct gt_store *s = store_new();
+	struct live l;
+	char err[256];
+	cr_assert_lt(live_open(&l, pid, 0, s, 1 << 14, err, sizeof(err)), 0);
+	cr_assert(strstr(err, "in use by another profiler (test holder)") ||
+		  strstr(err, "in use by another profiler in this process (test holder)"), "%s", err);
+	/* the process is untouched and still answers */
+	cr_assert_eq(kill(pid, 0), 0);
+	char reply[CTL_LINE_MAX], v[32];
+	int fd = ctl_connect(pid, err, sizeof(err));
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ctl_request(fd, "status", reply, sizeof(reply), NULL, 2000), 0);
+	cr_assert_eq(ctl_status_get(reply, "state", v, sizeof(v)), 0);
+	cr_assert_str_eq(v, "dormant");
+	close(fd);
+	store_free(s);
+	reap(pid);
+}
