@@ -24,7 +24,7 @@ static struct {
 	struct ring pending;         /* producer mapping waiting to be taken */
 	int pending_valid;
 	struct ring view;            /* control thread's mapping, for status */
-	int capturing;
+	_Atomic int capturing;        /* read without the lock by agent_capturing */
 	_Atomic int ended;
 	char passive[160];
 	char ended_reason[96];
