@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "gtrace/gtfile.h"
 #include "cmd.h"
 #include "live.h"
@@ -92,24 +93,28 @@ int cmd_record(int argc, char **argv)
 			store_free(s);
 			return 1;
 		}
-	} else {
-		pid_t child;
-		if (live_spawn(cmd, &child, err, sizeof(err)) < 0) {
-			cmd_error("%s", err);
-			store_free(s);
-			return 1;
-		}
-		ss.root = child;
-		store_meta_set(s, "command", cmd[0]);
 	}
-	/* the file is created once something is connected, so a wrong pid
-	 * leaves no empty file behind */
+	/* with --pid the file is created once connected (a wrong pid leaves no
+	 * empty file); with a command, before it starts (a bad path must not
+	 * leave the command running untraced) */
 	ss.w = gtfile_writer_open(out, NULL, err, sizeof(err));
 	if (!ss.w) {
 		cmd_error("%s", err);
 		live_sess_close(&ss);
 		store_free(s);
 		return 1;
+	}
+	if (!pid) {
+		pid_t child;
+		if (live_spawn(cmd, &child, err, sizeof(err)) < 0) {
+			cmd_error("%s", err);
+			gtfile_writer_abort(ss.w);
+			unlink(out);
+			store_free(s);
+			return 1;
+		}
+		ss.root = child;
+		store_meta_set(s, "command", cmd[0]);
 	}
 	int rc = live_headless(&ss, duration, quiet ? 0 : 1.0);
 	char line[512];
