@@ -3,9 +3,11 @@
  * injected; its processes that use CUDA join as ranks of one live view
  * (or of one recording with --record and no terminal).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "gtrace/gtfile.h"
 #include "cmd.h"
@@ -76,6 +78,18 @@ int cmd_run(int argc, char **argv)
 				(unsigned long long)ss.events, rec);
 		}
 	}
+	if (!ss.root_exited) {
+		/* the viewer is closed, the command is not: it keeps the terminal */
+		fprintf(stderr, "gtrace run: viewer closed; %s (pid %d) runs on, waiting for it "
+				"(Ctrl-C stops it)\n", cmd[0], (int)child);
+		int st = 0;
+		while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+			;
+		ss.root_status = st;
+		ss.root_exited = 1;
+	}
+	if (rc == 0 && WIFEXITED(ss.root_status) && WEXITSTATUS(ss.root_status))
+		rc = 1;
 	store_free(s);
 	return rc;
 }
