@@ -8,6 +8,7 @@
  *   "select count(distinct streamId) from CUPTI_ACTIVITY_KIND_KERNEL" -> 1
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include "gtrace/load.h"
@@ -15,6 +16,90 @@
 #include "impcheck.h"
 
 #if GTRACE_HAVE_SQLITE
+#include <sqlite3.h>
+
+/* planted: a minimal export with the tables the real file lacks (MEMSET,
+ * NVTX_EVENTS) and a session start; the truth is what was inserted */
+Test(nsys, planted_memset_nvtx)
+{
+	char path[] = "/tmp/gtrace_nsys_planted_XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	close(fd);
+	sqlite3 *db;
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	const char *sql =
+		"CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+		"INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (2, 'my_kernel'), (3, 'phase');"
+		"CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);"
+		"INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1700000000000000000, '', '');"
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER,"
+		" streamId INTEGER, correlationId INTEGER, demangledName INTEGER, gridX INTEGER, gridY INTEGER,"
+		" gridZ INTEGER, blockX INTEGER, blockY INTEGER, blockZ INTEGER, registersPerThread INTEGER,"
+		" staticSharedMemory INTEGER, dynamicSharedMemory INTEGER);"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000, 3000, 1, 13, 77, 2, 4, 1, 1, 128, 1, 1, 32, 16, 48);"
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER, end INTEGER, deviceId INTEGER,"
+		" streamId INTEGER, correlationId INTEGER, bytes INTEGER);"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (4000, 4500, 1, 13, 78, 4096);"
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid INTEGER,"
+		" correlationId INTEGER, nameId INTEGER);"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (500, 900, 4294967338, 77, 1);"  /* pid 256, tid 42 */
+		"CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, globalTid INTEGER,"
+		" text TEXT, textId INTEGER);"
+		"INSERT INTO NVTX_EVENTS VALUES (100, 5000, 59, 4294967338, 'step 1', NULL),"
+		" (200, 300, 60, 4294967338, NULL, 3), (250, NULL, 34, 4294967338, 'mark', NULL);"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (9000, 8000, 1, 13, 79, 2, 1, 1, 1, 1, 1, 1, 1, 0, 0);";
+	char *msg = NULL;
+	cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, &msg), SQLITE_OK, "%s", msg ? msg : "");
+	sqlite3_close(db);
+	const char *p = path;
+	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
+	struct gt_store *s;
+	char err[512];
+	cr_assert_eq(gt_load(&p, 1, &o, &s, err, sizeof(err)), 0, "%s", err);
+	unlink(path);
+	cr_expect_eq(store_event_count(s), 5);              /* the end < start kernel is skipped */
+	cr_expect_eq(store_drops(s)->import_skipped, 1);
+	int64_t t0 = 1700000000000000000LL;
+	size_t seen = 0;
+	for (size_t i = 0; i < store_lane_count(s); i++) {
+		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+		for (size_t j = 0; j < l->n; j++) {
+			const struct gt_event *e = &l->ev[j];
+			const char *n = store_str(s, e->name);
+			seen++;
+			if (e->kind == GT_EV_KERNEL) {
+				cr_expect_str_eq(n, "my_kernel");
+				cr_expect_eq(e->start_ns, t0 + 1000);
+				cr_expect_eq(e->dur_ns, 2000);
+				cr_expect_eq(l->key.device, 1);
+				cr_expect_eq(l->key.id, 13);
+				const struct gt_kconf *k = store_kconf_at(s, gt_event_kconf(e));
+				cr_assert(k);
+				cr_expect_eq(k->grid[0], 4);
+				cr_expect_eq(k->block[0], 128);
+				cr_expect_eq(k->smem_dynamic_bytes, 48);
+				struct gt_ref me = { (uint32_t)i, (uint32_t)j }, peer;
+				cr_expect_eq(store_corr_peer(s, me, &peer), 0);
+				cr_expect_str_eq(store_str(s, store_ev(s, peer)->name), "cudaLaunchKernel");
+			} else if (e->kind == GT_EV_MEMSET) {
+				cr_expect_eq(e->arg, 4096);
+				cr_expect_eq(e->dur_ns, 500);
+			} else if (e->kind == GT_EV_RUNTIME) {
+				cr_expect(e->flags & GT_EVF_LAUNCH);
+				cr_expect_eq(l->key.pid, 256);
+				cr_expect_eq(l->key.id, 42);
+			} else if (e->kind == GT_EV_NVTX) {
+				cr_expect(!strcmp(n, "step 1") || !strcmp(n, "phase"), "%s", n);
+			} else {
+				cr_expect(0, "unexpected kind %d", e->kind);
+			}
+		}
+	}
+	cr_expect_eq(seen, 5);
+	store_free(s);
+}
+
 Test(nsys, cloverleaf_counts)
 {
 	struct gt_store *s = tload("nsys/a100_cloverleaf.nsys.sqlite");

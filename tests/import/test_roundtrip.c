@@ -4,6 +4,7 @@
  * duration exactly.  On the real traces of testdata and on every simulator
  * scenario (several ranks and GPUs).
  */
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,19 @@ static void roundtrip(struct gt_store *a)
 	char *txt;
 	size_t len;
 	cr_assert_eq(export_chrome_mem(a, NULL, &txt, &len), 0);
+	/* strict JSON (cJSON), with every event of the store as an X, i or C element */
+	cJSON *j = cJSON_ParseWithLength(txt, len);
+	cr_assert(j, "export is not valid JSON");
+	cJSON *te = cJSON_GetObjectItemCaseSensitive(j, "traceEvents"), *e;
+	cr_assert(cJSON_IsArray(te));
+	size_t nev = 0;
+	cJSON_ArrayForEach(e, te) {
+		const char *ph = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "ph"));
+		cr_assert(ph);
+		nev += !strcmp(ph, "X") || !strcmp(ph, "i") || !strcmp(ph, "C");
+	}
+	cr_expect_eq(nev, store_event_count(a));
+	cJSON_Delete(j);
 	struct gt_store *b = store_new();
 	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
 	char err[256];
