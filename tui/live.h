@@ -88,6 +88,8 @@ struct live_sess {
 	uint64_t rate_events;
 	double rate;
 	int paused;              /* receive but do not add (viewer pause) */
+	pid_t refused[LIVE_SESS_MAX];   /* descendants that refused a start (passive) */
+	int n_refused;
 	char msg[256];           /* the last error or event worth telling */
 };
 

@@ -58,11 +58,17 @@ static void discover(struct live_sess *ss)
 		int known = 0;
 		for (int k = 0; k < ss->n; k++)
 			known |= ss->conn[k].pid == pids[i];
+		for (int k = 0; k < ss->n_refused; k++)
+			known |= ss->refused[k] == pids[i];
 		if (known || !live_is_descendant(pids[i], ss->root))
 			continue;
 		char err[256];
-		if (live_sess_add(ss, pids[i], err, sizeof(err)) < 0)
+		if (live_sess_add(ss, pids[i], err, sizeof(err)) < 0) {
+			/* told once (e.g. "no CUDA driver"), not asked again */
 			snprintf(ss->msg, sizeof(ss->msg), "%s", err);
+			if (ss->n_refused < LIVE_SESS_MAX)
+				ss->refused[ss->n_refused++] = pids[i];
+		}
 	}
 }
 

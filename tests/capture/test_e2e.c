@@ -316,3 +316,48 @@ Test(e2e, children_of_a_command_join_as_ranks)
 	store_free(got);
 	unlink("e2e_ranks.gtrace");
 }
+
+Test(e2e, passive_library_reported_by_record_and_list)
+{
+	char prog[1024], lib[1024];
+	snprintf(prog, sizeof(prog), "%s/tests/capture/passive_prog", getenv("GTRACE_BUILD"));
+	snprintf(lib, sizeof(lib), "%s/capture/libgtrace-inject.so", getenv("GTRACE_BUILD"));
+	if (access("/usr/lib/x86_64-linux-gnu/libcuda.so.1", F_OK) == 0)
+		cr_skip_test("this machine has a CUDA driver");
+	char *args[] = { "gtrace", "record", "-o", "e2e_passive.gtrace", "-q", "--", prog, lib,
+			 "1500", NULL };
+	pid_t rec = start("e2e_passive.log", args);
+	/* while it runs, --list shows it as passive */
+	msleep(700);
+	char *largs[] = { "gtrace", "attach", "--list", NULL };
+	cr_assert_eq(wait_exit(start("e2e_list.log", largs)), 0);
+	cr_assert_eq(wait_exit(rec), 0);
+	char buf[4096] = "";
+	FILE *f = fopen("e2e_list.log", "r");
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	cr_assert(strstr(buf, "passive") && strstr(buf, "passive_prog"), "list: %s", buf);
+	f = fopen("e2e_passive.log", "r");
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	cr_assert(strstr(buf, "no CUDA driver"), "record said: %s", buf);
+	unlink("e2e_passive.gtrace");
+}
+
+Test(e2e, list_shows_a_trainer)
+{
+	char *targs[] = { "gtrace", "demo", "--trainer", "--seconds", "20", "--gpus", "3", NULL };
+	pid_t tr = start_trainer("e2e_tr4.log", targs);
+	char *largs[] = { "gtrace", "attach", "--list", NULL };
+	cr_assert_eq(wait_exit(start("e2e_list2.log", largs)), 0);
+	char buf[4096] = "", want[64];
+	FILE *f = fopen("e2e_list2.log", "r");
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	snprintf(want, sizeof(want), "%-8d %-5s %-10s ", (int)tr, "3", "dormant");
+	cr_assert(strstr(buf, want), "no '%s' in:\n%s", want, buf);
+	cr_assert(strstr(buf, "demo --trainer"));
+}
