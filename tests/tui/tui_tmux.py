@@ -463,6 +463,37 @@ def case_mouse():
     quit_ok()
 
 
+def case_keystorm():
+    """800 keys drawn with a fixed seed over every view, prompts and sizes:
+    the viewer must still be running and quit cleanly"""
+    import random
+    rnd = random.Random(5)
+    start(sim("straggler", gpus=4))
+    wait_for(r"GPU 0")
+    pool = list("1234\tjkhlHLadwsf0zZ[]cnNmMoO FGrtT<>/g?") + [
+        "Enter", "Escape", "Up", "Down", "Left", "Right", "PageUp", "PageDown", "Home", "End",
+        "BTab", "C-l"]
+    sizes = [(120, 40), (80, 24), (33, 9), (200, 50), (12, 4)]
+    for i in range(800):
+        if i % 160 == 159:
+            w, h = sizes[(i // 160) % len(sizes)]
+            tmux("resize-window", "-t", "t", "-x", str(w), "-y", str(h))
+        k = rnd.choice(pool)
+        if k in ("/", "g"):
+            keys(k, settle=0)
+            type_text(rnd.choice(["gemm", "1.5s", "(", "x", "nccl|elementwise", ""]))
+            k = "Enter"
+        tmux("send-keys", "-t", "t", k)
+        if i % 50 == 0:
+            time.sleep(0.05)
+    time.sleep(0.5)
+    s = screen()
+    if "EXIT=" in s:
+        fail("gtrace ended during the key storm", s)
+    keys("Escape", "Escape", "Escape", "1")
+    quit_ok()
+
+
 def case_live():
     drv = os.path.join(BUILD, "tests", "tui", "live_driver")
     if not os.path.exists(drv):
