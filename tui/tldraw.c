@@ -189,6 +189,16 @@ static void fill_row(struct tlview *t, uint32_t ri, int c0, int n, struct gt_buc
 		for (int x = 0; x < n; x++)
 			cat[x] = b[x].dominant != SIZE_MAX ? (uint8_t)theme_cat(&l->ev[b[x].dominant]) :
 							      TH_COMPUTE;
+		/* host threads nest ranges (step > op > runtime call): colour a
+		 * column by the innermost range at its middle, not the longest */
+		if (l->key.type == GT_LANE_HOST)
+			for (int x = 0; x < n; x++) {
+				if (!b[x].count && !b[x].busy_ns)
+					continue;
+				size_t i = store_lane_event_at(l, t0 + x * npc + npc / 2);
+				if (i != SIZE_MAX)
+					cat[x] = (uint8_t)theme_cat(&l->ev[i]);
+			}
 		return;
 	}
 	memset(b, 0, (size_t)n * sizeof(*b));
