@@ -25,7 +25,7 @@ static const char *const skip_why[KSKIP_COUNT] = {
 	[KSKIP_NO_DUR] = "X without dur",
 	[KSKIP_BAD_NUMBER] = "bad or out-of-range number",
 	[KSKIP_PHASE] = "unsupported ph",
-	[KSKIP_NO_NAME] = "no name",
+	[KSKIP_E_WITHOUT_B] = "E without B",
 };
 
 int import_rank_from_name(const char *path)

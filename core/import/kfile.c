@@ -64,6 +64,7 @@ void kfile_done(struct kfile *kf)
 	free(kf->meta);
 	free(kf->gl);
 	free(kf->flows);
+	free(kf->open_b);
 	free(kf->ic);
 	free(kf->map_str);
 	free(kf->map_kconf);
@@ -386,6 +387,7 @@ static int stage(struct kfile *kf, uint8_t cls, const struct kev *ev, struct gt_
 	g->lane = (uint32_t)li;
 	l->ev[l->n++] = *g;
 	kf->n_events++;
+	kf->last_lane = li;
 	return 0;
 }
 
@@ -479,6 +481,40 @@ static int x_event(struct kfile *kf, const struct kev *ev, struct gt_event *g)
 	return stage(kf, cls, ev, g);
 }
 
+/* B: staged like an X of duration 0 and remembered until its E */
+static int begin_event(struct kfile *kf, const struct kev *ev, struct gt_event *g)
+{
+	uint64_t before = kf->n_events;
+	int rc = x_event(kf, ev, g);
+	if (rc || kf->n_events == before)
+		return rc;
+	if (grow((void **)&kf->open_b, &kf->cap_open, kf->n_open, sizeof(*kf->open_b)))
+		return -ENOMEM;
+	struct klane *l = &kf->lanes[kf->last_lane];
+	l->ev[l->n - 1].flags |= GT_EVF_TRUNCATED;   /* until the E arrives */
+	kf->open_b[kf->n_open++] = (struct kopen){ (uint32_t)kf->last_lane, (uint32_t)(l->n - 1) };
+	return 0;
+}
+
+/* E: closes the latest open B of the same pid and tid */
+static int end_event(struct kfile *kf, const struct kev *ev)
+{
+	int64_t cpid = norm(kf, &ev->pid), ctid = norm(kf, &ev->tid);
+	for (size_t k = kf->n_open; k-- > 0;) {
+		struct klane *l = &kf->lanes[kf->open_b[k].lane];
+		if (l->cpid != cpid || l->ctid != ctid)
+			continue;
+		struct gt_event *b = &l->ev[kf->open_b[k].idx];
+		b->dur_ns = ev->ts_ns > b->start_ns ? ev->ts_ns - b->start_ns : 0;
+		b->flags &= (uint16_t)~GT_EVF_TRUNCATED;
+		memmove(&kf->open_b[k], &kf->open_b[k + 1], (kf->n_open - k - 1) * sizeof(*kf->open_b));
+		kf->n_open--;
+		return 0;
+	}
+	kf->skipped[KSKIP_E_WITHOUT_B]++;
+	return 0;
+}
+
 int kfile_event(struct kfile *kf, const struct kev *ev)
 {
 	struct gt_event g;
@@ -491,6 +527,8 @@ int kfile_event(struct kfile *kf, const struct kev *ev)
 	case 't':
 		return ev->bad_num ? 0 : add_flow(kf, ev);
 	case 'X':
+	case 'B':
+	case 'E':
 	case 'i':
 	case 'I':
 	case 'C':
@@ -530,6 +568,10 @@ int kfile_event(struct kfile *kf, const struct kev *ev)
 		}
 		return x_event(kf, ev, &g);
 	}
+	if (ev->ph == 'B')
+		return begin_event(kf, ev, &g);
+	if (ev->ph == 'E')
+		return end_event(kf, ev);
 	if (ev->ph == 'C') {
 		/* one sample per numeric series; the lane is the series */
 		for (uint32_t i = 0; i < ev->n_num; i++) {

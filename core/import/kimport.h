@@ -64,7 +64,7 @@ struct kev {
 
 enum kskip {
 	KSKIP_NOT_OBJECT, KSKIP_NO_TS, KSKIP_NO_DUR, KSKIP_BAD_NUMBER, KSKIP_PHASE,
-	KSKIP_NO_NAME, KSKIP_COUNT
+	KSKIP_E_WITHOUT_B, KSKIP_COUNT
 };
 
 #define KTAG (1LL << 62)        /* tagged string id in a normalized pid/tid */
@@ -106,6 +106,12 @@ struct kflow {
 	char ph;
 };
 
+/* an open B event: its local lane and index there */
+struct kopen {
+	uint32_t lane;
+	uint32_t idx;
+};
+
 #define KFILE_MAX_DEVS 64
 
 struct kfile {
@@ -140,6 +146,9 @@ struct kfile {
 	uint64_t n_events, n_nocorr, neg_dur;
 	uint64_t flows_unmatched, flows_linked;
 	int oom;
+	struct kopen *open_b;      /* B events waiting for their E */
+	size_t n_open, cap_open;
+	long last_lane;            /* local lane of the last staged event */
 	struct kic *ic;            /* intern cache (KIC_SIZE slots), may be NULL */
 };
 

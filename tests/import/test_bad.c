@@ -3,7 +3,7 @@
  * shapes, missing fields, huge strings, deep nesting, corrupt gzip; and
  * planted quirks whose truth is known: flows without correlation args,
  * unmatched flow ends, out-of-order events, zero durations, overlapping
- * kernels, instants without cat or dur, B/E and counters, baseTimeNanoseconds.
+ * kernels, instants without cat or dur, B/E pairs, counters, baseTimeNanoseconds.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -237,8 +237,9 @@ Test(quirks, all_kept)
 	kfacts_of(s, &f);
 	cr_expect_eq(f.kernels, 3);
 	cr_expect_eq(f.gpu_lanes, 1);
-	cr_expect_eq(store_event_count(s), 6);
-	cr_expect_eq(store_drops(s)->import_skipped, 1);   /* the B event */
+	cr_expect_eq(store_event_count(s), 7);
+	cr_expect_eq(store_drops(s)->import_skipped, 0);
+	cr_expect(only(s, "begin")->flags & GT_EVF_TRUNCATED);   /* a B whose E never came */
 	cr_expect(store_meta_get(s, "trace_span.rank0"));
 	store_free(s);
 }
@@ -266,4 +267,28 @@ Test(bad, files_on_disk)
 	store_free(s);
 	remove(f);
 	rmdir(dir);
+}
+
+/* planted: nested B/E pairs on one thread, interleaved with another thread,
+ * and an E without its B */
+Test(quirks, begin_end_pairs)
+{
+	const char *t = "[{\"ph\": \"B\", \"name\": \"outer\", \"cat\": \"user_annotation\", \"pid\": 1, \"tid\": 1, \"ts\": 10},"
+		"{\"ph\": \"B\", \"name\": \"other\", \"pid\": 1, \"tid\": 2, \"ts\": 11},"
+		"{\"ph\": \"B\", \"name\": \"inner\", \"pid\": 1, \"tid\": 1, \"ts\": 12.5},"
+		"{\"ph\": \"E\", \"pid\": 1, \"tid\": 1, \"ts\": 14},"
+		"{\"ph\": \"E\", \"pid\": 1, \"tid\": 2, \"ts\": 15},"
+		"{\"ph\": \"E\", \"pid\": 1, \"tid\": 1, \"ts\": 20},"
+		"{\"ph\": \"E\", \"pid\": 1, \"tid\": 1, \"ts\": 30}]";
+	struct gt_store *s;
+	char err[256];
+	cr_assert_eq(imps(t, &s, err), 0, "%s", err);
+	cr_expect_eq(store_event_count(s), 3);
+	cr_expect_eq(only(s, "outer")->dur_ns, 10000);
+	cr_expect_eq(only(s, "outer")->kind, GT_EV_NVTX);
+	cr_expect_eq(only(s, "inner")->dur_ns, 1500);
+	cr_expect_eq(only(s, "other")->dur_ns, 4000);
+	cr_expect_eq(only(s, "inner")->flags & GT_EVF_TRUNCATED, 0);
+	cr_expect_eq(store_drops(s)->import_skipped, 1);
+	store_free(s);
 }
