@@ -12,6 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include "gtrace_config.h"
+#if GTRACE_HAVE_SQLITE
+#include <math.h>
+#include <sqlite3.h>
+#endif
 
 struct run {
 	char *out, *err;
@@ -442,3 +447,116 @@ Test(cli_stats, help_and_list)
 		cr_assert(strstr(r.out, names[i]), "%s", names[i]);
 	run_free(&r);
 }
+
+#if GTRACE_HAVE_SQLITE
+struct kdur {
+	char *name;
+	long long dur;
+};
+
+static int kdur_cmp(const void *pa, const void *pb)
+{
+	const struct kdur *a = pa, *b = pb;
+	int r = strcmp(a->name, b->name);
+	return r ? r : (a->dur > b->dur) - (a->dur < b->dur);
+}
+
+/*
+ * The nsys export holds the raw CUPTI kernel records; nsys stats computes
+ * cuda_gpu_kern_sum from them with SQL (count, sum, min, max, median,
+ * sample stdev per demangled name).  Recompute that here straight from the
+ * SQLite file (independent of gtrace) and compare every row.
+ */
+Test(cli_stats, kernels_match_nsys_definition_on_sqlite)
+{
+	const char *db = "../shared/testdata/nsys/a100_cloverleaf.nsys.sqlite";
+	struct run r = gtrace("stats ../shared/testdata/nsys/a100_cloverleaf.nsys.sqlite "
+			      "--report kernels --format csv");
+	skip_if_unbuilt(&r);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", getenv("GTRACE_SRC"), db);
+	sqlite3 *h;
+	cr_assert_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	sqlite3_stmt *st;
+	cr_assert_eq(sqlite3_prepare_v2(h, "SELECT s.value, k.end - k.start FROM "
+					   "CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s "
+					   "ON s.id = k.demangledName", -1, &st, NULL), SQLITE_OK);
+	struct kdur *v = NULL;
+	size_t n = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		v = realloc(v, (n + 1) * sizeof(*v));
+		v[n].name = strdup((const char *)sqlite3_column_text(st, 0));
+		v[n].dur = sqlite3_column_int64(st, 1);
+		n++;
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	cr_assert_eq(n, 1312);
+	qsort(v, n, sizeof(*v), kdur_cmp);
+	struct csv c;
+	csv_parse(r.out, &c);
+	size_t cn = csv_col(&c, "Name"), ci = csv_col(&c, "Instances"), ct = csv_col(&c, "Total Time (ns)");
+	size_t cmed = csv_col(&c, "Med (ns)"), csd = csv_col(&c, "StdDev (ns)");
+	size_t cmin = csv_col(&c, "Min (ns)"), cmax = csv_col(&c, "Max (ns)");
+	size_t groups = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		long long sum = 0;
+		while (j < n && !strcmp(v[j].name, v[i].name))
+			sum += v[j++].dur;
+		size_t m = j - i;
+		double mean = (double)sum / (double)m, ss = 0;
+		for (size_t k = i; k < j; k++)
+			ss += ((double)v[k].dur - mean) * ((double)v[k].dur - mean);
+		double sd = m > 1 ? sqrt(ss / (double)(m - 1)) : 0;
+		double med = (m & 1) ? (double)v[i + m / 2].dur :
+			     ((double)v[i + m / 2 - 1].dur + (double)v[i + m / 2].dur) / 2;
+		size_t row = 0;
+		for (size_t k = 1; k < c.n; k++)
+			if (!strcmp(c.rows[k][cn], v[i].name))
+				row = k;
+		cr_assert(row, "no row for %s", v[i].name);
+		cr_assert_eq(atoll(c.rows[row][ci]), (long long)m, "%s", v[i].name);
+		cr_assert_eq(atoll(c.rows[row][ct]), sum, "%s", v[i].name);
+		cr_assert_eq(atoll(c.rows[row][cmin]), v[i].dur);
+		cr_assert_eq(atoll(c.rows[row][cmax]), v[j - 1].dur);
+		cr_assert_float_eq(atof(c.rows[row][cmed]), med, 0.051, "%s", v[i].name);
+		cr_assert_float_eq(atof(c.rows[row][csd]), sd, 0.051, "%s", v[i].name);
+		groups++;
+		i = j;
+	}
+	cr_assert_eq(groups, c.n - 1);
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+	csv_free(&c);
+	run_free(&r);
+}
+
+/* memory on the same file: SELECT copyKind, count(*), sum(end - start),
+ * sum(bytes) FROM CUPTI_ACTIVITY_KIND_MEMCPY GROUP BY copyKind gives
+ * HtoD 254 / 9,346,285 ns / 225,065,752 B and DtoH 25 / 44,638 ns / 51,200 B */
+Test(cli_stats, memory_on_sqlite)
+{
+	struct run r = gtrace("stats ../shared/testdata/nsys/a100_cloverleaf.nsys.sqlite "
+			      "--report memory --format csv");
+	skip_if_unbuilt(&r);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	struct csv c;
+	csv_parse(r.out, &c);
+	cr_assert_eq(c.n, 3);
+	size_t op = csv_col(&c, "Operation");
+	cr_assert_str_eq(c.rows[1][op], "[CUDA memcpy Host-to-Device]");
+	cr_assert_eq(atoll(c.rows[1][csv_col(&c, "Count")]), 254);
+	cr_assert_eq(atoll(c.rows[1][csv_col(&c, "Total Time (ns)")]), 9346285);
+	cr_assert_str_eq(c.rows[2][op], "[CUDA memcpy Device-to-Host]");
+	cr_assert_eq(atoll(c.rows[2][csv_col(&c, "Total Time (ns)")]), 44638);
+	csv_free(&c);
+	csv_parse(strstr(r.out, "\n\n") + 2, &c);
+	cr_assert_str_eq(c.rows[1][0], "225.066");
+	cr_assert_str_eq(c.rows[2][0], "0.051");
+	csv_free(&c);
+	run_free(&r);
+}
+#endif
