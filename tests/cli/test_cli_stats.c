@@ -558,5 +558,17 @@ Test(cli_stats, memory_on_sqlite)
 	cr_assert_str_eq(c.rows[2][0], "0.051");
 	csv_free(&c);
 	run_free(&r);
+	/* SELECT count(*), sum(end - start) FROM CUPTI_ACTIVITY_KIND_RUNTIME: 3,048 calls of
+	 * 6 names (cudaLaunchKernel_v7000 ... as nsys names them without the _v suffix),
+	 * 571,656,984 ns */
+	r = gtrace("stats ../shared/testdata/nsys/a100_cloverleaf.nsys.sqlite --report api "
+		   "--format csv");
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	csv_parse(r.out, &c);
+	cr_assert_eq(c.n - 1, 6);
+	cr_assert_eq(csv_sum(&c, "Num Calls"), 3048);
+	cr_assert_eq(csv_sum(&c, "Total Time (ns)"), 571656984LL);
+	csv_free(&c);
+	run_free(&r);
 }
 #endif
