@@ -4,7 +4,8 @@
  * this library; NVTX calls InitializeInjectionNvtx2() at the first NVTX call
  * when NVTX_INJECTION64_PATH does, and we forward to libcupti's so NVTX
  * ranges reach CUPTI as MARKER records.  The library then stays dormant
- * (control thread only) until a viewer starts a capture.
+ * (control thread only) until a viewer starts a capture.  GTRACE_SYNTH
+ * selects the built-in synthetic source instead of CUPTI (synth.c).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include "gtrace_config.h"
 #include "gtrace/agent.h"
+#include "synth.h"
 #if GTRACE_HAVE_CUPTI
 #include <dlfcn.h>
 #include "gcupti.h"
@@ -33,11 +35,17 @@ static void passive_status(void *ctx, char *buf, size_t len)
 static void inject_start(void)
 {
 	char reason[200] = "", err[256];
+	const char *autostart = getenv("GTRACE_AUTOSTART");
+	if (getenv("GTRACE_SYNTH")) {
+		/* the built-in synthetic source instead of CUPTI */
+		if (synth_start(strtod(getenv("GTRACE_SYNTH"), NULL), err, sizeof(err)) == 0 && autostart)
+			agent_autostart((uint32_t)strtoul(autostart, NULL, 10), err, sizeof(err));
+		return;
+	}
 #if GTRACE_HAVE_CUPTI
 	if (gcupti_probe(reason, sizeof(reason)) == 0) {
-		if (agent_init(gcupti_source(), err, sizeof(err)) == 0 && getenv("GTRACE_AUTOSTART"))
-			agent_autostart((uint32_t)strtoul(getenv("GTRACE_AUTOSTART"), NULL, 10),
-					err, sizeof(err));
+		if (agent_init(gcupti_source(), err, sizeof(err)) == 0 && autostart)
+			agent_autostart((uint32_t)strtoul(autostart, NULL, 10), err, sizeof(err));
 		return;
 	}
 #else

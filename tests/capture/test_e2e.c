@@ -361,3 +361,39 @@ Test(e2e, list_shows_a_trainer)
 	cr_assert(strstr(buf, want), "no '%s' in:\n%s", want, buf);
 	cr_assert(strstr(buf, "demo --trainer"));
 }
+
+Test(e2e, injected_library_with_builtin_synthetic_source)
+{
+	char prog[1024], lib[1024];
+	snprintf(prog, sizeof(prog), "%s/tests/capture/passive_prog", getenv("GTRACE_BUILD"));
+	snprintf(lib, sizeof(lib), "%s/capture/libgtrace-inject.so", getenv("GTRACE_BUILD"));
+	char *args[] = { "gtrace", "record", "-o", "e2e_syn.gtrace", "-q", "--", prog, lib,
+			 "800", NULL };
+	setenv("GTRACE_SYNTH", "50000", 1);
+	pid_t rec = start("e2e_syn.log", args);
+	unsetenv("GTRACE_SYNTH");
+	cr_assert_eq(wait_exit(rec), 0);
+	struct gt_store *s;
+	struct gtfile_info info;
+	size_t n = read_capture("e2e_syn.gtrace", &s, &info);
+	cr_assert_gt(n, 5000);
+	cr_assert_eq(store_lane_count(s), 4);
+	cr_assert_eq(store_drops(s)->ring_overflow, 0);
+	/* kernel i is named synth_kernel_(i % 10): counts differ by at most 1 */
+	struct tally t;
+	tally_store(s, &t);
+	cr_assert_eq(t.n, 10);
+	uint64_t lo = UINT64_MAX, hi = 0, sum = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		cr_assert(!strncmp(t.name[i], "synth_kernel_", 13));
+		cr_assert_eq(t.dur[i], (int64_t)t.count[i] * 1000);
+		lo = t.count[i] < lo ? t.count[i] : lo;
+		hi = t.count[i] > hi ? t.count[i] : hi;
+		sum += t.count[i];
+	}
+	cr_assert_eq(sum, n);
+	cr_assert_leq(hi - lo, 1);
+	tally_free(&t);
+	store_free(s);
+	unlink("e2e_syn.gtrace");
+}
