@@ -301,3 +301,89 @@ Test(kstats, kernels_report_columns)
 	gt_report_out_done(&o);
 	store_free(s);
 }
+
+/* sort helpers for the brute-force reference below */
+struct nd {
+	uint32_t name;
+	int64_t dur;
+};
+
+static int nd_cmp(const void *pa, const void *pb)
+{
+	const struct nd *a = pa, *b = pb;
+	if (a->name != b->name)
+		return a->name < b->name ? -1 : 1;
+	return (a->dur > b->dur) - (a->dur < b->dur);
+}
+
+/*
+ * Big enough for the two-thread path (>= 200,000 events, lanes cut into
+ * 1 M-event slices: one lane of 1.2 M events plus three small ones) and the
+ * histogram median (groups >= 4096): every row against a brute-force
+ * reference computed here by sorting.
+ */
+Test(kstats, parallel_path_matches_reference, .timeout = 60)
+{
+	struct gt_store *s = store_new();
+	uint32_t lanes[4];
+	for (int i = 0; i < 4; i++)
+		lanes[i] = lane(s, GT_LANE_GPU, 0, i, 7);
+	uint32_t names[7];
+	char buf[32];
+	for (int i = 0; i < 7; i++) {
+		snprintf(buf, sizeof(buf), "k%d", i);
+		names[i] = store_intern_cstr(s, buf);
+	}
+	size_t n = 1500000, ni = 0;
+	struct nd *ref = malloc(n * sizeof(*ref));
+	uint64_t x = 12345;
+	int64_t t[4] = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		int li = i % 5 == 0 ? (int)(x >> 60) % 4 : 0;   /* lane 0 gets most */
+		struct gt_event e = { .lane = lanes[li], .kind = GT_EV_KERNEL };
+		int k = (int)((x >> 33) % 7);
+		e.name = names[k];
+		/* k0: many ties; k6: rare (small group) */
+		if (k == 6 && (x >> 20) % 50)
+			e.name = names[k = 5];
+		e.dur_ns = k == 0 ? (int64_t)((x >> 40) % 3) : (int64_t)((x >> 24) % 1000000);
+		e.start_ns = t[li];
+		t[li] += e.dur_ns + 1;
+		cr_assert_eq(store_add(s, &e), 0);
+		ref[ni++] = (struct nd){ e.name, e.dur_ns };
+	}
+	cr_assert_eq(store_finish(s), 0);
+	qsort(ref, ni, sizeof(*ref), nd_cmp);
+	struct kstats_result r;
+	char err[128];
+	cr_assert_eq(kstats_compute(s, NULL, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(r.count, n);
+	size_t groups = 0;
+	for (size_t i = 0; i < ni;) {
+		size_t j = i;
+		int64_t sum = 0;
+		while (j < ni && ref[j].name == ref[i].name)
+			sum += ref[j++].dur;
+		size_t m = j - i;
+		double mean = (double)sum / (double)m, ss = 0;
+		for (size_t q = i; q < j; q++)
+			ss += ((double)ref[q].dur - mean) * ((double)ref[q].dur - mean);
+		double med = (m & 1) ? (double)ref[i + m / 2].dur :
+			     ((double)ref[i + m / 2 - 1].dur + (double)ref[i + m / 2].dur) / 2;
+		const struct kstats_row *row = find_row(s, &r, store_str(s, ref[i].name));
+		cr_assert(row);
+		cr_assert_eq(row->count, m);
+		cr_assert_eq(row->total_ns, sum);
+		cr_assert_eq(row->min_ns, ref[i].dur);
+		cr_assert_eq(row->max_ns, ref[j - 1].dur);
+		cr_assert_float_eq(row->med_ns, med, 1e-9);
+		cr_assert_float_eq(row->stddev_ns, m > 1 ? sqrt(ss / (double)(m - 1)) : 0, 1e-6);
+		groups++;
+		i = j;
+	}
+	cr_assert_eq(groups, r.nrows);
+	kstats_result_done(&r);
+	free(ref);
+	store_free(s);
+}
