@@ -2,10 +2,8 @@
  * kfile.c - maps one Kineto / Chrome trace event (struct kev) to a
  * struct gt_event: kind from the category (both schema eras) and the name,
  * flags, kernel configuration and NCCL side records, and stages it on a
- * file-local lane.  Also takes the top-level keys (deviceProperties,
- * distributedInfo, baseTimeNanoseconds) and the M metadata events.
+ * file-local lane (metadata, flows and top-level keys: kfile_meta.c).
  */
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +72,7 @@ void kfile_done(struct kfile *kf)
 	memset(kf, 0, sizeof(*kf));
 }
 
-static int grow(void **p, size_t *cap, size_t n, size_t size)
+int kfile_grow(void **p, size_t *cap, size_t n, size_t size)
 {
 	if (n < *cap)
 		return 0;
@@ -108,7 +106,7 @@ static int64_t int_text(const char *s, size_t n)
 }
 
 /* a pid / tid as a number: numeric strings are numbers, others tagged ids */
-static int64_t norm(struct kfile *kf, const struct kval *v)
+int64_t kfile_norm(struct kfile *kf, const struct kval *v)
 {
 	if (v->t == 1)
 		return v->num;
@@ -175,7 +173,7 @@ static long klane_get(struct kfile *kf, uint8_t cls, int64_t cpid, int64_t ctid,
 		return -1;
 	if ((kf->n_lanes + 1) * 2 > kf->lhcap && lrehash(kf, kf->lhcap ? kf->lhcap * 2 : 64))
 		return -2;
-	if (grow((void **)&kf->lanes, &kf->cap_lanes, kf->n_lanes, sizeof(*kf->lanes)))
+	if (kfile_grow((void **)&kf->lanes, &kf->cap_lanes, kf->n_lanes, sizeof(*kf->lanes)))
 		return -2;
 	struct klane *l = &kf->lanes[kf->n_lanes];
 	memset(l, 0, sizeof(*l));
@@ -302,66 +300,9 @@ static uint32_t nccl_id(struct kfile *kf, const struct kev *ev)
 	return store_nccl(kf->ls, &n);
 }
 
-static int add_meta(struct kfile *kf, const struct kev *ev)
-{
-	struct kmeta m = { .cpid = norm(kf, &ev->pid), .ctid = norm(kf, &ev->tid) };
-	struct kstr n = ev->name;
-	if (CATIS(n, "process_name") || CATIS(n, "thread_name") || CATIS(n, "process_labels")) {
-		struct kstr v = CATIS(n, "process_labels") ? ev->labels : ev->aname;
-		if (!v.s)
-			return 0;
-		m.what = CATIS(n, "process_name") ? KM_PROC_NAME :
-			 CATIS(n, "thread_name") ? KM_THREAD_NAME : KM_PROC_LABELS;
-		m.str = store_intern(kf->ls, v.s, v.len);
-	} else if (CATIS(n, "process_sort_index") || CATIS(n, "thread_sort_index")) {
-		if (!(ev->have & KA_SORT))
-			return 0;
-		m.what = n.s[0] == 'p' ? KM_PROC_SORT : KM_THREAD_SORT;
-		m.num = ev->sort_index;
-	} else if (CATIS(n, "gtrace_lane")) {
-		if (!(ev->have & KA_GLANE))
-			return 0;
-		if (grow((void **)&kf->gl, &kf->cap_gl, kf->n_gl, sizeof(*kf->gl)))
-			return -ENOMEM;
-		struct kglane *g = &kf->gl[kf->n_gl++];
-		g->cpid = m.cpid;
-		g->ctid = m.ctid;
-		memset(&g->key, 0, sizeof(g->key));
-		g->key.type = (uint8_t)ev->gl_type;
-		g->key.rank = (int32_t)ev->gl_rank;
-		g->key.device = (int32_t)ev->gl_device;
-		g->key.pid = ev->gl_pid;
-		g->key.id = ev->gl_id;
-		return 0;
-	} else {
-		return 0;
-	}
-	if (grow((void **)&kf->meta, &kf->cap_meta, kf->n_meta, sizeof(*kf->meta)))
-		return -ENOMEM;
-	kf->meta[kf->n_meta++] = m;
-	return 0;
-}
-
-static int add_flow(struct kfile *kf, const struct kev *ev)
-{
-	if (!(CATIS(ev->cat, "ac2g") || (CATIS(ev->cat, "async") && CATIS(ev->name, "launch"))))
-		return 0;
-	if (!ev->has_ts || !ev->id.t)
-		return 0;
-	if (grow((void **)&kf->flows, &kf->cap_flows, kf->n_flows, sizeof(*kf->flows)))
-		return -ENOMEM;
-	struct kflow *f = &kf->flows[kf->n_flows++];
-	f->id = (uint64_t)norm(kf, &ev->id);
-	f->ts = ev->ts_ns;
-	f->cpid = norm(kf, &ev->pid);
-	f->ctid = norm(kf, &ev->tid);
-	f->ph = ev->ph;
-	return 0;
-}
-
 static int stage(struct kfile *kf, uint8_t cls, const struct kev *ev, struct gt_event *g)
 {
-	int64_t cpid = norm(kf, &ev->pid), ctid = norm(kf, &ev->tid);
+	int64_t cpid = kfile_norm(kf, &ev->pid), ctid = kfile_norm(kf, &ev->tid);
 	long li = klane_get(kf, cls, cpid, ctid, 1);
 	if (li < 0)
 		return -ENOMEM;
@@ -374,7 +315,7 @@ static int stage(struct kfile *kf, uint8_t cls, const struct kev *ev, struct gt_
 	}
 	if (l->n == 0 && l->cap == 0) {
 		l->name = g->name;
-		l->gtid = cls == KCLS_COUNTER ? norm(kf, &ev->id) : ctid;
+		l->gtid = cls == KCLS_COUNTER ? kfile_norm(kf, &ev->id) : ctid;
 	}
 	if (l->n == l->cap) {
 		size_t nc = l->cap ? l->cap * 2 : 64;
@@ -488,7 +429,7 @@ static int begin_event(struct kfile *kf, const struct kev *ev, struct gt_event *
 	int rc = x_event(kf, ev, g);
 	if (rc || kf->n_events == before)
 		return rc;
-	if (grow((void **)&kf->open_b, &kf->cap_open, kf->n_open, sizeof(*kf->open_b)))
+	if (kfile_grow((void **)&kf->open_b, &kf->cap_open, kf->n_open, sizeof(*kf->open_b)))
 		return -ENOMEM;
 	struct klane *l = &kf->lanes[kf->last_lane];
 	l->ev[l->n - 1].flags |= GT_EVF_TRUNCATED;   /* until the E arrives */
@@ -499,7 +440,7 @@ static int begin_event(struct kfile *kf, const struct kev *ev, struct gt_event *
 /* E: closes the latest open B of the same pid and tid */
 static int end_event(struct kfile *kf, const struct kev *ev)
 {
-	int64_t cpid = norm(kf, &ev->pid), ctid = norm(kf, &ev->tid);
+	int64_t cpid = kfile_norm(kf, &ev->pid), ctid = kfile_norm(kf, &ev->tid);
 	for (size_t k = kf->n_open; k-- > 0;) {
 		struct klane *l = &kf->lanes[kf->open_b[k].lane];
 		if (l->cpid != cpid || l->ctid != ctid)
@@ -521,11 +462,11 @@ int kfile_event(struct kfile *kf, const struct kev *ev)
 	memset(&g, 0, sizeof(g));
 	switch (ev->ph) {
 	case 'M':
-		return add_meta(kf, ev);
+		return kfile_meta(kf, ev);
 	case 's':
 	case 'f':
 	case 't':
-		return ev->bad_num ? 0 : add_flow(kf, ev);
+		return ev->bad_num ? 0 : kfile_flow(kf, ev);
 	case 'X':
 	case 'B':
 	case 'E':
@@ -599,64 +540,3 @@ int kfile_event(struct kfile *kf, const struct kev *ev)
 	return stage(kf, KCLS_HOST, ev, &g);
 }
 
-/* top-level keys of the trace object */
-int kfile_toplevel(struct kfile *kf, const char *key, size_t klen, const char *val, size_t vlen)
-{
-#define TKEY(lit) (klen == sizeof(lit) - 1 && !memcmp(key, lit, sizeof(lit) - 1))
-	if (TKEY("baseTimeNanoseconds")) {
-		const char *p = val;
-		int64_t v;
-		if (jtok_fixed(&p, val + vlen + 1, 0, &v) == JT_OK && v > -T_LIMIT_NS && v < T_LIMIT_NS)
-			kf->base_ns = v;
-		return 0;
-	}
-	if (!TKEY("deviceProperties") && !TKEY("distributedInfo") && !TKEY("host_name") &&
-	    !TKEY("hostname"))
-		return 0;
-	cJSON *j = cJSON_ParseWithLength(val, vlen);
-	if (!j)
-		return 0;
-	if (TKEY("deviceProperties") && cJSON_IsArray(j)) {
-		cJSON *d;
-		cJSON_ArrayForEach(d, j) {
-			if (kf->n_devs >= KFILE_MAX_DEVS || !cJSON_IsObject(d))
-				break;
-			struct gt_device *g = &kf->devs[kf->n_devs];
-			memset(g, 0, sizeof(*g));
-			cJSON *x = cJSON_GetObjectItemCaseSensitive(d, "id");
-			if (!cJSON_IsNumber(x))
-				continue;
-			g->id = (int32_t)x->valuedouble;
-			x = cJSON_GetObjectItemCaseSensitive(d, "name");
-			if (cJSON_IsString(x))
-				g->name = store_intern_cstr(kf->ls, x->valuestring);
-			x = cJSON_GetObjectItemCaseSensitive(d, "numSms");
-			if (cJSON_IsNumber(x) && x->valuedouble >= 0 && x->valuedouble < 1e9)
-				g->sm_count = (uint32_t)x->valuedouble;
-			x = cJSON_GetObjectItemCaseSensitive(d, "totalGlobalMem");
-			if (cJSON_IsNumber(x) && x->valuedouble >= 0 && x->valuedouble < 1e18)
-				g->mem_bytes = (uint64_t)x->valuedouble;
-			x = cJSON_GetObjectItemCaseSensitive(d, "computeMajor");
-			if (cJSON_IsNumber(x) && x->valuedouble >= 0 && x->valuedouble < 1000)
-				g->cc_major = (uint32_t)x->valuedouble;
-			x = cJSON_GetObjectItemCaseSensitive(d, "computeMinor");
-			if (cJSON_IsNumber(x) && x->valuedouble >= 0 && x->valuedouble < 1000)
-				g->cc_minor = (uint32_t)x->valuedouble;
-			kf->n_devs++;
-		}
-	} else if (TKEY("distributedInfo") && cJSON_IsObject(j)) {
-		cJSON *r = cJSON_GetObjectItemCaseSensitive(j, "rank");
-		cJSON *w = cJSON_GetObjectItemCaseSensitive(j, "world_size");
-		if (cJSON_IsNumber(r) && r->valuedouble >= 0 && r->valuedouble < 1e7) {
-			kf->have_dist = 1;
-			kf->dist_rank = (int32_t)r->valuedouble;
-			kf->dist_world = cJSON_IsNumber(w) && w->valuedouble > 0 && w->valuedouble < 1e7 ?
-					 (int32_t)w->valuedouble : -1;
-		}
-	} else if (cJSON_IsString(j)) {
-		kf->host = store_intern_cstr(kf->ls, j->valuestring);
-	}
-	cJSON_Delete(j);
-	return 0;
-#undef TKEY
-}

@@ -170,6 +170,13 @@ void kfile_done(struct kfile *kf);
 int kfile_event(struct kfile *kf, const struct kev *ev);
 /* a top-level key's value (deviceProperties, distributedInfo, ...) as raw JSON text */
 int kfile_toplevel(struct kfile *kf, const char *key, size_t klen, const char *val, size_t vlen);
+/* an M metadata event / an s or f flow end; 0 or -ENOMEM */
+int kfile_meta(struct kfile *kf, const struct kev *ev);
+int kfile_flow(struct kfile *kf, const struct kev *ev);
+/* a Chrome pid / tid as a number (numeric strings as numbers, others KTAG | string id) */
+int64_t kfile_norm(struct kfile *kf, const struct kval *v);
+/* grow an array to hold n + 1 items; 0 or -ENOMEM */
+int kfile_grow(void **p, size_t *cap, size_t n, size_t size);
 /* the local lane (cls, Chrome pid, Chrome tid), or -1 */
 long kfile_find_lane(struct kfile *kf, uint8_t cls, int64_t cpid, int64_t ctid);
 /* move the staged events into the store under kf->rank; 0 or -ENOMEM */
