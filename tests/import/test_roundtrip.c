@@ -122,6 +122,11 @@ Test(roundtrip, h100_qwen) { real("tracelens/h100_qwen_inference.json.gz"); }
 Test(roundtrip, b200_no_metadata) { real("tracelens/b200_eager_no_metadata.json.gz"); }
 Test(roundtrip, a100_16rank) { real("hta/a100_16rank_rank0.json.gz"); }
 
+#include "gtrace_config.h"
+#if GTRACE_HAVE_SQLITE
+Test(roundtrip, nsys_sqlite) { real("nsys/a100_cloverleaf.nsys.sqlite"); }
+#endif
+
 Test(roundtrip, directory_two_ranks)
 {
 	real("hta/trace_filter");
