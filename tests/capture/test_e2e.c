@@ -342,7 +342,7 @@ Test(e2e, passive_library_reported_by_record_and_list)
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	buf[n] = 0;
 	fclose(f);
-	cr_assert(strstr(buf, "no CUDA driver"), "record said: %s", buf);
+	cr_assert(strstr(buf, "no CUDA driver") || strstr(buf, "built without CUPTI"), "record said: %s", buf);
 	unlink("e2e_passive.gtrace");
 }
 
