@@ -37,17 +37,41 @@ static inline int vec_push(struct vec *v, int64_t x)
 	return 0;
 }
 
-/* sample standard deviation around mean (n - 1; 0 for one value) */
-static double stddev(const int64_t *v, size_t n, double mean)
+/* summary of values spread over the segments of a group */
+struct dist {
+	int64_t sum, min, max;
+	double mean, sd, med;
+};
+
+/* sum, min, max, mean, sample standard deviation (n - 1; 0 for one value)
+ * and exact median of the values in segs[0..nseg) (n values in all) */
+static void dist_of(struct vec *const *segs, int nseg, size_t n, struct dist *d)
 {
-	if (n < 2)
-		return 0;
+	d->sum = 0;
+	d->min = INT64_MAX;
+	d->max = INT64_MIN;
+	for (int k = 0; k < nseg; k++)
+		for (size_t i = 0; i < segs[k]->n; i++) {
+			int64_t x = segs[k]->v[i];
+			d->sum += x;
+			d->min = x < d->min ? x : d->min;
+			d->max = x > d->max ? x : d->max;
+		}
+	d->mean = (double)d->sum / (double)n;
 	double ss = 0;
-	for (size_t i = 0; i < n; i++) {
-		double d = (double)v[i] - mean;
-		ss += d * d;
+	for (int k = 0; k < nseg; k++)
+		for (size_t i = 0; i < segs[k]->n; i++) {
+			double e = (double)segs[k]->v[i] - d->mean;
+			ss += e * e;
+		}
+	d->sd = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
+	int64_t *sv[2];
+	size_t sn[2];
+	for (int k = 0; k < nseg && k < 2; k++) {
+		sv[k] = segs[k]->v;
+		sn[k] = segs[k]->n;
 	}
-	return sqrt(ss / (double)(n - 1));
+	d->med = kstats_median_segs(sv, sn, nseg < 2 ? nseg : 2);
 }
 
 int kstats_lane_in_scope(const struct gt_lane *l, const struct gt_scope *sc)
@@ -241,7 +265,7 @@ int kstats_row_cmp(const void *pa, const void *pb, void *arg)
 void kstats_finish_row(const struct ctx *c, struct acc *a, struct kstats_row *row)
 {
 	memset(row, 0, sizeof(*row));
-	uint64_t n = a->dur.n;
+	uint64_t n = a->dur.n + a->dur2.n;
 	switch (c->o->group) {
 	case KSTATS_BY_COPY_KIND:
 		row->cls = (uint32_t)a->key;
@@ -254,36 +278,25 @@ void kstats_finish_row(const struct ctx *c, struct acc *a, struct kstats_row *ro
 		row->name = (uint32_t)a->key;
 	}
 	row->count = n;
-	int64_t sum = 0, mn = INT64_MAX, mx = INT64_MIN;
-	for (size_t i = 0; i < n; i++) {
-		int64_t d = a->dur.v[i];
-		sum += d;
-		mn = d < mn ? d : mn;
-		mx = d > mx ? d : mx;
-	}
-	row->total_ns = sum;
-	row->min_ns = mn;
-	row->max_ns = mx;
-	row->avg_ns = (double)sum / (double)n;
-	row->stddev_ns = stddev(a->dur.v, n, row->avg_ns);
-	row->med_ns = kstats_median(a->dur.v, n);
+	struct vec *segs[2] = { &a->dur, &a->dur2 };
+	int nseg = a->dur2.n ? 2 : 1;
+	struct dist d;
+	dist_of(segs, nseg, n, &d);
+	row->total_ns = d.sum;
+	row->min_ns = d.min;
+	row->max_ns = d.max;
+	row->avg_ns = d.mean;
+	row->stddev_ns = d.sd;
+	row->med_ns = d.med;
 	if (c->o->flags & KSTATS_WANT_BYTES) {
-		int64_t bmin = INT64_MAX, bmax = INT64_MIN;
-		uint64_t bsum = 0;
-		for (size_t i = 0; i < n; i++) {
-			int64_t b = a->bytes.v[i];
-			bsum += (uint64_t)b;
-			if (b < bmin)
-				bmin = b;
-			if (b > bmax)
-				bmax = b;
-		}
-		row->bytes_total = bsum;
-		row->bytes_min = bmin;
-		row->bytes_max = bmax;
-		row->bytes_avg = (double)bsum / (double)n;
-		row->bytes_stddev = stddev(a->bytes.v, n, row->bytes_avg);
-		row->bytes_med = kstats_median(a->bytes.v, n);
+		struct vec *bsegs[2] = { &a->bytes, &a->bytes2 };
+		dist_of(bsegs, nseg, n, &d);
+		row->bytes_total = (uint64_t)d.sum;
+		row->bytes_min = d.min;
+		row->bytes_max = d.max;
+		row->bytes_avg = d.mean;
+		row->bytes_stddev = d.sd;
+		row->bytes_med = d.med;
 	}
 	uint32_t best = 0;
 	for (uint32_t i = 0; i < a->ncand; i++)
@@ -298,5 +311,7 @@ void kstats_finish_row(const struct ctx *c, struct acc *a, struct kstats_row *ro
 		row->tc = kstats_is_tensor_core(store_str(c->s, row->name));
 	free(a->dur.v);
 	free(a->bytes.v);
-	a->dur.v = a->bytes.v = NULL;
+	free(a->dur2.v);
+	free(a->bytes2.v);
+	a->dur.v = a->bytes.v = a->dur2.v = a->bytes2.v = NULL;
 }

@@ -55,23 +55,6 @@ static void *finish_thread(void *arg)
 	return NULL;
 }
 
-/* append src's values to dst; 0 or -ENOMEM */
-static int vec_cat(struct vec *dst, const struct vec *src)
-{
-	if (!src->n)
-		return 0;
-	if (dst->n + src->n > dst->cap) {
-		int64_t *nv = realloc(dst->v, (dst->n + src->n) * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		dst->v = nv;
-		dst->cap = dst->n + src->n;
-	}
-	memcpy(dst->v + dst->n, src->v, src->n * sizeof(*src->v));
-	dst->n += src->n;
-	return 0;
-}
-
 /* fold thread b's accumulators into a; 0 or -ENOMEM */
 static int merge_ctx(struct ctx *a, struct ctx *b)
 {
@@ -82,8 +65,12 @@ static int merge_ctx(struct ctx *a, struct ctx *b)
 			return -ENOMEM;
 		x->gpu_mask |= y->gpu_mask;
 		x->win_ns += y->win_ns;
-		if (vec_cat(&x->dur, &y->dur) || vec_cat(&x->bytes, &y->bytes))
-			return -ENOMEM;
+		/* thread b's values stay where they are: the row is finished
+		 * over both segments */
+		x->dur2 = y->dur;
+		x->bytes2 = y->bytes;
+		memset(&y->dur, 0, sizeof(y->dur));
+		memset(&y->bytes, 0, sizeof(y->bytes));
 		for (uint32_t k = 0; k < y->ncand; k++) {
 			for (uint32_t n = 0; n < y->cand_n[k]; n++)
 				kstats_count_kconf(x, y->cand[k]);
@@ -98,6 +85,8 @@ static void ctx_free(struct ctx *c)
 	for (size_t i = 0; i < c->nacc; i++) {
 		free(c->accs[i].dur.v);
 		free(c->accs[i].bytes.v);
+		free(c->accs[i].dur2.v);
+		free(c->accs[i].bytes2.v);
 	}
 	free(c->accs);
 	free(c->slot);
@@ -224,7 +213,7 @@ int kstats_compute(const struct gt_store *s, const struct gt_scope *sc,
 	size_t fl[NTHREADS] = { 0 }, n0 = 0, n1 = c->nacc;
 	for (size_t i = 0; i < c->nacc; i++) {
 		int t = nthr > 1 && fl[1] < fl[0];
-		fl[t] += c->accs[i].dur.n;
+		fl[t] += c->accs[i].dur.n + c->accs[i].dur2.n;
 		if (t)
 			order[--n1] = i;
 		else

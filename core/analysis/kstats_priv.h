@@ -19,6 +19,7 @@ struct vec {
 struct acc {
 	uint64_t key;
 	struct vec dur, bytes;
+	struct vec dur2, bytes2; /* the second scan thread's values (after merging) */
 	uint32_t cand[NCAND], cand_n[NCAND];
 	uint32_t ncand, last;
 	uint32_t nkconf_extra;   /* configurations beyond NCAND (not counted for the mode) */
@@ -49,5 +50,9 @@ int kstats_scan(struct ctx *c, const struct gt_lane *l, size_t first, size_t las
 int kstats_row_cmp(const void *pa, const void *pb, void *arg);
 /* turn an accumulator into a row, freeing its vectors */
 void kstats_finish_row(const struct ctx *c, struct acc *a, struct kstats_row *row);
+
+/* exact median of the values of nseg (1 or 2) arrays taken together; may
+ * reorder them; NaN when out of memory */
+double kstats_median_segs(int64_t *const *v, const size_t *n, int nseg);
 
 #endif

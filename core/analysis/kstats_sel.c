@@ -4,9 +4,12 @@
  * top bits of (value - min) finds the bucket holding the middle, one pass
  * gathers that bucket and quickselect finishes inside it.  O(n).
  */
+#include <math.h>
 #include <stdint.h>
 #include <stddef.h>
-#include "gtrace/kstats.h"
+#include <stdlib.h>
+#include <string.h>
+#include "kstats_priv.h"
 
 /* k-th smallest of v[0..n) by quickselect (median of three pivots) */
 static int64_t select_k(int64_t *v, size_t n, size_t k)
@@ -114,3 +117,67 @@ double kstats_median(int64_t *v, size_t n)
 	return ((double)lo + (double)hi) / 2.0;
 }
 
+
+double kstats_median_segs(int64_t *const *v, const size_t *n, int nseg)
+{
+	if (nseg == 2 && n[1] == 0)
+		nseg = 1;
+	if (nseg == 2 && n[0] == 0) {
+		v++;
+		n++;
+		nseg = 1;
+	}
+	if (nseg <= 1)
+		return nseg ? kstats_median(v[0], n[0]) : 0;
+	size_t total = n[0] + n[1], k = total / 2;
+	if (total < 4096) {
+		int64_t *t = malloc(total * sizeof(*t));
+		if (!t)
+			return NAN;
+		memcpy(t, v[0], n[0] * sizeof(*t));
+		memcpy(t + n[0], v[1], n[1] * sizeof(*t));
+		double m = kstats_median(t, total);
+		free(t);
+		return m;
+	}
+	/* the histogram of radix_select over both arrays, then the bucket holding
+	 * the middle gathered into one small array */
+	int64_t mn = v[0][0], mx = v[0][0];
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < n[s]; i++) {
+			mn = v[s][i] < mn ? v[s][i] : mn;
+			mx = v[s][i] > mx ? v[s][i] : mx;
+		}
+	uint64_t range = (uint64_t)mx - (uint64_t)mn;
+	if (range == 0)
+		return (double)mn;
+	int bits = 64 - __builtin_clzll(range);
+	int shift = bits > RADIX_BITS ? bits - RADIX_BITS : 0;
+	uint32_t hist[1u << RADIX_BITS] = { 0 };
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < n[s]; i++)
+			hist[((uint64_t)v[s][i] - (uint64_t)mn) >> shift]++;
+	size_t below = 0, bk = 0;
+	while (below + hist[bk] <= k)
+		below += hist[bk++];
+	int64_t *t = malloc(hist[bk] * sizeof(*t));
+	if (!t)
+		return NAN;
+	size_t m = 0;
+	int64_t prev_max = INT64_MIN;
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < n[s]; i++) {
+			uint64_t d = ((uint64_t)v[s][i] - (uint64_t)mn) >> shift;
+			if (d == bk)
+				t[m++] = v[s][i];
+			else if (d < bk && v[s][i] > prev_max)
+				prev_max = v[s][i];
+		}
+	size_t kk = k - below;
+	int64_t hi = select_k(t, m, kk);
+	int64_t lo = kk > 0 ? max_of(t, kk) : prev_max;
+	free(t);
+	if (total & 1)
+		return (double)hi;
+	return ((double)lo + (double)hi) / 2.0;
+}

@@ -345,7 +345,7 @@ Test(kstats, parallel_path_matches_reference, .timeout = 60)
 		int k = (int)((x >> 33) % 7);
 		e.name = names[k];
 		/* k0: many ties; k6: rare (small group) */
-		if (k == 6 && (x >> 20) % 50)
+		if (k == 6 && (x >> 20) % 500)
 			e.name = names[k = 5];
 		e.dur_ns = k == 0 ? (int64_t)((x >> 40) % 3) : (int64_t)((x >> 24) % 1000000);
 		e.start_ns = t[li];
@@ -385,5 +385,46 @@ Test(kstats, parallel_path_matches_reference, .timeout = 60)
 	cr_assert_eq(groups, r.nrows);
 	kstats_result_done(&r);
 	free(ref);
+	store_free(s);
+}
+
+/* bytes statistics on the two-thread path (memory report): 400,000 H2D
+ * copies over two lanes, checked against sorting */
+Test(kstats, parallel_bytes_match_reference, .timeout = 60)
+{
+	struct gt_store *s = store_new();
+	uint32_t l0 = lane(s, GT_LANE_GPU, 0, 0, 7), l1 = lane(s, GT_LANE_GPU, 0, 1, 7);
+	uint32_t nm = store_intern_cstr(s, "Memcpy HtoD");
+	size_t n = 400000;
+	int64_t *b = malloc(n * sizeof(*b));
+	uint64_t x = 99;
+	int64_t bsum = 0;
+	for (size_t i = 0; i < n; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		struct gt_event e = { .lane = i & 1 ? l1 : l0, .kind = GT_EV_MEMCPY,
+				      .sub = GT_COPY_H2D, .name = nm,
+				      .start_ns = (int64_t)i * 10, .dur_ns = 5,
+				      .arg = (x >> 30) % 100000000 };
+		b[i] = (int64_t)e.arg;
+		bsum += b[i];
+		cr_assert_eq(store_add(s, &e), 0);
+	}
+	cr_assert_eq(store_finish(s), 0);
+	qsort(b, n, sizeof(*b), cmp64);
+	struct kstats_opts o = { .kinds_mask = 1u << GT_EV_MEMCPY, .group = KSTATS_BY_COPY_KIND,
+				 .flags = KSTATS_WANT_BYTES };
+	struct kstats_result r;
+	char err[128];
+	cr_assert_eq(kstats_compute(s, NULL, &o, &r, err, sizeof(err)), 0);
+	cr_assert_eq(r.nrows, 1);
+	cr_assert_eq(r.rows[0].cls, GT_COPY_H2D);
+	cr_assert_eq(r.rows[0].count, n);
+	cr_assert_eq(r.rows[0].bytes_total, (uint64_t)bsum);
+	cr_assert_eq(r.rows[0].bytes_min, b[0]);
+	cr_assert_eq(r.rows[0].bytes_max, b[n - 1]);
+	cr_assert_float_eq(r.rows[0].bytes_med, ((double)b[n / 2 - 1] + (double)b[n / 2]) / 2, 1e-9);
+	cr_assert_float_eq(r.rows[0].med_ns, 5.0, 1e-12);
+	kstats_result_done(&r);
+	free(b);
 	store_free(s);
 }
