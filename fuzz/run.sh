@@ -6,7 +6,7 @@ build=$1; secs=$2
 cd "$(dirname "$0")/.."
 shopt -s nullglob
 for f in "$build"/fuzz/fuzz_*; do
-	[ -x "$f" ] || continue
+	[ -f "$f" ] && [ -x "$f" ] || continue
 	name=$(basename "$f")
 	work=$(mktemp -d)
 	seeds=()
