@@ -71,6 +71,20 @@ const char *lanes_role_name(enum lanes_role r)
 	return (unsigned)r < 5 ? n[r] : "";
 }
 
+/* "GPU 0 H100 80GB HBM3": the ordinal and the device name without "NVIDIA " */
+static void gpu_label(const struct gt_store *s, int32_t rank, int32_t dev, char *buf, size_t len)
+{
+	const char *nm = "";
+	for (size_t i = 0; i < store_device_count(s); i++) {
+		const struct gt_device *d = store_device_at(s, i);
+		if (d->id == dev && (d->rank < 0 ? 0 : d->rank) == rank && d->name)
+			nm = store_str(s, d->name);
+	}
+	if (!strncmp(nm, "NVIDIA ", 7))
+		nm += 7;
+	snprintf(buf, len, "GPU %d%s%s", dev, *nm ? " " : "", nm);
+}
+
 /* append a zeroed row; NULL on no memory */
 static struct lanes_row *push(struct lanes_row **v, size_t *n, size_t *cap)
 {
@@ -146,12 +160,15 @@ int lanes_build(struct lanes *L, const struct gt_store *s)
 			r->device = gpu ? l->key.device : -1;
 			r->pid = gpu ? 0 : l->key.pid;
 			if (gpu)
-				snprintf(r->label, sizeof(r->label), "GPU %d", l->key.device);
+				gpu_label(s, rank, l->key.device, r->label, sizeof(r->label));
 			else if (l->key.pid > 0)
 				snprintf(r->label, sizeof(r->label), "host pid %lld", (long long)l->key.pid);
 			else
 				snprintf(r->label, sizeof(r->label), "other tracks");
-			snprintf(r->short_label, sizeof(r->short_label), "%.23s", gpu ? r->label : "host");
+			if (gpu)
+				snprintf(r->short_label, sizeof(r->short_label), "GPU %d", l->key.device);
+			else
+				snprintf(r->short_label, sizeof(r->short_label), "host");
 			g_sub = (long)nr - 1;
 		}
 		if (!(r = push(&rows, &nr, &cap)))
