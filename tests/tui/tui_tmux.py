@@ -302,6 +302,10 @@ def case_pipeline():
     s = wait_for(r"1 col=")
     if "view +" not in s:
         fail("Enter on a step did not open the trace view", s)
+    # the view spans step 2 (5 % margins): its boundary is the first on the step row
+    steps = re.search(r"^steps\s+(.*)$", s, re.M)
+    if not steps or not re.match(r"\|#2\b", steps.group(1).strip()):
+        fail("trace view not zoomed to step 2", s)
     quit_ok()
     tmux("kill-server", check=False)
     start(sim("balanced"))
