@@ -17,6 +17,7 @@ struct pview {
 	int stale;             /* the store changed: recompute when due */
 	double computed_ms;
 	int32_t rank;
+	int rank_i, nranks;    /* R cycles through the ranks */
 	struct pipeline_result res;
 	char advice[8][PIPELINE_ADVICE_LEN];
 	size_t nadvice;
@@ -34,11 +35,12 @@ static const char cat_glyph[PL_NCAT] = { '#', '>', '%', '<', '!', '-', ':', '.' 
 static const char *const pv_help[] = {
 	"j k  Up Down  PgUp PgDn  Home End   choose a step",
 	"Enter       zoom the trace view to the step",
+	"R           next rank (several ranks)",
 	"bars: one per step, length = step time, segments = categories",
 	NULL
 };
 
-/* the pipeline analysis of the first rank and its advice */
+/* the pipeline analysis of the chosen rank (rank_i-th of the store's) and its advice */
 static void compute(struct pview *p)
 {
 	ui_busy(p->v.app, "analysing the input pipeline...");
@@ -50,7 +52,10 @@ static void compute(struct pview *p)
 	p->err[0] = 0;
 	int32_t *ranks = NULL;
 	long nr = steps_ranks(p->v.app->store, &ranks);
-	p->rank = nr > 0 ? ranks[0] : 0;
+	p->nranks = nr > 0 ? (int)nr : 1;
+	if (p->rank_i >= p->nranks)
+		p->rank_i = 0;
+	p->rank = nr > 0 ? ranks[p->rank_i] : 0;
 	free(ranks);
 	struct gt_scope sc;
 	gt_scope_all(&sc);
@@ -98,8 +103,8 @@ static void pv_draw(struct view *v, struct lrect r)
 	if (r.h < 2)
 		return;
 	term_printf(r.y + 1, r.x + 1, r.w - 2, 0,
-		    "rank %d, %zu steps: input %.1f%%  launch %.1f%%  all others %.1f%%  compute %.1f%%",
-		    res->rank, res->n, res->input_pct, res->launch_pct, res->others_pct,
+		    "rank %d%s, %zu steps: input %.1f%%  launch %.1f%%  all others %.1f%%  compute %.1f%%",
+		    res->rank, p->nranks > 1 ? " (R: next rank)" : "", res->n, res->input_pct, res->launch_pct, res->others_pct,
 		    res->avg_pct[PL_COMPUTE]);
 	/* legend */
 	int x = r.x + 1, y = r.y + 2;
@@ -186,6 +191,12 @@ static int pv_key(struct view *v, int ch)
 	case KEY_NPAGE: p->sel = p->sel + 10 < n ? p->sel + 10 : (n ? n - 1 : 0); break;
 	case KEY_HOME: p->sel = 0; break;
 	case KEY_END: p->sel = n ? n - 1 : 0; break;
+	case 'R':
+		if (p->nranks > 1) {
+			p->rank_i = (p->rank_i + 1) % p->nranks;
+			p->dirty = 1;
+		}
+		break;
 	case '\n': case '\r': case KEY_ENTER:
 		if (p->sel < n) {
 			tlview_zoom_range(v->app->views[VIEW_TRACE], p->res.rows[p->sel].t0_ns,
