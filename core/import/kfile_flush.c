@@ -332,6 +332,9 @@ int kfile_flush(struct kfile *kf)
 {
 	struct gt_store *s = kf->s;
 	link_flows(kf);
+	free(kf->flows);           /* not needed any more: lower the peak */
+	kf->flows = NULL;
+	kf->n_flows = kf->cap_flows = 0;
 	int64_t main_pid = -1;
 	size_t main_n = 0;
 	for (size_t i = 0; i < kf->n_lanes; i++) {
