@@ -101,7 +101,7 @@ static void help_overlay(struct app *a, struct lrect area)
 		n++;
 	for (const char *const *p = keys_help; *p; p++)
 		n++;
-	int w = area.w > 64 ? 64 : area.w;
+	int w = area.w > 78 ? 76 : area.w;
 	int h = n + 4 > area.h ? area.h : n + 4;
 	struct lrect r = { area.x + (area.w - w) / 2, area.y + (area.h - h) / 2, w, h };
 	term_fill(r, theme_attr(TH_STATUS));
