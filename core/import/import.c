@@ -217,8 +217,13 @@ int import_files(const char *const *paths, size_t n, const struct gt_load_opts *
 	if (!o)
 		o = &def;
 	err[0] = '\0';
+	/* automatic: up to 4 parser threads, as many cores as the load leaves free */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int nt = o->threads > 0 ? o->threads : ncpu > 1 ? (int)(ncpu < 4 ? ncpu : 4) : 1;
+	double load = 0;
+	if (getloadavg(&load, 1) != 1)
+		load = 0;
+	long free_cpu = ncpu - (long)(load + 0.5);
+	int nt = o->threads > 0 ? o->threads : free_cpu > 1 ? (int)(free_cpu < 4 ? free_cpu : 4) : 1;
 	if (n > 1 && nt > 1) {
 		int rc = import_parallel(paths, n, nt < (int)n ? nt : (int)n, o, s, err, errlen);
 		return rc ? rc : finish(s, paths[0], err, errlen);
