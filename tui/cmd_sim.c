@@ -11,6 +11,7 @@
 #include "gtrace/gtfile.h"
 #include "gtrace/sim.h"
 #include "cmd.h"
+#include "live.h"
 
 static void sim_usage(FILE *f)
 {
@@ -26,7 +27,9 @@ static void sim_usage(FILE *f)
 		"  --scenario NAME     %s\n"
 		"                      (default balanced; docs/simulator.md says what each plants)\n"
 		"  --events N          grow the steps to reach about N events (k, M, G suffixes)\n"
-		"  --seed S            PRNG seed, default 1; same seed and options, same capture\n",
+		"  --seed S            PRNG seed, default 1; same seed and options, same capture\n\n"
+		"gtrace sim --live [--gpus N] [--rate EVENTS_PER_S] [--seconds S] runs a stand-in\n"
+		"trainer to attach to instead ('gtrace sim --live --help').\n",
 		sim_scenario_list());
 }
 
@@ -65,6 +68,10 @@ int cmd_sim(int argc, char **argv)
 	struct sim_opts o = { 0 };
 	const char *out = NULL;
 	uint64_t v;
+	/* `gtrace sim --live ...`: a stand-in trainer process to attach to */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--live"))
+			return live_sim_main(argc, argv);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -72,8 +79,6 @@ int cmd_sim(int argc, char **argv)
 			sim_usage(stdout);
 			return 0;
 		}
-		if (!strncmp(a, "--live", 6))
-			return cmd_usage_error("sim", "%s: live output is not built yet", a);
 		if (a[0] != '-' || !a[1])
 			return cmd_usage_error("sim", "unexpected argument '%s'", a);
 		if (!val)

@@ -22,7 +22,7 @@ static const struct command commands[] = {
 	{ "record", cmd_record, "record -o FILE [--duration S] (--pid PID | -- CMD [ARGS])   headless capture, no terminal needed" },
 	{ "stats", cmd_stats, "stats PATH [--report NAME] [--format table|csv|json] [--step N]   analyses as text" },
 	{ "export", cmd_export, "export PATH -o OUT.json[.gz]             Chrome trace JSON (opens in Perfetto) from any input" },
-	{ "sim", cmd_sim, "sim -o FILE [--gpus N] [--ranks R] [--steps N] [--scenario NAME] [--events N] [--seed S]   write a synthetic capture" },
+	{ "sim", cmd_sim, "sim -o FILE [--gpus N] [--ranks R] [--steps N] [--scenario NAME] [--events N] [--seed S]   write a synthetic capture\n  gtrace sim --live [--gpus N] [--rate EVENTS_PER_S] [--seconds S]   a simulated trainer to attach to" },
 };
 
 void cmd_error(const char *fmt, ...)
