@@ -58,7 +58,8 @@ static int act_save(struct app *a)
 	return UI_HANDLED;
 }
 
-/* p: pause or resume a live capture */
+/* p / space: pause or resume the live view; the capture keeps arriving
+ * into the store (nothing is lost), the trace view stops following it */
 static int act_pause(struct app *a)
 {
 	if (!a->src->pause) {
@@ -67,7 +68,7 @@ static int act_pause(struct app *a)
 	}
 	a->paused = !a->paused;
 	a->src->pause(a->src->ctx, a->paused);
-	ui_msg(a, a->paused ? "capture paused" : "capture resumed");
+	ui_msg(a, a->paused ? "view paused, capture continues (space resumes)" : "view follows the capture");
 	return UI_HANDLED;
 }
 
@@ -85,7 +86,7 @@ static const struct {
 } table[] = {
 	{ 'q', act_quit }, { 'Q', act_quit }, { '?', act_help }, { KEY_F(1), act_help },
 	{ '\t', act_next }, { KEY_BTAB, act_prev }, { 27, act_back },
-	{ 'W', act_save }, { 'p', act_pause }, { 12 /* ^L */, act_redraw },
+	{ 'W', act_save }, { 'p', act_pause }, { ' ', act_pause }, { 12 /* ^L */, act_redraw },
 };
 
 int keys_global(struct app *a, int key)

@@ -168,8 +168,8 @@ void live_sess_status(struct live_sess *ss, char *buf, size_t len)
 		state = ss->conn[ss->n - 1].gone ? "target exited" : live_state(&ss->conn[ss->n - 1]);
 	else if (!ss->n)
 		state = ss->root_exited ? "command exited, nothing traced" : "waiting for CUDA";
-	if (ss->paused)
-		state = "paused";
+	if (ss->paused && !strcmp(state, "capturing"))
+		state = "capturing (view paused)";
 	char r[16], e[16], l[16];
 	human(ss->rate, r, sizeof(r));
 	human((double)ss->events, e, sizeof(e));

@@ -110,7 +110,7 @@ static void tl_data(struct view *v)
 	if (!t->fitted && store_event_count(S(t)) && t->m.cols > 1) {
 		layout_tmap_fit(&t->m, tlview_t_lo(t), t_hi(t), t->m.cols);
 		t->fitted = 1;
-	} else if (t->follow && store_event_count(S(t))) {
+	} else if (t->follow && !v->app->paused && store_event_count(S(t))) {
 		int64_t span = (int64_t)t->m.cols * t->m.ns_per_col;
 		t->m.t0_ns = t_hi(t) - span + span / 20;
 	}
@@ -300,6 +300,8 @@ static int tl_key(struct view *v, int ch)
 			lanes_toggle(&t->L, t->row);
 		else if (ch != ' ')
 			tlnav_zoom_sel(t);
+		else
+			return UI_UNHANDLED; /* space: the global pause key */
 		return UI_HANDLED;
 	case 'o': lanes_fold_all(&t->L, 1); t->row = t->top = 0; break;
 	case 'O': lanes_fold_all(&t->L, 0); break;

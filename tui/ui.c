@@ -311,7 +311,7 @@ int ui_run(struct ui_source *src)
 			continue;
 		}
 		if (ch == ERR) {
-			if (src->poll && !a->paused && src->poll(src->ctx, a->store) > 0)
+			if (src->poll && src->poll(src->ctx, a->store) > 0)
 				data_changed(a);
 			dirty = src->poll || src->status;
 			continue;

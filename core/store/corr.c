@@ -90,7 +90,7 @@ static int corr_build_now(struct gt_store *s)
 	size_t a = 0, b = 0;
 	for (size_t i = 0; i < s->n_lanes; i++) {
 		const struct gt_lane *l = s->lanes[i];
-		uint64_t rk = (uint64_t)(uint32_t)l->key.rank << 32;
+		uint64_t rk = (uint64_t)(uint32_t)(l->key.rank < 0 ? 0 : l->key.rank) << 32;
 		/* lanes are sorted by start, so a stable sort keeps the earliest first */
 		for (size_t k = 0; k < l->n; k++) {
 			const struct gt_event *e = &l->ev[k];
