@@ -109,8 +109,10 @@ static void rec_launch(struct overview_result *r)
 		tiny += g->under_10us;
 		idle += g->idle_ns;
 		span += g->span_ns;
-		if (!worst || g->idle_ns * (worst->span_ns ? worst->span_ns : 1) >
-			      worst->idle_ns * (g->span_ns ? g->span_ns : 1))
+		/* the GPU with the largest idle share (compared as doubles: the
+		 * cross products of two nanosecond spans overflow int64) */
+		if (!worst || (double)g->idle_ns * (double)(worst->span_ns ? worst->span_ns : 1) >
+			      (double)worst->idle_ns * (double)(g->span_ns ? g->span_ns : 1))
 			worst = g;
 	}
 	double tiny_pct = k ? 100.0 * (double)tiny / (double)k : 0;
