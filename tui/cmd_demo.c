@@ -35,7 +35,7 @@ int cmd_demo(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--trainer"))
 		return live_sim_main(argc - 1, argv + 1);
 	const char *gpus = "4", *scen = "balanced", *rate = "20000", *secs = "3600";
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i += 2) { /* options all take a value */
 		if (cmd_is_help(argv[i]))
 			return usage(stdout);
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -51,7 +51,6 @@ int cmd_demo(int argc, char **argv)
 			secs = v;
 		else
 			return cmd_usage_error("demo", "unknown option '%s'", argv[i]);
-		i++;
 	}
 	if (sim_scenario_parse(scen) < 0)
 		return cmd_usage_error("demo", "unknown scenario '%s'", scen);
