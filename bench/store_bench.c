@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "gtrace/sim.h"
 #include "gtrace/store.h"
 
 static double now_s(void)
@@ -81,6 +82,23 @@ int main(int argc, char **argv)
 		qsort(ms, REPS, sizeof(ms[0]), cmp_d);
 		printf("frame_query_ms_zoom%d p50 %.3f p99 %.3f (%d lanes x %d columns)\n",
 		       z, ms[REPS / 2], ms[REPS - 1], LANES, COLS);
+	}
+	store_free(s);
+
+	/* resident bytes per event on a realistic capture (simulator, 8 GPUs),
+	 * before and after the correlation index is built by a first lookup */
+	struct sim_opts so = { .gpus = 8, .events = n, .seed = 1 };
+	char err[256];
+	s = store_new();
+	if (sim_generate(&so, s, err, sizeof(err)) == 0) {
+		size_t ne = store_event_count(s);
+		printf("sim_events %zu\n", ne);
+		printf("sim_bytes_per_event %.2f\n", (double)store_bytes(s) / (double)ne);
+		struct gt_ref r;
+		double c0 = now_s();
+		store_corr_find(s, 0, 1, 1, &r);
+		printf("corr_index_build_s %.3f\n", now_s() - c0);
+		printf("sim_bytes_per_event_with_corr_index %.2f\n", (double)store_bytes(s) / (double)ne);
 	}
 	store_free(s);
 	return 0;
