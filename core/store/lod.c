@@ -76,6 +76,7 @@ static int sort_events(struct gt_event *ev, size_t n)
 
 void lod_free(struct gt_lane *l)
 {
+	free(l->blk_start);
 	free(l->blk_maxend);
 	free(l->blk_busy);
 	for (int k = 0; k < l->n_lvl; k++) {
@@ -85,7 +86,7 @@ void lod_free(struct gt_lane *l)
 	free(l->lvl_max);
 	free(l->lvl_dur);
 	free(l->lvl_n);
-	l->blk_maxend = l->blk_busy = NULL;
+	l->blk_start = l->blk_maxend = l->blk_busy = NULL;
 	l->lvl_max = NULL;
 	l->lvl_dur = NULL;
 	l->lvl_n = NULL;
@@ -172,6 +173,12 @@ int lod_build(struct gt_lane *l)
 	if (!bb)
 		return -ENOMEM;
 	l->blk_busy = bb;
+	int64_t *bs = realloc(l->blk_start, (nb ? nb : 1) * sizeof(*bs));
+	if (!bs)
+		return -ENOMEM;
+	l->blk_start = bs;
+	for (size_t b = b0; b < nb; b++)
+		bs[b] = l->ev[b * B].start_ns;
 
 	int64_t M = b0 ? me[b0 - 1] : INT64_MIN;
 	int64_t P = b0 == 0 ? 0 : (b0 * B < l->n_indexed ? bb[b0] : l->busy_total_ns);
@@ -239,40 +246,43 @@ int lod_build(struct gt_lane *l)
 	return 0;
 }
 
-/* first i with start >= t */
-static size_t lower_start(const struct gt_lane *l, int64_t t)
-{
-	size_t lo = 0, hi = l->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (l->ev[mid].start_ns < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* first i >= from with start >= t, galloping from `from` (consecutive
- * screen columns ask for increasing t, so the answer is near) */
+/* first i >= from with start >= t: the block is found in the compact
+ * blk_start array (galloping from from's block: consecutive screen columns
+ * ask for increasing t), then at most one block of events is scanned */
 static size_t lower_start_from(const struct gt_lane *l, int64_t t, size_t from)
 {
-	size_t lo = from, step = 1, hi = from;
-	while (hi < l->n && l->ev[hi].start_ns < t) {
-		lo = hi + 1;
+	size_t nb = (l->n + B - 1) / B;
+	if (from >= l->n)
+		return l->n;
+	/* largest block b >= from / B with blk_start[b] < t, or none */
+	size_t lo = from / B, hi = lo, step = 1;
+	if (l->blk_start[lo] >= t)
+		return from;
+	while (hi < nb && l->blk_start[hi] < t) {
+		lo = hi;
 		hi += step;
 		step *= 2;
 	}
-	if (hi > l->n)
-		hi = l->n;
-	while (lo < hi) {
+	if (hi > nb)
+		hi = nb;
+	while (hi - lo > 1) {   /* invariant: blk_start[lo] < t, hi == nb or blk_start[hi] >= t */
 		size_t mid = lo + (hi - lo) / 2;
-		if (l->ev[mid].start_ns < t)
-			lo = mid + 1;
+		if (l->blk_start[mid] < t)
+			lo = mid;
 		else
 			hi = mid;
 	}
-	return lo;
+	size_t i = lo * B > from ? lo * B : from;
+	size_t end = (lo + 1) * B < l->n ? (lo + 1) * B : l->n;
+	while (i < end && l->ev[i].start_ns < t)
+		i++;
+	return i;
+}
+
+/* first i with start >= t */
+static size_t lower_start(const struct gt_lane *l, int64_t t)
+{
+	return lower_start_from(l, t, 0);
 }
 
 /* first i with running max end M_i >= t, searching blocks from block b_from */

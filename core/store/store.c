@@ -417,7 +417,7 @@ size_t store_bytes(const struct gt_store *s)
 	for (size_t i = 0; i < s->n_lanes; i++) {
 		const struct gt_lane *l = s->lanes[i];
 		size_t nb = (l->n + GT_LOD_BLOCK - 1) / GT_LOD_BLOCK;
-		b += sizeof(*l) + l->cap * sizeof(struct gt_event) + nb * 16;
+		b += sizeof(*l) + l->cap * sizeof(struct gt_event) + nb * 24;
 		for (int k = 0; k < l->n_lvl; k++)
 			b += l->lvl_n[k] * (sizeof(uint32_t) + sizeof(int64_t));
 	}

@@ -12,7 +12,7 @@
  * Lanes: one per (rank, GPU, stream) and one per (rank, pid, host thread).
  * Events of a lane are sorted by start; overlapping events are kept.
  *
- * Memory: 48 bytes per event plus about 2 bytes per event of index.
+ * Memory: 48 bytes per event plus about 2.3 bytes per event of index.
  */
 #ifndef GTRACE_STORE_H
 #define GTRACE_STORE_H
@@ -48,6 +48,7 @@ struct gt_lane {
 	size_t n, cap;
 	size_t n_indexed;      /* events covered by the index */
 	/* index, one entry per block of GT_LOD_BLOCK events */
+	int64_t *blk_start;    /* start of the block's first event (compact search key) */
 	int64_t *blk_maxend;   /* running max of end up to the block's last event */
 	int64_t *blk_busy;     /* union busy time of events before the block */
 	uint32_t **lvl_max;    /* lvl_max[l][b]: index of longest event in block b of level l */
