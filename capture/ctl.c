@@ -105,7 +105,8 @@ static int serve_cmd(int cfd, char *line)
 	return 0;
 }
 
-static int peer_allowed(int cfd, char *msg, size_t len)
+/* is the peer on cfd allowed (same uid or root)?  *peer gets its pid */
+static int peer_allowed(int cfd, char *msg, size_t len, pid_t *peer)
 {
 	struct ucred cr;
 	socklen_t cl = sizeof(cr);
@@ -113,6 +114,8 @@ static int peer_allowed(int cfd, char *msg, size_t len)
 		snprintf(msg, len, "err cannot check credentials");
 		return 0;
 	}
+	if (peer)
+		*peer = cr.pid;
 	if (cr.uid == getuid() || cr.uid == 0)
 		return 1;
 	snprintf(msg, len, "err permission denied: uid %u may not attach to process %d of uid %u",
@@ -120,20 +123,40 @@ static int peer_allowed(int cfd, char *msg, size_t len)
 	return 0;
 }
 
-static void serve_conn(int cfd)
+/* a second viewer while one is served: refuse it at once with one line
+ * (rather than leaving it in the listen backlog until it times out) */
+static void refuse_busy(pid_t viewer)
+{
+	int cfd = accept4(srv.lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (cfd < 0)
+		return;
+	char msg[200];
+	if (peer_allowed(cfd, msg, sizeof(msg), NULL))
+		snprintf(msg, sizeof(msg), "err busy: another gtrace viewer or recorder (pid %d) "
+			 "is attached to process %d; one at a time", (int)viewer, (int)getpid());
+	send_line(cfd, msg, -1);
+	close(cfd);
+}
+
+static void serve_conn(int cfd, pid_t viewer)
 {
 	char buf[CTL_LINE_MAX];
 	size_t have = 0;
 	int started = 0;
 	for (;;) {
-		struct pollfd pf[2] = { { cfd, POLLIN, 0 }, { srv.wake[0], POLLIN, 0 } };
-		if (poll(pf, 2, -1) < 0) {
+		struct pollfd pf[3] = { { cfd, POLLIN, 0 }, { srv.wake[0], POLLIN, 0 },
+					{ srv.lfd, POLLIN, 0 } };
+		if (poll(pf, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if (pf[1].revents)
 			break;
+		if (pf[2].revents & POLLIN)
+			refuse_busy(viewer);
+		if (!pf[0].revents)
+			continue;
 		ssize_t n = read(cfd, buf + have, sizeof(buf) - 1 - have);
 		if (n <= 0)
 			break;                  /* viewer gone: detach */
@@ -176,8 +199,9 @@ static void *serve_thread(void *arg)
 		if (cfd < 0)
 			continue;
 		char msg[160];
-		if (peer_allowed(cfd, msg, sizeof(msg)))
-			serve_conn(cfd);
+		pid_t viewer = 0;
+		if (peer_allowed(cfd, msg, sizeof(msg), &viewer))
+			serve_conn(cfd, viewer);
 		else
 			send_line(cfd, msg, -1);
 		close(cfd);

@@ -300,3 +300,33 @@ Test(live, source_that_cannot_start_says_why, .timeout = 30)
 	store_free(s);
 	reap(pid);
 }
+
+/* a second viewer while one is attached is refused at once with one clear
+ * line (it used to sit in the listen backlog until its 10 s start timeout),
+ * and the first viewer keeps receiving */
+Test(live, second_viewer_refused_busy, .timeout = 30)
+{
+	pid_t pid = spawn_target("0", "forever");
+	struct gt_store *s = store_new(), *s2 = store_new();
+	struct live l, l2;
+	char err[256];
+	cr_assert_eq(live_open(&l, pid, 0, s, 1 << 14, err, sizeof(err)), 0, "%s", err);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cr_assert_lt(live_open(&l2, pid, 1, s2, 1 << 14, err, sizeof(err)), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cr_assert(strstr(err, "busy: another gtrace viewer or recorder"), "%s", err);
+	cr_assert_lt(t1.tv_sec - t0.tv_sec, 2, "refusal took %ld s", (long)(t1.tv_sec - t0.tv_sec));
+	for (int t = 0; t < 5000 && l.events < 1000; t += 2) {
+		live_poll(&l, 1 << 20, NULL, NULL);
+		msleep(2);
+	}
+	cr_assert_geq(l.events, 1000);
+	live_close(&l);
+	/* after the first detaches, the next one is served */
+	cr_assert_eq(live_open(&l2, pid, 1, s2, 1 << 14, err, sizeof(err)), 0, "%s", err);
+	live_close(&l2);
+	store_free(s);
+	store_free(s2);
+	reap(pid);
+}
