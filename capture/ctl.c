@@ -153,10 +153,13 @@ static void serve_conn(int cfd, pid_t viewer)
 		}
 		if (pf[1].revents)
 			break;
-		if (pf[2].revents & POLLIN)
-			refuse_busy(viewer);
-		if (!pf[0].revents)
+		if (!pf[0].revents) {
+			/* only while the viewer's end is still open: a viewer
+			 * that closed and reconnects is served next */
+			if (pf[2].revents & POLLIN)
+				refuse_busy(viewer);
 			continue;
+		}
 		ssize_t n = read(cfd, buf + have, sizeof(buf) - 1 - have);
 		if (n <= 0)
 			break;                  /* viewer gone: detach */
