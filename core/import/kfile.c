@@ -367,9 +367,12 @@ static int x_event(struct kfile *kf, const struct kev *ev, struct gt_event *g)
 	}
 	case GT_EV_MEMCPY:
 		cls = KCLS_GPU;
-		g->sub = HAS(n, "HtoD") ? GT_COPY_H2D : HAS(n, "DtoH") ? GT_COPY_D2H :
-			 HAS(n, "DtoD") ? GT_COPY_D2D : HAS(n, "PtoP") ? GT_COPY_P2P :
-			 HAS(n, "HtoH") ? GT_COPY_H2H : GT_COPY_UNKNOWN;
+		/* Kineto spells the kind "HtoD", nsys (and our export of it) "Host-to-Device" */
+		g->sub = HAS(n, "HtoD") || HAS(n, "Host-to-Device") ? GT_COPY_H2D :
+			 HAS(n, "DtoH") || HAS(n, "Device-to-Host") ? GT_COPY_D2H :
+			 HAS(n, "DtoD") || HAS(n, "Device-to-Device") ? GT_COPY_D2D :
+			 HAS(n, "PtoP") || HAS(n, "Peer-to-Peer") ? GT_COPY_P2P :
+			 HAS(n, "HtoH") || HAS(n, "Host-to-Host") ? GT_COPY_H2H : GT_COPY_UNKNOWN;
 		if (HAS(n, "Pinned"))
 			flags |= GT_EVF_PINNED;
 		if (HAS(n, "Pageable"))

@@ -1,7 +1,7 @@
 /*
  * test_roundtrip.c - export to Chrome JSON, import again: every event keeps
  * its lane key (type, rank, device, pid, id), name, kind, start and
- * duration exactly.  On the real traces of testdata and on every simulator
+ * duration exactly, and copies their kind (H2D, D2H, ...) and bytes.  On the real traces of testdata and on every simulator
  * scenario (several ranks and GPUs).
  */
 #include <cjson/cJSON.h>
@@ -15,7 +15,8 @@
 
 struct row {
 	int64_t start, dur;
-	uint8_t kind;
+	uint8_t kind, sub;
+	uint64_t bytes;   /* memcpy only */
 	const char *name;
 };
 
@@ -28,7 +29,12 @@ static int row_cmp(const void *a, const void *b)
 		return x->dur < y->dur ? -1 : 1;
 	if (x->kind != y->kind)
 		return x->kind - y->kind;
-	return strcmp(x->name, y->name);
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	if (x->sub != y->sub)
+		return x->sub - y->sub;
+	return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
 }
 
 static struct row *rows_of(const struct gt_store *s, const struct gt_lane *l)
@@ -36,6 +42,8 @@ static struct row *rows_of(const struct gt_store *s, const struct gt_lane *l)
 	struct row *r = malloc((l->n ? l->n : 1) * sizeof(*r));
 	for (size_t i = 0; i < l->n; i++)
 		r[i] = (struct row){ l->ev[i].start_ns, l->ev[i].dur_ns, l->ev[i].kind,
+				     l->ev[i].kind == GT_EV_MEMCPY ? l->ev[i].sub : 0,
+				     l->ev[i].kind == GT_EV_MEMCPY ? l->ev[i].arg : 0,
 				     store_str(s, l->ev[i].name) };
 	qsort(r, l->n, sizeof(*r), row_cmp);
 	return r;
@@ -72,6 +80,9 @@ static void same_events(const struct gt_store *a, const struct gt_store *b)
 			cr_assert_eq(ra[k].kind, rb[k].kind, "%s kind %d vs %d", ra[k].name, ra[k].kind,
 				     rb[k].kind);
 			cr_assert_str_eq(ra[k].name, rb[k].name);
+			cr_assert_eq(ra[k].sub, rb[k].sub, "%s: copy kind %d vs %d", ra[k].name,
+				     ra[k].sub, rb[k].sub);
+			cr_assert_eq(ra[k].bytes, rb[k].bytes, "%s: bytes", ra[k].name);
 		}
 		free(ra);
 		free(rb);
