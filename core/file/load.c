@@ -19,6 +19,12 @@ enum gt_format gt_load_detect(const char *path, char *err, size_t errlen)
 	}
 	if (S_ISDIR(st.st_mode))
 		return GT_FMT_DIRECTORY;
+	if (!S_ISREG(st.st_mode)) {
+		/* a FIFO would block the open forever, a device never ends */
+		snprintf(err, errlen, "%s: not a regular file (a pipe or device); save the trace to a file first",
+			 path);
+		return GT_FMT_UNKNOWN;
+	}
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));

@@ -132,14 +132,24 @@ static int setup_gz(struct kread *r)
 int kread_open(struct kread *r, const char *path, int threads, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof(*r));
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO without a writer must not hang; refused below */
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (r->fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -errno;
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
 	}
 	struct stat st;
-	if (fstat(r->fd, &st) == 0)
+	if (fstat(r->fd, &st) == 0) {
+		if (!S_ISREG(st.st_mode)) {
+			snprintf(err, errlen, "%s: %s", path, S_ISDIR(st.st_mode) ? "is a directory" :
+				 "not a regular file (a pipe or device); save the trace to a file first");
+			close(r->fd);
+			r->fd = -1;
+			return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		}
 		r->in_total = (uint64_t)st.st_size;
+	}
 	unsigned char m[2] = { 0 };
 	ssize_t n = pread(r->fd, m, 2, 0);
 	r->gz = n == 2 && m[0] == 0x1f && m[1] == 0x8b;
