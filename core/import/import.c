@@ -162,8 +162,45 @@ static void *pworker(void *arg)
 	}
 }
 
+/* skip_bad (a directory scan): a file that cannot be read or parsed is left
+ * out with a warning instead of failing the whole load; out of memory is never
+ * skipped.  Returns 1 when it skipped (err cleared), else rc unchanged. */
+static int skip_file(int rc, int skip_bad, const struct gt_load_opts *o, size_t *nskipped,
+		     char *first, size_t firstlen, char *err)
+{
+	if (!rc || !skip_bad || rc == -ENOMEM)
+		return 0;
+	if (!(o->flags & GT_LOAD_QUIET))
+		fprintf(stderr, "gtrace: warning: skipped %s\n", err);
+	if (!*nskipped)
+		snprintf(first, firstlen, "%s", err);
+	(*nskipped)++;
+	err[0] = '\0';
+	return 1;
+}
+
+/* after a scan: the skipped files are counted in the metadata; when every
+ * file was skipped the load fails with the first file's error */
+static int all_skipped(struct gt_store *s, size_t nloaded, size_t nskipped, const char *first,
+		       char *err, size_t errlen)
+{
+	if (!nskipped)
+		return 0;
+	if (!nloaded) {
+		snprintf(err, errlen, "%s", first);
+		return -EINVAL;
+	}
+	char v[32];
+	snprintf(v, sizeof(v), "%zu", nskipped);
+	if (store_meta_set(s, "import.files_skipped", v)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int import_parallel(const char *const *paths, size_t n, int nt, const struct gt_load_opts *o,
-			   struct gt_store *s, char *err, size_t errlen)
+			   int skip_bad, struct gt_store *s, char *err, size_t errlen)
 {
 	struct pjob *jobs = calloc(n, sizeof(*jobs));
 	pthread_t th[8];
@@ -186,13 +223,21 @@ static int import_parallel(const char *const *paths, size_t n, int nt, const str
 		pthread_join(th[t], NULL);
 	if (rc)
 		snprintf(err, errlen, "%s: out of memory", paths[0]);
+	size_t nloaded = 0, nskipped = 0;
+	char first[512] = "";
 	for (size_t i = 0; i < n && !rc; i++) {
-		if ((rc = jobs[i].rc))
+		if ((rc = jobs[i].rc)) {
 			snprintf(err, errlen, "%s", jobs[i].err);
-		else
+			if (skip_file(rc, skip_bad, o, &nskipped, first, sizeof(first), err))
+				rc = 0;
+		} else {
 			rc = settle(s, &jobs[i].kf, jobs[i].truncated, (int)i, o, err, errlen);
+			nloaded++;
+		}
 		kfile_done(&jobs[i].kf);
 	}
+	if (!rc)
+		rc = all_skipped(s, nloaded, nskipped, first, err, errlen);
 	for (size_t i = 0; i < n; i++)
 		if (jobs[i].kf.s)
 			kfile_done(&jobs[i].kf);
@@ -210,8 +255,8 @@ static int finish(struct gt_store *s, const char *src, char *err, size_t errlen)
 	return 0;
 }
 
-int import_files(const char *const *paths, size_t n, const struct gt_load_opts *o,
-		 struct gt_store *s, char *err, size_t errlen)
+static int import_files_opt(const char *const *paths, size_t n, const struct gt_load_opts *o,
+			    int skip_bad, struct gt_store *s, char *err, size_t errlen)
 {
 	struct gt_load_opts def = { 0 };
 	if (!o)
@@ -225,20 +270,32 @@ int import_files(const char *const *paths, size_t n, const struct gt_load_opts *
 	long free_cpu = ncpu - (long)(load + 0.5);
 	int nt = o->threads > 0 ? o->threads : free_cpu > 1 ? (int)(free_cpu < 4 ? free_cpu : 4) : 1;
 	if (n > 1 && nt > 1) {
-		int rc = import_parallel(paths, n, nt < (int)n ? nt : (int)n, o, s, err, errlen);
+		int rc = import_parallel(paths, n, nt < (int)n ? nt : (int)n, o, skip_bad, s, err, errlen);
 		return rc ? rc : finish(s, paths[0], err, errlen);
 	}
+	size_t nloaded = 0, nskipped = 0;
+	char first[512] = "";
 	for (size_t i = 0; i < n; i++) {
 		struct kread r;
 		int rc = kread_open(&r, paths[i], o->threads, err, errlen);
+		if (!rc) {
+			rc = import_one(s, paths[i], &r, (int)i, o, err, errlen);
+			kread_close(&r);
+		}
+		if (skip_file(rc, skip_bad, o, &nskipped, first, sizeof(first), err))
+			continue;
 		if (rc)
 			return rc;
-		rc = import_one(s, paths[i], &r, (int)i, o, err, errlen);
-		kread_close(&r);
-		if (rc)
-			return rc;
+		nloaded++;
 	}
-	return finish(s, n ? paths[0] : "", err, errlen);
+	int rc = all_skipped(s, nloaded, nskipped, first, err, errlen);
+	return rc ? rc : finish(s, n ? paths[0] : "", err, errlen);
+}
+
+int import_files(const char *const *paths, size_t n, const struct gt_load_opts *o,
+		 struct gt_store *s, char *err, size_t errlen)
+{
+	return import_files_opt(paths, n, o, 0, s, err, errlen);
 }
 
 static int is_trace_name(const char *n)
@@ -292,7 +349,8 @@ int import_dir(const char *dir, const struct gt_load_opts *o, struct gt_store *s
 		rc = -ENOENT;
 	} else {
 		qsort(names, n, sizeof(*names), name_cmp);
-		rc = import_files((const char *const *)names, n, o, s, err, errlen);
+		/* a directory may hold other JSON files: read what can be read */
+		rc = import_files_opt((const char *const *)names, n, o, 1, s, err, errlen);
 		if (!rc)
 			rc = store_meta_set(s, "source", dir);
 	}

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 #include "gtrace/export.h"
 #include "gtrace/import.h"
@@ -266,6 +268,55 @@ Test(bad, files_on_disk)
 	cr_expect_eq(store_rank_at(s, 0)->rank, 3);   /* from the file name */
 	store_free(s);
 	remove(f);
+	rmdir(dir);
+}
+
+/* a FIFO must give an error, never block the open (no writer ever comes); a
+ * directory scan leaves bad files out with a warning and loads the rest */
+Test(bad, fifo_and_bad_files_in_directory, .timeout = 20)
+{
+	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
+	struct gt_store *s;
+	char err[512];
+	char dir[] = "/tmp/gtrace_imp_XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char fifo[600], good[600], bad[600];
+	snprintf(fifo, sizeof(fifo), "%s/fifo.json", dir);
+	snprintf(good, sizeof(good), "%s/rank-1.json", dir);
+	snprintf(bad, sizeof(bad), "%s/rank-2.json", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	const char *p = fifo;
+	cr_expect_neq(gt_load(&p, 1, &o, &s, err, sizeof(err)), 0);
+	cr_expect(strstr(err, "not a regular file"), "%s", err);
+	const char *two[2] = { fifo, fifo };   /* the importer's own open path */
+	cr_expect_neq(gt_load(two, 2, &o, &s, err, sizeof(err)), 0);
+	cr_expect(strstr(err, "not a regular file"), "%s", err);
+	p = "/dev/zero";
+	cr_expect_neq(gt_load(&p, 1, &o, &s, err, sizeof(err)), 0);
+	cr_expect(strstr(err, "/dev/zero: not a regular file"), "%s", err);
+	FILE *fp = fopen(good, "w");
+	fputs("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 5, \"dur\": 2}]}", fp);
+	fclose(fp);
+	fp = fopen(bad, "w");
+	fputs("this is not JSON", fp);
+	fclose(fp);
+	p = dir;
+	cr_assert_eq(gt_load(&p, 1, &o, &s, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(store_rank_count(s), 1);
+	cr_expect_eq(store_rank_at(s, 0)->rank, 1);
+	cr_expect_eq(store_event_count(s), 1);
+	cr_expect_str_eq(store_meta_get(s, "import.files_skipped"), "2");
+	store_free(s);
+	/* named on the command line, a bad file is an error */
+	const char *named[2] = { good, bad };
+	cr_expect_neq(gt_load(named, 2, &o, &s, err, sizeof(err)), 0);
+	cr_expect(strstr(err, "rank-2.json: not JSON"), "%s", err);
+	/* nothing readable in the directory: the first file's error */
+	remove(good);
+	cr_expect_neq(gt_load(&p, 1, &o, &s, err, sizeof(err)), 0);
+	cr_expect(strstr(err, "fifo.json: not a regular file"), "%s", err);
+	remove(bad);
+	remove(fifo);
 	rmdir(dir);
 }
 
