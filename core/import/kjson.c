@@ -421,8 +421,10 @@ static int step(struct kfile *kf, const char **pp, const char *e, int *st, int *
 		if (p >= e)
 			return JT_MORE;
 		if (KEYIS(k, kl, "traceEvents")) {
-			if (*p != '[')
+			if (*p != '[') {
+				*saw_events = -1;   /* reported as a wrong shape, not bad JSON */
 				return JT_BAD;
+			}
 			*saw_events = 1;
 			*st = S_ARR_FIRST;
 			*pp = p + 1;
@@ -520,7 +522,10 @@ int kjson_parse(struct kfile *kf, struct kread *r, unsigned flags, char *err, si
 		if (jr == JT_BAD) {
 			const char *q = jtok_ws(p, buf + len);
 			uint64_t at = base_off + (uint64_t)(q - buf);
-			if (st == S_START)
+			if (saw_events < 0)
+				snprintf(err, errlen, "%s: traceEvents is not an array (not a Chrome/Kineto trace)",
+					 path);
+			else if (st == S_START)
 				snprintf(err, errlen, "%s: not JSON (starts with '%c')", path,
 					 q < buf + len && *q >= 32 && *q < 127 ? *q : '?');
 			else

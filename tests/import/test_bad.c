@@ -46,7 +46,7 @@ Test(bad, not_json)
 	cr_expect(strstr(err, "mem.json:"), "%s", err);
 	cr_expect_neq(imps("123", &s, err), 0);
 	cr_expect_neq(imps("{\"traceEvents\": 5}", &s, err), 0);
-	cr_expect(strstr(err, "invalid JSON"), "%s", err);
+	cr_expect(strstr(err, "traceEvents is not an array"), "%s", err);
 	cr_expect_neq(imps("{\"traceEvents\": [{\"ph\": \"X\" \"ts\": 1}]}", &s, err), 0);
 	cr_expect(strchr(err, '\n') == NULL);
 }
@@ -57,6 +57,10 @@ Test(bad, wrong_shapes)
 	char err[256];
 	cr_expect_neq(imps("{\"foo\": 1, \"bar\": [1, 2]}", &s, err), 0);
 	cr_expect(strstr(err, "no traceEvents"), "%s", err);
+	cr_expect_neq(imps("{\"traceEvents\": {\"a\": 1}}", &s, err), 0);
+	cr_expect(strstr(err, "mem.json: traceEvents is not an array"), "%s", err);
+	cr_expect_neq(imps("{\"x\": 1, \"traceEvents\": \"abc\"}", &s, err), 0);
+	cr_expect(strstr(err, "traceEvents is not an array"), "%s", err);
 	/* array of non-objects: every element skipped and counted */
 	cr_assert_eq(imps("[1, \"x\", [2], null]", &s, err), 0, "%s", err);
 	cr_expect_eq(store_event_count(s), 0);
