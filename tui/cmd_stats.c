@@ -205,12 +205,53 @@ static int parse_args(int argc, char **argv, struct stats_args *a)
 	return 0;
 }
 
+/* does the store know rank R (a rank record or a lane of it; -1 counts as 0)? */
+static int has_rank(const struct gt_store *s, int32_t r)
+{
+	for (size_t i = 0; i < store_rank_count(s); i++)
+		if (store_rank_at(s, i)->rank == r)
+			return 1;
+	for (size_t i = 0; i < store_lane_count(s); i++) {
+		int32_t lr = store_lane_at(s, (uint32_t)i)->key.rank;
+		if ((lr < 0 ? 0 : lr) == r)
+			return 1;
+	}
+	return 0;
+}
+
+/* does the store know GPU G (of rank r, or any rank when r < 0): a device
+ * record or a GPU lane? */
+static int has_gpu(const struct gt_store *s, int32_t g, int32_t r)
+{
+	for (size_t i = 0; i < store_device_count(s); i++) {
+		const struct gt_device *d = store_device_at(s, i);
+		if (d->id == g && (r < 0 || (d->rank < 0 ? 0 : d->rank) == r))
+			return 1;
+	}
+	for (size_t i = 0; i < store_lane_count(s); i++) {
+		const struct gt_lane_key *k = &store_lane_at(s, (uint32_t)i)->key;
+		if (k->type == GT_LANE_GPU && k->device == g && (r < 0 || (k->rank < 0 ? 0 : k->rank) == r))
+			return 1;
+	}
+	return 0;
+}
+
 /* the scope from the options (needs the loaded store); 0, or an exit status */
 static int make_scope(const struct gt_store *s, const struct stats_args *a, struct gt_scope *sc)
 {
 	gt_scope_all(sc);
 	sc->gpu = (int32_t)a->gpu;
 	sc->rank = (int32_t)a->rank;
+	/* an unknown rank or GPU is a mistake, not an empty table */
+	if (a->rank >= 0 && !has_rank(s, sc->rank)) {
+		cmd_error("%s: no rank %lld in the trace", a->paths[0], a->rank);
+		return 1;
+	}
+	if (a->gpu >= 0 && !has_gpu(s, sc->gpu, sc->rank)) {
+		cmd_error("%s: no GPU %lld%s in the trace", a->paths[0], a->gpu,
+			  a->rank >= 0 ? " on that rank" : "");
+		return 1;
+	}
 	if (a->range) {
 		int64_t t0 = 0, t1 = 0;
 		int h0, h1;

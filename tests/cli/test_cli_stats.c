@@ -382,6 +382,32 @@ Test(cli_stats, directory_and_rank)
 	run_free(&r);
 }
 
+/* a rank or GPU the trace does not have is an error, not an empty table
+ * (trace_filter holds ranks 0 and 1, each with its own GPU 0 or 1) */
+Test(cli_stats, unknown_rank_or_gpu)
+{
+	struct run r = gtrace("stats ../shared/testdata/hta/trace_filter --format csv --rank 5");
+	skip_if_unbuilt(&r);
+	cr_assert_eq(r.rc, 1, "%s", r.out);
+	cr_assert_str_eq(r.err, "gtrace: ../shared/testdata/hta/trace_filter: no rank 5 in the trace\n");
+	run_free(&r);
+	r = gtrace("stats ../shared/testdata/hta/trace_filter --format csv --gpu 99");
+	cr_assert_eq(r.rc, 1, "%s", r.out);
+	cr_assert(strstr(r.err, "no GPU 99 in the trace"), "%s", r.err);
+	run_free(&r);
+	r = gtrace("stats ../shared/testdata/hta/trace_filter --format csv --gpu 0 --rank 1");
+	cr_assert_eq(r.rc, 1, "%s", r.out);
+	cr_assert(strstr(r.err, "no GPU 0 on that rank"), "%s", r.err);
+	run_free(&r);
+	r = gtrace("stats ../shared/testdata/hta/trace_filter --format csv --gpu 1 --rank 1");
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	struct csv c;
+	csv_parse(r.out, &c);
+	cr_assert_eq(csv_sum(&c, "Instances"), 1104);   /* sampled_rank-1, see directory_and_rank */
+	csv_free(&c);
+	run_free(&r);
+}
+
 /* --step N: the step's window; steps 5..10 exist (MANIFEST: ProfilerStep#5..#10) */
 Test(cli_stats, step_scope)
 {
