@@ -290,6 +290,14 @@ const char *live_state(const struct live *l)
 	}
 }
 
+void live_stop_capture(struct live *l)
+{
+	if (l->ctl_fd >= 0) {
+		char reply[CTL_LINE_MAX];
+		ctl_request(l->ctl_fd, "stop", reply, sizeof(reply), NULL, 3000);
+	}
+}
+
 void live_detach(struct live *l)
 {
 	if (l->ctl_fd >= 0) {

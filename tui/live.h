@@ -56,6 +56,9 @@ void live_drops(const struct live *l, struct gt_drops *d);
 const char *live_state(const struct live *l);
 /* detach but keep the ring mapped (its counters stay readable) */
 void live_detach(struct live *l);
+/* ask the target to stop capturing and deliver what its source still
+ * holds (CUPTI's buffers) into the ring; read it with live_poll after */
+void live_stop_capture(struct live *l);
 /* detach (when still connected) and unmap; frees l's buffers */
 void live_close(struct live *l);
 

@@ -101,7 +101,10 @@ int live_headless(struct live_sess *ss, double duration_s, double every_s)
 			nanosleep(&ts, NULL);
 		}
 	}
-	/* what the targets wrote before we stopped is kept */
+	/* what the targets wrote before we stopped is kept, including what
+	 * CUPTI still held: stop first (it flushes into the ring), then read */
+	for (int k = 0; rc == 0 && k < ss->n; k++)
+		live_stop_capture(&ss->conn[k]);
 	if (rc == 0) {
 		int r = live_sess_poll(ss);
 		if (r < 0)

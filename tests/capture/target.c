@@ -3,9 +3,13 @@
  * control socket through the capture agent and, once a viewer attaches,
  * publishes N kernel events named k0..k9 (event i: name k(i % 10), GPU
  * stream i % 3, start 1000 * i ns) through the ring, then ends.
- * usage: capture_target N [forever|busy]   (forever: keep publishing until
- * killed, staying attachable by later viewers; busy: starts are refused)
+ * usage: capture_target N [forever|busy|held]   (forever: keep publishing
+ * until killed, staying attachable by later viewers; busy: starts are
+ * refused; held: the last 500 events are held back, like records in
+ * CUPTI's buffers, until the viewer stops the capture: the source's
+ * disable then has them published, as gcupti's flush does)
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +45,24 @@ static int busy_enable(void *ctx, char *err, size_t errlen)
 	return -16;
 }
 
+#define HELD 500
+static _Atomic int flush_req, flushed;
+
+/* mode "held": stop asks the producer for the held-back events and waits
+ * (at most 2 s) until they are in the ring, before the agent retires it */
+static int held_enable(void *ctx, char *err, size_t errlen)
+{
+	return 0;
+}
+
+static void held_disable(void *ctx)
+{
+	atomic_store(&flush_req, 1);
+	struct timespec ms = { 0, 1000000 };
+	for (int t = 0; t < 2000 && !atomic_load(&flushed); t++)
+		nanosleep(&ms, NULL);
+}
+
 static void status(void *ctx, char *buf, size_t len)
 {
 	snprintf(buf, len, " gpus=1");
@@ -57,6 +79,11 @@ int main(int argc, char **argv)
 	if (argc > 2 && !strcmp(argv[2], "busy")) {
 		src.enable = busy_enable;
 		forever = 1;
+	}
+	int held = argc > 2 && !strcmp(argv[2], "held");
+	if (held) {
+		src.enable = held_enable;
+		src.disable = held_disable;
 	}
 	char err[256];
 	if (agent_init(&src, err, sizeof(err)) < 0) {
@@ -78,6 +105,10 @@ int main(int argc, char **argv)
 		}
 		if (!forever && i >= n)
 			break;
+		if (held && i == n - HELD && !atomic_load(&flush_req)) {
+			nanosleep(&ms, NULL);
+			continue;
+		}
 		struct gt_event e;
 		memset(&e, 0, sizeof(e));
 		e.kind = GT_EV_KERNEL;
@@ -92,6 +123,14 @@ int main(int argc, char **argv)
 			nanosleep(&ms, NULL);      /* ring full: let the viewer catch up */
 		if (forever && i % 1000 == 0)
 			nanosleep(&ms, NULL);
+	}
+	if (held) {
+		/* the rest reached the ring inside the viewer's stop */
+		atomic_store(&flushed, 1);
+		for (int t = 0; t < 10000 && agent_capturing(); t++)
+			nanosleep(&ms, NULL);
+		agent_shutdown();
+		return 0;
 	}
 	agent_end("test target done");
 	/* stay until the viewer detaches (at most 10 s) */

@@ -397,3 +397,40 @@ Test(e2e, injected_library_with_builtin_synthetic_source)
 	store_free(s);
 	unlink("e2e_syn.gtrace");
 }
+
+/* `record --duration` stops the capture before its last read, so what the
+ * source still held (CUPTI's buffers; here the planted target's last 500
+ * events, released only by the stop) is in the file: 3000 events */
+Test(e2e, record_gets_what_the_source_held_at_stop)
+{
+	char target[1100], out[] = "/tmp/gtrace-e2e-held.out", file[] = "/tmp/gtrace-e2e-held.gtrace";
+	snprintf(target, sizeof(target), "%s/tests/capture/capture_target", getenv("GTRACE_BUILD"));
+	int pfd[2];
+	cr_assert_eq(pipe(pfd), 0);
+	pid_t tp = fork();
+	if (tp == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		execl(target, target, "3000", "held", (char *)NULL);
+		_exit(127);
+	}
+	kids[n_kids++] = tp;
+	close(pfd[1]);
+	char line[64] = "";
+	cr_assert_gt(read(pfd[0], line, sizeof(line) - 1), 0, "target did not start");
+	close(pfd[0]);
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)tp);
+	unlink(file);
+	pid_t r = start(out, (char *const[]){ gtrace, "record", "-q", "-o", file, "--pid", pid,
+					      "--duration", "1", NULL });
+	cr_assert_eq(wait_exit(r), 0);
+	struct gt_store *s;
+	struct gtfile_info info;
+	cr_assert_eq(read_capture(file, &s, &info), 3000);
+	store_free(s);
+	cr_assert_eq(wait_exit(tp), 0);
+	unlink(file);
+	unlink(out);
+}

@@ -330,3 +330,31 @@ Test(live, second_viewer_refused_busy, .timeout = 30)
 	store_free(s2);
 	reap(pid);
 }
+
+/* records the source still holds when the viewer stops (CUPTI's buffers)
+ * reach the viewer: stop makes the source deliver them into the ring
+ * before it is retired, and the viewer reads them after the reply */
+Test(live, stop_delivers_held_records, .timeout = 30)
+{
+	pid_t pid = spawn_target("3000", "held");
+	struct gt_store *s = store_new();
+	struct live l;
+	char err[256];
+	cr_assert_eq(live_open(&l, pid, 0, s, 1 << 14, err, sizeof(err)), 0, "%s", err);
+	for (int t = 0; t < 5000 && l.events < 2500; t += 2) {
+		if (live_poll(&l, 1 << 20, NULL, NULL) == 0)
+			msleep(2);
+	}
+	msleep(50);
+	live_poll(&l, 1 << 20, NULL, NULL);
+	cr_assert_eq(l.events, 2500, "before stop: %llu", (unsigned long long)l.events);
+	live_stop_capture(&l);
+	live_poll(&l, 1 << 20, NULL, NULL);
+	cr_assert_eq(l.events, 3000, "after stop: %llu", (unsigned long long)l.events);
+	live_close(&l);
+	store_free(s);
+	int st;
+	waitpid(pid, &st, 0);
+	forget(pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "target exit %d", WEXITSTATUS(st));
+}
