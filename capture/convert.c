@@ -170,6 +170,29 @@ static void set_span(struct convert *c, struct gt_event *e, uint64_t start, uint
 	e->dur_ns = end > start ? (int64_t)(end - start) : 0;
 }
 
+static int64_t abs64(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
+
+int convert_clock(struct convert *c, struct ring_clock_def *m)
+{
+	if (m->bracket_ns < 0 || m->bracket_ns > 1000000 || m->host_ns == 0) {
+		m->offset_ns = c->clock_offset_ns;
+		return -EINVAL;
+	}
+	int64_t slack = m->bracket_ns + 1000;
+	int64_t off = m->offset_ns;
+	if (abs64(off) <= m->bracket_ns)
+		off = 0;                                /* CUPTI's clock is the host's */
+	else if (c->clock_set && abs64(off - c->clock_offset_ns) <= slack)
+		off = c->clock_offset_ns;               /* same clock, measurement jitter */
+	c->clock_offset_ns = off;
+	c->clock_set = 1;
+	m->offset_ns = off;
+	return 0;
+}
+
 static int conv_kernel(struct convert *c, const CUpti_ActivityKernel10 *k, struct gt_event *e)
 {
 	struct gt_kconf kc;

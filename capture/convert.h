@@ -38,6 +38,7 @@ struct convert_corr {
 
 struct convert {
 	int64_t clock_offset_ns;   /* added to CUPTI timestamps */
+	int clock_set;             /* a calibration was taken */
 	int32_t rank;
 	int64_t pid;
 	/* API name: driver = 1 for the driver API; NULL when unknown */
@@ -76,6 +77,14 @@ int convert_record(struct convert *c, const void *record, struct gt_event *out);
 uint32_t convert_intern(struct convert *c, const char *s, size_t len);
 /* devices seen since the last call (for pub_device) */
 size_t convert_take_devices(struct convert *c, const struct ring_device_def **out);
+/* take a clock calibration m (host/CUPTI pair with its bracket).  The
+ * offset applied to CUPTI times is 0 while CUPTI's clock is the host's
+ * CLOCK_REALTIME (|offset| within the bracket), and otherwise changes only
+ * when a measurement disagrees with it by more than bracket + 1 us: jitter
+ * between calibrations would shift records of different buffers (a launch
+ * and its kernel) against each other.  m->offset_ns becomes the applied
+ * offset; 0, or -EINVAL for an unusable measurement (offset unchanged). */
+int convert_clock(struct convert *c, struct ring_clock_def *m);
 /* the dictionary that resolves this converter's ids */
 struct pub_dict convert_dict(struct convert *c);
 

@@ -271,6 +271,18 @@ static void drain_buffer(int i, size_t valid, struct pub *p)
 	}
 }
 
+/* CUPTI's dropped records (global queue; the count resets on read) and
+ * the buffer requests we declined, into the ring's loss counters */
+static void count_losses(void)
+{
+	size_t dropped = 0;
+	if (gc.f.GetNumDroppedRecords(NULL, 0, &dropped) != CUPTI_SUCCESS)
+		dropped = 0;
+	uint64_t declined = atomic_exchange(&gc.declined, 0);
+	if (dropped || declined)
+		agent_count_loss(dropped, declined, 0);
+}
+
 static void *drain_main(void *arg)
 {
 	(void)arg;
@@ -310,16 +322,17 @@ static void *drain_main(void *arg)
 		if (p && now - last_cal > 1000000000) {
 			struct ring_clock_def c;
 			calibrate(&c);
-			gc.cv.clock_offset_ns = c.offset_ns;
-			pub_clock(p, &c);
+			if (convert_clock(&gc.cv, &c) == 0)
+				pub_clock(p, &c);
 			last_cal = now;
-			size_t dropped = 0;
-			if (gc.f.GetNumDroppedRecords(NULL, 0, &dropped) != CUPTI_SUCCESS)
-				dropped = 0;
-			agent_count_loss(dropped, atomic_exchange(&gc.declined, 0), 0);
+			count_losses();
 		}
 		if (i >= 0) {
 			drain_buffer(i, valid, p);
+			/* CUPTI's drop count and our declines as of this buffer,
+			 * so the last buffers of a capture (stop, exit) count too */
+			if (p)
+				count_losses();
 			pthread_mutex_lock(&gc.lock);
 			gc.free_stack[gc.n_free++] = i;
 			pthread_mutex_unlock(&gc.lock);
@@ -331,19 +344,29 @@ static void *drain_main(void *arg)
 
 /* at exit: hand CUPTI's last buffers to the drain thread and let it
  * publish them (bounded wait), so a recording of a finished run is whole */
+/* flush CUPTI (complete records first, then the rest) and wait at most
+ * max_ms for the drain thread to publish every buffer handed to it */
+static void flush_and_wait(int max_ms)
+{
+	gc.f.FlushAll(0);
+	gc.f.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	for (int t = 0; t < max_ms / 5 && atomic_load(&gc.drained) < atomic_load(&gc.completed); t++) {
+		struct timespec ts = { 0, 5000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
 static void gc_atexit(void)
 {
 	if (!gc.enabled)
 		return;
-	gc.f.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-	for (int t = 0; t < 400 && atomic_load(&gc.drained) < atomic_load(&gc.completed); t++) {
-		struct timespec ts = { 0, 5000000 };
-		nanosleep(&ts, NULL);
-	}
+	flush_and_wait(2000);
 	/* the viewer learns of the exit from its control socket closing */
 }
 
 /* ---- agent source operations (control thread) ---- */
+
+static void gc_disable(void *ctx);
 
 static int gc_enable(void *ctx, char *err, size_t errlen)
 {
@@ -374,30 +397,34 @@ static int gc_enable(void *ctx, char *err, size_t errlen)
 		return -EIO;
 	}
 	gc.subscribed = 1;
+	int rc = 0;
 	if (!gc.pool) {
 		gc.pool = aligned_alloc(8, (size_t)GC_NBUF * GC_BUF_BYTES);
 		if (!gc.pool) {
 			snprintf(err, errlen, "cannot allocate %u MiB of activity buffers",
 				 GC_NBUF * (GC_BUF_BYTES >> 20));
-			return -ENOMEM;
+			rc = -ENOMEM;
+			goto fail;
 		}
 		for (int i = 0; i < GC_NBUF; i++)
 			gc.free_stack[gc.n_free++] = i;
 	}
-	if (!gc.registered) {
-		r = gc.f.RegisterCallbacks(buf_requested, buf_completed);
-		if (r != CUPTI_SUCCESS) {
-			snprintf(err, errlen, "cuptiActivityRegisterCallbacks: %s", res_str(r));
-			return -EIO;
-		}
-		gc.registered = 1;
+	/* on every start: another CUPTI client (a profiler that held the
+	 * subscription while we were dormant) may have registered its own */
+	r = gc.f.RegisterCallbacks(buf_requested, buf_completed);
+	if (r != CUPTI_SUCCESS) {
+		snprintf(err, errlen, "cuptiActivityRegisterCallbacks: %s", res_str(r));
+		rc = -EIO;
+		goto fail;
 	}
+	gc.registered = 1;
 	if (!gc.drain_started) {
 		convert_init(&gc.cv, getpid(), getenv("RANK") ? atoi(getenv("RANK")) : -1);
 		gc.cv.api_name = api_name;
 		if (pthread_create(&gc.drain, NULL, drain_main, NULL) != 0) {
 			snprintf(err, errlen, "cannot start the drain thread");
-			return -EAGAIN;
+			rc = -EAGAIN;
+			goto fail;
 		}
 		gc.drain_started = 1;
 	}
@@ -412,7 +439,8 @@ static int gc_enable(void *ctx, char *err, size_t errlen)
 		r = gc.f.Enable(kinds[k]);
 		if (r != CUPTI_SUCCESS && k < 4) {
 			snprintf(err, errlen, "cuptiActivityEnable(%d): %s", (int)kinds[k], res_str(r));
-			return -EIO;
+			rc = -EIO;
+			goto fail;
 		}
 	}
 	/* device and context tables now, for a late attach */
@@ -448,6 +476,11 @@ static int gc_enable(void *ctx, char *err, size_t errlen)
 		atexit_done = 1;
 	gc.enabled = 1;
 	return 0;
+fail:
+	/* leave CUPTI as we found it: no kinds on, subscription given back,
+	 * so another profiler can still take it */
+	gc_disable(NULL);
+	return rc;
 }
 
 static void gc_disable(void *ctx)
@@ -464,7 +497,9 @@ static void gc_disable(void *ctx)
 	};
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
 		gc.f.Disable(kinds[k]);
-	gc.f.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	/* the last records reach the ring before the agent retires it (the
+	 * viewer reads them after the "stop" reply) */
+	flush_and_wait(2000);
 	if (gc.subscribed)
 		gc.f.Unsubscribe(gc.sub);
 	gc.subscribed = 0;

@@ -288,3 +288,41 @@ Test(convert, unknown_kind_is_counted)
 	cr_assert_eq(convert_record(&cv, &a, &e), 0);
 	cr_assert_eq(cv.unknown_records, 1);
 }
+
+/* clock calibrations (planted pairs): an offset within the bracket is
+ * CUPTI on CLOCK_REALTIME (0 applied); jitter within bracket + 1 us keeps
+ * the applied offset (records of different buffers are not shifted
+ * against each other); a real step is taken; a bad measurement changes
+ * nothing */
+Test(convert, clock_offset_is_stable_against_jitter)
+{
+	struct convert c;
+	convert_init(&c, 1, 0);
+	struct ring_clock_def m = { .host_ns = 1000000000, .dev_ns = 1000000030,
+				    .offset_ns = -30, .bracket_ns = 80 };
+	cr_assert_eq(convert_clock(&c, &m), 0);
+	cr_assert_eq(m.offset_ns, 0);
+	cr_assert_eq(c.clock_offset_ns, 0);
+	/* a timestamp callback on another clock: 5 s behind */
+	m = (struct ring_clock_def){ .host_ns = 6000000000, .dev_ns = 1000000000,
+				     .offset_ns = 5000000000, .bracket_ns = 100 };
+	cr_assert_eq(convert_clock(&c, &m), 0);
+	cr_assert_eq(c.clock_offset_ns, 5000000000);
+	/* next second: the same clock, measured 700 ns differently */
+	m.offset_ns = 5000000700;
+	cr_assert_eq(convert_clock(&c, &m), 0);
+	cr_assert_eq(c.clock_offset_ns, 5000000000);
+	cr_assert_eq(m.offset_ns, 5000000000);
+	/* a drift of 50 us is followed */
+	m.offset_ns = 5000050000;
+	cr_assert_eq(convert_clock(&c, &m), 0);
+	cr_assert_eq(c.clock_offset_ns, 5000050000);
+	/* a preempted calibration (bracket 5 ms, or none) changes nothing */
+	struct ring_clock_def bad = { .host_ns = 1, .offset_ns = 7, .bracket_ns = 5000000 };
+	cr_assert_lt(convert_clock(&c, &bad), 0);
+	cr_assert_eq(c.clock_offset_ns, 5000050000);
+	struct ring_clock_def none = { .offset_ns = 0, .bracket_ns = INT64_MAX };
+	cr_assert_lt(convert_clock(&c, &none), 0);
+	cr_assert_eq(c.clock_offset_ns, 5000050000);
+	convert_done(&c);
+}
