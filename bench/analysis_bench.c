@@ -5,7 +5,8 @@
  * and over a time range holding about 1 M events in the middle (with the
  * steps cache warm), then whole once more with the steps cache cleared.
  * Prints "name value unit" lines (median of RUNS runs).
- * usage: analysis_bench [EVENTS] [RUNS] [SCENARIO]
+ * usage: analysis_bench [EVENTS] [RUNS] [SCENARIO] [REPORT]
+ * (REPORT: time only that report, over the range only - for profiling)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,8 +68,9 @@ int main(int argc, char **argv)
 	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
 	int runs = argc > 2 ? atoi(argv[2]) : 5;
 	int scen = argc > 3 ? sim_scenario_parse(argv[3]) : SIM_BALANCED;
+	const char *only = argc > 4 ? argv[4] : NULL;
 	if (runs < 1 || scen < 0) {
-		fprintf(stderr, "usage: analysis_bench [EVENTS] [RUNS] [SCENARIO]\n");
+		fprintf(stderr, "usage: analysis_bench [EVENTS] [RUNS] [SCENARIO] [REPORT]\n");
 		return 2;
 	}
 	struct sim_opts o = { .scenario = (enum sim_scenario)scen, .events = n, .seed = 1 };
@@ -99,7 +101,15 @@ int main(int argc, char **argv)
 			fprintf(stderr, "report %s missing\n", names[i]);
 			return 1;
 		}
-		double c, w1 = time_report(s, r, &all, runs, &c);
+		double c, w1;
+		if (only) {
+			if (strcmp(only, names[i]))
+				continue;
+			w1 = time_report(s, r, &rng, runs, &c);
+			printf("%s_range1M %.1f ms\n%s_range1M_cpu %.1f ms\n", names[i], w1, names[i], c);
+			continue;
+		}
+		w1 = time_report(s, r, &all, runs, &c);
 		printf("%s_whole %.1f ms\n%s_whole_cpu %.1f ms\n", names[i], w1, names[i], c);
 		w1 = time_report(s, r, &rng, runs, &c);
 		printf("%s_range1M %.1f ms\n%s_range1M_cpu %.1f ms\n", names[i], w1, names[i], c);

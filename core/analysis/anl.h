@@ -11,6 +11,7 @@
 #include "gtrace/report.h"
 #include "gtrace/steps.h"
 #include "gtrace/store.h"
+#include "ivl.h"
 
 /* rank of a lane (-1 counts as 0) */
 static inline int32_t anl_lane_rank(const struct gt_lane *l)
@@ -96,5 +97,60 @@ void anl_corrmap_done(struct anl_corrmap *m);
 int64_t anl_select_i64(int64_t *v, size_t n, size_t k);
 /* exact median of v (reorders v); 0 when empty */
 int64_t anl_median_i64(int64_t *v, size_t n);
+
+/* fine event classes of the shared pass (anl_pass.c) */
+enum anl_fc {
+	ANL_FC_KCOMP = 0,  /* kernel, not NCCL */
+	ANL_FC_KCOMM,      /* NCCL kernel */
+	ANL_FC_H2D, ANL_FC_D2H, ANL_FC_H2H,
+	ANL_FC_COPY,       /* other copies: D2D, P2P, unknown */
+	ANL_FC_MEMSET,
+	ANL_FC_RUNTIME, ANL_FC_DRIVER,
+	ANL_FC_INPUT,      /* DataLoader / input ranges (CPU op, Python, NVTX) */
+	ANL_FC_CPU,        /* other CPU ops and Python functions (not ProfilerStep) */
+	ANL_FC_N
+};
+#define ANL_FC_BIT(c) (1u << (c))
+#define ANL_FC_MEMCPY (ANL_FC_BIT(ANL_FC_H2D) | ANL_FC_BIT(ANL_FC_D2H) | \
+		       ANL_FC_BIT(ANL_FC_H2H) | ANL_FC_BIT(ANL_FC_COPY))
+
+/* per lane group, the union of each fine class over [t0, t1) */
+struct anl_pass {
+	int32_t rank, gpu;            /* gpu: -1 = all GPUs of the rank */
+	int64_t t0, t1;
+	int has_host;                 /* host lanes collected */
+	struct ivl_list host[ANL_FC_N];  /* the rank's host lanes */
+	size_t ndev;
+	int32_t *devs;                /* devices, ascending */
+	struct ivl_list (*dev)[ANL_FC_N];   /* per device: its GPU lanes */
+};
+/* one pass over the rank's host lanes (when host) and GPU lanes (device
+ * gpu, -1 = any) */
+int anl_pass_build(const struct gt_store *s, int32_t rank, int32_t gpu, int64_t t0, int64_t t1,
+		   int host, struct anl_names *nm, struct anl_pass *p);
+void anl_pass_done(struct anl_pass *p);
+/* index of device in p->devs, or -1 */
+long anl_pass_dev_index(const struct anl_pass *p, int32_t device);
+/* out = union of the classes in mask over the host group (with_host) and
+ * the device groups (dev = index, -1 = all); out is replaced */
+int anl_pass_union(const struct anl_pass *p, unsigned mask, int with_host, long dev,
+		   struct ivl_list *out);
+
+/* the analyses on a pass built by the caller (pass may be NULL, or not fit
+ * the rank/GPU/range: then they build their own) */
+struct breakdown_result;
+struct pipeline_result;
+struct gputime_result;
+int breakdown_compute_pass(const struct gt_store *s, int32_t rank,
+			   const struct steps_list *steps, const struct gt_scope *sc,
+			   struct breakdown_result *out, const struct anl_pass *pass,
+			   char *err, size_t errlen);
+int pipeline_compute_pass(const struct gt_store *s, int32_t rank,
+			  const struct steps_list *steps, const struct gt_scope *sc,
+			  struct pipeline_result *out, const struct anl_pass *pass,
+			  char *err, size_t errlen);
+int gputime_compute_pass(const struct gt_store *s, const struct gt_scope *sc,
+			 struct gputime_result *out, const struct anl_pass *pass,
+			 char *err, size_t errlen);
 
 #endif

@@ -25,24 +25,16 @@ const char *breakdown_cat_name(enum breakdown_cat c)
 	return (unsigned)c < BD_NCAT ? cat_names[c] : "?";
 }
 
-/* the breakdown category of an event, -1 for none (ProfilerStep spans, NVTX) */
-static int cat_of(const struct gt_event *e, void *p)
-{
-	struct anl_names *nm = p;
-	switch (e->kind) {
-	case GT_EV_KERNEL: return anl_is_comm(nm, e) ? BD_COMM : BD_KERNEL;
-	case GT_EV_MEMCPY: return BD_MEMCPY;
-	case GT_EV_MEMSET: return BD_MEMSET;
-	case GT_EV_RUNTIME: return BD_RUNTIME;
-	case GT_EV_CPU_OP:
-	case GT_EV_PYTHON:
-		if (anl_is_input(nm, e))
-			return BD_DATALOADER;
-		return (anl_name_class(nm, e->name) & ANL_PROFSTEP) ? -1 : BD_CPU;
-	case GT_EV_NVTX: return anl_is_input(nm, e) ? BD_DATALOADER : -1;
-	default: return -1;
-	}
-}
+/* the fine classes (anl.h) that make up each category but the last */
+static const unsigned cat_mask[BD_OTHER] = {
+	ANL_FC_BIT(ANL_FC_KCOMP),
+	ANL_FC_MEMCPY,
+	ANL_FC_BIT(ANL_FC_MEMSET),
+	ANL_FC_BIT(ANL_FC_KCOMM),
+	ANL_FC_BIT(ANL_FC_RUNTIME),
+	ANL_FC_BIT(ANL_FC_INPUT),
+	ANL_FC_BIT(ANL_FC_CPU),
+};
 
 void breakdown_result_done(struct breakdown_result *r)
 {
@@ -50,15 +42,15 @@ void breakdown_result_done(struct breakdown_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int breakdown_compute(const struct gt_store *s, int32_t rank, const struct steps_list *steps,
-		      const struct gt_scope *sc, struct breakdown_result *out,
-		      char *err, size_t errlen)
+int breakdown_compute_pass(const struct gt_store *s, int32_t rank,
+			   const struct steps_list *steps, const struct gt_scope *sc,
+			   struct breakdown_result *out, const struct anl_pass *pass,
+			   char *err, size_t errlen)
 {
+	struct anl_pass own_pass = {0};
 	struct steps_list own = {0};
 	struct anl_win *win = NULL;
-	uint32_t *hl = NULL, *gl = NULL;
 	struct ivl_list slots = {0}, cost[BD_NCAT], cat[BD_NCAT], anyk = {0}, rest = {0};
-	uint32_t *lanes = NULL;
 	struct anl_names nm = {0};
 	int rc = 0;
 	memset(cost, 0, sizeof(cost));
@@ -72,15 +64,8 @@ int breakdown_compute(const struct gt_store *s, int32_t rank, const struct steps
 	}
 	out->source = steps->source;
 	long nw = anl_windows(s, rank, steps, sc, &win);
-	long nh = anl_lanes(s, rank, GT_LANE_HOST, -1, &hl);
-	long ng = anl_lanes(s, rank, GT_LANE_GPU, sc ? sc->gpu : -1, &gl);
-	if (nw < 0 || nh < 0 || ng < 0 || anl_names_init(&nm, s))
+	if (nw < 0 || anl_names_init(&nm, s))
 		goto nomem;
-	lanes = malloc(((size_t)nh + (size_t)ng + 1) * sizeof(*lanes));
-	if (!lanes)
-		goto nomem;
-	memcpy(lanes, hl, (size_t)nh * sizeof(*lanes));
-	memcpy(lanes + nh, gl, (size_t)ng * sizeof(*lanes));
 	if (!nw)
 		goto done;
 	out->rows = calloc((size_t)nw, sizeof(*out->rows));
@@ -94,8 +79,15 @@ int breakdown_compute(const struct gt_store *s, int32_t rank, const struct steps
 	for (long i = 1; i < nw; i++)
 		if (win[i].t1 > T1)
 			T1 = win[i].t1;
-	if (ivl_collect_multi(s, lanes, (size_t)(nh + ng), T0, T1, cat_of, &nm, BD_OTHER, cat))
-		goto nomem;
+	int32_t gpu = sc ? sc->gpu : -1;
+	if (!pass || !pass->has_host || pass->rank != rank || pass->gpu != gpu || pass->t0 > T0 || pass->t1 < T1) {
+		if (anl_pass_build(s, rank, gpu, T0, T1, 1, &nm, &own_pass))
+			goto nomem;
+		pass = &own_pass;
+	}
+	for (int c = 0; c < BD_OTHER; c++)
+		if (anl_pass_union(pass, cat_mask[c], 1, -1, &cat[c]))
+			goto nomem;
 	for (int c = 0; c < BD_OTHER; c++) {
 		if (ivl_intersect(&slots, &cat[c], &cost[c]) || ivl_subtract(&slots, &cost[c], &rest))
 			goto nomem;
@@ -134,14 +126,19 @@ done:
 		ivl_done(&cost[c]);
 		ivl_done(&cat[c]);
 	}
-	free(lanes);
 	ivl_done(&slots);
 	ivl_done(&anyk);
 	ivl_done(&rest);
 	anl_names_done(&nm);
 	free(win);
-	free(hl);
-	free(gl);
+	anl_pass_done(&own_pass);
 	steps_list_done(&own);
 	return rc;
+}
+
+int breakdown_compute(const struct gt_store *s, int32_t rank, const struct steps_list *steps,
+		      const struct gt_scope *sc, struct breakdown_result *out,
+		      char *err, size_t errlen)
+{
+	return breakdown_compute_pass(s, rank, steps, sc, out, NULL, err, errlen);
 }

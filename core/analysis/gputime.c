@@ -15,16 +15,6 @@
 
 enum { K_COMPUTE = 0, K_COMM, K_MEM, K_N };
 
-/* compute kernel, communication kernel, memory operation, or -1 */
-static int class_of(const struct gt_event *e, void *p)
-{
-	switch (e->kind) {
-	case GT_EV_KERNEL: return anl_is_comm(p, e) ? K_COMM : K_COMPUTE;
-	case GT_EV_MEMCPY:
-	case GT_EV_MEMSET: return K_MEM;
-	default: return -1;
-	}
-}
 
 void gputime_result_done(struct gputime_result *r)
 {
@@ -33,23 +23,17 @@ void gputime_result_done(struct gputime_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* a vector sized once for the most values it can get (no growth) */
 struct i64v {
 	int64_t *v;
-	size_t n, cap;
+	size_t n;
 };
 
-static int vpush(struct i64v *a, int64_t x)
+static int vinit(struct i64v *a, size_t cap)
 {
-	if (a->n == a->cap) {
-		size_t nc = a->cap ? a->cap * 2 : 256;
-		int64_t *nv = realloc(a->v, nc * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		a->v = nv;
-		a->cap = nc;
-	}
-	a->v[a->n++] = x;
-	return 0;
+	a->n = 0;
+	a->v = malloc((cap ? cap : 1) * sizeof(*a->v));
+	return a->v ? 0 : -ENOMEM;
 }
 
 /* idle gaps and queue length of one stream in [t0, t1) */
@@ -60,6 +44,10 @@ static int stream_stats(const struct gt_lane *l, int64_t t0, int64_t t1,
 	size_t first, last;
 	int rc = 0;
 	store_lane_range(l, t0, t1, &first, &last);
+	if (vinit(&up, last - first) || vinit(&down, last - first)) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	int64_t prev_end = INT64_MIN;
 	for (size_t i = first; i < last; i++) {
 		const struct gt_event *e = &l->ev[i];
@@ -78,9 +66,9 @@ static int stream_stats(const struct gt_lane *l, int64_t t0, int64_t t1,
 		}
 		if (gt_event_end(e) > prev_end)
 			prev_end = gt_event_end(e);
-		if (la && (vpush(&up, la->t0) || vpush(&down, gt_event_end(e)))) {
-			rc = -ENOMEM;
-			goto out;
+		if (la) {
+			up.v[up.n++] = la->t0;
+			down.v[down.n++] = gt_event_end(e);
 		}
 	}
 	if (up.n) {
@@ -116,6 +104,16 @@ static int launch_stats(const struct gt_store *s, const uint32_t *gl, size_t ng,
 {
 	struct i64v cpu = {0}, gpu = {0}, dly = {0};
 	int rc = 0;
+	size_t cap = 0;
+	for (size_t k = 0; k < ng; k++) {
+		size_t first, last;
+		store_lane_range(store_lane_at(s, gl[k]), t0, t1, &first, &last);
+		cap += last - first;
+	}
+	if (vinit(&cpu, cap) || vinit(&gpu, cap) || vinit(&dly, cap)) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	for (size_t k = 0; k < ng; k++) {
 		const struct gt_lane *l = store_lane_at(s, gl[k]);
 		size_t first, last;
@@ -127,10 +125,7 @@ static int launch_stats(const struct gt_store *s, const uint32_t *gl, size_t ng,
 			g->kernels++;
 			g->under_10us += e->dur_ns < 10000;
 			g->gpu_dur_sum_ns += e->dur_ns;
-			if (vpush(&gpu, e->dur_ns)) {
-				rc = -ENOMEM;
-				goto out;
-			}
+			gpu.v[gpu.n++] = e->dur_ns;
 			const struct anl_launch *la = anl_corrmap_get(cm, e->corr);
 			if (!la)
 				continue;
@@ -145,10 +140,8 @@ static int launch_stats(const struct gt_store *s, const uint32_t *gl, size_t ng,
 			g->short_kernels += e->dur_ns < c;
 			g->runtime_outliers += e->dur_ns > GPUTIME_RUNTIME_OUTLIER_NS;
 			g->delay_outliers += d > GPUTIME_DELAY_OUTLIER_NS;
-			if (vpush(&cpu, c) || vpush(&dly, d)) {
-				rc = -ENOMEM;
-				goto out;
-			}
+			cpu.v[cpu.n++] = c;
+			dly.v[dly.n++] = d;
 		}
 	}
 	g->gpu_dur_med_ns = anl_median_i64(gpu.v, gpu.n);
@@ -161,8 +154,15 @@ out:
 	return rc;
 }
 
+/* the fine classes (anl.h) of compute, communication and memory */
+static const unsigned class_mask[K_N] = {
+	ANL_FC_BIT(ANL_FC_KCOMP), ANL_FC_BIT(ANL_FC_KCOMM),
+	ANL_FC_MEMCPY | ANL_FC_BIT(ANL_FC_MEMSET)
+};
+
 static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const struct gt_scope *sc,
-		   const struct anl_corrmap *cm, struct anl_names *nm, struct gputime_result *out)
+		   const struct anl_corrmap *cm, const struct anl_pass *pass,
+		   struct gputime_result *out)
 {
 	uint32_t *gl = NULL;
 	struct ivl_list all = {0}, cl[K_N], ov = {0}, tmp = {0};
@@ -170,9 +170,11 @@ static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const st
 	memset(cl, 0, sizeof(cl));
 	long ng = anl_lanes(s, rank, GT_LANE_GPU, dev, &gl);
 	int64_t t0 = sc ? sc->t0_ns : INT64_MIN, t1 = sc ? sc->t1_ns : INT64_MAX;
-	if (ng < 0 || ivl_collect_multi(s, gl, (size_t)ng, t0, t1, class_of, nm, K_N, cl) ||
-	    ivl_union(&cl[K_COMPUTE], &cl[K_COMM], &tmp) || ivl_union(&tmp, &cl[K_MEM], &all) ||
-	    ivl_intersect(&cl[K_COMPUTE], &cl[K_COMM], &ov)) {
+	long di = anl_pass_dev_index(pass, dev);
+	for (int k = 0; k < K_N && di >= 0 && !rc; k++)
+		rc = anl_pass_union(pass, class_mask[k], 0, di, &cl[k]);
+	if (ng < 0 || rc || ivl_union(&cl[K_COMPUTE], &cl[K_COMM], &tmp) ||
+	    ivl_union(&tmp, &cl[K_MEM], &all) || ivl_intersect(&cl[K_COMPUTE], &cl[K_COMM], &ov)) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -212,14 +214,16 @@ out:
 	return rc;
 }
 
-static int cmp_i32(const void *a, const void *b)
-{
-	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-	return (x > y) - (x < y);
-}
 
 int gputime_compute(const struct gt_store *s, const struct gt_scope *sc,
 		    struct gputime_result *out, char *err, size_t errlen)
+{
+	return gputime_compute_pass(s, sc, out, NULL, err, errlen);
+}
+
+int gputime_compute_pass(const struct gt_store *s, const struct gt_scope *sc,
+			 struct gputime_result *out, const struct anl_pass *pass,
+			 char *err, size_t errlen)
 {
 	struct gt_scope all;
 	int32_t *ranks = NULL;
@@ -262,18 +266,16 @@ int gputime_compute(const struct gt_store *s, const struct gt_scope *sc,
 			free(hl);
 			goto nomem;
 		}
-		int32_t *devs = malloc(((size_t)ng + 1) * sizeof(*devs));
-		long nd = 0;
-		for (long k = 0; devs && k < ng; k++)
-			devs[nd++] = store_lane_at(s, gl[k])->key.device;
-		if (devs)
-			qsort(devs, (size_t)nd, sizeof(*devs), cmp_i32);
-		for (long k = 0; devs && k < nd && !rc; k++)
-			if (!k || devs[k] != devs[k - 1])
-				rc = one_gpu(s, ranks[r], devs[k], sc, &cm, &nm, out);
-		if (!devs)
-			rc = -ENOMEM;
-		free(devs);
+		struct anl_pass own = {0};
+		const struct anl_pass *p = pass;
+		if (!p || p->rank != ranks[r] || p->gpu != sc->gpu || p->t0 != sc->t0_ns ||
+		    p->t1 != sc->t1_ns) {     /* the span needs the scope's clip exactly */
+			rc = anl_pass_build(s, ranks[r], sc->gpu, sc->t0_ns, sc->t1_ns, 0, &nm, &own);
+			p = &own;
+		}
+		for (size_t k = 0; k < p->ndev && !rc; k++)
+			rc = one_gpu(s, ranks[r], p->devs[k], sc, &cm, p, out);
+		anl_pass_done(&own);
 		free(gl);
 		free(hl);
 		anl_corrmap_done(&cm);

@@ -32,6 +32,18 @@ static int grow(struct ivl_list *l)
 	return 0;
 }
 
+int ivl_reserve(struct ivl_list *l, size_t n)
+{
+	if (n <= l->cap)
+		return 0;
+	struct ivl *nv = realloc(l->v, n * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	l->v = nv;
+	l->cap = n;
+	return 0;
+}
+
 int ivl_push(struct ivl_list *l, int64_t a, int64_t b)
 {
 	if (b <= a)
@@ -52,6 +64,8 @@ int ivl_push(struct ivl_list *l, int64_t a, int64_t b)
 int ivl_union(const struct ivl_list *x, const struct ivl_list *y, struct ivl_list *out)
 {
 	size_t i = 0, j = 0;
+	if (ivl_reserve(out, out->n + x->n + y->n))
+		return -ENOMEM;
 	while (i < x->n || j < y->n) {
 		const struct ivl *p;
 		if (j >= y->n || (i < x->n && x->v[i].a <= y->v[j].a))
@@ -67,6 +81,8 @@ int ivl_union(const struct ivl_list *x, const struct ivl_list *y, struct ivl_lis
 int ivl_intersect(const struct ivl_list *x, const struct ivl_list *y, struct ivl_list *out)
 {
 	size_t i = 0, j = 0;
+	if (x->n && y->n && ivl_reserve(out, out->n + x->n + y->n))
+		return -ENOMEM;
 	while (i < x->n && j < y->n) {
 		int64_t a = x->v[i].a > y->v[j].a ? x->v[i].a : y->v[j].a;
 		int64_t b = x->v[i].b < y->v[j].b ? x->v[i].b : y->v[j].b;
@@ -83,6 +99,8 @@ int ivl_intersect(const struct ivl_list *x, const struct ivl_list *y, struct ivl
 int ivl_subtract(const struct ivl_list *x, const struct ivl_list *y, struct ivl_list *out)
 {
 	size_t j = 0;
+	if (x->n && ivl_reserve(out, out->n + x->n + y->n))
+		return -ENOMEM;
 	for (size_t i = 0; i < x->n; i++) {
 		int64_t cur = x->v[i].a, end = x->v[i].b;
 		while (j < y->n && y->v[j].b <= cur)
@@ -212,6 +230,10 @@ int ivl_collect_multi(const struct gt_store *s, const uint32_t *lanes, size_t nl
 			if (c < 0 || c >= ncat)
 				continue;
 			struct ivl_list *o = &lp[c];
+			if (!o->cap && ivl_reserve(o, last - i)) {   /* at most the lane's rest */
+				rc = -ENOMEM;
+				goto out;
+			}
 			if (a < t0)
 				a = t0;
 			if (b > t1)

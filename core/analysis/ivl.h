@@ -22,6 +22,8 @@ struct ivl_list {
 
 /* free the list's storage and empty it */
 void ivl_done(struct ivl_list *l);
+/* make room for n intervals in all; 0 or -ENOMEM */
+int ivl_reserve(struct ivl_list *l, size_t n);
 /* append [a, b) whose start is >= the last start; merges with the last one */
 int ivl_push(struct ivl_list *l, int64_t a, int64_t b);
 /* out = x | y, x & y, x - y (out must be empty and distinct) */

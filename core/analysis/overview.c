@@ -100,6 +100,8 @@ int overview_compute(const struct gt_store *s, const struct gt_scope *sc,
 {
 	struct gt_scope all;
 	struct steps_list sl = {0};
+	struct anl_pass pass = {0};
+	struct anl_names nm = {0};
 	int32_t *ranks = NULL;
 	int rc;
 	memset(out, 0, sizeof(*out));
@@ -118,9 +120,12 @@ int overview_compute(const struct gt_store *s, const struct gt_scope *sc,
 		goto fail;
 	out->source = sl.source;
 	out->nsteps = sl.n;
-	if ((rc = breakdown_compute(s, rank0, &sl, sc, &out->bd, err, errlen)) ||
-	    (rc = pipeline_compute(s, rank0, &sl, sc, &out->pl, err, errlen)) ||
-	    (rc = gputime_compute(s, sc, &out->gt, err, errlen)) ||
+	/* one pass over rank 0's events in the scope feeds three analyses */
+	if ((rc = anl_names_init(&nm, s)) ||
+	    (rc = anl_pass_build(s, rank0, sc->gpu, sc->t0_ns, sc->t1_ns, 1, &nm, &pass)) ||
+	    (rc = breakdown_compute_pass(s, rank0, &sl, sc, &out->bd, &pass, err, errlen)) ||
+	    (rc = pipeline_compute_pass(s, rank0, &sl, sc, &out->pl, &pass, err, errlen)) ||
+	    (rc = gputime_compute_pass(s, sc, &out->gt, &pass, err, errlen)) ||
 	    (rc = multigpu_compute(s, sc, &out->mg, err, errlen)) ||
 	    (rc = top_kernels(s, sc, out)))
 		goto fail;
@@ -128,11 +133,15 @@ int overview_compute(const struct gt_store *s, const struct gt_scope *sc,
 	if ((rc = overview_recs(out)))
 		goto fail;
 	steps_list_done(&sl);
+	anl_pass_done(&pass);
+	anl_names_done(&nm);
 	return 0;
 fail:
 	if (rc == -ENOMEM && err && errlen)
 		snprintf(err, errlen, "overview: out of memory");
 	steps_list_done(&sl);
+	anl_pass_done(&pass);
+	anl_names_done(&nm);
 	overview_result_done(out);
 	return rc;
 }

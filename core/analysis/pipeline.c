@@ -37,31 +37,16 @@ const char *pipeline_verdict_name(enum pipeline_verdict v)
 	}
 }
 
-/* the pipeline category of an event, -1 for none */
-static int cat_of(const struct gt_event *e, void *p)
-{
-	struct anl_names *nm = p;
-	switch (e->kind) {
-	case GT_EV_KERNEL: return anl_is_comm(nm, e) ? PL_D2D_COMM : PL_COMPUTE;
-	case GT_EV_MEMSET: return PL_COMPUTE;
-	case GT_EV_MEMCPY:
-		switch (e->sub) {
-		case GT_COPY_H2D: return PL_H2D;
-		case GT_COPY_D2H: return PL_OUTPUT;
-		case GT_COPY_H2H: return -1;
-		default: return PL_D2D_COMM;
-		}
-	case GT_EV_RUNTIME:
-	case GT_EV_DRIVER: return PL_LAUNCH;
-	case GT_EV_CPU_OP:
-	case GT_EV_PYTHON:
-		if (anl_is_input(nm, e))
-			return PL_HOST_WAIT;
-		return (anl_name_class(nm, e->name) & ANL_PROFSTEP) ? -1 : PL_HOST_COMPUTE;
-	case GT_EV_NVTX: return anl_is_input(nm, e) ? PL_HOST_WAIT : -1;
-	default: return -1;
-	}
-}
+/* the fine classes (anl.h) that make up each category but the last */
+static const unsigned cat_mask[PL_OTHER] = {
+	ANL_FC_BIT(ANL_FC_KCOMP) | ANL_FC_BIT(ANL_FC_MEMSET),
+	ANL_FC_BIT(ANL_FC_H2D),
+	ANL_FC_BIT(ANL_FC_KCOMM) | ANL_FC_BIT(ANL_FC_COPY),
+	ANL_FC_BIT(ANL_FC_D2H),
+	ANL_FC_BIT(ANL_FC_INPUT),
+	ANL_FC_BIT(ANL_FC_RUNTIME) | ANL_FC_BIT(ANL_FC_DRIVER),
+	ANL_FC_BIT(ANL_FC_CPU),
+};
 
 void pipeline_result_done(struct pipeline_result *r)
 {
@@ -106,15 +91,15 @@ static void classify(struct pipeline_result *out, const double *sum, double tota
 	}
 }
 
-int pipeline_compute(const struct gt_store *s, int32_t rank, const struct steps_list *steps,
-		     const struct gt_scope *sc, struct pipeline_result *out,
-		     char *err, size_t errlen)
+int pipeline_compute_pass(const struct gt_store *s, int32_t rank,
+			   const struct steps_list *steps, const struct gt_scope *sc,
+			   struct pipeline_result *out, const struct anl_pass *pass,
+			   char *err, size_t errlen)
 {
+	struct anl_pass own_pass = {0};
 	struct steps_list own = {0};
 	struct anl_win *win = NULL;
-	uint32_t *hl = NULL, *gl = NULL;
 	struct ivl_list slots = {0}, cost[PL_NCAT], cat[PL_NCAT], rest = {0};
-	uint32_t *lanes = NULL;
 	struct anl_names nm = {0};
 	double sum[PL_NCAT] = {0}, total = 0;
 	int rc = 0;
@@ -128,15 +113,8 @@ int pipeline_compute(const struct gt_store *s, int32_t rank, const struct steps_
 		steps = &own;
 	}
 	long nw = anl_windows(s, rank, steps, sc, &win);
-	long nh = anl_lanes(s, rank, GT_LANE_HOST, -1, &hl);
-	long ng = anl_lanes(s, rank, GT_LANE_GPU, sc ? sc->gpu : -1, &gl);
-	if (nw < 0 || nh < 0 || ng < 0 || anl_names_init(&nm, s))
+	if (nw < 0 || anl_names_init(&nm, s))
 		goto nomem;
-	lanes = malloc(((size_t)nh + (size_t)ng + 1) * sizeof(*lanes));
-	if (!lanes)
-		goto nomem;
-	memcpy(lanes, hl, (size_t)nh * sizeof(*lanes));
-	memcpy(lanes + nh, gl, (size_t)ng * sizeof(*lanes));
 	if (!nw)
 		goto done;
 	out->rows = calloc((size_t)nw, sizeof(*out->rows));
@@ -150,8 +128,15 @@ int pipeline_compute(const struct gt_store *s, int32_t rank, const struct steps_
 		if (win[i].t1 > T1)
 			T1 = win[i].t1;
 	}
-	if (ivl_collect_multi(s, lanes, (size_t)(nh + ng), T0, T1, cat_of, &nm, PL_OTHER, cat))
-		goto nomem;
+	int32_t gpu = sc ? sc->gpu : -1;
+	if (!pass || !pass->has_host || pass->rank != rank || pass->gpu != gpu || pass->t0 > T0 || pass->t1 < T1) {
+		if (anl_pass_build(s, rank, gpu, T0, T1, 1, &nm, &own_pass))
+			goto nomem;
+		pass = &own_pass;
+	}
+	for (int c = 0; c < PL_OTHER; c++)
+		if (anl_pass_union(pass, cat_mask[c], 1, -1, &cat[c]))
+			goto nomem;
 	for (int c = 0; c < PL_OTHER; c++) {
 		if (ivl_intersect(&slots, &cat[c], &cost[c]) || ivl_subtract(&slots, &cost[c], &rest))
 			goto nomem;
@@ -184,15 +169,20 @@ done:
 		ivl_done(&cost[c]);
 		ivl_done(&cat[c]);
 	}
-	free(lanes);
 	ivl_done(&slots);
 	ivl_done(&rest);
 	anl_names_done(&nm);
 	free(win);
-	free(hl);
-	free(gl);
+	anl_pass_done(&own_pass);
 	steps_list_done(&own);
 	return rc;
+}
+
+int pipeline_compute(const struct gt_store *s, int32_t rank, const struct steps_list *steps,
+		     const struct gt_scope *sc, struct pipeline_result *out,
+		     char *err, size_t errlen)
+{
+	return pipeline_compute_pass(s, rank, steps, sc, out, NULL, err, errlen);
 }
 
 size_t pipeline_advice(const struct pipeline_result *r, char lines[][PIPELINE_ADVICE_LEN],
