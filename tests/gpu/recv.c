@@ -4,6 +4,8 @@
  * injected (capture from CUDA's start), reads the ring until CMD exits and
  * prints one line per (kind, name): kind, count, total ns, name; and a
  * final "#streams N" line (distinct GPU lanes with GPU work) and "#lost N".
+ * With GPU_RECV_EVENTS=FILE it also writes every GPU event to FILE as
+ * kind, start ns (host CLOCK_REALTIME axis), duration ns, name.
  * usage: gpu_recv LIB OUT.tsv -- CMD [ARGS]
  */
 #include <errno.h>
@@ -24,6 +26,7 @@ struct row { int kind; uint32_t name; uint64_t n; int64_t dur; };
 static struct row rows[65536];
 static int nrows;
 static int lane_gpu_used[4096];
+static FILE *events_out;
 
 static void add(const struct gt_event *e)
 {
@@ -50,9 +53,14 @@ static void drain(struct ring *r)
 		} else if (m->type == RING_REC_LANE && m->u.lane.id < 4096) {
 			lanes[m->u.lane.id] = m->u.lane;
 		} else if (m->type == RING_REC_EVENT) {
-			add(&m->u.ev);
-			if (m->u.ev.lane < 4096 && gt_event_is_gpu(&m->u.ev))
-				lane_gpu_used[m->u.ev.lane] = 1;
+			const struct gt_event *e = &m->u.ev;
+			add(e);
+			if (e->lane < 4096 && gt_event_is_gpu(e))
+				lane_gpu_used[e->lane] = 1;
+			if (events_out && gt_event_is_gpu(e))
+				fprintf(events_out, "%d\t%lld\t%lld\t%s\n", e->kind, (long long)e->start_ns,
+					(long long)e->dur_ns,
+					e->name < MAXS && strs[e->name] ? strs[e->name] : "?");
 		}
 		ring_release(r, n);
 	}
@@ -64,8 +72,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: gpu_recv LIB OUT.tsv -- CMD [ARGS]\n");
 		return 2;
 	}
+	if (getenv("GPU_RECV_EVENTS") && !(events_out = fopen(getenv("GPU_RECV_EVENTS"), "w"))) {
+		perror(getenv("GPU_RECV_EVENTS"));
+		return 1;
+	}
 	pid_t pid = fork();
 	if (pid == 0) {
+		unsetenv("GPU_RECV_EVENTS");
 		setenv("CUDA_INJECTION64_PATH", argv[1], 1);
 		setenv("NVTX_INJECTION64_PATH", argv[1], 1);
 		setenv("GTRACE_AUTOSTART", "4194304", 1);   /* 256 MiB ring */
@@ -116,5 +129,7 @@ int main(int argc, char **argv)
 		(unsigned long long)(atomic_load(&r.hdr->ring_overflow) + atomic_load(&r.hdr->cupti_dropped) +
 				     atomic_load(&r.hdr->buffers_declined) + atomic_load(&r.hdr->zero_timestamps)));
 	fclose(f);
+	if (events_out)
+		fclose(events_out);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }

@@ -7,6 +7,10 @@
 #      per-name total time within 1 %
 #   3. overhead: median step time plain / under gtrace / under torch.profiler
 # usage: tests/gpu/run.sh [OUTDIR]   (exit 0 = every check passed)
+# Needs: cc, $CUDA_HOME/bin/nvcc (default /usr/local/cuda), python3; PyTorch
+# with CUDA for parts 2 and 3 (skipped, and said so, without it).  Nothing
+# is installed or downloaded; results go to OUTDIR (default $OUT or
+# /tmp/gtrace-gpu): summary.txt, *.tsv, *.out, torchprof.json.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-${OUT:-/tmp/gtrace-gpu}}
@@ -34,6 +38,10 @@ lib=$b/libgtrace-inject.so
 # ---- 1. known counts ----
 if "$CUDA/bin/nvcc" -O2 -o "$b/kernels" tests/gpu/kernels.cu; then
 	"$b/gpu_recv" "$lib" "$out/kernels.tsv" -- "$b/kernels" > "$out/kernels.out" 2>&1
+	if [ ! -s "$out/kernels.tsv" ]; then
+		note "FAIL kernels.cu: nothing received: $(tail -n 2 "$out/kernels.out" | tr '\n' ' ')"
+		fail=1
+	else
 	python3 - "$out/kernels.out" "$out/kernels.tsv" <<'PY' | tee -a "$out/summary.txt"
 import sys
 exp = {l.split()[1]: int(l.split()[2]) for l in open(sys.argv[1]) if l.startswith("expect")}
@@ -60,6 +68,7 @@ print("PASS kernels.cu exact counts" if ok else "FAIL kernels.cu counts")
 sys.exit(0 if ok else 1)
 PY
 	[ $? -eq 0 ] || fail=1
+	fi
 else
 	note "FAIL nvcc kernels.cu"; fail=1
 fi
@@ -68,30 +77,47 @@ fi
 if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
 	steps=200
 	plain=$(python3 tests/gpu/train.py plain $steps /dev/null | awk '/step_ms/{print $2}')
-	"$b/gpu_recv" "$lib" "$out/train.tsv" -- python3 tests/gpu/train.py plain $steps /dev/null \
-		> "$out/train_gtrace.out" 2>&1
+	GPU_RECV_EVENTS="$out/train_events.tsv" "$b/gpu_recv" "$lib" "$out/train.tsv" -- \
+		python3 tests/gpu/train.py plain $steps /dev/null > "$out/train_gtrace.out" 2>&1
 	gt=$(awk '/step_ms/{print $2}' "$out/train_gtrace.out")
 	tp=$(python3 tests/gpu/train.py torchprof $steps "$out/torchprof.json" | awk '/step_ms/{print $2}')
 	note "overhead: step_ms plain=$plain gtrace=$gt torch.profiler=$tp"
-	python3 - "$out/train.tsv" "$out/torchprof.json" $steps <<'PY' | tee -a "$out/summary.txt"
-import json, sys
+	python3 - "$out/train_events.tsv" "$out/torchprof.json" "$out/train_gtrace.out" <<'PY' | tee -a "$out/summary.txt"
+import json, subprocess, sys
 tp = json.load(open(sys.argv[2]))
-steps = int(sys.argv[3])
-gt = {}
+# the measured steps: gtrace captured from CUDA's start (model set-up and
+# warm-up too); keep the kernels that started inside train.py's window,
+# which is bracketed by synchronizations, i.e. exactly the profiled steps
+t0 = t1 = None
+for line in open(sys.argv[3]):
+    if line.startswith("window_ns"):
+        t0, t1 = int(line.split()[1]), int(line.split()[2])
+if t0 is None:
+    print("FAIL train.py under gtrace printed no window (see train_gtrace.out)"); sys.exit(1)
+raw = {}
 for line in open(sys.argv[1]):
     f = line.rstrip("\n").split("\t")
-    if f[0].startswith("#") or int(f[0]) != 1: continue
-    gt[f[3]] = [int(f[1]), int(f[2])]
-# gtrace saw warm-up steps too (10 + steps); torch.profiler only the `steps`
-# profiled ones: compare per-step counts and times
+    if int(f[0]) != 1 or not (t0 <= int(f[1]) <= t1): continue
+    c = raw.setdefault(f[3], [0, 0]); c[0] += 1; c[1] += int(f[2])
+# CUPTI names are mangled; kineto demangles them (abi::__cxa_demangle, as c++filt)
+names = list(raw)
+try:
+    dem = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True,
+                         text=True, check=True).stdout.split("\n")[:len(names)]
+except (OSError, subprocess.CalledProcessError):
+    dem = names
+gt = {}
+for m, d in zip(names, dem):
+    c = gt.setdefault(d, [0, 0]); c[0] += raw[m][0]; c[1] += raw[m][1]
 bad = 0
-for name, (n, ns) in tp.items():
+for name, (n, ns) in sorted(tp.items()):
     g = gt.get(name)
     if not g:
         print("missing in gtrace:", name); bad += 1; continue
-    gn, gns = g[0] * steps / (steps + 10), g[1] * steps / (steps + 10)
-    if abs(gn - n) > 0.5 or abs(gns - ns) > 0.01 * ns:
-        print("differs: %s torch %d/%d ns gtrace %.1f/%.0f ns" % (name, n, ns, gn, gns)); bad += 1
+    if g[0] != n or abs(g[1] - ns) > 0.01 * ns:
+        print("differs: %s torch %d / %d ns, gtrace %d / %d ns" % (name, n, ns, g[0], g[1])); bad += 1
+for name in sorted(set(gt) - set(tp)):
+    print("only in gtrace: %s (%d)" % (name, gt[name][0])); bad += 1
 print(("PASS" if not bad else "FAIL") + " train.py: %d kernel names compared with torch.profiler, %d differ" % (len(tp), bad))
 sys.exit(1 if bad else 0)
 PY

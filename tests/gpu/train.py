@@ -4,7 +4,10 @@ usage: python train.py MODE STEPS OUT
   MODE plain      no profiler (also the run under gtrace)
        torchprof  torch.profiler on the same loop; writes per-kernel-name
                   count and total ns from its CUDA kernel events to OUT
-Always prints 'step_ms MEDIAN' (median step time after 10 warm-up steps).
+Always prints 'step_ms MEDIAN' (median step time after 10 warm-up steps) and
+'window_ns T0 T1': CLOCK_REALTIME around the measured steps (the GPU is idle
+at both ends), so a capture from process start can be cut to the same steps
+torch.profiler sees.
 """
 import json, statistics, sys, time
 import torch
@@ -31,12 +34,15 @@ for _ in range(10):
 torch.cuda.synchronize()
 
 times = []
+window = [0, 0]
 def run():
+    window[0] = time.time_ns()
     for _ in range(steps):
         t0 = time.perf_counter()
         step()
         torch.cuda.synchronize()
         times.append((time.perf_counter() - t0) * 1e3)
+    window[1] = time.time_ns()
 
 if mode == "torchprof":
     from torch.profiler import profile, ProfilerActivity
@@ -53,3 +59,4 @@ if mode == "torchprof":
 else:
     run()
 print("step_ms %.4f" % statistics.median(times))
+print("window_ns %d %d" % (window[0], window[1]))
