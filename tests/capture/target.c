@@ -127,8 +127,10 @@ int main(int argc, char **argv)
 	if (held) {
 		/* the rest reached the ring inside the viewer's stop */
 		atomic_store(&flushed, 1);
-		for (int t = 0; t < 10000 && agent_capturing(); t++)
+		for (int t = 0; t < 10000 && agent_capturing(); t++) {
 			nanosleep(&ms, NULL);
+			agent_pub();
+		}
 		agent_shutdown();
 		return 0;
 	}
