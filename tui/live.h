@@ -78,6 +78,7 @@ struct live_sess {
 	struct gt_store *s;
 	struct live conn[LIVE_SESS_MAX];
 	int n;
+	int joined;              /* connections ever made (n drops at close) */
 	pid_t root;              /* `run`: the started command; its traced
 				  * descendants join as ranks; 0 = none */
 	int root_exited;

@@ -115,6 +115,16 @@ int live_headless(struct live_sess *ss, double duration_s, double every_s)
 	return rc;
 }
 
+/* a started command that never loaded the capture library: say so */
+static int untraced(const struct live_sess *ss, const char *name)
+{
+	if (!ss->root || !ss->root_exited || ss->joined || ss->n_refused)
+		return 0;
+	fprintf(stderr, "gtrace: nothing traced: %s exited without initializing CUDA "
+			"(the capture library loads at cuInit)\n", name);
+	return 1;
+}
+
 int live_view(struct live_sess *ss, const char *name)
 {
 	if (isatty(0) && isatty(1) && getenv("TERM")) {
@@ -122,12 +132,14 @@ int live_view(struct live_sess *ss, const char *name)
 		live_sess_ui(ss, &src, name);
 		int rc = ui_run(&src);
 		live_sess_close(ss);
+		untraced(ss, name);
 		return rc;
 	}
 	int rc = live_headless(ss, 0, 1.0);
 	char line[512];
 	live_sess_status(ss, line, sizeof(line));
-	fprintf(stderr, "%s\n", line);
+	if (!untraced(ss, name))
+		fprintf(stderr, "%s\n", line);
 	live_sess_close(ss);
 	return rc < 0 ? 1 : 0;
 }

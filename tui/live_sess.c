@@ -41,6 +41,7 @@ int live_sess_add(struct live_sess *ss, pid_t pid, char *err, size_t errlen)
 	int rc = live_open(&ss->conn[ss->n], pid, ss->n, ss->s, ss->records, err, errlen);
 	if (rc == 0) {
 		ss->n++;
+		ss->joined++;
 		if (store_finish(ss->s) < 0)   /* a store the viewer can read from the start */
 			return -ENOMEM;
 	}
@@ -167,7 +168,9 @@ void live_sess_status(struct live_sess *ss, char *buf, size_t len)
 	if (ss->n && !alive)
 		state = ss->conn[ss->n - 1].gone ? "target exited" : live_state(&ss->conn[ss->n - 1]);
 	else if (!ss->n)
-		state = ss->root_exited ? "command exited, nothing traced" : "waiting for CUDA";
+		state = !ss->root_exited ? "waiting for CUDA" :
+			ss->n_refused ? "command exited, nothing traced" :
+			"command exited without initializing CUDA, nothing traced";
 	if (ss->paused && !strcmp(state, "capturing"))
 		state = "capturing (view paused)";
 	char r[16], e[16], l[16];

@@ -434,3 +434,22 @@ Test(e2e, record_gets_what_the_source_held_at_stop)
 	unlink(file);
 	unlink(out);
 }
+
+/* a command that never initializes CUDA: one clear line, the command's
+ * exit status, no hang (headless: stdin is not a terminal) */
+Test(e2e, run_of_a_command_without_cuda_says_nothing_traced)
+{
+	char out[] = "/tmp/gtrace-e2e-nocuda.out", buf[1024] = "";
+	pid_t r = start(out, (char *const[]){ gtrace, "run", "--", "true", NULL });
+	cr_assert_eq(wait_exit(r), 0);
+	FILE *f = fopen(out, "r");
+	cr_assert_not_null(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	cr_assert(strstr(buf, "gtrace: nothing traced: true exited without initializing CUDA"), "%s", buf);
+	cr_assert_eq(strchr(buf, '\n'), buf + n - 1, "one line expected: %s", buf);
+	r = start(out, (char *const[]){ gtrace, "run", "--", "false", NULL });
+	cr_assert_eq(wait_exit(r), 1);
+	unlink(out);
+}
