@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -22,7 +23,9 @@ int ctl_connect(pid_t pid, char *err, size_t errlen)
 	}
 	if (connect(fd, (struct sockaddr *)&a, (socklen_t)alen) < 0) {
 		int e = errno;
-		if (e == ECONNREFUSED || e == ENOENT)
+		if ((e == ECONNREFUSED || e == ENOENT) && kill(pid, 0) < 0 && errno == ESRCH)
+			snprintf(err, errlen, "process %d: no such process", (int)pid);
+		else if (e == ECONNREFUSED || e == ENOENT)
 			snprintf(err, errlen, "process %d: no gtrace capture library listening "
 				 "(not started with 'gtrace run', or not using CUDA yet)", (int)pid);
 		else

@@ -358,3 +358,20 @@ Test(live, stop_delivers_held_records, .timeout = 30)
 	forget(pid);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "target exit %d", WEXITSTATUS(st));
 }
+
+/* a pid that does not exist is named as such, not as "no library" */
+Test(live, connect_to_a_dead_pid_says_no_such_process)
+{
+	pid_t c = fork();
+	if (c == 0)
+		_exit(0);
+	waitpid(c, NULL, 0);
+	char err[256] = "";
+	cr_assert_lt(ctl_connect(c, err, sizeof(err)), 0);
+	char want[64];
+	snprintf(want, sizeof(want), "process %d: no such process", (int)c);
+	cr_assert_str_eq(err, want);
+	/* a live process without the library */
+	cr_assert_lt(ctl_connect(getpid(), err, sizeof(err)), 0);
+	cr_assert(strstr(err, "no gtrace capture library listening"), "%s", err);
+}
