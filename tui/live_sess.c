@@ -169,8 +169,8 @@ void live_sess_status(struct live_sess *ss, char *buf, size_t len)
 		state = ss->conn[ss->n - 1].gone ? "target exited" : live_state(&ss->conn[ss->n - 1]);
 	else if (!ss->n)
 		state = !ss->root_exited ? "waiting for CUDA" :
-			ss->n_refused ? "command exited, nothing traced" :
-			"command exited without initializing CUDA, nothing traced";
+			ss->n_refused ? "nothing traced (command exited)" :
+			"nothing traced (command exited without initializing CUDA)";
 	if (ss->paused && !strcmp(state, "capturing"))
 		state = "capturing (view paused)";
 	char r[16], e[16], l[16];
