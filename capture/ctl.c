@@ -133,7 +133,7 @@ static void refuse_busy(pid_t viewer)
 	char msg[200];
 	if (peer_allowed(cfd, msg, sizeof(msg), NULL))
 		snprintf(msg, sizeof(msg), "err busy: another gtrace viewer or recorder (pid %d) "
-			 "is attached to process %d; one at a time", (int)viewer, (int)getpid());
+			 "is attached; one at a time", (int)viewer);
 	send_line(cfd, msg, -1);
 	close(cfd);
 }
