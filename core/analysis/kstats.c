@@ -304,7 +304,12 @@ void kstats_finish_row(const struct ctx *c, struct acc *a, struct kstats_row *ro
 		    (a->cand_n[i] == a->cand_n[best] && a->cand[i] < a->cand[best]))
 			best = i;
 	row->kconf = a->ncand ? a->cand[best] : 0;
-	row->nkconf = a->ncand + a->nkconf_extra;
+	/* distinct known configurations (id 0 = unknown is none): exact up to
+	 * NCAND; NCAND + 1 means "more" (nkconf_extra counts instances) */
+	uint32_t nk = 0;
+	for (uint32_t i = 0; i < a->ncand; i++)
+		nk += a->cand[i] != 0;
+	row->nkconf = a->nkconf_extra ? NCAND + 1 : nk;
 	row->gpu_mask = a->gpu_mask;
 	row->in_windows_ns = a->win_ns;
 	if (c->o->group != KSTATS_BY_COPY_KIND)

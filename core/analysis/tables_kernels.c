@@ -2,7 +2,9 @@
  * tables_kernels.c - the "kernels" report: nsys stats `cuda_gpu_kern_sum`
  * columns (Time (%), Total Time (ns), Instances, Avg, Med, Min, Max, StdDev,
  * Name) then gtrace's extra columns: GPU(s), Grid, Block, Regs/Thread,
- * Shared Mem (bytes), TC (Tensor Core by kernel name) and Step Share (%).
+ * Shared Mem (bytes), TC (Tensor Core by kernel name), Step Share (%) and
+ * Configs (distinct launch configurations; Grid..Shared Mem show the most
+ * common).
  *
  * Step Share (%): the time of the kernel's instances that start inside a
  * step window of their rank (the steps analysis' device-widened windows),
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace/steps.h"
+#include "kstats_priv.h"
 #include "reports.h"
 #include "tables.h"
 
@@ -112,7 +115,8 @@ static int kernels_table(const struct gt_store *s, const struct gt_scope *sc,
 	    gt_table_col(t, "Regs/Thread", GT_COL_INT, 0) < 0 ||
 	    gt_table_col(t, "Shared Mem (bytes)", GT_COL_INT, 0) < 0 ||
 	    gt_table_col(t, "TC", GT_COL_STR, 0) < 0 ||
-	    gt_table_col(t, "Step Share (%)", GT_COL_PCT, 1) < 0)
+	    gt_table_col(t, "Step Share (%)", GT_COL_PCT, 1) < 0 ||
+	    gt_table_col(t, "Configs", GT_COL_INT, 0) < 0)
 		goto nomem;
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct kstats_row *k = &r->rows[i];
@@ -142,6 +146,10 @@ static int kernels_table(const struct gt_store *s, const struct gt_scope *sc,
 		if (step_ns > 0)
 			gt_table_set_float(t, (size_t)row, 15,
 					   100.0 * (double)k->in_windows_ns / (double)step_ns);
+		/* Grid..Shared Mem show the most common one of these; beyond
+		 * NCAND the count is not tracked: n/a */
+		if (k->nkconf && k->nkconf <= NCAND)
+			gt_table_set_int(t, (size_t)row, 16, k->nkconf);
 	}
 	if (tables_scope_note(t, s, sc))
 		goto nomem;
@@ -187,6 +195,6 @@ static int kernels_run(const struct gt_store *s, const struct gt_scope *sc_in,
 const struct gt_report gt_report_kernels = {
 	.name = "kernels",
 	.help = "GPU kernels per name: nsys stats cuda_gpu_kern_sum columns, plus GPU(s), "
-		"grid/block, registers, shared memory, Tensor Core (TC)",
+		"grid/block, registers, shared memory, Tensor Core (TC), step share, launch configs",
 	.run = kernels_run,
 };

@@ -281,7 +281,7 @@ Test(kstats, kernels_report_columns)
 	const char *cols[] = { "Time (%)", "Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)",
 			       "Min (ns)", "Max (ns)", "StdDev (ns)", "Name", "GPU(s)", "Grid",
 			       "Block", "Regs/Thread", "Shared Mem (bytes)", "TC",
-			       "Step Share (%)" };
+			       "Step Share (%)", "Configs" };
 	cr_assert_eq(t->ncols, sizeof(cols) / sizeof(cols[0]));
 	for (size_t i = 0; i < t->ncols; i++)
 		cr_assert_str_eq(t->cols[i].name, cols[i]);
@@ -298,6 +298,9 @@ Test(kstats, kernels_report_columns)
 	cr_assert(gt_table_is_null(t, 0, 13));
 	/* no steps in this store: Step Share is n/a */
 	cr_assert(gt_table_is_null(t, 0, 15));
+	/* A ran with two launch configurations (grid 80 three times, 160 once) */
+	cr_assert_eq(gt_table_cell(t, 1, 16)->i, 2);
+	cr_assert(gt_table_is_null(t, 0, 16), "B has no configuration");
 	gt_report_out_done(&o);
 	store_free(s);
 }
@@ -426,5 +429,39 @@ Test(kstats, parallel_bytes_match_reference, .timeout = 60)
 	cr_assert_float_eq(r.rows[0].med_ns, 5.0, 1e-12);
 	kstats_result_done(&r);
 	free(b);
+	store_free(s);
+}
+
+/* Configs: the number of distinct launch configurations is exact up to 8
+ * (the grid shown is only the most common one); more than 8 is n/a, not a
+ * made-up count.  Planted: K8 with grids 1..8, K20 with grids 1..20. */
+Test(kstats, configs_column)
+{
+	struct gt_store *s = store_new();
+	uint32_t g = lane(s, GT_LANE_GPU, 0, 0, 7);
+	struct gt_kconf kc = { .grid = { 1, 1, 1 }, .block = { 32, 1, 1 }, .occupancy_pct = -1 };
+	int64_t t = 0;
+	for (uint32_t i = 1; i <= 20; i++) {
+		kc.grid[0] = i;
+		uint64_t k = store_kconf(s, &kc);
+		if (i <= 8)
+			add(s, g, GT_EV_KERNEL, "K8", t += 100, 10, k);
+		add(s, g, GT_EV_KERNEL, "K20", t += 100, 10, k);
+		add(s, g, GT_EV_KERNEL, "K20", t += 100, 10, k);
+	}
+	cr_assert_eq(store_finish(s), 0);
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	struct gt_report_out o = { 0 };
+	char err[128];
+	cr_assert_eq(gt_report_find("kernels")->run(s, &sc, &o, err, sizeof(err)), 0);
+	const struct gt_table *t0 = o.tables[0];
+	cr_assert_eq(t0->nrows, 2);
+	/* sorted by total: K20 (400 ns) then K8 (80 ns) */
+	cr_assert_str_eq(gt_table_cell(t0, 0, 8)->s, "K20");
+	cr_assert(gt_table_is_null(t0, 0, 16), "more than 8 configurations: n/a");
+	cr_assert_str_eq(gt_table_cell(t0, 1, 8)->s, "K8");
+	cr_assert_eq(gt_table_cell(t0, 1, 16)->i, 8);
+	gt_report_out_done(&o);
 	store_free(s);
 }

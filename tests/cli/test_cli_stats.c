@@ -195,6 +195,39 @@ Test(cli_stats, kernels_hta_sampled_rank0)
 	check_kernels("hta/trace_filter/sampled_rank-0.json.gz", 194, 1154, 606519000LL);
 }
 
+/*
+ * Configs = distinct launch configurations (grid, block, registers, shared
+ * memory) per kernel name; n/a beyond 8.  Independent count (python3 over
+ * the raw JSON, ph == "X", cat == "kernel", a set of (grid, block,
+ * "registers per thread", "shared memory") per name): of the 194 names, 96
+ * have one configuration, 51 two, 1 eight, and 2 more than eight.
+ */
+Test(cli_stats, kernels_configs_sampled_rank0)
+{
+	struct run r = gtrace("stats ../shared/testdata/hta/trace_filter/sampled_rank-0.json.gz "
+			      "--report kernels --format csv");
+	skip_if_unbuilt(&r);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	struct csv c;
+	csv_parse(r.out, &c);
+	size_t col = csv_col(&c, "Configs");
+	int one = 0, two = 0, eight = 0, many = 0;
+	for (size_t i = 1; i < c.n; i++) {
+		const char *v = c.rows[i][col];
+		one += !strcmp(v, "1");
+		two += !strcmp(v, "2");
+		eight += !strcmp(v, "8");
+		many += !strcmp(v, "n/a");
+	}
+	cr_expect_eq(c.n - 1, 194);
+	cr_expect_eq(one, 96);
+	cr_expect_eq(two, 51);
+	cr_expect_eq(eight, 1);
+	cr_expect_eq(many, 2);
+	csv_free(&c);
+	run_free(&r);
+}
+
 Test(cli_stats, kernels_hta_nccl_data)
 {
 	check_kernels("hta/nccl_data.json.gz", 70, 2700, 162532340LL);
