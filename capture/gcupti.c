@@ -9,6 +9,7 @@
  * buffer requests we could not serve, zero-timestamp records.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -78,10 +79,30 @@ void *gcupti_lib(void)
 	return gc.lib;
 }
 
+/* dl_iterate_phdr: a libcupti of another major version already mapped */
+static int other_cupti(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	const char *p = info->dlpi_name ? strstr(info->dlpi_name, "libcupti.so.") : NULL;
+	if (!p || atoi(p + 12) == CUPTI_API_VERSION / 10000)
+		return 0;
+	*(const char **)data = info->dlpi_name;
+	return 1;
+}
+
 void *gcupti_load(char *reason, size_t len)
 {
 	if (gc.lib)
 		return gc.lib;
+	/* the framework's own CUPTI of another major (a CUDA 12 PyTorch wheel):
+	 * a second CUPTI in the process would fight it; record layouts differ */
+	const char *other = NULL;
+	dl_iterate_phdr(other_cupti, &other);
+	if (other) {
+		snprintf(reason, len, "this process already uses %s; gtrace was built for CUPTI %d",
+			 other, CUPTI_API_VERSION / 10000);
+		return NULL;
+	}
 	/* a copy already in the process (the framework's own) comes first */
 	static const char *const names[] = { "libcupti.so.13", "libcupti.so" };
 	for (size_t i = 0; i < 2 && !gc.lib; i++)

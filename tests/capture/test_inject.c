@@ -47,3 +47,29 @@ Test(inject, passive_without_driver, .timeout = 30)
 	cr_assert_not_null(nvtx);
 	close(fd);
 }
+
+static const void *no_export_table(uint32_t id)
+{
+	(void)id;
+	return NULL;
+}
+
+/* a CUPTI of another major already in the process (a CUDA 12 framework):
+ * the library does not load its own libcupti.so.13 beside it (two CUPTIs
+ * would fight; record layouts differ), NVTX is not forwarded */
+Test(inject, other_cupti_major_in_process_is_left_alone, .timeout = 30)
+{
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/tests/capture/libcupti.so.12", getenv("GTRACE_BUILD"));
+	cr_assert_not_null(dlopen(path, RTLD_NOW), "%s", dlerror());
+	cr_assert_null(dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD));
+	snprintf(path, sizeof(path), "%s/capture/libgtrace-inject.so", getenv("GTRACE_BUILD"));
+	void *lib = dlopen(path, RTLD_NOW);
+	cr_assert_not_null(lib, "%s", dlerror());
+	int (*nvtx)(const void *(*)(uint32_t));
+	*(void **)&nvtx = dlsym(lib, "InitializeInjectionNvtx2");
+	cr_assert_not_null(nvtx);
+	cr_assert_eq(nvtx(no_export_table), 0);
+	cr_assert_null(dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD),
+		       "libcupti.so.13 was loaded beside another CUPTI");
+}
