@@ -19,7 +19,7 @@ static void help(void)
 	       "cuda_runtime, cpu_op, ...), kernel and copy args, and ac2g flow arrows\n"
 	       "from launch calls to their GPU work.  Times are exact to the nanosecond.\n"
 	       "PATH is a .gtrace capture, a Kineto/Chrome JSON(.gz), an nsys .sqlite or\n"
-	       "a directory of per-rank trace files; several PATHs are merged as ranks.\n"
+	       "a directory of per-rank trace files; several JSON PATHs are merged as ranks.\n"
 	       "An OUT ending in .gz is gzip-compressed.\n");
 }
 

@@ -72,7 +72,21 @@ int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
 	}
 	int rc = 0;
 	if (n > 1) {
-		rc = import_files(paths, n, o, s, err, errlen);
+		/* only trace JSON files merge as ranks; say so instead of "not JSON" */
+		static const char *const what[] = { [GT_FMT_GTRACE] = "a .gtrace capture",
+			[GT_FMT_NSYS_SQLITE] = "an nsys SQLite export", [GT_FMT_DIRECTORY] = "a directory" };
+		for (size_t i = 0; i < n && !rc; i++) {
+			enum gt_format f = gt_load_detect(paths[i], err, errlen);
+			if (f == GT_FMT_UNKNOWN)
+				rc = -EINVAL;
+			else if (f != GT_FMT_KINETO_JSON) {
+				snprintf(err, errlen, "%s: is %s; only trace JSON files can be merged, open it on its own",
+					 paths[i], f < sizeof(what) / sizeof(what[0]) && what[f] ? what[f] : "not JSON");
+				rc = -EINVAL;
+			}
+		}
+		if (!rc)
+			rc = import_files(paths, n, o, s, err, errlen);
 	} else {
 		switch (gt_load_detect(paths[0], err, errlen)) {
 		case GT_FMT_GTRACE:

@@ -314,7 +314,11 @@ Test(bad, fifo_and_bad_files_in_directory, .timeout = 20)
 	/* named on the command line, a bad file is an error */
 	const char *named[2] = { good, bad };
 	cr_expect_neq(gt_load(named, 2, &o, &s, err, sizeof(err)), 0);
-	cr_expect(strstr(err, "rank-2.json: not JSON"), "%s", err);
+	cr_expect(strstr(err, "rank-2.json: not a"), "%s", err);
+	/* only JSON files merge: a directory among several paths is named as such */
+	const char *mixed[2] = { good, dir };
+	cr_expect_neq(gt_load(mixed, 2, &o, &s, err, sizeof(err)), 0);
+	cr_expect(strstr(err, "is a directory; only trace JSON files can be merged"), "%s", err);
 	/* nothing readable in the directory: the first file's error */
 	remove(good);
 	cr_expect_neq(gt_load(&p, 1, &o, &s, err, sizeof(err)), 0);
