@@ -351,16 +351,8 @@ int anl_corrmap_build_scope(const struct gt_store *s, const uint32_t *hl, size_t
 	return 0;
 }
 
-const struct anl_launch *anl_corrmap_get(const struct anl_corrmap *m, uint32_t corr)
+const struct anl_launch *anl_corrmap_get_hashed(const struct anl_corrmap *m, uint32_t corr)
 {
-	if (!m->val || !corr)
-		return NULL;
-	if (m->dense) {
-		if (corr < m->base || (size_t)(corr - m->base) >= m->mask)
-			return NULL;
-		const struct anl_launch *v = &m->val[corr - m->base];
-		return v->t0 == INT64_MIN && v->t1 == INT64_MIN ? NULL : v;
-	}
 	size_t i = cm_slot(corr) & m->mask;
 	while (m->key[i]) {
 		if (m->key[i] == corr)
@@ -408,16 +400,74 @@ int64_t anl_select_i64(int64_t *v, size_t n, size_t k)
 	return v[k];
 }
 
+#define MED_BITS 11
+
+/* median of a 2-element middle: lo + (hi - lo) / 2 (no overflow) */
+static inline int64_t mid2(int64_t lo, int64_t hi)
+{
+	return lo + (hi - lo) / 2;
+}
+
 int64_t anl_median_i64(int64_t *v, size_t n)
 {
 	if (!n)
 		return 0;
-	int64_t hi = anl_select_i64(v, n, n / 2);
-	if (n & 1)
+	/* the middle ranks: k1 == k2 when n is odd */
+	size_t k1 = (n - 1) / 2, k2 = n / 2;
+	size_t cnt[1u << MED_BITS];
+	while (n > 256) {   /* MSD radix select: keep only the bucket holding k1 */
+		int64_t mn = v[0], mx = v[0];
+		for (size_t i = 1; i < n; i++) {
+			mn = v[i] < mn ? v[i] : mn;
+			mx = v[i] > mx ? v[i] : mx;
+		}
+		if (mn == mx)
+			return mn;
+		uint64_t range = (uint64_t)mx - (uint64_t)mn;
+		int bits = 64 - __builtin_clzll(range);
+		int sh = bits > MED_BITS ? bits - MED_BITS : 0;
+		memset(cnt, 0, sizeof(cnt));
+		for (size_t i = 0; i < n; i++)
+			cnt[((uint64_t)v[i] - (uint64_t)mn) >> sh]++;
+		size_t cum = 0, b1 = SIZE_MAX, b2 = 0, c1 = 0;
+		for (size_t b = 0; b < (1u << MED_BITS); b++) {
+			if (b1 == SIZE_MAX && k1 < cum + cnt[b]) {
+				b1 = b;
+				c1 = cum;
+			}
+			if (k2 < cum + cnt[b]) {
+				b2 = b;
+				break;
+			}
+			cum += cnt[b];
+		}
+		if (b1 != b2) {     /* k1 ends bucket b1, k2 starts bucket b2 */
+			int64_t lo = INT64_MIN, hi = INT64_MAX;
+			for (size_t i = 0; i < n; i++) {
+				size_t b = ((uint64_t)v[i] - (uint64_t)mn) >> sh;
+				if (b == b1 && v[i] > lo)
+					lo = v[i];
+				else if (b == b2 && v[i] < hi)
+					hi = v[i];
+			}
+			return mid2(lo, hi);
+		}
+		size_t w = 0;
+		for (size_t i = 0; i < n; i++)
+			if ((((uint64_t)v[i] - (uint64_t)mn) >> sh) == b1)
+				v[w++] = v[i];
+		if (!sh)                /* one value per bucket */
+			return v[0];
+		n = w;
+		k1 -= c1;
+		k2 -= c1;
+	}
+	int64_t hi = anl_select_i64(v, n, k2);
+	if (k1 == k2)
 		return hi;
 	int64_t lo = v[0];
-	for (size_t i = 1; i < n / 2; i++)   /* max of the lower half */
+	for (size_t i = 1; i < k2; i++)   /* max of the lower part */
 		if (v[i] > lo)
 			lo = v[i];
-	return lo + (hi - lo) / 2;
+	return mid2(lo, hi);
 }

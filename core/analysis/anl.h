@@ -89,8 +89,21 @@ int anl_corrmap_build_range(const struct gt_store *s, const uint32_t *hl, size_t
 int anl_corrmap_build_scope(const struct gt_store *s, const uint32_t *hl, size_t nh,
 			    uint32_t lo, uint32_t hi, size_t hint, int64_t t1,
 			    struct anl_corrmap *m);
+/* the launch of `corr` in a hashed map, or NULL */
+const struct anl_launch *anl_corrmap_get_hashed(const struct anl_corrmap *m, uint32_t corr);
 /* the launch of `corr`, or NULL */
-const struct anl_launch *anl_corrmap_get(const struct anl_corrmap *m, uint32_t corr);
+static inline const struct anl_launch *anl_corrmap_get(const struct anl_corrmap *m,
+						       uint32_t corr)
+{
+	if (!m->val || !corr)
+		return NULL;
+	if (!m->dense)
+		return anl_corrmap_get_hashed(m, corr);
+	if (corr < m->base || (size_t)(corr - m->base) >= m->mask)
+		return NULL;
+	const struct anl_launch *v = &m->val[corr - m->base];
+	return v->t0 == INT64_MIN && v->t1 == INT64_MIN ? NULL : v;
+}
 void anl_corrmap_done(struct anl_corrmap *m);
 
 /* k-th smallest (0-based) of v, reordering v; v non-empty */
@@ -123,6 +136,8 @@ struct anl_pass {
 	size_t ndev;
 	int32_t *devs;                /* devices, ascending */
 	struct ivl_list (*dev)[ANL_FC_N];   /* per device: its GPU lanes */
+	uint32_t corr_lo, corr_hi;    /* non-zero correlation ids of the GPU events */
+	size_t corr_n;                /* read (store_lane_range of each GPU lane) */
 };
 /* one pass over the rank's host lanes (when host) and GPU lanes (device
  * gpu, -1 = any) */
@@ -131,10 +146,12 @@ int anl_pass_build(const struct gt_store *s, int32_t rank, int32_t gpu, int64_t 
 void anl_pass_done(struct anl_pass *p);
 /* index of device in p->devs, or -1 */
 long anl_pass_dev_index(const struct anl_pass *p, int32_t device);
-/* out = union of the classes in mask over the host group (with_host) and
- * the device groups (dev = index, -1 = all); out is replaced */
-int anl_pass_union(const struct anl_pass *p, unsigned mask, int with_host, long dev,
-		   struct ivl_list *out);
+/* union of the classes in mask over the host group (with_host) and the
+ * device groups (dev = index, -1 = all) */
+/* the same union without a copy: a list of the pass when one class of one
+ * group has intervals, else *tmp (replaced) holding the union; NULL = ENOMEM */
+const struct ivl_list *anl_pass_get(const struct anl_pass *p, unsigned mask, int with_host,
+				   long dev, struct ivl_list *tmp);
 
 /* the analyses on a pass built by the caller (pass may be NULL, or not fit
  * the rank/GPU/range: then they build their own) */
@@ -152,5 +169,9 @@ int pipeline_compute_pass(const struct gt_store *s, int32_t rank,
 int gputime_compute_pass(const struct gt_store *s, const struct gt_scope *sc,
 			 struct gputime_result *out, const struct anl_pass *pass,
 			 char *err, size_t errlen);
+struct multigpu_result;
+int multigpu_compute_pass(const struct gt_store *s, const struct gt_scope *sc,
+			  struct multigpu_result *out, const struct anl_pass *pass,
+			  char *err, size_t errlen);
 
 #endif

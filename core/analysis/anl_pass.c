@@ -11,12 +11,21 @@
 #include <string.h>
 #include "anl.h"
 
-/* the fine class of an event, -1 for none (ProfilerStep spans, plain NVTX) */
-static int fine_class(const struct gt_event *e, void *p)
+/* class bits of a name (anl_name_class with the cached case inline) */
+static inline unsigned name_class(struct anl_names *nm, uint32_t name)
 {
-	struct anl_names *nm = p;
+	if (name < nm->n && (nm->cls[name] & 0x80))
+		return nm->cls[name] & 0x7f;
+	return anl_name_class(nm, name);
+}
+
+/* the fine class of an event, -1 for none (ProfilerStep spans, plain NVTX) */
+static inline int fine_class(const struct gt_event *e, struct anl_names *nm)
+{
 	switch (e->kind) {
-	case GT_EV_KERNEL: return anl_is_comm(nm, e) ? ANL_FC_KCOMM : ANL_FC_KCOMP;
+	case GT_EV_KERNEL:
+		return (e->flags & GT_EVF_NCCL) || (name_class(nm, e->name) & ANL_NCCL) ?
+		       ANL_FC_KCOMM : ANL_FC_KCOMP;
 	case GT_EV_MEMCPY:
 		switch (e->sub) {
 		case GT_COPY_H2D: return ANL_FC_H2D;
@@ -29,12 +38,84 @@ static int fine_class(const struct gt_event *e, void *p)
 	case GT_EV_DRIVER: return ANL_FC_DRIVER;
 	case GT_EV_CPU_OP:
 	case GT_EV_PYTHON:
-		if (anl_is_input(nm, e))
+	case GT_EV_NVTX: {
+		unsigned c = name_class(nm, e->name);
+		if ((e->flags & GT_EVF_DATALOADER) || (c & ANL_DATALOADER))
 			return ANL_FC_INPUT;
-		return (anl_name_class(nm, e->name) & ANL_PROFSTEP) ? -1 : ANL_FC_CPU;
-	case GT_EV_NVTX: return anl_is_input(nm, e) ? ANL_FC_INPUT : -1;
+		return e->kind == GT_EV_NVTX || (c & ANL_PROFSTEP) ? -1 : ANL_FC_CPU;
+	}
 	default: return -1;
 	}
+}
+
+/* out[c] = union of the class-c events of the lanes clipped to [t0, t1)
+ * (the loop of ivl_collect_multi with the class and the push inline) */
+static int collect(const struct gt_store *s, const uint32_t *lanes, size_t nlanes, int64_t t0,
+		   int64_t t1, struct anl_names *nm, struct ivl_list *out, struct anl_pass *p)
+{
+	int rc = 0;
+	if (!nlanes)
+		return 0;
+	struct ivl_list *parts = calloc(nlanes * ANL_FC_N, sizeof(*parts));
+	struct ivl_list *col = calloc(nlanes, sizeof(*col));
+	if (!parts || !col) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t k = 0; k < nlanes; k++) {
+		const struct gt_lane *ln = store_lane_at(s, lanes[k]);
+		struct ivl_list *lp = &parts[k * ANL_FC_N];
+		size_t first, last;
+		store_lane_range(ln, t0, t1, &first, &last);
+		for (size_t i = first; i < last; i++) {
+			const struct gt_event *e = &ln->ev[i];
+			int64_t a = e->start_ns, b = gt_event_end(e);
+			if (p && e->corr) {   /* correlation ids of the GPU work (gputime) */
+				p->corr_n++;
+				p->corr_lo = e->corr < p->corr_lo ? e->corr : p->corr_lo;
+				p->corr_hi = e->corr > p->corr_hi ? e->corr : p->corr_hi;
+			}
+			if (b <= a || b <= t0 || a >= t1)
+				continue;
+			int c = fine_class(e, nm);
+			if (c < 0)
+				continue;
+			struct ivl_list *o = &lp[c];
+			if (a < t0)
+				a = t0;
+			if (b > t1)
+				b = t1;
+			if (o->n) {          /* sorted by start: merge with the last */
+				struct ivl *l = &o->v[o->n - 1];
+				if (a <= l->b) {
+					if (b > l->b)
+						l->b = b;
+					continue;
+				}
+			} else if (!o->cap && ivl_reserve(o, last - i)) {  /* the lane's rest */
+				rc = -ENOMEM;
+				goto out;
+			}
+			o->v[o->n].a = a;
+			o->v[o->n].b = b;
+			o->n++;
+		}
+	}
+	for (int c = 0; c < ANL_FC_N && !rc; c++) {
+		size_t np = 0;
+		for (size_t k = 0; k < nlanes; k++)
+			if (parts[k * ANL_FC_N + c].n)
+				ivl_move(&col[np++], &parts[k * ANL_FC_N + c]);
+		rc = ivl_merge_parts(col, np, &out[c]);
+		for (size_t k = 0; k < np; k++)
+			ivl_done(&col[k]);
+	}
+out:
+	for (size_t i = 0; parts && i < nlanes * ANL_FC_N; i++)
+		ivl_done(&parts[i]);
+	free(parts);
+	free(col);
+	return rc;
 }
 
 void anl_pass_done(struct anl_pass *p)
@@ -66,6 +147,7 @@ int anl_pass_build(const struct gt_store *s, int32_t rank, int32_t gpu, int64_t 
 	p->t0 = t0;
 	p->t1 = t1;
 	p->has_host = host;
+	p->corr_lo = UINT32_MAX;
 	long nh = anl_lanes(s, rank, GT_LANE_HOST, -1, &hl);
 	long ng = anl_lanes(s, rank, GT_LANE_GPU, gpu, &gl);
 	if (nh < 0 || ng < 0)
@@ -85,14 +167,14 @@ int anl_pass_build(const struct gt_store *s, int32_t rank, int32_t gpu, int64_t 
 	p->dev = calloc(w ? w : 1, sizeof(*p->dev));
 	if (!p->dev)
 		goto out;
-	if (host && ivl_collect_multi(s, hl, (size_t)nh, t0, t1, fine_class, nm, ANL_FC_N, p->host))
+	if (host && collect(s, hl, (size_t)nh, t0, t1, nm, p->host, NULL))
 		goto out;
 	for (size_t d = 0; d < p->ndev; d++) {
 		size_t n = 0;
 		for (long k = 0; k < ng; k++)
 			if (store_lane_at(s, gl[k])->key.device == p->devs[d])
 				sel[n++] = gl[k];
-		if (ivl_collect_multi(s, sel, n, t0, t1, fine_class, nm, ANL_FC_N, p->dev[d]))
+		if (collect(s, sel, n, t0, t1, nm, p->dev[d], p))
 			goto out;
 	}
 	rc = 0;
@@ -163,16 +245,17 @@ static int union_many(const struct ivl_list *const *in, size_t n, struct ivl_lis
 	return rc;
 }
 
-int anl_pass_union(const struct anl_pass *p, unsigned mask, int with_host, long dev,
-		   struct ivl_list *out)
+const struct ivl_list *anl_pass_get(const struct anl_pass *p, unsigned mask, int with_host,
+				   long dev, struct ivl_list *tmp)
 {
 	const struct ivl_list *in[ANL_FC_N * 17];
 	const struct ivl_list **v = in;
 	size_t n = 0, max = ANL_FC_N * (p->ndev + 1);
+	ivl_done(tmp);
 	if (max > sizeof(in) / sizeof(in[0])) {
 		v = malloc(max * sizeof(*v));
 		if (!v)
-			return -ENOMEM;
+			return NULL;
 	}
 	for (int c = 0; c < ANL_FC_N; c++) {
 		if (!((mask >> c) & 1))
@@ -183,8 +266,12 @@ int anl_pass_union(const struct anl_pass *p, unsigned mask, int with_host, long 
 			if ((dev < 0 || (size_t)dev == d) && p->dev[d][c].n)
 				v[n++] = &p->dev[d][c];
 	}
-	int rc = union_many(v, n, out);
+	const struct ivl_list *r = tmp;
+	if (n == 1)
+		r = v[0];
+	else if (n > 1 && union_many(v, n, tmp))
+		r = NULL;
 	if (v != in)
 		free(v);
-	return rc;
+	return r;
 }

@@ -85,16 +85,17 @@ int breakdown_compute_pass(const struct gt_store *s, int32_t rank,
 			goto nomem;
 		pass = &own_pass;
 	}
+	const struct ivl_list *cp[BD_OTHER];
 	for (int c = 0; c < BD_OTHER; c++)
-		if (anl_pass_union(pass, cat_mask[c], 1, -1, &cat[c]))
+		if (!(cp[c] = anl_pass_get(pass, cat_mask[c], 1, -1, &cat[c])))
 			goto nomem;
-	for (int c = 0; c < BD_OTHER; c++) {
-		if (ivl_intersect(&slots, &cat[c], &cost[c]) || ivl_subtract(&slots, &cost[c], &rest))
+	for (int c = 0; c < BD_OTHER; c++) {   /* the slots left go to the first category */
+		if (ivl_split(&slots, cp[c], &cost[c], &rest))
 			goto nomem;
 		ivl_move(&slots, &rest);
 	}
 	ivl_move(&cost[BD_OTHER], &slots);
-	if (ivl_union(&cat[BD_KERNEL], &cat[BD_COMM], &anyk))
+	if (ivl_union(cp[BD_KERNEL], cp[BD_COMM], &anyk))
 		goto nomem;
 	int64_t sum_any = 0, sum_total = 0;
 	for (long i = 0; i < nw; i++) {

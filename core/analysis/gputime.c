@@ -36,9 +36,41 @@ static int vinit(struct i64v *a, size_t cap)
 	return a->v ? 0 : -ENOMEM;
 }
 
-/* idle gaps and queue length of one stream in [t0, t1) */
+/* the launch vectors of one GPU (sized for all its events in the scope) */
+struct launch_vec {
+	struct i64v cpu, gpu, dly;
+};
+
+/* launch statistics of one kernel (la = its launch call or NULL) */
+static inline void kernel_stats(const struct gt_event *e, const struct anl_launch *la,
+				struct gputime_gpu *g, struct launch_vec *lv)
+{
+	g->kernels++;
+	g->under_10us += e->dur_ns < 10000;
+	g->gpu_dur_sum_ns += e->dur_ns;
+	lv->gpu.v[lv->gpu.n++] = e->dur_ns;
+	if (!la)
+		return;
+	int64_t c = la->t1 - la->t0, d = e->start_ns - la->t1;
+	if (d < 0)
+		d = 0;
+	g->launches++;
+	g->cpu_launch_sum_ns += c;
+	g->delay_sum_ns += d;
+	if (d > g->delay_max_ns)
+		g->delay_max_ns = d;
+	g->short_kernels += e->dur_ns < c;
+	g->runtime_outliers += e->dur_ns > GPUTIME_RUNTIME_OUTLIER_NS;
+	g->delay_outliers += d > GPUTIME_DELAY_OUTLIER_NS;
+	lv->cpu.v[lv->cpu.n++] = c;
+	lv->dly.v[lv->dly.n++] = d;
+}
+
+/* idle gaps and queue length of one stream in [t0, t1), and the launch
+ * statistics of its kernels into g / lv (one walk, one launch lookup) */
 static int stream_stats(const struct gt_lane *l, int64_t t0, int64_t t1,
-			const struct anl_corrmap *cm, struct gputime_stream *st)
+			const struct anl_corrmap *cm, struct gputime_stream *st,
+			struct gputime_gpu *g, struct launch_vec *lv)
 {
 	struct i64v up = {0}, down = {0};
 	size_t first, last;
@@ -54,6 +86,8 @@ static int stream_stats(const struct gt_lane *l, int64_t t0, int64_t t1,
 		if (!gt_event_is_gpu(e) || e->start_ns >= t1 || gt_event_end(e) <= t0)
 			continue;
 		const struct anl_launch *la = anl_corrmap_get(cm, e->corr);
+		if (e->kind == GT_EV_KERNEL)
+			kernel_stats(e, la, g, lv);
 		if (prev_end != INT64_MIN && e->start_ns > prev_end) {
 			int64_t gap = e->start_ns - prev_end;
 			st->gaps++;
@@ -98,62 +132,6 @@ out:
 	return rc;
 }
 
-/* launch statistics of the kernels on the lanes */
-static int launch_stats(const struct gt_store *s, const uint32_t *gl, size_t ng, int64_t t0,
-			int64_t t1, const struct anl_corrmap *cm, struct gputime_gpu *g)
-{
-	struct i64v cpu = {0}, gpu = {0}, dly = {0};
-	int rc = 0;
-	size_t cap = 0;
-	for (size_t k = 0; k < ng; k++) {
-		size_t first, last;
-		store_lane_range(store_lane_at(s, gl[k]), t0, t1, &first, &last);
-		cap += last - first;
-	}
-	if (vinit(&cpu, cap) || vinit(&gpu, cap) || vinit(&dly, cap)) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (size_t k = 0; k < ng; k++) {
-		const struct gt_lane *l = store_lane_at(s, gl[k]);
-		size_t first, last;
-		store_lane_range(l, t0, t1, &first, &last);
-		for (size_t i = first; i < last; i++) {
-			const struct gt_event *e = &l->ev[i];
-			if (e->kind != GT_EV_KERNEL || e->start_ns >= t1 || gt_event_end(e) <= t0)
-				continue;
-			g->kernels++;
-			g->under_10us += e->dur_ns < 10000;
-			g->gpu_dur_sum_ns += e->dur_ns;
-			gpu.v[gpu.n++] = e->dur_ns;
-			const struct anl_launch *la = anl_corrmap_get(cm, e->corr);
-			if (!la)
-				continue;
-			int64_t c = la->t1 - la->t0, d = e->start_ns - la->t1;
-			if (d < 0)
-				d = 0;
-			g->launches++;
-			g->cpu_launch_sum_ns += c;
-			g->delay_sum_ns += d;
-			if (d > g->delay_max_ns)
-				g->delay_max_ns = d;
-			g->short_kernels += e->dur_ns < c;
-			g->runtime_outliers += e->dur_ns > GPUTIME_RUNTIME_OUTLIER_NS;
-			g->delay_outliers += d > GPUTIME_DELAY_OUTLIER_NS;
-			cpu.v[cpu.n++] = c;
-			dly.v[dly.n++] = d;
-		}
-	}
-	g->gpu_dur_med_ns = anl_median_i64(gpu.v, gpu.n);
-	g->cpu_launch_med_ns = anl_median_i64(cpu.v, cpu.n);
-	g->delay_med_ns = anl_median_i64(dly.v, dly.n);
-out:
-	free(cpu.v);
-	free(gpu.v);
-	free(dly.v);
-	return rc;
-}
-
 /* the fine classes (anl.h) of compute, communication and memory */
 static const unsigned class_mask[K_N] = {
 	ANL_FC_BIT(ANL_FC_KCOMP), ANL_FC_BIT(ANL_FC_KCOMM),
@@ -166,19 +144,23 @@ static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const st
 {
 	uint32_t *gl = NULL;
 	struct ivl_list all = {0}, cl[K_N], ov = {0}, tmp = {0};
+	struct launch_vec lv;
 	int rc = 0;
 	memset(cl, 0, sizeof(cl));
+	memset(&lv, 0, sizeof(lv));
 	long ng = anl_lanes(s, rank, GT_LANE_GPU, dev, &gl);
 	int64_t t0 = sc ? sc->t0_ns : INT64_MIN, t1 = sc ? sc->t1_ns : INT64_MAX;
 	long di = anl_pass_dev_index(pass, dev);
+	const struct ivl_list *cp[K_N] = { &cl[0], &cl[1], &cl[2] };
 	for (int k = 0; k < K_N && di >= 0 && !rc; k++)
-		rc = anl_pass_union(pass, class_mask[k], 0, di, &cl[k]);
-	if (ng < 0 || rc || ivl_union(&cl[K_COMPUTE], &cl[K_COMM], &tmp) ||
-	    ivl_union(&tmp, &cl[K_MEM], &all) || ivl_intersect(&cl[K_COMPUTE], &cl[K_COMM], &ov)) {
+		if (!(cp[k] = anl_pass_get(pass, class_mask[k], 0, di, &cl[k])))
+			rc = -ENOMEM;
+	if (ng < 0 || rc || ivl_union(cp[K_COMPUTE], cp[K_COMM], &tmp) ||
+	    ivl_union(&tmp, cp[K_MEM], &all) || ivl_intersect(cp[K_COMPUTE], cp[K_COMM], &ov)) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	struct ivl_list *comp = &cl[K_COMPUTE], *comm = &cl[K_COMM];
+	const struct ivl_list *comp = cp[K_COMPUTE], *comm = cp[K_COMM];
 	if (!all.n)
 		goto out;     /* a GPU with no work in the scope: no row */
 	struct gputime_gpu *g = &out->gpus[out->ngpus++];
@@ -191,8 +173,16 @@ static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const st
 	g->noncompute_ns = g->span_ns - g->compute_ns - g->idle_ns;
 	g->comm_ns = ivl_len(comm);
 	g->comm_overlap_ns = ivl_len(&ov);
-	if ((rc = launch_stats(s, gl, (size_t)ng, t0, t1, cm, g)))
+	size_t cap = 0;
+	for (long k = 0; k < ng; k++) {
+		size_t first, last;
+		store_lane_range(store_lane_at(s, gl[k]), t0, t1, &first, &last);
+		cap += last - first;
+	}
+	if (vinit(&lv.cpu, cap) || vinit(&lv.gpu, cap) || vinit(&lv.dly, cap)) {
+		rc = -ENOMEM;
 		goto out;
+	}
 	for (long k = 0; k < ng; k++) {
 		const struct gt_lane *l = store_lane_at(s, gl[k]);
 		struct gputime_stream *st = &out->streams[out->nstreams];
@@ -200,11 +190,17 @@ static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const st
 		st->rank = rank;
 		st->device = dev;
 		st->stream = l->key.id;
-		if ((rc = stream_stats(l, t0, t1, cm, st)))
+		if ((rc = stream_stats(l, t0, t1, cm, st, g, &lv)))
 			goto out;
 		out->nstreams++;
 	}
+	g->gpu_dur_med_ns = anl_median_i64(lv.gpu.v, lv.gpu.n);
+	g->cpu_launch_med_ns = anl_median_i64(lv.cpu.v, lv.cpu.n);
+	g->delay_med_ns = anl_median_i64(lv.dly.v, lv.dly.n);
 out:
+	free(lv.cpu.v);
+	free(lv.gpu.v);
+	free(lv.dly.v);
 	free(gl);
 	ivl_done(&all);
 	ivl_done(&tmp);
@@ -245,33 +241,26 @@ int gputime_compute_pass(const struct gt_store *s, const struct gt_scope *sc,
 		long ng = anl_lanes(s, ranks[r], GT_LANE_GPU, sc->gpu, &gl);
 		long nh = anl_lanes(s, ranks[r], GT_LANE_HOST, -1, &hl);
 		struct anl_corrmap cm;
-		uint32_t lo = UINT32_MAX, hi = 0;
-		size_t hint = 0;
-		for (long k = 0; k < ng; k++) {   /* correlation ids of the GPU work in scope */
-			const struct gt_lane *l = store_lane_at(s, gl[k]);
-			size_t first, last;
-			store_lane_range(l, sc->t0_ns, sc->t1_ns, &first, &last);
-			for (size_t i = first; i < last; i++) {
-				uint32_t c = l->ev[i].corr;
-				hint += c != 0;
-				if (c && c < lo)
-					lo = c;
-				if (c > hi)
-					hi = c;
-			}
-		}
-		if (ng < 0 || nh < 0 || anl_corrmap_build_scope(s, hl, (size_t)nh, lo, hi, hint,
-								      sc->t1_ns, &cm)) {
-			free(gl);
-			free(hl);
-			goto nomem;
-		}
 		struct anl_pass own = {0};
 		const struct anl_pass *p = pass;
 		if (!p || p->rank != ranks[r] || p->gpu != sc->gpu || p->t0 != sc->t0_ns ||
 		    p->t1 != sc->t1_ns) {     /* the span needs the scope's clip exactly */
-			rc = anl_pass_build(s, ranks[r], sc->gpu, sc->t0_ns, sc->t1_ns, 0, &nm, &own);
+			if (anl_pass_build(s, ranks[r], sc->gpu, sc->t0_ns, sc->t1_ns, 0, &nm, &own)) {
+				free(gl);
+				free(hl);
+				goto nomem;
+			}
 			p = &own;
+		}
+		/* correlation ids of the GPU work in scope, read by the pass */
+		uint32_t lo = p->corr_lo, hi = p->corr_hi;
+		size_t hint = p->corr_n;
+		if (ng < 0 || nh < 0 || anl_corrmap_build_scope(s, hl, (size_t)nh, lo, hi, hint,
+								      sc->t1_ns, &cm)) {
+			anl_pass_done(&own);
+			free(gl);
+			free(hl);
+			goto nomem;
 		}
 		for (size_t k = 0; k < p->ndev && !rc; k++)
 			rc = one_gpu(s, ranks[r], p->devs[k], sc, &cm, p, out);

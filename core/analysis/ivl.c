@@ -121,6 +121,31 @@ int ivl_subtract(const struct ivl_list *x, const struct ivl_list *y, struct ivl_
 	return 0;
 }
 
+int ivl_split(const struct ivl_list *x, const struct ivl_list *y, struct ivl_list *in,
+	      struct ivl_list *out)
+{
+	size_t j = 0;
+	if (x->n && (ivl_reserve(in, in->n + x->n + y->n) || ivl_reserve(out, out->n + x->n + y->n)))
+		return -ENOMEM;
+	for (size_t i = 0; i < x->n; i++) {
+		int64_t cur = x->v[i].a, end = x->v[i].b;
+		while (j < y->n && y->v[j].b <= cur)
+			j++;
+		for (size_t k = j; k < y->n && y->v[k].a < end; k++) {
+			int64_t a = y->v[k].a > cur ? y->v[k].a : cur;
+			int64_t b = y->v[k].b < end ? y->v[k].b : end;
+			if ((a > cur && ivl_push(out, cur, a)) || ivl_push(in, a, b))
+				return -ENOMEM;
+			cur = b;
+			if (cur >= end)
+				break;
+		}
+		if (cur < end && ivl_push(out, cur, end))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int64_t ivl_len(const struct ivl_list *l)
 {
 	int64_t s = 0;
@@ -176,8 +201,7 @@ static int lane_union(const struct gt_lane *ln, int64_t t0, int64_t t1,
 	return 0;
 }
 
-/* merge parts[0..np) into out (balanced pairwise rounds); frees parts' lists */
-static int merge_parts(struct ivl_list *parts, size_t np, struct ivl_list *out)
+int ivl_merge_parts(struct ivl_list *parts, size_t np, struct ivl_list *out)
 {
 	while (np > 1) {
 		size_t w = 0;
@@ -256,7 +280,7 @@ int ivl_collect_multi(const struct gt_store *s, const uint32_t *lanes, size_t nl
 		for (size_t k = 0; k < nlanes; k++)
 			if (parts[k * (size_t)ncat + c].n)
 				ivl_move(&col[np++], &parts[k * (size_t)ncat + c]);
-		rc = merge_parts(col, np, &out[c]);
+		rc = ivl_merge_parts(col, np, &out[c]);
 		for (size_t k = 0; k < np; k++)
 			ivl_done(&col[k]);
 	}

@@ -30,6 +30,11 @@ int ivl_push(struct ivl_list *l, int64_t a, int64_t b);
 int ivl_union(const struct ivl_list *x, const struct ivl_list *y, struct ivl_list *out);
 int ivl_intersect(const struct ivl_list *x, const struct ivl_list *y, struct ivl_list *out);
 int ivl_subtract(const struct ivl_list *x, const struct ivl_list *y, struct ivl_list *out);
+/* in = x & y and out = x - y in one walk (in, out empty and distinct) */
+int ivl_split(const struct ivl_list *x, const struct ivl_list *y, struct ivl_list *in,
+	      struct ivl_list *out);
+/* merge parts[0..np) into out (balanced pairwise rounds); frees the parts */
+int ivl_merge_parts(struct ivl_list *parts, size_t np, struct ivl_list *out);
 /* total length */
 int64_t ivl_len(const struct ivl_list *l);
 /* length inside [t0, t1) (binary search) */

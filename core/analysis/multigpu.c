@@ -85,33 +85,55 @@ static int64_t last_in(const struct ivl_list *l, int64_t t0, int64_t t1)
 }
 
 /* fill the cells of one participant */
-static int fill_gpu(const struct gt_store *s, const struct steps_list *sl, size_t gi,
+/* the fine classes (anl.h) of each class */
+static const unsigned class_mask[K_N] = {
+	ANL_FC_BIT(ANL_FC_KCOMP), ANL_FC_BIT(ANL_FC_KCOMM), ANL_FC_MEMCPY,
+	ANL_FC_BIT(ANL_FC_MEMSET), ANL_FC_BIT(ANL_FC_KCOMP) | ANL_FC_BIT(ANL_FC_KCOMM),
+	ANL_FC_BIT(ANL_FC_KCOMP) | ANL_FC_BIT(ANL_FC_KCOMM) | ANL_FC_MEMCPY |
+	ANL_FC_BIT(ANL_FC_MEMSET)
+};
+
+static int fill_gpu(const struct gt_store *s, const struct gt_scope *sc, size_t gi,
 		    const struct anl_win *win, long nw, struct anl_names *nm,
-		    struct multigpu_result *r, struct ivl_list *busy_out)
+		    const struct anl_pass *pass, struct multigpu_result *r,
+		    struct ivl_list *busy_out)
 {
 	const struct multigpu_gpu *g = &r->gpus[gi];
 	uint32_t *gl = NULL;
 	struct ivl_list u[K_N], ov = {0};
+	const struct ivl_list *up[K_N];
 	int rc = 0;
 	memset(u, 0, sizeof(u));
-	long ng = anl_lanes(s, g->rank, GT_LANE_GPU, g->device, &gl);
-	if (ng < 0)
-		return -ENOMEM;
+	for (int k = 0; k < K_N; k++)
+		up[k] = &u[k];
 	int64_t T0 = win[0].t0, T1 = win[0].t1;
 	for (long i = 1; i < nw; i++)
 		if (win[i].t1 > T1)
 			T1 = win[i].t1;
-	struct ivl_list tmp = {0};
-	rc = ivl_collect_multi(s, gl, (size_t)ng, T0, T1, class_of, nm, K_NCLS, u);
+	/* rank 0's pass of the overview covers [T0, T1) (or more): the same
+	 * unions inside the windows, read from it */
+	long di = pass && pass->rank == g->rank && pass->gpu == sc->gpu && pass->t0 <= T0 &&
+		  pass->t1 >= T1 ? anl_pass_dev_index(pass, g->device) : -1;
+	if (di >= 0) {
+		for (int k = 0; k < K_N && !rc; k++)
+			if (!(up[k] = anl_pass_get(pass, class_mask[k], 0, di, &u[k])))
+				rc = -ENOMEM;
+	} else {
+		long ng = anl_lanes(s, g->rank, GT_LANE_GPU, g->device, &gl);
+		if (ng < 0)
+			return -ENOMEM;
+		struct ivl_list tmp = {0};
+		rc = ivl_collect_multi(s, gl, (size_t)ng, T0, T1, class_of, nm, K_NCLS, u);
+		if (!rc)
+			rc = ivl_union(&u[K_COMPUTE], &u[K_COMM], &u[K_ANYK]);
+		if (!rc)
+			rc = ivl_union(&u[K_ANYK], &u[K_COPY], &tmp);
+		if (!rc)
+			rc = ivl_union(&tmp, &u[K_MEMSET], &u[K_ALL]);
+		ivl_done(&tmp);
+	}
 	if (!rc)
-		rc = ivl_union(&u[K_COMPUTE], &u[K_COMM], &u[K_ANYK]);
-	if (!rc)
-		rc = ivl_union(&u[K_ANYK], &u[K_COPY], &tmp);
-	if (!rc)
-		rc = ivl_union(&tmp, &u[K_MEMSET], &u[K_ALL]);
-	ivl_done(&tmp);
-	if (!rc)
-		rc = ivl_intersect(&u[K_COMPUTE], &u[K_COMM], &ov);
+		rc = ivl_intersect(up[K_COMPUTE], up[K_COMM], &ov);
 	for (long i = 0; i < nw && !rc; i++) {
 		long si = step_index(r, win[i].step);
 		if (si < 0)
@@ -120,18 +142,27 @@ static int fill_gpu(const struct gt_store *s, const struct steps_list *sl, size_
 		int64_t a = win[i].t0, b = win[i].t1;
 		c->t0_ns = a;
 		c->t1_ns = b;
-		c->compute_ns = ivl_len_in(&u[K_COMPUTE], a, b);
-		c->comm_ns = ivl_len_in(&u[K_COMM], a, b);
+		c->compute_ns = ivl_len_in(up[K_COMPUTE], a, b);
+		c->comm_ns = ivl_len_in(up[K_COMM], a, b);
 		c->comm_overlap_ns = ivl_len_in(&ov, a, b);
-		c->copy_ns = ivl_len_in(&u[K_COPY], a, b);
-		c->first_kernel_ns = first_in(&u[K_ANYK], a, b);
-		c->busy_ns = ivl_len_in(&u[K_ALL], a, b);
-		int64_t last = last_in(&u[K_ALL], a, b);
+		c->copy_ns = ivl_len_in(up[K_COPY], a, b);
+		c->first_kernel_ns = first_in(up[K_ANYK], a, b);
+		c->busy_ns = ivl_len_in(up[K_ALL], a, b);
+		int64_t last = last_in(up[K_ALL], a, b);
 		c->finish_ns = last == INT64_MIN ? -1 : last - a;
+		if (di >= 0 && a == b && (a == T0 || a == T1)) {
+			/* an empty window at the edge of [T0, T1): nothing of a
+			 * union clipped to [T0, T1) touches it */
+			c->first_kernel_ns = INT64_MAX;
+			c->finish_ns = -1;
+		}
 	}
-	(void)sl;
-	if (!rc)
+	if (!rc && up[K_ALL] != &u[K_ALL]) {   /* a list of the pass: copy it */
+		struct ivl_list none = {0};
+		rc = ivl_union(up[K_ALL], &none, busy_out);
+	} else if (!rc) {
 		ivl_move(busy_out, &u[K_ALL]);
+	}
 	for (int k = 0; k < K_N; k++)
 		ivl_done(&u[k]);
 	ivl_done(&ov);
@@ -261,6 +292,13 @@ static void summarize(struct multigpu_result *r)
 int multigpu_compute(const struct gt_store *s, const struct gt_scope *sc,
 		     struct multigpu_result *out, char *err, size_t errlen)
 {
+	return multigpu_compute_pass(s, sc, out, NULL, err, errlen);
+}
+
+int multigpu_compute_pass(const struct gt_store *s, const struct gt_scope *sc,
+			  struct multigpu_result *out, const struct anl_pass *pass,
+			  char *err, size_t errlen)
+{
 	struct gt_scope all;
 	int32_t *ranks = NULL;
 	struct steps_list *sl = NULL;
@@ -329,7 +367,7 @@ int multigpu_compute(const struct gt_store *s, const struct gt_scope *sc,
 				out->cells[(size_t)si * out->ngpus + g].valid = 1;
 			}
 			struct ivl_list busy = {0}, merged = {0};
-			rc = fill_gpu(s, &sl[r], g, win[r], nw[r], &nm, out, &busy);
+			rc = fill_gpu(s, sc, g, win[r], nw[r], &nm, pass, out, &busy);
 			if (!rc && !(rc = ivl_union(&rank_busy, &busy, &merged)))
 				ivl_move(&rank_busy, &merged);
 			ivl_done(&busy);

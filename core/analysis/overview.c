@@ -126,7 +126,7 @@ int overview_compute(const struct gt_store *s, const struct gt_scope *sc,
 	    (rc = breakdown_compute_pass(s, rank0, &sl, sc, &out->bd, &pass, err, errlen)) ||
 	    (rc = pipeline_compute_pass(s, rank0, &sl, sc, &out->pl, &pass, err, errlen)) ||
 	    (rc = gputime_compute_pass(s, sc, &out->gt, &pass, err, errlen)) ||
-	    (rc = multigpu_compute(s, sc, &out->mg, err, errlen)) ||
+	    (rc = multigpu_compute_pass(s, sc, &out->mg, &pass, err, errlen)) ||
 	    (rc = top_kernels(s, sc, out)))
 		goto fail;
 	environment(s, sc, out);
