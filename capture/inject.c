@@ -53,8 +53,10 @@ static void inject_start(void)
 #endif
 	/* passive: the trainer runs on; a viewer learns why */
 	static const struct agent_source passive = { .name = "cupti", .status = passive_status };
-	if (agent_init(&passive, err, sizeof(err)) == 0)
-		agent_set_passive(reason);
+	/* passive before the socket listens: a viewer that connects at once
+	 * must not be handed a ring nothing will fill */
+	agent_set_passive(reason);
+	agent_init(&passive, err, sizeof(err));
 }
 
 int InitializeInjection(void)
