@@ -183,6 +183,14 @@ char *layout_fmt_dur(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+char *layout_fmt_rel(int64_t ns, char *buf, size_t len)
+{
+	char d[32];
+	layout_fmt_dur(ns, d, sizeof(d));
+	snprintf(buf, len, "%s%s", ns < 0 ? "" : "+", d);
+	return buf;
+}
+
 char *layout_fmt_ts(int64_t ns, char *buf, size_t len)
 {
 	if (ns < 1000000000 && ns > -1000000000)

@@ -66,6 +66,8 @@ int64_t layout_tick_ns(const struct layout_tmap *m, int min_cols);
 char *layout_fmt_time(int64_t t_ns, int64_t scale_ns, char *buf, size_t len);
 /* a duration with 3 significant digits: "812ns", "4.07us", "12.3ms", "1.50s" */
 char *layout_fmt_dur(int64_t ns, char *buf, size_t len);
+/* an offset from the capture start with its sign: "+12.3ms", "-2.20ms" */
+char *layout_fmt_rel(int64_t ns, char *buf, size_t len);
 /* a time stamp with microsecond precision: "173.412ms" under a second,
  * "2.500000s" from one second on */
 char *layout_fmt_ts(int64_t ns, char *buf, size_t len);

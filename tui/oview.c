@@ -284,8 +284,14 @@ static void evidence(struct oview *o, const struct overview_rec *rc)
 	}
 	if (t1 > t0)
 		tlview_zoom_range(a->views[VIEW_TRACE], t0, t1);
+	if (rc->gpu >= 0)
+		tlview_goto_gpu(a->views[VIEW_TRACE], rc->rank, rc->gpu);
 	ui_switch(a, VIEW_TRACE);
-	ui_msg(a, "evidence: %s", rc->kind ? rc->kind : "recommendation");
+	if (rc->gpu >= 0)
+		ui_msg(a, "evidence: %s, cursor on rank %d GPU %d", rc->kind ? rc->kind : "recommendation",
+		       rc->rank < 0 ? 0 : rc->rank, rc->gpu);
+	else
+		ui_msg(a, "evidence: %s", rc->kind ? rc->kind : "recommendation");
 }
 
 /* move between recommendations; Enter shows the evidence */

@@ -52,7 +52,7 @@ void status_draw(struct app *a, struct lrect r)
 		if (mw > r.w / 2)
 			mw = r.w / 2;
 		term_put(r.y, r.x, r.w - mw, at, line);
-		term_put(r.y, r.x + r.w - mw, mw, theme_attr(TH_SELECT), a->msg);
+		term_printf(r.y, r.x + r.w - mw, mw, theme_attr(TH_SELECT), " %s", a->msg);
 	} else {
 		term_put(r.y, r.x, r.w, at, line);
 	}

@@ -169,8 +169,8 @@ static void mark_lines(struct tlview *t, const struct lrect *r)
 	int64_t lo = store_t_min(s), span = m1 - m0 > 0 ? m1 - m0 : 1;
 	char a[32], b[32], c[32];
 	term_printf(r->y, r->x + 1, r->w - 2, theme_attr(TH_HEADER),
-		    "range +%s .. +%s (%s)%s", layout_fmt_dur(m0 - lo, a, sizeof(a)),
-		    layout_fmt_dur(m1 - lo, b, sizeof(b)), layout_fmt_dur(span, c, sizeof(c)),
+		    "range %s .. %s (%s)%s", layout_fmt_rel(m0 - lo, a, sizeof(a)),
+		    layout_fmt_rel(m1 - lo, b, sizeof(b)), layout_fmt_dur(span, c, sizeof(c)),
 		    t->marking == 1 ? "  [m fixes, Esc cancels]" : "  [M zooms, Esc clears]");
 	int half = r->w / 2, rows = r->h - 1;
 	/* busy per lane: the busiest `rows` lanes */

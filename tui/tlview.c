@@ -169,14 +169,14 @@ static void set_range_text(struct tlview *t)
 			m0 = m1;
 			m1 = x;
 		}
-		snprintf(t->v.app->range, sizeof(t->v.app->range), "mark +%s..+%s (%s)",
-			 layout_fmt_dur(m0 - lo, a, sizeof(a)), layout_fmt_dur(m1 - lo, b, sizeof(b)),
+		snprintf(t->v.app->range, sizeof(t->v.app->range), "mark %s..%s (%s)",
+			 layout_fmt_rel(m0 - lo, a, sizeof(a)), layout_fmt_rel(m1 - lo, b, sizeof(b)),
 			 layout_fmt_dur(m1 - m0, d, sizeof(d)));
 		return;
 	}
 	int64_t v0 = t->m.t0_ns, span = (int64_t)t->m.cols * t->m.ns_per_col;
-	snprintf(t->v.app->range, sizeof(t->v.app->range), "view +%s (%s)%s",
-		 layout_fmt_dur(v0 - lo, a, sizeof(a)), layout_fmt_dur(span, d, sizeof(d)),
+	snprintf(t->v.app->range, sizeof(t->v.app->range), "view %s (%s)%s",
+		 layout_fmt_rel(v0 - lo, a, sizeof(a)), layout_fmt_dur(span, d, sizeof(d)),
 		 t->follow ? " follow" : "");
 }
 
@@ -247,6 +247,32 @@ void tlview_goto(struct view *v, struct gt_ref r)
 	t->sel = r;
 	t->has_sel = t->pinned = 1;
 	t->follow = 0;
+	keep_row_visible(t);
+}
+
+void tlview_goto_gpu(struct view *v, int32_t rank, int32_t gpu)
+{
+	struct tlview *t = (struct tlview *)v;
+	if (gpu < 0)
+		return;
+	/* the GPU's compute stream, else its first stream */
+	uint32_t lane = UINT32_MAX;
+	for (size_t i = 0; i < t->L.nall; i++) {
+		const struct lanes_row *r = &t->L.all[i];
+		if (r->kind != LROW_LANE || r->device != gpu || (rank >= 0 && r->rank != rank))
+			continue;
+		if (lane == UINT32_MAX || r->role == LROLE_COMPUTE)
+			lane = r->lane;
+		if (r->role == LROLE_COMPUTE)
+			break;
+	}
+	if (lane == UINT32_MAX)
+		return;
+	size_t row = lanes_find(&t->L, lane);
+	if (row == SIZE_MAX)
+		return;
+	t->row = row;
+	t->pinned = 0;
 	keep_row_visible(t);
 }
 

@@ -142,6 +142,10 @@ Test(layout, ruler_ticks_and_labels)
 	cr_expect_str_eq(layout_fmt_dur(12345678, b, sizeof(b)), "12.3ms");
 	cr_expect_str_eq(layout_fmt_dur(1500000000, b, sizeof(b)), "1.50s");
 	cr_expect_str_eq(layout_fmt_dur(-2500, b, sizeof(b)), "-2.50us");
+	/* offsets from the capture start: one sign, never "+-" (status line bug) */
+	cr_expect_str_eq(layout_fmt_rel(2200000, b, sizeof(b)), "+2.20ms");
+	cr_expect_str_eq(layout_fmt_rel(-2200000, b, sizeof(b)), "-2.20ms");
+	cr_expect_str_eq(layout_fmt_rel(0, b, sizeof(b)), "+0ns");
 	cr_expect_str_eq(layout_fmt_ts(173412345, b, sizeof(b)), "173.412ms");
 	cr_expect_str_eq(layout_fmt_ts(2500000000, b, sizeof(b)), "2.500000s");
 }
