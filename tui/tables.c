@@ -25,6 +25,19 @@ static int is_ns(const struct gt_col *c)
 	return c->type != GT_COL_STR && n >= 4 && !strcmp(c->name + n - 4, "(ns)");
 }
 
+/* a column's heading as shown: "(ns)" dropped where the cells carry their unit */
+static const char *col_title(const struct gt_col *c, char *buf, size_t len)
+{
+	size_t n = strlen(c->name);
+	if (!is_ns(c))
+		return c->name;
+	n -= 4;
+	while (n && c->name[n - 1] == ' ')
+		n--;
+	snprintf(buf, len, "%.*s", (int)n, c->name);
+	return buf;
+}
+
 void tables_cell_text(const struct gt_table *t, size_t row, size_t col, char *buf, size_t len)
 {
 	if (gt_table_is_null(t, row, col)) {
@@ -100,7 +113,9 @@ void tables_draw(const struct gt_table *t, struct tables_state *st, struct lrect
 	size_t nc = t->ncols < 64 ? t->ncols : 64;
 	char buf[512];
 	for (size_t c = 0; c < nc; c++) {
-		w[c] = (int)strlen(t->cols[c].name) + ((int)c == st->sort_col ? 1 : 0);
+		char ti[64];
+		w[c] = (int)strlen(col_title(&t->cols[c], ti, sizeof(ti))) +
+		       ((int)c == st->sort_col ? 1 : 0);
 		for (size_t i = st->top; i < nrows && i < st->top + (size_t)body; i++) {
 			tables_cell_text(t, rows[i], c, buf, sizeof(buf));
 			int l = (int)strlen(buf);
@@ -129,7 +144,8 @@ void tables_draw(const struct gt_table *t, struct tables_state *st, struct lrect
 	term_fill((struct lrect){ r.x, r.y, r.w, 1 }, 0);
 	for (int k = 0; k < ns; k++) {
 		int c = shown[k];
-		snprintf(buf, sizeof(buf), "%s%s", t->cols[c].name,
+		char ti[64];
+		snprintf(buf, sizeof(buf), "%s%s", col_title(&t->cols[c], ti, sizeof(ti)),
 			 c == st->sort_col ? (st->sort_desc ? "v" : "^") : "");
 		int l = (int)strlen(buf);
 		int right = t->cols[c].type != GT_COL_STR;
