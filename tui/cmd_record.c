@@ -134,8 +134,17 @@ int cmd_record(int argc, char **argv)
 	int status = 0;
 	if (ss.root && !ss.root_exited && waitpid(ss.root, &ss.root_status, WNOHANG) == ss.root)
 		ss.root_exited = 1;
-	if (ss.root && ss.root_exited && WIFEXITED(ss.root_status))
-		status = WEXITSTATUS(ss.root_status) ? 1 : 0;
+	if (ss.root && !ss.root_exited && !live_headless_interrupted()) {
+		/* --duration is over, the command is not: its status is ours */
+		fprintf(stderr, "gtrace record: capture done; %s (pid %d) runs on, waiting for it "
+				"(Ctrl-C stops it)\n", cmd[0], (int)ss.root);
+		while (waitpid(ss.root, &ss.root_status, 0) < 0 && errno == EINTR)
+			;
+		ss.root_exited = 1;
+	}
+	/* a command that failed or was killed by a signal: 1 */
+	if (ss.root && ss.root_exited)
+		status = WIFEXITED(ss.root_status) && !WEXITSTATUS(ss.root_status) ? 0 : 1;
 	store_free(s);
 	return status;
 }

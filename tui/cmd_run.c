@@ -88,8 +88,8 @@ int cmd_run(int argc, char **argv)
 		ss.root_status = st;
 		ss.root_exited = 1;
 	}
-	if (rc == 0 && WIFEXITED(ss.root_status) && WEXITSTATUS(ss.root_status))
-		rc = 1;
+	if (rc == 0 && !(WIFEXITED(ss.root_status) && !WEXITSTATUS(ss.root_status)))
+		rc = 1;             /* the command failed or was killed by a signal */
 	store_free(s);
 	return rc;
 }

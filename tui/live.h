@@ -130,6 +130,8 @@ int live_spawn(char **argv, pid_t *pid, char *err, size_t errlen);
  * duration_s (0 = none); every_s > 0 prints a status line that often to
  * stderr.  Returns 0, or negative errno from the writer. */
 int live_headless(struct live_sess *ss, double duration_s, double every_s);
+/* 1 when the last live_headless ended on SIGINT/SIGTERM */
+int live_headless_interrupted(void);
 /* the live viewer on a session when stdin/stdout are a terminal, else
  * live_headless with a status line per second; returns the exit status */
 int live_view(struct live_sess *ss, const char *name);

@@ -69,6 +69,11 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+int live_headless_interrupted(void)
+{
+	return live_stop != 0;
+}
+
 int live_headless(struct live_sess *ss, double duration_s, double every_s)
 {
 	struct sigaction sa, old_int, old_term;

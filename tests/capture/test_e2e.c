@@ -453,3 +453,25 @@ Test(e2e, run_of_a_command_without_cuda_says_nothing_traced)
 	cr_assert_eq(wait_exit(r), 1);
 	unlink(out);
 }
+
+/* `record --duration` of a command that outlives it: the capture ends on
+ * time, then the recorder waits for the command and returns its failure;
+ * a command killed by a signal is a failure too */
+Test(e2e, record_duration_waits_for_the_command_status)
+{
+	char out[] = "/tmp/gtrace-e2e-dur.out", file[] = "/tmp/gtrace-e2e-dur.gtrace";
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid_t r = start(out, (char *const[]){ gtrace, "record", "-q", "-o", file, "--duration", "0.3",
+					      "--", "sh", "-c", "sleep 1; exit 3", NULL });
+	cr_assert_eq(wait_exit(r), 1);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	cr_assert_geq(s, 0.95, "returned after %.2f s, before the command ended", s);
+	cr_assert_eq(access(file, R_OK), 0);
+	r = start(out, (char *const[]){ gtrace, "record", "-q", "-o", file, "--", "sh", "-c",
+					"kill -9 $$", NULL });
+	cr_assert_eq(wait_exit(r), 1);
+	unlink(file);
+	unlink(out);
+}
