@@ -351,3 +351,38 @@ Test(quirks, begin_end_pairs)
 	cr_expect_eq(store_drops(s)->import_skipped, 1);
 	store_free(s);
 }
+
+/* the export is strict JSON in UTF-8 even when a name is not: a raw 0xff
+ * byte and a lone surrogate escape (decoded to CESU bytes) become U+FFFD */
+static int valid_utf8(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned c = p[i];
+		size_t k = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 && c >= 0xc2 ? 2 : (c & 0xf0) == 0xe0 ? 3 :
+			   c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+		if (!k || i + k > n)
+			return 0;
+		for (size_t j = 1; j < k; j++)
+			if ((p[i + j] & 0xc0) != 0x80)
+				return 0;
+		if (k == 3 && c == 0xed && p[i + 1] >= 0xa0)
+			return 0;   /* surrogate */
+		i += k;
+	}
+	return 1;
+}
+
+Test(bad, export_is_valid_utf8)
+{
+	struct gt_store *s;
+	char err[256];
+	cr_assert_eq(imps("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\xff\\ud800z \xc3\xa9\","
+			  " \"pid\": 0, \"tid\": 7, \"ts\": 5, \"dur\": 2}]}", &s, err), 0, "%s", err);
+	char *txt;
+	size_t len;
+	cr_assert_eq(export_chrome_mem(s, NULL, &txt, &len), 0);
+	cr_assert(valid_utf8((const unsigned char *)txt, len), "%.*s", (int)len, txt);
+	cr_assert(strstr(txt, "\"k\\ufffd\\ufffd\\ufffd\\ufffdz \xc3\xa9\""), "%s", txt);
+	free(txt);
+	store_free(s);
+}
