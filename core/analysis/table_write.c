@@ -52,13 +52,52 @@ static const char *cell_text(const struct gt_table *t, size_t r, size_t c, char 
 	return buf;
 }
 
-/* display widths count UTF-8 code points, not bytes */
+/* length of the valid UTF-8 sequence at p (2..4), 0 when invalid */
+static int utf8_len(const unsigned char *p)
+{
+	int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
+	if (n == 0)
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	uint32_t cp = n == 2 ? (p[0] & 0x1fu) : n == 3 ? (p[0] & 0x0fu) : (p[0] & 0x07u);
+	for (int i = 1; i < n; i++)
+		cp = cp << 6 | (p[i] & 0x3fu);
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;               /* overlong, surrogate or out of range */
+	return n;
+}
+
+/* display width of s as text_put prints it: one column per code point,
+ * per control character and per invalid byte */
 static size_t text_width(const char *s)
 {
 	size_t w = 0;
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++, w++) {
+		int n = *p >= 0x80 ? utf8_len(p) : 0;
+		if (n)
+			p += n - 1;
+	}
 	return w;
+}
+
+/* a cell on the terminal: control characters (escape sequences, newlines
+ * from a trace's names) and invalid UTF-8 bytes print as '?' */
+static void text_put(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		int n = *p >= 0x80 ? utf8_len(p) : 0;
+		if (n) {
+			fwrite(p, 1, (size_t)n, f);
+			p += n - 1;
+		} else if (*p < 0x20 || *p >= 0x7f) {
+			fputc('?', f);
+		} else {
+			fputc(*p, f);
+		}
+	}
 }
 
 /* text mode prints the wide name column last */
@@ -117,14 +156,14 @@ static int write_text(FILE *f, const struct gt_table *t)
 			}
 			size_t pad = w[c] - text_width(s);
 			if (t->cols[c].align_left) {
-				fputs(s, f);
+				text_put(f, s);
 				if (!last)
 					for (size_t i = 0; i < pad; i++)
 						fputc(' ', f);
 			} else {
 				for (size_t i = 0; i < pad; i++)
 					fputc(' ', f);
-				fputs(s, f);
+				text_put(f, s);
 			}
 		}
 		fputc('\n', f);
@@ -182,24 +221,6 @@ static int write_csv(FILE *f, const struct gt_table *t)
 		fputc('\n', f);
 	}
 	return ferror(f) ? -EIO : 0;
-}
-
-/* length of the valid UTF-8 sequence at p (2..4), 0 when invalid */
-static int utf8_len(const unsigned char *p)
-{
-	int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
-	if (n == 0)
-		return 0;
-	for (int i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	uint32_t cp = n == 2 ? (p[0] & 0x1fu) : n == 3 ? (p[0] & 0x0fu) : (p[0] & 0x07u);
-	for (int i = 1; i < n; i++)
-		cp = cp << 6 | (p[i] & 0x3fu);
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;               /* overlong, surrogate or out of range */
-	return n;
 }
 
 /* JSON string: control characters escaped, invalid UTF-8 bytes as U+FFFD */

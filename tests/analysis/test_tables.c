@@ -195,3 +195,30 @@ Test(tables, json_utf8)
 	free(js);
 	gt_table_free(t);
 }
+
+/* text mode goes to a terminal: a trace's names must not carry escape
+ * sequences, newlines (which break the rows) or invalid UTF-8 there; each
+ * such byte prints as '?' and the column width counts it as one */
+Test(tables, text_sanitizes_control_bytes)
+{
+	struct gt_table *t = gt_table_new("u", "U");
+	gt_table_col(t, "Name", GT_COL_STR, 0);
+	gt_table_col(t, "Kind", GT_COL_STR, 0);
+	gt_table_row(t);
+	gt_table_set_str(t, 0, 0, "a\x1b[2Jb\nc\xff caf\xc3\xa9");
+	gt_table_set_str(t, 0, 1, "k\r");
+	gt_table_row(t);
+	gt_table_set_str(t, 1, 0, "x");
+	gt_table_set_str(t, 1, 1, "kind");
+	char *txt = write_str(t, GT_OUT_TABLE);
+	for (const char *p = txt; *p; p++)
+		cr_assert((unsigned char)*p >= 0x20 || *p == '\n', "control byte 0x%02x in %s", *p, txt);
+	cr_assert(strstr(txt, "k?    a?[2Jb?c? caf\xc3\xa9\n"), "%s", txt);
+	/* 4 lines: header, rule, two rows (title and blank line before) */
+	int lines = 0;
+	for (const char *p = txt; *p; p++)
+		lines += *p == '\n';
+	cr_assert_eq(lines, 2 + 4, "%s", txt);
+	free(txt);
+	gt_table_free(t);
+}
