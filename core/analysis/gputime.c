@@ -60,7 +60,7 @@ static inline void kernel_stats(const struct gt_event *e, const struct anl_launc
 	if (d > g->delay_max_ns)
 		g->delay_max_ns = d;
 	g->short_kernels += e->dur_ns < c;
-	g->runtime_outliers += e->dur_ns > GPUTIME_RUNTIME_OUTLIER_NS;
+	g->runtime_outliers += c > GPUTIME_RUNTIME_OUTLIER_NS;   /* HTA: the CPU runtime event */
 	g->delay_outliers += d > GPUTIME_DELAY_OUTLIER_NS;
 	lv->cpu.v[lv->cpu.n++] = c;
 	lv->dly.v[lv->dly.n++] = d;

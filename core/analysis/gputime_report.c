@@ -121,17 +121,17 @@ static struct gt_table *launches(const struct gputime_result *r)
 			gt_table_set_float(t, w, 10, us(g->delay_med_ns));
 			gt_table_set_float(t, w, 11, us(g->delay_max_ns));
 			gt_table_set_int(t, w, 12, (int64_t)g->short_kernels);
+			gt_table_set_int(t, w, 14, (int64_t)g->runtime_outliers);
 			gt_table_set_int(t, w, 15, (int64_t)g->delay_outliers);
 		}
 		if (g->kernels) {
 			gt_table_set_float(t, w, 7, (double)g->gpu_dur_sum_ns / (double)g->kernels / 1e3);
 			gt_table_set_float(t, w, 8, us(g->gpu_dur_med_ns));
 			gt_table_set_float(t, w, 13, pct((double)g->under_10us, (double)g->kernels));
-			gt_table_set_int(t, w, 14, (int64_t)g->runtime_outliers);
 		}
 	}
 	if (t && gt_table_note(t, "delay = GPU start - launch call end (floored at 0); short kernels run "
-			       "shorter than their launch call")) {
+			       "shorter than their launch call; runtime outliers: launch calls over 50 us")) {
 		gt_table_free(t);
 		return NULL;
 	}

@@ -95,7 +95,7 @@ size_t pipeline_advice(const struct pipeline_result *r, char lines[][PIPELINE_AD
 /* ---- GPU time (Holistic Trace Analysis) ---- */
 
 #define GPUTIME_KERNEL_WAIT_NS 30000      /* idle gap < 30 us: kernel wait */
-#define GPUTIME_RUNTIME_OUTLIER_NS 50000  /* kernel runtime outlier */
+#define GPUTIME_RUNTIME_OUTLIER_NS 50000  /* launch call (CUDA runtime event) outlier */
 #define GPUTIME_DELAY_OUTLIER_NS 100000   /* launch delay outlier */
 #define GPUTIME_QUEUE_MAX 1024
 
@@ -109,7 +109,8 @@ struct gputime_gpu {
 	int64_t cpu_launch_med_ns, gpu_dur_med_ns, delay_med_ns, delay_max_ns;
 	uint64_t short_kernels;             /* GPU duration < launch call duration */
 	uint64_t under_10us;                /* kernels under 10 us */
-	uint64_t runtime_outliers, delay_outliers;
+	uint64_t runtime_outliers;          /* launch calls longer than 50 us (HTA) */
+	uint64_t delay_outliers;            /* launch delays over 100 us */
 };
 
 struct gputime_stream {

@@ -86,6 +86,41 @@ Test(gputime, planted_hta_definitions)
 	store_free(s);
 }
 
+/*
+ * HTA's outliers: "runtime event outliers" are CPU runtime (launch) events
+ * longer than 50 us, not long kernels; launch delay outliers are kernels
+ * starting over 100 us after their launch call ended.
+ * k1 [100000,170000) (70 us) launched [1000,2000) (1 us call): delay 98 us,
+ *   neither outlier;
+ * k2 [300000,300005) launched [200000,260000) (60 us call): runtime outlier,
+ *   delay 40 us;
+ * k3 [500000,560000) (60 us) launched [380000,381000): delay 119 us, delay
+ *   outlier.  (Counting long kernels instead would give 2 runtime outliers.)
+ */
+Test(gputime, outliers_are_hta_runtime_events)
+{
+	struct gt_store *s = store_new();
+	uint32_t h = fx_lane(s, GT_LANE_HOST, 0, -1, 1);
+	uint32_t g = fx_lane(s, GT_LANE_GPU, 0, 0, 7);
+	fx_add(s, h, GT_EV_RUNTIME, "cudaLaunchKernel", 1000, 2000, 1, 0);
+	fx_add(s, h, GT_EV_RUNTIME, "cudaLaunchKernel", 200000, 260000, 2, 0);
+	fx_add(s, h, GT_EV_RUNTIME, "cudaLaunchKernel", 380000, 381000, 3, 0);
+	fx_add(s, g, GT_EV_KERNEL, "long_gemm", 100000, 170000, 1, 0);
+	fx_add(s, g, GT_EV_KERNEL, "relu", 300000, 300005, 2, 0);
+	fx_add(s, g, GT_EV_KERNEL, "long_gemm", 500000, 560000, 3, 0);
+	cr_assert_eq(store_finish(s), 0);
+	struct gputime_result r;
+	char err[128];
+	cr_assert_eq(gputime_compute(s, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(r.ngpus, 1);
+	cr_assert_eq(r.gpus[0].launches, 3);
+	cr_assert_eq(r.gpus[0].runtime_outliers, 1);
+	cr_assert_eq(r.gpus[0].delay_outliers, 1);
+	cr_assert_eq(r.gpus[0].short_kernels, 1);   /* k2: 5 ns < its 60 us call */
+	gputime_result_done(&r);
+	store_free(s);
+}
+
 Test(gputime, report_csv_header)
 {
 	struct gt_store *s = planted();
