@@ -176,10 +176,10 @@ int live_sim_main(int argc, char **argv)
 			o.scenario = (enum sim_scenario)sc;
 		} else if (!num_ok) {
 			return cmd_usage_error("sim", "%s: '%s' is not a number", a, v);
-		} else if (!strcmp(a, "--gpus")) {
-			o.gpus = (int)x;
-		} else if (!strcmp(a, "--ranks")) {
-			o.ranks = (int)x;
+		} else if (!strcmp(a, "--gpus") || !strcmp(a, "--ranks")) {
+			if (x < 1 || x > 64 || x != (int)x)
+				return cmd_usage_error("sim", "%s: '%s' is not 1..64", a, v);
+			*(a[2] == 'g' ? &o.gpus : &o.ranks) = (int)x;
 		} else if (!strcmp(a, "--steps")) {
 			o.steps = (int)x;
 			steps_given = 1;
