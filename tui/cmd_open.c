@@ -1,9 +1,16 @@
 /*
  * cmd_open.c - 'gtrace open PATH...': load any input (progress on stderr
- * while loading) and run the viewer on it.
+ * while loading) and run the viewer on it.  Inputs whose importer draws no
+ * progress bar of its own (.gtrace, nsys SQLite, directories) load on a
+ * thread while this one shows the elapsed time and size on stderr.
  */
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include "gtrace/load.h"
 #include "cmd.h"
 #include "ui.h"
@@ -15,6 +22,111 @@ static void usage(FILE *f)
 		   "Open a .gtrace capture, a Kineto/Chrome trace JSON (.json or .json.gz), an nsys\n"
 		   "SQLite export or a directory of per-rank trace files in the terminal viewer.\n"
 		   "Press ? in the viewer for its keys; docs/viewer.md describes them.\n");
+}
+
+struct load_job {
+	const char *const *paths;
+	size_t n;
+	struct gt_load_opts lo;
+	struct gt_store *s;
+	char err[512];
+	int rc;
+	volatile int done;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+/* the loader thread: gt_load, then signal */
+static void *load_main(void *arg)
+{
+	struct load_job *j = arg;
+	j->rc = gt_load(j->paths, j->n, &j->lo, &j->s, j->err, sizeof(j->err));
+	pthread_mutex_lock(&j->mu);
+	j->done = 1;
+	pthread_cond_signal(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+	return NULL;
+}
+
+/* seconds since t0 */
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* the "loading" line: name, size, elapsed seconds and a spinner */
+static void progress_line(const char *path, double mb, double secs, char *buf, size_t len)
+{
+	static const char spin[] = "|/-\\";
+	const char *base = strrchr(path, '/');
+	base = base && base[1] ? base + 1 : path;
+	if (mb > 0)
+		snprintf(buf, len, "gtrace: loading %s (%.1f MB) %c %.1f s", base, mb,
+			 spin[(int)(secs * 5) % 4], secs);
+	else
+		snprintf(buf, len, "gtrace: loading %s %c %.1f s", base, spin[(int)(secs * 5) % 4], secs);
+}
+
+/* gt_load, with a live "loading" line on a terminal when the importer has none */
+static int load_with_progress(const char *const *paths, size_t n, struct gt_store **out,
+			      char *err, size_t errlen)
+{
+	struct load_job j = { .paths = paths, .n = n, .lo = { .flags = GT_LOAD_PROGRESS } };
+	char why[256];
+	enum gt_format f = n == 1 ? gt_load_detect(paths[0], why, sizeof(why)) : GT_FMT_DIRECTORY;
+	pthread_t th;
+	if (!isatty(2) || f == GT_FMT_KINETO_JSON || f == GT_FMT_UNKNOWN ||
+	    pthread_mutex_init(&j.mu, NULL)) {
+		int rc = gt_load(paths, n, &j.lo, out, err, errlen);
+		return rc;
+	}
+	pthread_cond_init(&j.cv, NULL);
+	if (pthread_create(&th, NULL, load_main, &j)) {
+		pthread_cond_destroy(&j.cv);
+		pthread_mutex_destroy(&j.mu);
+		return gt_load(paths, n, &j.lo, out, err, errlen);
+	}
+	struct stat st;
+	double mb = n == 1 && !stat(paths[0], &st) && S_ISREG(st.st_mode) ? (double)st.st_size / 1e6 : 0;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* after 0.3 s (tests set GTRACE_PROGRESS_DELAY_MS=0 to see it at once) */
+	const char *dv = getenv("GTRACE_PROGRESS_DELAY_MS");
+	double delay = dv && *dv ? atof(dv) / 1000.0 : 0.3;
+	int shown = 0;
+	pthread_mutex_lock(&j.mu);
+	for (int first = 1; !j.done; first = 0) {
+		struct timespec dl;
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_nsec += 200 * 1000 * 1000;
+		if (dl.tv_nsec >= 1000000000) {
+			dl.tv_sec++;
+			dl.tv_nsec -= 1000000000;
+		}
+		if (!first || delay > 0)
+			pthread_cond_timedwait(&j.cv, &j.mu, &dl);
+		double secs = since(&t0);
+		if (!j.done && secs >= delay) {
+			char line[512];
+			progress_line(paths[0], mb, secs, line, sizeof(line));
+			fprintf(stderr, "\r%s%s\033[K", line, n > 1 ? " (+ more)" : "");
+			fflush(stderr);
+			shown = 1;
+		}
+	}
+	pthread_mutex_unlock(&j.mu);
+	pthread_join(th, NULL);
+	pthread_cond_destroy(&j.cv);
+	pthread_mutex_destroy(&j.mu);
+	if (shown) {
+		fprintf(stderr, "\r\033[K");
+		fflush(stderr);
+	}
+	*out = j.s;
+	snprintf(err, errlen, "%s", j.err);
+	return j.rc;
 }
 
 int cmd_open(int argc, char **argv)
@@ -30,11 +142,10 @@ int cmd_open(int argc, char **argv)
 		return cmd_usage_error("open", "unknown option '%s'", argv[1]);
 	if (argc <= first)
 		return cmd_usage_error("open", "no PATH given");
-	struct gt_load_opts lo = { .flags = GT_LOAD_PROGRESS };
 	struct gt_store *s = NULL;
 	char err[512];
-	int rc = gt_load((const char *const *)argv + first, (size_t)(argc - first), &lo, &s, err,
-			 sizeof(err));
+	int rc = load_with_progress((const char *const *)argv + first, (size_t)(argc - first), &s,
+				    err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gtrace: %s\n", err);
 		return 1;

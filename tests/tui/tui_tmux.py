@@ -363,6 +363,25 @@ def case_overview():
     quit_ok()
 
 
+def case_bigload():
+    """a capture that takes a while to load shows a live 'loading' line, not a frozen screen"""
+    path = os.path.join(TMP, "big.gtrace")
+    r = subprocess.run([GTRACE, "sim", "-o", path, "--events", "1M"], capture_output=True, text=True)
+    if r.returncode:
+        skip("gtrace sim does not work yet: " + r.stderr.strip())
+    log = os.path.join(TMP, "pane.log")
+    # the delay is 0.3 s normally; 0 here so that the line is written before the first wait
+    cmd = "sleep 0.5; env LANG=C.UTF-8 TERM=xterm-256color GTRACE_PROGRESS_DELAY_MS=0 %s open %s; " \
+          "echo EXIT=$?; sleep 600" % (os.path.abspath(GTRACE), path)
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "40", cmd)
+    tmux("pipe-pane", "-o", "-t", "t", "cat >> %s" % log)
+    s = wait_for(r"1 Trace", 60)
+    out = open(log, "rb").read().decode("utf-8", "replace")
+    if not re.search(r"gtrace: loading big\.gtrace \(\d+\.\d MB\) . \d+\.\d s", out):
+        fail("no 'loading' line before the viewer: %r" % out[:300], s)
+    quit_ok()
+
+
 def case_resize():
     start(sim(), 120, 40)
     wait_for(r"GPU 0")
