@@ -37,20 +37,39 @@ void status_draw(struct app *a, struct lrect r)
 	else
 		snprintf(n, sizeof(n), "%zu", ne);
 	char line[512];
-	int k = snprintf(line, sizeof(line), " %s | %s ev | %s | dropped %llu",
-			 a->src->name ? a->src->name : "", n, span, (unsigned long long)drop);
-	if (a->src_status[0] && k > 0 && (size_t)k < sizeof(line))
-		k += snprintf(line + k, sizeof(line) - (size_t)k, " | %s", a->src_status);
-	if (a->range[0] && k > 0 && (size_t)k < sizeof(line))
-		k += snprintf(line + k, sizeof(line) - (size_t)k, " | %s", a->range);
+	const char *name = a->src->name ? a->src->name : "";
+	int mw = a->msg[0] ? (int)strlen(a->msg) + 2 : 0;
+	if (mw > r.w / 2)
+		mw = r.w / 2;
+	/* the full source name, or its last component when the line would not fit */
+	for (int pass = 0; pass < 2; pass++) {
+		int k = snprintf(line, sizeof(line), " %s | %s ev | %s | dropped %llu", name, n, span,
+				 (unsigned long long)drop);
+		if (a->src_status[0] && k > 0 && (size_t)k < sizeof(line))
+			k += snprintf(line + k, sizeof(line) - (size_t)k, " | %s", a->src_status);
+		if (a->range[0] && k > 0 && (size_t)k < sizeof(line))
+			k += snprintf(line + k, sizeof(line) - (size_t)k, " | %s", a->range);
+		const char *base = strrchr(name, '/');
+		if (k <= r.w - mw || !base)
+			break;
+		/* a directory given as "dir/" keeps its name */
+		while (base > name && !base[1]) {
+			const char *p = base - 1;
+			while (p > name && *p != '/')
+				p--;
+			base = *p == '/' ? p : NULL;
+			if (!base)
+				break;
+		}
+		if (!base || !base[1])
+			break;
+		name = base + 1;
+	}
 	term_fill(r, theme_attr(TH_STATUS));
 	attr_t at = theme_attr(TH_STATUS);
 	if (drop)
 		at |= A_BOLD;
 	if (a->msg[0]) {
-		int mw = (int)strlen(a->msg) + 2;
-		if (mw > r.w / 2)
-			mw = r.w / 2;
 		term_put(r.y, r.x, r.w - mw, at, line);
 		term_printf(r.y, r.x + r.w - mw, mw, theme_attr(TH_SELECT), " %s", a->msg);
 	} else {

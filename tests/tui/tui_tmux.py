@@ -431,6 +431,19 @@ def case_ascii():
     start(sim(), env="LANG=C.UTF-8 TERM=xterm")   # 8 colours
     wait_for(r"GPU 0")
     quit_ok()
+    # 80x24 with a long path: the status line keeps the visible range (the
+    # source shortens to its last component instead of pushing the range off)
+    tmux("kill-server", check=False)
+    deep = os.path.join(TMP, "a-rather-long-directory-name-for-the-status-line", "more")
+    os.makedirs(deep, exist_ok=True)
+    path = os.path.join(deep, "input-bound.gtrace")
+    shutil.copy(sim(), path)
+    start(path, 80, 24, env="LANG=C TERM=vt100")
+    s = wait_for(r"GPU 0")
+    last = s.rstrip("\n").splitlines()[-1]
+    if not re.search(r"input-bound\.gtrace \| .* \| view \+\S+ \(\S+\)", last):
+        fail("80 columns: status line lost the range", s)
+    quit_ok()
 
 
 def case_real():
