@@ -135,11 +135,13 @@ int lanes_build(struct lanes *L, const struct gt_store *s)
 		const struct gt_lane *l = store_lane_at(s, ord[i]);
 		int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
 		int gpu = l->key.type == GT_LANE_GPU;
+		/* tracks without a real process (pid <= 0) share one "other tracks" group */
+		int64_t hpid = l->key.pid > 0 ? l->key.pid : 0;
 		const struct lanes_row *pr = g_sub >= 0 ? &rows[g_sub] : NULL;
 		int new_rank = multi_rank && (g_rank < 0 || rows[g_rank].rank != rank);
 		int new_sub = new_rank || !pr || pr->rank != rank ||
 			      pr->kind != (gpu ? LROW_GPU : LROW_HOST) ||
-			      (gpu ? pr->device != l->key.device : pr->pid != l->key.pid);
+			      (gpu ? pr->device != l->key.device : pr->pid != hpid);
 		struct lanes_row *r;
 		if (new_rank) {
 			if (!(r = push(&rows, &nr, &cap)))
@@ -158,7 +160,7 @@ int lanes_build(struct lanes *L, const struct gt_store *s)
 			r->depth = multi_rank;
 			r->rank = rank;
 			r->device = gpu ? l->key.device : -1;
-			r->pid = gpu ? 0 : l->key.pid;
+			r->pid = gpu ? 0 : hpid;
 			if (gpu)
 				gpu_label(s, rank, l->key.device, r->label, sizeof(r->label));
 			else if (l->key.pid > 0)

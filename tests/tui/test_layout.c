@@ -258,6 +258,34 @@ Test(lanes, grouping_fold_and_roles)
 	store_free(s);
 }
 
+/* Kineto's "Traces" track and its pid-less instants get negative pids from the
+ * importer: one "other tracks" group for both, not two groups of that name */
+Test(lanes, pidless_tracks_share_one_group)
+{
+	struct gt_store *s = store_new();
+	uint32_t a = lane(s, GT_LANE_HOST, 0, -1, -65717, 1);
+	uint32_t b = lane(s, GT_LANE_HOST, 0, -1, -65536, 2);
+	uint32_t h = lane(s, GT_LANE_HOST, 0, -1, 25738, 25738);
+	ev(s, a, GT_EV_RUNTIME, 0, 0);
+	ev(s, b, GT_EV_RUNTIME, 0, 0);
+	ev(s, h, GT_EV_RUNTIME, 0, 0);
+	cr_assert_eq(store_finish(s), 0);
+	struct lanes L = { 0 };
+	cr_assert_eq(lanes_build(&L, s), 0);
+	size_t groups = 0, other = 0;
+	for (size_t i = 0; i < L.nall; i++) {
+		if (L.all[i].kind == LROW_HOST)
+			groups++;
+		if (L.all[i].kind == LROW_HOST && !strcmp(L.all[i].label, "other tracks"))
+			other++;
+	}
+	cr_expect_eq(groups, 2);
+	cr_expect_eq(other, 1);
+	cr_expect_eq(L.nall, 5);   /* other tracks (2 lanes), host pid 25738 (1 lane) */
+	lanes_done(&L);
+	store_free(s);
+}
+
 Test(demangle, itanium_names)
 {
 	char b[256];
