@@ -222,3 +222,71 @@ Test(overview, reports_run_everywhere, .timeout = 120)
 		store_free(s);
 	}
 }
+
+/* the overview reads a rank's events once and hands the unions to the
+ * breakdown, pipeline, gputime and multigpu analyses: each must come out
+ * exactly as when run on its own, whole trace, over a time range (edges
+ * inside steps), on one GPU and on one step */
+static void same_as_alone(const struct gt_store *s, const struct gt_scope *sc)
+{
+	struct overview_result o;
+	struct breakdown_result bd;
+	struct pipeline_result pl;
+	struct gputime_result gt;
+	struct multigpu_result mg;
+	char err[256];
+	cr_assert_eq(overview_compute(s, sc, &o, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(breakdown_compute(s, o.bd.rank, NULL, sc, &bd, err, sizeof(err)), 0);
+	cr_assert_eq(pipeline_compute(s, o.pl.rank, NULL, sc, &pl, err, sizeof(err)), 0);
+	cr_assert_eq(gputime_compute(s, sc, &gt, err, sizeof(err)), 0);
+	cr_assert_eq(multigpu_compute(s, sc, &mg, err, sizeof(err)), 0);
+	cr_assert_eq(bd.n, o.bd.n);
+	for (size_t i = 0; i < bd.n; i++)
+		cr_assert_eq(memcmp(&bd.rows[i], &o.bd.rows[i], sizeof(bd.rows[i])), 0, "bd row %zu", i);
+	cr_assert_eq(pl.n, o.pl.n);
+	for (size_t i = 0; i < pl.n; i++)
+		cr_assert_eq(memcmp(&pl.rows[i], &o.pl.rows[i], sizeof(pl.rows[i])), 0, "pl row %zu", i);
+	cr_assert_eq(pl.verdict, o.pl.verdict);
+	cr_assert_eq(gt.ngpus, o.gt.ngpus);
+	cr_assert_eq(gt.nstreams, o.gt.nstreams);
+	for (size_t i = 0; i < gt.ngpus; i++)
+		cr_assert_eq(memcmp(&gt.gpus[i], &o.gt.gpus[i], sizeof(gt.gpus[i])), 0, "gt gpu %zu", i);
+	for (size_t i = 0; i < gt.nstreams; i++) {
+		const struct gputime_stream *a = &gt.streams[i], *b = &o.gt.streams[i];
+		cr_assert(a->stream == b->stream && a->host_wait_ns == b->host_wait_ns &&
+			  a->kernel_wait_ns == b->kernel_wait_ns && a->other_ns == b->other_ns &&
+			  a->queue_max == b->queue_max && a->at_max_ns == b->at_max_ns);
+	}
+	cr_assert_eq(mg.nsteps, o.mg.nsteps);
+	cr_assert_eq(mg.ngpus, o.mg.ngpus);
+	cr_assert_eq(mg.straggler, o.mg.straggler);
+	for (size_t i = 0; i < mg.nsteps * mg.ngpus; i++)
+		cr_assert_eq(memcmp(&mg.cells[i], &o.mg.cells[i], sizeof(mg.cells[i])), 0, "cell %zu", i);
+	breakdown_result_done(&bd);
+	pipeline_result_done(&pl);
+	gputime_result_done(&gt);
+	multigpu_result_done(&mg);
+	overview_result_done(&o);
+}
+
+Test(overview, shared_pass_matches_each_analysis, .timeout = 120)
+{
+	struct sim_truth t;
+	struct gt_store *s = gen(SIM_STRAGGLER, 2, 2, &t);
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	same_as_alone(s, &sc);
+	int64_t t0 = store_t_min(s), len = store_t_max(s) - t0;
+	sc.t0_ns = t0 + len / 3 + 12345;     /* edges inside steps */
+	sc.t1_ns = t0 + 2 * (len / 3) - 777;
+	same_as_alone(s, &sc);
+	sc.gpu = 1;
+	same_as_alone(s, &sc);
+	gt_scope_all(&sc);
+	sc.step = 3;
+	same_as_alone(s, &sc);
+	gt_scope_all(&sc);
+	sc.rank = 1;
+	same_as_alone(s, &sc);
+	store_free(s);
+}
