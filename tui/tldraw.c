@@ -34,7 +34,9 @@ void tldraw_ruler(struct tlview *t)
 			continue;
 		layout_fmt_time(k * step, step, buf, sizeof(buf));
 		term_put(r->y, r->x + (int)c, 1, theme_attr(TH_DIM), "|");
-		term_put(r->y, r->x + (int)c + 1, r->w - (int)c - 1, theme_attr(TH_NORMAL), buf);
+		/* a label is whole or not drawn (no "|197" cut at the right edge) */
+		if (c + 1 + (long)strlen(buf) <= r->w)
+			term_put(r->y, r->x + (int)c + 1, r->w - (int)c - 1, theme_attr(TH_NORMAL), buf);
 	}
 	/* mark and cursor */
 	if (t->marking) {
@@ -79,12 +81,14 @@ void tldraw_ruler(struct tlview *t)
 		term_put(sr->y, sr->x + (int)c, 1, theme_attr(TH_STEP), "|");
 		snprintf(buf, sizeof(buf), "#%lld", (long long)t->steps[i].num);
 		last_c = c;
-		/* skip steps that land in this column (other ranks' same step) */
+		/* skip steps that land in this column, and the same step of the
+		 * other ranks right after it (one marker per step number) */
 		int64_t nt = layout_col2t(&t->m, c + 1);
-		while (i + 1 < t->nsteps && t->steps[i + 1].t0_ns < nt)
+		while (i + 1 < t->nsteps && (t->steps[i + 1].t0_ns < nt ||
+					     t->steps[i + 1].num == t->steps[i].num))
 			i++;
 		long next_c = i + 1 < t->nsteps ? layout_t2col(&t->m, t->steps[i + 1].t0_ns) : sr->w;
-		if (next_c - c > (long)strlen(buf) + 1)
+		if (next_c - c > (long)strlen(buf))
 			term_put(sr->y, sr->x + (int)c + 1, (int)(sr->w - c - 1), theme_attr(TH_STEP), buf);
 	}
 	if (t->lay.labels.w > 0)

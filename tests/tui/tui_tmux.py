@@ -382,6 +382,32 @@ def case_bigload():
     quit_ok()
 
 
+def case_steps():
+    """2 ranks: one step marker per step number (the simulator plants steps 0..19),
+    each labelled; ruler labels are whole (none cut at the right edge)"""
+    path = os.path.join(TMP, "ranks.gtrace")
+    r = subprocess.run([GTRACE, "sim", "-o", path, "--scenario", "straggler", "--gpus", "2",
+                        "--ranks", "2", "--steps", "20"], capture_output=True, text=True)
+    if r.returncode:
+        skip("gtrace sim does not work yet: " + r.stderr.strip())
+    start(path, 120, 30)
+    s = wait_for(r"^steps\s+\|#0")
+    row = re.search(r"^steps\s+(.*)$", s, re.M).group(1)
+    if "||" in row or re.search(r"\|\s+\|", row):
+        fail("step row has markers without labels (other ranks' copies of a step)", s)
+    nums = [int(x) for x in re.findall(r"#(\d+)", row)]
+    if nums != list(range(20)):
+        fail("step row labels %s, want 0..19" % nums, s)
+    # zoom in a few times: every ruler label is a whole time with a unit
+    for _ in range(6):
+        keys("w")
+        ruler = re.search(r"^1 col=\S+\s+(.*)$", screen(), re.M).group(1)
+        for lab in ruler.split("|")[1:]:
+            if lab.strip() and not re.fullmatch(r"\d+(\.\d+)?(ns|us|ms|s)\s*", lab):
+                fail("ruler label %r is cut or has no unit" % lab, screen())
+    quit_ok()
+
+
 def case_resize():
     start(sim(), 120, 40)
     wait_for(r"GPU 0")
