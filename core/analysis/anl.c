@@ -235,6 +235,7 @@ static void cm_put(struct anl_corrmap *m, uint32_t k, int64_t t0, int64_t t1)
 	size_t i;
 	if (m->dense) {
 		i = k - m->base;
+		m->present[i >> 6] |= 1ull << (i & 63);
 	} else {
 		i = cm_slot(k) & m->mask;
 		while (m->key[i] && m->key[i] != k)
@@ -279,11 +280,12 @@ int anl_corrmap_build_range(const struct gt_store *s, const uint32_t *hl, size_t
 		m->dense = 1;
 		m->base = lo;
 		m->mask = range;    /* dense: number of slots */
-		m->val = malloc(range * sizeof(*m->val));
-		if (!m->val)
+		m->val = malloc(range * sizeof(*m->val));   /* read only where present */
+		m->present = calloc(range / 64 + 1, sizeof(*m->present));
+		if (!m->val || !m->present) {
+			anl_corrmap_done(m);
 			return -ENOMEM;
-		for (size_t i = 0; i < range; i++)
-			m->val[i].t0 = m->val[i].t1 = INT64_MIN;
+		}
 	} else {
 		size_t cap = 64;
 		while (cap < cnt * 2)
@@ -323,11 +325,12 @@ int anl_corrmap_build_scope(const struct gt_store *s, const uint32_t *hl, size_t
 	m->dense = 1;
 	m->base = lo;
 	m->mask = range;
-	m->val = malloc(range * sizeof(*m->val));
-	if (!m->val)
+	m->val = malloc(range * sizeof(*m->val));   /* read only where present */
+	m->present = calloc(range / 64 + 1, sizeof(*m->present));
+	if (!m->val || !m->present) {
+		anl_corrmap_done(m);
 		return -ENOMEM;
-	for (size_t i = 0; i < range; i++)
-		m->val[i].t0 = m->val[i].t1 = INT64_MIN;
+	}
 	for (size_t k = 0; k < nh; k++) {
 		const struct gt_lane *l = store_lane_at(s, hl[k]);
 		if (!has_launch(l))
@@ -364,6 +367,7 @@ const struct anl_launch *anl_corrmap_get_hashed(const struct anl_corrmap *m, uin
 
 void anl_corrmap_done(struct anl_corrmap *m)
 {
+	free(m->present);
 	free(m->key);
 	free(m->val);
 	memset(m, 0, sizeof(*m));

@@ -73,6 +73,7 @@ struct anl_launch {
 struct anl_corrmap {
 	int dense;                /* val indexed by corr - base (mask = slots) */
 	uint32_t base;
+	uint64_t *present;        /* dense mode: bit per slot, set = val holds a launch */
 	uint32_t *key;            /* hashed mode: open addressing, 0 = empty */
 	struct anl_launch *val;
 	size_t mask, n;
@@ -99,10 +100,10 @@ static inline const struct anl_launch *anl_corrmap_get(const struct anl_corrmap 
 		return NULL;
 	if (!m->dense)
 		return anl_corrmap_get_hashed(m, corr);
-	if (corr < m->base || (size_t)(corr - m->base) >= m->mask)
+	size_t i = corr - m->base;
+	if (corr < m->base || i >= m->mask || !((m->present[i >> 6] >> (i & 63)) & 1))
 		return NULL;
-	const struct anl_launch *v = &m->val[corr - m->base];
-	return v->t0 == INT64_MIN && v->t1 == INT64_MIN ? NULL : v;
+	return &m->val[i];
 }
 void anl_corrmap_done(struct anl_corrmap *m);
 
