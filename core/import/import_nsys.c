@@ -262,6 +262,17 @@ int import_nsys(const char *path, const struct gt_load_opts *o, struct gt_store 
 		sqlite3_close(n.db);
 		return -EINVAL;
 	}
+	/* a damaged or cut database fails already on its schema: say so, not "no table" */
+	sqlite3_stmt *chk = NULL;
+	int crc = sqlite3_prepare_v2(n.db, "SELECT count(*) FROM sqlite_master", -1, &chk, NULL);
+	if (crc == SQLITE_OK)
+		crc = sqlite3_step(chk) == SQLITE_ROW ? SQLITE_OK : sqlite3_errcode(n.db);
+	sqlite3_finalize(chk);
+	if (crc != SQLITE_OK) {
+		snprintf(err, errlen, "%s: damaged SQLite file (%s)", path, sqlite3_errmsg(n.db));
+		rc = -EINVAL;
+		goto out;
+	}
 	if (!has_table(&n, "StringIds")) {
 		snprintf(err, errlen, "%s: not an Nsight Systems export (no StringIds table)", path);
 		rc = -EINVAL;

@@ -150,6 +150,33 @@ Test(nsys, not_an_nsys_database)
 	char err[512];
 	cr_expect_neq(gt_load(&p, 1, &o, &s, err, sizeof(err)), 0);
 	cr_expect(strstr(err, path), "%s", err);
+	cr_expect(strstr(err, "damaged SQLite file"), "%s", err);
+	unlink(path);
+}
+
+/* an export cut in half is a damaged file, not "no StringIds table" */
+Test(nsys, cut_in_half)
+{
+	char path[] = "/tmp/gtrace_nsys_XXXXXX";
+	FILE *in = fopen(tpath("nsys/a100_cloverleaf.nsys.sqlite"), "rb");
+	cr_assert(in);
+	fseek(in, 0, SEEK_END);
+	long sz = ftell(in);
+	rewind(in);
+	char *buf = malloc((size_t)sz);
+	cr_assert_eq(fread(buf, 1, (size_t)sz, in), (size_t)sz);
+	fclose(in);
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, buf, (size_t)sz / 2), (ssize_t)(sz / 2));
+	close(fd);
+	free(buf);
+	const char *p = path;
+	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
+	struct gt_store *s;
+	char err[512];
+	cr_expect_neq(gt_load(&p, 1, &o, &s, err, sizeof(err)), 0);
+	cr_expect(strstr(err, "damaged SQLite file"), "%s", err);
 	unlink(path);
 }
 #endif
