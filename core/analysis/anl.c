@@ -148,7 +148,12 @@ double anl_median_sorted(const int64_t *v, size_t n)
 #include "gtrace/report.h"
 #include "gtrace/steps.h"
 
-static void rank_span(const struct gt_store *s, int32_t rank, int64_t *a, int64_t *b)
+/* first start and last end of the rank's events, as far as they matter
+ * once clipped to [r0, r1): only the events of each lane that may overlap
+ * the range are read (an event after them starts, so ends, at or after r1;
+ * one before them ends by r0) */
+static void rank_span(const struct gt_store *s, int32_t rank, int64_t r0, int64_t r1,
+		      int64_t *a, int64_t *b)
 {
 	*a = INT64_MAX;
 	*b = INT64_MIN;
@@ -158,7 +163,11 @@ static void rank_span(const struct gt_store *s, int32_t rank, int64_t *a, int64_
 			continue;
 		if (l->ev[0].start_ns < *a)
 			*a = l->ev[0].start_ns;
-		for (size_t k = 0; k < l->n; k++)
+		size_t first, last;
+		store_lane_range(l, r0, r1, &first, &last);
+		if (last < l->n)
+			*b = INT64_MAX;
+		for (size_t k = first; k < last; k++)
 			if (gt_event_end(&l->ev[k]) > *b)
 				*b = gt_event_end(&l->ev[k]);
 	}
@@ -185,7 +194,7 @@ long anl_windows(const struct gt_store *s, int32_t rank, const struct steps_list
 	}
 	if (!n && !(sc && sc->step >= 0)) {
 		int64_t a, b;
-		rank_span(s, rank, &a, &b);
+		rank_span(s, rank, r0, r1, &a, &b);
 		if (a < r0)
 			a = r0;
 		if (b > r1)
