@@ -118,6 +118,10 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (!out)
 		return cmd_usage_error("sim", "missing -o FILE");
+	size_t ol = strlen(out);
+	if ((ol >= 5 && !strcmp(out + ol - 5, ".json")) || (ol >= 8 && !strcmp(out + ol - 8, ".json.gz")))
+		return cmd_usage_error("sim", "%s: sim writes a .gtrace capture, not JSON; write FILE.gtrace "
+				       "and run 'gtrace export FILE.gtrace -o %s'", out, out);
 
 	char err[512] = "";
 	struct sim_truth t;

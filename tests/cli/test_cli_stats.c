@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "gtrace_config.h"
 #if GTRACE_HAVE_SQLITE
 #include <math.h>
@@ -487,6 +488,18 @@ Test(cli_stats, errors)
 	}
 	r = gtrace("stats");
 	cr_assert_eq(r.rc, 2);
+	run_free(&r);
+}
+
+/* sim writes the .gtrace format whatever the name: a .json name is refused
+ * (it would hold a binary capture) and points to gtrace export */
+Test(cli_stats, sim_refuses_json_name)
+{
+	struct run r = gtrace("sim -o /tmp/gtrace_cli_sim_test.json --steps 1");
+	skip_if_unbuilt(&r);
+	cr_assert_eq(r.rc, 2, "%s", r.err);
+	cr_assert(strstr(r.err, "gtrace export"), "%s", r.err);
+	cr_assert_neq(access("/tmp/gtrace_cli_sim_test.json", F_OK), 0, "no file written");
 	run_free(&r);
 }
 
