@@ -119,6 +119,19 @@ static int section(int y, struct lrect r, const char *title)
 	return y + 1;
 }
 
+/* 1 when a GPU lane of the device's rank and ordinal has events */
+static int device_used(const struct gt_store *s, const struct gt_device *d)
+{
+	int32_t dr = d->rank < 0 ? 0 : d->rank;
+	for (size_t i = 0; i < store_lane_count(s); i++) {
+		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+		if (l->key.type == GT_LANE_GPU && l->n && l->key.device == d->id &&
+		    (l->key.rank < 0 ? 0 : l->key.rank) == dr)
+			return 1;
+	}
+	return 0;
+}
+
 /* source, counts, devices, losses */
 static void env_lines(struct oview *o, int *y, int end, struct lrect r)
 {
@@ -134,12 +147,47 @@ static void env_lines(struct oview *o, int *y, int end, struct lrect r)
 			    layout_fmt_dur(res->t1_ns - res->t0_ns, a, sizeof(a)), host ? "  |  host " : "",
 			    host ? host : "");
 	}
-	for (size_t i = 0; i < store_device_count(s) && i < 2 && *y < end; i++) {
+	/* the GPUs the trace has activity on (metadata often lists every GPU of the
+	 * machine); a run of GPUs alike shares one line: "GPU 0-7 (rank 1): ..." */
+	size_t nd = store_device_count(s), shown = 0, lines = 0;
+	for (size_t i = 0; i < nd && *y < end; i++) {
 		const struct gt_device *d = store_device_at(s, i);
-		term_printf((*y)++, r.x + 3, r.w - 4, theme_attr(TH_DIM), "GPU %d: %s, %u SMs, %.0f GiB%s",
-			    d->id, d->name ? store_str(s, d->name) : "n/a", d->sm_count,
-			    (double)d->mem_bytes / (double)(1ull << 30),
-			    store_device_count(s) > 2 && i == 1 ? ", ..." : "");
+		if (!device_used(s, d))
+			continue;
+		size_t j = i, last = i;
+		while (j + 1 < nd) {
+			const struct gt_device *e = store_device_at(s, j + 1);
+			if (!device_used(s, e)) {
+				j++;
+				continue;
+			}
+			if (e->rank != d->rank || e->name != d->name || e->sm_count != d->sm_count ||
+			    e->mem_bytes != d->mem_bytes || e->id != store_device_at(s, last)->id + 1)
+				break;
+			last = ++j;
+		}
+		const struct gt_device *dl = store_device_at(s, last);
+		size_t cnt = 0;
+		for (size_t k = i; k <= last; k++)
+			cnt += device_used(s, store_device_at(s, k));
+		shown += cnt;
+		char ids[48], rk[24] = "";
+		if (last > i)
+			snprintf(ids, sizeof(ids), "GPUs %d-%d", d->id, dl->id);
+		else
+			snprintf(ids, sizeof(ids), "GPU %d", d->id);
+		if (res->ranks > 1)
+			snprintf(rk, sizeof(rk), " (rank %d)", d->rank < 0 ? 0 : d->rank);
+		if (lines == 2 && shown < res->gpus) {
+			term_printf((*y)++, r.x + 3, r.w - 4, theme_attr(TH_DIM), "... (%zu GPUs in all)",
+				    res->gpus);
+			break;
+		}
+		term_printf((*y)++, r.x + 3, r.w - 4, theme_attr(TH_DIM), "%s%s: %s, %u SMs, %.0f GiB",
+			    ids, rk, d->name ? store_str(s, d->name) : "n/a", d->sm_count,
+			    (double)d->mem_bytes / (double)(1ull << 30));
+		lines++;
+		i = last;
 	}
 	if (res->dropped && *y < end)
 		term_printf((*y)++, r.x + 3, r.w - 4, theme_attr(TH_WARN),

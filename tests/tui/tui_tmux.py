@@ -408,6 +408,40 @@ def case_steps():
     quit_ok()
 
 
+def case_envgpus():
+    """the overview lists the GPUs the trace ran on, not every GPU of the machine:
+    the nsys export describes GPUs 0-3 (TARGET_INFO_GPU) but its kernels all ran on
+    device 0 (sqlite3: SELECT DISTINCT deviceId FROM CUPTI_ACTIVITY_KIND_KERNEL -> 0)"""
+    nsys = os.path.join(TESTDATA, "nsys", "a100_cloverleaf.nsys.sqlite")
+    if not os.path.exists(nsys):
+        skip("test data missing: " + nsys)
+    start(nsys)
+    wait_for(r"GPU 0")
+    keys("4")
+    s = wait_for(r"Recommendations")
+    env = s[s.index("Environment"):s.index("Average step")]
+    if not re.search(r"^\s+GPU 0: NVIDIA A100-SXM4-80GB, 108 SMs", env, re.M):
+        fail("overview lacks GPU 0's description", s)
+    if re.search(r"GPUs? [1-3]\b", env):
+        fail("overview lists a GPU the trace has no activity on", s)
+    quit_ok()
+    tmux("kill-server", check=False)
+    # 2 ranks x 4 alike GPUs: one line per rank
+    path = os.path.join(TMP, "env2.gtrace")
+    r = subprocess.run([GTRACE, "sim", "-o", path, "--gpus", "4", "--ranks", "2"],
+                       capture_output=True, text=True)
+    if r.returncode:
+        skip("gtrace sim does not work yet: " + r.stderr.strip())
+    start(path)
+    wait_for(r"GPU 0")
+    keys("4")
+    s = wait_for(r"Recommendations")
+    for rk in (0, 1):
+        if not re.search(r"^\s+GPUs 0-3 \(rank %d\): " % rk, s, re.M):
+            fail("overview lacks the GPUs of rank %d" % rk, s)
+    quit_ok()
+
+
 def case_resize():
     start(sim(), 120, 40)
     wait_for(r"GPU 0")
