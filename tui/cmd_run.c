@@ -4,9 +4,12 @@
  * (or of one recording with --record and no terminal).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "gtrace/gtfile.h"
@@ -57,8 +60,30 @@ int cmd_run(int argc, char **argv)
 			return 1;
 		}
 	}
+	/* with the viewer on the terminal, the command's output goes to a log
+	 * (it would write over the viewer) */
+	char log[PATH_MAX] = "";
+	int log_fd = -1;
+	if (isatty(0) && isatty(1) && getenv("TERM")) {
+		const char *tmp = getenv("TMPDIR");
+		snprintf(log, sizeof(log), "%s/gtrace-run-%d.log", tmp && *tmp ? tmp : "/tmp",
+			 (int)getpid());
+		log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (log_fd < 0) {
+			cmd_error("%s: %s", log, strerror(errno));
+			if (ss.w)
+				gtfile_writer_abort(ss.w);
+			store_free(s);
+			return 1;
+		}
+	}
 	pid_t child;
-	if (live_spawn(cmd, &child, err, sizeof(err)) < 0) {
+	int sprc = live_spawn_out(cmd, log_fd, &child, err, sizeof(err));
+	if (log_fd >= 0)
+		close(log_fd);
+	if (sprc < 0) {
+		if (log[0])
+			unlink(log);
 		cmd_error("%s", err);
 		if (ss.w)
 			gtfile_writer_abort(ss.w);
@@ -68,6 +93,11 @@ int cmd_run(int argc, char **argv)
 	ss.root = child;
 	store_meta_set(s, "command", cmd[0]);
 	int rc = live_view(&ss, cmd[0]);
+	struct stat lst;
+	if (log[0] && stat(log, &lst) == 0 && lst.st_size == 0)
+		unlink(log);                    /* nothing to point at */
+	else if (log[0])
+		fprintf(stderr, "gtrace run: the output of %s is in %s\n", cmd[0], log);
 	if (ss.w) {
 		int wrc = gtfile_writer_close(ss.w, s, err, sizeof(err));
 		if (wrc < 0) {

@@ -126,6 +126,9 @@ int live_inject_path(char *out, size_t len);
  * GTRACE_AUTOSTART so capture begins at CUDA's start); 0 or negative
  * errno with err */
 int live_spawn(char **argv, pid_t *pid, char *err, size_t errlen);
+/* the same with the command's stdout and stderr on out_fd (>= 0) and its
+ * stdin on /dev/null, so it does not write over (or read from) a viewer */
+int live_spawn_out(char **argv, int out_fd, pid_t *pid, char *err, size_t errlen);
 /* drive a session without a terminal until it is done, SIGINT/SIGTERM or
  * duration_s (0 = none); every_s > 0 prints a status line that often to
  * stderr.  Returns 0, or negative errno from the writer. */

@@ -25,6 +25,11 @@ static void on_stop(int sig)
 
 int live_spawn(char **argv, pid_t *pid, char *err, size_t errlen)
 {
+	return live_spawn_out(argv, -1, pid, err, errlen);
+}
+
+int live_spawn_out(char **argv, int out_fd, pid_t *pid, char *err, size_t errlen)
+{
 	char lib[PATH_MAX];
 	if (live_inject_path(lib, sizeof(lib)) < 0) {
 		snprintf(err, errlen, "libgtrace-inject.so not found next to the gtrace binary");
@@ -44,6 +49,15 @@ int live_spawn(char **argv, pid_t *pid, char *err, size_t errlen)
 		setenv("CUDA_INJECTION64_PATH", lib, 1);
 		setenv("NVTX_INJECTION64_PATH", lib, 1);
 		setenv("GTRACE_AUTOSTART", "1", 0);
+		if (out_fd >= 0) {
+			int nul = open("/dev/null", O_RDONLY);
+			if (nul > 0) {
+				dup2(nul, 0);
+				close(nul);
+			}
+			dup2(out_fd, 1);
+			dup2(out_fd, 2);
+		}
 		execvp(argv[0], argv);
 		int e = errno;
 		if (write(pfd[1], &e, sizeof(e)) < 0)
