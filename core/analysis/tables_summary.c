@@ -144,7 +144,7 @@ static int devices_ranks(const struct gt_store *s, struct gt_report_out *out)
 		gt_table_set_int(rt, w, 0, k->rank);
 		char pid[32];
 		snprintf(pid, sizeof(pid), "%lld", (long long)k->pid);
-		if (k->pid && gt_table_set_str(rt, w, 1, pid))
+		if (k->pid > 0 && gt_table_set_str(rt, w, 1, pid))
 			goto nomem;
 		if (k->world_size > 0)
 			gt_table_set_int(rt, w, 2, k->world_size);

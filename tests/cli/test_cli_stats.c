@@ -643,4 +643,16 @@ Test(cli_stats, memory_on_sqlite)
 	csv_free(&c);
 	run_free(&r);
 }
+
+/* the nsys export names no process for the rank: PID is n/a, not -1 */
+Test(cli_stats, summary_unknown_pid_on_sqlite)
+{
+	struct run r = gtrace("stats ../shared/testdata/nsys/a100_cloverleaf.nsys.sqlite --report summary "
+			      "--format csv");
+	skip_if_unbuilt(&r);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "\nRank,PID,World Size,Clock Offset (ns),Host,Source\n0,n/a,n/a,0,n/a,"),
+		  "%s", r.out);
+	run_free(&r);
+}
 #endif
