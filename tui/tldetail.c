@@ -24,6 +24,11 @@ static void lane_desc(const struct gt_store *s, uint32_t lane, char *buf, size_t
 	const struct gt_lane *l = store_lane_at(s, lane);
 	const char *nm = l->name ? store_str(s, l->name) : "";
 	char id[64];
+	char pre[24];
+	int k = snprintf(pre, sizeof(pre), "GPU %d ", l->key.device);
+	/* a lane named "GPU 0 stream 7": the GPU is said once */
+	if (l->key.type == GT_LANE_GPU && k > 0 && !strncmp(nm, pre, (size_t)k) && nm[k])
+		nm += k;
 	if (*nm)
 		snprintf(id, sizeof(id), "%s", nm);
 	else

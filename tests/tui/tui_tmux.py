@@ -442,6 +442,35 @@ def case_envgpus():
     quit_ok()
 
 
+def case_detail():
+    """the detail pane of a real copy: the first 'Memcpy HtoD' of the HTA A100 trace is,
+    by python over the raw JSON (earliest X event with that name), at +11.219 ms from
+    the first X event, dur 10 us, 147456 bytes, on device 0 stream 25, correlation 824980"""
+    path = os.path.join(TESTDATA, "hta", "a100_16rank_rank0.json.gz")
+    if not os.path.exists(path):
+        skip("test data missing: " + path)
+    start(path)
+    wait_for(r"GPU 0")
+    keys("/")
+    type_text("Memcpy HtoD")
+    keys("Enter")
+    s = wait_for(r"\[memcpy\] Memcpy HtoD")
+    for want in ("start +11.219ms", "dur 10.0us", "bytes 144.0 KiB", "bandwidth 14.75 GB/s",
+                 "on rank 0 GPU 0 stream 25", "correlation 824980"):
+        if want not in s:
+            fail("detail pane lacks '%s'" % want, s)
+    if "GPU 0 GPU 0" in s:
+        fail("detail pane names the GPU twice", s)
+    # c: to the launching runtime call and back
+    keys("c")
+    s = wait_for(r"\[cuda_runtime\] cudaMemcpyAsync")
+    if "correlation 824980" not in s:
+        fail("c did not land on the launching call", s)
+    keys("c")
+    wait_for(r"\[memcpy\] Memcpy HtoD")
+    quit_ok()
+
+
 def case_resize():
     start(sim(), 120, 40)
     wait_for(r"GPU 0")
