@@ -236,6 +236,56 @@ static int has_gpu(const struct gt_store *s, int32_t g, int32_t r)
 	return 0;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* "steps: 5..10" / "steps: 1, 4, 9" / "the trace has no steps": what
+ * --step could have named, for the error message */
+static void step_numbers(const struct gt_store *s, char *buf, size_t len)
+{
+	int32_t *ranks = NULL;
+	long nr = steps_ranks(s, &ranks);
+	int64_t *v = NULL;
+	size_t n = 0;
+	for (long i = 0; i < nr; i++) {
+		struct steps_list l;
+		char err[128];
+		if (steps_find(s, ranks[i], NULL, &l, err, sizeof(err)))
+			continue;
+		int64_t *nv = realloc(v, (n + l.n + 1) * sizeof(*v));
+		if (nv) {
+			v = nv;
+			for (size_t k = 0; k < l.n; k++)
+				v[n++] = l.v[k].number;
+		}
+		steps_list_done(&l);
+	}
+	free(ranks);
+	if (!n) {
+		snprintf(buf, len, "the trace has no steps");
+		free(v);
+		return;
+	}
+	qsort(v, n, sizeof(*v), cmp_i64);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!u || v[u - 1] != v[i])
+			v[u++] = v[i];
+	if (v[u - 1] - v[0] == (int64_t)u - 1 && u > 2) {
+		snprintf(buf, len, "steps: %lld..%lld", (long long)v[0], (long long)v[u - 1]);
+	} else {
+		size_t w = (size_t)snprintf(buf, len, "steps:");
+		for (size_t i = 0; i < u && i < 10 && w < len; i++)
+			w += (size_t)snprintf(buf + w, len - w, "%s %lld", i ? "," : "", (long long)v[i]);
+		if (u > 10 && w < len)
+			snprintf(buf + w, len - w, ", ...");
+	}
+	free(v);
+}
+
 /* the scope from the options (needs the loaded store); 0, or an exit status */
 static int make_scope(const struct gt_store *s, const struct stats_args *a, struct gt_scope *sc)
 {
@@ -269,7 +319,9 @@ static int make_scope(const struct gt_store *s, const struct stats_args *a, stru
 	if (a->step >= 0) {
 		int64_t t0, t1;
 		if (steps_range(s, a->step, &t0, &t1)) {
-			cmd_error("%s: no step %lld in the trace", a->paths[0], a->step);
+			char have[160];
+			step_numbers(s, have, sizeof(have));
+			cmd_error("%s: no step %lld in the trace (%s)", a->paths[0], a->step, have);
 			return 1;
 		}
 		sc->step = a->step;
