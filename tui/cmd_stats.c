@@ -286,6 +286,53 @@ static void step_numbers(const struct gt_store *s, char *buf, size_t len)
 	free(v);
 }
 
+/* "ranks: 0, 1" or "GPUs: 0, 1, 3" (of rank r when r >= 0) for the error
+ * messages of --rank and --gpu */
+static void id_list(const struct gt_store *s, int gpus, int32_t r, char *buf, size_t len)
+{
+	int64_t v[64];
+	size_t n = 0, more = 0;
+	size_t nl = store_lane_count(s);
+	for (size_t i = 0; i <= nl + store_device_count(s) + store_rank_count(s); i++) {
+		int64_t x;
+		if (i < nl) {
+			const struct gt_lane_key *k = &store_lane_at(s, (uint32_t)i)->key;
+			int32_t kr = k->rank < 0 ? 0 : k->rank;
+			if (gpus && (k->type != GT_LANE_GPU || (r >= 0 && kr != r)))
+				continue;
+			x = gpus ? k->device : kr;
+		} else if (i - nl < store_device_count(s)) {
+			const struct gt_device *d = store_device_at(s, i - nl);
+			if (!gpus || (r >= 0 && (d->rank < 0 ? 0 : d->rank) != r))
+				continue;
+			x = d->id;
+		} else if (i - nl - store_device_count(s) < store_rank_count(s)) {
+			if (gpus)
+				continue;
+			x = store_rank_at(s, i - nl - store_device_count(s))->rank;
+		} else {
+			break;
+		}
+		size_t k = 0;
+		while (k < n && v[k] != x)
+			k++;
+		if (k == n) {
+			if (n < sizeof(v) / sizeof(v[0]))
+				v[n++] = x;
+			else
+				more = 1;
+		}
+	}
+	qsort(v, n, sizeof(*v), cmp_i64);
+	size_t w = (size_t)snprintf(buf, len, "%s:", gpus ? "GPUs" : "ranks");
+	for (size_t i = 0; i < n && i < 16 && w < len; i++)
+		w += (size_t)snprintf(buf + w, len - w, "%s %lld", i ? "," : "", (long long)v[i]);
+	if ((more || n > 16) && w < len)
+		snprintf(buf + w, len - w, ", ...");
+	if (!n)
+		snprintf(buf, len, "%s", gpus ? "no GPUs" : "no ranks");
+}
+
 /* the scope from the options (needs the loaded store); 0, or an exit status */
 static int make_scope(const struct gt_store *s, const struct stats_args *a, struct gt_scope *sc)
 {
@@ -293,13 +340,16 @@ static int make_scope(const struct gt_store *s, const struct stats_args *a, stru
 	sc->gpu = (int32_t)a->gpu;
 	sc->rank = (int32_t)a->rank;
 	/* an unknown rank or GPU is a mistake, not an empty table */
+	char have[200];
 	if (a->rank >= 0 && !has_rank(s, sc->rank)) {
-		cmd_error("%s: no rank %lld in the trace", a->paths[0], a->rank);
+		id_list(s, 0, -1, have, sizeof(have));
+		cmd_error("%s: no rank %lld in the trace (%s)", a->paths[0], a->rank, have);
 		return 1;
 	}
 	if (a->gpu >= 0 && !has_gpu(s, sc->gpu, sc->rank)) {
-		cmd_error("%s: no GPU %lld%s in the trace", a->paths[0], a->gpu,
-			  a->rank >= 0 ? " on that rank" : "");
+		id_list(s, 1, sc->rank, have, sizeof(have));
+		cmd_error("%s: no GPU %lld%s in the trace (%s)", a->paths[0], a->gpu,
+			  a->rank >= 0 ? " on that rank" : "", have);
 		return 1;
 	}
 	if (a->range) {
@@ -319,7 +369,6 @@ static int make_scope(const struct gt_store *s, const struct stats_args *a, stru
 	if (a->step >= 0) {
 		int64_t t0, t1;
 		if (steps_range(s, a->step, &t0, &t1)) {
-			char have[160];
 			step_numbers(s, have, sizeof(have));
 			cmd_error("%s: no step %lld in the trace (%s)", a->paths[0], a->step, have);
 			return 1;

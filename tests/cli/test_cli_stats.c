@@ -423,7 +423,8 @@ Test(cli_stats, unknown_rank_or_gpu)
 	struct run r = gtrace("stats ../shared/testdata/hta/trace_filter --format csv --rank 5");
 	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 1, "%s", r.out);
-	cr_assert_str_eq(r.err, "gtrace: ../shared/testdata/hta/trace_filter: no rank 5 in the trace\n");
+	cr_assert_str_eq(r.err, "gtrace: ../shared/testdata/hta/trace_filter: no rank 5 in the trace "
+				"(ranks: 0, 1)\n");
 	run_free(&r);
 	r = gtrace("stats ../shared/testdata/hta/trace_filter --format csv --gpu 99");
 	cr_assert_eq(r.rc, 1, "%s", r.out);
@@ -431,7 +432,7 @@ Test(cli_stats, unknown_rank_or_gpu)
 	run_free(&r);
 	r = gtrace("stats ../shared/testdata/hta/trace_filter --format csv --gpu 0 --rank 1");
 	cr_assert_eq(r.rc, 1, "%s", r.out);
-	cr_assert(strstr(r.err, "no GPU 0 on that rank"), "%s", r.err);
+	cr_assert(strstr(r.err, "no GPU 0 on that rank in the trace (GPUs: 1)"), "%s", r.err);
 	run_free(&r);
 	r = gtrace("stats ../shared/testdata/hta/trace_filter --format csv --gpu 1 --rank 1");
 	cr_assert_eq(r.rc, 0, "%s", r.err);
