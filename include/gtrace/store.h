@@ -72,7 +72,7 @@ struct gt_rank {
 	int64_t pid;
 	uint32_t host;           /* string id of hostname, 0 = unknown */
 	uint32_t source;         /* string id: file it came from */
-	int64_t clock_offset_ns; /* added to device timestamps to reach the host axis */
+	int64_t clock_offset_ns; /* device -> host clock offset the source applied (information only: events are already on the host axis) */
 	int32_t world_size;      /* -1 = unknown */
 };
 
