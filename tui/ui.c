@@ -242,6 +242,16 @@ static int term_start(void)
 	noecho();
 	nonl();
 	keypad(stdscr, TRUE);
+	/* Home/End as tmux, screen, rxvt and the Linux console send them, whatever
+	 * TERM says (tmux with TERM=xterm-256color sends ESC [1~, not ESC OH) */
+	static const char *const home[] = { "\033[1~", "\033[7~", "\033[H", "\033OH" };
+	static const char *const end[] = { "\033[4~", "\033[8~", "\033[F", "\033OF" };
+	for (size_t i = 0; i < sizeof(home) / sizeof(home[0]); i++) {
+		if (key_defined(home[i]) == 0)
+			define_key(home[i], KEY_HOME);
+		if (key_defined(end[i]) == 0)
+			define_key(end[i], KEY_END);
+	}
 	set_escdelay(25);
 	curs_set(0);
 	theme_init();

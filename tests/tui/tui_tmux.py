@@ -471,6 +471,24 @@ def case_detail():
     quit_ok()
 
 
+def case_homeend():
+    """Home/End as tmux sends them (ESC [1~ / ESC [4~) with TERM=xterm-256color, whose
+    terminfo says ESC OH / ESC OF: the capture's start and end all the same"""
+    start(sim("balanced", gpus=2, steps=10))
+    wait_for(r"GPU 0")
+    keys("w", "w", "w", "w")
+    keys("End")
+    s = wait_for(r"view \+\S+ \(")
+    m = re.search(r"view \+(\S+) \(", s)
+    if m.group(1) == "0ns" or "1 col=" not in s:
+        fail("End did not move the view to the end", s)
+    if "mark" in s:
+        fail("End was read as Esc + keys", s)
+    keys("Home")
+    wait_for(r"view \+0ns \(")
+    quit_ok()
+
+
 def case_resize():
     start(sim(), 120, 40)
     wait_for(r"GPU 0")
