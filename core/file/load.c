@@ -43,7 +43,7 @@ enum gt_format gt_load_detect(const char *path, char *err, size_t errlen)
 		return GT_FMT_NSYS_SQLITE;
 	if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
 		return GT_FMT_KINETO_JSON;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = n >= 3 && !memcmp(b, "\xef\xbb\xbf", 3) ? 3 : 0; i < n; i++) {
 		if (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n')
 			continue;
 		if (b[i] == '{' || b[i] == '[')

@@ -504,6 +504,9 @@ int kjson_parse(struct kfile *kf, struct kread *r, unsigned flags, char *err, si
 	pg.on = (flags & GT_LOAD_PROGRESS) && isatty(2);
 	clock_gettime(CLOCK_MONOTONIC, &pg.t0);
 	for (;;) {
+		/* a UTF-8 byte order mark (Windows editors) before the JSON */
+		if (st == S_START && base_off == 0 && pos == 0 && len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+			pos = 3;
 		const char *p = buf + pos;
 		int jr = st == S_DONE ? JT_OK : step(kf, &p, buf + len, &st, &top_arr, &saw_events);
 		if (jr < 0) {

@@ -386,3 +386,27 @@ Test(bad, export_is_valid_utf8)
 	free(txt);
 	store_free(s);
 }
+
+/* a UTF-8 byte order mark before the JSON (Windows editors) is skipped, in
+ * memory and through format detection on disk */
+Test(bad, byte_order_mark)
+{
+	const char *txt = "\xef\xbb\xbf{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, "
+			  "\"ts\": 5, \"dur\": 2}]}";
+	struct gt_store *s;
+	char err[512];
+	cr_assert_eq(imps(txt, &s, err), 0, "%s", err);
+	cr_expect_eq(store_event_count(s), 1);
+	store_free(s);
+	char path[] = "/tmp/gtrace_bom_XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, txt, strlen(txt)), (ssize_t)strlen(txt));
+	close(fd);
+	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
+	const char *p = path;
+	cr_assert_eq(gt_load(&p, 1, &o, &s, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(store_event_count(s), 1);
+	store_free(s);
+	unlink(path);
+}
