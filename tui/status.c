@@ -14,8 +14,10 @@ void status_tabs(struct app *a, struct lrect r)
 	for (int i = 0; i < VIEW_COUNT; i++)
 		term_printf(r.y, r.x + i * w, w, theme_attr(i == a->cur ? TH_TAB_ON : TH_TAB),
 			    " %d %s%*s", i + 1, a->views[i]->ops->name, w, "");
-	if (r.w >= 100) {
-		const char *k = "? help  q quit ";
+	/* the key hint, where it does not cover the last tab's name */
+	const char *k = "? help  q quit ";
+	int last_end = (VIEW_COUNT - 1) * w + 3 + (int)strlen(a->views[VIEW_COUNT - 1]->ops->name) + 1;
+	if (r.w - (int)strlen(k) >= last_end) {
 		term_put(r.y, r.x + r.w - (int)strlen(k), (int)strlen(k), theme_attr(TH_TAB), k);
 	}
 }

@@ -489,6 +489,22 @@ def case_homeend():
     quit_ok()
 
 
+def case_tabs():
+    """the tab line never covers a tab's name with the key hint (at 100 columns it did:
+    '4 Overvie? help')"""
+    start(sim(), 100, 24)
+    wait_for(r"GPU 0")
+    for w in (100, 101, 104, 108, 110, 120, 200):
+        tmux("resize-window", "-t", "t", "-x", str(w), "-y", "24")
+        time.sleep(0.25)
+        top = screen().splitlines()[0]
+        if "4 Overview" not in top:
+            fail("at %d columns the tab line reads %r" % (w, top))
+        if w >= 120 and "? help  q quit" not in top:
+            fail("at %d columns no key hint: %r" % (w, top))
+    quit_ok()
+
+
 def case_resize():
     start(sim(), 120, 40)
     wait_for(r"GPU 0")
