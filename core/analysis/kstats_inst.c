@@ -153,6 +153,11 @@ void kstats_gpus_str(const struct kstats_result *r, uint64_t mask, char *buf, si
 				 (int)r->gpus[i].device);
 		else
 			snprintf(t, sizeof(t), "%s%d", o ? "," : "", (int)r->gpus[i].device);
+		/* keep room for ",..." rather than cut a number or end on a comma */
+		if (o + strlen(t) + 4 >= len) {
+			put(buf, len, &o, o ? ",..." : "...");
+			return;
+		}
 		put(buf, len, &o, t);
 	}
 	if (r->gpus_overflow)

@@ -465,3 +465,32 @@ Test(kstats, configs_column)
 	gt_report_out_done(&o);
 	store_free(s);
 }
+
+/* GPU(s) of a kernel that ran on more GPUs than the cell holds (70 ranks,
+ * one GPU each): whole "rank:gpu" items, then ",...", never a cut number
+ * or a trailing comma */
+Test(kstats, gpus_cell_many_ranks)
+{
+	struct gt_store *s = store_new();
+	for (int r = 0; r < 70; r++)
+		add(s, lane(s, GT_LANE_GPU, r, 0, 7), GT_EV_KERNEL, "K", 1000 + r, 10, 0);
+	cr_assert_eq(store_finish(s), 0);
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	struct gt_report_out o = { 0 };
+	char err[128];
+	cr_assert_eq(gt_report_find("kernels")->run(s, &sc, &o, err, sizeof(err)), 0);
+	const char *g = gt_table_cell(o.tables[0], 0, 9)->s;
+	size_t n = strlen(g);
+	cr_assert(n > 4 && !strcmp(g + n - 4, ",..."), "%s", g);
+	cr_assert(!strncmp(g, "0:0,1:0,2:0,", 12), "%s", g);
+	/* every item before the ellipsis is a whole "r:0" */
+	char *copy = strndup(g, n - 4), *save = NULL;
+	int items = 0;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save), items++)
+		cr_assert_eq(atoi(tok), items, "%s in %s", tok, g);
+	cr_assert(items > 10 && items < 70, "%d items", items);
+	free(copy);
+	gt_report_out_done(&o);
+	store_free(s);
+}
