@@ -11,7 +11,7 @@
 #include "tlview.h"
 
 static const char *const tl_help[] = {
-	"h l  Left Right  move the cursor (pans at the edges)",
+	"h l  Left Right  move the cursor (pans at the edges)   H L  8 columns",
 	"j k  Up Down     previous / next lane     PgUp PgDn  page",
 	"a d              pan a quarter screen     Home End  start / end",
 	"w s  + -  wheel  zoom in / out around the cursor",
