@@ -273,21 +273,33 @@ static void ov_draw(struct view *v, struct lrect r)
 	env_lines(o, &y, end, r);
 	y = section(y, r, "Average step");
 	step_lines(o, &y, end, r);
-	y = section(y, r, "GPU utilization over time");
+	y = section(y, r, "GPU utilization: busy % of each GPU's active span, and over time");
 	int n = r.w - 24;
 	util_update(o, n);
 	for (size_t g = 0; g < o->util_ngpu && y < end - 4; g++) {
 		const float *row = o->util + g * (size_t)n;
-		double sum = 0;
 		for (int c = 0; c < n; c++) {
 			double u = row[c];
-			sum += u;
 			attrset(theme_attr(u > 0.7 ? TH_GOOD : (u > 0.3 ? TH_D2H : TH_SYNC)));
 			term_glyph(y, r.x + 22 + c, term_spark(u));
 		}
 		attrset(A_NORMAL);
-		term_printf(y++, r.x + 3, 19, 0, "r%d GPU %-3d %5.1f%%", o->util_gpu[g].rank,
-			    o->util_gpu[g].device, n > 0 ? sum / n * 100 : 0);
+		/* the number is the GPU's busy share as "gtrace stats --report overview"
+		 * gives it (HTA: union of its streams over its active span); the
+		 * sparkline is the shape over the whole capture */
+		double busy = -1;
+		for (size_t i = 0; i < o->res.gt.ngpus; i++) {
+			const struct gputime_gpu *gg = &o->res.gt.gpus[i];
+			if ((gg->rank < 0 ? 0 : gg->rank) == o->util_gpu[g].rank &&
+			    gg->device == o->util_gpu[g].device && gg->span_ns > 0)
+				busy = 100.0 * (double)(gg->span_ns - gg->idle_ns) / (double)gg->span_ns;
+		}
+		if (busy >= 0)
+			term_printf(y++, r.x + 3, 19, 0, "r%d GPU %-3d %5.1f%%", o->util_gpu[g].rank,
+				    o->util_gpu[g].device, busy);
+		else
+			term_printf(y++, r.x + 3, 19, 0, "r%d GPU %-3d    n/a", o->util_gpu[g].rank,
+				    o->util_gpu[g].device);
 	}
 	y = section(y, r, "Top kernels");
 	for (size_t i = 0; i < o->res.ntop && i < 5 && y < end - 4; i++) {

@@ -505,6 +505,40 @@ def case_tabs():
     quit_ok()
 
 
+def case_utilagree():
+    """the overview's per-GPU percentages are the busy shares `gtrace stats --report
+    overview` prints for the same file (one screen compared with the other tool's)"""
+    path = os.path.join(TMP, "util.gtrace")
+    r = subprocess.run([GTRACE, "sim", "-o", path, "--scenario", "straggler", "--gpus", "4",
+                        "--ranks", "2"], capture_output=True, text=True)
+    if r.returncode:
+        skip("gtrace sim does not work yet: " + r.stderr.strip())
+    r = subprocess.run([GTRACE, "stats", path, "--report", "overview", "--format", "csv"],
+                       capture_output=True, text=True)
+    lines = r.stdout.splitlines()
+    hdr = next((i for i, l in enumerate(lines) if l.startswith("Rank,GPU,Busy (%)")), None)
+    if r.returncode or hdr is None:
+        skip("gtrace stats has no per-GPU busy table")
+    want = {}
+    for l in lines[hdr + 1:]:
+        f = l.split(",")
+        if len(f) < 3 or not f[0].isdigit():
+            break
+        want[(int(f[0]), int(f[1]))] = float(f[2])
+    start(path)
+    wait_for(r"GPU 0")
+    keys("4")
+    s = wait_for(r"Recommendations")
+    got = {(int(a), int(b)): float(c) for a, b, c in
+           re.findall(r"^\s+r(\d+) GPU (\d+)\s+([0-9.]+)%", s, re.M)}
+    if set(got) != set(want):
+        fail("overview GPUs %s, stats %s" % (sorted(got), sorted(want)), s)
+    for k, v in want.items():
+        if abs(got[k] - v) > 0.051:
+            fail("r%d GPU %d: overview %.1f%%, stats %.2f%%" % (k[0], k[1], got[k], v), s)
+    quit_ok()
+
+
 def case_resize():
     start(sim(), 120, 40)
     wait_for(r"GPU 0")
