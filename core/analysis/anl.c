@@ -289,7 +289,8 @@ int anl_corrmap_build_range(const struct gt_store *s, const uint32_t *hl, size_t
 		m->dense = 1;
 		m->base = lo;
 		m->mask = range;    /* dense: number of slots */
-		m->val = malloc(range * sizeof(*m->val));   /* read only where present */
+		/* read only where present */
+		m->val = anl_mem_get(range * sizeof(*m->val), &m->val_bytes);
 		m->present = calloc(range / 64 + 1, sizeof(*m->present));
 		if (!m->val || !m->present) {
 			anl_corrmap_done(m);
@@ -300,7 +301,7 @@ int anl_corrmap_build_range(const struct gt_store *s, const uint32_t *hl, size_t
 		while (cap < cnt * 2)
 			cap <<= 1;
 		m->key = calloc(cap, sizeof(*m->key));
-		m->val = malloc(cap * sizeof(*m->val));
+		m->val = anl_mem_get(cap * sizeof(*m->val), &m->val_bytes);
 		m->mask = cap - 1;
 		if (!m->key || !m->val) {
 			anl_corrmap_done(m);
@@ -334,7 +335,8 @@ int anl_corrmap_build_scope(const struct gt_store *s, const uint32_t *hl, size_t
 	m->dense = 1;
 	m->base = lo;
 	m->mask = range;
-	m->val = malloc(range * sizeof(*m->val));   /* read only where present */
+	/* read only where present */
+	m->val = anl_mem_get(range * sizeof(*m->val), &m->val_bytes);
 	m->present = calloc(range / 64 + 1, sizeof(*m->present));
 	if (!m->val || !m->present) {
 		anl_corrmap_done(m);
@@ -378,7 +380,7 @@ void anl_corrmap_done(struct anl_corrmap *m)
 {
 	free(m->present);
 	free(m->key);
-	free(m->val);
+	anl_mem_put(m->val, m->val_bytes);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -76,6 +76,7 @@ struct anl_corrmap {
 	uint64_t *present;        /* dense mode: bit per slot, set = val holds a launch */
 	uint32_t *key;            /* hashed mode: open addressing, 0 = empty */
 	struct anl_launch *val;
+	size_t val_bytes;         /* its block (anl_mem_get) */
 	size_t mask, n;
 };
 /* map corr -> launch call for the runtime/driver calls on the host lanes */
@@ -111,6 +112,14 @@ void anl_corrmap_done(struct anl_corrmap *m);
 int64_t anl_select_i64(int64_t *v, size_t n, size_t k);
 /* exact median of v (reorders v); 0 when empty */
 int64_t anl_median_i64(int64_t *v, size_t n);
+
+/* large scratch blocks kept between reports (anl_mem.c): get returns a
+ * block of at least `bytes` (*got = its size, NULL = ENOMEM); put takes it
+ * back with that size; release frees the cached ones */
+#define ANL_MEM_MIN ((size_t)256 << 10)
+void *anl_mem_get(size_t bytes, size_t *got);
+void anl_mem_put(void *p, size_t bytes);
+void anl_mem_release(void);
 
 /* fine event classes of the shared pass (anl_pass.c) */
 enum anl_fc {

@@ -26,14 +26,20 @@ void gputime_result_done(struct gputime_result *r)
 /* a vector sized once for the most values it can get (no growth) */
 struct i64v {
 	int64_t *v;
-	size_t n;
+	size_t n, bytes;
 };
 
 static int vinit(struct i64v *a, size_t cap)
 {
 	a->n = 0;
-	a->v = malloc((cap ? cap : 1) * sizeof(*a->v));
+	a->v = anl_mem_get((cap ? cap : 1) * sizeof(*a->v), &a->bytes);
 	return a->v ? 0 : -ENOMEM;
+}
+
+static void vdone(struct i64v *a)
+{
+	anl_mem_put(a->v, a->bytes);
+	a->v = NULL;
 }
 
 /* the launch vectors of one GPU (sized for all its events in the scope) */
@@ -127,8 +133,8 @@ static int stream_stats(const struct gt_lane *l, int64_t t0, int64_t t1,
 		st->queue_mean = t > start ? area / (double)(t - start) : 0;
 	}
 out:
-	free(up.v);
-	free(down.v);
+	vdone(&up);
+	vdone(&down);
 	return rc;
 }
 
@@ -198,9 +204,9 @@ static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const st
 	g->cpu_launch_med_ns = anl_median_i64(lv.cpu.v, lv.cpu.n);
 	g->delay_med_ns = anl_median_i64(lv.dly.v, lv.dly.n);
 out:
-	free(lv.cpu.v);
-	free(lv.gpu.v);
-	free(lv.dly.v);
+	vdone(&lv.cpu);
+	vdone(&lv.gpu);
+	vdone(&lv.dly);
 	free(gl);
 	ivl_done(&all);
 	ivl_done(&tmp);

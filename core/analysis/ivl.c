@@ -5,11 +5,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "anl.h"
 #include "ivl.h"
 
 void ivl_done(struct ivl_list *l)
 {
-	free(l->v);
+	anl_mem_put(l->v, l->cap * sizeof(*l->v));
 	l->v = NULL;
 	l->n = l->cap = 0;
 }
@@ -23,24 +24,30 @@ void ivl_move(struct ivl_list *dst, struct ivl_list *src)
 
 static int grow(struct ivl_list *l)
 {
-	size_t nc = l->cap ? l->cap * 2 : 64;
-	struct ivl *nv = realloc(l->v, nc * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	l->v = nv;
-	l->cap = nc;
-	return 0;
+	return ivl_reserve(l, l->cap ? l->cap * 2 : 64);
 }
 
 int ivl_reserve(struct ivl_list *l, size_t n)
 {
 	if (n <= l->cap)
 		return 0;
-	struct ivl *nv = realloc(l->v, n * sizeof(*nv));
+	if (n * sizeof(struct ivl) < ANL_MEM_MIN) {
+		struct ivl *nv = realloc(l->v, n * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		l->v = nv;
+		l->cap = n;
+		return 0;
+	}
+	size_t got;     /* a large list: a cached block (no page faults) */
+	struct ivl *nv = anl_mem_get(n * sizeof(*nv), &got);
 	if (!nv)
 		return -ENOMEM;
+	if (l->n)
+		memcpy(nv, l->v, l->n * sizeof(*nv));
+	anl_mem_put(l->v, l->cap * sizeof(*l->v));
 	l->v = nv;
-	l->cap = n;
+	l->cap = got / sizeof(*nv);
 	return 0;
 }
 

@@ -290,3 +290,39 @@ Test(overview, shared_pass_matches_each_analysis, .timeout = 120)
 	same_as_alone(s, &sc);
 	store_free(s);
 }
+
+/* core/analysis/anl.h (private): frees the cached scratch blocks */
+void anl_mem_release(void);
+
+/* large reports reuse cached scratch blocks (anl_mem.c) that still hold the
+ * previous report's data: the same report twice must agree, and agree with
+ * the analyses run alone after the cache was emptied */
+Test(overview, cached_blocks_give_same_results, .timeout = 120)
+{
+	struct sim_opts so = { .scenario = SIM_COMM_BOUND, .seed = 3, .gpus = 2, .events = 400000 };
+	struct gt_store *s = store_new();
+	char err[256];
+	cr_assert_eq(sim_generate(&so, s, err, sizeof(err)), 0, "%s", err);
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	int64_t t0 = store_t_min(s), len = store_t_max(s) - t0;
+	sc.t0_ns = t0 + len / 4 + 999;
+	sc.t1_ns = t0 + len - len / 4;
+	struct overview_result a, b;
+	cr_assert_eq(overview_compute(s, &sc, &a, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(overview_compute(s, NULL, &b, err, sizeof(err)), 0, "%s", err);
+	overview_result_done(&b);
+	cr_assert_eq(overview_compute(s, &sc, &b, err, sizeof(err)), 0, "%s", err);
+	cr_assert(a.bd.n > 10 && a.bd.n == b.bd.n && a.gt.ngpus == b.gt.ngpus);
+	for (size_t i = 0; i < a.bd.n; i++)
+		cr_assert_eq(memcmp(&a.bd.rows[i], &b.bd.rows[i], sizeof(a.bd.rows[i])), 0);
+	for (size_t i = 0; i < a.gt.ngpus; i++)
+		cr_assert_eq(memcmp(&a.gt.gpus[i], &b.gt.gpus[i], sizeof(a.gt.gpus[i])), 0);
+	cr_assert_eq(a.pl.verdict, b.pl.verdict);
+	cr_assert_eq(a.pl.input_pct, b.pl.input_pct);
+	overview_result_done(&a);
+	overview_result_done(&b);
+	anl_mem_release();
+	same_as_alone(s, &sc);
+	store_free(s);
+}

@@ -1,0 +1,102 @@
+/*
+ * anl_mem.c - a small cache of large scratch blocks for the step analyses.
+ * A report over a visible range allocates tens of MB of interval lists and
+ * vectors and frees them again; the C library gives such memory back to the
+ * system and the next report (the viewer recomputes on every zoom) pays a
+ * page fault per 4 KiB to get it back.  Blocks of at least ANL_MEM_MIN bytes
+ * are kept here instead (at most ANL_MEM_MAX bytes in ANL_MEM_SLOTS blocks)
+ * and handed out again; anything else goes to malloc/free.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "anl.h"
+
+#define ANL_MEM_SLOTS 24
+#define ANL_MEM_MAX ((size_t)128 << 20)
+
+struct slot {
+	void *p;
+	size_t bytes;
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static struct slot cache[ANL_MEM_SLOTS];
+static size_t cached_bytes;
+
+void *anl_mem_get(size_t bytes, size_t *got)
+{
+	*got = bytes;
+	if (bytes >= ANL_MEM_MIN) {
+		size_t best = ANL_MEM_SLOTS;
+		pthread_mutex_lock(&mu);
+		for (size_t i = 0; i < ANL_MEM_SLOTS; i++)   /* smallest that fits, <= 4x */
+			if (cache[i].p && cache[i].bytes >= bytes && cache[i].bytes / 4 <= bytes &&
+			    (best == ANL_MEM_SLOTS || cache[i].bytes < cache[best].bytes))
+				best = i;
+		if (best < ANL_MEM_SLOTS) {
+			void *p = cache[best].p;
+			*got = cache[best].bytes;
+			cached_bytes -= cache[best].bytes;
+			cache[best].p = NULL;
+			pthread_mutex_unlock(&mu);
+			return p;
+		}
+		pthread_mutex_unlock(&mu);
+	}
+	return malloc(bytes ? bytes : 1);
+}
+
+void anl_mem_put(void *p, size_t bytes)
+{
+	if (!p)
+		return;
+	if (bytes >= ANL_MEM_MIN && bytes <= ANL_MEM_MAX) {
+		pthread_mutex_lock(&mu);
+		size_t free_slot = ANL_MEM_SLOTS, small = ANL_MEM_SLOTS;
+		for (size_t i = 0; i < ANL_MEM_SLOTS; i++) {
+			if (!cache[i].p)
+				free_slot = i;
+			else if (small == ANL_MEM_SLOTS || cache[i].bytes < cache[small].bytes)
+				small = i;
+		}
+		/* full: give up the smallest block when this one is larger */
+		if (free_slot == ANL_MEM_SLOTS && small < ANL_MEM_SLOTS && cache[small].bytes < bytes) {
+			free(cache[small].p);
+			cached_bytes -= cache[small].bytes;
+			cache[small].p = NULL;
+			free_slot = small;
+		}
+		while (free_slot < ANL_MEM_SLOTS && cached_bytes + bytes > ANL_MEM_MAX) {
+			size_t v = ANL_MEM_SLOTS;   /* over the limit: drop the smallest others */
+			for (size_t i = 0; i < ANL_MEM_SLOTS; i++)
+				if (cache[i].p && (v == ANL_MEM_SLOTS || cache[i].bytes < cache[v].bytes))
+					v = i;
+			if (v == ANL_MEM_SLOTS)
+				break;
+			free(cache[v].p);
+			cached_bytes -= cache[v].bytes;
+			cache[v].p = NULL;
+		}
+		if (free_slot < ANL_MEM_SLOTS && cached_bytes + bytes <= ANL_MEM_MAX) {
+			cache[free_slot].p = p;
+			cache[free_slot].bytes = bytes;
+			cached_bytes += bytes;
+			pthread_mutex_unlock(&mu);
+			return;
+		}
+		pthread_mutex_unlock(&mu);
+	}
+	free(p);
+}
+
+void anl_mem_release(void)
+{
+	pthread_mutex_lock(&mu);
+	for (size_t i = 0; i < ANL_MEM_SLOTS; i++) {
+		free(cache[i].p);
+		cache[i].p = NULL;
+	}
+	cached_bytes = 0;
+	pthread_mutex_unlock(&mu);
+}
