@@ -31,6 +31,7 @@ struct kview {
 	int inst_by_time;
 	char inst_title[256];
 	uint32_t inst_name;
+	int inst_mem_kind, inst_mem_sub;   /* memory rows: event kind, copy kind (-1 any) */
 	struct gt_ref *inst;
 	size_t ninst;
 	size_t inst_top, inst_sel;

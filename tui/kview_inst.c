@@ -11,6 +11,89 @@
 #include "term.h"
 #include "kview.h"
 
+/* the memory table's operation names (core/analysis/tables_memory.c): row ->
+ * event kind and copy kind; 0 when op is one of them */
+static int mem_class(const char *op, int *kind, int *sub)
+{
+	static const char *const ops[GT_COPY_KIND_COUNT] = {
+		[GT_COPY_UNKNOWN] = "[CUDA memcpy Unknown]",
+		[GT_COPY_H2D] = "[CUDA memcpy Host-to-Device]",
+		[GT_COPY_D2H] = "[CUDA memcpy Device-to-Host]",
+		[GT_COPY_D2D] = "[CUDA memcpy Device-to-Device]",
+		[GT_COPY_P2P] = "[CUDA memcpy Peer-to-Peer]",
+		[GT_COPY_H2H] = "[CUDA memcpy Host-to-Host]",
+	};
+	if (!strcmp(op, "[CUDA memset]")) {
+		*kind = GT_EV_MEMSET;
+		*sub = -1;
+		return 0;
+	}
+	for (int i = 0; i < GT_COPY_KIND_COUNT; i++) {
+		if (ops[i] && !strcmp(op, ops[i])) {
+			*kind = GT_EV_MEMCPY;
+			*sub = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static const struct gt_store *sort_store;
+static int sort_by_time;
+
+/* longest first, or earliest first; then by lane and index */
+static int ref_cmp(const void *pa, const void *pb)
+{
+	const struct gt_ref *a = pa, *b = pb;
+	const struct gt_event *x = store_ev(sort_store, *a), *y = store_ev(sort_store, *b);
+	if (sort_by_time) {
+		if (x->start_ns != y->start_ns)
+			return x->start_ns < y->start_ns ? -1 : 1;
+	} else if (x->dur_ns != y->dur_ns) {
+		return x->dur_ns > y->dur_ns ? -1 : 1;
+	}
+	if (a->lane != b->lane)
+		return a->lane < b->lane ? -1 : 1;
+	return a->idx < b->idx ? -1 : (a->idx > b->idx);
+}
+
+/* the copies (or memsets) of one kind on the GPUs in scope */
+static int mem_instances(struct kview *k, struct gt_ref **out, size_t *n)
+{
+	const struct gt_store *s = k->v.app->store;
+	size_t cap = 0, cnt = 0;
+	struct gt_ref *v = NULL;
+	for (size_t i = 0; i < store_lane_count(s); i++) {
+		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+		if (l->key.type != GT_LANE_GPU || (k->gpu >= 0 && l->key.device != k->gpu))
+			continue;
+		for (size_t j = 0; j < l->n; j++) {
+			const struct gt_event *e = &l->ev[j];
+			if (e->kind != k->inst_mem_kind ||
+			    (k->inst_mem_sub >= 0 && e->sub != k->inst_mem_sub))
+				continue;
+			if (cnt == cap) {
+				size_t nc = cap ? cap * 2 : 256;
+				struct gt_ref *nv = realloc(v, nc * sizeof(*v));
+				if (!nv) {
+					free(v);
+					return -1;
+				}
+				v = nv;
+				cap = nc;
+			}
+			v[cnt++] = (struct gt_ref){ (uint32_t)i, (uint32_t)j };
+		}
+	}
+	sort_store = s;
+	sort_by_time = k->inst_by_time;
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), ref_cmp);
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
 /* the instances of inst_name in the GPU scope, in the chosen order */
 static void load(struct kview *k)
 {
@@ -22,7 +105,10 @@ static void load(struct kview *k)
 	gt_scope_all(&sc);
 	sc.gpu = k->gpu;
 	uint32_t mask = k->tab == 1 ? (1u << GT_EV_MEMCPY) | (1u << GT_EV_MEMSET) : 0;
-	if (kstats_instances(s, &sc, k->inst_name, mask,
+	if (k->inst_mem_kind >= 0) {
+		if (mem_instances(k, &k->inst, &k->ninst))
+			k->ninst = 0;
+	} else if (kstats_instances(s, &sc, k->inst_name, mask,
 			     k->inst_by_time ? KSTATS_ORDER_TIME : KSTATS_ORDER_DUR_DESC,
 			     &k->inst, &k->ninst))
 		k->ninst = 0;
@@ -79,6 +165,19 @@ void kview_inst_open(struct kview *k)
 		return;
 	const union gt_cell *c = gt_table_cell(k->tb, k->rows[k->st.sel], (size_t)nc);
 	const char *nm = c && c->s ? c->s : "";
+	/* the memory table's rows are copy kinds, not event names */
+	int mk, ms;
+	k->inst_mem_kind = k->inst_mem_sub = -1;
+	if (k->tab == 1 && !mem_class(nm, &mk, &ms)) {
+		k->inst_mem_kind = mk;
+		k->inst_mem_sub = ms;
+		k->inst_name = UINT32_MAX;
+		snprintf(k->inst_title, sizeof(k->inst_title), "%s", nm);
+		load(k);
+		histogram(k);
+		k->inst_open = 1;
+		return;
+	}
 	uint32_t id = store_str_find(k->v.app->store, nm, strlen(nm));
 	if (id == UINT32_MAX) {
 		ui_msg(k->v.app, "no events are named '%s'", nm);

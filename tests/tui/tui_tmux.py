@@ -539,6 +539,28 @@ def case_utilagree():
     quit_ok()
 
 
+def case_memdrill():
+    """Enter on a memory-table row lists that kind's copies: ResNet-50 (workers 0) has 12
+    Memcpy events, all 'Memcpy HtoD (Pageable -> Device)', the longest 1,946 us (python over
+    the raw JSON: ph X, cat Memcpy); Enter on the first lands on that copy"""
+    path = resnet()
+    start(path)
+    wait_for(r"GPU 0", 30)
+    keys("2")
+    wait_for(r"Total Time")
+    keys("t")
+    s = wait_for(r"\[CUDA memcpy Host-to-Device\]")
+    keys("Enter")
+    s = wait_for(r"instances of \[CUDA memcpy Host-to-Device\]")
+    if not re.search(r"^ 12 instances .* max 1\.95ms", s, re.M):
+        fail("memory drill-down: want 12 instances, max 1.95ms", s)
+    keys("Enter")
+    s = wait_for(r"\[memcpy\] Memcpy HtoD \(Pageable -> Device\)")
+    if "dur 1.95ms" not in s:
+        fail("memory drill-down landed on another copy", s)
+    quit_ok()
+
+
 def case_resize():
     start(sim(), 120, 40)
     wait_for(r"GPU 0")
