@@ -4,10 +4,12 @@
  * vectors and frees them again; the C library gives such memory back to the
  * system and the next report (the viewer recomputes on every zoom) pays a
  * page fault per 4 KiB to get it back.  Blocks of at least ANL_MEM_MIN bytes
- * are kept here instead (at most ANL_MEM_MAX bytes in ANL_MEM_SLOTS blocks)
- * and handed out again; anything else goes to malloc/free.
+ * are kept here instead (at most ANL_MEM_MAX bytes in ANL_MEM_SLOTS blocks,
+ * the least recently returned given up first) and handed out again;
+ * anything else goes to malloc/free.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "anl.h"
@@ -18,11 +20,30 @@
 struct slot {
 	void *p;
 	size_t bytes;
+	uint64_t stamp;        /* when it was returned */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct slot cache[ANL_MEM_SLOTS];
 static size_t cached_bytes;
+static uint64_t clock_now;
+
+/* the occupied slot returned longest ago, or ANL_MEM_SLOTS */
+static size_t oldest(void)
+{
+	size_t v = ANL_MEM_SLOTS;
+	for (size_t i = 0; i < ANL_MEM_SLOTS; i++)
+		if (cache[i].p && (v == ANL_MEM_SLOTS || cache[i].stamp < cache[v].stamp))
+			v = i;
+	return v;
+}
+
+static void drop(size_t i)
+{
+	free(cache[i].p);
+	cached_bytes -= cache[i].bytes;
+	cache[i].p = NULL;
+}
 
 void *anl_mem_get(size_t bytes, size_t *got)
 {
@@ -53,34 +74,20 @@ void anl_mem_put(void *p, size_t bytes)
 		return;
 	if (bytes >= ANL_MEM_MIN && bytes <= ANL_MEM_MAX) {
 		pthread_mutex_lock(&mu);
-		size_t free_slot = ANL_MEM_SLOTS, small = ANL_MEM_SLOTS;
-		for (size_t i = 0; i < ANL_MEM_SLOTS; i++) {
+		size_t free_slot = ANL_MEM_SLOTS;
+		for (size_t i = 0; i < ANL_MEM_SLOTS; i++)
 			if (!cache[i].p)
 				free_slot = i;
-			else if (small == ANL_MEM_SLOTS || cache[i].bytes < cache[small].bytes)
-				small = i;
+		if (free_slot == ANL_MEM_SLOTS) {   /* full: give up the oldest */
+			free_slot = oldest();
+			drop(free_slot);
 		}
-		/* full: give up the smallest block when this one is larger */
-		if (free_slot == ANL_MEM_SLOTS && small < ANL_MEM_SLOTS && cache[small].bytes < bytes) {
-			free(cache[small].p);
-			cached_bytes -= cache[small].bytes;
-			cache[small].p = NULL;
-			free_slot = small;
-		}
-		while (free_slot < ANL_MEM_SLOTS && cached_bytes + bytes > ANL_MEM_MAX) {
-			size_t v = ANL_MEM_SLOTS;   /* over the limit: drop the smallest others */
-			for (size_t i = 0; i < ANL_MEM_SLOTS; i++)
-				if (cache[i].p && (v == ANL_MEM_SLOTS || cache[i].bytes < cache[v].bytes))
-					v = i;
-			if (v == ANL_MEM_SLOTS)
-				break;
-			free(cache[v].p);
-			cached_bytes -= cache[v].bytes;
-			cache[v].p = NULL;
-		}
+		while (cached_bytes + bytes > ANL_MEM_MAX && oldest() < ANL_MEM_SLOTS)
+			drop(oldest());
 		if (free_slot < ANL_MEM_SLOTS && cached_bytes + bytes <= ANL_MEM_MAX) {
 			cache[free_slot].p = p;
 			cache[free_slot].bytes = bytes;
+			cache[free_slot].stamp = ++clock_now;
 			cached_bytes += bytes;
 			pthread_mutex_unlock(&mu);
 			return;
