@@ -32,6 +32,8 @@ struct kview {
 	char inst_title[256];
 	uint32_t inst_name;
 	int inst_mem_kind, inst_mem_sub;   /* memory rows: event kind, copy kind (-1 any) */
+	int inst_nccl;             /* nccl rows: kernels matching row inst_row's key */
+	size_t inst_row;
 	struct gt_ref *inst;
 	size_t ninst;
 	size_t inst_top, inst_sel;

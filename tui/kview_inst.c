@@ -94,6 +94,86 @@ static int mem_instances(struct kview *k, struct gt_ref **out, size_t *n)
 	return 0;
 }
 
+/* an NCCL table row's key (core/analysis/tables_nccl.c groups by it) */
+struct nccl_key {
+	const char *coll, *dtype;   /* dtype NULL = unknown */
+	uint64_t size_bytes;        /* 0 = unknown */
+	uint32_t group;             /* 0 = unknown */
+};
+
+/* 1 when the NCCL kernel e falls in the row with key k */
+static int nccl_match(const struct gt_store *s, const struct gt_event *e, const struct nccl_key *k)
+{
+	uint32_t nid = e->kind == GT_EV_KERNEL ? gt_event_nccl(e) : 0;
+	if (e->kind != GT_EV_KERNEL || (!(e->flags & GT_EVF_NCCL) && !nid))
+		return 0;
+	uint32_t coll = e->name, dtype = 0, group = 0;
+	uint64_t size = 0;
+	const struct gt_nccl *a = nid ? store_nccl_at(s, nid) : NULL;
+	if (a) {
+		if (a->collective)
+			coll = a->collective;
+		dtype = a->dtype;
+		group = a->group_size;
+		uint64_t ne = a->in_nelems > a->out_nelems ? a->in_nelems : a->out_nelems;
+		size = ne * a->dtype_bytes;
+	}
+	if (strcmp(store_str(s, coll), k->coll) || size != k->size_bytes || group != k->group)
+		return 0;
+	if (!k->dtype)
+		return !dtype;
+	return dtype && !strcmp(store_str(s, dtype), k->dtype);
+}
+
+/* the NCCL kernels of the selected nccl-table row on the GPUs in scope */
+static int nccl_instances(struct kview *k, struct gt_ref **out, size_t *n)
+{
+	const struct gt_store *s = k->v.app->store;
+	const struct gt_table *t = k->tb;
+	size_t row = k->inst_row;
+	struct nccl_key key = { "", NULL, 0, 0 };
+	int c;
+	if (!t || row >= t->nrows)
+		return -1;
+	if ((c = tables_name_col(t)) >= 0 && !gt_table_is_null(t, row, (size_t)c))
+		key.coll = gt_table_cell(t, row, (size_t)c)->s ? gt_table_cell(t, row, (size_t)c)->s : "";
+	if ((c = tables_find_col(t, "size (bytes)")) >= 0 && !gt_table_is_null(t, row, (size_t)c))
+		key.size_bytes = (uint64_t)gt_table_cell(t, row, (size_t)c)->i;
+	if ((c = tables_find_col(t, "data type")) >= 0 && !gt_table_is_null(t, row, (size_t)c))
+		key.dtype = gt_table_cell(t, row, (size_t)c)->s;
+	if ((c = tables_find_col(t, "group size")) >= 0 && !gt_table_is_null(t, row, (size_t)c))
+		key.group = (uint32_t)gt_table_cell(t, row, (size_t)c)->i;
+	size_t cap = 0, cnt = 0;
+	struct gt_ref *v = NULL;
+	for (size_t i = 0; i < store_lane_count(s); i++) {
+		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+		if (l->key.type != GT_LANE_GPU || (k->gpu >= 0 && l->key.device != k->gpu))
+			continue;
+		for (size_t j = 0; j < l->n; j++) {
+			if (!nccl_match(s, &l->ev[j], &key))
+				continue;
+			if (cnt == cap) {
+				size_t nc = cap ? cap * 2 : 256;
+				struct gt_ref *nv = realloc(v, nc * sizeof(*v));
+				if (!nv) {
+					free(v);
+					return -1;
+				}
+				v = nv;
+				cap = nc;
+			}
+			v[cnt++] = (struct gt_ref){ (uint32_t)i, (uint32_t)j };
+		}
+	}
+	sort_store = s;
+	sort_by_time = k->inst_by_time;
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), ref_cmp);
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
 /* the instances of inst_name in the GPU scope, in the chosen order */
 static void load(struct kview *k)
 {
@@ -105,7 +185,10 @@ static void load(struct kview *k)
 	gt_scope_all(&sc);
 	sc.gpu = k->gpu;
 	uint32_t mask = k->tab == 1 ? (1u << GT_EV_MEMCPY) | (1u << GT_EV_MEMSET) : 0;
-	if (k->inst_mem_kind >= 0) {
+	if (k->inst_nccl) {
+		if (nccl_instances(k, &k->inst, &k->ninst))
+			k->ninst = 0;
+	} else if (k->inst_mem_kind >= 0) {
 		if (mem_instances(k, &k->inst, &k->ninst))
 			k->ninst = 0;
 	} else if (kstats_instances(s, &sc, k->inst_name, mask,
@@ -168,6 +251,24 @@ void kview_inst_open(struct kview *k)
 	/* the memory table's rows are copy kinds, not event names */
 	int mk, ms;
 	k->inst_mem_kind = k->inst_mem_sub = -1;
+	k->inst_nccl = 0;
+	if (k->tab == 2) {
+		/* nccl rows are (collective, size, type, group): match kernels by them */
+		k->inst_nccl = 1;
+		k->inst_row = k->rows[k->st.sel];
+		k->inst_name = UINT32_MAX;
+		const struct gt_table *t = k->tb;
+		int sc = tables_find_col(t, "size (bytes)");
+		if (sc >= 0 && !gt_table_is_null(t, k->inst_row, (size_t)sc))
+			snprintf(k->inst_title, sizeof(k->inst_title), "%s, %lld bytes", nm,
+				 (long long)gt_table_cell(t, k->inst_row, (size_t)sc)->i);
+		else
+			demangle_name(nm, k->inst_title, sizeof(k->inst_title));
+		load(k);
+		histogram(k);
+		k->inst_open = 1;
+		return;
+	}
 	if (k->tab == 1 && !mem_class(nm, &mk, &ms)) {
 		k->inst_mem_kind = mk;
 		k->inst_mem_sub = ms;

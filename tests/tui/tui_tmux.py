@@ -561,6 +561,39 @@ def case_memdrill():
     quit_ok()
 
 
+def case_nccldrill():
+    """Enter on an nccl-table row lists the kernels of that collective and size: the HTA
+    nccl_data trace has 3 allreduce kernels of 2,049,000 Float elements (8,196,000 bytes),
+    durations 2,520.607 / 3,306.963 / 5,993.392 us (python over the raw JSON: ph X, cat
+    kernel, args 'In msg nelems' == 2049000)"""
+    path = os.path.join(TESTDATA, "hta", "nccl_data.json.gz")
+    if not os.path.exists(path):
+        skip("test data missing: " + path)
+    start(path)
+    wait_for(r"GPU 0", 30)
+    keys("2")
+    wait_for(r"Total Time")
+    keys("t", "t")
+    s = wait_for(r"Collective")
+    lines = s.splitlines()
+    hdr = next(i for i, l in enumerate(lines) if "Collective" in l)
+    row = next((i - hdr - 1 for i, l in enumerate(lines[hdr + 1:], hdr + 1)
+                if re.search(r"\b8196000\b", l)), None)
+    if row is None:
+        fail("nccl table lacks the 8196000-byte allreduce", s)
+    for _ in range(row):
+        keys("j")
+    keys("Enter")
+    s = wait_for(r"instances of allreduce, 8196000 bytes")
+    if not re.search(r"^ 3 instances .* min 2\.52ms .* max 5\.99ms", s, re.M):
+        fail("nccl drill-down: want 3 instances, 2.52ms..5.99ms", s)
+    keys("Enter")
+    s = wait_for(r"\[kernel, NCCL\]")
+    if "dur 5.99ms" not in s or "in 2049000 elems" not in s:
+        fail("nccl drill-down landed on another kernel", s)
+    quit_ok()
+
+
 def case_resize():
     start(sim(), 120, 40)
     wait_for(r"GPU 0")
