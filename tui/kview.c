@@ -98,6 +98,21 @@ static void compute(struct kview *k)
 	refilter(k);
 }
 
+/* 1 when lanes of more than one rank exist (G then scopes GPU n of each) */
+static int several_ranks(const struct gt_store *s)
+{
+	int32_t first = -2;
+	for (size_t i = 0; i < store_lane_count(s); i++) {
+		int32_t r = store_lane_at(s, (uint32_t)i)->key.rank;
+		r = r < 0 ? 0 : r;
+		if (first == -2)
+			first = r;
+		else if (r != first)
+			return 1;
+	}
+	return 0;
+}
+
 /* tabs line, table (or the instances page) and notes */
 static void kv_draw(struct view *v, struct lrect r)
 {
@@ -110,7 +125,8 @@ static void kv_draw(struct view *v, struct lrect r)
 	}
 	char g[32] = "all GPUs";
 	if (k->gpu >= 0)
-		snprintf(g, sizeof(g), "GPU %d", k->gpu);
+		snprintf(g, sizeof(g), "GPU %d%s", k->gpu, several_ranks(k->v.app->store) ?
+			 " of every rank" : "");
 	int x = r.x + 1;
 	for (int i = 0; i < KV_NTABS; i++) {
 		term_printf(r.y, x, r.w - x, theme_attr(i == k->tab ? TH_TAB_ON : TH_DIM), " %s ", tabs[i]);

@@ -405,6 +405,11 @@ def case_steps():
         for lab in ruler.split("|")[1:]:
             if lab.strip() and not re.fullmatch(r"\d+(\.\d+)?(ns|us|ms|s)\s*", lab):
                 fail("ruler label %r is cut or has no unit" % lab, screen())
+    # 2 ranks: the kernel page's GPU scope says it takes GPU 0 of each rank
+    keys("2")
+    wait_for(r"Total Time")
+    keys("G")
+    wait_for(r"GPU 0 of every rank\s+\|")
     quit_ok()
 
 
