@@ -104,7 +104,16 @@ void tlnav_goto_done(struct view *v, const char *text)
 		ui_msg(t->v.app, "not a time: '%s' (try 1.5s, 300ms, 20us)", text);
 		return;
 	}
-	int64_t at = tlview_t_lo(t) + ns;
+	int64_t lo = tlview_t_lo(t), at = lo + ns;
+	const struct gt_store *s = t->v.app->store;
+	int64_t hi = store_event_count(s) ? store_t_max(s) : lo;
+	if (at > hi || ns < 0) {
+		char b[32];
+		layout_fmt_dur(hi - lo, b, sizeof(b));
+		ui_msg(t->v.app, "%s is outside the capture (0..%s): went to its %s", text, b,
+		       ns < 0 ? "start" : "end");
+		at = ns < 0 ? lo : hi;
+	}
 	t->m.t0_ns = at - (int64_t)(t->m.cols / 2) * t->m.ns_per_col;
 	t->col = t->m.cols / 2;
 	t->pinned = 0;

@@ -491,6 +491,15 @@ def case_homeend():
         fail("End was read as Esc + keys", s)
     keys("Home")
     wait_for(r"view \+0ns \(")
+    # g past the end: says so and shows the end, not an empty screen 1e5 s away
+    keys("g")
+    type_text("99999s")
+    keys("Enter")
+    s = wait_for(r"outside the capture")
+    unit = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+    m = re.search(r"\| ([0-9.]+)(ns|us|ms|s) \| dropped .* view \+([0-9.]+)(ns|us|ms|s) \(", s)
+    if not m or float(m.group(3)) * unit[m.group(4)] > float(m.group(1)) * unit[m.group(2)]:
+        fail("g 99999s moved the view off the capture", s)
     quit_ok()
 
 
