@@ -19,6 +19,7 @@ const char *steps_source_name(enum steps_source src)
 	case STEPS_SRC_ANNOT: return "annotation";
 	case STEPS_SRC_NVTX: return "nvtx";
 	case STEPS_SRC_INFERRED: return "inferred";
+	case STEPS_SRC_PROFSTEP: return "ProfilerStep";
 	default: return "none";
 	}
 }
@@ -243,7 +244,8 @@ int steps_find_uncached(const struct gt_store *s, int32_t rank, const struct ste
 	if ((rc = find_annot(s, hl, (size_t)nh, &nm, &h)))
 		goto fail;
 	if (h.n) {
-		out->source = STEPS_SRC_ANNOT;
+		out->source = strncmp(store_str(s, h.v[0].name), "ProfilerStep#", 13) ?
+			      STEPS_SRC_ANNOT : STEPS_SRC_PROFSTEP;
 	} else {
 		const char *pat = o && o->pattern ? o->pattern : STEPS_DEFAULT_PATTERN;
 		if ((rc = find_nvtx(s, hl, (size_t)nh, pat, &h, err, errlen)))

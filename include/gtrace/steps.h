@@ -22,9 +22,10 @@
 
 enum steps_source {
 	STEPS_SRC_NONE = 0,    /* no steps found */
-	STEPS_SRC_ANNOT,       /* GT_EV_STEP spans (ProfilerStep#N, gtrace annotation) */
+	STEPS_SRC_ANNOT,       /* GT_EV_STEP spans other than ProfilerStep (gtrace annotation) */
 	STEPS_SRC_NVTX,        /* NVTX ranges matching the pattern */
-	STEPS_SRC_INFERRED     /* periodic device work */
+	STEPS_SRC_INFERRED,    /* periodic device work */
+	STEPS_SRC_PROFSTEP     /* Kineto ProfilerStep#N spans */
 };
 
 /* one GPU's share of a step */

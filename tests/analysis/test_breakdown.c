@@ -119,7 +119,7 @@ Test(breakdown, resnet50_matches_tensorboard_plugin, .timeout = 60)
 	struct breakdown_result r;
 	char err[128];
 	cr_assert_eq(breakdown_compute(s, 0, NULL, NULL, &r, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(r.source, STEPS_SRC_ANNOT);
+	cr_assert_eq(r.source, STEPS_SRC_PROFSTEP);
 	cr_assert_eq(r.n, 6);
 	const double avg[BD_NCAT] = { 98589, 1915, 89, 0, 2908, 59262, 13674, 1156 };
 	for (int c = 0; c < BD_NCAT; c++)
@@ -171,7 +171,7 @@ Test(breakdown, report_csv_columns_and_average)
 		  strstr(csv, "\nAverage,0.7,0.1,0.0,0.0,0.1,0.1,0.0,0.1,1.0"), "%s", csv);
 	free(csv);
 	char *txt = run_report(s, "steps", GT_OUT_TABLE);
-	cr_assert(strstr(txt, "annotation"), "%s", txt);
+	cr_assert(strstr(txt, "ProfilerStep"), "%s", txt);
 	cr_assert(strstr(txt, "dropped"), "%s", txt);
 	free(txt);
 	store_free(s);

@@ -47,7 +47,7 @@ static void run(enum sim_scenario sc, int ranks, int gpus, struct overview_resul
 	*sp = gen(sc, ranks, gpus, t);
 	char err[256];
 	cr_assert_eq(overview_compute(*sp, NULL, r, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(r->source, STEPS_SRC_ANNOT);
+	cr_assert_eq(r->source, STEPS_SRC_PROFSTEP);
 }
 
 Test(overview, balanced_no_false_alarm, .timeout = 60)

@@ -16,7 +16,7 @@ Test(steps, annotated_widened_and_cut_off_dropped)
 	struct steps_list l;
 	char err[128];
 	cr_assert_eq(steps_find(s, 0, NULL, &l, err, sizeof(err)), 0);
-	cr_assert_eq(l.source, STEPS_SRC_ANNOT);
+	cr_assert_eq(l.source, STEPS_SRC_PROFSTEP);
 	cr_assert_eq(l.widened, 1);
 	cr_assert_eq(l.n, 2);
 	cr_assert_eq(l.dropped, 1);

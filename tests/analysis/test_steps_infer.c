@@ -34,7 +34,7 @@ static void check(enum sim_scenario sc)
 	cr_assert_eq(steps_find(d, 0, NULL, &inf, err, sizeof(err)), 0);
 	cr_assert_eq(steps_find(s, 0, NULL, &ann, err, sizeof(err)), 0);
 	cr_assert_eq(inf.source, STEPS_SRC_INFERRED);
-	cr_assert_eq(ann.source, STEPS_SRC_ANNOT);
+	cr_assert_eq(ann.source, STEPS_SRC_PROFSTEP);
 	cr_assert_eq((int)inf.n, t.steps, "%s: inferred %zu steps, planted %d",
 		     sim_scenario_name(sc), inf.n, t.steps);
 	for (size_t i = 1; i + 1 < inf.n && i < ann.n; i++) {
