@@ -142,6 +142,20 @@ int cmd_open(int argc, char **argv)
 		return cmd_usage_error("open", "unknown option '%s'", argv[1]);
 	if (argc <= first)
 		return cmd_usage_error("open", "no PATH given");
+	/* no terminal: say so before a long load, not after it (a path that cannot
+	 * be opened is still reported first, as "FILE: problem") */
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		char why[512];
+		for (int i = first; i < argc; i++) {
+			why[0] = 0;
+			if (gt_load_detect(argv[i], why, sizeof(why)) == GT_FMT_UNKNOWN && why[0]) {
+				fprintf(stderr, "gtrace: %s\n", why);
+				return 1;
+			}
+		}
+		fprintf(stderr, "gtrace: the viewer needs a terminal (try 'gtrace stats')\n");
+		return 1;
+	}
 	struct gt_store *s = NULL;
 	char err[512];
 	int rc = load_with_progress((const char *const *)argv + first, (size_t)(argc - first), &s,

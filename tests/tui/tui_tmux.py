@@ -705,6 +705,14 @@ def case_errors():
                        stdin=subprocess.DEVNULL)
     if r.returncode != 1 or "terminal" not in r.stderr:
         fail("not a terminal: exit %d, stderr %r" % (r.returncode, r.stderr))
+    # no terminal is found out before loading: a cut-off capture is not even read
+    cut = os.path.join(TMP, "cut.gtrace")
+    with open(path, "rb") as f, open(cut, "wb") as g:
+        g.write(f.read(100000))
+    r = subprocess.run([GTRACE, "open", cut], capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL)
+    if r.returncode != 1 or "terminal" not in r.stderr or "cut off" in r.stderr:
+        fail("not a terminal: loaded the file first: exit %d, stderr %r" % (r.returncode, r.stderr))
 
 
 def mouse(b, x, y, release=False):
