@@ -20,7 +20,7 @@ static const struct command commands[] = {
 	{ "run", cmd_run, "run [--record FILE] -- CMD [ARGS]        start CMD with capture injected; open the live viewer on it" },
 	{ "attach", cmd_attach, "attach PID | --list                      attach the viewer to a running process that has the capture library loaded" },
 	{ "record", cmd_record, "record -o FILE [--duration S] (--pid PID | -- CMD [ARGS])   headless capture, no terminal needed" },
-	{ "stats", cmd_stats, "stats PATH [--report NAME] [--format table|csv|json] [--step N]   analyses as text" },
+	{ "stats", cmd_stats, "stats PATH... [--report NAME] [--format table|csv|json] [--step N] [--range T0:T1] [--gpu G] [--rank R]   analyses as text" },
 	{ "export", cmd_export, "export PATH -o OUT.json[.gz]             Chrome trace JSON (opens in Perfetto) from any input" },
 	{ "sim", cmd_sim, "sim -o FILE [--gpus N] [--ranks R] [--steps N] [--scenario NAME] [--events N] [--seed S]   write a synthetic capture\n  gtrace sim --live [--gpus N] [--rate EVENTS_PER_S] [--seconds S]   a simulated trainer to attach to" },
 };
