@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "anl.h"
+#include "../util/sortx.h"
 
 long anl_lanes(const struct gt_store *s, int32_t rank, int type, int32_t device,
 	       uint32_t **out)
@@ -83,48 +84,6 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* LSD radix sort on v - min, 16-bit digits, only the digits the range needs */
-static int radix_i64(int64_t *v, size_t n)
-{
-	int64_t lo = v[0], hi = v[0];
-	for (size_t i = 1; i < n; i++) {
-		if (v[i] < lo)
-			lo = v[i];
-		if (v[i] > hi)
-			hi = v[i];
-	}
-	uint64_t range = (uint64_t)hi - (uint64_t)lo;
-	int64_t *tmp = malloc(n * sizeof(*tmp));
-	size_t *cnt = malloc(65536 * sizeof(*cnt));
-	if (!tmp || !cnt) {
-		free(tmp);
-		free(cnt);
-		return -ENOMEM;
-	}
-	int64_t *src = v, *dst = tmp;
-	for (int sh = 0; sh < 64 && (range >> sh); sh += 16) {
-		memset(cnt, 0, 65536 * sizeof(*cnt));
-		for (size_t i = 0; i < n; i++)
-			cnt[(((uint64_t)src[i] - (uint64_t)lo) >> sh) & 0xffff]++;
-		size_t sum = 0;
-		for (size_t d = 0; d < 65536; d++) {
-			size_t c = cnt[d];
-			cnt[d] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[cnt[(((uint64_t)src[i] - (uint64_t)lo) >> sh) & 0xffff]++] = src[i];
-		int64_t *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
-	free(cnt);
-	return 0;
-}
-
 void anl_sort_i64(int64_t *v, size_t n)
 {
 	size_t i = 1;
@@ -132,7 +91,7 @@ void anl_sort_i64(int64_t *v, size_t n)
 		i++;
 	if (i >= n)
 		return;
-	if (n < 4096 || radix_i64(v, n))
+	if (n < 4096 || sortx_radix_i64(v, n))
 		qsort(v, n, sizeof(*v), cmp_i64);
 }
 
@@ -386,33 +345,7 @@ void anl_corrmap_done(struct anl_corrmap *m)
 
 int64_t anl_select_i64(int64_t *v, size_t n, size_t k)
 {
-	size_t lo = 0, hi = n - 1;
-	while (lo < hi) {
-		int64_t p = v[lo + (hi - lo) / 2];
-		size_t i = lo, j = hi;
-		while (i <= j) {
-			while (v[i] < p)
-				i++;
-			while (v[j] > p)
-				j--;
-			if (i <= j) {
-				int64_t t = v[i];
-				v[i] = v[j];
-				v[j] = t;
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return v[k];
-	}
-	return v[k];
+	return sortx_select_i64(v, n, k);
 }
 
 #define MED_BITS 11

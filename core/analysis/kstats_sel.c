@@ -10,40 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kstats_priv.h"
-
-/* k-th smallest of v[0..n) by quickselect (median of three pivots) */
-static int64_t select_k(int64_t *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n - 1;
-	while (hi > lo) {
-		size_t mid = lo + (hi - lo) / 2;
-		int64_t a = v[lo], b = v[mid], c = v[hi];
-		int64_t p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-		size_t i = lo, j = hi;
-		while (i <= j) {
-			while (v[i] < p)
-				i++;
-			while (v[j] > p)
-				j--;
-			if (i <= j) {
-				int64_t t = v[i];
-				v[i] = v[j];
-				v[j] = t;
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return v[k];
-	}
-	return v[k];
-}
+#include "../util/sortx.h"
 
 /* max of v[0..n) */
 static int64_t max_of(const int64_t *v, size_t n)
@@ -93,7 +60,7 @@ static int64_t radix_select(int64_t *v, size_t n, size_t k, int64_t *lower)
 		}
 	}
 	size_t kk = k - below;
-	int64_t r = select_k(v, m, kk);
+	int64_t r = sortx_select_i64(v, m, kk);
 	if (lower)
 		*lower = kk > 0 ? max_of(v, kk) : prev_max;
 	return r;
@@ -105,7 +72,7 @@ double kstats_median(int64_t *v, size_t n)
 		return 0;
 	size_t k = n / 2;
 	if (n < 4096) {
-		int64_t hi = select_k(v, n, k);
+		int64_t hi = sortx_select_i64(v, n, k);
 		if (n & 1)
 			return (double)hi;
 		/* after selection every v[0..k) <= v[k]: the lower middle is their max */
@@ -174,7 +141,7 @@ double kstats_median_segs(int64_t *const *v, const size_t *n, int nseg)
 				prev_max = v[s][i];
 		}
 	size_t kk = k - below;
-	int64_t hi = select_k(t, m, kk);
+	int64_t hi = sortx_select_i64(t, m, kk);
 	int64_t lo = kk > 0 ? max_of(t, kk) : prev_max;
 	free(t);
 	if (total & 1)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kimport.h"
+#include "../util/sortx.h"
 
 /* ids of the parse-time store (kf->ls) in the target store (kf->s) */
 static uint32_t rm_str(struct kfile *kf, uint32_t id)
@@ -122,42 +123,6 @@ static struct gt_event *find_at(struct kfile *kf, long li, int64_t ts, int gpu)
 	return NULL;
 }
 
-/* LSD radix sort of n keys, 16-bit digits, skipping constant digits; 0 or -ENOMEM */
-static int radix_u64(uint64_t *a, size_t n)
-{
-	uint64_t *tmp = malloc(n * sizeof(*tmp));
-	size_t *cnt = malloc(65536 * sizeof(*cnt));
-	if (!tmp || !cnt) {
-		free(tmp);
-		free(cnt);
-		return -ENOMEM;
-	}
-	uint64_t *src = a, *dst = tmp;
-	for (int sh = 0; sh < 64; sh += 16) {
-		memset(cnt, 0, 65536 * sizeof(*cnt));
-		for (size_t i = 0; i < n; i++)
-			cnt[(src[i] >> sh) & 0xffff]++;
-		if (cnt[(src[0] >> sh) & 0xffff] == n)
-			continue;
-		size_t sum = 0;
-		for (size_t d = 0; d < 65536; d++) {
-			size_t c = cnt[d];
-			cnt[d] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[cnt[(src[i] >> sh) & 0xffff]++] = src[i];
-		uint64_t *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != a)
-		memcpy(a, src, n * sizeof(*a));
-	free(tmp);
-	free(cnt);
-	return 0;
-}
-
 /* every correlation is in the args: only count the flow ends without a partner */
 static int count_unmatched(struct kfile *kf)
 {
@@ -167,7 +132,7 @@ static int count_unmatched(struct kfile *kf)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		k[i] = kf->flows[i].id << 1 | (kf->flows[i].ph == 'f');
-	if (radix_u64(k, n)) {
+	if (sortx_radix_u64(k, n)) {
 		free(k);
 		return -ENOMEM;
 	}
