@@ -3,6 +3,7 @@
  * row costs one store_lane_buckets query of the screen width, so a frame is
  * O(rows x columns x log n) whatever the zoom.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,16 +231,35 @@ static void fill_row(struct tlview *t, uint32_t ri, int c0, int n, struct gt_buc
 	}
 }
 
+static uint64_t row_key(const struct tlview *t, uint32_t ri)
+{
+	return ((uint64_t)ri + 1) * 2 + t->L.all[ri].folded;
+}
+
+/* 1 when the cached row can be kept or shifted (a pan by whole columns) */
+static int row_reusable(const struct tlview *t, const struct tl_rowcache *rc, uint32_t ri, int w)
+{
+	int64_t npc = t->m.ns_per_col, d = t->m.t0_ns - rc->t0_ns;
+	return rc->key == row_key(t, ri) && rc->gen == t->gen && rc->npc == npc &&
+	       d % npc == 0 && d / npc < w && d / npc > -w;
+}
+
+static void row_stamp(struct tlview *t, struct tl_rowcache *rc, uint32_t ri)
+{
+	rc->key = row_key(t, ri);
+	rc->gen = t->gen;
+	rc->npc = t->m.ns_per_col;
+	rc->t0_ns = t->m.t0_ns;
+}
+
 /* the cached row for screen row yy showing row ri, brought up to date:
  * kept when nothing moved, shifted and completed after a pan by whole
  * columns, recomputed otherwise */
 static struct tl_rowcache *row_buckets(struct tlview *t, int yy, uint32_t ri, int w)
 {
 	struct tl_rowcache *rc = &t->rc[yy];
-	uint64_t key = ((uint64_t)ri + 1) * 2 + t->L.all[ri].folded;
 	int64_t npc = t->m.ns_per_col, d = t->m.t0_ns - rc->t0_ns;
-	if (rc->key == key && rc->gen == t->gen && rc->npc == npc && d % npc == 0 &&
-	    d / npc < w && d / npc > -w) {
+	if (row_reusable(t, rc, ri, w)) {
 		int sh = (int)(d / npc);
 		if (sh > 0) {
 			memmove(rc->b, rc->b + sh, (size_t)(w - sh) * sizeof(*rc->b));
@@ -253,11 +273,58 @@ static struct tl_rowcache *row_buckets(struct tlview *t, int yy, uint32_t ri, in
 	} else {
 		fill_row(t, ri, 0, w, rc->b, rc->cat);
 	}
-	rc->key = key;
-	rc->gen = t->gen;
-	rc->npc = npc;
-	rc->t0_ns = t->m.t0_ns;
+	row_stamp(t, rc, ri);
 	return rc;
+}
+
+/* rows of whole lanes that a frame must recompute are independent reads of
+ * the store into their own cache rows: with enough of them (a zoom with a
+ * big capture on screen), half are filled on a second thread.  Folded
+ * groups share scratch (bk2) and stay on the UI thread. */
+#define PREFILL_MIN_COLS 4000    /* columns x rows below which one thread is faster */
+
+struct prefill {
+	struct tlview *t;
+	int w, n;
+	int yy[512];
+	uint32_t ri[512];
+};
+
+static void *prefill_run(void *arg)
+{
+	struct prefill *p = arg;
+	for (int k = 0; k < p->n; k++) {
+		struct tl_rowcache *rc = &p->t->rc[p->yy[k]];
+		fill_row(p->t, p->ri[k], 0, p->w, rc->b, rc->cat);
+		row_stamp(p->t, rc, p->ri[k]);
+	}
+	return NULL;
+}
+
+static void prefill_rows(struct tlview *t, int h, int w)
+{
+	struct prefill part[2] = { { .t = t, .w = w }, { .t = t, .w = w } };
+	int n = 0;
+	for (int yy = 0; yy < h && yy < 1024; yy++) {
+		size_t v = t->top + (size_t)yy;
+		if (v >= t->L.nvis)
+			break;
+		uint32_t ri = t->L.vis[v];
+		if (t->L.all[ri].kind != LROW_LANE || row_reusable(t, &t->rc[yy], ri, w))
+			continue;
+		struct prefill *p = &part[n++ % 2];
+		p->yy[p->n] = yy;
+		p->ri[p->n++] = ri;
+	}
+	if ((long)n * w < PREFILL_MIN_COLS)
+		return;
+	pthread_t th;
+	int threaded = pthread_create(&th, NULL, prefill_run, &part[1]) == 0;
+	prefill_run(&part[0]);
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		prefill_run(&part[1]);
 }
 
 void tldraw_lanes(struct tlview *t)
@@ -267,6 +334,7 @@ void tldraw_lanes(struct tlview *t)
 	int w = c->w;
 	if (w <= 0 || c->h <= 0 || cache_size(t, c->h, w))
 		return;
+	prefill_rows(t, c->h, w);
 	for (int yy = 0; yy < c->h; yy++) {
 		size_t v = t->top + (size_t)yy;
 		if (v >= t->L.nvis)

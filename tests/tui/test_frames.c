@@ -147,13 +147,14 @@ Test(frames, goto_centres_and_describes_the_event)
 	store_free(s);
 }
 
-Test(frames, cached_frames_equal_fresh_frames)
+/* every frame after a key equals the frame drawn from scratch */
+static void cached_equals_fresh(int gpus, int w, int h)
 {
 	struct gt_store *s = store_new();
-	struct sim_opts o = { .gpus = 2, .steps = 6, .scenario = SIM_COMM_BOUND };
+	struct sim_opts o = { .gpus = gpus, .steps = 6, .scenario = SIM_COMM_BOUND };
 	char err[128];
 	cr_assert_eq(sim_generate(&o, s, err, sizeof(err)), 0, "%s", err);
-	screen_open(130, 45);
+	screen_open(w, h);
 	struct ui_source src = { .name = "sim", .store = s };
 	struct app *ap = ui_app_new(&src);
 	struct view *tv = ap->views[VIEW_TRACE];
@@ -176,4 +177,16 @@ Test(frames, cached_frames_equal_fresh_frames)
 	ui_app_free(ap);
 	screen_close();
 	store_free(s);
+}
+
+Test(frames, cached_frames_equal_fresh_frames)
+{
+	cached_equals_fresh(2, 130, 45);
+}
+
+/* 16 GPUs on a wide screen: whole rows are filled on two threads (tldraw.c
+ * prefill), shifted rows on one; both must draw the same frame */
+Test(frames, two_thread_rows_equal_one_thread_rows)
+{
+	cached_equals_fresh(16, 220, 70);
 }
