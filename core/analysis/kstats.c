@@ -84,25 +84,11 @@ int kstats_lane_in_scope(const struct gt_lane *l, const struct gt_scope *sc)
 	return 1;
 }
 
-/* first index whose start is >= t */
-static size_t lower_start(const struct gt_lane *l, int64_t t)
-{
-	size_t lo = 0, hi = l->n;
-	while (lo < hi) {
-		size_t m = lo + (hi - lo) / 2;
-		if (l->ev[m].start_ns < t)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	return lo;
-}
-
 void kstats_lane_starts(const struct gt_lane *l, int64_t t0, int64_t t1,
 			size_t *first, size_t *last)
 {
-	*first = t0 == INT64_MIN ? 0 : lower_start(l, t0);
-	*last = t1 == INT64_MAX ? l->n : lower_start(l, t1);
+	*first = t0 == INT64_MIN ? 0 : store_lane_lower_start(l, t0);
+	*last = t1 == INT64_MAX ? l->n : store_lane_lower_start(l, t1);
 	if (*last < *first)
 		*last = *first;
 }

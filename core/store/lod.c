@@ -285,6 +285,22 @@ static size_t lower_start(const struct gt_lane *l, int64_t t)
 	return lower_start_from(l, t, 0);
 }
 
+size_t store_lane_lower_start(const struct gt_lane *l, int64_t t)
+{
+	if (l->blk_start && l->n_indexed == l->n)
+		return lower_start(l, t);
+	/* not indexed yet (events added since the last finish): plain search */
+	size_t lo = 0, hi = l->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->ev[mid].start_ns < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* first i with running max end M_i >= t, searching blocks from block b_from */
 static size_t first_maxend_from(const struct gt_lane *l, int64_t t, size_t b_from)
 {

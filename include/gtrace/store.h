@@ -162,6 +162,10 @@ void store_lane_bucket(const struct gt_lane *l, int64_t t0, int64_t t1,
 void store_lane_buckets(const struct gt_lane *l, int64_t t0, int64_t dt,
 			int ncols, struct gt_bucket *out);
 
+/* index of the first event on the lane whose start is >= t (l->n if none),
+ * O(log n) */
+size_t store_lane_lower_start(const struct gt_lane *l, int64_t t);
+
 /* union busy time of the lane within [t0, t1), O(log n) */
 int64_t store_lane_busy(const struct gt_lane *l, int64_t t0, int64_t t1);
 

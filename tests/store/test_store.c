@@ -112,6 +112,10 @@ static void check_lane(const struct gt_lane *l)
 		int64_t t0 = rand() % T, t1 = t0 + rand() % 400;
 		cr_assert_eq(store_lane_busy(l, t0, t1), brute_busy(l->ev, l->n, t0, t1),
 			     "busy [%ld,%ld)", (long)t0, (long)t1);
+		size_t ls = 0;
+		while (ls < l->n && l->ev[ls].start_ns < t0)
+			ls++;
+		cr_assert_eq(store_lane_lower_start(l, t0), ls, "first start >= %ld", (long)t0);
 		size_t first, last;
 		store_lane_range(l, t0, t1, &first, &last);
 		size_t longest = SIZE_MAX;
