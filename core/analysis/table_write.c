@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace/report.h"
+#include "../util/utf8.h"
 
 /* format a number: plain (CSV/JSON) or with thousands separators */
 static void fmt_num(char *buf, size_t len, const struct gt_col *c, const union gt_cell *v,
@@ -52,31 +53,13 @@ static const char *cell_text(const struct gt_table *t, size_t r, size_t c, char 
 	return buf;
 }
 
-/* length of the valid UTF-8 sequence at p (2..4), 0 when invalid */
-static int utf8_len(const unsigned char *p)
-{
-	int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
-	if (n == 0)
-		return 0;
-	for (int i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	uint32_t cp = n == 2 ? (p[0] & 0x1fu) : n == 3 ? (p[0] & 0x0fu) : (p[0] & 0x07u);
-	for (int i = 1; i < n; i++)
-		cp = cp << 6 | (p[i] & 0x3fu);
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;               /* overlong, surrogate or out of range */
-	return n;
-}
-
 /* display width of s as text_put prints it: one column per code point,
  * per control character and per invalid byte */
 static size_t text_width(const char *s)
 {
 	size_t w = 0;
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++, w++) {
-		int n = *p >= 0x80 ? utf8_len(p) : 0;
+		int n = *p >= 0x80 ? utf8_seq_len(p) : 0;
 		if (n)
 			p += n - 1;
 	}
@@ -88,7 +71,7 @@ static size_t text_width(const char *s)
 static void text_put(FILE *f, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		int n = *p >= 0x80 ? utf8_len(p) : 0;
+		int n = *p >= 0x80 ? utf8_seq_len(p) : 0;
 		if (n) {
 			fwrite(p, 1, (size_t)n, f);
 			p += n - 1;
@@ -229,7 +212,7 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (*p >= 0x80) {
-			int n = utf8_len(p);
+			int n = utf8_seq_len(p);
 			if (n) {
 				fwrite(p, 1, (size_t)n, f);
 				p += n - 1;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "expw.h"
+#include "../util/utf8.h"
 
 int expw_open(struct expw *w, const char *path, int gzip_level)
 {
@@ -77,24 +78,6 @@ int expw_close(struct expw *w)
 	return w->err;
 }
 
-/* length of the valid UTF-8 sequence at p (2..4), 0 when invalid (stops at NUL) */
-static int utf8_len(const unsigned char *p)
-{
-	int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
-	for (int i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	if (n < 2)
-		return 0;
-	uint32_t cp = n == 2 ? (p[0] & 0x1fu) : n == 3 ? (p[0] & 0x0fu) : (p[0] & 0x07u);
-	for (int i = 1; i < n; i++)
-		cp = cp << 6 | (p[i] & 0x3fu);
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;               /* overlong, surrogate or out of range */
-	return n;
-}
-
 /* a JSON string; bytes that are not valid UTF-8 (raw bytes, CESU surrogates
  * decoded from lone \ud800 escapes) become U+FFFD so strict parsers accept it */
 void expw_str(struct expw *w, const char *s)
@@ -105,7 +88,7 @@ void expw_str(struct expw *w, const char *s)
 	for (;; s++) {
 		unsigned char c = (unsigned char)*s;
 		if (c >= 0x80) {
-			int n = utf8_len((const unsigned char *)s);
+			int n = utf8_seq_len((const unsigned char *)s);
 			if (n) {
 				s += n - 1;
 				continue;

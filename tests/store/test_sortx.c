@@ -75,3 +75,20 @@ Test(sortx, select_is_kth_smallest)
 	int64_t one = 5;
 	cr_assert_eq(sortx_select_i64(&one, 1, 0), 5);
 }
+
+#include "core/util/utf8.h"
+
+/* UTF-8 validation: cases from RFC 3629 section 3 and its table of ranges */
+Test(utf8, sequence_lengths)
+{
+	cr_assert_eq(utf8_seq_len((const unsigned char *)"\xc3\xa9"), 2);          /* é */
+	cr_assert_eq(utf8_seq_len((const unsigned char *)"\xe2\x96\x88"), 3);      /* █ */
+	cr_assert_eq(utf8_seq_len((const unsigned char *)"\xf0\x9f\x9a\x80"), 4);  /* U+1F680 */
+	cr_assert_eq(utf8_seq_len((const unsigned char *)"A"), 0);                 /* ASCII */
+	cr_assert_eq(utf8_seq_len((const unsigned char *)"\xc0\xaf"), 0);          /* overlong '/' */
+	cr_assert_eq(utf8_seq_len((const unsigned char *)"\xe0\x80\xaf"), 0);      /* overlong */
+	cr_assert_eq(utf8_seq_len((const unsigned char *)"\xed\xa0\x80"), 0);      /* U+D800 surrogate */
+	cr_assert_eq(utf8_seq_len((const unsigned char *)"\xf4\x90\x80\x80"), 0);  /* > U+10FFFF */
+	cr_assert_eq(utf8_seq_len((const unsigned char *)"\xe2\x96"), 0);          /* cut by the NUL */
+	cr_assert_eq(utf8_seq_len((const unsigned char *)"\x80"), 0);              /* lone continuation */
+}
