@@ -406,13 +406,6 @@ static size_t dominant_in(const struct gt_lane *l, int64_t t0, int64_t t1, size_
 	return best;
 }
 
-static size_t dominant(const struct gt_lane *l, int64_t t0, int64_t t1)
-{
-	size_t first, last;
-	store_lane_range(l, t0, t1, &first, &last);
-	return dominant_in(l, t0, t1, first, last);
-}
-
 void store_lane_bucket(const struct gt_lane *l, int64_t t0, int64_t t1,
 		       struct gt_bucket *out)
 {
@@ -420,9 +413,12 @@ void store_lane_bucket(const struct gt_lane *l, int64_t t0, int64_t t1,
 	out->dominant = SIZE_MAX;
 	if (!l->n || !l->blk_maxend || t1 <= t0)
 		return;
-	out->busy_ns = store_lane_busy(l, t0, t1);
-	out->dominant = dominant(l, t0, t1);
-	size_t c = lower_start(l, t1) - lower_start(l, t0);
+	/* each search once: starts at t0 and t1, running max end at t0 */
+	size_t s0 = lower_start(l, t0), s1 = lower_start_from(l, t1, s0);
+	size_t first = first_maxend(l, t0);
+	out->busy_ns = busy_upto_k(l, t1, s1) - busy_upto_k(l, t0, s0);
+	out->dominant = dominant_in(l, t0, t1, first, s1 > first ? s1 : first);
+	size_t c = s1 - s0;
 	out->count = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
 }
 
