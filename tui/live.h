@@ -142,4 +142,7 @@ int live_view(struct live_sess *ss, const char *name);
 /* `gtrace sim --live ...`: the simulated trainer; returns the exit status */
 int live_sim_main(int argc, char **argv);
 
+/* CLOCK_MONOTONIC in ns (rates, timeouts of the live session) */
+int64_t live_mono_ns(void);
+
 #endif

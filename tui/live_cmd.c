@@ -76,13 +76,6 @@ int live_spawn_out(char **argv, int out_fd, pid_t *pid, char *err, size_t errlen
 	return 0;
 }
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 int live_headless_interrupted(void)
 {
 	return live_stop != 0;
@@ -96,7 +89,7 @@ int live_headless(struct live_sess *ss, double duration_s, double every_s)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	live_stop = 0;
-	int64_t t0 = mono_ns(), last_print = t0;
+	int64_t t0 = live_mono_ns(), last_print = t0;
 	int rc = 0;
 	while (!live_stop) {
 		int r = live_sess_poll(ss);
@@ -106,7 +99,7 @@ int live_headless(struct live_sess *ss, double duration_s, double every_s)
 		}
 		if (live_sess_done(ss))
 			break;
-		int64_t now = mono_ns();
+		int64_t now = live_mono_ns();
 		if (duration_s > 0 && now - t0 >= (int64_t)(duration_s * 1e9))
 			break;
 		if (every_s > 0 && now - last_print >= (int64_t)(every_s * 1e9)) {

@@ -16,7 +16,8 @@
 #include "live.h"
 #include "ui.h"
 
-static int64_t mono_ns(void)
+/* CLOCK_MONOTONIC in ns */
+int64_t live_mono_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -28,7 +29,7 @@ void live_sess_init(struct live_sess *ss, struct gt_store *s, uint32_t records)
 	memset(ss, 0, sizeof(*ss));
 	ss->s = s;
 	ss->records = records;
-	ss->rate_t_ns = mono_ns();
+	ss->rate_t_ns = live_mono_ns();
 	ss->last_flush_ns = ss->rate_t_ns;
 }
 
@@ -101,7 +102,7 @@ int live_sess_poll(struct live_sess *ss)
 			live_detach(&ss->conn[k]);   /* lets an ended simulator exit */
 	}
 	ss->events += (uint64_t)added;
-	int64_t now = mono_ns();
+	int64_t now = live_mono_ns();
 	if (now - ss->rate_t_ns >= 1000000000) {
 		ss->rate = (double)(ss->events - ss->rate_events) * 1e9 / (double)(now - ss->rate_t_ns);
 		ss->rate_t_ns = now;
