@@ -5,7 +5,7 @@
  * compute kernel union, collective time and its overlap with compute, the
  * first kernel and the copies.  Straggler: the GPU with the most compute in
  * a step, by its excess over the other GPUs' mean; stagger: first kernel of
- * a step after the earliest GPU's.  Copies recurring at the same place
+ * a step after the earliest GPU's of the same rank.  Copies recurring at the same place
  * (kind, size, n-th of its kind) in >= 80 % of the steps are listed (copies
  * in multigpu_copies.c).
  */
@@ -207,22 +207,39 @@ static void summarize(struct multigpu_result *r)
 {
 	size_t G = r->ngpus;
 	double *excess = calloc(G ? G : 1, sizeof(*excess));
+	size_t *ridx = calloc(G ? G : 1, sizeof(*ridx));       /* dense rank index per GPU */
+	int64_t *earliest = calloc(G ? G : 1, sizeof(*earliest)); /* per dense rank */
 	double step_sum = 0;
-	size_t step_n = 0, compared = 0;
-	if (!excess)
+	size_t step_n = 0, compared = 0, nranks = 0;
+	if (!excess || !ridx || !earliest) {
+		free(excess);
+		free(ridx);
+		free(earliest);
 		return;
+	}
+	/* the stagger baseline is the earliest GPU of the same rank: one host
+	   thread launching for several GPUs is what staggers them; ranks are
+	   separate processes whose step starts differ for other reasons (and
+	   show as collective wait, not here) */
+	for (size_t g = 0; g < G; g++) {
+		size_t k = 0;
+		while (k < g && r->gpus[k].rank != r->gpus[g].rank)
+			k++;
+		ridx[g] = k < g ? ridx[k] : nranks++;
+	}
 	for (size_t si = 0; si < r->nsteps; si++) {
 		struct multigpu_cell *row = &r->cells[si * G];
-		int64_t earliest = INT64_MAX;
 		size_t best = SIZE_MAX, valid = 0;
 		double sum = 0;
+		for (size_t k = 0; k < nranks; k++)
+			earliest[k] = INT64_MAX;
 		for (size_t g = 0; g < G; g++) {
 			if (!row[g].valid)
 				continue;
 			step_sum += (double)(row[g].t1_ns - row[g].t0_ns);
 			step_n++;
-			if (row[g].first_kernel_ns < earliest)
-				earliest = row[g].first_kernel_ns;
+			if (row[g].first_kernel_ns < earliest[ridx[g]])
+				earliest[ridx[g]] = row[g].first_kernel_ns;
 			if (row[g].compute_ns <= 0)
 				continue;
 			valid++;
@@ -231,9 +248,9 @@ static void summarize(struct multigpu_result *r)
 				best = g;
 		}
 		for (size_t g = 0; g < G; g++) {
-			if (!row[g].valid || row[g].first_kernel_ns == INT64_MAX || earliest == INT64_MAX)
+			if (!row[g].valid || row[g].first_kernel_ns == INT64_MAX)
 				continue;
-			double off = (double)(row[g].first_kernel_ns - earliest);
+			double off = (double)(row[g].first_kernel_ns - earliest[ridx[g]]);
 			r->gpus[g].stagger_mean_ns += off;
 			if (off > r->gpus[g].stagger_max_ns)
 				r->gpus[g].stagger_max_ns = off;
@@ -287,6 +304,8 @@ static void summarize(struct multigpu_result *r)
 	if (r->straggler >= 0)
 		r->straggler_pct = r->gpus[r->straggler].skew_pct;
 	free(excess);
+	free(ridx);
+	free(earliest);
 }
 
 int multigpu_compute(const struct gt_store *s, const struct gt_scope *sc,

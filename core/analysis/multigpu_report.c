@@ -54,7 +54,7 @@ static struct gt_table *gpu_table(const struct multigpu_result *r)
 	if (!rc)
 		rc = gt_table_note(t, "Steps matched by number across ranks; mean step %.1f us; skew = "
 				   "compute excess over the other GPUs' mean in the steps a GPU was slowest; "
-				   "stagger = first kernel of the step after the earliest GPU's; parallel = how much "
+				   "stagger = first kernel of the step after the earliest GPU's of its rank; parallel = how much "
 				   "of the rank's GPU busy time overlaps (0 %% = sequential execution)",
 				   r->mean_step_ns / 1e3);
 	if (!rc)

@@ -8,7 +8,7 @@
  *   comm-bound    exposed communication >= 20 % of the step
  *   copy-heavy    copies (Memcpy) >= 10 % of the step
  *   staggered     a GPU's first kernel of a step >= 100 us and >= 0.5 % of
- *                 the step after the earliest GPU's, on average
+ *                 the step after the earliest GPU's of its rank, on average
  * Severity: high above the second threshold noted per rule, else warn;
  * POTENTIALLY input-bound and low utilization are info.
  */
@@ -208,7 +208,7 @@ static void rec_stagger(struct overview_result *r)
 	gpu_name(r, w->rank, w->device, gn, sizeof(gn));
 	struct overview_rec *x = add(r, w->stagger_pct >= 5.0 ? OVERVIEW_HIGH : OVERVIEW_WARN,
 		"staggered", w->stagger_pct,
-		"%s starts each step's first kernel %.0f us after the earliest GPU on average "
+		"%s starts each step's first kernel %.0f us after its rank's earliest GPU on average "
 		"(max %.0f us, %.1f %% of the step): the host thread launching for several GPUs "
 		"is contended; use one process per GPU (DistributedDataParallel) or CUDA graphs",
 		gn, w->stagger_mean_ns / 1e3, w->stagger_max_ns / 1e3, w->stagger_pct);

@@ -153,7 +153,7 @@ struct multigpu_gpu {
 	uint32_t slowest;               /* steps in which it had the most compute */
 	double skew_pct;                /* mean compute excess over the others' mean in those steps */
 	double mean_compute_ns, mean_comm_ns, comm_share_pct, comm_overlap_pct;
-	double stagger_mean_ns, stagger_max_ns;  /* first kernel after the earliest GPU */
+	double stagger_mean_ns, stagger_max_ns;  /* first kernel after the rank's earliest GPU */
 	double stagger_pct;             /* stagger_mean / mean step time */
 	double parallel_pct;            /* rank's GPUs busy at the same time: 100 = fully
 					   parallel, 0 = one after the other (sequential

@@ -163,6 +163,43 @@ Test(overview, staggered, .timeout = 60)
 	store_free(s);
 }
 
+/* many ranks whose step starts drift apart (separate processes) are not a
+   staggered launch: only GPUs driven by one host thread are compared */
+Test(overview, many_ranks_balanced_no_stagger, .timeout = 120)
+{
+	struct overview_result r;
+	struct sim_truth t;
+	struct gt_store *s;
+	run(SIM_BALANCED, 32, 2, &r, &t, &s);
+	only_alarm(&r, NULL);
+	cr_assert_eq(r.mg.ngpus, 64);
+	for (size_t g = 0; g < r.mg.ngpus; g++)
+		cr_expect(r.mg.gpus[g].stagger_mean_ns < 50e3, "rank %d GPU %d stagger %.0f us",
+			  r.mg.gpus[g].rank, r.mg.gpus[g].device, r.mg.gpus[g].stagger_mean_ns / 1e3);
+	overview_result_done(&r);
+	store_free(s);
+}
+
+/* the planted stagger is found in every rank, measured from that rank's GPU 0 */
+Test(overview, staggered_per_rank, .timeout = 120)
+{
+	struct overview_result r;
+	struct sim_truth t;
+	struct gt_store *s;
+	run(SIM_STAGGERED, 8, 4, &r, &t, &s);
+	only_alarm(&r, "staggered");
+	double want_us = (t.gpus - 1) * t.stagger_us;
+	for (size_t g = 0; g < r.mg.ngpus; g++) {
+		const struct multigpu_gpu *x = &r.mg.gpus[g];
+		double w = x->device * t.stagger_us;
+		cr_expect(fabs(x->stagger_mean_ns / 1e3 - w) < 0.15 * want_us,
+			  "rank %d GPU %d stagger %.0f us vs planted %.0f", x->rank, x->device,
+			  x->stagger_mean_ns / 1e3, w);
+	}
+	overview_result_done(&r);
+	store_free(s);
+}
+
 Test(overview, empty_and_stepless)
 {
 	struct gt_store *s = store_new();
