@@ -21,7 +21,8 @@ static void stats_help(FILE *f)
 {
 	fprintf(f,
 		"usage: gtrace stats PATH... [--report NAME[,NAME...]] [--format table|csv|json]\n"
-		"                    [--step N] [--range T0:T1] [--gpu G] [--rank R]\n\n"
+		"                    [--step N] [--range T0:T1] [--gpu G] [--rank R]\n"
+		"                    [--param-bytes B --link-gbps X]\n\n"
 		"Print analyses of a capture (.gtrace), a Kineto/Chrome trace JSON(.gz), an nsys\n"
 		"SQLite export or a directory of per-rank traces.  Several trace JSON PATHs are\n"
 		"merged on one time axis, one rank each.\n\n"
@@ -35,7 +36,12 @@ static void stats_help(FILE *f)
 		"  --range T0:T1    only events starting in [T0, T1) after the trace start;\n"
 		"                   times need a unit: ns, us, ms or s (1.5s:2s, 100ms:, :250ms)\n"
 		"  --gpu G          only GPU lanes of device ordinal G (host lanes stay)\n"
-		"  --rank R         only rank R\n\n"
+		"  --rank R         only rank R\n"
+		"  --param-bytes B  gradient bytes all-reduced per step (k, M, G = 1024-based\n"
+		"                   suffixes: 97.5M for ResNet-50's fp32 parameters)\n"
+		"  --link-gbps X    link bandwidth in GB/s; with --param-bytes, the multigpu\n"
+		"                   and overview reports compare collective time per step\n"
+		"                   with the expected all-reduce time B / X\n\n"
 		"Unknown values are printed as n/a, never as 0.  Kernel, memory, API and NVTX\n"
 		"tables use Nsight Systems' definitions: Avg is the mean, Med the exact median\n"
 		"(mean of the two middle values for an even count), StdDev the\n"
@@ -106,6 +112,38 @@ static int parse_int(const char *s, long long lo, long long hi, long long *out)
 	return 0;
 }
 
+/* "97.5M", "4096", "2G" -> bytes (k/K, M, G, T: powers of 1024); -1 when
+ * malformed, zero or absurd */
+static int parse_bytes(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || errno || !(v > 0))
+		return -1;
+	double mul = 1;
+	if (*end) {
+		const char *u = "kMGT";
+		if (*end == 'K')
+			mul = 1024;
+		else if (strchr(u, *end))
+			for (const char *c = u; c <= strchr(u, *end); c++)
+				mul *= 1024;
+		else
+			return -1;
+		end++;
+		if (*end == 'B' || *end == 'b')
+			end++;
+		if (*end)
+			return -1;
+	}
+	v *= mul;
+	if (v < 1 || v > 1e18)
+		return -1;
+	*out = (uint64_t)(v + 0.5);
+	return 0;
+}
+
 /* split the --report list into the registry entries; 0, or 2 after
  * printing the usage error */
 static int pick_reports(char *list, const struct gt_report **out, size_t *n)
@@ -137,6 +175,8 @@ struct stats_args {
 	enum gt_format_out fmt;
 	long long step, gpu, rank;
 	const char *range;
+	uint64_t param_bytes;
+	double link_gbps;
 };
 
 /* parse the command line; 0, -1 for --help printed, or the exit status 2 */
@@ -155,7 +195,7 @@ static int parse_args(int argc, char **argv, struct stats_args *a)
 			continue;
 		}
 		static const char *const opts[] = { "--report", "--format", "--step", "--range",
-						     "--gpu", "--rank" };
+						     "--gpu", "--rank", "--param-bytes", "--link-gbps" };
 		size_t k = 0, nopt = sizeof(opts) / sizeof(opts[0]);
 		for (; k < nopt; k++) {
 			size_t ol = strlen(opts[k]);
@@ -198,10 +238,26 @@ static int parse_args(int argc, char **argv, struct stats_args *a)
 			if (parse_int(val, 0, INT32_MAX, &a->rank))
 				return cmd_usage_error("stats", "--rank needs a rank number, not '%s'", val);
 			break;
+		case 6:
+			if (parse_bytes(val, &a->param_bytes))
+				return cmd_usage_error("stats", "--param-bytes needs a byte count like 4096, "
+						       "97.5M or 2G, not '%s'", val);
+			break;
+		case 7: {
+			char *end;
+			errno = 0;
+			a->link_gbps = strtod(val, &end);
+			if (end == val || *end || errno || !(a->link_gbps > 0) || a->link_gbps > 1e6)
+				return cmd_usage_error("stats", "--link-gbps needs a bandwidth in GB/s like "
+						       "25 or 450, not '%s'", val);
+			break;
+		}
 		default:
 			return cmd_usage_error("stats", "unknown option '%s'", arg);
 		}
 	}
+	if (!a->param_bytes != !(a->link_gbps > 0))
+		return cmd_usage_error("stats", "--param-bytes and --link-gbps go together");
 	return 0;
 }
 
@@ -337,6 +393,8 @@ static void id_list(const struct gt_store *s, int gpus, int32_t r, char *buf, si
 static int make_scope(const struct gt_store *s, const struct stats_args *a, struct gt_scope *sc)
 {
 	gt_scope_all(sc);
+	sc->param_bytes = a->param_bytes;
+	sc->link_gbps = a->link_gbps;
 	sc->gpu = (int32_t)a->gpu;
 	sc->rank = (int32_t)a->rank;
 	/* an unknown rank or GPU is a mistake, not an empty table */

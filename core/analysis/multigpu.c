@@ -202,6 +202,20 @@ static void parallel(struct multigpu_result *r, int32_t rank, const struct anl_w
 			r->gpus[g].parallel_pct = den > 0 ? 100.0 * num / den : -1;
 }
 
+/* the expected all-reduce time per step when the user gave parameter bytes
+ * and link bandwidth (ANALYSES.md 6: bytes / bandwidth), and each GPU's
+ * collective time per step against it */
+static void expected(struct multigpu_result *r, const struct gt_scope *sc)
+{
+	if (!sc->param_bytes || !(sc->link_gbps > 0))
+		return;
+	r->param_bytes = sc->param_bytes;
+	r->link_gbps = sc->link_gbps;
+	r->expected_comm_ns = (double)sc->param_bytes / sc->link_gbps;  /* bytes / (GB/s) = ns */
+	for (size_t g = 0; g < r->ngpus; g++)
+		r->gpus[g].comm_vs_expected = r->gpus[g].mean_comm_ns / r->expected_comm_ns;
+}
+
 /* straggler, stagger, shares from the cells */
 static void summarize(struct multigpu_result *r)
 {
@@ -402,6 +416,7 @@ int multigpu_compute_pass(const struct gt_store *s, const struct gt_scope *sc,
 		ivl_done(&rank_busy);
 	}
 	summarize(out);
+	expected(out, sc);
 	goto done;
 nomem:
 	rc = -ENOMEM;

@@ -15,7 +15,8 @@ static struct gt_table *gpu_table(const struct multigpu_result *r)
 	static const char *const cols[] = {
 		"Rank:i", "GPU:i", "Steps Slowest:i", "Skew (%):p:1", "Compute/Step (us):f:1",
 		"Comm/Step (us):f:1", "Comm Share (%):p:1", "Comm Overlap (%):p:1",
-		"Stagger Avg (us):f:1", "Stagger Max (us):f:1", "Stagger (%):p:2", "Parallel (%):p:1", NULL
+		"Stagger Avg (us):f:1", "Stagger Max (us):f:1", "Stagger (%):p:2", "Parallel (%):p:1",
+		"Comm/Expected (x):f:2", NULL
 	};
 	struct gt_table *t = tables_new("multigpu", "Multi-GPU health (TensorFlow GPU performance guide)",
 					cols);
@@ -39,6 +40,8 @@ static struct gt_table *gpu_table(const struct multigpu_result *r)
 		gt_table_set_float(t, w, 10, g->stagger_pct);
 		if (g->parallel_pct >= 0)
 			gt_table_set_float(t, w, 11, g->parallel_pct);
+		if (r->expected_comm_ns > 0)
+			gt_table_set_float(t, w, 12, g->comm_vs_expected);
 	}
 	if (!t)
 		return NULL;
@@ -57,6 +60,13 @@ static struct gt_table *gpu_table(const struct multigpu_result *r)
 				   "stagger = first kernel of the step after the earliest GPU's of its rank; parallel = how much "
 				   "of the rank's GPU busy time overlaps (0 %% = sequential execution)",
 				   r->mean_step_ns / 1e3);
+	if (!rc && r->expected_comm_ns > 0)
+		rc = gt_table_note(t, "Expected all-reduce time: %.1f us per step (%llu parameter bytes at "
+				   "%.6g GB/s); Comm/Expected = collective time per step over it",
+				   r->expected_comm_ns / 1e3, (unsigned long long)r->param_bytes,
+				   r->link_gbps);
+	else if (!rc)
+		rc = gt_table_note(t, "Expected all-reduce time: give --param-bytes and --link-gbps");
 	if (!rc)
 		return t;
 nomem:

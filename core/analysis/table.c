@@ -18,6 +18,8 @@ void gt_scope_all(struct gt_scope *sc)
 	sc->rank = -1;
 	sc->step = -1;
 	sc->flags = 0;
+	sc->param_bytes = 0;
+	sc->link_gbps = 0;
 }
 
 struct gt_table *gt_table_new(const char *name, const char *title)

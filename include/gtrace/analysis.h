@@ -155,6 +155,7 @@ struct multigpu_gpu {
 	double mean_compute_ns, mean_comm_ns, comm_share_pct, comm_overlap_pct;
 	double stagger_mean_ns, stagger_max_ns;  /* first kernel after the rank's earliest GPU */
 	double stagger_pct;             /* stagger_mean / mean step time */
+	double comm_vs_expected;        /* mean_comm / expected_comm_ns; 0 = not known */
 	double parallel_pct;            /* rank's GPUs busy at the same time: 100 = fully
 					   parallel, 0 = one after the other (sequential
 					   execution); -1 = one GPU */
@@ -180,6 +181,9 @@ struct multigpu_result {
 	struct multigpu_copy *copies;
 	size_t ncopies;
 	double copy_share_pct;          /* recurring copy time / step time */
+	double expected_comm_ns;        /* param bytes / link bandwidth, per step; 0 = not given */
+	uint64_t param_bytes;           /* as given in the scope */
+	double link_gbps;
 	int64_t *step_nums;             /* nsteps */
 	struct multigpu_cell *cells;          /* nsteps * ngpus, row-major by step */
 };
@@ -219,15 +223,34 @@ struct overview_kernel {
 	double pct;
 };
 
+/* one rank's step breakdown and input verdict (every rank in scope) */
+struct overview_rank {
+	int32_t rank;
+	size_t nsteps;            /* breakdown rows: steps in scope (1 when no steps) */
+	int64_t step0, step1;     /* first and last step, -1 = no steps */
+	int64_t t0_ns, t1_ns;     /* their span */
+	double avg_step_ns;       /* breakdown avg_total_ns */
+	double avg_ns[BD_NCAT];   /* breakdown averages */
+	double gpu_util_pct;
+	enum pipeline_verdict verdict;
+	double input_pct;         /* pipeline: H2D + host wait, % of step */
+	double host_wait_pct, h2d_pct, others_pct;
+};
+
 struct overview_result {
 	size_t ranks, gpus, streams, host_threads;
 	uint64_t events;
 	int64_t t0_ns, t1_ns;
 	uint64_t dropped;
 	enum steps_source source;
-	size_t nsteps;
-	struct breakdown_result bd;            /* first rank in scope */
-	struct pipeline_result pl;
+	size_t nsteps;            /* the first rank's steps */
+	/* bd: rows = the first rank's steps (step numbers and spans for the
+	 * evidence); avg_ns, avg_total_ns and gpu_util_pct = over every step of
+	 * every rank in scope (all ranks' rows weigh alike) */
+	struct breakdown_result bd;
+	struct pipeline_result pl;             /* the worst rank's (verdict, then input %) */
+	struct overview_rank *rk;              /* every rank in scope, ascending */
+	size_t nrk;
 	struct gputime_result gt;
 	struct multigpu_result mg;
 	struct overview_kernel top[10];

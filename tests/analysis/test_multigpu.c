@@ -132,6 +132,44 @@ Test(multigpu, ranks_with_different_step_counts)
 	store_free(s);
 }
 
+/*
+ * expected all-reduce time = parameter bytes / link bandwidth (ANALYSES.md 6):
+ * 1000 B at 5 GB/s = 200 ns per step.  NCCL per step: GPU 0 200 ns (1.0x),
+ * GPU 1 150 ns (0.75x).  Without the two numbers nothing is claimed.
+ */
+Test(multigpu, expected_allreduce_time)
+{
+	struct gt_store *s = planted(0);
+	struct multigpu_result r;
+	struct gt_scope sc;
+	char err[128];
+	gt_scope_all(&sc);
+	cr_assert_eq(multigpu_compute(s, &sc, &r, err, sizeof(err)), 0);
+	cr_assert_float_eq(r.expected_comm_ns, 0.0, 1e-12);
+	cr_assert_float_eq(r.gpus[0].comm_vs_expected, 0.0, 1e-12);
+	multigpu_result_done(&r);
+	sc.param_bytes = 1000;
+	sc.link_gbps = 5.0;
+	cr_assert_eq(multigpu_compute(s, &sc, &r, err, sizeof(err)), 0);
+	cr_assert_float_eq(r.expected_comm_ns, 200.0, 1e-9);
+	cr_assert_float_eq(r.gpus[0].comm_vs_expected, 1.0, 1e-9);
+	cr_assert_float_eq(r.gpus[1].comm_vs_expected, 0.75, 1e-9);
+	multigpu_result_done(&r);
+	const struct gt_report *rep = gt_report_find("multigpu");
+	struct gt_report_out o = {0};
+	cr_assert_eq(rep->run(s, &sc, &o, err, sizeof(err)), 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	gt_report_out_write(f, "multigpu", &o, GT_OUT_CSV);
+	fclose(f);
+	cr_assert(strstr(buf, ",Comm/Expected (x)"), "%s", buf);
+	cr_assert(strstr(buf, ",1.00\n") && strstr(buf, ",0.75\n"), "%s", buf);
+	free(buf);
+	gt_report_out_done(&o);
+	store_free(s);
+}
+
 /* GPU 1 only runs while GPU 0 is idle: sequential execution, 0 % parallel */
 Test(multigpu, sequential_execution)
 {

@@ -476,7 +476,9 @@ Test(cli_stats, errors)
 	run_free(&r);
 
 	const char *bad[] = { "--format xml", "--range 5", "--range 1parsec:2s", "--gpu x",
-			      "--rank -3", "--step abc", "--bogus", "" };
+			      "--rank -3", "--step abc", "--bogus", "--param-bytes 97.5X --link-gbps 10",
+			      "--param-bytes 0 --link-gbps 10", "--param-bytes 1M --link-gbps -1",
+			      "--param-bytes 1M", "--link-gbps 25", "" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char *args = NULL;
 		cr_assert(asprintf(&args, "stats ../shared/testdata/hta/nccl_data.json.gz %s%s", bad[i],
@@ -490,6 +492,48 @@ Test(cli_stats, errors)
 	r = gtrace("stats");
 	cr_assert_eq(r.rc, 2);
 	run_free(&r);
+}
+
+/* --param-bytes 1G (2^30 B) at --link-gbps 1073.741824 (GB/s = bytes/ns)
+ * is exactly 1 ms of expected all-reduce per step: the note says so and
+ * each GPU's Comm/Expected is its Comm/Step over 1000 us */
+Test(cli_stats, expected_allreduce)
+{
+	const char *f = "/tmp/gtrace_cli_expected.gtrace";
+	char *args = NULL;
+	cr_assert(asprintf(&args, "sim -o %s --gpus 2 --steps 4 --scenario comm-bound", f) > 0);
+	struct run r = gtrace(args);
+	free(args);
+	skip_if_unbuilt(&r);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	run_free(&r);
+	cr_assert(asprintf(&args, "stats %s --report multigpu --param-bytes 1G --link-gbps 1073.741824", f) > 0);
+	r = gtrace(args);
+	free(args);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "Expected all-reduce time: 1000.0 us per step (1073741824 parameter bytes"),
+		  "%s", r.out);
+	run_free(&r);
+	cr_assert(asprintf(&args, "stats %s --report multigpu --format csv --param-bytes 1024M "
+			   "--link-gbps=1073.741824", f) > 0);
+	r = gtrace(args);
+	free(args);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	struct csv c;
+	csv_parse(r.out, &c);
+	size_t comm = csv_col(&c, "Comm/Step (us)"), ratio = csv_col(&c, "Comm/Expected (x)");
+	size_t rows = 0;
+	for (size_t i = 1; i < c.n; i++) {
+		cr_assert_eq(c.nf[i], c.nf[0]);
+		double want = atof(c.rows[i][comm]) / 1000.0;
+		cr_assert(want > 1.0, "comm-bound: collectives exceed 1 ms per step (%s)", c.rows[i][comm]);
+		cr_assert(fabs(atof(c.rows[i][ratio]) - want) < 0.006, "%s vs %.3f", c.rows[i][ratio], want);
+		rows++;
+	}
+	cr_assert_eq(rows, 2, "%s", r.out);
+	csv_free(&c);
+	run_free(&r);
+	unlink(f);
 }
 
 /* sim writes the .gtrace format whatever the name: a .json name is refused
