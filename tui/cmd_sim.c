@@ -17,7 +17,7 @@ static void sim_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gtrace sim -o FILE [--gpus N] [--ranks R] [--steps N] [--scenario NAME]\n"
-		"                  [--events N] [--seed S]\n\n"
+		"                  [--scenario-rank R] [--events N] [--seed S]\n\n"
 		"Write a synthetic capture of a data-parallel trainer (R ranks x N GPUs, a compute,\n"
 		"copy and NCCL stream per GPU, a host thread per rank) with a planted bottleneck.\n\n"
 		"  -o, --output FILE   the .gtrace file to write\n"
@@ -26,6 +26,8 @@ static void sim_usage(FILE *f)
 		"  --steps N           training steps, default 20\n"
 		"  --scenario NAME     %s\n"
 		"                      (default balanced; docs/simulator.md says what each plants)\n"
+		"  --scenario-rank R   plant it in rank R only (input-bound, straggler, staggered);\n"
+		"                      default every rank\n"
 		"  --events N          grow the steps to reach about N events (k, M, G suffixes)\n"
 		"  --seed S            PRNG seed, default 1; same seed and options, same capture\n\n"
 		"gtrace sim --live [--gpus N] [--rate EVENTS_PER_S] [--seconds S] runs a stand-in\n"
@@ -92,6 +94,11 @@ int cmd_sim(int argc, char **argv)
 				return cmd_usage_error("sim", "unknown scenario '%s' (valid: %s)", val,
 						       sim_scenario_list());
 			o.scenario = (enum sim_scenario)sc;
+		} else if (!strcmp(a, "--scenario-rank")) {
+			if (parse_count(val, &v) || v > 1023)
+				return cmd_usage_error("sim", "--scenario-rank must be 0..1023 (got '%s')", val);
+			o.scenario_rank = (int)v;
+			o.flags |= SIM_F_ONE_RANK;
 		} else if (!strcmp(a, "--gpus")) {
 			if (parse_count(val, &v) || v < 1 || v > 64)
 				return cmd_usage_error("sim", "--gpus must be 1..64 (got '%s')", val);
@@ -148,8 +155,11 @@ int cmd_sim(int argc, char **argv)
 	}
 	struct stat sb;
 	double mb = stat(out, &sb) ? 0.0 : (double)sb.st_size / 1e6;
-	fprintf(stderr, "gtrace sim: %s: %zu events, %d steps, %d GPU%s x %d rank%s (%s), %.1f MB, %.2f s\n",
+	char where[32] = "";
+	if (t.scenario_rank >= 0)
+		snprintf(where, sizeof(where), " in rank %d", t.scenario_rank);
+	fprintf(stderr, "gtrace sim: %s: %zu events, %d steps, %d GPU%s x %d rank%s (%s%s), %.1f MB, %.2f s\n",
 		out, nev, t.steps, t.gpus, t.gpus > 1 ? "s" : "", t.ranks, t.ranks > 1 ? "s" : "",
-		sim_scenario_name(t.scenario), mb, now_s() - t0);
+		sim_scenario_name(t.scenario), where, mb, now_s() - t0);
 	return 0;
 }

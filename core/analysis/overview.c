@@ -3,6 +3,11 @@
  * environment, average step and breakdown, GPU utilization, top kernels,
  * the input verdict, and recommendations that cite their evidence.  The
  * thresholds of the recommendations are in overview_recs.c.
+ *
+ * Every rank in scope gets its breakdown and input verdict (one pass over
+ * its events feeds breakdown, pipeline and GPU time); the result holds them
+ * per rank, the breakdown averaged over every rank's steps and the input
+ * pipeline of the worst rank, so a slow DataLoader on any rank shows.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +23,7 @@ void overview_result_done(struct overview_result *r)
 	pipeline_result_done(&r->pl);
 	gputime_result_done(&r->gt);
 	multigpu_result_done(&r->mg);
+	free(r->rk);
 	free(r->recs);
 	memset(r, 0, sizeof(*r));
 }
@@ -95,14 +101,149 @@ static void environment(const struct gt_store *s, const struct gt_scope *sc,
 	r->dropped = d->cupti_dropped + d->buffers_declined + d->ring_overflow + d->import_skipped;
 }
 
+/* append one rank's GPU time result to the overview's (then frees it) */
+static int gputime_append(struct gputime_result *dst, struct gputime_result *src)
+{
+	if (!dst->gpus && !dst->streams) {
+		*dst = *src;
+		memset(src, 0, sizeof(*src));
+		return 0;
+	}
+	struct gputime_gpu *g = realloc(dst->gpus, (dst->ngpus + src->ngpus + 1) * sizeof(*g));
+	if (g)
+		dst->gpus = g;
+	struct gputime_stream *st = realloc(dst->streams,
+					    (dst->nstreams + src->nstreams + 1) * sizeof(*st));
+	if (st)
+		dst->streams = st;
+	if (!g || !st) {
+		gputime_result_done(src);
+		return -ENOMEM;
+	}
+	memcpy(dst->gpus + dst->ngpus, src->gpus, src->ngpus * sizeof(*g));
+	memcpy(dst->streams + dst->nstreams, src->streams, src->nstreams * sizeof(*st));
+	dst->ngpus += src->ngpus;
+	dst->nstreams += src->nstreams;
+	gputime_result_done(src);
+	return 0;
+}
+
+/* one rank's summary from its breakdown and pipeline */
+static void rank_summary(const struct breakdown_result *bd, const struct pipeline_result *pl,
+			 struct overview_rank *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->rank = bd->rank;
+	o->nsteps = bd->n;
+	o->step0 = o->step1 = -1;
+	if (bd->n) {
+		o->step0 = bd->rows[0].step;
+		o->step1 = bd->rows[bd->n - 1].step;
+		o->t0_ns = bd->rows[0].t0_ns;
+		o->t1_ns = bd->rows[bd->n - 1].t1_ns;
+	}
+	o->avg_step_ns = bd->avg_total_ns;
+	memcpy(o->avg_ns, bd->avg_ns, sizeof(o->avg_ns));
+	o->gpu_util_pct = bd->gpu_util_pct;
+	o->verdict = pl->verdict;
+	o->input_pct = pl->input_pct;
+	o->host_wait_pct = pl->avg_pct[PL_HOST_WAIT];
+	o->h2d_pct = pl->avg_pct[PL_H2D];
+	o->others_pct = pl->others_pct;
+	o->launch_pct = pl->launch_pct;
+	o->launch_level = pl->launch_level;
+}
+
+/* sums of every rank's breakdown rows, for the all-ranks averages */
+struct bd_sum {
+	double cat[BD_NCAT], total, kernel_any;
+	size_t rows;
+};
+
+static void bd_add(struct bd_sum *a, const struct breakdown_result *bd)
+{
+	for (size_t i = 0; i < bd->n; i++) {
+		for (int c = 0; c < BD_NCAT; c++)
+			a->cat[c] += (double)bd->rows[i].cat_ns[c];
+		a->total += (double)bd->rows[i].total_ns;
+		a->kernel_any += (double)bd->rows[i].kernel_any_ns;
+	}
+	a->rows += bd->n;
+}
+
+/* the breakdown's averages over every rank's rows (one rank: unchanged) */
+static void bd_average(const struct bd_sum *a, size_t nranks, struct breakdown_result *bd)
+{
+	if (nranks < 2 || !a->rows)
+		return;
+	for (int c = 0; c < BD_NCAT; c++)
+		bd->avg_ns[c] = a->cat[c] / (double)a->rows;
+	bd->avg_total_ns = a->total / (double)a->rows;
+	bd->gpu_util_pct = a->total > 0 ? 100.0 * a->kernel_any / a->total : 0;
+}
+
+/* 1 when pipeline a is worse than b: higher verdict, then more input */
+static int pl_worse(const struct pipeline_result *a, const struct pipeline_result *b)
+{
+	if (a->verdict != b->verdict)
+		return a->verdict > b->verdict;
+	return a->input_pct > b->input_pct;
+}
+
+/* one rank: steps, one pass over its events, breakdown, pipeline and GPU
+ * time; the first rank's pass is kept in *pass0 for the multi-GPU analysis */
+static int one_rank(const struct gt_store *s, const struct gt_scope *sc, int32_t rank,
+		    size_t idx, struct anl_names *nm, struct anl_pass *pass0, struct bd_sum *sum,
+		    struct overview_result *out, char *err, size_t errlen)
+{
+	struct steps_list sl = {0};
+	struct anl_pass own = {0};
+	struct anl_pass *pass = idx == 0 ? pass0 : &own;
+	struct breakdown_result bd = {0};
+	struct pipeline_result pl = {0};
+	struct gputime_result gt = {0};
+	struct gt_scope rs = *sc;
+	rs.rank = sc->rank >= 0 ? sc->rank : rank;   /* GPU time of this rank only */
+	int rc;
+	if ((rc = steps_find(s, rank, NULL, &sl, err, errlen)) ||
+	    (rc = anl_pass_build(s, rank, sc->gpu, sc->t0_ns, sc->t1_ns, 1, nm, pass)) ||
+	    (rc = breakdown_compute_pass(s, rank, &sl, sc, &bd, pass, err, errlen)) ||
+	    (rc = pipeline_compute_pass(s, rank, &sl, sc, &pl, pass, err, errlen)) ||
+	    (rc = gputime_compute_pass(s, &rs, &gt, pass, err, errlen)) ||
+	    (rc = gputime_append(&out->gt, &gt)))
+		goto done;
+	if (idx == 0) {
+		out->source = sl.source;
+		out->nsteps = sl.n;
+	}
+	rank_summary(&bd, &pl, &out->rk[idx]);
+	bd_add(sum, &bd);
+	if (idx == 0) {
+		out->bd = bd;
+		memset(&bd, 0, sizeof(bd));
+	}
+	if (idx == 0 || pl_worse(&pl, &out->pl)) {
+		pipeline_result_done(&out->pl);
+		out->pl = pl;
+		memset(&pl, 0, sizeof(pl));
+	}
+done:
+	breakdown_result_done(&bd);
+	pipeline_result_done(&pl);
+	gputime_result_done(&gt);
+	steps_list_done(&sl);
+	anl_pass_done(&own);
+	return rc;
+}
+
 int overview_compute(const struct gt_store *s, const struct gt_scope *sc,
 		     struct overview_result *out, char *err, size_t errlen)
 {
 	struct gt_scope all;
-	struct steps_list sl = {0};
-	struct anl_pass pass = {0};
+	struct anl_pass pass0 = {0};
 	struct anl_names nm = {0};
-	int32_t *ranks = NULL;
+	struct bd_sum sum = {0};
+	int32_t *ranks = NULL, rank0 = 0;
 	int rc;
 	memset(out, 0, sizeof(*out));
 	if (!sc) {
@@ -114,33 +255,39 @@ int overview_compute(const struct gt_store *s, const struct gt_scope *sc,
 		rc = -ENOMEM;
 		goto fail;
 	}
-	int32_t rank0 = nr > 0 ? ranks[0] : 0;
-	free(ranks);
-	if ((rc = steps_find(s, rank0, NULL, &sl, err, errlen)))
+	if (nr == 0) {           /* nothing in scope: rank 0's (empty) analyses */
+		free(ranks);
+		ranks = &rank0;
+		nr = 1;
+	}
+	out->rk = calloc((size_t)nr, sizeof(*out->rk));
+	if (!out->rk || (rc = anl_names_init(&nm, s))) {
+		rc = -ENOMEM;
 		goto fail;
-	out->source = sl.source;
-	out->nsteps = sl.n;
-	/* one pass over rank 0's events in the scope feeds three analyses */
-	if ((rc = anl_names_init(&nm, s)) ||
-	    (rc = anl_pass_build(s, rank0, sc->gpu, sc->t0_ns, sc->t1_ns, 1, &nm, &pass)) ||
-	    (rc = breakdown_compute_pass(s, rank0, &sl, sc, &out->bd, &pass, err, errlen)) ||
-	    (rc = pipeline_compute_pass(s, rank0, &sl, sc, &out->pl, &pass, err, errlen)) ||
-	    (rc = gputime_compute_pass(s, sc, &out->gt, &pass, err, errlen)) ||
-	    (rc = multigpu_compute_pass(s, sc, &out->mg, &pass, err, errlen)) ||
+	}
+	out->nrk = (size_t)nr;
+	for (long i = 0; i < nr; i++)
+		if ((rc = one_rank(s, sc, ranks[i], (size_t)i, &nm, &pass0, &sum, out, err, errlen)))
+			goto fail;
+	bd_average(&sum, (size_t)nr, &out->bd);
+	/* the first rank's pass serves its GPUs in the multi-GPU analysis */
+	if ((rc = multigpu_compute_pass(s, sc, &out->mg, &pass0, err, errlen)) ||
 	    (rc = top_kernels(s, sc, out)))
 		goto fail;
 	environment(s, sc, out);
 	if ((rc = overview_recs(out)))
 		goto fail;
-	steps_list_done(&sl);
-	anl_pass_done(&pass);
+	if (ranks != &rank0)
+		free(ranks);
+	anl_pass_done(&pass0);
 	anl_names_done(&nm);
 	return 0;
 fail:
 	if (rc == -ENOMEM && err && errlen)
 		snprintf(err, errlen, "overview: out of memory");
-	steps_list_done(&sl);
-	anl_pass_done(&pass);
+	if (ranks != &rank0)
+		free(ranks);
+	anl_pass_done(&pass0);
 	anl_names_done(&nm);
 	overview_result_done(out);
 	return rc;

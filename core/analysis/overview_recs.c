@@ -50,20 +50,45 @@ static double bd_pct(const struct overview_result *r, int c)
 	return r->bd.avg_total_ns > 0 ? 100.0 * r->bd.avg_ns[c] / r->bd.avg_total_ns : 0;
 }
 
-/* evidence: the breakdown's steps */
+/* evidence: the breakdown's steps (every rank's when there are several) */
 static void steps_evidence(const struct overview_result *r, struct overview_rec *x)
 {
 	if (!x || !r->bd.n)
 		return;
 	const struct breakdown_row *a = &r->bd.rows[0], *b = &r->bd.rows[r->bd.n - 1];
 	x->evidence = a->step >= 0 ? OVERVIEW_EV_STEPS : OVERVIEW_EV_TIME;
-	x->rank = r->bd.rank;
+	x->rank = r->nrk > 1 ? -1 : r->bd.rank;
 	x->step0 = a->step;
 	x->step1 = b->step;
 	x->t0_ns = a->t0_ns;
 	x->t1_ns = b->t1_ns;
 }
 
+/* evidence: one rank's steps */
+static void rank_evidence(const struct overview_rank *k, struct overview_rec *x)
+{
+	if (!x || !k->nsteps)
+		return;
+	x->evidence = k->step0 >= 0 ? OVERVIEW_EV_STEPS : OVERVIEW_EV_TIME;
+	x->rank = k->rank;
+	x->step0 = k->step0;
+	x->step1 = k->step1;
+	x->t0_ns = k->t0_ns;
+	x->t1_ns = k->t1_ns;
+}
+
+/* "steps 3-9" of one rank's rows */
+static void rank_steps_text(const struct overview_rank *k, char *buf, size_t len)
+{
+	if (!k->nsteps || k->step0 < 0)
+		snprintf(buf, len, "the capture");
+	else if (k->nsteps == 1)
+		snprintf(buf, len, "step %lld", (long long)k->step0);
+	else
+		snprintf(buf, len, "steps %lld-%lld", (long long)k->step0, (long long)k->step1);
+}
+
+/* the breakdown's steps; with several ranks it averages all of them */
 static void steps_text(const struct overview_result *r, char *buf, size_t len)
 {
 	if (!r->bd.n || r->bd.rows[0].step < 0)
@@ -73,6 +98,39 @@ static void steps_text(const struct overview_result *r, char *buf, size_t len)
 	else
 		snprintf(buf, len, "steps %lld-%lld", (long long)r->bd.rows[0].step,
 			 (long long)r->bd.rows[r->bd.n - 1].step);
+	size_t n = strlen(buf);
+	if (r->nrk > 1 && n < len)
+		snprintf(buf + n, len - n, " of %zu ranks", r->nrk);
+}
+
+/* "; also VERDICT: ranks 0, 3 (+2 more)" for the flagged ranks other than
+ * `w` (flag: 1 = input-bound, 2 = POTENTIALLY); empty when none */
+static void also_text(const struct overview_result *r, const struct overview_rank *w, int flag,
+		      char *buf, size_t len)
+{
+	char list[64] = "";
+	size_t n = 0, shown = 0, k = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < r->nrk; i++) {
+		const struct overview_rank *x = &r->rk[i];
+		int f = flag == 1 ? x->verdict >= PL_MODERATELY && x->host_wait_pct >= x->h2d_pct
+				  : x->verdict == PL_POTENTIALLY;
+		if (!f || x == w)
+			continue;
+		n++;
+		if (shown < 6) {
+			int m = snprintf(list + k, sizeof(list) - k, "%s%d", shown ? ", " : "", x->rank);
+			if (m > 0 && k + (size_t)m < sizeof(list))
+				k += (size_t)m;
+			shown++;
+		}
+	}
+	if (!n)
+		return;
+	int m = snprintf(buf, len, "; also %s: rank%s %s", flag == 1 ? "input-bound" : "POTENTIALLY",
+			 n > 1 ? "s" : "", list);
+	if (n > shown && m > 0 && (size_t)m < len)
+		snprintf(buf + m, len - (size_t)m, " (+%zu more)", n - shown);
 }
 
 static void gpu_name(const struct overview_result *r, int32_t rank, int32_t dev, char *buf,
@@ -84,18 +142,60 @@ static void gpu_name(const struct overview_result *r, int32_t rank, int32_t dev,
 		snprintf(buf, len, "GPU %d", dev);
 }
 
-static void rec_input(struct overview_result *r, const char *st)
+/* 1 when rank a's input verdict is worse than b's (verdict, then input %) */
+static int rank_worse(const struct overview_rank *a, const struct overview_rank *b)
 {
-	const struct pipeline_result *p = &r->pl;
-	if (p->verdict >= PL_MODERATELY && p->avg_pct[PL_HOST_WAIT] >= p->avg_pct[PL_H2D]) {
-		struct overview_rec *x = add(r, p->verdict == PL_HIGHLY ? OVERVIEW_HIGH : OVERVIEW_WARN,
-			"input-bound", p->input_pct,
-			"%s %s %s (%.1f %% of step time waiting for input: DataLoader %.1f %%, "
-			"host-to-device %.1f %%): raise DataLoader workers or prefetch",
-			st, r->bd.n > 1 ? "are" : "is", pipeline_verdict_name(p->verdict), p->input_pct,
-			p->avg_pct[PL_HOST_WAIT], p->avg_pct[PL_H2D]);
-		steps_evidence(r, x);
+	return a->verdict != b->verdict ? a->verdict > b->verdict : a->input_pct > b->input_pct;
+}
+
+/* input-bound: every rank counts; the worst one is named with its numbers
+ * and steps, the other ranks that are input-bound too are listed */
+static void rec_input(struct overview_result *r)
+{
+	const struct overview_rank *w = NULL;
+	for (size_t i = 0; i < r->nrk; i++) {
+		const struct overview_rank *k = &r->rk[i];
+		if (k->verdict >= PL_MODERATELY && k->host_wait_pct >= k->h2d_pct &&
+		    (!w || rank_worse(k, w)))
+			w = k;
 	}
+	if (!w)
+		return;
+	char st[64], pre[24] = "", also[120];
+	rank_steps_text(w, st, sizeof(st));
+	if (r->nrk > 1)
+		snprintf(pre, sizeof(pre), "rank %d: ", w->rank);
+	also_text(r, w, 1, also, sizeof(also));
+	struct overview_rec *x = add(r, w->verdict == PL_HIGHLY ? OVERVIEW_HIGH : OVERVIEW_WARN,
+		"input-bound", w->input_pct,
+		"%s%s %s %s (%.1f %% of step time waiting for input: DataLoader %.1f %%, "
+		"host-to-device %.1f %%): raise DataLoader workers or prefetch%s",
+		pre, st, w->nsteps > 1 ? "are" : "is", pipeline_verdict_name(w->verdict), w->input_pct,
+		w->host_wait_pct, w->h2d_pct, also);
+	rank_evidence(w, x);
+}
+
+/* POTENTIALLY input-bound (info): the rank with the most host time */
+static void rec_host(struct overview_result *r)
+{
+	const struct overview_rank *w = NULL;
+	for (size_t i = 0; i < r->nrk; i++) {
+		const struct overview_rank *k = &r->rk[i];
+		if (k->verdict == PL_POTENTIALLY && (!w || k->others_pct > w->others_pct))
+			w = k;
+	}
+	if (!w)
+		return;
+	char st[64], pre[24] = "", also[120];
+	rank_steps_text(w, st, sizeof(st));
+	if (r->nrk > 1)
+		snprintf(pre, sizeof(pre), "rank %d: ", w->rank);
+	also_text(r, w, 2, also, sizeof(also));
+	struct overview_rec *x = add(r, OVERVIEW_INFO, "host-bound", w->others_pct,
+		"%s%s %s POTENTIALLY input-bound: %.1f %% of the step is host compute or "
+		"unaccounted (I/O or Python)%s", pre, st, w->nsteps > 1 ? "are" : "is",
+		w->others_pct, also);
+	rank_evidence(w, x);
 }
 
 static void rec_launch(struct overview_result *r)
@@ -117,17 +217,26 @@ static void rec_launch(struct overview_result *r)
 	}
 	double tiny_pct = k ? 100.0 * (double)tiny / (double)k : 0;
 	double idle_pct = span ? 100.0 * (double)idle / (double)span : 0;
-	if (!worst || !((tiny_pct >= 50.0 && idle_pct >= 30.0) || r->pl.launch_level == 2))
+	/* kernel launch share: the rank where it is largest */
+	int level = 0;
+	double launch_pct = 0;
+	for (size_t i = 0; i < r->nrk; i++) {
+		if (r->rk[i].launch_level > level)
+			level = r->rk[i].launch_level;
+		if (r->rk[i].launch_pct > launch_pct)
+			launch_pct = r->rk[i].launch_pct;
+	}
+	if (!worst || !((tiny_pct >= 50.0 && idle_pct >= 30.0) || level == 2))
 		return;
 	char gn[48];
 	gpu_name(r, worst->rank, worst->device, gn, sizeof(gn));
-	struct overview_rec *x = add(r, r->pl.launch_level == 2 ? OVERVIEW_HIGH : OVERVIEW_WARN,
+	struct overview_rec *x = add(r, level == 2 ? OVERVIEW_HIGH : OVERVIEW_WARN,
 		"launch-bound", tiny_pct,
 		"%.0f %% of kernels run under 10 us and the GPU idles between them (%s idle "
 		"%.1f %% of its busy span, kernel launch %.1f %% of the step): fuse ops (XLA, "
 		"torch.compile) or use CUDA graphs", tiny_pct, gn,
 		worst->span_ns ? 100.0 * (double)worst->idle_ns / (double)worst->span_ns : 0,
-		r->pl.launch_pct);
+		launch_pct);
 	if (x) {
 		x->evidence = OVERVIEW_EV_GPU;
 		x->rank = worst->rank;
@@ -226,19 +335,14 @@ int overview_recs(struct overview_result *r)
 	if (!r->recs)
 		return -ENOMEM;
 	steps_text(r, st, sizeof(st));
-	rec_input(r, st);
+	rec_input(r);
 	rec_launch(r);
 	rec_straggler(r);
 	rec_comm(r, st);
 	rec_copy(r, st);
 	rec_stagger(r);
 	int alarms = r->nrecs > 0;
-	if (r->pl.verdict == PL_POTENTIALLY) {
-		struct overview_rec *x = add(r, OVERVIEW_INFO, "host-bound", r->pl.others_pct,
-			"%s %s POTENTIALLY input-bound: %.1f %% of the step is host compute or "
-			"unaccounted (I/O or Python)", st, r->bd.n > 1 ? "are" : "is", r->pl.others_pct);
-		steps_evidence(r, x);
-	}
+	rec_host(r);
 	if (!alarms && r->bd.n && r->bd.gpu_util_pct < 50.0) {
 		struct overview_rec *x = add(r, OVERVIEW_INFO, "low-utilization", r->bd.gpu_util_pct,
 			"kernels cover only %.1f %% of step time in %s", r->bd.gpu_util_pct, st);

@@ -1,7 +1,9 @@
 /*
  * overview_report.c - the "overview" report: environment, average step and
  * breakdown, utilization per GPU, top kernels, the input verdict and the
- * recommendations with their evidence.
+ * recommendations with their evidence.  With several ranks the breakdown is
+ * over every rank's steps, the input verdict the worst rank's, and a table
+ * gives each rank's average step, shares and verdict.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -42,15 +44,53 @@ static struct gt_table *env_table(const struct overview_result *r)
 		 kv(t, "Steps", "%zu (%s)", r->nsteps, steps_source_name(r->source)) ||
 		 kv(t, "Average step", "%.1f us", avg / 1e3) ||
 		 kv(t, "GPU utilization", "%.2f %%", r->bd.gpu_util_pct) ||
-		 kv(t, "Input pipeline", "%s (%.1f %% input)", pipeline_verdict_name(r->pl.verdict),
-		    r->pl.input_pct);
+		 (r->nrk > 1 ? kv(t, "Input pipeline", "%s (%.1f %% input; worst rank, %d)",
+				  pipeline_verdict_name(r->pl.verdict), r->pl.input_pct, r->pl.rank)
+			     : kv(t, "Input pipeline", "%s (%.1f %% input)",
+				  pipeline_verdict_name(r->pl.verdict), r->pl.input_pct));
 	for (int c = 0; c < BD_NCAT && !rc; c++)
 		rc = kv(t, breakdown_cat_name(c), "%.1f us (%.2f %%)", r->bd.avg_ns[c] / 1e3,
 			avg > 0 ? 100.0 * r->bd.avg_ns[c] / avg : 0);
-	if (!rc)
+	if (!rc && r->nrk > 1)
+		rc = gt_table_note(t, "Breakdown of the average step over every step of all %zu ranks "
+				   "(PyTorch TensorBoard plugin); input pipeline of the worst rank, %d; each "
+				   "rank in the Per rank table", r->nrk, r->pl.rank);
+	else if (!rc)
 		rc = gt_table_note(t, "Breakdown of rank %d's average step (PyTorch TensorBoard plugin)",
 				   r->bd.rank);
 	if (rc) {
+		gt_table_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* one row per rank: its average step, breakdown shares and input verdict */
+static struct gt_table *rank_table(const struct overview_result *r)
+{
+	static const char *const cols[] = {
+		"Rank:i", "Steps:i", "Avg step (us):f:1", "Kernel %:p:2", "Communication %:p:2",
+		"DataLoader %:p:2", "Input %:p:1", "Input verdict", NULL
+	};
+	struct gt_table *t = tables_new("overview_ranks", "Per rank", cols);
+	for (size_t i = 0; t && i < r->nrk; i++) {
+		const struct overview_rank *k = &r->rk[i];
+		double avg = k->avg_step_ns > 0 ? k->avg_step_ns : 1;
+		long row = gt_table_row(t);
+		if (row < 0 || gt_table_set_str(t, (size_t)row, 7, pipeline_verdict_name(k->verdict))) {
+			gt_table_free(t);
+			return NULL;
+		}
+		gt_table_set_int(t, (size_t)row, 0, k->rank);
+		gt_table_set_int(t, (size_t)row, 1, k->step0 >= 0 ? (int64_t)k->nsteps : 0);
+		gt_table_set_float(t, (size_t)row, 2, k->avg_step_ns / 1e3);
+		gt_table_set_float(t, (size_t)row, 3, 100.0 * k->avg_ns[BD_KERNEL] / avg);
+		gt_table_set_float(t, (size_t)row, 4, 100.0 * k->avg_ns[BD_COMM] / avg);
+		gt_table_set_float(t, (size_t)row, 5, 100.0 * k->avg_ns[BD_DATALOADER] / avg);
+		gt_table_set_float(t, (size_t)row, 6, k->input_pct);
+	}
+	if (t && gt_table_note(t, "Each rank's own average step and input pipeline verdict "
+			       "(TensorFlow Profiler thresholds)")) {
 		gt_table_free(t);
 		return NULL;
 	}
@@ -108,7 +148,10 @@ static struct gt_table *rec_table(const struct overview_result *r)
 	for (size_t i = 0; t && i < r->nrecs; i++) {
 		const struct overview_rec *x = &r->recs[i];
 		char ev[96] = "";
-		if (x->evidence == OVERVIEW_EV_STEPS)
+		if (x->evidence == OVERVIEW_EV_STEPS && x->rank < 0)
+			snprintf(ev, sizeof(ev), "every rank, steps %lld-%lld", (long long)x->step0,
+				 (long long)x->step1);
+		else if (x->evidence == OVERVIEW_EV_STEPS)
 			snprintf(ev, sizeof(ev), "rank %d steps %lld-%lld", x->rank, (long long)x->step0,
 				 (long long)x->step1);
 		else if (x->evidence == OVERVIEW_EV_GPU)
@@ -145,6 +188,8 @@ int overview_report(const struct gt_store *s, const struct gt_scope *sc,
 		t = NULL;
 	}
 	rc = gt_report_out_add(out, t);
+	if (!rc && r.nrk > 1)
+		rc = gt_report_out_add(out, rank_table(&r));
 	if (!rc)
 		rc = gt_report_out_add(out, gpu_table(&r));
 	if (!rc)

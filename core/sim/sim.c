@@ -84,6 +84,20 @@ static int check_opts(struct sim_opts *o, char *err, size_t errlen)
 			 sim_scenario_list());
 		return -EINVAL;
 	}
+	if (o->flags & SIM_F_ONE_RANK) {
+		if (o->scenario_rank < 0 || o->scenario_rank >= o->ranks) {
+			snprintf(err, errlen, "--scenario-rank must be 0..%d (got %d)", o->ranks - 1,
+				 o->scenario_rank);
+			return -EINVAL;
+		}
+		if (o->scenario != SIM_BALANCED && o->scenario != SIM_INPUT_BOUND &&
+		    o->scenario != SIM_STRAGGLER && o->scenario != SIM_STAGGERED) {
+			snprintf(err, errlen, "--scenario-rank: %s is planted in every rank (a collective "
+				 "or the shared step plan); one rank works for input-bound, straggler and "
+				 "staggered", sim_scenario_name(o->scenario));
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 
@@ -126,7 +140,9 @@ static int setup_world(struct sim *sim)
 		}
 	}
 	if (sim->o.scenario == SIM_STRAGGLER) {
-		sim->straggler = sim->o.gpus - 1;   /* last GPU of rank 0 */
+		/* last GPU of rank 0 (or of the one rank planted) */
+		int r = sim->o.flags & SIM_F_ONE_RANK ? sim->o.scenario_rank : 0;
+		sim->straggler = r * sim->o.gpus + sim->o.gpus - 1;
 		sim->gpu[sim->straggler].slow = 1.0 + SIM_STRAGGLER_PCT / 100.0;
 	} else {
 		sim->straggler = -1;
@@ -137,7 +153,7 @@ static int setup_world(struct sim *sim)
 /* size the planted quantity from two steps generated without it */
 static int calibrate(struct sim *sim)
 {
-	const int64_t base_dl = 300 * US;
+	const int64_t base_dl = SIM_DL_BASE_NS;
 	sim->dl_ns = base_dl;
 	sim->q_ns = 0;
 	sim->calibrating = 1;
@@ -192,6 +208,9 @@ static int set_meta(struct sim *sim)
 		 "comm_pct=%.0f copy_pct=%.0f stagger_us=%.0f tiny_kernel_max_us=%.0f",
 		 sim_scenario_name(t.scenario), t.straggler_rank, t.straggler_gpu, t.straggler_pct,
 		 t.input_pct, t.comm_pct, t.copy_pct, t.stagger_us, t.tiny_kernel_max_us);
+	size_t n = strlen(buf);
+	if (t.scenario_rank >= 0 && n < sizeof(buf))   /* not in the default output */
+		snprintf(buf + n, sizeof(buf) - n, " scenario_rank=%d", t.scenario_rank);
 	rc = rc ? rc : store_meta_set(s, "sim.truth", buf);
 	return rc;
 }
@@ -279,8 +298,9 @@ void sim_truth_get(const struct sim *sim, struct sim_truth *t)
 	t->kernels_per_step = sim->plan.kernels;
 	t->events_per_step = sim->events_per_step;
 	t->events = sim->events_per_step * (uint64_t)sim->steps;
-	t->straggler_rank = sim->straggler >= 0 ? 0 : -1;
-	t->straggler_gpu = sim->straggler >= 0 ? sim->straggler : -1;
+	t->scenario_rank = sim->o.flags & SIM_F_ONE_RANK ? sim->o.scenario_rank : -1;
+	t->straggler_rank = sim->straggler >= 0 ? sim->straggler / sim->o.gpus : -1;
+	t->straggler_gpu = sim->straggler >= 0 ? sim->straggler % sim->o.gpus : -1;
 	t->step_base_ns = sim->step_ns;
 	t->step_ns = sim->step_ns;
 	t->stream_compute = SIM_STREAM_COMPUTE;

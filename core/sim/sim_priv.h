@@ -108,6 +108,15 @@ struct sim {
 	uint32_t s_dl, s_sync;
 };
 
+/* 1 when rank r gets the scenario's plant (every rank, or the one asked for) */
+static inline int sim_planted(const struct sim *sim, int r)
+{
+	return !(sim->o.flags & SIM_F_ONE_RANK) || r == sim->o.scenario_rank;
+}
+
+/* DataLoader duration of a rank that is not input-bound */
+#define SIM_DL_BASE_NS      300000
+
 /* scenario constants (docs/simulator.md) */
 #define SIM_STRAGGLER_PCT   18.0
 #define SIM_INPUT_PCT       40.0

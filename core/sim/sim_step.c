@@ -110,12 +110,14 @@ static int host_phase(struct sim *sim, int r, int64_t *t_out)
 	struct gt_event *dl = buf_push(&rk->host);
 	if (!dl)
 		return -ENOMEM;
-	*dl = (struct gt_event){ .start_ns = t, .dur_ns = sim_jitter(&sim->rng, sim->dl_ns, 0.02),
+	*dl = (struct gt_event){ .start_ns = t,
+				 .dur_ns = sim_jitter(&sim->rng, sim_planted(sim, r) ? sim->dl_ns :
+						      SIM_DL_BASE_NS, 0.02),
 				 .name = sim->s_dl, .lane = rk->host_lane, .ext = ++rk->ext,
 				 .kind = GT_EV_CPU_OP, .flags = GT_EVF_DATALOADER };
 	t += dl->dur_ns + 3 * US;
 
-	if (sim->o.scenario != SIM_STAGGERED) {
+	if (sim->o.scenario != SIM_STAGGERED || !sim_planted(sim, r)) {
 		for (size_t i = 0; i < n; i++)
 			for (int g = 0; g < G; g++)
 				if (issue(sim, rk, &gp[g], i, &t))

@@ -235,6 +235,8 @@ struct overview_rank {
 	enum pipeline_verdict verdict;
 	double input_pct;         /* pipeline: H2D + host wait, % of step */
 	double host_wait_pct, h2d_pct, others_pct;
+	double launch_pct;        /* pipeline: kernel launch, % of step */
+	int launch_level;         /* pipeline launch_level */
 };
 
 struct overview_result {

@@ -33,8 +33,15 @@ struct sim_opts {
 	uint64_t events;       /* target event count, 0 = whatever steps give */
 	uint64_t seed;         /* default 1 */
 	int64_t t0_ns;         /* time of the first event, 0 = a fixed epoch */
-	unsigned flags;
+	unsigned flags;        /* SIM_F_* */
+	int scenario_rank;     /* with SIM_F_ONE_RANK: the only rank that gets the plant */
 };
+
+/* plant the scenario in rank o->scenario_rank only (the others run the
+ * balanced step); for input-bound, straggler and staggered (balanced plants
+ * nothing); the others are collectives or the shared step plan: -EINVAL.
+ * Without the flag every rank gets it (the default). */
+#define SIM_F_ONE_RANK 0x1u
 
 /* "balanced" -> SIM_BALANCED ...; -1 when unknown */
 int sim_scenario_parse(const char *name);
@@ -64,6 +71,7 @@ const char *sim_scenario_list(void);
  * Percentages are of the step (ProfilerStep#N span) time; 0 = not planted. */
 struct sim_truth {
 	enum sim_scenario scenario;
+	int scenario_rank;          /* the rank planted (SIM_F_ONE_RANK), -1 = every rank */
 	int gpus, ranks, steps;     /* GPUs per rank, ranks, steps generated */
 	int kernels_per_step;       /* compute-stream kernels per GPU per step */
 	uint64_t events_per_step;   /* all ranks and GPUs */
@@ -71,7 +79,7 @@ struct sim_truth {
 	int straggler_rank;         /* -1 = none */
 	int straggler_gpu;          /* device ordinal within straggler_rank, -1 = none */
 	double straggler_pct;       /* its compute kernels take this much longer, % */
-	double input_pct;           /* DataLoader share of the step, % */
+	double input_pct;           /* DataLoader share of the step, % (of the planted ranks) */
 	double comm_pct;            /* NCCL AllReduce share of the step, % */
 	double copy_pct;            /* planted (activation offload) memcpy share, % */
 	double stagger_us;          /* GPU k's first kernel of a step starts k * this after GPU 0's */
