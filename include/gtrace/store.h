@@ -199,4 +199,54 @@ static inline const struct gt_event *store_ev(const struct gt_store *s, struct g
 /* resident bytes of events and indexes (for the memory benchmark) */
 size_t store_bytes(const struct gt_store *s);
 
+/* ---- nesting depth index of one lane (core/store/depth.c) ----
+ * Built on demand (the viewer's expanded host threads): each event gets a
+ * depth by the stack rule (start order, longer first on equal starts; pop
+ * entries whose end <= start; depth = stack height, from GT_DEPTH_ROWS - 1
+ * on all in the last row).  Events of one depth are disjoint (the last row
+ * may overlap: it then answers for the union).  Queries take the lane the
+ * index was built from; rebuild when the lane gains events.
+ * Memory: about 17 bytes per event of the lane. */
+#define GT_DEPTH_ROWS 32
+#define GT_DEPTH_LVL_MAX 40
+
+struct gt_depth_row {
+	size_t n;
+	uint32_t *idx;       /* lane event indexes of this depth, by start */
+	int64_t *cum_ns;     /* n + 1 prefix sums of durations */
+	int64_t *cs, *ce;    /* overlapping row only: clipped union intervals */
+	uint32_t *pyr[GT_DEPTH_LVL_MAX]; /* pyr[j][k]: position of the longest event of
+					   positions [k << (j + 1), (k + 1) << (j + 1)) */
+	size_t pyr_n[GT_DEPTH_LVL_MAX];
+	int n_lvl;
+};
+
+struct gt_depth {
+	uint32_t lane;       /* lane id it was built from */
+	size_t n;            /* lane events covered */
+	int nrows;           /* rows in use: deepest depth + 1 (0 for an empty lane) */
+	uint8_t *depth;      /* per lane event: its row */
+	struct gt_depth_row row[GT_DEPTH_ROWS];
+};
+
+/* build the index of lane l; 0, -ENOMEM or -EOVERFLOW (>= 4G events) */
+int store_depth_build(const struct gt_lane *l, struct gt_depth **out);
+void store_depth_free(struct gt_depth *d);
+size_t store_depth_bytes(const struct gt_depth *d);
+/* positions [*first, *last) of row `depth` overlapping [t0, t1), O(log n) */
+void store_depth_range(const struct gt_depth *d, const struct gt_lane *l, int depth, int64_t t0,
+		       int64_t t1, size_t *first, size_t *last);
+/* busy time of row `depth` within [t0, t1), O(log n) */
+int64_t store_depth_busy(const struct gt_depth *d, const struct gt_lane *l, int depth, int64_t t0,
+			 int64_t t1);
+/* ncols buckets of row `depth` over [t0, t0 + ncols * dt): busy, events
+ * starting in the column, longest overlapping event (lane event index) */
+void store_depth_buckets(const struct gt_depth *d, const struct gt_lane *l, int depth,
+			 int64_t t0, int64_t dt, int ncols, struct gt_bucket *out);
+/* lane index of the event of row `depth` covering t (a zero-length one at
+ * t counts), SIZE_MAX if none */
+size_t store_depth_event_at(const struct gt_depth *d, const struct gt_lane *l, int depth, int64_t t);
+/* position of lane event i within its row (d->depth[i]), SIZE_MAX if absent */
+size_t store_depth_pos(const struct gt_depth *d, const struct gt_lane *l, size_t i);
+
 #endif

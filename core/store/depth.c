@@ -1,0 +1,397 @@
+/*
+ * depth.c - nesting depth index of one lane (host threads nest Python
+ * functions, operators and runtime calls): built on demand when the viewer
+ * expands a lane into depth rows.
+ *
+ * Depth by the stack rule over the events in start order (ties: longer
+ * first, so a parent precedes the child that starts with it): entries whose
+ * end <= start are popped, the depth is the stack height.  Events of one
+ * depth are then disjoint and sorted by start, so per depth a prefix sum of
+ * durations gives the busy time of any range from two binary searches, and a
+ * max-duration pyramid over row positions the longest event of a range.
+ * Depths from GT_DEPTH_ROWS - 1 on share the last row; when its events
+ * overlap, the row keeps their union as clipped intervals.
+ *
+ * Memory: 4 (index) + 8 (prefix sum) + ~4 (pyramid) + 1 (depth) bytes per
+ * event, plus 16 per event of an overlapping last row.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gtrace/store.h"
+
+/* start / end of row position k (clipped on an overlapping row) */
+static inline int64_t rs(const struct gt_depth_row *r, const struct gt_lane *l, size_t k)
+{
+	return r->cs ? r->cs[k] : l->ev[r->idx[k]].start_ns;
+}
+
+static inline int64_t re_(const struct gt_depth_row *r, const struct gt_lane *l, size_t k)
+{
+	return r->ce ? r->ce[k] : gt_event_end(&l->ev[r->idx[k]]);
+}
+
+/* event order for the stack rule: start ascending, then duration descending */
+static int ord_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct gt_event *ev = arg;
+	const struct gt_event *a = &ev[*(const uint32_t *)pa], *b = &ev[*(const uint32_t *)pb];
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns ? -1 : 1;
+	if (a->dur_ns != b->dur_ns)
+		return a->dur_ns > b->dur_ns ? -1 : 1;
+	return *(const uint32_t *)pa < *(const uint32_t *)pb ? -1 : 1;
+}
+
+/* the lane's events in stack-rule order; NULL on no memory */
+static uint32_t *event_order(const struct gt_lane *l)
+{
+	size_t n = l->n;
+	uint32_t *ord = malloc((n ? n : 1) * sizeof(*ord));
+	if (!ord)
+		return NULL;
+	int sorted = 1;
+	for (size_t i = 0; i < n; i++) {
+		ord[i] = (uint32_t)i;
+		if (i && l->ev[i].start_ns < l->ev[i - 1].start_ns)
+			sorted = 0;
+	}
+	if (!sorted) {
+		qsort_r(ord, n, sizeof(*ord), ord_cmp, l->ev);
+		return ord;
+	}
+	/* sorted by start already: order each run of equal starts */
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && l->ev[j].start_ns == l->ev[i].start_ns)
+			j++;
+		if (j - i > 1)
+			qsort_r(ord + i, j - i, sizeof(*ord), ord_cmp, l->ev);
+		i = j;
+	}
+	return ord;
+}
+
+/* prefix sums, clipped intervals (when overlapping) and the pyramid of a
+ * filled row; 0 or -ENOMEM */
+static int row_index(struct gt_depth_row *r, const struct gt_lane *l)
+{
+	size_t n = r->n;
+	int overlap = 0;
+	for (size_t k = 1; k < n && !overlap; k++)
+		if (l->ev[r->idx[k]].start_ns < gt_event_end(&l->ev[r->idx[k - 1]]))
+			overlap = 1;
+	if (overlap) {
+		r->cs = malloc(n * sizeof(*r->cs));
+		r->ce = malloc(n * sizeof(*r->ce));
+		if (!r->cs || !r->ce)
+			return -ENOMEM;
+		int64_t maxend = INT64_MIN;
+		for (size_t k = 0; k < n; k++) {
+			const struct gt_event *e = &l->ev[r->idx[k]];
+			int64_t s = e->start_ns > maxend ? e->start_ns : maxend;
+			int64_t en = gt_event_end(e) > s ? gt_event_end(e) : s;
+			r->cs[k] = s;
+			r->ce[k] = en;
+			maxend = en;
+		}
+	}
+	r->cum_ns = malloc((n + 1) * sizeof(*r->cum_ns));
+	if (!r->cum_ns)
+		return -ENOMEM;
+	r->cum_ns[0] = 0;
+	for (size_t k = 0; k < n; k++)
+		r->cum_ns[k + 1] = r->cum_ns[k] + (re_(r, l, k) - rs(r, l, k));
+	/* pyramid: level j node k = longest of its two children */
+	size_t prev = n;
+	for (int j = 0; prev > 1 && j < GT_DEPTH_LVL_MAX; j++) {
+		size_t m = (prev + 1) / 2;
+		uint32_t *p = malloc(m * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		r->pyr[j] = p;
+		r->pyr_n[j] = m;
+		r->n_lvl = j + 1;
+		for (size_t k = 0; k < m; k++) {
+			size_t a = 2 * k, b = 2 * k + 1;
+			uint32_t pa = j ? r->pyr[j - 1][a] : (uint32_t)a;
+			if (b >= prev) {
+				p[k] = pa;
+				continue;
+			}
+			uint32_t pb = j ? r->pyr[j - 1][b] : (uint32_t)b;
+			p[k] = l->ev[r->idx[pb]].dur_ns > l->ev[r->idx[pa]].dur_ns ? pb : pa;
+		}
+		prev = m;
+	}
+	return 0;
+}
+
+int store_depth_build(const struct gt_lane *l, struct gt_depth **out)
+{
+	*out = NULL;
+	if (l->n >= UINT32_MAX)
+		return -EOVERFLOW;
+	struct gt_depth *d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->lane = l->id;
+	d->n = l->n;
+	size_t n = l->n;
+	uint32_t *ord = event_order(l);
+	uint32_t *stack = malloc((n ? n : 1) * sizeof(*stack));
+	d->depth = malloc(n ? n : 1);
+	if (!ord || !stack || !d->depth)
+		goto nomem;
+	size_t h = 0, cnt[GT_DEPTH_ROWS] = { 0 };
+	for (size_t k = 0; k < n; k++) {
+		const struct gt_event *e = &l->ev[ord[k]];
+		while (h && gt_event_end(&l->ev[stack[h - 1]]) <= e->start_ns)
+			h--;
+		uint8_t dep = (uint8_t)(h < GT_DEPTH_ROWS - 1 ? h : GT_DEPTH_ROWS - 1);
+		d->depth[ord[k]] = dep;
+		cnt[dep]++;
+		stack[h++] = ord[k];
+		if (dep + 1 > d->nrows)
+			d->nrows = dep + 1;
+	}
+	free(stack);
+	stack = NULL;
+	for (int j = 0; j < d->nrows; j++) {
+		d->row[j].idx = malloc((cnt[j] ? cnt[j] : 1) * sizeof(uint32_t));
+		if (!d->row[j].idx)
+			goto nomem;
+	}
+	for (size_t k = 0; k < n; k++) {
+		struct gt_depth_row *r = &d->row[d->depth[ord[k]]];
+		r->idx[r->n++] = ord[k];
+	}
+	free(ord);
+	ord = NULL;
+	for (int j = 0; j < d->nrows; j++)
+		if (row_index(&d->row[j], l))
+			goto nomem;
+	*out = d;
+	return 0;
+nomem:
+	free(ord);
+	free(stack);
+	store_depth_free(d);
+	return -ENOMEM;
+}
+
+void store_depth_free(struct gt_depth *d)
+{
+	if (!d)
+		return;
+	for (int j = 0; j < GT_DEPTH_ROWS; j++) {
+		struct gt_depth_row *r = &d->row[j];
+		free(r->idx);
+		free(r->cum_ns);
+		free(r->cs);
+		free(r->ce);
+		for (int k = 0; k < r->n_lvl; k++)
+			free(r->pyr[k]);
+	}
+	free(d->depth);
+	free(d);
+}
+
+size_t store_depth_bytes(const struct gt_depth *d)
+{
+	if (!d)
+		return 0;
+	size_t b = sizeof(*d) + d->n;
+	for (int j = 0; j < d->nrows; j++) {
+		const struct gt_depth_row *r = &d->row[j];
+		b += r->n * (sizeof(uint32_t) + sizeof(int64_t)) + sizeof(int64_t);
+		if (r->cs)
+			b += r->n * 2 * sizeof(int64_t);
+		for (int k = 0; k < r->n_lvl; k++)
+			b += r->pyr_n[k] * sizeof(uint32_t);
+	}
+	return b;
+}
+
+/* first position >= lo whose start >= t (all before lo are known < t) */
+static size_t lower_s(const struct gt_depth_row *r, const struct gt_lane *l, int64_t t, size_t lo)
+{
+	size_t n = r->n, a = lo, b = lo, step = 1;
+	while (b < n && rs(r, l, b) < t) {
+		a = b + 1;
+		b = a + step;
+		step <<= 1;
+	}
+	if (b > n)
+		b = n;
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		if (rs(r, l, m) < t)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/* first position >= lo whose end > t (ends ascend: the row is disjoint) */
+static size_t lower_e(const struct gt_depth_row *r, const struct gt_lane *l, int64_t t, size_t lo)
+{
+	size_t n = r->n, a = lo, b = lo, step = 1;
+	while (b < n && re_(r, l, b) <= t) {
+		a = b + 1;
+		b = a + step;
+		step <<= 1;
+	}
+	if (b > n)
+		b = n;
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		if (re_(r, l, m) <= t)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/* covered time of the row before t, given e = lower_e(t) */
+static int64_t covered_before(const struct gt_depth_row *r, const struct gt_lane *l, int64_t t,
+			      size_t e)
+{
+	int64_t u = r->cum_ns[e];
+	if (e < r->n && rs(r, l, e) < t)
+		u += t - rs(r, l, e);
+	return u;
+}
+
+/* position of the longest event among positions [lo, hi), SIZE_MAX if empty */
+static size_t longest(const struct gt_depth_row *r, const struct gt_lane *l, size_t lo, size_t hi)
+{
+	size_t best = SIZE_MAX;
+	int64_t bd = -1;
+#define TRY(p) do { size_t p_ = (p); int64_t dd = l->ev[r->idx[p_]].dur_ns; \
+		if (dd > bd || (dd == bd && p_ < best)) { bd = dd; best = p_; } } while (0)
+	if (hi - lo <= 16) {
+		for (size_t p = lo; p < hi; p++)
+			TRY(p);
+		return best;
+	}
+	size_t a = lo, b = hi;
+	if (a & 1)
+		TRY(a++);
+	if (b & 1)
+		TRY(--b);
+	a >>= 1;
+	b >>= 1;
+	for (int j = 0; a < b && j < r->n_lvl; j++) {
+		if (a & 1)
+			TRY(r->pyr[j][a++]);
+		if (b & 1)
+			TRY(r->pyr[j][--b]);
+		a >>= 1;
+		b >>= 1;
+	}
+#undef TRY
+	return best;
+}
+
+void store_depth_range(const struct gt_depth *d, const struct gt_lane *l, int depth, int64_t t0,
+		       int64_t t1, size_t *first, size_t *last)
+{
+	*first = *last = 0;
+	if (!d || depth < 0 || depth >= d->nrows || t1 <= t0)
+		return;
+	const struct gt_depth_row *r = &d->row[depth];
+	size_t e = lower_e(r, l, t0, 0), s0 = lower_s(r, l, t0, 0);
+	*first = e < s0 ? e : s0;   /* zero-length events at t0 count */
+	*last = lower_s(r, l, t1, *first);
+}
+
+int64_t store_depth_busy(const struct gt_depth *d, const struct gt_lane *l, int depth, int64_t t0,
+			 int64_t t1)
+{
+	if (!d || depth < 0 || depth >= d->nrows || t1 <= t0)
+		return 0;
+	const struct gt_depth_row *r = &d->row[depth];
+	size_t e0 = lower_e(r, l, t0, 0), e1 = lower_e(r, l, t1, e0);
+	return covered_before(r, l, t1, e1) - covered_before(r, l, t0, e0);
+}
+
+void store_depth_buckets(const struct gt_depth *d, const struct gt_lane *l, int depth,
+			 int64_t t0, int64_t dt, int ncols, struct gt_bucket *out)
+{
+	for (int c = 0; c < ncols; c++) {
+		out[c].busy_ns = 0;
+		out[c].count = 0;
+		out[c].dominant = SIZE_MAX;
+	}
+	if (!d || depth < 0 || depth >= d->nrows || dt <= 0 || ncols <= 0 || !d->row[depth].n)
+		return;
+	const struct gt_depth_row *r = &d->row[depth];
+	size_t e0 = lower_e(r, l, t0, 0), s0 = lower_s(r, l, t0, 0);
+	int64_t u0 = covered_before(r, l, t0, e0);
+	for (int c = 0; c < ncols; c++) {
+		int64_t b = t0 + (int64_t)(c + 1) * dt;
+		size_t e1 = lower_e(r, l, b, e0), s1 = lower_s(r, l, b, s0);
+		int64_t u1 = covered_before(r, l, b, e1);
+		out[c].busy_ns = u1 - u0;
+		size_t cnt = s1 - s0;
+		out[c].count = cnt > UINT32_MAX ? UINT32_MAX : (uint32_t)cnt;
+		/* overlapping the column: end > its start, or zero-length at it */
+		size_t lo = e0 < s0 ? e0 : s0;
+		if (s1 > lo) {
+			size_t p = longest(r, l, lo, s1);
+			if (p != SIZE_MAX)
+				out[c].dominant = r->idx[p];
+		}
+		e0 = e1;
+		s0 = s1;
+		u0 = u1;
+	}
+}
+
+size_t store_depth_event_at(const struct gt_depth *d, const struct gt_lane *l, int depth, int64_t t)
+{
+	if (!d || depth < 0 || depth >= d->nrows || !d->row[depth].n)
+		return SIZE_MAX;
+	const struct gt_depth_row *r = &d->row[depth];
+	/* last position whose (real) start <= t */
+	size_t a = 0, b = r->n;
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		if (l->ev[r->idx[m]].start_ns <= t)
+			a = m + 1;
+		else
+			b = m;
+	}
+	/* disjoint rows: only that one can cover t; an overlapping row: the
+	 * latest-starting of the events before it that covers t */
+	size_t lim = r->cs ? 256 : 1;
+	for (size_t k = a; k-- > 0 && lim--;) {
+		const struct gt_event *e = &l->ev[r->idx[k]];
+		if (gt_event_end(e) > t || (e->dur_ns == 0 && e->start_ns == t))
+			return r->idx[k];
+	}
+	return SIZE_MAX;
+}
+
+size_t store_depth_pos(const struct gt_depth *d, const struct gt_lane *l, size_t i)
+{
+	if (!d || i >= d->n || i >= l->n)
+		return SIZE_MAX;
+	const struct gt_depth_row *r = &d->row[d->depth[i]];
+	int64_t t = l->ev[i].start_ns;
+	size_t a = 0, b = r->n;
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		if (l->ev[r->idx[m]].start_ns < t)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (; a < r->n && l->ev[r->idx[a]].start_ns == t; a++)
+		if (r->idx[a] == i)
+			return a;
+	return SIZE_MAX;
+}
