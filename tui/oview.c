@@ -3,8 +3,10 @@
  * breakdown, GPU utilization per GPU over time (sparklines from the
  * store's busy-time queries, one per column), top kernels, multi-GPU
  * health and recommendations; Enter on a recommendation opens the view
- * that holds its evidence.
+ * that holds its evidence.  With several ranks: each rank's input verdict
+ * and breakdown (a line per rank as the height allows, else one line).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,30 +197,125 @@ static void env_lines(struct oview *o, int *y, int end, struct lrect r)
 			    (unsigned long long)res->dropped);
 }
 
-/* average step, its breakdown and the pipeline verdict */
-static void step_lines(struct oview *o, int *y, int end, struct lrect r)
+/* 1 when rank a's input verdict is worse than b's (verdict, input %, lower rank) */
+static int rank_worse(const struct overview_rank *a, const struct overview_rank *b)
 {
-	const struct breakdown_result *bd = &o->res.bd;
-	char a[32];
-	if (*y >= end)
+	if (a->verdict != b->verdict)
+		return a->verdict > b->verdict;
+	if (a->input_pct != b->input_pct)
+		return a->input_pct > b->input_pct;
+	return a->rank < b->rank;
+}
+
+/* the k worst ranks (input verdict), worst first, into idx; returns the count */
+static size_t worst_ranks(const struct overview_result *res, size_t *idx, size_t k)
+{
+	unsigned char *taken = calloc(res->nrk ? res->nrk : 1, 1);
+	size_t n = 0;
+	if (!taken)
+		return 0;
+	while (n < k && n < res->nrk) {
+		size_t w = SIZE_MAX;
+		for (size_t i = 0; i < res->nrk; i++)
+			if (!taken[i] && (w == SIZE_MAX || rank_worse(&res->rk[i], &res->rk[w])))
+				w = i;
+		taken[w] = 1;
+		idx[n++] = w;
+	}
+	free(taken);
+	return n;
+}
+
+/* "HIGHLY" of "HIGHLY input-bound" */
+static void verdict_word(enum pipeline_verdict v, char *buf, size_t len)
+{
+	const char *n = pipeline_verdict_name(v);
+	size_t k = strcspn(n, " ");
+	snprintf(buf, len, "%.*s", (int)k, n);
+}
+
+/* per rank (several ranks): a line each while the height allows, the worst
+ * input verdicts first when not all fit; else one packed line */
+static void rank_lines(const struct oview *o, int *y, int end, struct lrect r)
+{
+	const struct overview_result *res = &o->res;
+	size_t budget = r.h > 24 ? (size_t)(r.h - 24) / 4 : 0, idx[32];
+	char a[32], vw[16];
+	if (*y >= end || res->nrk < 2)
 		return;
-	if (!bd->n) {
-		term_put((*y)++, r.x + 3, r.w - 4, theme_attr(TH_DIM), "no steps found");
+	if (budget >= 2) {
+		if (budget > 32)
+			budget = 32;
+		int all = res->nrk <= budget + 1;   /* a "... more" line would take the last one */
+		size_t n = all ? res->nrk : worst_ranks(res, idx, budget - 1);
+		for (size_t j = 0; j < n && *y < end; j++) {
+			const struct overview_rank *k = &res->rk[all ? j : idx[j]];
+			double avg = k->avg_step_ns > 0 ? k->avg_step_ns : 1;
+			term_printf((*y)++, r.x + 3, r.w - 4,
+				    k->verdict >= PL_MODERATELY ? theme_attr(TH_WARN) : 0,
+				    "rank %-3d %-22s input %4.1f%%  step %s  Kernel %.0f%%  Comm %.0f%%  DataLoader %.0f%%",
+				    k->rank, pipeline_verdict_name(k->verdict), k->input_pct,
+				    layout_fmt_dur((int64_t)k->avg_step_ns, a, sizeof(a)),
+				    100.0 * k->avg_ns[BD_KERNEL] / avg, 100.0 * k->avg_ns[BD_COMM] / avg,
+				    100.0 * k->avg_ns[BD_DATALOADER] / avg);
+		}
+		if (!all && *y < end)
+			term_printf((*y)++, r.x + 3, r.w - 4, theme_attr(TH_DIM),
+				    "... %zu more ranks, input verdict %s or less", res->nrk - n,
+				    pipeline_verdict_name(res->rk[idx[n - 1]].verdict));
 		return;
 	}
+	/* one line: "per rank: r2 HIGHLY 40.3%  r0 NOT 0.9% ..." worst first */
+	size_t cap = (size_t)(r.w > 20 ? r.w / 12 : 1), n = worst_ranks(res, idx, cap < 32 ? cap : 32);
 	char line[512];
-	int k = snprintf(line, sizeof(line), "%s over %zu steps (%s), GPU busy %.1f%%:",
+	int k = snprintf(line, sizeof(line), "per rank, worst first:");
+	for (size_t j = 0; j < n && k > 0 && (size_t)k < sizeof(line); j++) {
+		const struct overview_rank *x = &res->rk[idx[j]];
+		verdict_word(x->verdict, vw, sizeof(vw));
+		k += snprintf(line + k, sizeof(line) - (size_t)k, "  r%d %s %.1f%%", x->rank, vw,
+			      x->input_pct);
+	}
+	term_put((*y)++, r.x + 3, r.w - 4,
+		 n && res->rk[idx[0]].verdict >= PL_MODERATELY ? theme_attr(TH_WARN) : 0, line);
+}
+
+/* average step, its breakdown and the pipeline verdict; with several ranks
+ * the breakdown is over every rank's steps, the verdict the worst rank's,
+ * and each rank follows */
+static int step_lines(struct oview *o, int *y, int end, struct lrect r)
+{
+	const struct breakdown_result *bd = &o->res.bd;
+	const struct overview_result *res = &o->res;
+	char a[32], of[40] = "";
+	if (*y >= end)
+		return 0;
+	if (!bd->n) {
+		term_put((*y)++, r.x + 3, r.w - 4, theme_attr(TH_DIM), "no steps found");
+		return 0;
+	}
+	if (res->nrk > 1)
+		snprintf(of, sizeof(of), " of all %zu ranks", res->nrk);
+	char line[512];
+	int k = snprintf(line, sizeof(line), "%s over %zu steps (%s)%s, GPU busy %.1f%%:",
 			 layout_fmt_dur((int64_t)bd->avg_total_ns, a, sizeof(a)), bd->n,
-			 steps_source_name(o->res.source), bd->gpu_util_pct);
+			 steps_source_name(o->res.source), of, bd->gpu_util_pct);
 	for (int c = 0; c < BD_NCAT && k > 0 && (size_t)k < sizeof(line); c++)
 		if (bd->avg_ns[c] > 0)
 			k += snprintf(line + k, sizeof(line) - (size_t)k, "  %s %.0f%%",
 				      breakdown_cat_name((enum breakdown_cat)c),
 				      bd->avg_total_ns > 0 ? 100.0 * bd->avg_ns[c] / bd->avg_total_ns : 0);
 	term_put((*y)++, r.x + 3, r.w - 4, 0, line);
-	if (*y < end)
+	if (*y < end && res->nrk > 1)
+		term_printf((*y)++, r.x + 3, r.w - 4, 0,
+			    "input pipeline: %s (input %.1f%%) in rank %d, the worst of %zu ranks",
+			    pipeline_verdict_name(res->pl.verdict), res->pl.input_pct, res->pl.rank,
+			    res->nrk);
+	else if (*y < end)
 		term_printf((*y)++, r.x + 3, r.w - 4, 0, "input pipeline: %s (input %.1f%%)",
 			    pipeline_verdict_name(o->res.pl.verdict), o->res.pl.input_pct);
+	int y0 = *y;
+	rank_lines(o, y, end, r);
+	return *y - y0;
 }
 
 /* straggler, collective share, staggered starts, recurring copies */
@@ -272,11 +369,13 @@ static void ov_draw(struct view *v, struct lrect r)
 	y = section(y, r, "Environment");
 	env_lines(o, &y, end, r);
 	y = section(y, r, "Average step");
-	step_lines(o, &y, end, r);
+	/* the rank lines take their room from the GPU rows, not from the
+	   recommendations below */
+	int extra = step_lines(o, &y, end, r);
 	y = section(y, r, "GPU utilization: busy % of each GPU's active span, and over time");
 	int n = r.w - 24;
 	util_update(o, n);
-	for (size_t g = 0; g < o->util_ngpu && y < end - 4; g++) {
+	for (size_t g = 0; g < o->util_ngpu && y < end - 4 - extra; g++) {
 		const float *row = o->util + g * (size_t)n;
 		for (int c = 0; c < n; c++) {
 			double u = row[c];
@@ -331,6 +430,8 @@ static void evidence(struct oview *o, const struct overview_rec *rc)
 	const struct gt_store *s = a->store;
 	if (rc->kind && !strcmp(rc->kind, "input-bound")) {
 		ui_switch(a, VIEW_PIPELINE);
+		if (o->res.nrk > 1 && rc->rank >= 0)
+			ui_msg(a, "evidence: input-bound in rank %d (R on this page: next rank)", rc->rank);
 		return;
 	}
 	int64_t t0 = 0, t1 = 0, x0, x1;

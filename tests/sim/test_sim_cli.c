@@ -120,3 +120,24 @@ Test(sim_cli, round_trip, .timeout = 120)
 			store_free(b);
 		}
 }
+
+/* --scenario-rank R: the plant in rank R only, the line says so; usage
+ * errors for a rank out of range and for a scenario planted everywhere */
+Test(sim_cli, scenario_rank)
+{
+	char err[4096], args[512];
+	snprintf(args, sizeof(args), "sim -o %s/r.gtrace --ranks 3 --gpus 1 --steps 2 "
+		 "--scenario input-bound --scenario-rank 1", tmpdir);
+	cr_assert_eq(gtrace(args, err, sizeof(err)), 0, "%s", err);
+	cr_assert_not_null(strstr(err, "(input-bound in rank 1)"), "%s", err);
+	snprintf(args, sizeof(args), "sim -o %s/r.gtrace --ranks 3 --scenario input-bound "
+		 "--scenario-rank 3", tmpdir);
+	cr_assert_eq(gtrace(args, err, sizeof(err)), 2);
+	cr_assert_not_null(strstr(err, "0..2"), "%s", err);
+	snprintf(args, sizeof(args), "sim -o %s/r.gtrace --ranks 2 --scenario comm-bound "
+		 "--scenario-rank 0", tmpdir);
+	cr_assert_eq(gtrace(args, err, sizeof(err)), 2);
+	cr_assert_not_null(strstr(err, "every rank"), "%s", err);
+	snprintf(args, sizeof(args), "sim -o %s/r.gtrace --scenario-rank x", tmpdir);
+	cr_assert_eq(gtrace(args, err, sizeof(err)), 2);
+}

@@ -4,6 +4,7 @@
  * the numbers docs/simulator.md promises.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "simcheck.h"
@@ -283,4 +284,109 @@ Test(sim_truth, staggered)
 {
 	staggered_case(4, 1);
 	staggered_case(8, 2);
+}
+
+/* ---- the plant in one rank only (SIM_F_ONE_RANK, --scenario-rank) ---- */
+
+static struct gt_store *gen_one_rank(enum sim_scenario sc, int gpus, int ranks, int rank,
+				     struct sim_truth *t)
+{
+	struct sim_opts o = { .scenario = sc, .gpus = gpus, .ranks = ranks, .steps = 6, .seed = 5,
+			      .flags = SIM_F_ONE_RANK, .scenario_rank = rank };
+	struct gt_store *s = store_new();
+	char err[256];
+	cr_assert(s);
+	cr_assert_eq(sim_generate_truth(&o, s, t, err, sizeof(err)), 0, "%s", err);
+	simcheck_valid(s, t);
+	return s;
+}
+
+/* mean DataLoader share of rank r's steps, %, measured from the events */
+static double dataloader_pct(const struct gt_store *s, int r)
+{
+	const struct gt_lane *h = store_lane_at(s, simcheck_host_lane(s, r));
+	struct span *sp;
+	size_t n = simcheck_steps(s, r, &sp);
+	double sum = 0;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct gt_event *e = &h->ev[i];
+		if (!(e->flags & GT_EVF_DATALOADER))
+			continue;
+		long k = simcheck_step_of(sp, n, e->start_ns);
+		cr_assert_geq(k, 0);
+		sum += 100.0 * (double)e->dur_ns / (double)(sp[k].e - sp[k].s);
+	}
+	free(sp);
+	return n ? sum / (double)n : 0;
+}
+
+Test(sim_truth, input_bound_one_rank)
+{
+	struct sim_truth t;
+	struct gt_store *s = gen_one_rank(SIM_INPUT_BOUND, 2, 4, 2, &t);
+	cr_assert_eq(t.scenario_rank, 2);
+	cr_assert_float_eq(t.input_pct, 40.0, 1e-9);
+	for (int r = 0; r < 4; r++) {
+		double p = dataloader_pct(s, r);
+		if (r == 2)
+			cr_assert(p > t.input_pct - 2 && p < t.input_pct + 2, "rank 2 input %.2f %%", p);
+		else
+			cr_assert_lt(p, 5.0, "rank %d input %.2f %% (not planted there)", r, p);
+	}
+	const char *truth = store_meta_get(s, "sim.truth");
+	cr_assert(truth && strstr(truth, " scenario_rank=2"), "%s", truth ? truth : "(none)");
+	store_free(s);
+}
+
+Test(sim_truth, straggler_one_rank)
+{
+	struct sim_truth t;
+	struct gt_store *s = gen_one_rank(SIM_STRAGGLER, 2, 3, 1, &t);
+	cr_assert_eq(t.straggler_rank, 1);
+	cr_assert_eq(t.straggler_gpu, 1);
+	struct span *sp;
+	size_t n = simcheck_steps(s, 1, &sp);
+	for (size_t k = 0; k < n; k++) {
+		double slow = (double)compute_ns(s, &t, 1, 1, &sp[k]);
+		double other = (double)compute_ns(s, &t, 1, 0, &sp[k]);
+		double pct = (slow / other - 1.0) * 100.0;
+		cr_assert(pct > t.straggler_pct - 1.0 && pct < t.straggler_pct + 1.0,
+			  "step %zu: straggler +%.2f %%", k, pct);
+	}
+	free(sp);
+	store_free(s);
+}
+
+/* the default (every rank) is unchanged: no scenario_rank in the truth
+ * line, -1 in the struct, rank 0 still the straggler's */
+Test(sim_truth, every_rank_by_default)
+{
+	struct sim_truth t;
+	struct gt_store *s = simcheck_gen(SIM_INPUT_BOUND, 1, 2, 4, 5, &t);
+	cr_assert_eq(t.scenario_rank, -1);
+	cr_assert_null(strstr(store_meta_get(s, "sim.truth"), "scenario_rank"));
+	for (int r = 0; r < 2; r++)
+		cr_assert_gt(dataloader_pct(s, r), 35.0, "rank %d", r);
+	store_free(s);
+}
+
+Test(sim_truth, one_rank_bad_options)
+{
+	static const enum sim_scenario no[] = { SIM_LAUNCH_BOUND, SIM_COMM_BOUND, SIM_COPY_HEAVY };
+	char err[256];
+	for (size_t i = 0; i < 3; i++) {
+		struct sim_opts o = { .scenario = no[i], .ranks = 2, .steps = 2,
+				      .flags = SIM_F_ONE_RANK, .scenario_rank = 1 };
+		struct gt_store *s = store_new();
+		err[0] = 0;
+		cr_assert_eq(sim_generate(&o, s, err, sizeof(err)), -EINVAL);
+		cr_assert(strstr(err, "every rank"), "%s", err);
+		store_free(s);
+	}
+	struct sim_opts o = { .scenario = SIM_INPUT_BOUND, .ranks = 2, .steps = 2,
+			      .flags = SIM_F_ONE_RANK, .scenario_rank = 2 };
+	struct gt_store *s = store_new();
+	cr_assert_eq(sim_generate(&o, s, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "0..1"), "%s", err);
+	store_free(s);
 }
