@@ -3,7 +3,9 @@
  * overview names the planted bottleneck (and the straggler GPU and by how
  * much) with the simulator's own truth (sim_generate_truth), raises no
  * other warning, and the balanced run gets no alarm at all.  Plus the
- * overview on an empty store and on a trace without steps.
+ * overview on an empty store and on a trace without steps, and a bottleneck
+ * planted in one rank of several (sim SIM_F_ONE_RANK): named, with that
+ * rank only.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -76,6 +78,11 @@ Test(overview, input_bound, .timeout = 60)
 		  r.pl.avg_pct[PL_HOST_WAIT], t.input_pct);
 	cr_assert_eq(x->evidence, OVERVIEW_EV_STEPS);
 	cr_assert(strstr(x->text, "HIGHLY input-bound"), "%s", x->text);
+	/* one rank: the text names no rank (as before several ranks were compared) */
+	cr_assert(!strncmp(x->text, "steps 0-", 8), "%s", x->text);
+	cr_assert_null(strstr(x->text, "rank"), "%s", x->text);
+	cr_assert_eq(r.nrk, 1);
+	cr_assert_eq(r.rk[0].verdict, PL_HIGHLY);
 	overview_result_done(&r);
 	store_free(s);
 }
@@ -264,6 +271,49 @@ Test(overview, reports_run_everywhere, .timeout = 120)
  * breakdown, pipeline, gputime and multigpu analyses: each must come out
  * exactly as when run on its own, whole trace, over a time range (edges
  * inside steps), on one GPU and on one step */
+/* each rank's entry is its breakdown and pipeline run alone, and the
+ * overview's breakdown averages every row of every rank */
+static void per_rank_as_alone(const struct gt_store *s, const struct gt_scope *sc,
+			      const struct overview_result *o)
+{
+	char err[256];
+	double cat[BD_NCAT] = {0}, total = 0, any = 0;
+	size_t rows = 0;
+	enum pipeline_verdict worst = PL_NOT;
+	for (size_t i = 0; i < o->nrk; i++) {
+		const struct overview_rank *k = &o->rk[i];
+		struct breakdown_result bd;
+		struct pipeline_result pl;
+		cr_assert(i == 0 || k->rank > o->rk[i - 1].rank, "ranks ascending");
+		cr_assert_eq(breakdown_compute(s, k->rank, NULL, sc, &bd, err, sizeof(err)), 0);
+		cr_assert_eq(pipeline_compute(s, k->rank, NULL, sc, &pl, err, sizeof(err)), 0);
+		cr_assert_eq(k->nsteps, bd.n);
+		cr_assert_eq(k->avg_step_ns, bd.avg_total_ns, "rank %d", k->rank);
+		for (int c = 0; c < BD_NCAT; c++)
+			cr_assert_eq(k->avg_ns[c], bd.avg_ns[c]);
+		cr_assert_eq(k->verdict, pl.verdict);
+		cr_assert_eq(k->input_pct, pl.input_pct);
+		for (size_t j = 0; j < bd.n; j++) {
+			for (int c = 0; c < BD_NCAT; c++)
+				cat[c] += (double)bd.rows[j].cat_ns[c];
+			total += (double)bd.rows[j].total_ns;
+			any += (double)bd.rows[j].kernel_any_ns;
+		}
+		rows += bd.n;
+		if (pl.verdict > worst)
+			worst = pl.verdict;
+		breakdown_result_done(&bd);
+		pipeline_result_done(&pl);
+	}
+	cr_assert_eq(o->pl.verdict, worst, "pl is the worst rank's");
+	if (o->nrk > 1 && rows) {
+		cr_assert(fabs(o->bd.avg_total_ns - total / (double)rows) < 1e-6 * (1 + total));
+		for (int c = 0; c < BD_NCAT; c++)
+			cr_assert(fabs(o->bd.avg_ns[c] - cat[c] / (double)rows) < 1e-6 * (1 + total));
+		cr_assert(fabs(o->bd.gpu_util_pct - 100.0 * any / total) < 1e-9);
+	}
+}
+
 static void same_as_alone(const struct gt_store *s, const struct gt_scope *sc)
 {
 	struct overview_result o;
@@ -294,6 +344,7 @@ static void same_as_alone(const struct gt_store *s, const struct gt_scope *sc)
 			  a->kernel_wait_ns == b->kernel_wait_ns && a->other_ns == b->other_ns &&
 			  a->queue_max == b->queue_max && a->at_max_ns == b->at_max_ns);
 	}
+	per_rank_as_alone(s, sc, &o);
 	cr_assert_eq(mg.nsteps, o.mg.nsteps);
 	cr_assert_eq(mg.ngpus, o.mg.ngpus);
 	cr_assert_eq(mg.straggler, o.mg.straggler);
@@ -360,6 +411,178 @@ Test(overview, cached_blocks_give_same_results, .timeout = 120)
 	overview_result_done(&a);
 	overview_result_done(&b);
 	anl_mem_release();
+	same_as_alone(s, &sc);
+	store_free(s);
+}
+
+/* ---- the bottleneck planted in one rank of several ---- */
+
+static struct gt_store *gen_one_rank(enum sim_scenario sc, int ranks, int gpus, int rank,
+				     struct sim_truth *t)
+{
+	struct sim_opts o = { .scenario = sc, .seed = 7, .ranks = ranks, .gpus = gpus,
+			      .flags = SIM_F_ONE_RANK, .scenario_rank = rank };
+	struct gt_store *s = store_new();
+	char err[256];
+	cr_assert(s);
+	cr_assert_eq(sim_generate_truth(&o, s, t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(t->scenario_rank, rank);
+	return s;
+}
+
+/* the recommendations of `kind` (count), the last one in *out */
+static size_t recs_of(const struct overview_result *r, const char *kind,
+		      const struct overview_rec **out)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->nrecs; i++)
+		if (!strcmp(r->recs[i].kind, kind)) {
+			*out = &r->recs[i];
+			n++;
+		}
+	return n;
+}
+
+/* 4 ranks x 2 GPUs, DataLoader 40 % planted in rank 2 only: the overview
+ * says so, names rank 2 and no other rank; the other ranks are NOT
+ * input-bound (before, only rank 0 was looked at: nothing was said) */
+Test(overview, input_bound_in_one_rank, .timeout = 60)
+{
+	struct sim_truth t;
+	struct gt_store *s = gen_one_rank(SIM_INPUT_BOUND, 4, 2, 2, &t);
+	struct overview_result r;
+	char err[256];
+	cr_assert_eq(overview_compute(s, NULL, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(r.nrk, 4);
+	for (size_t i = 0; i < r.nrk; i++) {
+		const struct overview_rank *k = &r.rk[i];
+		cr_assert_eq(k->rank, (int32_t)i);
+		cr_assert_eq(k->nsteps, (size_t)t.steps);
+		if (k->rank == 2) {
+			cr_assert_eq(k->verdict, PL_HIGHLY, "rank 2: %s", pipeline_verdict_name(k->verdict));
+			cr_expect(fabs(k->host_wait_pct - t.input_pct) < 3.0, "host wait %.1f vs planted %.1f",
+				  k->host_wait_pct, t.input_pct);
+		} else {
+			cr_assert_eq(k->verdict, PL_NOT, "rank %d: %s", k->rank,
+				     pipeline_verdict_name(k->verdict));
+			cr_assert_lt(k->host_wait_pct, 5.0);
+		}
+	}
+	cr_assert_eq(r.pl.rank, 2, "pl is the worst rank's");
+	cr_assert_eq(r.pl.verdict, PL_HIGHLY);
+	const struct overview_rec *x = NULL;
+	cr_assert_eq(recs_of(&r, "input-bound", &x), 1);
+	cr_assert_eq(x->severity, OVERVIEW_HIGH);
+	cr_assert_eq(x->evidence, OVERVIEW_EV_STEPS);
+	cr_assert_eq(x->rank, 2);
+	cr_assert_eq(x->step0, 0);
+	cr_assert_eq(x->step1, t.steps - 1);
+	cr_assert(!strncmp(x->text, "rank 2: ", 8), "%s", x->text);
+	cr_assert(strstr(x->text, "HIGHLY input-bound"), "%s", x->text);
+	cr_assert_null(strstr(x->text, "rank 0"), "%s", x->text);
+	cr_assert_null(strstr(x->text, "rank 1"), "%s", x->text);
+	cr_assert_null(strstr(x->text, "rank 3"), "%s", x->text);
+	cr_assert_null(strstr(x->text, "also"), "%s", x->text);
+	cr_expect(fabs(x->value - t.input_pct) < 3.0, "input %.1f vs planted %.1f", x->value,
+		  t.input_pct);
+	cr_assert_eq(recs_of(&r, "host-bound", &x), 0);
+	overview_result_done(&r);
+	/* the report: a per-rank table, a heading over all ranks */
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	struct gt_report_out o = {0};
+	cr_assert_eq(gt_report_find("overview")->run(s, &sc, &o, err, sizeof(err)), 0, "%s", err);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_eq(gt_report_out_write(f, "overview", &o, GT_OUT_TABLE), 0);
+	fclose(f);
+	cr_assert(strstr(buf, "Per rank"), "%s", buf);
+	cr_assert(strstr(buf, "all 4 ranks"), "%s", buf);
+	cr_assert_null(strstr(buf, "rank 0's average step"));
+	free(buf);
+	gt_report_out_done(&o);
+	/* the scope of one rank: that rank alone */
+	sc.rank = 1;
+	cr_assert_eq(overview_compute(s, &sc, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(r.nrk, 1);
+	cr_assert_eq(r.rk[0].rank, 1);
+	cr_assert_eq(recs_of(&r, "input-bound", &x), 0);
+	overview_result_done(&r);
+	store_free(s);
+}
+
+/* input-bound in every rank of 3: one recommendation, the worst rank named
+ * with its numbers, the other two listed */
+Test(overview, input_bound_every_rank, .timeout = 60)
+{
+	struct overview_result r;
+	struct sim_truth t;
+	struct gt_store *s;
+	run(SIM_INPUT_BOUND, 3, 1, &r, &t, &s);
+	const struct overview_rec *x = NULL;
+	cr_assert_eq(recs_of(&r, "input-bound", &x), 1);
+	for (size_t i = 0; i < r.nrk; i++)
+		cr_assert_eq(r.rk[i].verdict, PL_HIGHLY);
+	char want[64];
+	snprintf(want, sizeof(want), "rank %d: ", x->rank);
+	cr_assert(!strncmp(x->text, want, strlen(want)), "%s", x->text);
+	const char *also = strstr(x->text, "; also input-bound: ranks ");
+	cr_assert(also, "%s", x->text);
+	for (int k = 0; k < 3; k++) {
+		snprintf(want, sizeof(want), "%d", k);
+		cr_assert(k == x->rank || strstr(also, want), "rank %d not named: %s", k, x->text);
+	}
+	overview_result_done(&r);
+	store_free(s);
+}
+
+/* several ranks, nothing planted: no alarm, every rank NOT input-bound */
+Test(overview, balanced_ranks_no_input_alarm, .timeout = 60)
+{
+	struct overview_result r;
+	struct sim_truth t;
+	struct gt_store *s;
+	run(SIM_BALANCED, 4, 2, &r, &t, &s);
+	only_alarm(&r, NULL);
+	cr_assert_eq(r.nrk, 4);
+	for (size_t i = 0; i < r.nrk; i++)
+		cr_assert_eq(r.rk[i].verdict, PL_NOT, "rank %d %s", r.rk[i].rank,
+			     pipeline_verdict_name(r.rk[i].verdict));
+	overview_result_done(&r);
+	store_free(s);
+}
+
+/* staggered launches planted in rank 1 of 3: the staggered GPU is rank 1's */
+Test(overview, staggered_in_one_rank, .timeout = 60)
+{
+	struct sim_truth t;
+	struct gt_store *s = gen_one_rank(SIM_STAGGERED, 3, 4, 1, &t);
+	struct overview_result r;
+	char err[256];
+	cr_assert_eq(overview_compute(s, NULL, &r, err, sizeof(err)), 0, "%s", err);
+	const struct overview_rec *x = NULL;
+	cr_assert_eq(recs_of(&r, "staggered", &x), 1);
+	cr_assert_eq(x->rank, 1);
+	cr_assert_eq(x->gpu, t.gpus - 1);
+	for (size_t g = 0; g < r.mg.ngpus; g++)
+		if (r.mg.gpus[g].rank != 1)
+			cr_expect(r.mg.gpus[g].stagger_mean_ns < 50e3, "rank %d GPU %d stagger %.0f us",
+				  r.mg.gpus[g].rank, r.mg.gpus[g].device, r.mg.gpus[g].stagger_mean_ns / 1e3);
+	overview_result_done(&r);
+	store_free(s);
+}
+
+Test(overview, shared_pass_per_rank_four_ranks, .timeout = 60)
+{
+	struct sim_truth t;
+	struct gt_store *s = gen_one_rank(SIM_INPUT_BOUND, 4, 1, 3, &t);
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	same_as_alone(s, &sc);
+	int64_t t0 = store_t_min(s), len = store_t_max(s) - t0;
+	sc.t0_ns = t0 + len / 3 + 4321;
+	sc.t1_ns = t0 + 2 * (len / 3) - 99;
 	same_as_alone(s, &sc);
 	store_free(s);
 }
