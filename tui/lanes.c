@@ -101,6 +101,51 @@ static struct lanes_row *push(struct lanes_row **v, size_t *n, size_t *cap)
 	return r;
 }
 
+/* depth rows shown below `lane` in the old tree */
+static int old_ndepth(const struct lanes *L, uint32_t lane)
+{
+	for (size_t i = 0; i < L->nall; i++)
+		if (L->all[i].kind == LROW_LANE && L->all[i].lane == lane)
+			return L->all[i].ndepth;
+	return 0;
+}
+
+/* push the n depth rows of lane row `lr` (index); -1 on no memory */
+static int push_depth(struct lanes_row **v, size_t *nr, size_t *cap, size_t lr, int n)
+{
+	(*v)[lr].ndepth = (uint8_t)n;
+	for (int k = 0; k < n; k++) {
+		struct lanes_row *r = push(v, nr, cap);
+		if (!r)
+			return -1;
+		const struct lanes_row *p = &(*v)[lr];
+		r->kind = LROW_DEPTH;
+		r->depth = (uint8_t)(p->depth + 1);
+		r->rank = p->rank;
+		r->device = p->device;
+		r->pid = p->pid;
+		r->lane = p->lane;
+		r->level = (uint8_t)k;
+		snprintf(r->label, sizeof(r->label), "depth %d", k);
+		snprintf(r->short_label, sizeof(r->short_label), "d%d", k);
+	}
+	return 0;
+}
+
+/* subtree ends: a group ends where a row of its level or above starts */
+static void set_ends(struct lanes_row *rows, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		if (rows[i].kind >= LROW_LANE)
+			continue;
+		size_t j = i + 1;
+		while (j < nr && (rows[j].kind >= LROW_LANE ||
+				  (rows[i].kind == LROW_RANK && rows[j].kind != LROW_RANK)))
+			j++;
+		rows[i].end = (uint32_t)j;
+	}
+}
+
 /* fold state of a group row in the old tree, -1 when absent */
 static int old_fold(const struct lanes *L, const struct lanes_row *r)
 {
@@ -213,16 +258,14 @@ int lanes_build(struct lanes *L, const struct gt_store *s)
 		} else {
 			snprintf(r->label, sizeof(r->label), "thread %lld", (long long)l->key.id);
 		}
+		int nd = old_ndepth(L, l->id);
+		if (nd && push_depth(&rows, &nr, &cap, nr - 1, nd))
+			goto err;
 	}
-	/* subtree ends: a group ends where a row of its level or above starts */
+	set_ends(rows, nr);
 	for (size_t i = 0; i < nr; i++) {
-		if (rows[i].kind == LROW_LANE)
+		if (rows[i].kind >= LROW_LANE)
 			continue;
-		size_t j = i + 1;
-		while (j < nr && (rows[j].kind == LROW_LANE ||
-				  (rows[i].kind == LROW_RANK && rows[j].kind != LROW_RANK)))
-			j++;
-		rows[i].end = (uint32_t)j;
 		int f = old_fold(L, &rows[i]);
 		rows[i].folded = f > 0;
 	}
@@ -244,6 +287,41 @@ err:
 	return -ENOMEM;
 }
 
+int lanes_set_depth(struct lanes *L, uint32_t lane, int n)
+{
+	if (n < 0)
+		n = 0;
+	if (n > 255)
+		n = 255;
+	struct lanes_row *rows = NULL;
+	size_t nr = 0, cap = 0;
+	for (size_t i = 0; i < L->nall; i++) {
+		const struct lanes_row *o = &L->all[i];
+		if (o->kind == LROW_DEPTH && o->lane == lane)
+			continue;
+		struct lanes_row *r = push(&rows, &nr, &cap);
+		if (!r)
+			goto err;
+		*r = *o;
+		if (o->kind == LROW_LANE && o->lane == lane && push_depth(&rows, &nr, &cap, nr - 1, n))
+			goto err;
+	}
+	uint32_t *vis = malloc((nr ? nr : 1) * sizeof(*vis));
+	if (!vis)
+		goto err;
+	set_ends(rows, nr);
+	free(L->all);
+	free(L->vis);
+	L->all = rows;
+	L->nall = nr;
+	L->vis = vis;
+	lanes_update_vis(L);
+	return 0;
+err:
+	free(rows);
+	return -ENOMEM;
+}
+
 void lanes_done(struct lanes *L)
 {
 	free(L->all);
@@ -256,7 +334,7 @@ void lanes_update_vis(struct lanes *L)
 	size_t nv = 0;
 	for (size_t i = 0; i < L->nall;) {
 		L->vis[nv++] = (uint32_t)i;
-		if (L->all[i].kind != LROW_LANE && L->all[i].folded)
+		if (L->all[i].kind < LROW_LANE && L->all[i].folded)
 			i = L->all[i].end;
 		else
 			i++;
@@ -269,7 +347,7 @@ void lanes_toggle(struct lanes *L, size_t v)
 	if (v >= L->nvis)
 		return;
 	struct lanes_row *r = &L->all[L->vis[v]];
-	if (r->kind == LROW_LANE)
+	if (r->kind >= LROW_LANE)
 		return;
 	r->folded = !r->folded;
 	lanes_update_vis(L);
@@ -293,7 +371,7 @@ size_t lanes_find(struct lanes *L, uint32_t lane)
 	if (at == SIZE_MAX)
 		return SIZE_MAX;
 	for (size_t i = 0; i < at; i++)
-		if (L->all[i].kind != LROW_LANE && L->all[i].end > at)
+		if (L->all[i].kind < LROW_LANE && L->all[i].end > at)
 			L->all[i].folded = 0;
 	lanes_update_vis(L);
 	for (size_t v = 0; v < L->nvis; v++)

@@ -5,6 +5,7 @@
  * `all` holds every row in display order; a group row's subtree is
  * all[i + 1 .. end).  `vis` lists the indices of rows not hidden by a folded
  * ancestor.  Rows are rebuilt when the store gains lanes; fold state is kept.
+ * An expanded lane row is followed by its LROW_DEPTH rows (depth 0, 1, ...).
  */
 #ifndef GTRACE_TUI_LANES_H
 #define GTRACE_TUI_LANES_H
@@ -13,7 +14,8 @@
 #include <stdint.h>
 #include "gtrace/store.h"
 
-enum lanes_kind { LROW_RANK = 0, LROW_GPU, LROW_HOST, LROW_LANE };
+enum lanes_kind { LROW_RANK = 0, LROW_GPU, LROW_HOST, LROW_LANE,
+		  LROW_DEPTH  /* one nesting depth of the lane row above it (expanded lane) */ };
 
 /* what runs on a GPU stream */
 enum lanes_role { LROLE_NONE = 0, LROLE_COMPUTE, LROLE_COPY, LROLE_NCCL, LROLE_MIXED };
@@ -23,9 +25,11 @@ struct lanes_row {
 	uint8_t depth;         /* indentation level */
 	uint8_t folded;        /* group rows */
 	uint8_t role;          /* enum lanes_role, lane rows on GPUs */
+	uint8_t ndepth;        /* lane rows: depth rows shown below it (0 = collapsed) */
+	uint8_t level;         /* LROW_DEPTH: the nesting depth it shows */
 	int32_t rank, device;
 	int64_t pid;
-	uint32_t lane;         /* LROW_LANE: lane id */
+	uint32_t lane;         /* LROW_LANE, LROW_DEPTH: lane id */
 	uint32_t end;          /* group rows: one past the subtree in `all` */
 	char label[48];
 	char short_label[24];  /* for narrow label columns */
@@ -44,6 +48,9 @@ int lanes_build(struct lanes *L, const struct gt_store *s);
 void lanes_done(struct lanes *L);
 /* recompute `vis` after a fold change */
 void lanes_update_vis(struct lanes *L);
+/* show n depth rows below the row of `lane` (0 collapses it); the rows
+ * shift, so indices into `all` change; 0 or -ENOMEM */
+int lanes_set_depth(struct lanes *L, uint32_t lane, int n);
 /* fold or unfold the group at visible row v (no-op on lane rows) */
 void lanes_toggle(struct lanes *L, size_t v);
 /* fold (1) or unfold (0) every group */

@@ -1,8 +1,9 @@
 /*
  * tldetail.c - the trace view's detail pane: the selected event (name
  * demangled, times, place, launch configuration, bytes and bandwidth,
- * NCCL arguments, correlation) or the aggregate of a marked range (busy
- * time per lane, top kernels from the "kernels" report over the range).
+ * NCCL arguments, correlation, depth and parent on an expanded lane) or the
+ * aggregate of a marked range (busy time per lane, top kernels from the
+ * "kernels" report over the range).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,23 @@ static void event_lines(struct tlview *t, const struct lrect *r)
 				    layout_fmt_ts(p->start_ns - lo, a, sizeof(a)), place);
 		} else if (e->corr || e->ext) {
 			term_printf(y++, x, w, 0, "correlation %u  external id %u", e->corr, e->ext);
+		}
+	}
+	/* an expanded lane: the event's depth and the range it is nested in */
+	const struct gt_depth *d = tlview_depth(t, t->sel.lane);
+	if (y < r->y + r->h && d && t->sel.idx < d->n) {
+		const struct gt_lane *l = store_lane_at(s, t->sel.lane);
+		int dep = d->depth[t->sel.idx];
+		size_t pi = dep > 0 ? store_depth_event_at(d, l, dep - 1, e->start_ns) : SIZE_MAX;
+		if (pi != SIZE_MAX) {
+			const struct gt_event *p = &l->ev[pi];
+			char pn[2048];
+			tldetail_name(s, p, pn, sizeof(pn));
+			term_printf(y++, x, w, 0, "depth %d, inside %s (+%s .. +%s)", dep, pn,
+				    layout_fmt_ts(p->start_ns - lo, a, sizeof(a)),
+				    layout_fmt_ts(gt_event_end(p) - lo, c, sizeof(c)));
+		} else {
+			term_printf(y++, x, w, 0, "depth %d%s", dep, dep ? "" : " (outermost)");
 		}
 	}
 	const char *raw = store_str(s, e->name);

@@ -116,6 +116,52 @@ static void draw_cells(struct tlview *t, int y, const struct gt_bucket *bk,
 	attrset(A_NORMAL);
 }
 
+/* " name" of event e clipped to columns [c0, c1) of the cells at row y */
+static void put_name(struct tlview *t, int y, const struct gt_event *e, long c0, long c1)
+{
+	const struct lrect *c = &t->lay.cells;
+	char nm[256], sh[128];
+	const char *raw = store_str(t->v.app->store, e->name);
+	demangle_short(raw, sh, sizeof(sh));
+	snprintf(nm, sizeof(nm), " %s", sh);
+	attr_t a = theme_attr(theme_cat(e)) | A_REVERSE;
+	if (!term_caps.colors)
+		a = A_REVERSE;
+	term_put(y, c->x + (int)c0, (int)(c1 - c0), a, nm);
+}
+
+/* names inside the events of one depth that span 5 columns or more: a walk
+ * over the columns, one search per named event or skipped column, so a
+ * zoomed-out row of millions of events costs O(columns x log n) */
+static void draw_depth_names(struct tlview *t, int y, const struct gt_lane *l,
+			     const struct gt_depth *d, int lvl)
+{
+	const struct lrect *c = &t->lay.cells;
+	if (!d || lvl >= d->nrows)
+		return;
+	const struct gt_depth_row *r = &d->row[lvl];
+	long x = 0;
+	while (x < c->w) {
+		int64_t a = layout_col2t(&t->m, x), b = layout_col2t(&t->m, c->w);
+		size_t f, la;
+		store_depth_range(d, l, lvl, a, b, &f, &la);
+		if (f >= la)
+			return;
+		const struct gt_event *e = &l->ev[r->idx[f]];
+		long c0 = layout_t2col(&t->m, e->start_ns), c1 = layout_t2col(&t->m, gt_event_end(e));
+		if (c0 < x)
+			c0 = x;
+		if (c1 > c->w)
+			c1 = c->w;
+		if (c1 - c0 >= 5)
+			put_name(t, y, e, c0, c1);
+		/* on to the first column after this event (at least the next one) */
+		x = c1 > x ? c1 : x + 1;
+		if (c1 - c0 < 5 && c0 + 1 > x)
+			x = c0 + 1;
+	}
+}
+
 /* names inside events that span enough columns */
 static void draw_names(struct tlview *t, int y, const struct gt_lane *l)
 {
@@ -125,7 +171,6 @@ static void draw_names(struct tlview *t, int y, const struct gt_lane *l)
 	store_lane_range(l, v0, v1, &f, &la);
 	if (la - f > (size_t)c->w)
 		return;
-	char nm[256], sh[128];
 	for (size_t i = f; i < la; i++) {
 		const struct gt_event *e = &l->ev[i];
 		long c0 = layout_t2col(&t->m, e->start_ns), c1 = layout_t2col(&t->m, gt_event_end(e));
@@ -135,13 +180,7 @@ static void draw_names(struct tlview *t, int y, const struct gt_lane *l)
 			c1 = c->w;
 		if (c1 - c0 < 5)
 			continue;
-		const char *raw = store_str(t->v.app->store, e->name);
-		demangle_short(raw, sh, sizeof(sh));
-		snprintf(nm, sizeof(nm), " %s", sh);
-		attr_t a = theme_attr(theme_cat(e)) | A_REVERSE;
-		if (!term_caps.colors)
-			a = A_REVERSE;
-		term_put(y, c->x + (int)c0, (int)(c1 - c0), a, nm);
+		put_name(t, y, e, c0, c1);
 	}
 }
 
@@ -188,6 +227,15 @@ static void fill_row(struct tlview *t, uint32_t ri, int c0, int n, struct gt_buc
 	int64_t t0 = layout_col2t(&t->m, c0), npc = t->m.ns_per_col;
 	b += c0;
 	cat += c0;
+	if (r->kind == LROW_DEPTH) {
+		/* one nesting depth: its events are disjoint, coloured by the longest */
+		const struct gt_lane *l = store_lane_at(s, r->lane);
+		store_depth_buckets(tlview_depth(t, r->lane), l, r->level, t0, npc, n, b);
+		for (int x = 0; x < n; x++)
+			cat[x] = b[x].dominant != SIZE_MAX ? (uint8_t)theme_cat(&l->ev[b[x].dominant]) :
+							      TH_COMPUTE;
+		return;
+	}
 	if (r->kind == LROW_LANE) {
 		const struct gt_lane *l = store_lane_at(s, r->lane);
 		store_lane_buckets(l, t0, npc, n, b);
@@ -310,7 +358,7 @@ static void prefill_rows(struct tlview *t, int h, int w)
 		if (v >= t->L.nvis)
 			break;
 		uint32_t ri = t->L.vis[v];
-		if (t->L.all[ri].kind != LROW_LANE || row_reusable(t, &t->rc[yy], ri, w))
+		if (t->L.all[ri].kind < LROW_LANE || row_reusable(t, &t->rc[yy], ri, w))
 			continue;
 		struct prefill *p = &part[n++ % 2];
 		p->yy[p->n] = yy;
@@ -346,21 +394,22 @@ void tldraw_lanes(struct tlview *t)
 		if (lb->w > 0) {
 			char lab[96];
 			const char *fold = "";
-			if (r->kind != LROW_LANE)
+			if (r->kind < LROW_LANE || (r->kind == LROW_LANE && r->ndepth))
 				fold = r->folded ? (term_caps.utf8 ? "\u25b8" : "+") :
 						   (term_caps.utf8 ? "\u25be" : "-");
 			const char *text = r->label;
 			if ((int)strlen(r->label) + r->depth + 1 > lb->w - 1)
 				text = r->short_label;
 			snprintf(lab, sizeof(lab), "%*s%s%s", r->depth, "", fold, text);
-			attr_t a = r->kind == LROW_LANE ? theme_attr(TH_NORMAL) : theme_attr(TH_GROUP);
+			attr_t a = r->kind >= LROW_LANE ? theme_attr(r->kind == LROW_DEPTH ? TH_DIM : TH_NORMAL) :
+							  theme_attr(TH_GROUP);
 			if (cursor)
 				a = theme_attr(TH_SELECT);
 			term_fill((struct lrect){ lb->x, y, lb->w - 1, 1 }, cursor ? a : 0);
 			term_put(y, lb->x, lb->w - 1, a, lab);
 		}
 		/* an open group shows its lanes below it */
-		if (r->kind != LROW_LANE && !r->folded) {
+		if (r->kind < LROW_LANE && !r->folded) {
 			t->rc[yy].key = 0;
 			if (cursor)
 				mvchgat(y, c->x + t->col, 1, theme_attr(TH_CURSOR), 0, NULL);
@@ -370,6 +419,8 @@ void tldraw_lanes(struct tlview *t)
 		draw_cells(t, y, rc->b, rc->cat, cursor);
 		if (r->kind == LROW_LANE)
 			draw_names(t, y, store_lane_at(s, r->lane));
+		else if (r->kind == LROW_DEPTH)
+			draw_depth_names(t, y, store_lane_at(s, r->lane), tlview_depth(t, r->lane), r->level);
 	}
 	if (!t->L.nvis && c->h > 0)
 		term_put(c->y, c->x, c->w, theme_attr(TH_DIM), "no events yet");

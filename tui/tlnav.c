@@ -1,7 +1,7 @@
 /*
  * tlnav.c - the trace view's jumps: regex search (/ n N), go to a time (g),
  * zoom to the selected event or step (z Z), previous/next event on a lane
- * ([ ]) and the range mark (m).  State lives in struct tlview (tlview.h);
+ * ([ ]), the range mark (m) and the nesting depth rows of a lane (e).  State lives in struct tlview (tlview.h);
  * these functions change it and never draw.
  */
 #include <stdio.h>
@@ -138,11 +138,46 @@ void tlnav_zoom_step(struct tlview *t)
 	ui_msg(t->v.app, "no step under the cursor");
 }
 
+/* [ ] on a depth row: the previous / next event of that depth */
+static void depth_step(struct tlview *t, uint32_t lane, int lvl, int dir)
+{
+	const struct gt_lane *l = store_lane_at(t->v.app->store, lane);
+	const struct gt_depth *d = tlview_depth(t, lane);
+	if (!d || lvl >= d->nrows)
+		return;
+	const struct gt_depth_row *r = &d->row[lvl];
+	size_t p;
+	if (t->has_sel && t->sel.lane == lane && t->sel.idx < d->n && d->depth[t->sel.idx] == lvl &&
+	    (p = store_depth_pos(d, l, t->sel.idx)) != SIZE_MAX) {
+		if (dir > 0 && p + 1 < r->n)
+			p++;
+		else if (dir < 0 && p > 0)
+			p--;
+		else
+			return;
+	} else {
+		size_t f, la;
+		store_depth_range(d, l, lvl, cursor_t(t), cursor_t(t) + 1, &f, &la);
+		p = dir > 0 ? la : (f ? f - 1 : SIZE_MAX);
+		if (p >= r->n)
+			return;
+	}
+	const struct gt_event *e = &l->ev[r->idx[p]];
+	t->sel = (struct gt_ref){ lane, r->idx[p] };
+	t->has_sel = t->pinned = 1;
+	tlview_cursor_to_col(t, layout_t2col(&t->m, e->start_ns + e->dur_ns / 2));
+}
+
 void tlnav_lane_step(struct tlview *t, int dir)
 {
 	uint32_t lane = tlview_lane_of(t, t->row);
 	if (lane == UINT32_MAX)
 		return;
+	int lvl = tlview_level_of(t, t->row);
+	if (lvl >= 0) {
+		depth_step(t, lane, lvl, dir);
+		return;
+	}
 	const struct gt_lane *l = store_lane_at(t->v.app->store, lane);
 	size_t i;
 	if (t->has_sel && t->sel.lane == lane) {
@@ -183,4 +218,100 @@ void tlnav_mark(struct tlview *t)
 	t->mark_t1 = b + t->m.ns_per_col;
 	t->marking = 2;
 	tldetail_mark(t);
+}
+
+/* the slot of lane in t->dx, or t->ndx */
+static size_t dx_find(const struct tlview *t, uint32_t lane)
+{
+	size_t i = 0;
+	while (i < t->ndx && t->dx[i].lane != lane)
+		i++;
+	return i;
+}
+
+/* forget the depth index of slot i and collapse its lane */
+static void dx_drop(struct tlview *t, size_t i)
+{
+	lanes_set_depth(&t->L, t->dx[i].lane, 0);
+	store_depth_free(t->dx[i].d);
+	t->dx[i] = t->dx[--t->ndx];
+}
+
+void tlnav_expand(struct tlview *t)
+{
+	uint32_t lane = tlview_lane_of(t, t->row);
+	if (lane == UINT32_MAX) {
+		ui_msg(t->v.app, "e: put the cursor on a thread's row to show its nesting");
+		return;
+	}
+	const struct gt_store *s = t->v.app->store;
+	const struct gt_lane *l = store_lane_at(s, lane);
+	size_t i = dx_find(t, lane);
+	t->gen++;   /* rows move: the row cache is keyed by row index */
+	if (i < t->ndx) {
+		/* collapse; the cursor goes back to the lane's row */
+		int lvl = tlview_level_of(t, t->row);
+		if (lvl >= 0 && t->row > (size_t)lvl)
+			t->row -= (size_t)lvl + 1;
+		dx_drop(t, i);
+		return;
+	}
+	if (l->key.type == GT_LANE_COUNTER) {
+		ui_msg(t->v.app, "e: a counter track has no nesting");
+		return;
+	}
+	struct gt_depth *d;
+	if (store_depth_build(l, &d)) {
+		ui_msg(t->v.app, "e: out of memory for the depth index");
+		return;
+	}
+	if (!d->nrows) {
+		store_depth_free(d);
+		ui_msg(t->v.app, "e: this lane has no events yet");
+		return;
+	}
+	struct tl_depth *p = realloc(t->dx, (t->ndx + 1) * sizeof(*p));
+	if (!p || lanes_set_depth(&t->L, lane, d->nrows)) {
+		if (p)
+			t->dx = p;
+		store_depth_free(d);
+		ui_msg(t->v.app, "e: out of memory");
+		return;
+	}
+	t->dx = p;
+	t->dx[t->ndx++] = (struct tl_depth){ lane, d };
+	ui_msg(t->v.app, "%d depth rows (e again collapses)", d->nrows);
+}
+
+void tlnav_depth_sync(struct tlview *t)
+{
+	const struct gt_store *s = t->v.app->store;
+	for (size_t i = 0; i < t->ndx;) {
+		struct tl_depth *x = &t->dx[i];
+		const struct gt_lane *l = x->lane < store_lane_count(s) ? store_lane_at(s, x->lane) : NULL;
+		if (!l) {
+			dx_drop(t, i);
+			continue;
+		}
+		if (l->n != x->d->n) {
+			struct gt_depth *d;
+			if (store_depth_build(l, &d)) {
+				dx_drop(t, i);
+				continue;
+			}
+			store_depth_free(x->d);
+			x->d = d;
+		}
+		lanes_set_depth(&t->L, x->lane, x->d->nrows);
+		i++;
+	}
+}
+
+void tlnav_depth_free(struct tlview *t)
+{
+	for (size_t i = 0; i < t->ndx; i++)
+		store_depth_free(t->dx[i].d);
+	free(t->dx);
+	t->dx = NULL;
+	t->ndx = 0;
 }

@@ -19,6 +19,7 @@ static const char *const tl_help[] = {
 	"Z                zoom to the step under the cursor",
 	"[ ]              previous / next event on the lane",
 	"Space Enter      fold / unfold a group    o O  fold / unfold all",
+	"e  click label   expand / collapse the nesting of a host thread (depth rows)",
 	"c                kernel <-> the API call that launched it",
 	"/ n N            search names (regex), next, previous",
 	"g                go to a time (e.g. 1.5s, 300ms from the start)",
@@ -33,7 +34,23 @@ uint32_t tlview_lane_of(const struct tlview *t, size_t v)
 	if (v >= t->L.nvis)
 		return UINT32_MAX;
 	const struct lanes_row *r = &t->L.all[t->L.vis[v]];
-	return r->kind == LROW_LANE ? r->lane : UINT32_MAX;
+	return r->kind >= LROW_LANE ? r->lane : UINT32_MAX;
+}
+
+int tlview_level_of(const struct tlview *t, size_t v)
+{
+	if (v >= t->L.nvis)
+		return -1;
+	const struct lanes_row *r = &t->L.all[t->L.vis[v]];
+	return r->kind == LROW_DEPTH ? r->level : -1;
+}
+
+const struct gt_depth *tlview_depth(const struct tlview *t, uint32_t lane)
+{
+	for (size_t i = 0; i < t->ndx; i++)
+		if (t->dx[i].lane == lane)
+			return t->dx[i].d;
+	return NULL;
 }
 
 /* the store the view shows */
@@ -106,6 +123,7 @@ static void tl_data(struct view *v)
 	t->gen++;
 	if (store_lane_count(S(t)) != t->L.nlanes_seen || !t->L.nall)
 		lanes_build(&t->L, S(t));
+	tlnav_depth_sync(t);
 	scan_steps(t);
 	if (!t->fitted && store_event_count(S(t)) && t->m.cols > 1) {
 		layout_tmap_fit(&t->m, tlview_t_lo(t), t_hi(t), t->m.cols);
@@ -131,8 +149,23 @@ static void update_sel(struct tlview *t)
 		return;
 	const struct gt_lane *l = store_lane_at(S(t), lane);
 	int64_t c0 = layout_col2t(&t->m, t->col), c1 = c0 + t->m.ns_per_col;
-	size_t i = store_lane_event_at(l, c0 + t->m.ns_per_col / 2);
-	if (i == SIZE_MAX) {
+	int lvl = tlview_level_of(t, t->row);
+	const struct gt_depth *d = lvl >= 0 ? tlview_depth(t, lane) : NULL;
+	size_t i;
+	if (d) {
+		/* a depth row: its event at the cursor, else the longest in the column */
+		i = store_depth_event_at(d, l, lvl, c0 + t->m.ns_per_col / 2);
+		if (i == SIZE_MAX) {
+			struct gt_bucket b;
+			store_depth_buckets(d, l, lvl, c0, t->m.ns_per_col, 1, &b);
+			i = b.dominant;
+		}
+	} else if (lvl >= 0) {
+		return;
+	} else {
+		i = store_lane_event_at(l, c0 + t->m.ns_per_col / 2);
+	}
+	if (i == SIZE_MAX && lvl < 0) {
 		struct gt_bucket b;
 		store_lane_bucket(l, c0, c1, &b);
 		i = b.dominant;
@@ -233,6 +266,11 @@ void tlview_goto(struct view *v, struct gt_ref r)
 		return;
 	const struct gt_event *e = store_ev(S(t), r);
 	size_t row = lanes_find(&t->L, r.lane);
+	const struct gt_depth *d = tlview_depth(t, r.lane);
+	/* an expanded lane: the depth row of the event, right below the lane */
+	if (row != SIZE_MAX && d && r.idx < d->n && tlview_level_of(t, row + 1 + d->depth[r.idx]) ==
+	    d->depth[r.idx])
+		row += 1 + d->depth[r.idx];
 	if (row != SIZE_MAX)
 		t->row = row;
 	int cols = t->m.cols > 0 ? t->m.cols : 80;
@@ -329,6 +367,7 @@ static int tl_key(struct view *v, int ch)
 		else
 			return UI_UNHANDLED; /* space: the global pause key */
 		return UI_HANDLED;
+	case 'e': tlnav_expand(t); return UI_HANDLED;
 	case 'o': lanes_fold_all(&t->L, 1); t->row = t->top = 0; break;
 	case 'O': lanes_fold_all(&t->L, 0); break;
 	case 'c': {
@@ -388,8 +427,13 @@ static int tl_mouse(struct view *v, const struct ui_mouse *ms)
 			t->row = row;
 		if (in_cells)
 			t->col = ms->x - c->x;
-		else if (ms->click && ms->x >= lb->x && ms->x < lb->x + lb->w)
-			lanes_toggle(&t->L, t->row);
+		else if (ms->click && ms->x >= lb->x && ms->x < lb->x + lb->w) {
+			uint32_t lane = tlview_lane_of(t, t->row);
+			if (lane == UINT32_MAX)
+				lanes_toggle(&t->L, t->row);
+			else if (store_lane_at(S(t), lane)->key.type == GT_LANE_HOST)
+				tlnav_expand(t);   /* a host thread's label: its nesting */
+		}
 		t->pinned = 0;
 		return UI_HANDLED;
 	}
@@ -413,6 +457,7 @@ static int tl_back(struct view *v)
 static void tl_free(struct view *v)
 {
 	struct tlview *t = (struct tlview *)v;
+	tlnav_depth_free(t);
 	lanes_done(&t->L);
 	if (t->has_re)
 		regfree(&t->re);

@@ -17,6 +17,12 @@ struct tl_step {
 	int64_t num;
 };
 
+/* the depth index of an expanded lane */
+struct tl_depth {
+	uint32_t lane;
+	struct gt_depth *d;
+};
+
 struct tlview {
 	struct view v;
 	struct lanes L;
@@ -47,7 +53,10 @@ struct tlview {
 	 * moves the cursor queries nothing, a pan only the new columns */
 	struct tl_rowcache *rc;
 	int rc_rows, rc_cols;
-	uint64_t gen;             /* bumped when the store changes */
+	uint64_t gen;             /* bumped when the store or the rows change */
+	/* depth indexes of the expanded lanes (e) */
+	struct tl_depth *dx;
+	size_t ndx;
 };
 
 struct tl_rowcache {
@@ -71,8 +80,13 @@ void tldetail_mark(struct tlview *t);
 const char *tldetail_name(const struct gt_store *s, const struct gt_event *e,
 			  char *buf, size_t len);
 
-/* tlview.c: the lane shown on visible row v, or UINT32_MAX for a group row */
+/* tlview.c: the lane shown on visible row v (a lane or one of its depth
+ * rows), or UINT32_MAX for a group row */
 uint32_t tlview_lane_of(const struct tlview *t, size_t v);
+/* the nesting depth shown on visible row v, -1 for other rows */
+int tlview_level_of(const struct tlview *t, size_t v);
+/* the depth index of an expanded lane, NULL when collapsed */
+const struct gt_depth *tlview_depth(const struct tlview *t, uint32_t lane);
 /* start of the capture (0 when empty) */
 int64_t tlview_t_lo(const struct tlview *t);
 /* put the cursor on column c, panning when c is off screen */
@@ -86,5 +100,9 @@ void tlnav_zoom_sel(struct tlview *t);                  /* z */
 void tlnav_zoom_step(struct tlview *t);                 /* Z */
 void tlnav_lane_step(struct tlview *t, int dir);        /* [ ] */
 void tlnav_mark(struct tlview *t);                      /* m */
+void tlnav_expand(struct tlview *t);                    /* e: expand/collapse the nesting */
+/* the store changed: rebuild the depth indexes of grown lanes */
+void tlnav_depth_sync(struct tlview *t);
+void tlnav_depth_free(struct tlview *t);
 
 #endif
