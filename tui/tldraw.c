@@ -116,13 +116,15 @@ static void draw_cells(struct tlview *t, int y, const struct gt_bucket *bk,
 	attrset(A_NORMAL);
 }
 
-/* " name" of event e clipped to columns [c0, c1) of the cells at row y */
-static void put_name(struct tlview *t, int y, const struct gt_event *e, long c0, long c1)
+/* " name" of event e clipped to columns [c0, c1) of the cells at row y;
+ * full: the whole demangled name ("aten::conv2d") when it fits, else short */
+static void put_name(struct tlview *t, int y, const struct gt_event *e, long c0, long c1, int full)
 {
 	const struct lrect *c = &t->lay.cells;
 	char nm[256], sh[128];
 	const char *raw = store_str(t->v.app->store, e->name);
-	demangle_short(raw, sh, sizeof(sh));
+	if (!full || (long)strlen(demangle_name(raw, sh, sizeof(sh))) + 1 > c1 - c0)
+		demangle_short(raw, sh, sizeof(sh));
 	snprintf(nm, sizeof(nm), " %s", sh);
 	attr_t a = theme_attr(theme_cat(e)) | A_REVERSE;
 	if (!term_caps.colors)
@@ -154,7 +156,7 @@ static void draw_depth_names(struct tlview *t, int y, const struct gt_lane *l,
 		if (c1 > c->w)
 			c1 = c->w;
 		if (c1 - c0 >= 5)
-			put_name(t, y, e, c0, c1);
+			put_name(t, y, e, c0, c1, 1);
 		/* on to the first column after this event (at least the next one) */
 		x = c1 > x ? c1 : x + 1;
 		if (c1 - c0 < 5 && c0 + 1 > x)
@@ -180,7 +182,7 @@ static void draw_names(struct tlview *t, int y, const struct gt_lane *l)
 			c1 = c->w;
 		if (c1 - c0 < 5)
 			continue;
-		put_name(t, y, e, c0, c1);
+		put_name(t, y, e, c0, c1, 0);
 	}
 }
 

@@ -852,6 +852,101 @@ def case_live():
         fail("live driver did not exit with 0", s)
 
 
+def detail_span(s):
+    """(start, end) in microseconds of the event in the detail pane"""
+    m = re.search(r"start \+([0-9.]+)(ms|s)\s+dur \S+\s+end \+([0-9.]+)(ms|s)", s)
+    if not m:
+        fail("no start/end in the detail pane", s)
+    unit = {"ms": 1e3, "s": 1e6}
+    return (round(float(m.group(1)) * unit[m.group(2)]), round(float(m.group(3)) * unit[m.group(4)]))
+
+
+def depth_line(s, n):
+    """the screen line of the row labelled 'depth n'"""
+    m = re.search(r"^ +depth %d\b.*$" % n, s, re.M)
+    if not m:
+        fail("no 'depth %d' row" % n, s)
+    return m.group(0)
+
+
+def case_nesting():
+    """e expands the python main thread of ResNet-50 (workers 0) into depth rows.
+    Truth from python over the raw JSON (X events of tid 25738 sorted by ts, longer
+    first; pop while end <= ts; depth = stack height): the deepest nesting is 7 (8
+    rows), and the first aten::conv2d is at depth 1 inside ProfilerStep#5.  A depth
+    row's event lies inside the event at the same time on the row above (start/end
+    read from the detail pane on both rows)."""
+    path = resnet()
+    start(path, 120, 40)
+    wait_for(r"GPU 0", 30)
+    keys("/")
+    type_text("ProfilerStep")
+    keys("Enter")
+    wait_for(r"\[step\] ProfilerStep#5")
+    keys("e")
+    s = wait_for(r"^ +depth 7\b")
+    if re.search(r"^ +depth 8\b", s, re.M):
+        fail("more depth rows than the trace nests", s)
+    for n in range(7):
+        depth_line(s, n)
+    if "ProfilerStep#5" not in depth_line(s, 0):
+        fail("the step's name is not written inside its bar on depth 0", s)
+    # the first conv2d: on the depth 1 row, named inside its bar, inside the step
+    keys("/")
+    type_text("^aten::conv2d$")
+    keys("Enter")
+    s = wait_for(r"\[cpu_op\] aten::conv2d")
+    if "depth 1, inside ProfilerStep#5" not in s:
+        fail("aten::conv2d should be at depth 1 inside ProfilerStep#5", s)
+    if "aten::conv2d" not in depth_line(s, 1):
+        fail("the op's name is not written inside its bar on depth 1", s)
+    conv = detail_span(s)
+    # one row down: the event there is inside the conv2d (its parent is on the row above)
+    keys("j")
+    s = wait_for(r"inside aten::conv2d")
+    child = detail_span(s)
+    if not (conv[0] <= child[0] and child[1] <= conv[1]):
+        fail("depth 2 event %r not inside the conv2d %r on the row above" % (child, conv), s)
+    if "aten::" not in depth_line(s, 2):
+        fail("no aten:: name inside the bars of depth 2", s)
+    # one row up from the conv2d: the step holds it
+    keys("k", "k")
+    s = wait_for(r"\[step\] ProfilerStep#5")
+    step = detail_span(s)
+    if not (step[0] <= conv[0] and conv[1] <= step[1]):
+        fail("conv2d %r not inside the step %r" % (conv, step), s)
+    # [ ] walk the events of one depth; c still jumps (runtime calls sit deeper)
+    keys("j", "]", "]", "[")
+    wait_for(r"depth 1, inside ProfilerStep#5")
+    # tiny terminal with the lane expanded, then back
+    for (w, h) in ((20, 5), (10, 3), (120, 40)):
+        tmux("resize-window", "-t", "t", "-x", str(w), "-y", str(h))
+        time.sleep(0.2)
+        keys("j", "j", "]", "w", "k", "e", "e", "s", settle=0.05)
+    s = screen()
+    if "EXIT=" in s:
+        fail("gtrace ended with an expanded lane in a tiny terminal", s)
+    # collapse: the depth rows go away
+    keys("/")
+    type_text("ProfilerStep")
+    keys("Enter")
+    wait_for(r"\[step\] ProfilerStep")
+    keys("e")
+    wait_for(r"^ +depth 0\b", absent=True)
+    quit_ok()
+    # ASCII: the expanded rows draw with ASCII glyphs only
+    tmux("kill-server", check=False)
+    start(path, 100, 30, env="LANG=C LC_ALL=C TERM=vt100")
+    wait_for(r"GPU 0", 30)
+    keys("/")
+    type_text("ProfilerStep")
+    keys("Enter", "e")
+    s = wait_for(r"^ +depth 7\b")
+    if any(ord(c) > 127 for c in s):
+        fail("non-ASCII output with LANG=C and an expanded lane", s)
+    quit_ok()
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
