@@ -2,7 +2,7 @@
  * tui_bench.c - frame time of every viewer page on a big store.
  *
  *   tui_bench [EVENTS [FRAMES [VIEWS]]]   defaults: 10000000 events, 40 frames,
- *                                         VIEWS "trace,kernels,pipeline,overview"
+ *                                         VIEWS "trace,kernels,pipeline,overview,nesting"
  *
  * Builds a simulated 8-GPU capture of about EVENTS events, opens the viewer
  * on a curses screen that writes to /dev/null (newterm, xterm-256color,
@@ -18,6 +18,10 @@
  * scheduler gave to other processes on a busy machine)
  * and, for the analysis pages, the first frame (which runs the analysis):
  *   tui_first view=kernels size=120x40 ms=812.3
+ * "nesting": the trace view with the biggest host thread expanded into its
+ * depth rows (e), cursor on depth 1, its rows at the top of the screen:
+ *   tui_depth lane_events=1234567 rows=4 build_ms=210.0 bytes=21000000
+ *   tui_frame view=nesting size=... (as above)
  */
 #include <locale.h>
 #include <stdio.h>
@@ -27,6 +31,7 @@
 #include "gtrace/sim.h"
 #include "term.h"
 #include "view.h"
+#include "tlview.h"
 
 static double now_ms(void)
 {
@@ -63,7 +68,7 @@ int main(int argc, char **argv)
 {
 	uint64_t events = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
 	int frames = argc > 2 ? atoi(argv[2]) : 40;
-	const char *views = argc > 3 ? argv[3] : "trace,kernels,pipeline,overview";
+	const char *views = argc > 3 ? argv[3] : "trace,kernels,pipeline,overview,nesting";
 	if (frames < 2)
 		frames = 2;
 	struct gt_store *s = store_new();
@@ -127,6 +132,59 @@ int main(int argc, char **argv)
 				char zk[64];
 				snprintf(zk, sizeof(zk), "%s kind=%s", zooms[z].name, kinds[kd].kind);
 				report("trace", w, h, zk, t, c, frames);
+			}
+		}
+		/* the biggest host thread expanded into its depth rows */
+		for (size_t z = 0; strstr(views, "nesting") && z < 4; z++) {
+			struct tlview *tl = (struct tlview *)a->views[VIEW_TRACE];
+			uint32_t big = UINT32_MAX;
+			for (size_t li = 0; li < store_lane_count(s); li++) {
+				const struct gt_lane *l = store_lane_at(s, (uint32_t)li);
+				if (l->key.type == GT_LANE_HOST &&
+				    (big == UINT32_MAX || l->n > store_lane_at(s, big)->n))
+					big = (uint32_t)li;
+			}
+			if (big == UINT32_MAX)
+				break;
+			if (!tlview_depth(tl, big)) {
+				size_t row = lanes_find(&tl->L, big);
+				if (row == SIZE_MAX)
+					break;
+				tl->row = row;
+				double b = now_ms();
+				tlnav_expand(tl);
+				const struct gt_depth *d = tlview_depth(tl, big);
+				if (!d)
+					break;
+				printf("tui_depth lane_events=%zu rows=%d build_ms=%.1f bytes=%zu\n",
+				       store_lane_at(s, big)->n, d->nrows, now_ms() - b, store_depth_bytes(d));
+			}
+			size_t row = lanes_find(&tl->L, big);
+			tl->top = row;
+			tl->row = row + (tlview_level_of(tl, row + 2) == 1 ? 2 : 1);
+			int64_t len = zooms[z].div ? span / zooms[z].div : w;
+			int64_t mid = lo + span / 2;
+			static const struct { const char *kind; int k1, k2; } kinds[] = {
+				{ "cursor", 'l', 'h' }, { "pan", 'd', 'a' }, { "zoom", 's', 'w' },
+			};
+			for (size_t kd = 0; kd < 3; kd++) {
+				struct view *tv = a->views[VIEW_TRACE];
+				tlview_zoom_range(tv, mid - len / 2, mid + len / 2);
+				ui_frame(a);
+				/* untimed: the first selected runtime call builds the
+				 * store's correlation index once (lazy, corr.c) */
+				tv->ops->key(tv, 'l');
+				ui_frame(a);
+				for (int f = 0; f < frames; f++) {
+					tv->ops->key(tv, f % 2 ? kinds[kd].k2 : kinds[kd].k1);
+					double b = now_ms(), bc = cpu_ms();
+					ui_frame(a);
+					t[f] = now_ms() - b;
+					c[f] = cpu_ms() - bc;
+				}
+				char zk[64];
+				snprintf(zk, sizeof(zk), "%s kind=%s", zooms[z].name, kinds[kd].kind);
+				report("nesting", w, h, zk, t, c, frames);
 			}
 		}
 		static const struct { int view; const char *name; } pages[] = {
