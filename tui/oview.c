@@ -197,12 +197,13 @@ static void env_lines(struct oview *o, int *y, int end, struct lrect r)
 			    (unsigned long long)res->dropped);
 }
 
-/* 1 when rank a's input verdict is worse than b's (verdict, input %, lower rank) */
+/* 1 when rank a goes before b: higher verdict, then (flagged ranks) more
+ * input, then lower rank (NOT input-bound ranks stay in rank order) */
 static int rank_worse(const struct overview_rank *a, const struct overview_rank *b)
 {
 	if (a->verdict != b->verdict)
 		return a->verdict > b->verdict;
-	if (a->input_pct != b->input_pct)
+	if (a->verdict > PL_NOT && a->input_pct != b->input_pct)
 		return a->input_pct > b->input_pct;
 	return a->rank < b->rank;
 }
