@@ -12,8 +12,8 @@
  * Depths from GT_DEPTH_ROWS - 1 on share the last row; when its events
  * overlap, the row keeps their union as clipped intervals.
  *
- * Memory: 4 (index) + 8 (prefix sum) + ~4 (pyramid) + 1 (depth) bytes per
- * event, plus 16 per event of an overlapping last row.
+ * Memory: 4 (index) + 8 (prefix sum) + ~4 (pyramid) + 1 (depth) + 1 (block
+ * keys) bytes per event, plus 16 per event of an overlapping last row.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -97,8 +97,16 @@ static int row_index(struct gt_depth_row *r, const struct gt_lane *l)
 		}
 	}
 	r->cum_ns = malloc((n + 1) * sizeof(*r->cum_ns));
-	if (!r->cum_ns)
+	r->nb = (n + GT_DEPTH_BLK - 1) / GT_DEPTH_BLK;
+	r->blk_s = malloc((r->nb ? r->nb : 1) * sizeof(*r->blk_s));
+	r->blk_e = malloc((r->nb ? r->nb : 1) * sizeof(*r->blk_e));
+	if (!r->cum_ns || !r->blk_s || !r->blk_e)
 		return -ENOMEM;
+	for (size_t b = 0; b < r->nb; b++) {
+		size_t last = (b + 1) * GT_DEPTH_BLK < n ? (b + 1) * GT_DEPTH_BLK - 1 : n - 1;
+		r->blk_s[b] = rs(r, l, b * GT_DEPTH_BLK);
+		r->blk_e[b] = re_(r, l, last);
+	}
 	r->cum_ns[0] = 0;
 	for (size_t k = 0; k < n; k++)
 		r->cum_ns[k + 1] = r->cum_ns[k] + (re_(r, l, k) - rs(r, l, k));
@@ -188,6 +196,8 @@ void store_depth_free(struct gt_depth *d)
 		struct gt_depth_row *r = &d->row[j];
 		free(r->idx);
 		free(r->cum_ns);
+		free(r->blk_s);
+		free(r->blk_e);
 		free(r->cs);
 		free(r->ce);
 		for (int k = 0; k < r->n_lvl; k++)
@@ -204,7 +214,8 @@ size_t store_depth_bytes(const struct gt_depth *d)
 	size_t b = sizeof(*d) + d->n;
 	for (int j = 0; j < d->nrows; j++) {
 		const struct gt_depth_row *r = &d->row[j];
-		b += r->n * (sizeof(uint32_t) + sizeof(int64_t)) + sizeof(int64_t);
+		b += r->n * (sizeof(uint32_t) + sizeof(int64_t)) + sizeof(int64_t) +
+		     r->nb * 2 * sizeof(int64_t);
 		if (r->cs)
 			b += r->n * 2 * sizeof(int64_t);
 		for (int k = 0; k < r->n_lvl; k++)
@@ -213,15 +224,41 @@ size_t store_depth_bytes(const struct gt_depth *d)
 	return b;
 }
 
-/* first position >= lo whose start >= t (all before lo are known < t) */
-static size_t lower_s(const struct gt_depth_row *r, const struct gt_lane *l, int64_t t, size_t lo)
+/* first index >= lo of the ascending keys k[0..n) with k >= t (ge) or
+ * k > t (!ge), galloping from lo: near the last answer in a few steps */
+static size_t gallop(const int64_t *k, size_t n, int64_t t, size_t lo, int ge)
 {
-	size_t n = r->n, a = lo, b = lo, step = 1;
-	while (b < n && rs(r, l, b) < t) {
+	size_t a = lo, b = lo, step = 1;
+	while (b < n && (ge ? k[b] < t : k[b] <= t)) {
 		a = b + 1;
 		b = a + step;
 		step <<= 1;
 	}
+	if (b > n)
+		b = n;
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		if (ge ? k[m] < t : k[m] <= t)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/* first position >= lo whose start >= t (all before lo are known < t):
+ * the block of the answer from the compact block keys, then inside it */
+static size_t lower_s(const struct gt_depth_row *r, const struct gt_lane *l, int64_t t, size_t lo)
+{
+	size_t n = r->n;
+	if (lo >= n)
+		return n;
+	/* first block after lo's whose first start >= t: the answer is in the
+	 * block before it (or is its first position) */
+	size_t B = gallop(r->blk_s, r->nb, t, lo / GT_DEPTH_BLK + 1, 1);
+	size_t a = (B - 1) * GT_DEPTH_BLK, b = B * GT_DEPTH_BLK;
+	if (a < lo)
+		a = lo;
 	if (b > n)
 		b = n;
 	while (a < b) {
@@ -237,12 +274,16 @@ static size_t lower_s(const struct gt_depth_row *r, const struct gt_lane *l, int
 /* first position >= lo whose end > t (ends ascend: the row is disjoint) */
 static size_t lower_e(const struct gt_depth_row *r, const struct gt_lane *l, int64_t t, size_t lo)
 {
-	size_t n = r->n, a = lo, b = lo, step = 1;
-	while (b < n && re_(r, l, b) <= t) {
-		a = b + 1;
-		b = a + step;
-		step <<= 1;
-	}
+	size_t n = r->n;
+	if (lo >= n)
+		return n;
+	/* first block whose last end > t holds the answer */
+	size_t B = gallop(r->blk_e, r->nb, t, lo / GT_DEPTH_BLK, 0);
+	if (B >= r->nb)
+		return n;
+	size_t a = B * GT_DEPTH_BLK, b = (B + 1) * GT_DEPTH_BLK;
+	if (a < lo)
+		a = lo;
 	if (b > n)
 		b = n;
 	while (a < b) {

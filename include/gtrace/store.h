@@ -206,15 +206,19 @@ size_t store_bytes(const struct gt_store *s);
  * on all in the last row).  Events of one depth are disjoint (the last row
  * may overlap: it then answers for the union).  Queries take the lane the
  * index was built from; rebuild when the lane gains events.
- * Memory: about 17 bytes per event of the lane. */
+ * Memory: about 18 bytes per event of the lane. */
 #define GT_DEPTH_ROWS 32
 #define GT_DEPTH_LVL_MAX 40
+#define GT_DEPTH_BLK 16      /* positions per block of the compact search keys */
 
 struct gt_depth_row {
 	size_t n;
 	uint32_t *idx;       /* lane event indexes of this depth, by start */
 	int64_t *cum_ns;     /* n + 1 prefix sums of durations */
 	int64_t *cs, *ce;    /* overlapping row only: clipped union intervals */
+	int64_t *blk_s;      /* per block of GT_DEPTH_BLK positions: start of its first */
+	int64_t *blk_e;      /* ... and end of its last (both ascend) */
+	size_t nb;
 	uint32_t *pyr[GT_DEPTH_LVL_MAX]; /* pyr[j][k]: position of the longest event of
 					   positions [k << (j + 1), (k + 1) << (j + 1)) */
 	size_t pyr_n[GT_DEPTH_LVL_MAX];
