@@ -915,9 +915,24 @@ def case_nesting():
     step = detail_span(s)
     if not (step[0] <= conv[0] and conv[1] <= step[1]):
         fail("conv2d %r not inside the step %r" % (conv, step), s)
-    # [ ] walk the events of one depth; c still jumps (runtime calls sit deeper)
+    # [ ] walk the events of one depth
     keys("j", "]", "]", "[")
     wait_for(r"depth 1, inside ProfilerStep#5")
+    # the next launch after the conv2d (raw JSON, same stack rule: depth 5, in
+    # ProfilerStep#5 > conv2d > convolution > _convolution > cudnn_convolution);
+    # c to its kernel and back lands on its depth row: one row up is its parent
+    keys("/")
+    type_text("^cudaLaunchKernel$")
+    keys("Enter")
+    s = wait_for(r"\[cuda_runtime\] cudaLaunchKernel")
+    if "depth 5, inside aten::cudnn_convolution" not in s:
+        fail("the launch should be at depth 5 inside aten::cudnn_convolution", s)
+    keys("c")
+    wait_for(r"\[kernel\] ")
+    keys("c")
+    wait_for(r"\[cuda_runtime\] cudaLaunchKernel")
+    keys("k")
+    wait_for(r"\[cpu_op\] aten::cudnn_convolution\s*$")
     # tiny terminal with the lane expanded, then back
     for (w, h) in ((20, 5), (10, 3), (120, 40)):
         tmux("resize-window", "-t", "t", "-x", str(w), "-y", str(h))
@@ -932,7 +947,15 @@ def case_nesting():
     keys("Enter")
     wait_for(r"\[step\] ProfilerStep")
     keys("e")
-    wait_for(r"^ +depth 0\b", absent=True)
+    s = wait_for(r"^ +depth 0\b", absent=True)
+    # a click on the thread's label expands it again
+    lines = s.splitlines()
+    row = next((i for i, l in enumerate(lines) if re.match(r"^ +\S?thread 25738", l)), None)
+    if row is None:
+        fail("no row for thread 25738", s)
+    mouse(0, 3, row)
+    mouse(0, 3, row, release=True)
+    wait_for(r"^ +depth 7\b")
     quit_ok()
     # ASCII: the expanded rows draw with ASCII glyphs only
     tmux("kill-server", check=False)
