@@ -277,11 +277,25 @@ static void rec_comm(struct overview_result *r, const char *st)
 			ovl += r->mg.gpus[i].comm_overlap_pct;
 			n++;
 		}
+	/* several ranks: an input-bound rank with less communication than the
+	   average holds the others up; they wait for it inside the collectives */
+	const struct overview_rank *w = NULL;
+	for (size_t i = 0; r->nrk > 1 && i < r->nrk; i++) {
+		const struct overview_rank *k = &r->rk[i];
+		double kc = k->avg_step_ns > 0 ? 100.0 * k->avg_ns[BD_COMM] / k->avg_step_ns : 0;
+		if (k->verdict >= PL_MODERATELY && k->host_wait_pct >= k->h2d_pct && kc < c &&
+		    (!w || k->input_pct > w->input_pct))
+			w = k;
+	}
+	char why[96] = "";
+	if (w)
+		snprintf(why, sizeof(why), "; rank %d is input-bound: the others may be waiting for it "
+			 "in the collectives", w->rank);
 	struct overview_rec *x = add(r, c >= 40.0 ? OVERVIEW_HIGH : OVERVIEW_WARN, "comm-bound", c,
 		"communication is exposed for %.1f %% of the step in %s (collectives overlap "
 		"compute for %.1f %% of their time): overlap all-reduce with backward (DDP "
-		"buckets), reduce or compress gradients, check the interconnect",
-		c, st, n ? ovl / (double)n : 0);
+		"buckets), reduce or compress gradients, check the interconnect%s",
+		c, st, n ? ovl / (double)n : 0, why);
 	steps_evidence(r, x);
 }
 

@@ -208,7 +208,7 @@ struct overview_rec {
 	const char *kind;   /* static: "input-bound", "launch-bound", "straggler",
 			       "comm-bound", "copy-heavy", "staggered", "host-bound",
 			       "low-utilization" */
-	char text[320];
+	char text[400];
 	enum overview_evidence evidence;
 	int32_t rank, gpu;  /* -1 = n/a */
 	int64_t step0, step1;   /* steps concerned (all evidence kinds), -1 = none */
