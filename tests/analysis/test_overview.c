@@ -590,3 +590,22 @@ Test(overview, shared_pass_per_rank_four_ranks, .timeout = 60)
 	same_as_alone(s, &sc);
 	store_free(s);
 }
+
+/* the straggler planted in rank 1's last GPU (not rank 0's): named there */
+Test(overview, straggler_in_one_rank, .timeout = 60)
+{
+	struct sim_truth t;
+	struct gt_store *s = gen_one_rank(SIM_STRAGGLER, 2, 2, 1, &t);
+	cr_assert_eq(t.straggler_rank, 1);
+	struct overview_result r;
+	char err[256];
+	cr_assert_eq(overview_compute(s, NULL, &r, err, sizeof(err)), 0, "%s", err);
+	const struct overview_rec *x = only_alarm(&r, "straggler");
+	cr_assert_eq(x->rank, 1);
+	cr_assert_eq(x->gpu, t.straggler_gpu);
+	cr_assert(strstr(x->text, "rank 1 GPU 1"), "%s", x->text);
+	cr_expect(fabs(x->value - t.straggler_pct) < 2.0, "skew %.1f vs planted %.1f", x->value,
+		  t.straggler_pct);
+	overview_result_done(&r);
+	store_free(s);
+}
