@@ -132,35 +132,29 @@ static void put_name(struct tlview *t, int y, const struct gt_event *e, long c0,
 	term_put(y, c->x + (int)c0, (int)(c1 - c0), a, nm);
 }
 
-/* names inside the events of one depth that span 5 columns or more: a walk
- * over the columns, one search per named event or skipped column, so a
- * zoomed-out row of millions of events costs O(columns x log n) */
+/* names inside the events of one depth that span 5 columns or more, from
+ * the row's buckets: the events of a depth are disjoint, so an event wider
+ * than a column is the longest one of the columns it covers (no query) */
 static void draw_depth_names(struct tlview *t, int y, const struct gt_lane *l,
-			     const struct gt_depth *d, int lvl)
+			     const struct gt_bucket *bk)
 {
 	const struct lrect *c = &t->lay.cells;
-	if (!d || lvl >= d->nrows)
-		return;
-	const struct gt_depth_row *r = &d->row[lvl];
-	long x = 0;
-	while (x < c->w) {
-		int64_t a = layout_col2t(&t->m, x), b = layout_col2t(&t->m, c->w);
-		size_t f, la;
-		store_depth_range(d, l, lvl, a, b, &f, &la);
-		if (f >= la)
-			return;
-		const struct gt_event *e = &l->ev[r->idx[f]];
+	size_t last = SIZE_MAX;
+	for (long x = 0; x < c->w; x++) {
+		size_t i = bk[x].dominant;
+		if (i == SIZE_MAX || i == last || i >= l->n)
+			continue;
+		last = i;
+		const struct gt_event *e = &l->ev[i];
 		long c0 = layout_t2col(&t->m, e->start_ns), c1 = layout_t2col(&t->m, gt_event_end(e));
 		if (c0 < x)
 			c0 = x;
 		if (c1 > c->w)
 			c1 = c->w;
-		if (c1 - c0 >= 5)
-			put_name(t, y, e, c0, c1, 1);
-		/* on to the first column after this event (at least the next one) */
-		x = c1 > x ? c1 : x + 1;
-		if (c1 - c0 < 5 && c0 + 1 > x)
-			x = c0 + 1;
+		if (c1 - c0 < 5)
+			continue;
+		put_name(t, y, e, c0, c1, 1);
+		x = c1 - 1;
 	}
 }
 
@@ -422,7 +416,7 @@ void tldraw_lanes(struct tlview *t)
 		if (r->kind == LROW_LANE)
 			draw_names(t, y, store_lane_at(s, r->lane));
 		else if (r->kind == LROW_DEPTH)
-			draw_depth_names(t, y, store_lane_at(s, r->lane), tlview_depth(t, r->lane), r->level);
+			draw_depth_names(t, y, store_lane_at(s, r->lane), rc->b);
 	}
 	if (!t->L.nvis && c->h > 0)
 		term_put(c->y, c->x, c->w, theme_attr(TH_DIM), "no events yet");
