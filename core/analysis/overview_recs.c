@@ -9,6 +9,9 @@
  *   copy-heavy    copies (Memcpy) >= 10 % of the step
  *   staggered     a GPU's first kernel of a step >= 100 us and >= 0.5 % of
  *                 the step after the earliest GPU's of its rank, on average
+ *   slow-collectives  (only when the user gave parameter bytes and link
+ *                 bandwidth) a GPU's collective time per step >= 2x the
+ *                 expected all-reduce time (high at 4x); below 2x it is info
  * Severity: high above the second threshold noted per rule, else warn;
  * POTENTIALLY input-bound and low utilization are info.
  */
@@ -342,6 +345,44 @@ static void rec_stagger(struct overview_result *r)
 	}
 }
 
+/* collective time per step against the expected all-reduce time
+ * (parameter bytes / link bandwidth, ANALYSES.md 6), when the user gave them */
+static void rec_expected(struct overview_result *r)
+{
+	const struct multigpu_result *m = &r->mg;
+	if (!(m->expected_comm_ns > 0))
+		return;
+	const struct multigpu_gpu *w = NULL;
+	for (size_t i = 0; i < m->ngpus; i++)
+		if (m->gpus[i].mean_comm_ns > 0 && (!w || m->gpus[i].comm_vs_expected > w->comm_vs_expected))
+			w = &m->gpus[i];
+	if (!w)
+		return;
+	char gn[48];
+	gpu_name(r, w->rank, w->device, gn, sizeof(gn));
+	double x_ = w->comm_vs_expected;
+	enum overview_severity sev = x_ >= 4.0 ? OVERVIEW_HIGH : x_ >= 2.0 ? OVERVIEW_WARN : OVERVIEW_INFO;
+	struct overview_rec *x;
+	if (sev == OVERVIEW_INFO)
+		x = add(r, sev, "slow-collectives", x_,
+			"collectives take %.0f us per step on %s, %.2fx the expected all-reduce time "
+			"(%.1f MiB at %.6g GB/s = %.0f us): the interconnect delivers what was given",
+			w->mean_comm_ns / 1e3, gn, x_, (double)m->param_bytes / 1048576.0, m->link_gbps,
+			m->expected_comm_ns / 1e3);
+	else
+		x = add(r, sev, "slow-collectives", x_,
+			"collectives take %.0f us per step on %s, %.1fx the expected all-reduce time "
+			"(%.1f MiB at %.6g GB/s = %.0f us): check the link NCCL uses (NCCL_DEBUG=INFO: "
+			"NVLink/InfiniBand, not PCIe or sockets), NCCL_ALGO/NCCL_PROTO, and that "
+			"gradients are all-reduced once per step", w->mean_comm_ns / 1e3, gn, x_,
+			(double)m->param_bytes / 1048576.0, m->link_gbps, m->expected_comm_ns / 1e3);
+	if (x) {
+		x->evidence = OVERVIEW_EV_GPU;
+		x->rank = w->rank;
+		x->gpu = w->device;
+	}
+}
+
 int overview_recs(struct overview_result *r)
 {
 	char st[64];
@@ -356,6 +397,7 @@ int overview_recs(struct overview_result *r)
 	rec_copy(r, st);
 	rec_stagger(r);
 	int alarms = r->nrecs > 0;
+	rec_expected(r);
 	rec_host(r);
 	if (!alarms && r->bd.n && r->bd.gpu_util_pct < 50.0) {
 		struct overview_rec *x = add(r, OVERVIEW_INFO, "low-utilization", r->bd.gpu_util_pct,

@@ -43,6 +43,9 @@ static const struct overview_rec *only_alarm(const struct overview_result *r, co
 	return hit;
 }
 
+static size_t recs_of(const struct overview_result *r, const char *kind,
+		      const struct overview_rec **out);
+
 static void run(enum sim_scenario sc, int ranks, int gpus, struct overview_result *r,
 		struct sim_truth *t, struct gt_store **sp)
 {
@@ -136,6 +139,48 @@ Test(overview, comm_bound, .timeout = 60)
 	run(SIM_COMM_BOUND, 1, 4, &r, &t, &s);
 	const struct overview_rec *x = only_alarm(&r, "comm-bound");
 	cr_expect(fabs(x->value - t.comm_pct) < 5.0, "comm %.1f vs planted %.1f", x->value, t.comm_pct);
+	overview_result_done(&r);
+	store_free(s);
+}
+
+/* expected all-reduce time (ANALYSES.md 6) from parameter bytes and link
+ * bandwidth: the planted NCCL time per step is comm_pct of the step; with
+ * a link that should move the bytes in a sixth of it, collectives are
+ * 6x the expected time (high, >= 4x); in a third, 3x (warn, >= 2x); in all
+ * of it, 1x (info, no alarm) */
+Test(overview, expected_allreduce_time, .timeout = 60)
+{
+	struct sim_truth t;
+	struct gt_store *s = gen(SIM_COMM_BOUND, 1, 4, &t);
+	double comm_ns = t.comm_pct / 100.0 * (double)t.step_ns;
+	static const double factor[] = { 6.0, 3.0, 1.0 };
+	static const enum overview_severity want[] = { OVERVIEW_HIGH, OVERVIEW_WARN, OVERVIEW_INFO };
+	for (int k = 0; k < 3; k++) {
+		struct gt_scope sc;
+		gt_scope_all(&sc);
+		sc.param_bytes = 1000000;
+		sc.link_gbps = 1e6 / (comm_ns / factor[k]);     /* bytes / (GB/s) = ns */
+		struct overview_result r;
+		char err[256];
+		cr_assert_eq(overview_compute(s, &sc, &r, err, sizeof(err)), 0, "%s", err);
+		cr_assert_float_eq(r.mg.expected_comm_ns, comm_ns / factor[k], 1e-6 * comm_ns);
+		const struct overview_rec *x = NULL;
+		cr_assert_eq(recs_of(&r, "slow-collectives", &x), 1);
+		cr_expect(fabs(x->value - factor[k]) < 0.1 * factor[k], "%.2fx vs planted %.2fx",
+			  x->value, factor[k]);
+		cr_expect_eq(x->severity, want[k], "%.1fx: %s", factor[k], x->text);
+		cr_expect_eq(x->evidence, OVERVIEW_EV_GPU);
+		cr_expect(strstr(x->text, "the expected all-reduce time (1.0 MiB at"), "%s", x->text);
+		if (k == 2)
+			only_alarm(&r, "comm-bound");
+		overview_result_done(&r);
+	}
+	/* not given: nothing claimed */
+	struct overview_result r;
+	char err[256];
+	cr_assert_eq(overview_compute(s, NULL, &r, err, sizeof(err)), 0, "%s", err);
+	const struct overview_rec *x = NULL;
+	cr_assert_eq(recs_of(&r, "slow-collectives", &x), 0);
 	overview_result_done(&r);
 	store_free(s);
 }
