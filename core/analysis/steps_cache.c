@@ -12,7 +12,7 @@
 #include <string.h>
 #include "steps_priv.h"
 
-#define CACHE_N 8
+#define CACHE_N 256     /* a rank each: the overview asks for every rank in scope */
 
 struct centry {
 	const struct gt_store *s;

@@ -1,0 +1,83 @@
+/*
+ * overview_ranks_bench.c - the overview over R ranks x G GPUs of a balanced
+ * simulation of about N events, whole capture and a 1 M-event range in the
+ * middle: median wall and CPU ms of RUNS calls of overview_compute (which
+ * analyses every rank in scope).
+ * usage: overview_ranks_bench RANKS GPUS EVENTS [RUNS]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "gtrace/analysis.h"
+#include "gtrace/sim.h"
+#include "gtrace/store.h"
+
+#define MAX_RUNS 64
+
+static double now_ms(clockid_t c)
+{
+	struct timespec t;
+	clock_gettime(c, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* median wall and CPU ms of `runs` overview_compute calls over `sc` */
+static int timeit(const struct gt_store *s, const struct gt_scope *sc, int runs, const char *name)
+{
+	double w[MAX_RUNS], c[MAX_RUNS];
+	char err[256];
+	for (int i = 0; i < runs; i++) {
+		struct overview_result r;
+		double a = now_ms(CLOCK_MONOTONIC), b = now_ms(CLOCK_PROCESS_CPUTIME_ID);
+		if (overview_compute(s, sc, &r, err, sizeof(err))) {
+			fprintf(stderr, "overview_ranks_bench: %s\n", err);
+			return 1;
+		}
+		w[i] = now_ms(CLOCK_MONOTONIC) - a;
+		c[i] = now_ms(CLOCK_PROCESS_CPUTIME_ID) - b;
+		overview_result_done(&r);
+	}
+	qsort(w, (size_t)runs, sizeof(double), cmp_d);
+	qsort(c, (size_t)runs, sizeof(double), cmp_d);
+	printf("%s wall_ms %.1f cpu_ms %.1f\n", name, w[runs / 2], c[runs / 2]);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4) {
+		fprintf(stderr, "usage: overview_ranks_bench RANKS GPUS EVENTS [RUNS]\n");
+		return 2;
+	}
+	int runs = argc > 4 ? atoi(argv[4]) : 5;
+	if (runs < 1 || runs > MAX_RUNS)
+		runs = 5;
+	struct sim_opts o = { .scenario = SIM_BALANCED, .ranks = atoi(argv[1]), .gpus = atoi(argv[2]),
+			      .events = strtoull(argv[3], NULL, 10), .seed = 1 };
+	struct gt_store *s = store_new();
+	char err[256];
+	if (!s || sim_generate(&o, s, err, sizeof(err))) {
+		fprintf(stderr, "overview_ranks_bench: %s\n", s ? err : "out of memory");
+		return 1;
+	}
+	struct gt_scope all, rng;
+	gt_scope_all(&all);
+	gt_scope_all(&rng);
+	int64_t t0 = store_t_min(s), t1 = store_t_max(s);
+	double f = 1e6 / (double)store_event_count(s);
+	if (f > 1)
+		f = 1;
+	int64_t w = (int64_t)((double)(t1 - t0) * f);
+	rng.t0_ns = t0 + (t1 - t0) / 2 - w / 2;
+	rng.t1_ns = rng.t0_ns + w;
+	printf("events %zu ranks %d gpus %d\n", (size_t)store_event_count(s), o.ranks, o.gpus);
+	int rc = timeit(s, &all, runs, "overview_whole") || timeit(s, &rng, runs, "overview_range1M");
+	store_free(s);
+	return rc;
+}
