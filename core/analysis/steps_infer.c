@@ -40,6 +40,10 @@ int steps_infer(const struct gt_store *s, const uint32_t *gl, size_t ng, struct 
 		if (best->ev[i].kind == GT_EV_KERNEL)
 			ki[n++] = i;
 	const struct gt_event *ev = best->ev;
+	if (n < 4) {             /* cannot happen (best_k >= 4 kernels counted above) */
+		free(ki);
+		return 0;
+	}
 	uint32_t first = ev[ki[0]].name;
 	size_t period = 0;
 	int tries = 0;

@@ -96,6 +96,7 @@ Test(bad, huge_string_and_deep_nesting)
 {
 	size_t big = 9u << 20, depth = 200000;
 	char *t = malloc(big + 2 * depth + 512);
+	cr_assert(t);
 	size_t n = (size_t)sprintf(t, "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"pid\": 0, \"tid\": 7, "
 				   "\"ts\": 10, \"dur\": 5, \"name\": \"");
 	memset(t + n, 'k', big);
