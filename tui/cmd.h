@@ -6,6 +6,8 @@
 #ifndef GTRACE_CMD_H
 #define GTRACE_CMD_H
 
+#include <stdint.h>
+
 int cmd_demo(int argc, char **argv);
 int cmd_open(int argc, char **argv);
 int cmd_run(int argc, char **argv);
@@ -21,5 +23,10 @@ void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* 1 when argv[i] is -h or --help */
 int cmd_is_help(const char *arg);
+/* "97.5M", "4096", "2G" -> bytes (k/K, M, G, T: powers of 1024, optional B);
+ * 0, or -1 when malformed, zero or absurd */
+int cmd_parse_bytes(const char *s, uint64_t *out);
+/* a bandwidth in GB/s, > 0 and <= 1e6; 0 or -1 */
+int cmd_parse_gbps(const char *s, double *out);
 
 #endif

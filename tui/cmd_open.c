@@ -18,10 +18,13 @@
 /* the --help text */
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: gtrace open PATH...\n\n"
+	fprintf(f, "usage: gtrace open [--param-bytes B --link-gbps X] PATH...\n\n"
 		   "Open a .gtrace capture, a Kineto/Chrome trace JSON (.json or .json.gz), an nsys\n"
 		   "SQLite export or a directory of per-rank trace files in the terminal viewer.\n"
-		   "Press ? in the viewer for its keys; docs/viewer.md describes them.\n");
+		   "Press ? in the viewer for its keys; docs/viewer.md describes them.\n\n"
+		   "  --param-bytes B  gradient bytes all-reduced per step (97.5M, 1G: 1024-based)\n"
+		   "  --link-gbps X    link bandwidth, GB/s: with --param-bytes the overview\n"
+		   "                   compares collective time with the expected B / X\n");
 }
 
 struct load_job {
@@ -136,10 +139,35 @@ int cmd_open(int argc, char **argv)
 		return 0;
 	}
 	int first = 1;
-	if (argc > 1 && !strcmp(argv[1], "--"))
-		first = 2;
-	else if (argc > 1 && argv[1][0] == '-' && argv[1][1])
-		return cmd_usage_error("open", "unknown option '%s'", argv[1]);
+	uint64_t param_bytes = 0;
+	double link_gbps = 0;
+	while (first < argc && argv[first][0] == '-' && argv[first][1]) {
+		const char *a = argv[first], *val = NULL;
+		if (!strcmp(a, "--")) {
+			first++;
+			break;
+		}
+		int which = !strncmp(a, "--param-bytes", 13) && (a[13] == 0 || a[13] == '=') ? 1 :
+			    !strncmp(a, "--link-gbps", 11) && (a[11] == 0 || a[11] == '=') ? 2 : 0;
+		if (!which)
+			return cmd_usage_error("open", "unknown option '%s'", a);
+		const char *eq = strchr(a, '=');
+		if (eq)
+			val = eq + 1;
+		else if (first + 1 < argc)
+			val = argv[++first];
+		else
+			return cmd_usage_error("open", "%s needs a value", a);
+		if (which == 1 && cmd_parse_bytes(val, &param_bytes))
+			return cmd_usage_error("open", "--param-bytes needs a byte count like 4096, 97.5M "
+					       "or 2G, not '%s'", val);
+		if (which == 2 && cmd_parse_gbps(val, &link_gbps))
+			return cmd_usage_error("open", "--link-gbps needs a bandwidth in GB/s like 25 or "
+					       "450, not '%s'", val);
+		first++;
+	}
+	if (!param_bytes != !(link_gbps > 0))
+		return cmd_usage_error("open", "--param-bytes and --link-gbps go together");
 	if (argc <= first)
 		return cmd_usage_error("open", "no PATH given");
 	/* no terminal: say so before a long load, not after it (a path that cannot
@@ -169,7 +197,8 @@ int cmd_open(int argc, char **argv)
 		snprintf(name, sizeof(name), "%s", argv[first]);
 	else
 		snprintf(name, sizeof(name), "%s (+%d more)", argv[first], argc - first - 1);
-	struct ui_source src = { .name = name, .store = s };
+	struct ui_source src = { .name = name, .store = s, .param_bytes = param_bytes,
+				 .link_gbps = link_gbps };
 	rc = ui_run(&src);
 	store_free(s);
 	return rc;

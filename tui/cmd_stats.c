@@ -112,38 +112,6 @@ static int parse_int(const char *s, long long lo, long long hi, long long *out)
 	return 0;
 }
 
-/* "97.5M", "4096", "2G" -> bytes (k/K, M, G, T: powers of 1024); -1 when
- * malformed, zero or absurd */
-static int parse_bytes(const char *s, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || errno || !(v > 0))
-		return -1;
-	double mul = 1;
-	if (*end) {
-		const char *u = "kMGT";
-		if (*end == 'K')
-			mul = 1024;
-		else if (strchr(u, *end))
-			for (const char *c = u; c <= strchr(u, *end); c++)
-				mul *= 1024;
-		else
-			return -1;
-		end++;
-		if (*end == 'B' || *end == 'b')
-			end++;
-		if (*end)
-			return -1;
-	}
-	v *= mul;
-	if (v < 1 || v > 1e18)
-		return -1;
-	*out = (uint64_t)(v + 0.5);
-	return 0;
-}
-
 /* split the --report list into the registry entries; 0, or 2 after
  * printing the usage error */
 static int pick_reports(char *list, const struct gt_report **out, size_t *n)
@@ -239,19 +207,15 @@ static int parse_args(int argc, char **argv, struct stats_args *a)
 				return cmd_usage_error("stats", "--rank needs a rank number, not '%s'", val);
 			break;
 		case 6:
-			if (parse_bytes(val, &a->param_bytes))
+			if (cmd_parse_bytes(val, &a->param_bytes))
 				return cmd_usage_error("stats", "--param-bytes needs a byte count like 4096, "
 						       "97.5M or 2G, not '%s'", val);
 			break;
-		case 7: {
-			char *end;
-			errno = 0;
-			a->link_gbps = strtod(val, &end);
-			if (end == val || *end || errno || !(a->link_gbps > 0) || a->link_gbps > 1e6)
+		case 7:
+			if (cmd_parse_gbps(val, &a->link_gbps))
 				return cmd_usage_error("stats", "--link-gbps needs a bandwidth in GB/s like "
 						       "25 or 450, not '%s'", val);
 			break;
-		}
 		default:
 			return cmd_usage_error("stats", "unknown option '%s'", arg);
 		}

@@ -2,7 +2,10 @@
  * main.c - gtrace's entry point: dispatches to the subcommands of cmd.h.
  * The command line is the user's contract (shared/DESIGN.md): keep names.
  */
+#include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include "gtrace_config.h"
@@ -49,6 +52,50 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...)
 int cmd_is_help(const char *arg)
 {
 	return !strcmp(arg, "-h") || !strcmp(arg, "--help");
+}
+
+/* "97.5M", "4096", "2G" -> bytes (k/K, M, G, T: powers of 1024); -1 when
+ * malformed, zero or absurd */
+int cmd_parse_bytes(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || errno || !(v > 0))
+		return -1;
+	double mul = 1;
+	if (*end) {
+		const char *u = "kMGT";
+		if (*end == 'K')
+			mul = 1024;
+		else if (strchr(u, *end))
+			for (const char *c = u; c <= strchr(u, *end); c++)
+				mul *= 1024;
+		else
+			return -1;
+		end++;
+		if (*end == 'B' || *end == 'b')
+			end++;
+		if (*end)
+			return -1;
+	}
+	v *= mul;
+	if (v < 1 || v > 1e18)
+		return -1;
+	*out = (uint64_t)(v + 0.5);
+	return 0;
+}
+
+/* "450", "12.5" -> GB/s; -1 unless a positive number up to 1e6 */
+int cmd_parse_gbps(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || *end || errno || !(v > 0) || v > 1e6)
+		return -1;
+	*out = v;
+	return 0;
 }
 
 static void usage(FILE *f)

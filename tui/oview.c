@@ -51,6 +51,8 @@ static void compute(struct oview *o)
 	o->err[0] = 0;
 	struct gt_scope sc;
 	gt_scope_all(&sc);
+	sc.param_bytes = o->v.app->src->param_bytes;
+	sc.link_gbps = o->v.app->src->link_gbps;
 	o->ok = overview_compute(o->v.app->store, &sc, &o->res, o->err, sizeof(o->err)) == 0;
 	if (o->sel >= (o->ok ? o->res.nrecs : 0))
 		o->sel = 0;

@@ -12,6 +12,7 @@
 #define GTRACE_TUI_UI_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "gtrace/store.h"
 
 #define UI_SRC_LIVE 0x1u    /* data keeps coming: trace view follows the end */
@@ -32,6 +33,11 @@ struct ui_source {
 	/* optional: the `p` key: pause (1) or resume (0) the capture */
 	int (*pause)(void *ctx, int paused);
 	int poll_ms;             /* poll period; 0 = 250 ms */
+	/* optional: what the user said of the model and the link (--param-bytes,
+	   --link-gbps): the overview compares collectives with the expected
+	   all-reduce time; 0 = not given */
+	uint64_t param_bytes;
+	double link_gbps;
 	unsigned flags;          /* UI_SRC_* */
 };
 

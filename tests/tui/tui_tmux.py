@@ -970,6 +970,32 @@ def case_nesting():
     quit_ok()
 
 
+def case_expected():
+    """gtrace open --param-bytes/--link-gbps: the overview compares the
+    collectives with the expected all-reduce time, 97.5 MiB / 25 GB/s =
+    102236160 / 25 ns = 4089 us (worked out by hand), and the planted
+    comm-bound run takes far longer; without the options nothing is said"""
+    path = sim("comm-bound", gpus=2)
+    start("--param-bytes 97.5M --link-gbps 25 " + path, w=200, h=50)
+    wait_for(r"GPU 0")
+    keys("4")
+    s = wait_for(r"\[slow-collectives\]")
+    if "expected all-reduce time (97.5 MiB at 25 GB/s = 4089 us)" not in s:
+        fail("the slow-collectives recommendation lacks the expected time", s)
+    m = re.search(r"\[slow-collectives\] collectives take (\d+) us per step on GPU \d, ([0-9.]+)x", s)
+    if not m or abs(int(m.group(1)) / 4089.446 - float(m.group(2))) > 0.06:
+        fail("the ratio is not collective time / expected time", s)
+    quit_ok()
+    tmux("kill-server", check=False)
+    start(path)
+    wait_for(r"GPU 0")
+    keys("4")
+    s = wait_for(r"\[comm-bound\]")
+    if "slow-collectives" in s:
+        fail("an expected-time claim without --param-bytes", s)
+    quit_ok()
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
