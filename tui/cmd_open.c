@@ -5,6 +5,7 @@
  * thread while this one shows the elapsed time and size on stderr.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,13 +60,17 @@ static double since(const struct timespec *t0)
 	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-/* the "loading" line: name, size, elapsed seconds and a spinner */
-static void progress_line(const char *path, double mb, double secs, char *buf, size_t len)
+/* the "loading" line: name, size, share read (pct < 0: not known), elapsed
+ * seconds and a spinner */
+static void progress_line(const char *path, double mb, int pct, double secs, char *buf, size_t len)
 {
 	static const char spin[] = "|/-\\";
 	const char *base = strrchr(path, '/');
 	base = base && base[1] ? base + 1 : path;
-	if (mb > 0)
+	if (mb > 0 && pct >= 0)
+		snprintf(buf, len, "gtrace: loading %s (%.1f MB) %3d %% %c %.1f s", base, mb, pct,
+			 spin[(int)(secs * 5) % 4], secs);
+	else if (mb > 0)
 		snprintf(buf, len, "gtrace: loading %s (%.1f MB) %c %.1f s", base, mb,
 			 spin[(int)(secs * 5) % 4], secs);
 	else
@@ -76,7 +81,10 @@ static void progress_line(const char *path, double mb, double secs, char *buf, s
 static int load_with_progress(const char *const *paths, size_t n, struct gt_store **out,
 			      char *err, size_t errlen)
 {
-	struct load_job j = { .paths = paths, .n = n, .lo = { .flags = GT_LOAD_PROGRESS } };
+	static _Atomic uint64_t done_bytes;
+	atomic_store(&done_bytes, 0);
+	struct load_job j = { .paths = paths, .n = n,
+			      .lo = { .flags = GT_LOAD_PROGRESS, .progress_bytes = &done_bytes } };
 	char why[256];
 	enum gt_format f = n == 1 ? gt_load_detect(paths[0], why, sizeof(why)) : GT_FMT_DIRECTORY;
 	pthread_t th;
@@ -113,7 +121,14 @@ static int load_with_progress(const char *const *paths, size_t n, struct gt_stor
 		double secs = since(&t0);
 		if (!j.done && secs >= delay) {
 			char line[512];
-			progress_line(paths[0], mb, secs, line, sizeof(line));
+			/* a .gtrace reports the bytes walked; the other inputs do not */
+			int pct = -1;
+			if (f == GT_FMT_GTRACE && mb > 0) {
+				double done = (double)atomic_load(&done_bytes) / 1e6;
+				pct = (int)(100.0 * done / mb);
+				pct = pct > 100 ? 100 : pct;
+			}
+			progress_line(paths[0], mb, pct, secs, line, sizeof(line));
 			fprintf(stderr, "\r%s%s\033[K", line, n > 1 ? " (+ more)" : "");
 			fflush(stderr);
 			shown = 1;

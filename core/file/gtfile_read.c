@@ -12,6 +12,7 @@
  * content error is an error, wherever it is.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,6 +39,7 @@ struct rd {
 	uint64_t idx_events;
 	int have_index;
 	size_t max_events;
+	_Atomic uint64_t *progress;   /* optional: bytes walked so far, for a loading line */
 };
 
 const char *gtfile_chunk_name(uint32_t type)
@@ -261,6 +263,8 @@ static int walk(struct rd *r, struct gtfile_info *info, int *complete, size_t *l
 		info->chunks++;
 		*last = pos;
 		pos += GTFILE_CHUNK_HDR + stored;
+		if (r->progress)
+			atomic_store_explicit(r->progress, pos, memory_order_relaxed);
 	}
 	return 0;
 }
@@ -280,14 +284,15 @@ static void trim_lanes(struct gt_store *s)
 	}
 }
 
-int gtfile_read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,
-		    struct gtfile_info *info, char *err, size_t errlen)
+static int read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,
+		    struct gtfile_info *info, _Atomic uint64_t *progress, char *err, size_t errlen)
 {
 	struct gtfile_info dummy;
 	if (!info)
 		info = &dummy;
 	memset(info, 0, sizeof(*info));
-	struct rd r = { .p = buf, .len = len, .name = name, .s = s, .err = err, .errlen = errlen };
+	struct rd r = { .p = buf, .len = len, .name = name, .s = s, .err = err, .errlen = errlen,
+			.progress = progress };
 	err[0] = '\0';
 	r.max_events = len * GTFILE_MAX_EVENTS_PER_BYTE + 4096;
 	int rc = check_header(&r, info);
@@ -323,8 +328,20 @@ int gtfile_read_mem(const void *buf, size_t len, const char *name, struct gt_sto
 	return rc;
 }
 
+int gtfile_read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,
+		    struct gtfile_info *info, char *err, size_t errlen)
+{
+	return read_mem(buf, len, name, s, info, NULL, err, errlen);
+}
+
 int gtfile_read(const char *path, struct gt_store *s, struct gtfile_info *info,
 		char *err, size_t errlen)
+{
+	return gtfile_read_progress(path, s, info, NULL, err, errlen);
+}
+
+int gtfile_read_progress(const char *path, struct gt_store *s, struct gtfile_info *info,
+			 _Atomic uint64_t *progress, char *err, size_t errlen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -351,7 +368,7 @@ int gtfile_read(const char *path, struct gt_store *s, struct gtfile_info *info,
 		}
 	}
 	close(fd);
-	int rc = gtfile_read_mem(len ? p : "", len, path, s, info, err, errlen);
+	int rc = read_mem(len ? p : "", len, path, s, info, progress, err, errlen);
 	if (len)
 		munmap(p, len);
 	return rc;

@@ -90,7 +90,7 @@ int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
 	} else {
 		switch (gt_load_detect(paths[0], err, errlen)) {
 		case GT_FMT_GTRACE:
-			rc = gtfile_read(paths[0], s, NULL, err, errlen);
+			rc = gtfile_read_progress(paths[0], s, NULL, o->progress_bytes, err, errlen);
 			if (rc == 0 && err[0] && !(o->flags & GT_LOAD_QUIET))
 				fprintf(stderr, "gtrace: warning: %s\n", err);
 			break;

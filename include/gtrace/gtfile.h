@@ -16,6 +16,7 @@
 #ifndef GTRACE_GTFILE_H
 #define GTRACE_GTFILE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "gtrace/store.h"
@@ -66,6 +67,10 @@ struct gtfile_info {
  * A truncated file succeeds with info->truncated set and a warning in err. */
 int gtfile_read(const char *path, struct gt_store *s, struct gtfile_info *info,
 		char *err, size_t errlen);
+/* the same, storing the count of bytes walked so far in *progress (when not
+ * NULL) after each chunk, for a loading line drawn by another thread */
+int gtfile_read_progress(const char *path, struct gt_store *s, struct gtfile_info *info,
+			 _Atomic uint64_t *progress, char *err, size_t errlen);
 /* the same from memory (the fuzzer's entry); name is used in messages */
 int gtfile_read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,
 		    struct gtfile_info *info, char *err, size_t errlen);

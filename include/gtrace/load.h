@@ -6,7 +6,9 @@
 #ifndef GTRACE_LOAD_H
 #define GTRACE_LOAD_H
 
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "gtrace/store.h"
 
 enum gt_format {
@@ -23,6 +25,9 @@ enum gt_format {
 struct gt_load_opts {
 	unsigned flags;
 	int threads;             /* 0 = automatic */
+	/* optional: bytes of a .gtrace input read so far, updated while it
+	   loads (another thread may draw a percentage from it) */
+	_Atomic uint64_t *progress_bytes;
 };
 
 /* guess the format from the path (directory, extension) and first bytes */

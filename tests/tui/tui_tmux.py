@@ -405,8 +405,12 @@ def case_bigload():
     tmux("pipe-pane", "-o", "-t", "t", "cat >> %s" % log)
     s = wait_for(r"1 Trace", 60)
     out = open(log, "rb").read().decode("utf-8", "replace")
-    if not re.search(r"gtrace: loading big\.gtrace \(\d+\.\d MB\) . \d+\.\d s", out):
-        fail("no 'loading' line before the viewer: %r" % out[:300], s)
+    lines = re.findall(r"gtrace: loading big\.gtrace \(\d+\.\d MB\) +(\d+) % . \d+\.\d s", out)
+    if not lines:
+        fail("no 'loading' line with a percentage before the viewer: %r" % out[:300], s)
+    pct = [int(p) for p in lines]
+    if pct != sorted(pct) or pct[-1] > 100:
+        fail("the loading percentage goes backwards or past 100: %r" % pct, s)
     quit_ok()
 
 
