@@ -24,9 +24,9 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* 1 when argv[i] is -h or --help */
 int cmd_is_help(const char *arg);
 /* "97.5M", "4096", "2G" -> bytes (k/K, M, G, T: powers of 1024, optional B);
- * 0, or -1 when malformed, zero or absurd */
+ * 0, or -1 when malformed (sign, hex, inf, a fraction of a byte), zero or absurd */
 int cmd_parse_bytes(const char *s, uint64_t *out);
-/* a bandwidth in GB/s, > 0 and <= 1e6; 0 or -1 */
+/* a bandwidth in GB/s, 0.001 to 1e6; 0 or -1 */
 int cmd_parse_gbps(const char *s, double *out);
 
 #endif

@@ -2,7 +2,9 @@
  * main.c - gtrace's entry point: dispatches to the subcommands of cmd.h.
  * The command line is the user's contract (shared/DESIGN.md): keep names.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -56,15 +58,27 @@ int cmd_is_help(const char *arg)
 
 /* "97.5M", "4096", "2G" -> bytes (k/K, M, G, T: powers of 1024); -1 when
  * malformed, zero or absurd */
+/* a plain decimal number: digits, '.', an exponent; no sign, space, hex,
+ * inf or nan (which strtod would take) */
+static int plain_number(const char *s)
+{
+	return (isdigit((unsigned char)s[0]) || (s[0] == '.' && isdigit((unsigned char)s[1]))) &&
+	       !strpbrk(s, "xXpP");
+}
+
 int cmd_parse_bytes(const char *s, uint64_t *out)
 {
 	char *end;
+	if (!plain_number(s))
+		return -1;
 	errno = 0;
 	double v = strtod(s, &end);
 	if (end == s || errno || !(v > 0))
 		return -1;
 	double mul = 1;
-	if (*end) {
+	if (*end == 'B' && !end[1]) {
+		end++;
+	} else if (*end) {
 		const char *u = "kMGT";
 		if (*end == 'K')
 			mul = 1024;
@@ -79,6 +93,8 @@ int cmd_parse_bytes(const char *s, uint64_t *out)
 		if (*end)
 			return -1;
 	}
+	if (mul == 1 && v != floor(v))
+		return -1;               /* a fraction of a byte */
 	v *= mul;
 	if (v < 1 || v > 1e18)
 		return -1;
@@ -86,13 +102,15 @@ int cmd_parse_bytes(const char *s, uint64_t *out)
 	return 0;
 }
 
-/* "450", "12.5" -> GB/s; -1 unless a positive number up to 1e6 */
+/* "450", "12.5" -> GB/s; -1 unless a number from 0.001 (1 MB/s) to 1e6 */
 int cmd_parse_gbps(const char *s, double *out)
 {
 	char *end;
+	if (!plain_number(s))
+		return -1;
 	errno = 0;
 	double v = strtod(s, &end);
-	if (end == s || *end || errno || !(v > 0) || v > 1e6)
+	if (end == s || *end || errno || !(v >= 1e-3) || v > 1e6)
 		return -1;
 	*out = v;
 	return 0;

@@ -203,6 +203,8 @@ static void env_lines(struct oview *o, int *y, int end, struct lrect r)
  * input, then lower rank (NOT input-bound ranks stay in rank order) */
 static int rank_worse(const struct overview_rank *a, const struct overview_rank *b)
 {
+	if (a->no_steps != b->no_steps)
+		return b->no_steps;
 	if (a->verdict != b->verdict)
 		return a->verdict > b->verdict;
 	if (a->verdict > PL_NOT && a->input_pct != b->input_pct)
@@ -254,6 +256,11 @@ static void rank_lines(const struct oview *o, int *y, int end, struct lrect r)
 		for (size_t j = 0; j < n && *y < end; j++) {
 			const struct overview_rank *k = &res->rk[all ? j : idx[j]];
 			double avg = k->avg_step_ns > 0 ? k->avg_step_ns : 1;
+			if (k->no_steps) {
+				term_printf((*y)++, r.x + 3, r.w - 4, theme_attr(TH_DIM),
+					    "rank %-3d no steps in scope (left out of the averages)", k->rank);
+				continue;
+			}
 			term_printf((*y)++, r.x + 3, r.w - 4,
 				    k->verdict >= PL_MODERATELY ? theme_attr(TH_WARN) : 0,
 				    "rank %-3d %-22s input %4.1f%%  step %s  Kernel %.0f%%  Comm %.0f%%  DataLoader %.0f%%",
@@ -274,6 +281,10 @@ static void rank_lines(const struct oview *o, int *y, int end, struct lrect r)
 	int k = snprintf(line, sizeof(line), "per rank, worst first:");
 	for (size_t j = 0; j < n && k > 0 && (size_t)k < sizeof(line); j++) {
 		const struct overview_rank *x = &res->rk[idx[j]];
+		if (x->no_steps) {
+			k += snprintf(line + k, sizeof(line) - (size_t)k, "  r%d no steps", x->rank);
+			continue;
+		}
 		verdict_word(x->verdict, vw, sizeof(vw));
 		k += snprintf(line + k, sizeof(line) - (size_t)k, "  r%d %s %.1f%%", x->rank, vw,
 			      x->input_pct);
@@ -300,7 +311,8 @@ static int step_lines(struct oview *o, int *y, int end, struct lrect r)
 		snprintf(of, sizeof(of), " of all %zu ranks", res->nrk);
 	char line[512];
 	int k = snprintf(line, sizeof(line), "%s over %zu steps (%s)%s, GPU busy %.1f%%:",
-			 layout_fmt_dur((int64_t)bd->avg_total_ns, a, sizeof(a)), bd->n,
+			 layout_fmt_dur((int64_t)bd->avg_total_ns, a, sizeof(a)),
+			 res->nrk > 1 ? res->step_rows : bd->n,
 			 steps_source_name(o->res.source), of, bd->gpu_util_pct);
 	for (int c = 0; c < BD_NCAT && k > 0 && (size_t)k < sizeof(line); c++)
 		if (bd->avg_ns[c] > 0)

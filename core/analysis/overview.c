@@ -154,32 +154,71 @@ static void rank_summary(const struct breakdown_result *bd, const struct pipelin
 	o->launch_level = pl->launch_level;
 }
 
-/* sums of every rank's breakdown rows, for the all-ranks averages */
+/* sums of every rank's breakdown rows, for the all-ranks averages: real
+ * steps in [1], the whole-scope row of a rank without steps in [0] (used
+ * only when no rank has steps) */
 struct bd_sum {
 	double cat[BD_NCAT], total, kernel_any;
 	size_t rows;
 };
 
-static void bd_add(struct bd_sum *a, const struct breakdown_result *bd)
+struct rank_acc {
+	struct bd_sum sum[2];
+	int pl_stepped;          /* out->pl comes from a rank with steps */
+};
+
+static void bd_add(struct bd_sum *sums, const struct breakdown_result *bd)
 {
 	for (size_t i = 0; i < bd->n; i++) {
+		struct bd_sum *a = &sums[bd->rows[i].step >= 0];
 		for (int c = 0; c < BD_NCAT; c++)
 			a->cat[c] += (double)bd->rows[i].cat_ns[c];
 		a->total += (double)bd->rows[i].total_ns;
 		a->kernel_any += (double)bd->rows[i].kernel_any_ns;
+		a->rows++;
 	}
-	a->rows += bd->n;
 }
 
 /* the breakdown's averages over every rank's rows (one rank: unchanged) */
-static void bd_average(const struct bd_sum *a, size_t nranks, struct breakdown_result *bd)
+static void bd_average(const struct bd_sum *sums, size_t nranks, struct breakdown_result *bd)
 {
+	const struct bd_sum *a = sums[1].rows ? &sums[1] : &sums[0];
 	if (nranks < 2 || !a->rows)
 		return;
 	for (int c = 0; c < BD_NCAT; c++)
 		bd->avg_ns[c] = a->cat[c] / (double)a->rows;
 	bd->avg_total_ns = a->total / (double)a->rows;
 	bd->gpu_util_pct = a->total > 0 ? 100.0 * a->kernel_any / a->total : 0;
+}
+
+/* which steps the averages cover over all ranks; ranks without steps are
+ * marked when another rank has some */
+static void step_span(struct overview_result *out, const struct bd_sum *sums)
+{
+	out->step_lo = out->step_hi = -1;
+	out->step_rows = out->nrk > 1 ? (sums[1].rows ? sums[1].rows : sums[0].rows) : out->bd.n;
+	const struct overview_rank *first = NULL;
+	for (size_t i = 0; i < out->nrk; i++) {
+		const struct overview_rank *k = &out->rk[i];
+		if (k->step0 < 0)
+			continue;
+		if (!first) {
+			first = k;
+			out->step_lo = k->step0;
+			out->step_hi = k->step1;
+			out->steps_t0_ns = k->t0_ns;
+			out->steps_t1_ns = k->t1_ns;
+			continue;
+		}
+		if (k->step0 != first->step0 || k->step1 != first->step1 || k->nsteps != first->nsteps)
+			out->steps_vary = 1;
+		out->step_lo = k->step0 < out->step_lo ? k->step0 : out->step_lo;
+		out->step_hi = k->step1 > out->step_hi ? k->step1 : out->step_hi;
+		out->steps_t0_ns = k->t0_ns < out->steps_t0_ns ? k->t0_ns : out->steps_t0_ns;
+		out->steps_t1_ns = k->t1_ns > out->steps_t1_ns ? k->t1_ns : out->steps_t1_ns;
+	}
+	for (size_t i = 0; first && i < out->nrk; i++)
+		out->rk[i].no_steps = out->rk[i].step0 < 0;
 }
 
 /* 1 when pipeline a is worse than b: higher verdict, then more input */
@@ -193,7 +232,7 @@ static int pl_worse(const struct pipeline_result *a, const struct pipeline_resul
 /* one rank: steps, one pass over its events, breakdown, pipeline and GPU
  * time; the first rank's pass is kept in *pass0 for the multi-GPU analysis */
 static int one_rank(const struct gt_store *s, const struct gt_scope *sc, int32_t rank,
-		    size_t idx, struct anl_names *nm, struct anl_pass *pass0, struct bd_sum *sum,
+		    size_t idx, struct anl_names *nm, struct anl_pass *pass0, struct rank_acc *acc,
 		    struct overview_result *out, char *err, size_t errlen)
 {
 	struct steps_list sl = {0};
@@ -215,17 +254,23 @@ static int one_rank(const struct gt_store *s, const struct gt_scope *sc, int32_t
 	if (idx == 0) {
 		out->source = sl.source;
 		out->nsteps = sl.n;
+	} else if (out->source == STEPS_SRC_NONE && sl.n) {
+		out->source = sl.source;     /* the first rank with steps says where from */
 	}
 	rank_summary(&bd, &pl, &out->rk[idx]);
-	bd_add(sum, &bd);
+	bd_add(acc->sum, &bd);
 	if (idx == 0) {
 		out->bd = bd;
 		memset(&bd, 0, sizeof(bd));
 	}
-	if (idx == 0 || pl_worse(&pl, &out->pl)) {
+	/* the worst rank's pipeline; a rank with steps before one without */
+	int stepped = out->rk[idx].step0 >= 0;
+	if (idx == 0 || (stepped && !acc->pl_stepped) ||
+	    (stepped == acc->pl_stepped && pl_worse(&pl, &out->pl))) {
 		pipeline_result_done(&out->pl);
 		out->pl = pl;
 		memset(&pl, 0, sizeof(pl));
+		acc->pl_stepped = stepped;
 	}
 done:
 	breakdown_result_done(&bd);
@@ -242,7 +287,7 @@ int overview_compute(const struct gt_store *s, const struct gt_scope *sc,
 	struct gt_scope all;
 	struct anl_pass pass0 = {0};
 	struct anl_names nm = {0};
-	struct bd_sum sum = {0};
+	struct rank_acc acc = {0};
 	int32_t *ranks = NULL, rank0 = 0;
 	int rc;
 	memset(out, 0, sizeof(*out));
@@ -267,9 +312,10 @@ int overview_compute(const struct gt_store *s, const struct gt_scope *sc,
 	}
 	out->nrk = (size_t)nr;
 	for (long i = 0; i < nr; i++)
-		if ((rc = one_rank(s, sc, ranks[i], (size_t)i, &nm, &pass0, &sum, out, err, errlen)))
+		if ((rc = one_rank(s, sc, ranks[i], (size_t)i, &nm, &pass0, &acc, out, err, errlen)))
 			goto fail;
-	bd_average(&sum, (size_t)nr, &out->bd);
+	bd_average(acc.sum, (size_t)nr, &out->bd);
+	step_span(out, acc.sum);
 	/* the first rank's pass serves its GPUs in the multi-GPU analysis */
 	if ((rc = multigpu_compute_pass(s, sc, &out->mg, &pass0, err, errlen)) ||
 	    (rc = top_kernels(s, sc, out)))

@@ -10,8 +10,9 @@
  *   staggered     a GPU's first kernel of a step >= 100 us and >= 0.5 % of
  *                 the step after the earliest GPU's of its rank, on average
  *   slow-collectives  (only when the user gave parameter bytes and link
- *                 bandwidth) a GPU's collective time per step >= 2x the
- *                 expected all-reduce time (high at 4x); below 2x it is info
+ *                 bandwidth) the least collective time per step of any GPU
+ *                 >= 2x the expected all-reduce time (high at 4x); below 2x
+ *                 it is info
  * Severity: high above the second threshold noted per rule, else warn;
  * POTENTIALLY input-bound and low utilization are info.
  */
@@ -58,6 +59,15 @@ static void steps_evidence(const struct overview_result *r, struct overview_rec 
 {
 	if (!x || !r->bd.n)
 		return;
+	if (r->nrk > 1 && r->step_lo >= 0) {     /* every rank's steps */
+		x->evidence = OVERVIEW_EV_STEPS;
+		x->rank = -1;
+		x->step0 = r->step_lo;
+		x->step1 = r->step_hi;
+		x->t0_ns = r->steps_t0_ns;
+		x->t1_ns = r->steps_t1_ns;
+		return;
+	}
 	const struct breakdown_row *a = &r->bd.rows[0], *b = &r->bd.rows[r->bd.n - 1];
 	x->evidence = a->step >= 0 ? OVERVIEW_EV_STEPS : OVERVIEW_EV_TIME;
 	x->rank = r->nrk > 1 ? -1 : r->bd.rank;
@@ -94,6 +104,17 @@ static void rank_steps_text(const struct overview_rank *k, char *buf, size_t len
 /* the breakdown's steps; with several ranks it averages all of them */
 static void steps_text(const struct overview_result *r, char *buf, size_t len)
 {
+	if (r->nrk > 1 && r->step_lo >= 0) {
+		if (r->steps_vary)
+			snprintf(buf, len, "the steps of %zu ranks (numbered %lld-%lld)", r->nrk,
+				 (long long)r->step_lo, (long long)r->step_hi);
+		else if (r->step_lo == r->step_hi)
+			snprintf(buf, len, "step %lld of %zu ranks", (long long)r->step_lo, r->nrk);
+		else
+			snprintf(buf, len, "steps %lld-%lld of %zu ranks", (long long)r->step_lo,
+				 (long long)r->step_hi, r->nrk);
+		return;
+	}
 	if (!r->bd.n || r->bd.rows[0].step < 0)
 		snprintf(buf, len, "the capture");
 	else if (r->bd.n == 1)
@@ -118,7 +139,7 @@ static void also_text(const struct overview_result *r, const struct overview_ran
 		const struct overview_rank *x = &r->rk[i];
 		int f = flag == 1 ? x->verdict >= PL_MODERATELY && x->host_wait_pct >= x->h2d_pct
 				  : x->verdict == PL_POTENTIALLY;
-		if (!f || x == w)
+		if (!f || x == w || x->no_steps)
 			continue;
 		n++;
 		if (shown < 6) {
@@ -158,7 +179,7 @@ static void rec_input(struct overview_result *r)
 	const struct overview_rank *w = NULL;
 	for (size_t i = 0; i < r->nrk; i++) {
 		const struct overview_rank *k = &r->rk[i];
-		if (k->verdict >= PL_MODERATELY && k->host_wait_pct >= k->h2d_pct &&
+		if (!k->no_steps && k->verdict >= PL_MODERATELY && k->host_wait_pct >= k->h2d_pct &&
 		    (!w || rank_worse(k, w)))
 			w = k;
 	}
@@ -184,7 +205,7 @@ static void rec_host(struct overview_result *r)
 	const struct overview_rank *w = NULL;
 	for (size_t i = 0; i < r->nrk; i++) {
 		const struct overview_rank *k = &r->rk[i];
-		if (k->verdict == PL_POTENTIALLY && (!w || k->others_pct > w->others_pct))
+		if (!k->no_steps && k->verdict == PL_POTENTIALLY && (!w || k->others_pct > w->others_pct))
 			w = k;
 	}
 	if (!w)
@@ -220,15 +241,18 @@ static void rec_launch(struct overview_result *r)
 	}
 	double tiny_pct = k ? 100.0 * (double)tiny / (double)k : 0;
 	double idle_pct = span ? 100.0 * (double)idle / (double)span : 0;
-	/* kernel launch share: the rank where it is largest */
-	int level = 0;
-	double launch_pct = 0;
-	for (size_t i = 0; i < r->nrk; i++) {
-		if (r->rk[i].launch_level > level)
-			level = r->rk[i].launch_level;
-		if (r->rk[i].launch_pct > launch_pct)
-			launch_pct = r->rk[i].launch_pct;
-	}
+	/* kernel launch share: the rank where it is largest, named with it */
+	const struct overview_rank *lr = NULL;
+	for (size_t i = 0; i < r->nrk; i++)
+		if (!r->rk[i].no_steps &&
+		    (!lr || r->rk[i].launch_level > lr->launch_level ||
+		     (r->rk[i].launch_level == lr->launch_level && r->rk[i].launch_pct > lr->launch_pct)))
+			lr = &r->rk[i];
+	int level = lr ? lr->launch_level : 0;
+	double launch_pct = lr ? lr->launch_pct : 0;
+	char in_rank[24] = "";
+	if (lr && r->nrk > 1)
+		snprintf(in_rank, sizeof(in_rank), " in rank %d", lr->rank);
 	if (!worst || !((tiny_pct >= 50.0 && idle_pct >= 30.0) || level == 2))
 		return;
 	char gn[48];
@@ -236,10 +260,10 @@ static void rec_launch(struct overview_result *r)
 	struct overview_rec *x = add(r, level == 2 ? OVERVIEW_HIGH : OVERVIEW_WARN,
 		"launch-bound", tiny_pct,
 		"%.0f %% of kernels run under 10 us and the GPU idles between them (%s idle "
-		"%.1f %% of its busy span, kernel launch %.1f %% of the step): fuse ops (XLA, "
+		"%.1f %% of its busy span, kernel launch %.1f %% of the step%s): fuse ops (XLA, "
 		"torch.compile) or use CUDA graphs", tiny_pct, gn,
 		worst->span_ns ? 100.0 * (double)worst->idle_ns / (double)worst->span_ns : 0,
-		launch_pct);
+		launch_pct, in_rank);
 	if (x) {
 		x->evidence = OVERVIEW_EV_GPU;
 		x->rank = worst->rank;
@@ -286,7 +310,7 @@ static void rec_comm(struct overview_result *r, const char *st)
 	for (size_t i = 0; r->nrk > 1 && i < r->nrk; i++) {
 		const struct overview_rank *k = &r->rk[i];
 		double kc = k->avg_step_ns > 0 ? 100.0 * k->avg_ns[BD_COMM] / k->avg_step_ns : 0;
-		if (k->verdict >= PL_MODERATELY && k->host_wait_pct >= k->h2d_pct && kc < c &&
+		if (!k->no_steps && k->verdict >= PL_MODERATELY && k->host_wait_pct >= k->h2d_pct && kc < c &&
 		    (!w || k->input_pct > w->input_pct))
 			w = k;
 	}
@@ -346,18 +370,30 @@ static void rec_stagger(struct overview_result *r)
 }
 
 /* collective time per step against the expected all-reduce time
- * (parameter bytes / link bandwidth, ANALYSES.md 6), when the user gave them */
+ * (parameter bytes / link bandwidth, ANALYSES.md 6), when the user gave them.
+ * A collective's kernel time includes waiting for the other ranks, so the
+ * GPU with the least collective time is the one compared: it is the closest
+ * to the transfer itself (a rank that others wait for has the least) */
 static void rec_expected(struct overview_result *r)
 {
 	const struct multigpu_result *m = &r->mg;
 	if (!(m->expected_comm_ns > 0))
 		return;
-	const struct multigpu_gpu *w = NULL;
-	for (size_t i = 0; i < m->ngpus; i++)
-		if (m->gpus[i].mean_comm_ns > 0 && (!w || m->gpus[i].comm_vs_expected > w->comm_vs_expected))
+	const struct multigpu_gpu *w = NULL, *most = NULL;
+	for (size_t i = 0; i < m->ngpus; i++) {
+		if (!(m->gpus[i].mean_comm_ns > 0))
+			continue;
+		if (!w || m->gpus[i].mean_comm_ns < w->mean_comm_ns)
 			w = &m->gpus[i];
+		if (!most || m->gpus[i].mean_comm_ns > most->mean_comm_ns)
+			most = &m->gpus[i];
+	}
 	if (!w)
 		return;
+	char waits[96] = "";
+	if (most->mean_comm_ns > 1.5 * w->mean_comm_ns)
+		snprintf(waits, sizeof(waits), "; other GPUs spend up to %.0f us in them, waiting for "
+			 "slower ranks", most->mean_comm_ns / 1e3);
 	char gn[48];
 	gpu_name(r, w->rank, w->device, gn, sizeof(gn));
 	double x_ = w->comm_vs_expected;
@@ -365,17 +401,19 @@ static void rec_expected(struct overview_result *r)
 	struct overview_rec *x;
 	if (sev == OVERVIEW_INFO)
 		x = add(r, sev, "slow-collectives", x_,
-			"collectives take %.0f us per step on %s, %.2fx the expected all-reduce time "
-			"(%.1f MiB at %.6g GB/s = %.0f us): the interconnect delivers what was given",
+			"collectives take %.0f us per step on %s (the least of any GPU), %.2fx the "
+			"expected all-reduce time (%.1f MiB at %.6g GB/s = %.0f us): the interconnect "
+			"delivers what was given%s",
 			w->mean_comm_ns / 1e3, gn, x_, (double)m->param_bytes / 1048576.0, m->link_gbps,
-			m->expected_comm_ns / 1e3);
+			m->expected_comm_ns / 1e3, waits);
 	else
 		x = add(r, sev, "slow-collectives", x_,
-			"collectives take %.0f us per step on %s, %.1fx the expected all-reduce time "
-			"(%.1f MiB at %.6g GB/s = %.0f us): check the link NCCL uses (NCCL_DEBUG=INFO: "
-			"NVLink/InfiniBand, not PCIe or sockets), NCCL_ALGO/NCCL_PROTO, and that "
-			"gradients are all-reduced once per step", w->mean_comm_ns / 1e3, gn, x_,
-			(double)m->param_bytes / 1048576.0, m->link_gbps, m->expected_comm_ns / 1e3);
+			"collectives take %.0f us per step on %s (the least of any GPU), %.1fx the "
+			"expected all-reduce time (%.1f MiB at %.6g GB/s = %.0f us): check the link "
+			"NCCL uses (NCCL_DEBUG=INFO: NVLink/InfiniBand, not PCIe or sockets), "
+			"NCCL_ALGO/NCCL_PROTO, and that gradients are all-reduced once per step",
+			w->mean_comm_ns / 1e3, gn, x_, (double)m->param_bytes / 1048576.0, m->link_gbps,
+			m->expected_comm_ns / 1e3);
 	if (x) {
 		x->evidence = OVERVIEW_EV_GPU;
 		x->rank = w->rank;
@@ -385,7 +423,7 @@ static void rec_expected(struct overview_result *r)
 
 int overview_recs(struct overview_result *r)
 {
-	char st[64];
+	char st[112];
 	r->recs = calloc(REC_MAX, sizeof(*r->recs));
 	if (!r->recs)
 		return -ENOMEM;

@@ -41,7 +41,11 @@ static struct gt_table *env_table(const struct overview_result *r)
 		 kv(t, "Events", "%llu", (unsigned long long)r->events) ||
 		 kv(t, "Capture length", "%.3f ms", (double)(r->t1_ns - r->t0_ns) / 1e6) ||
 		 kv(t, "Dropped records", "%llu", (unsigned long long)r->dropped) ||
-		 kv(t, "Steps", "%zu (%s)", r->nsteps, steps_source_name(r->source)) ||
+		 (r->nrk > 1 && r->step_lo >= 0
+			  ? kv(t, "Steps", "%zu over %zu ranks, numbered %lld-%lld (%s)", r->step_rows,
+			       r->nrk, (long long)r->step_lo, (long long)r->step_hi,
+			       steps_source_name(r->source))
+			  : kv(t, "Steps", "%zu (%s)", r->nsteps, steps_source_name(r->source))) ||
 		 kv(t, "Average step", "%.1f us", avg / 1e3) ||
 		 kv(t, "GPU utilization", "%.2f %%", r->bd.gpu_util_pct) ||
 		 (r->nrk > 1 ? kv(t, "Input pipeline", "%s (%.1f %% input; worst rank, %d)",
@@ -77,12 +81,15 @@ static struct gt_table *rank_table(const struct overview_result *r)
 		const struct overview_rank *k = &r->rk[i];
 		double avg = k->avg_step_ns > 0 ? k->avg_step_ns : 1;
 		long row = gt_table_row(t);
-		if (row < 0 || gt_table_set_str(t, (size_t)row, 7, pipeline_verdict_name(k->verdict))) {
+		if (row < 0 || gt_table_set_str(t, (size_t)row, 7, k->no_steps ? "n/a (no steps)" :
+						pipeline_verdict_name(k->verdict))) {
 			gt_table_free(t);
 			return NULL;
 		}
 		gt_table_set_int(t, (size_t)row, 0, k->rank);
 		gt_table_set_int(t, (size_t)row, 1, k->step0 >= 0 ? (int64_t)k->nsteps : 0);
+		if (k->no_steps)         /* its capture is no step: nothing to average */
+			continue;
 		gt_table_set_float(t, (size_t)row, 2, k->avg_step_ns / 1e3);
 		gt_table_set_float(t, (size_t)row, 3, 100.0 * k->avg_ns[BD_KERNEL] / avg);
 		gt_table_set_float(t, (size_t)row, 4, 100.0 * k->avg_ns[BD_COMM] / avg);
@@ -90,7 +97,8 @@ static struct gt_table *rank_table(const struct overview_result *r)
 		gt_table_set_float(t, (size_t)row, 6, k->input_pct);
 	}
 	if (t && gt_table_note(t, "Each rank's own average step and input pipeline verdict "
-			       "(TensorFlow Profiler thresholds)")) {
+			       "(TensorFlow Profiler thresholds); a rank without steps while others "
+			       "have them is left out of the averages and verdicts")) {
 		gt_table_free(t);
 		return NULL;
 	}

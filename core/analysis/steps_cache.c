@@ -114,7 +114,14 @@ int steps_find(const struct gt_store *s, int32_t rank, const struct steps_opts *
 	if (copy_list(&keep, out))
 		return 0;                /* no room to cache: the answer still stands */
 	pthread_mutex_lock(&mu);
-	struct centry *c = &cache[next_slot++ % CACHE_N];
+	/* a grown live store misses on its fingerprint: replace its old entry
+	   for this rank rather than keep one stale copy per growth */
+	struct centry *c = NULL;
+	for (int i = 0; i < CACHE_N && !c; i++)
+		if (cache[i].used && cache[i].s == s && cache[i].rank == rk && !strcmp(cache[i].pattern, pat))
+			c = &cache[i];
+	if (!c)
+		c = &cache[next_slot++ % CACHE_N];
 	if (c->used)
 		steps_list_done(&c->l);
 	c->s = s;

@@ -208,7 +208,7 @@ struct overview_rec {
 	const char *kind;   /* static: "input-bound", "launch-bound", "straggler",
 			       "comm-bound", "copy-heavy", "staggered", "host-bound",
 			       "low-utilization" */
-	char text[400];
+	char text[512];
 	enum overview_evidence evidence;
 	int32_t rank, gpu;  /* -1 = n/a */
 	int64_t step0, step1;   /* steps concerned (all evidence kinds), -1 = none */
@@ -237,6 +237,8 @@ struct overview_rank {
 	double host_wait_pct, h2d_pct, others_pct;
 	double launch_pct;        /* pipeline: kernel launch, % of step */
 	int launch_level;         /* pipeline launch_level */
+	int no_steps;             /* no steps in scope while other ranks have some: left
+				     out of the averages, verdicts and recommendations */
 };
 
 struct overview_result {
@@ -246,6 +248,10 @@ struct overview_result {
 	uint64_t dropped;
 	enum steps_source source;
 	size_t nsteps;            /* the first rank's steps */
+	size_t step_rows;         /* steps averaged in bd (every rank's; rank 0's alone = bd.n) */
+	int64_t step_lo, step_hi; /* lowest and highest step number over the ranks, -1 = none */
+	int steps_vary;           /* ranks have different step numbers */
+	int64_t steps_t0_ns, steps_t1_ns;  /* span of every rank's steps */
 	/* bd: rows = the first rank's steps (step numbers and spans for the
 	 * evidence); avg_ns, avg_total_ns and gpu_util_pct = over every step of
 	 * every rank in scope (all ranks' rows weigh alike) */

@@ -478,7 +478,9 @@ Test(cli_stats, errors)
 	const char *bad[] = { "--format xml", "--range 5", "--range 1parsec:2s", "--gpu x",
 			      "--rank -3", "--step abc", "--bogus", "--param-bytes 97.5X --link-gbps 10",
 			      "--param-bytes 0 --link-gbps 10", "--param-bytes 1M --link-gbps -1",
-			      "--param-bytes 1M", "--link-gbps 25", "" };
+			      "--param-bytes 1M", "--link-gbps 25", "--param-bytes 1.5 --link-gbps 10",
+			      "--param-bytes 0x10 --link-gbps 10", "--param-bytes nan --link-gbps 10",
+			      "--param-bytes 1M --link-gbps 1e-300", "--param-bytes 1M --link-gbps=", "" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char *args = NULL;
 		cr_assert(asprintf(&args, "stats ../shared/testdata/hta/nccl_data.json.gz %s%s", bad[i],
@@ -499,7 +501,8 @@ Test(cli_stats, errors)
  * each GPU's Comm/Expected is its Comm/Step over 1000 us */
 Test(cli_stats, expected_allreduce)
 {
-	const char *f = "/tmp/gtrace_cli_expected.gtrace";
+	char f[64];
+	snprintf(f, sizeof(f), "/tmp/gtrace_cli_expected_%d.gtrace", (int)getpid());
 	char *args = NULL;
 	cr_assert(asprintf(&args, "sim -o %s --gpus 2 --steps 4 --scenario comm-bound", f) > 0);
 	struct run r = gtrace(args);
