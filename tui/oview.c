@@ -444,6 +444,8 @@ static void evidence(struct oview *o, const struct overview_rec *rc)
 	struct app *a = o->v.app;
 	const struct gt_store *s = a->store;
 	if (rc->kind && !strcmp(rc->kind, "input-bound")) {
+		if (o->res.nrk > 1 && rc->rank >= 0)
+			pview_show_rank(a->views[VIEW_PIPELINE], rc->rank);
 		ui_switch(a, VIEW_PIPELINE);
 		if (o->res.nrk > 1 && rc->rank >= 0)
 			ui_msg(a, "evidence: input-bound in rank %d (R on this page: next rank)", rc->rank);

@@ -234,6 +234,20 @@ static const struct view_ops pv_ops = {
 	.free = pv_free,
 };
 
+void pview_show_rank(struct view *v, int32_t rank)
+{
+	struct pview *p = (struct pview *)v;
+	int32_t *ranks = NULL;
+	long nr = steps_ranks(v->app->store, &ranks);
+	for (long i = 0; i < nr; i++)
+		if (ranks[i] == rank && (p->rank_i != (int)i || !p->ok)) {
+			p->rank_i = (int)i;
+			p->sel = p->top = 0;
+			p->dirty = 1;
+		}
+	free(ranks);
+}
+
 struct view *pview_new(struct app *a)
 {
 	struct pview *p = calloc(1, sizeof(*p));

@@ -117,6 +117,8 @@ void tlview_goto(struct view *v, struct gt_ref r);
 void tlview_zoom_range(struct view *v, int64_t t0_ns, int64_t t1_ns);
 /* put the cursor on rank/GPU's compute stream (rank -1: any rank) */
 void tlview_goto_gpu(struct view *v, int32_t rank, int32_t gpu);
+/* pipeline view: show rank R's steps (a rank with steps; else unchanged) */
+void pview_show_rank(struct view *v, int32_t rank);
 
 /* tables.c: draw a gt_table: header, rows[0..nrows) (indices into the
  * table), the selected one highlighted; a column named "Name" goes last
