@@ -172,6 +172,22 @@ static int rank_worse(const struct overview_rank *a, const struct overview_rank 
 	return a->verdict != b->verdict ? a->verdict > b->verdict : a->input_pct > b->input_pct;
 }
 
+/* the words around a rank's verdict: its steps, "rank R: " with several
+ * ranks, and the other flagged ranks (flag as in also_text) */
+struct rank_words {
+	char st[64], pre[24], also[120];
+};
+
+static void rank_words(const struct overview_result *r, const struct overview_rank *w, int flag,
+		       struct rank_words *rw)
+{
+	rank_steps_text(w, rw->st, sizeof(rw->st));
+	rw->pre[0] = 0;
+	if (r->nrk > 1)
+		snprintf(rw->pre, sizeof(rw->pre), "rank %d: ", w->rank);
+	also_text(r, w, flag, rw->also, sizeof(rw->also));
+}
+
 /* input-bound: every rank counts; the worst one is named with its numbers
  * and steps, the other ranks that are input-bound too are listed */
 static void rec_input(struct overview_result *r)
@@ -185,17 +201,14 @@ static void rec_input(struct overview_result *r)
 	}
 	if (!w)
 		return;
-	char st[64], pre[24] = "", also[120];
-	rank_steps_text(w, st, sizeof(st));
-	if (r->nrk > 1)
-		snprintf(pre, sizeof(pre), "rank %d: ", w->rank);
-	also_text(r, w, 1, also, sizeof(also));
+	struct rank_words rw;
+	rank_words(r, w, 1, &rw);
 	struct overview_rec *x = add(r, w->verdict == PL_HIGHLY ? OVERVIEW_HIGH : OVERVIEW_WARN,
 		"input-bound", w->input_pct,
 		"%s%s %s %s (%.1f %% of step time waiting for input: DataLoader %.1f %%, "
 		"host-to-device %.1f %%): raise DataLoader workers or prefetch%s",
-		pre, st, w->nsteps > 1 ? "are" : "is", pipeline_verdict_name(w->verdict), w->input_pct,
-		w->host_wait_pct, w->h2d_pct, also);
+		rw.pre, rw.st, w->nsteps > 1 ? "are" : "is", pipeline_verdict_name(w->verdict),
+		w->input_pct, w->host_wait_pct, w->h2d_pct, rw.also);
 	rank_evidence(w, x);
 }
 
@@ -210,15 +223,12 @@ static void rec_host(struct overview_result *r)
 	}
 	if (!w)
 		return;
-	char st[64], pre[24] = "", also[120];
-	rank_steps_text(w, st, sizeof(st));
-	if (r->nrk > 1)
-		snprintf(pre, sizeof(pre), "rank %d: ", w->rank);
-	also_text(r, w, 2, also, sizeof(also));
+	struct rank_words rw;
+	rank_words(r, w, 2, &rw);
 	struct overview_rec *x = add(r, OVERVIEW_INFO, "host-bound", w->others_pct,
 		"%s%s %s POTENTIALLY input-bound: %.1f %% of the step is host compute or "
-		"unaccounted (I/O or Python)%s", pre, st, w->nsteps > 1 ? "are" : "is",
-		w->others_pct, also);
+		"unaccounted (I/O or Python)%s", rw.pre, rw.st, w->nsteps > 1 ? "are" : "is",
+		w->others_pct, rw.also);
 	rank_evidence(w, x);
 }
 

@@ -46,6 +46,25 @@ static const struct overview_rec *only_alarm(const struct overview_result *r, co
 static size_t recs_of(const struct overview_result *r, const char *kind,
 		      const struct overview_rec **out);
 
+/* the named report over the whole store, written in format fmt (freed by the caller) */
+static char *report_text(const struct gt_store *s, const char *name, enum gt_format_out fmt)
+{
+	const struct gt_report *rep = gt_report_find(name);
+	cr_assert(rep, "%s", name);
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	struct gt_report_out o = {0};
+	char err[256] = "";
+	cr_assert_eq(rep->run(s, &sc, &o, err, sizeof(err)), 0, "%s: %s", name, err);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_eq(gt_report_out_write(f, name, &o, fmt), 0);
+	fclose(f);
+	gt_report_out_done(&o);
+	return buf;
+}
+
 static void run(enum sim_scenario sc, int ranks, int gpus, struct overview_result *r,
 		struct sim_truth *t, struct gt_store **sp)
 {
@@ -294,19 +313,9 @@ Test(overview, reports_run_everywhere, .timeout = 120)
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 			const struct gt_report *rep = gt_report_find(names[i]);
 			cr_assert(rep, "%s", names[i]);
-			struct gt_scope scope;
-			gt_scope_all(&scope);
-			struct gt_report_out o = {0};
-			char err[256] = "";
-			cr_assert_eq(rep->run(s, &scope, &o, err, sizeof(err)), 0, "%s: %s", names[i], err);
-			char *buf = NULL;
-			size_t len = 0;
-			FILE *f = open_memstream(&buf, &len);
-			cr_assert_eq(gt_report_out_write(f, names[i], &o, GT_OUT_JSON), 0);
-			fclose(f);
-			cr_assert(len > 10);
+			char *buf = report_text(s, names[i], GT_OUT_JSON);
+			cr_assert(strlen(buf) > 10);
 			free(buf);
-			gt_report_out_done(&o);
 		}
 		store_free(s);
 	}
@@ -537,21 +546,14 @@ Test(overview, input_bound_in_one_rank, .timeout = 60)
 	cr_assert(strstr(x->text, "rank 2 is input-bound"), "%s", x->text);
 	overview_result_done(&r);
 	/* the report: a per-rank table, a heading over all ranks */
-	struct gt_scope sc;
-	gt_scope_all(&sc);
-	struct gt_report_out o = {0};
-	cr_assert_eq(gt_report_find("overview")->run(s, &sc, &o, err, sizeof(err)), 0, "%s", err);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	cr_assert_eq(gt_report_out_write(f, "overview", &o, GT_OUT_TABLE), 0);
-	fclose(f);
+	char *buf = report_text(s, "overview", GT_OUT_TABLE);
 	cr_assert(strstr(buf, "Per rank"), "%s", buf);
 	cr_assert(strstr(buf, "all 4 ranks"), "%s", buf);
 	cr_assert_null(strstr(buf, "rank 0's average step"));
 	free(buf);
-	gt_report_out_done(&o);
 	/* the scope of one rank: that rank alone */
+	struct gt_scope sc;
+	gt_scope_all(&sc);
 	sc.rank = 1;
 	cr_assert_eq(overview_compute(s, &sc, &r, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(r.nrk, 1);
@@ -736,19 +738,10 @@ Test(overview, rank_without_steps_left_out)
 	cr_assert_eq(x->step1, 552);
 	overview_result_done(&r);
 	/* the report says n/a for rank 0 */
-	struct gt_scope sc;
-	gt_scope_all(&sc);
-	struct gt_report_out o = {0};
-	cr_assert_eq(gt_report_find("overview")->run(s, &sc, &o, err, sizeof(err)), 0, "%s", err);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	cr_assert_eq(gt_report_out_write(f, "overview", &o, GT_OUT_CSV), 0);
-	fclose(f);
+	char *buf = report_text(s, "overview", GT_OUT_CSV);
 	cr_assert(strstr(buf, "\n0,0,n/a,n/a,n/a,n/a,n/a,n/a (no steps)\n"), "%s", buf);
 	cr_assert(strstr(buf, "3 over 3 ranks, numbered 6-552"), "%s", buf);
 	free(buf);
-	gt_report_out_done(&o);
 	store_free(s);
 }
 
