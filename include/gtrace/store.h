@@ -205,7 +205,7 @@ size_t store_bytes(const struct gt_store *s);
  * entries whose end <= start; depth = stack height, from GT_DEPTH_ROWS - 1
  * on all in the last row).  Events of one depth are disjoint (the last row
  * may overlap: it then answers for the union).  Queries take the lane the
- * index was built from; rebuild when the lane gains events.
+ * index was built from; extend (or rebuild) it when the lane gains events.
  * Memory: about 18 bytes per event of the lane. */
 #define GT_DEPTH_ROWS 32
 #define GT_DEPTH_LVL_MAX 40
@@ -223,6 +223,8 @@ struct gt_depth_row {
 					   positions [k << (j + 1), (k + 1) << (j + 1)) */
 	size_t pyr_n[GT_DEPTH_LVL_MAX];
 	int n_lvl;
+	size_t cap;          /* positions allocated (a live lane grows the row) */
+	uint8_t *tdep;       /* last row only: true depth per position (255 = 255 or more) */
 };
 
 struct gt_depth {
@@ -231,12 +233,31 @@ struct gt_depth {
 	int nrows;           /* rows in use: deepest depth + 1 (0 for an empty lane) */
 	uint8_t *depth;      /* per lane event: its row */
 	struct gt_depth_row row[GT_DEPTH_ROWS];
+	/* the stack rule's state after the last indexed event (store_depth_extend) */
+	size_t ncap;         /* depth entries allocated */
+	uint32_t *stack;     /* open ranges, outermost first */
+	size_t sh, scap;
+	uint32_t last_ord;   /* last event taken, in the rule's order */
+	struct gt_event last_ev; /* copy of lane event n - 1: detects a re-sorted lane */
 };
 
 /* build the index of lane l; 0, -ENOMEM or -EOVERFLOW (>= 4G events) */
 int store_depth_build(const struct gt_lane *l, struct gt_depth **out);
 void store_depth_free(struct gt_depth *d);
 size_t store_depth_bytes(const struct gt_depth *d);
+/* a grown lane: take its new events when they come after the indexed ones
+ * in the rule's order and the indexed ones did not move (O(new events));
+ * 0 (also when nothing is new), -EAGAIN: the lane changed otherwise (build
+ * it again), -ENOMEM (the index is then unusable: free it) */
+int store_depth_extend(struct gt_depth *d, const struct gt_lane *l);
+/* true depth of lane event i (number of open ranges when it starts; the
+ * row is min(depth, GT_DEPTH_ROWS - 1)); 255 means 255 or more; -1 if absent */
+int store_depth_of(const struct gt_depth *d, const struct gt_lane *l, size_t i);
+/* the innermost event that contains lane event i (starts before it in the
+ * rule's order, ends at or after its end): *inside = 1; else the innermost
+ * one open when i starts (it only partly overlaps i): *inside = 0;
+ * SIZE_MAX for an outermost event */
+size_t store_depth_parent(const struct gt_depth *d, const struct gt_lane *l, size_t i, int *inside);
 /* positions [*first, *last) of row `depth` overlapping [t0, t1), O(log n) */
 void store_depth_range(const struct gt_depth *d, const struct gt_lane *l, int depth, int64_t t0,
 		       int64_t t1, size_t *first, size_t *last);

@@ -7,6 +7,7 @@
  * overlapping intervals, plus the edge cases.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace/store.h"
@@ -149,9 +150,8 @@ static void check_lane(const struct gt_lane *l, int nested)
 				cr_assert_eq(out[c].busy_ns, busy, "depth %d [%ld,%ld): busy %ld, truth %ld",
 					     j, (long)a, (long)b, (long)out[c].busy_ns, (long)busy);
 				cr_assert_eq(store_depth_busy(d, l, j, a, b), busy);
-				if (overlapping)
-					continue;
-				cr_assert_eq(out[c].count, cnt);
+				cr_assert_eq(out[c].count, cnt, "depth %d [%ld,%ld): count %u, truth %u",
+					     j, (long)a, (long)b, out[c].count, cnt);
 				if (best < 0) {
 					cr_assert_eq(out[c].dominant, SIZE_MAX);
 				} else {
@@ -182,7 +182,7 @@ static void check_lane(const struct gt_lane *l, int nested)
 			}
 		}
 	}
-	cr_assert(store_depth_bytes(d) < l->n * 40 + sizeof(*d) + 64);
+	cr_assert(store_depth_bytes(d) < l->n * 40 + sizeof(*d) + 64, "%zu bytes for %zu events", store_depth_bytes(d), l->n);
 	store_depth_free(d);
 }
 
@@ -312,6 +312,258 @@ Test(depth, zero_duration_and_equal_starts)
 	cr_assert_eq(b[0].count, 2);
 	cr_assert_eq(b[0].busy_ns, 0);
 	cr_assert_neq(b[0].dominant, SIZE_MAX);
+	store_depth_free(d);
+	store_free(s);
+}
+
+/* the events of a lane in the stack rule's order (start, longer first) */
+static int ev_cmp(const void *pa, const void *pb)
+{
+	const struct gt_event *a = pa, *b = pb;
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns ? -1 : 1;
+	if (a->dur_ns != b->dur_ns)
+		return a->dur_ns > b->dur_ns ? -1 : 1;
+	return 0;
+}
+
+/* every array of two indexes over the same lane holds the same values */
+static void same_index(const struct gt_depth *x, const struct gt_depth *y)
+{
+	cr_assert_eq(x->n, y->n);
+	cr_assert_eq(x->nrows, y->nrows);
+	cr_assert_eq(memcmp(x->depth, y->depth, x->n), 0);
+	for (int j = 0; j < x->nrows; j++) {
+		const struct gt_depth_row *a = &x->row[j], *b = &y->row[j];
+		cr_assert_eq(a->n, b->n, "row %d: %zu vs %zu", j, a->n, b->n);
+		cr_assert_eq(memcmp(a->idx, b->idx, a->n * sizeof(*a->idx)), 0, "row %d idx", j);
+		cr_assert_eq(memcmp(a->cum_ns, b->cum_ns, (a->n + 1) * sizeof(int64_t)), 0, "row %d", j);
+		cr_assert_eq(a->nb, b->nb);
+		cr_assert_eq(memcmp(a->blk_s, b->blk_s, a->nb * sizeof(int64_t)), 0);
+		cr_assert_eq(memcmp(a->blk_e, b->blk_e, a->nb * sizeof(int64_t)), 0);
+		cr_assert_eq(!a->cs, !b->cs, "row %d clipped in one only", j);
+		if (a->cs) {
+			cr_assert_eq(memcmp(a->cs, b->cs, a->n * sizeof(int64_t)), 0);
+			cr_assert_eq(memcmp(a->ce, b->ce, a->n * sizeof(int64_t)), 0);
+		}
+		cr_assert_eq(!a->tdep, !b->tdep);
+		if (a->tdep)
+			cr_assert_eq(memcmp(a->tdep, b->tdep, a->n), 0);
+		cr_assert_eq(a->n_lvl, b->n_lvl, "row %d levels", j);
+		for (int k = 0; k < a->n_lvl; k++) {
+			cr_assert_eq(a->pyr_n[k], b->pyr_n[k]);
+			cr_assert_eq(memcmp(a->pyr[k], b->pyr[k], a->pyr_n[k] * sizeof(uint32_t)), 0,
+				     "row %d pyramid level %d", j, k);
+		}
+	}
+}
+
+/* a live lane: events arrive in chunks in start order; extending the index
+ * chunk by chunk gives the index a full build gives, and the queries agree */
+static void extend_like_live(void (*gen)(struct gt_store *, uint32_t), int nested)
+{
+	struct gt_store *src = store_new();
+	uint32_t sl = host_lane(src);
+	gen(src, sl);
+	finished(src);
+	const struct gt_lane *L = store_lane_at(src, sl);
+	size_t n = L->n;
+	struct gt_event *all = malloc(n * sizeof(*all));
+	memcpy(all, L->ev, n * sizeof(*all));
+	qsort(all, n, sizeof(*all), ev_cmp);
+	struct gt_store *s = store_new();
+	uint32_t lane = host_lane(s);
+	struct gt_depth *d = NULL;
+	size_t at = 0;
+	int extended = 0;
+	while (at < n) {
+		size_t k = 1 + (size_t)rand() % (n / 5 + 1);
+		for (; k-- && at < n; at++) {
+			struct gt_event e = all[at];
+			e.lane = lane;
+			cr_assert_eq(store_add(s, &e), 0);
+		}
+		finished(s);
+		const struct gt_lane *l = store_lane_at(s, lane);
+		if (!d) {
+			cr_assert_eq(store_depth_build(l, &d), 0);
+			continue;
+		}
+		cr_assert_eq(store_depth_extend(d, l), 0, "in-order events not taken");
+		extended++;
+		struct gt_depth *f;
+		cr_assert_eq(store_depth_build(l, &f), 0);
+		same_index(d, f);
+		for (size_t i = 0; i < l->n; i += 7)
+			cr_assert_eq(store_depth_of(d, l, i), store_depth_of(f, l, i));
+		store_depth_free(f);
+	}
+	cr_assert_gt(extended, 1);
+	check_lane(store_lane_at(s, lane), nested);
+	store_depth_free(d);
+	store_free(s);
+	store_free(src);
+	free(all);
+}
+
+static void gen_tree(struct gt_store *s, uint32_t lane)
+{
+	gen_nested(s, lane, 0, AXIS, 0);
+}
+
+static void gen_random(struct gt_store *s, uint32_t lane)
+{
+	gen_overlap(s, lane, 300);
+}
+
+static void gen_deep(struct gt_store *s, uint32_t lane)
+{
+	for (int i = 0; i < 45; i++)
+		add(s, lane, i * 10, AXIS - i * 20);
+	gen_overlap(s, lane, 100);
+}
+
+Test(depth, extend_equals_full_build)
+{
+	for (int seed = 1; seed <= 6; seed++) {
+		srand((unsigned)seed * 31u);
+		extend_like_live(gen_tree, 1);
+		extend_like_live(gen_random, 0);
+		extend_like_live(gen_deep, 0);
+	}
+}
+
+Test(depth, extend_refuses_a_resorted_lane)
+{
+	struct gt_store *s = store_new();
+	uint32_t lane = host_lane(s);
+	add(s, lane, 100, 50);
+	add(s, lane, 200, 50);
+	finished(s);
+	struct gt_depth *d;
+	cr_assert_eq(store_depth_build(store_lane_at(s, lane), &d), 0);
+	cr_assert_eq(store_depth_extend(d, store_lane_at(s, lane)), 0);   /* nothing new */
+	add(s, lane, 120, 10);   /* earlier than the last: the lane is sorted again */
+	finished(s);
+	cr_assert_eq(store_depth_extend(d, store_lane_at(s, lane)), -EAGAIN);
+	store_depth_free(d);
+	/* same start as the last but longer: it would have come first */
+	cr_assert_eq(store_depth_build(store_lane_at(s, lane), &d), 0);
+	add(s, lane, 200, 80);
+	finished(s);
+	cr_assert_eq(store_depth_extend(d, store_lane_at(s, lane)), -EAGAIN);
+	store_depth_free(d);
+	store_free(s);
+}
+
+/* lane index of the event starting at t with duration dur */
+static size_t find_ev(const struct gt_lane *l, int64_t t, int64_t dur)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->ev[i].start_ns == t && l->ev[i].dur_ns == dur)
+			return i;
+	cr_assert_fail("no event at %ld dur %ld", (long)t, (long)dur);
+	return SIZE_MAX;
+}
+
+Test(depth, true_depth_and_parent_below_the_last_row)
+{
+	/* 45 properly nested ranges: range k starts at 10 k and is at depth k;
+	 * its parent is range k - 1 (planted) */
+	struct gt_store *s = store_new();
+	uint32_t lane = host_lane(s);
+	for (int k = 0; k < 45; k++)
+		add(s, lane, k * 10, 10000 - k * 20);
+	finished(s);
+	const struct gt_lane *l = store_lane_at(s, lane);
+	struct gt_depth *d;
+	cr_assert_eq(store_depth_build(l, &d), 0);
+	for (int k = 0; k < 45; k++) {
+		size_t i = find_ev(l, k * 10, 10000 - k * 20);
+		cr_assert_eq(store_depth_of(d, l, i), k);
+		cr_assert_eq(d->depth[i], k < GT_DEPTH_ROWS - 1 ? k : GT_DEPTH_ROWS - 1);
+		int inside = -1;
+		size_t p = store_depth_parent(d, l, i, &inside);
+		if (!k) {
+			cr_assert_eq(p, SIZE_MAX);
+			continue;
+		}
+		cr_assert_neq(p, SIZE_MAX, "range %d: no parent", k);
+		cr_assert_eq(l->ev[p].start_ns, (k - 1) * 10, "range %d: parent starts at %ld", k,
+			     (long)l->ev[p].start_ns);
+		cr_assert_eq(inside, 1);
+	}
+	store_depth_free(d);
+	store_free(s);
+}
+
+Test(depth, parent_of_a_partly_overlapping_range)
+{
+	struct gt_store *s = store_new();
+	uint32_t lane = host_lane(s);
+	add(s, lane, 0, 100);    /* A */
+	add(s, lane, 50, 100);   /* B [50, 150): overlaps A only partly */
+	add(s, lane, 60, 10);    /* C inside B */
+	add(s, lane, 120, 10);   /* D inside B, after A ended */
+	add(s, lane, 200, 100);  /* P */
+	add(s, lane, 210, 50);   /* E [210, 260) inside P */
+	add(s, lane, 250, 40);   /* F [250, 290): overlaps E, inside P */
+	finished(s);
+	const struct gt_lane *l = store_lane_at(s, lane);
+	struct gt_depth *d;
+	cr_assert_eq(store_depth_build(l, &d), 0);
+	int in;
+	size_t b = find_ev(l, 50, 100), a = find_ev(l, 0, 100), p = find_ev(l, 200, 100);
+	cr_assert_eq(store_depth_parent(d, l, b, &in), a);
+	cr_assert_eq(in, 0, "B only overlaps A");
+	cr_assert_eq(store_depth_parent(d, l, find_ev(l, 60, 10), &in), b);
+	cr_assert_eq(in, 1);
+	cr_assert_eq(store_depth_parent(d, l, find_ev(l, 120, 10), &in), b);
+	cr_assert_eq(in, 1);
+	cr_assert_eq(store_depth_of(d, l, find_ev(l, 250, 40)), 2);
+	cr_assert_eq(store_depth_parent(d, l, find_ev(l, 250, 40), &in), p);
+	cr_assert_eq(in, 1, "F is inside P, not inside E");
+	store_depth_free(d);
+	store_free(s);
+}
+
+Test(depth, merged_row_column_at_the_end_of_its_container)
+{
+	/* Y = the range at depth 31, [310, 1000); its children at depth 32
+	 * are clipped to Y's end on the merged row; a column starting at 1000
+	 * overlaps none of them */
+	struct gt_store *s = store_new();
+	uint32_t lane = host_lane(s);
+	for (int k = 0; k < 32; k++)
+		add(s, lane, k * 10, 2000 - k * 10 - (k == 31 ? 690 - 10 * 31 + 310 : 0));
+	finished(s);
+	const struct gt_lane *l0 = store_lane_at(s, lane);
+	size_t y = SIZE_MAX;
+	for (size_t i = 0; i < l0->n; i++)
+		if (l0->ev[i].start_ns == 310)
+			y = i;
+	int64_t yend = gt_event_end(&l0->ev[y]);
+	add(s, lane, 400, 100);
+	add(s, lane, 600, 300);
+	finished(s);
+	const struct gt_lane *l = store_lane_at(s, lane);
+	struct gt_depth *d;
+	cr_assert_eq(store_depth_build(l, &d), 0);
+	int last = GT_DEPTH_ROWS - 1;
+	cr_assert_eq(d->nrows, GT_DEPTH_ROWS);
+	struct gt_bucket b[3];
+	store_depth_buckets(d, l, last, yend, 5, 3, b);
+	for (int c = 0; c < 3; c++)
+		if (b[c].dominant != SIZE_MAX) {
+			const struct gt_event *e = &l->ev[b[c].dominant];
+			cr_assert(overlaps(e, yend + 5 * c, yend + 5 * c + 5),
+				  "column at %ld reports [%ld, %ld)", (long)(yend + 5 * c),
+				  (long)e->start_ns, (long)gt_event_end(e));
+		}
+	size_t f, la;
+	store_depth_range(d, l, last, yend, yend + 10, &f, &la);
+	for (size_t k = f; k < la; k++)
+		cr_assert(overlaps(&l->ev[d->row[last].idx[k]], yend, yend + 10));
 	store_depth_free(d);
 	store_free(s);
 }
