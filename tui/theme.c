@@ -5,6 +5,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 #include "term.h"
@@ -167,23 +168,39 @@ void term_put(int y, int x, int w, attr_t a, const char *s)
 		w = maxx - x;
 	char buf[1024];
 	int n = 0, cells = 0;
-	for (; *s && cells < w && n < (int)sizeof(buf) - 5; s++) {
+	mbstate_t st;
+	memset(&st, 0, sizeof(st));
+	/* whole characters by their cell width (wcwidth: CJK takes 2), never
+	 * more than w cells; bytes that do not decode show as '?' */
+	while (*s && n < (int)sizeof(buf) - 5) {
 		unsigned char c = (unsigned char)*s;
 		if (c >= 0x80 && term_caps.utf8) {
-			int k = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
-			int ok = k > 0;
-			for (int j = 1; ok && j < k; j++)
-				ok = ((unsigned char)s[j] & 0xc0) == 0x80;
-			if (ok) {
-				memcpy(buf + n, s, (size_t)k);
-				n += k;
-				s += k - 1;
-				cells++;
+			wchar_t wc;
+			size_t k = mbrtowc(&wc, s, MB_CUR_MAX, &st);
+			if (k != (size_t)-1 && k != (size_t)-2 && k > 0 && k <= 4) {
+				int cw = wcwidth(wc);
+				if (cw < 0) {
+					if (cells + 1 > w)
+						break;
+					buf[n++] = '?';
+					cells++;
+				} else {
+					if (cells + cw > w)
+						break;
+					memcpy(buf + n, s, k);
+					n += (int)k;
+					cells += cw;
+				}
+				s += k;
 				continue;
 			}
+			memset(&st, 0, sizeof(st));
 		}
+		if (cells + 1 > w)
+			break;
 		buf[n++] = (c < 0x20 || c >= 0x7f) ? '?' : (char)c;
 		cells++;
+		s++;
 	}
 	buf[n] = 0;
 	attrset(a);

@@ -124,21 +124,27 @@ static void event_lines(struct tlview *t, const struct lrect *r)
 			term_printf(y++, x, w, 0, "correlation %u  external id %u", e->corr, e->ext);
 		}
 	}
-	/* an expanded lane: the event's depth and the range it is nested in */
+	/* an expanded lane: the event's depth and the range it is nested in
+	 * (the innermost one containing it; else the one it only overlaps) */
 	const struct gt_depth *d = tlview_depth(t, t->sel.lane);
 	if (y < r->y + r->h && d && t->sel.idx < d->n) {
 		const struct gt_lane *l = store_lane_at(s, t->sel.lane);
-		int dep = d->depth[t->sel.idx];
-		size_t pi = dep > 0 ? store_depth_event_at(d, l, dep - 1, e->start_ns) : SIZE_MAX;
+		int row = d->depth[t->sel.idx], dep = store_depth_of(d, l, t->sel.idx), inside;
+		char dl[48];
+		if (dep != row)
+			snprintf(dl, sizeof(dl), "depth %d%s (row %d)", dep, dep >= 255 ? "+" : "", row);
+		else
+			snprintf(dl, sizeof(dl), "depth %d", dep);
+		size_t pi = store_depth_parent(d, l, t->sel.idx, &inside);
 		if (pi != SIZE_MAX) {
 			const struct gt_event *p = &l->ev[pi];
 			char pn[2048];
 			tldetail_name(s, p, pn, sizeof(pn));
-			term_printf(y++, x, w, 0, "depth %d, inside %s (+%s .. +%s)", dep, pn,
-				    layout_fmt_ts(p->start_ns - lo, a, sizeof(a)),
+			term_printf(y++, x, w, 0, "%s, %s %s (+%s .. +%s)", dl, inside ? "inside" : "overlaps",
+				    pn, layout_fmt_ts(p->start_ns - lo, a, sizeof(a)),
 				    layout_fmt_ts(gt_event_end(p) - lo, c, sizeof(c)));
 		} else {
-			term_printf(y++, x, w, 0, "depth %d%s", dep, dep ? "" : " (outermost)");
+			term_printf(y++, x, w, 0, "%s%s", dl, dep ? "" : " (outermost)");
 		}
 	}
 	const char *raw = store_str(s, e->name);

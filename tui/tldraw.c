@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 #include "term.h"
 #include "tlview.h"
 #include "demangle.h"
@@ -116,20 +117,80 @@ static void draw_cells(struct tlview *t, int y, const struct gt_bucket *bk,
 	attrset(A_NORMAL);
 }
 
+/* bytes of s that fill at most w cells, whole characters only (their cell
+ * width by wcwidth in a UTF-8 locale, else one per byte); cells in *cells */
+static size_t fit_cells(const char *s, int w, int *cells)
+{
+	mbstate_t st;
+	memset(&st, 0, sizeof(st));
+	size_t n = 0;
+	int c = 0;
+	while (s[n]) {
+		size_t k = 1;
+		int cw = 1;
+		if ((unsigned char)s[n] >= 0x80 && term_caps.utf8) {
+			wchar_t wc;
+			k = mbrtowc(&wc, s + n, MB_CUR_MAX, &st);
+			if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
+				k = 1;
+				memset(&st, 0, sizeof(st));
+			} else if ((cw = wcwidth(wc)) < 0) {
+				cw = 1;
+			}
+		}
+		if (c + cw > w)
+			break;
+		c += cw;
+		n += k;
+	}
+	*cells = c;
+	return n;
+}
+
 /* " name" of event e clipped to columns [c0, c1) of the cells at row y;
- * full: the whole demangled name ("aten::conv2d") when it fits, else short */
+ * full: the whole demangled name ("aten::conv2d") when it fits, else short.
+ * A cut name ends with an ellipsis; none when fewer than 4 cells of it fit */
 static void put_name(struct tlview *t, int y, const struct gt_event *e, long c0, long c1, int full)
 {
 	const struct lrect *c = &t->lay.cells;
-	char nm[256], sh[128];
+	char nm[300], sh[256];
 	const char *raw = store_str(t->v.app->store, e->name);
-	if (!full || (long)strlen(demangle_name(raw, sh, sizeof(sh))) + 1 > c1 - c0)
+	int w = (int)(c1 - c0), cw;
+	int fits = 0;
+	if (full) {
+		demangle_name(raw, sh, sizeof(sh));
+		fit_cells(sh, INT32_MAX, &cw);
+		fits = cw + 1 <= w;
+	}
+	if (!fits)
 		demangle_short(raw, sh, sizeof(sh));
+	/* a name the buffer cut short: back off to a character boundary */
+	size_t len = strlen(sh);
+	int cut = len >= sizeof(sh) - 1;
+	if (cut) {
+		size_t k = len;
+		while (k > 0 && ((unsigned char)sh[k - 1] & 0xc0) == 0x80)
+			k--;
+		if (k > 0 && (unsigned char)sh[k - 1] >= 0xc0) {
+			unsigned char lead = (unsigned char)sh[k - 1];
+			size_t need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+			if (len - (k - 1) < need)
+				sh[k - 1] = 0;   /* its last character lost bytes */
+		}
+	}
 	snprintf(nm, sizeof(nm), " %s", sh);
+	size_t nb = fit_cells(nm, w, &cw);
+	if (nm[nb] || cut) {
+		const char *mark = term_caps.utf8 ? "\u2026" : "~";
+		if (w - 2 < 4)
+			return;
+		nb = fit_cells(nm, w - 1, &cw);
+		snprintf(nm + nb, sizeof(nm) - nb, "%s", mark);
+	}
 	attr_t a = theme_attr(theme_cat(e)) | A_REVERSE;
 	if (!term_caps.colors)
 		a = A_REVERSE;
-	term_put(y, c->x + (int)c0, (int)(c1 - c0), a, nm);
+	term_put(y, c->x + (int)c0, w, a, nm);
 }
 
 /* names inside the events of one depth that span 5 columns or more, from
@@ -417,6 +478,11 @@ void tldraw_lanes(struct tlview *t)
 			draw_names(t, y, store_lane_at(s, r->lane));
 		else if (r->kind == LROW_DEPTH)
 			draw_depth_names(t, y, store_lane_at(s, r->lane), rc->b);
+		/* names are drawn over the cells: the cursor cell stays visible */
+		if (cursor && r->kind >= LROW_LANE) {
+			attr_t ca = theme_attr(TH_CURSOR);
+			mvchgat(y, c->x + t->col, 1, ca & ~A_COLOR, (short)PAIR_NUMBER(ca), NULL);
+		}
 	}
 	if (!t->L.nvis && c->h > 0)
 		term_put(c->y, c->x, c->w, theme_attr(TH_DIM), "no events yet");

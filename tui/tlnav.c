@@ -4,9 +4,11 @@
  * ([ ]), the range mark (m) and the nesting depth rows of a lane (e).  State lives in struct tlview (tlview.h);
  * these functions change it and never draw.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "term.h"
 #include "tlview.h"
 
@@ -220,6 +222,14 @@ void tlnav_mark(struct tlview *t)
 	tldetail_mark(t);
 }
 
+/* monotonic clock in ns */
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 /* the slot of lane in t->dx, or t->ndx */
 static size_t dx_find(const struct tlview *t, uint32_t lane)
 {
@@ -279,9 +289,13 @@ void tlnav_expand(struct tlview *t)
 		return;
 	}
 	t->dx = p;
-	t->dx[t->ndx++] = (struct tl_depth){ lane, d };
+	t->dx[t->ndx++] = (struct tl_depth){ lane, d, now_ns() };
 	ui_msg(t->v.app, "%d depth rows (e again collapses)", d->nrows);
 }
+
+/* a full rebuild of a grown lane's index at most this often (the lane's
+ * new events came out of order: rare, and O(n log n) on the UI thread) */
+#define DEPTH_REBUILD_NS 1000000000LL
 
 void tlnav_depth_sync(struct tlview *t)
 {
@@ -293,14 +307,34 @@ void tlnav_depth_sync(struct tlview *t)
 			dx_drop(t, i);
 			continue;
 		}
+		int old_rows = x->d->nrows;
 		if (l->n != x->d->n) {
-			struct gt_depth *d;
-			if (store_depth_build(l, &d)) {
+			int rc = store_depth_extend(x->d, l);
+			if (rc == -EAGAIN && now_ns() - x->built_ns >= DEPTH_REBUILD_NS) {
+				struct gt_depth *d;
+				if (store_depth_build(l, &d)) {
+					dx_drop(t, i);
+					continue;
+				}
+				store_depth_free(x->d);
+				x->d = d;
+				x->built_ns = now_ns();
+			} else if (rc && rc != -EAGAIN) {
 				dx_drop(t, i);
 				continue;
 			}
-			store_depth_free(x->d);
-			x->d = d;
+		}
+		if (x->d->nrows != old_rows) {
+			/* rows below the lane's depth rows move: the cursor moves with them */
+			size_t lr = SIZE_MAX;
+			for (size_t v = 0; v < t->L.nvis && lr == SIZE_MAX; v++) {
+				const struct lanes_row *r = &t->L.all[t->L.vis[v]];
+				if (r->kind == LROW_LANE && r->lane == x->lane)
+					lr = v;
+			}
+			if (lr != SIZE_MAX && t->row > lr + (size_t)old_rows)
+				t->row += (size_t)(x->d->nrows - old_rows);
+			t->gen++;
 		}
 		lanes_set_depth(&t->L, x->lane, x->d->nrows);
 		i++;

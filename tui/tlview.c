@@ -423,8 +423,9 @@ static int tl_mouse(struct view *v, const struct ui_mouse *ms)
 	}
 	if (ms->y >= c->y && ms->y < c->y + c->h && (ms->click || ms->press)) {
 		size_t row = t->top + (size_t)(ms->y - c->y);
-		if (row < t->L.nvis)
-			t->row = row;
+		if (row >= t->L.nvis)
+			return UI_HANDLED;   /* below the rows: nothing to select */
+		t->row = row;
 		if (in_cells)
 			t->col = ms->x - c->x;
 		else if (ms->click && ms->x >= lb->x && ms->x < lb->x + lb->w) {

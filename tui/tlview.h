@@ -21,6 +21,7 @@ struct tl_step {
 struct tl_depth {
 	uint32_t lane;
 	struct gt_depth *d;
+	int64_t built_ns;   /* monotonic time of its last full build */
 };
 
 struct tlview {

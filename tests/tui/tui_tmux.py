@@ -1001,6 +1001,208 @@ def case_expected():
     quit_ok()
 
 
+CJK_NAME = "数据加载器" * 5   # 25 wide characters: 50 cells
+
+
+def nest_json():
+    """a planted Kineto trace: thread 1 nests level_0 > level_1 > ... > level_39
+    (level_k starts at 10k us and lasts 100000 - 20k us, so level_k is at depth k
+    and its innermost container is level_(k-1)); thread 3 has pA [0, 50000) and
+    pB [25000, 75000), which only partly overlap; thread 2 holds one event with a
+    long wide (CJK) name, then one named 'after'"""
+    ev = []
+    for k in range(40):
+        ev.append({"ph": "X", "name": "level_%d" % k, "cat": "python_function", "pid": 1,
+                   "tid": 1, "ts": 10 * k, "dur": 100000 - 20 * k})
+    ev.append({"ph": "X", "name": "pA", "cat": "cpu_op", "pid": 1, "tid": 3, "ts": 0, "dur": 50000})
+    ev.append({"ph": "X", "name": "pB", "cat": "cpu_op", "pid": 1, "tid": 3, "ts": 25000, "dur": 50000})
+    ev.append({"ph": "X", "name": CJK_NAME, "cat": "cpu_op", "pid": 1, "tid": 2, "ts": 0, "dur": 30000})
+    ev.append({"ph": "X", "name": "after", "cat": "cpu_op", "pid": 1, "tid": 2, "ts": 30000, "dur": 30000})
+    path = os.path.join(TMP, "nest.json")
+    with open(path, "w") as f:
+        f.write('{"traceEvents": %s}' % __import__("json").dumps(ev))
+    return path
+
+
+def sgr_cells(line):
+    """the cells of one `capture-pane -e` line: (char, bold, reverse) per column
+    (a wide character takes two columns)"""
+    import unicodedata
+    out, bold, rev, i = [], False, False, 0
+    while i < len(line):
+        m = re.match(r"\x1b\[([0-9;:]*)m", line[i:])
+        if m:
+            ps = [p for p in re.split(r"[;:]", m.group(1))] or ["0"]
+            j = 0
+            while j < len(ps):
+                p = ps[j] or "0"
+                if p in ("38", "48", "58"):
+                    j += 3 if j + 1 < len(ps) and ps[j + 1] == "5" else 5
+                    continue
+                if p == "0":
+                    bold = rev = False
+                elif p == "1":
+                    bold = True
+                elif p == "22":
+                    bold = False
+                elif p == "7":
+                    rev = True
+                elif p == "27":
+                    rev = False
+                j += 1
+            i += m.end()
+            continue
+        m = re.match(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b.", line[i:])
+        if m:
+            i += m.end()
+            continue
+        ch = line[i]
+        out.append((ch, bold, rev))
+        if unicodedata.east_asian_width(ch) in ("W", "F"):
+            out.append(("", bold, rev))
+        i += 1
+    return out
+
+
+def case_nestdeep():
+    """depth past the 32 rows and the parent found on the merged last row, a
+    range that only partly overlaps, the cursor over a name on a depth row,
+    a wide name cut inside its bar, a click below the rows (planted trace,
+    truth by construction: see nest_json)"""
+    path = nest_json()
+    start(path, 120, 60)
+    wait_for(r"thread 1\b", 30)
+    keys("/")
+    type_text("^level_35$")
+    keys("Enter")
+    wait_for(r"\] level_35\b")
+    keys("e")
+    s = wait_for(r"^ +depth 31\b")
+    if not re.search(r"depth 35 \(row 31\), inside level_34\b", s):
+        fail("level_35 is at depth 35 (drawn on row 31) inside level_34", s)
+    # level_31 is on row 31 at its true depth: its parent is level_30 on row 30
+    keys("/")
+    type_text("^level_31$")
+    keys("Enter")
+    s = wait_for(r"\] level_31\b")
+    if not re.search(r"depth 31, inside level_30\b", s):
+        fail("level_31 is at depth 31 inside level_30", s)
+    # the cursor on a depth row stays visible where a name is drawn: click
+    # on the 3rd letter of the name inside the bar of row 'depth 5'
+    keys("/")
+    type_text("^level_5$")
+    keys("Enter")
+    s = wait_for(r"\] level_5\b")
+    lines = s.splitlines()
+    y = next((i for i, l in enumerate(lines) if re.match(r"^ +depth 5\b", l)), None)
+    if y is None:
+        fail("no row 'depth 5'", s)
+    x = lines[y].find(" level_5", 20)
+    if x < 0:
+        fail("no name inside the bar of depth 5", s)
+    x += 3
+    mouse(0, x, y)
+    mouse(0, x, y, release=True)
+    time.sleep(0.3)
+    esc = tmux("capture-pane", "-e", "-p", "-t", "t").splitlines()
+    cells = sgr_cells(esc[y])
+    if x + 1 >= len(cells):
+        fail("short escaped line %r" % esc[y])
+    cur, beside = cells[x], cells[x + 2]
+    if not (cur[1] and cur[2]) or beside[1]:
+        fail("no cursor (bold reverse) on the clicked name cell %d of the depth row: %r vs %r"
+             % (x, cur, beside), esc[y])
+    # a range that only partly overlaps the one open at its start
+    keys("/")
+    type_text("^pB$")
+    keys("Enter")
+    wait_for(r"\] pB\b")
+    keys("e")
+    s = wait_for(r"depth 1, ")
+    if not re.search(r"depth 1, overlaps pA\b", s):
+        fail("pB only overlaps pA: it is not inside it", s)
+    # a wide name cut to its bar: whole characters, an ellipsis, no spill
+    keys("/")
+    type_text("^after$")
+    keys("Enter")
+    s = wait_for(r"\] after\b")
+    lines = s.splitlines()
+    row = next((l for l in lines if re.match(r"^ +\S?thread 2\b", l)), None)
+    if row is None:
+        fail("no row for thread 2", s)
+    m = re.search(r"((?:数|据|加|载|器)+)(.)", row)
+    if not m:
+        fail("the wide name is not drawn on thread 2's row", s)
+    if m.group(2) != "\u2026":
+        fail("a cut wide name must end with an ellipsis, got %r" % m.group(0), s)
+    if len(m.group(1)) >= len(CJK_NAME):
+        fail("the wide name was not cut", s)
+    # its bar is a third of the cells or less (the view spans 3x 'after'):
+    # 2 cells per character + space + ellipsis must fit in it
+    cells_w = 120 - row.find(m.group(0))   # from the name to the right edge
+    if 2 * len(m.group(1)) + 1 > cells_w:
+        fail("the wide name spills", s)
+    after_ok = re.search(re.escape(m.group(0)) + r".* after\b", row)
+    if not after_ok:
+        fail("the name of the next bar ('after') is overwritten by the wide name", s)
+    # a click below the last row does nothing (the cursor's thread stays collapsed)
+    keys("/")
+    type_text("^pA$")
+    keys("Enter")
+    wait_for(r"\] pA\b")
+    keys("e")                       # collapses thread 3
+    keys("/")
+    type_text("^level_0$")
+    keys("Enter")
+    wait_for(r"\] level_0\b")
+    keys("e")                       # collapses thread 1; the cursor stays on it
+    s = wait_for(r"^ +depth 0\b", absent=True)
+    lines = s.splitlines()
+    last = max(i for i, l in enumerate(lines) if re.match(r"^ +\S?(thread|depth) ", l))
+    mouse(0, 3, last + 3)
+    mouse(0, 3, last + 3, release=True)
+    time.sleep(0.5)
+    s = screen()
+    if re.search(r"^ +depth 0\b", s, re.M):
+        fail("a click below the rows expanded the cursor's thread", s)
+    quit_ok()
+
+
+def case_livenest():
+    """a live capture with a host thread expanded: the depth rows follow the
+    growing thread until the capture ends, and the view keeps up"""
+    drv = os.path.join(BUILD, "tests", "tui", "live_driver")
+    if not os.path.exists(drv):
+        fail("no live driver at " + drv)
+    cmd = "env LANG=C.UTF-8 TERM=xterm-256color %s 30; echo EXIT=$?; sleep 600" % os.path.abspath(drv)
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "40", cmd)
+    tmux("set-option", "-t", "t", "status", "off", check=False)
+    wait_for(r"live: recording, step \d+ of 30")
+    keys("/")
+    type_text("cudaLaunchKernel")
+    keys("Enter")
+    wait_for(r"\[cuda_runtime\] cudaLaunchKernel")
+    keys("e")
+    s = wait_for(r"^ +depth 0\b")
+    keys("F")
+    s = wait_for(r"step 30 of 30", 30)
+    if not re.search(r"^ +depth 0\b", s, re.M):
+        fail("the depth rows went away while the capture grew", s)
+    m = re.search(r"dropped (\d+)", s)
+    if m and m.group(1) != "0":
+        fail("the live view fell behind with a thread expanded (events dropped)", s)
+    # the newest events are on the depth rows too: a depth row under the
+    # cursor's thread shows events at the end of the view
+    keys("j")
+    keys("[")
+    s = wait_for(r"depth \d+", 5)
+    keys("q")
+    s = wait_for(r"^EXIT=\d+", 10)
+    if "EXIT=0" not in s:
+        fail("live driver did not exit with 0", s)
+
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
