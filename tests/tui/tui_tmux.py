@@ -1203,6 +1203,40 @@ def case_livenest():
 
 
 
+def case_rankinput():
+    """4 ranks with the DataLoader planted slow in rank 2 only: the overview has
+    a line per rank (rank 2 HIGHLY, the others NOT), and Enter on the
+    input-bound recommendation opens the pipeline page on rank 2"""
+    path = os.path.join(TMP, "rank2.gtrace")
+    r = subprocess.run([GTRACE, "sim", "-o", path, "--ranks", "4", "--gpus", "2", "--steps", "10",
+                        "--scenario", "input-bound", "--scenario-rank", "2"],
+                       capture_output=True, text=True)
+    if r.returncode:
+        fail("gtrace sim --scenario-rank: " + r.stderr.strip())
+    start(path)
+    wait_for(r"GPU 0")
+    keys("4")
+    s = wait_for(r"\[input-bound\] rank 2: ")
+    for k in range(4):
+        want = r"^\s+rank %d\s+%s input-bound" % (k, "HIGHLY" if k == 2 else "NOT")
+        if not re.search(want, s, re.M):
+            fail("no line /%s/ on the overview" % want, s)
+    recs = re.findall(r"^\s+(?:!!|! |- ) \[([a-z-]+)\]", s, re.M)
+    for _ in range(recs.index("input-bound")):
+        keys("j")
+    keys("Enter")
+    s = wait_for(r"Verdict: ")
+    if not re.search(r"^ rank 2 \(R: next rank\), 10 steps", s, re.M):
+        fail("the pipeline page is not on rank 2", s)
+    if "HIGHLY input-bound" not in s:
+        fail("rank 2's verdict is not shown", s)
+    keys("R")
+    s = wait_for(r"^ rank 3 \(R: next rank\)")
+    if "NOT input-bound" not in s:
+        fail("rank 3 is not NOT input-bound", s)
+    quit_ok()
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
