@@ -93,10 +93,15 @@ static int load_with_progress(const char *const *paths, size_t n, struct gt_stor
 		int rc = gt_load(paths, n, &j.lo, out, err, errlen);
 		return rc;
 	}
+	/* a .gtrace's warning (a cut-off file) comes back in err: printed below,
+	   after the loading line is cleared, not into the middle of it */
+	if (f == GT_FMT_GTRACE)
+		j.lo.flags |= GT_LOAD_QUIET;
 	pthread_cond_init(&j.cv, NULL);
 	if (pthread_create(&th, NULL, load_main, &j)) {
 		pthread_cond_destroy(&j.cv);
 		pthread_mutex_destroy(&j.mu);
+		j.lo.flags &= ~GT_LOAD_QUIET;
 		return gt_load(paths, n, &j.lo, out, err, errlen);
 	}
 	struct stat st;
@@ -144,54 +149,21 @@ static int load_with_progress(const char *const *paths, size_t n, struct gt_stor
 	}
 	*out = j.s;
 	snprintf(err, errlen, "%s", j.err);
+	if (j.rc == 0 && (j.lo.flags & GT_LOAD_QUIET) && j.err[0])
+		fprintf(stderr, "gtrace: warning: %s\n", j.err);
 	return j.rc;
 }
 
-int cmd_open(int argc, char **argv)
+/* load the paths and run the viewer on them; the exit status */
+static int open_paths(const char *const *paths, int np, uint64_t param_bytes, double link_gbps)
 {
-	if (argc >= 2 && cmd_is_help(argv[1])) {
-		usage(stdout);
-		return 0;
-	}
-	int first = 1;
-	uint64_t param_bytes = 0;
-	double link_gbps = 0;
-	while (first < argc && argv[first][0] == '-' && argv[first][1]) {
-		const char *a = argv[first], *val = NULL;
-		if (!strcmp(a, "--")) {
-			first++;
-			break;
-		}
-		int which = !strncmp(a, "--param-bytes", 13) && (a[13] == 0 || a[13] == '=') ? 1 :
-			    !strncmp(a, "--link-gbps", 11) && (a[11] == 0 || a[11] == '=') ? 2 : 0;
-		if (!which)
-			return cmd_usage_error("open", "unknown option '%s'", a);
-		const char *eq = strchr(a, '=');
-		if (eq)
-			val = eq + 1;
-		else if (first + 1 < argc)
-			val = argv[++first];
-		else
-			return cmd_usage_error("open", "%s needs a value", a);
-		if (which == 1 && cmd_parse_bytes(val, &param_bytes))
-			return cmd_usage_error("open", "--param-bytes needs a byte count like 4096, 97.5M "
-					       "or 2G, not '%s'", val);
-		if (which == 2 && cmd_parse_gbps(val, &link_gbps))
-			return cmd_usage_error("open", "--link-gbps needs a bandwidth in GB/s like 25 or "
-					       "450, not '%s'", val);
-		first++;
-	}
-	if (!param_bytes != !(link_gbps > 0))
-		return cmd_usage_error("open", "--param-bytes and --link-gbps go together");
-	if (argc <= first)
-		return cmd_usage_error("open", "no PATH given");
 	/* no terminal: say so before a long load, not after it (a path that cannot
 	 * be opened is still reported first, as "FILE: problem") */
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		char why[512];
-		for (int i = first; i < argc; i++) {
+		for (int i = 0; i < np; i++) {
 			why[0] = 0;
-			if (gt_load_detect(argv[i], why, sizeof(why)) == GT_FMT_UNKNOWN && why[0]) {
+			if (gt_load_detect(paths[i], why, sizeof(why)) == GT_FMT_UNKNOWN && why[0]) {
 				fprintf(stderr, "gtrace: %s\n", why);
 				return 1;
 			}
@@ -201,20 +173,79 @@ int cmd_open(int argc, char **argv)
 	}
 	struct gt_store *s = NULL;
 	char err[512];
-	int rc = load_with_progress((const char *const *)argv + first, (size_t)(argc - first), &s,
-				    err, sizeof(err));
+	int rc = load_with_progress(paths, (size_t)np, &s, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gtrace: %s\n", err);
 		return 1;
 	}
 	char name[256];
-	if (argc - first == 1)
-		snprintf(name, sizeof(name), "%s", argv[first]);
+	if (np == 1)
+		snprintf(name, sizeof(name), "%s", paths[0]);
 	else
-		snprintf(name, sizeof(name), "%s (+%d more)", argv[first], argc - first - 1);
+		snprintf(name, sizeof(name), "%s (+%d more)", paths[0], np - 1);
 	struct ui_source src = { .name = name, .store = s, .param_bytes = param_bytes,
 				 .link_gbps = link_gbps };
 	rc = ui_run(&src);
 	store_free(s);
+	return rc;
+}
+
+int cmd_open(int argc, char **argv)
+{
+	/* options anywhere before "--", paths in between (as `gtrace stats`) */
+	const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
+	int np = 0, only_paths = 0;
+	uint64_t param_bytes = 0;
+	double link_gbps = 0;
+	if (!paths) {
+		cmd_error("out of memory");
+		return 1;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL;
+		if (only_paths || a[0] != '-' || !a[1]) {
+			paths[np++] = a;
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			only_paths = 1;
+			continue;
+		}
+		if (cmd_is_help(a)) {
+			usage(stdout);
+			free(paths);
+			return 0;
+		}
+		int which = !strncmp(a, "--param-bytes", 13) && (a[13] == 0 || a[13] == '=') ? 1 :
+			    !strncmp(a, "--link-gbps", 11) && (a[11] == 0 || a[11] == '=') ? 2 : 0;
+		int bad = 0;
+		if (!which) {
+			bad = cmd_usage_error("open", "unknown option '%s'", a);
+		} else {
+			const char *eq = strchr(a, '=');
+			if (eq)
+				val = eq + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else
+				bad = cmd_usage_error("open", "%s needs a value", a);
+		}
+		if (!bad && which == 1 && cmd_parse_bytes(val, &param_bytes))
+			bad = cmd_usage_error("open", "--param-bytes needs a byte count like 4096, 97.5M "
+					      "or 2G, not '%s'", val);
+		if (!bad && which == 2 && cmd_parse_gbps(val, &link_gbps))
+			bad = cmd_usage_error("open", "--link-gbps needs a bandwidth in GB/s like 25 or "
+					      "450, not '%s'", val);
+		if (bad) {
+			free(paths);
+			return bad;
+		}
+	}
+	int rc = !param_bytes != !(link_gbps > 0) ?
+		 cmd_usage_error("open", "--param-bytes and --link-gbps go together") :
+		 np == 0 ? cmd_usage_error("open", "no PATH given") : -1;
+	if (rc < 0)
+		rc = open_paths(paths, np, param_bytes, link_gbps);
+	free(paths);
 	return rc;
 }

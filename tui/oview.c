@@ -300,20 +300,29 @@ static int step_lines(struct oview *o, int *y, int end, struct lrect r)
 {
 	const struct breakdown_result *bd = &o->res.bd;
 	const struct overview_result *res = &o->res;
-	char a[32], of[40] = "";
+	char a[32], of[80] = "";
 	if (*y >= end)
 		return 0;
 	if (!bd->n) {
 		term_put((*y)++, r.x + 3, r.w - 4, theme_attr(TH_DIM), "no steps found");
 		return 0;
 	}
-	if (res->nrk > 1)
+	size_t with = res->ranks_with_steps;
+	if (res->nrk > 1 && with == res->nrk)
 		snprintf(of, sizeof(of), " of all %zu ranks", res->nrk);
+	else if (res->nrk > 1 && with)
+		snprintf(of, sizeof(of), " of %zu ranks (%zu without steps)", with, res->nrk - with);
 	char line[512];
-	int k = snprintf(line, sizeof(line), "%s over %zu steps (%s)%s, GPU busy %.1f%%:",
-			 layout_fmt_dur((int64_t)bd->avg_total_ns, a, sizeof(a)),
-			 res->nrk > 1 ? res->step_rows : bd->n,
-			 steps_source_name(o->res.source), of, bd->gpu_util_pct);
+	int k;
+	if (res->nrk > 1 && !with)
+		k = snprintf(line, sizeof(line), "%s, each rank's whole capture (no steps in any of %zu "
+			     "ranks), GPU busy %.1f%%:", layout_fmt_dur((int64_t)bd->avg_total_ns, a,
+			     sizeof(a)), res->nrk, bd->gpu_util_pct);
+	else
+		k = snprintf(line, sizeof(line), "%s over %zu steps (%s)%s, GPU busy %.1f%%:",
+			     layout_fmt_dur((int64_t)bd->avg_total_ns, a, sizeof(a)),
+			     res->nrk > 1 ? res->step_rows : bd->n,
+			     steps_source_name(o->res.source), of, bd->gpu_util_pct);
 	for (int c = 0; c < BD_NCAT && k > 0 && (size_t)k < sizeof(line); c++)
 		if (bd->avg_ns[c] > 0)
 			k += snprintf(line + k, sizeof(line) - (size_t)k, "  %s %.0f%%",
@@ -324,7 +333,7 @@ static int step_lines(struct oview *o, int *y, int end, struct lrect r)
 		term_printf((*y)++, r.x + 3, r.w - 4, 0,
 			    "input pipeline: %s (input %.1f%%) in rank %d, the worst of %zu ranks",
 			    pipeline_verdict_name(res->pl.verdict), res->pl.input_pct, res->pl.rank,
-			    res->nrk);
+			    with ? with : res->nrk);
 	else if (*y < end)
 		term_printf((*y)++, r.x + 3, r.w - 4, 0, "input pipeline: %s (input %.1f%%)",
 			    pipeline_verdict_name(o->res.pl.verdict), o->res.pl.input_pct);
@@ -390,7 +399,20 @@ static void ov_draw(struct view *v, struct lrect r)
 	y = section(y, r, "GPU utilization: busy % of each GPU's active span, and over time");
 	int n = r.w - 24;
 	util_update(o, n);
-	for (size_t g = 0; g < o->util_ngpu && y < end - 4 - extra; g++) {
+	/* room kept below the GPU rows: top kernels, health and the
+	   recommendations (up to 6 of them; the list scrolls) */
+	size_t nrec_rows = o->res.nrecs ? (o->res.nrecs < 6 ? o->res.nrecs : 6) : 1;
+	int below = 1 + (int)(o->res.ntop < 5 ? o->res.ntop : 5) + 3 + 1 + (int)nrec_rows;
+	int gpu_end = end - below - extra;
+	if (gpu_end < y + 1)
+		gpu_end = y + 1;             /* at least one GPU row */
+	for (size_t g = 0; g < o->util_ngpu && y < gpu_end; g++) {
+		if (y == gpu_end - 1 && g + 1 < o->util_ngpu) {
+			term_printf(y++, r.x + 3, r.w - 4, theme_attr(TH_DIM),
+				    "... %zu more GPUs (gtrace stats --report overview lists every one)",
+				    o->util_ngpu - g);
+			break;
+		}
 		const float *row = o->util + g * (size_t)n;
 		for (int c = 0; c < n; c++) {
 			double u = row[c];
@@ -428,7 +450,11 @@ static void ov_draw(struct view *v, struct lrect r)
 	y = section(y, r, "Recommendations (Enter: evidence)");
 	if (!o->res.nrecs && y < end)
 		term_put(y++, r.x + 3, r.w - 4, theme_attr(TH_GOOD), "no bottleneck found");
-	for (size_t i = 0; i < o->res.nrecs && y < end; i++) {
+	/* scroll so that the selected recommendation is always drawn */
+	size_t room = end > y ? (size_t)(end - y) : 0, first = 0;
+	if (room && o->sel >= room)
+		first = o->sel - room + 1;
+	for (size_t i = first; i < o->res.nrecs && y < end; i++) {
 		const struct overview_rec *rc = &o->res.recs[i];
 		attr_t at = rc->severity >= OVERVIEW_HIGH ? theme_attr(TH_WARN) : 0;
 		if (i == o->sel)

@@ -315,6 +315,7 @@ static void summarize(struct multigpu_result *r)
 		    (r->straggler < 0 || mg->slowest > r->gpus[r->straggler].slowest))
 			r->straggler = (int)g;
 	}
+	r->ncompared = compared;
 	if (r->straggler >= 0)
 		r->straggler_pct = r->gpus[r->straggler].skew_pct;
 	free(excess);

@@ -40,7 +40,7 @@ static struct gt_table *gpu_table(const struct multigpu_result *r)
 		gt_table_set_float(t, w, 10, g->stagger_pct);
 		if (g->parallel_pct >= 0)
 			gt_table_set_float(t, w, 11, g->parallel_pct);
-		if (r->expected_comm_ns > 0)
+		if (r->expected_comm_ns > 0 && g->mean_comm_ns > 0)
 			gt_table_set_float(t, w, 12, g->comm_vs_expected);
 	}
 	if (!t)
@@ -50,7 +50,7 @@ static struct gt_table *gpu_table(const struct multigpu_result *r)
 		rc = gt_table_note(t, "Straggler: rank %d GPU %d, compute %.1f %% above the other GPUs' mean, "
 				   "slowest in %u of %zu steps", r->gpus[r->straggler].rank,
 				   r->gpus[r->straggler].device, r->straggler_pct,
-				   r->gpus[r->straggler].slowest, r->nsteps);
+				   r->gpus[r->straggler].slowest, r->ncompared);
 	else
 		rc = gt_table_note(t, "No straggler: no GPU is the slowest in more than half of %zu steps",
 				   r->nsteps);

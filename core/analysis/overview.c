@@ -217,8 +217,10 @@ static void step_span(struct overview_result *out, const struct bd_sum *sums)
 		out->steps_t0_ns = k->t0_ns < out->steps_t0_ns ? k->t0_ns : out->steps_t0_ns;
 		out->steps_t1_ns = k->t1_ns > out->steps_t1_ns ? k->t1_ns : out->steps_t1_ns;
 	}
-	for (size_t i = 0; first && i < out->nrk; i++)
+	for (size_t i = 0; first && i < out->nrk; i++) {
 		out->rk[i].no_steps = out->rk[i].step0 < 0;
+		out->ranks_with_steps += !out->rk[i].no_steps;
+	}
 }
 
 /* 1 when pipeline a is worse than b: higher verdict, then more input */

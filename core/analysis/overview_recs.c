@@ -105,14 +105,15 @@ static void rank_steps_text(const struct overview_rank *k, char *buf, size_t len
 static void steps_text(const struct overview_result *r, char *buf, size_t len)
 {
 	if (r->nrk > 1 && r->step_lo >= 0) {
+		size_t k = r->ranks_with_steps;
 		if (r->steps_vary)
-			snprintf(buf, len, "the steps of %zu ranks (numbered %lld-%lld)", r->nrk,
+			snprintf(buf, len, "the steps of %zu ranks (numbered %lld-%lld)", k,
 				 (long long)r->step_lo, (long long)r->step_hi);
 		else if (r->step_lo == r->step_hi)
-			snprintf(buf, len, "step %lld of %zu ranks", (long long)r->step_lo, r->nrk);
+			snprintf(buf, len, "step %lld of %zu ranks", (long long)r->step_lo, k);
 		else
 			snprintf(buf, len, "steps %lld-%lld of %zu ranks", (long long)r->step_lo,
-				 (long long)r->step_hi, r->nrk);
+				 (long long)r->step_hi, k);
 		return;
 	}
 	if (!r->bd.n || r->bd.rows[0].step < 0)
@@ -294,7 +295,7 @@ static void rec_straggler(struct overview_result *r)
 		"%s finishes steps %.0f %% later than the others (its compute takes %.1f %% longer; "
 		"slowest in %u of %zu steps): check its load balance, clocks and thermals, "
 		"or other processes on it", gn, m->straggler_pct, m->straggler_pct, g->slowest,
-		m->nsteps);
+		m->ncompared);
 	if (x) {
 		x->evidence = OVERVIEW_EV_GPU;
 		x->rank = g->rank;
@@ -409,7 +410,14 @@ static void rec_expected(struct overview_result *r)
 	double x_ = w->comm_vs_expected;
 	enum overview_severity sev = x_ >= 4.0 ? OVERVIEW_HIGH : x_ >= 2.0 ? OVERVIEW_WARN : OVERVIEW_INFO;
 	struct overview_rec *x;
-	if (sev == OVERVIEW_INFO)
+	if (x_ < 0.8)
+		x = add(r, OVERVIEW_INFO, "slow-collectives", x_,
+			"collectives take %.0f us per step on %s (the least of any GPU), only %.2fx the "
+			"expected all-reduce time (%.3g MiB at %.6g GB/s = %.3g us): the figures given "
+			"do not match the job (fp16 or compressed gradients, fewer bytes, or a faster "
+			"link); check --param-bytes and --link-gbps", w->mean_comm_ns / 1e3, gn, x_,
+			(double)m->param_bytes / 1048576.0, m->link_gbps, m->expected_comm_ns / 1e3);
+	else if (sev == OVERVIEW_INFO)
 		x = add(r, sev, "slow-collectives", x_,
 			"collectives take %.0f us per step on %s (the least of any GPU), %.2fx the "
 			"expected all-reduce time (%.1f MiB at %.6g GB/s = %.0f us): the interconnect "

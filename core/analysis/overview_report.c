@@ -36,15 +36,21 @@ static struct gt_table *env_table(const struct overview_result *r)
 	if (!t)
 		return NULL;
 	double avg = r->bd.avg_total_ns;
+	char without[80] = "";
+	if (r->ranks_with_steps && r->ranks_with_steps < r->nrk)
+		snprintf(without, sizeof(without), " (%zu more without steps, left out)",
+			 r->nrk - r->ranks_with_steps);
 	int rc = kv(t, "Ranks", "%zu", r->ranks) || kv(t, "GPUs", "%zu", r->gpus) ||
 		 kv(t, "GPU streams", "%zu", r->streams) || kv(t, "Host threads", "%zu", r->host_threads) ||
 		 kv(t, "Events", "%llu", (unsigned long long)r->events) ||
 		 kv(t, "Capture length", "%.3f ms", (double)(r->t1_ns - r->t0_ns) / 1e6) ||
 		 kv(t, "Dropped records", "%llu", (unsigned long long)r->dropped) ||
 		 (r->nrk > 1 && r->step_lo >= 0
-			  ? kv(t, "Steps", "%zu over %zu ranks, numbered %lld-%lld (%s)", r->step_rows,
-			       r->nrk, (long long)r->step_lo, (long long)r->step_hi,
+			  ? kv(t, "Steps", "%zu over %zu ranks%s, numbered %lld-%lld (%s)", r->step_rows,
+			       r->ranks_with_steps, without, (long long)r->step_lo, (long long)r->step_hi,
 			       steps_source_name(r->source))
+			  : r->nrk > 1 ? kv(t, "Steps", "none in any of %zu ranks: each rank's capture "
+					    "counts as one step", r->nrk)
 			  : kv(t, "Steps", "%zu (%s)", r->nsteps, steps_source_name(r->source))) ||
 		 kv(t, "Average step", "%.1f us", avg / 1e3) ||
 		 kv(t, "GPU utilization", "%.2f %%", r->bd.gpu_util_pct) ||
@@ -55,10 +61,15 @@ static struct gt_table *env_table(const struct overview_result *r)
 	for (int c = 0; c < BD_NCAT && !rc; c++)
 		rc = kv(t, breakdown_cat_name(c), "%.1f us (%.2f %%)", r->bd.avg_ns[c] / 1e3,
 			avg > 0 ? 100.0 * r->bd.avg_ns[c] / avg : 0);
-	if (!rc && r->nrk > 1)
-		rc = gt_table_note(t, "Breakdown of the average step over every step of all %zu ranks "
+	if (!rc && r->nrk > 1 && !r->ranks_with_steps)
+		rc = gt_table_note(t, "No steps in any of the %zu ranks: the breakdown averages each rank's "
+				   "whole capture (PyTorch TensorBoard plugin); input pipeline of the worst "
+				   "rank, %d; each rank in the Per rank table", r->nrk, r->pl.rank);
+	else if (!rc && r->nrk > 1)
+		rc = gt_table_note(t, "Breakdown of the average step over every step of %s%zu ranks%s "
 				   "(PyTorch TensorBoard plugin); input pipeline of the worst rank, %d; each "
-				   "rank in the Per rank table", r->nrk, r->pl.rank);
+				   "rank in the Per rank table", r->ranks_with_steps == r->nrk ? "all " : "",
+				   r->ranks_with_steps, without, r->pl.rank);
 	else if (!rc)
 		rc = gt_table_note(t, "Breakdown of rank %d's average step (PyTorch TensorBoard plugin)",
 				   r->bd.rank);

@@ -70,7 +70,7 @@ int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	int rc = 0;
+	int rc = 0, keep_warning = 0;
 	if (n > 1) {
 		/* only trace JSON files merge as ranks; say so instead of "not JSON" */
 		static const char *const what[] = { [GT_FMT_GTRACE] = "a .gtrace capture",
@@ -91,6 +91,7 @@ int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
 		switch (gt_load_detect(paths[0], err, errlen)) {
 		case GT_FMT_GTRACE:
 			rc = gtfile_read_progress(paths[0], s, NULL, o->progress_bytes, err, errlen);
+			keep_warning = (o->flags & GT_LOAD_QUIET) != 0;
 			if (rc == 0 && err[0] && !(o->flags & GT_LOAD_QUIET))
 				fprintf(stderr, "gtrace: warning: %s\n", err);
 			break;
@@ -111,7 +112,10 @@ int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
 		store_free(s);
 		return rc;
 	}
-	err[0] = '\0';
+	/* a warning stays in err only for a caller that asked for quiet (it prints
+	   it itself); otherwise it went to stderr above */
+	if (!keep_warning)
+		err[0] = '\0';
 	*out = s;
 	return 0;
 }

@@ -173,6 +173,7 @@ struct multigpu_copy {                    /* a copy recurring at the same place 
 
 struct multigpu_result {
 	size_t nsteps;                  /* steps compared (matched by number across ranks) */
+	size_t ncompared;               /* of those, steps with >= 2 GPUs doing compute */
 	double mean_step_ns;
 	struct multigpu_gpu *gpus;
 	size_t ngpus;
@@ -251,6 +252,7 @@ struct overview_result {
 	size_t step_rows;         /* steps averaged in bd (every rank's; rank 0's alone = bd.n) */
 	int64_t step_lo, step_hi; /* lowest and highest step number over the ranks, -1 = none */
 	int steps_vary;           /* ranks have different step numbers */
+	size_t ranks_with_steps;  /* ranks in scope with steps (the others are no_steps) */
 	int64_t steps_t0_ns, steps_t1_ns;  /* span of every rank's steps */
 	/* bd: rows = the first rank's steps (step numbers and spans for the
 	 * evidence); avg_ns, avg_total_ns and gpu_util_pct = over every step of

@@ -35,7 +35,8 @@ enum gt_format gt_load_detect(const char *path, char *err, size_t errlen);
 
 /* load paths into a new, finished store.  Returns 0 and *out, or a negative
  * errno with one line in err ("FILE: problem").  Warnings (skipped events,
- * truncated file) go to stderr unless GT_LOAD_QUIET. */
+ * truncated file) go to stderr unless GT_LOAD_QUIET; with it, a .gtrace's
+ * warning is left in err on success (empty when there is none). */
 int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
 	    struct gt_store **out, char *err, size_t errlen);
 

@@ -539,6 +539,29 @@ Test(cli_stats, expected_allreduce)
 	unlink(f);
 }
 
+/* gtrace open: options before or after the paths, --help anywhere, one-line
+ * usage errors with exit 2; without a terminal it says so (exit 1) once the
+ * command line is good */
+Test(cli_stats, open_command_line)
+{
+	struct run r = gtrace("open ../shared/testdata/hta/nccl_data.json.gz --param-bytes 1M --link-gbps 5 </dev/null");
+	cr_assert_eq(r.rc, 1, "%s", r.err);
+	cr_assert_str_eq(r.err, "gtrace: the viewer needs a terminal (try 'gtrace stats')\n");
+	run_free(&r);
+	r = gtrace("open --param-bytes 1M --link-gbps 5 --help");
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "usage: gtrace open"), "%s", r.out);
+	run_free(&r);
+	const char *bad[] = { "open", "open --bogus x.gtrace", "open x.gtrace --link-gbps 5",
+			      "open x.gtrace --param-bytes 1.5 --link-gbps 5", "open x.gtrace --param-bytes" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		r = gtrace(bad[i]);
+		cr_assert_eq(r.rc, 2, "%s: exit %d %s", bad[i], r.rc, r.err);
+		cr_assert(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "one line: %s", r.err);
+		run_free(&r);
+	}
+}
+
 /* sim writes the .gtrace format whatever the name: a .json name is refused
  * (it would hold a binary capture) and points to gtrace export */
 Test(cli_stats, sim_refuses_json_name)

@@ -103,6 +103,7 @@ def start(path, w=120, h=40, env="LANG=C.UTF-8 TERM=xterm-256color"):
                             "-x", str(w), "-y", str(h), cmd], capture_output=True, text=True)
         if r.returncode == 0:
             break
+        tmux("kill-server", check=False)   # a half-started server would say "duplicate session"
         time.sleep(0.3)
     else:
         fail("tmux new-session: %s" % r.stderr.strip())
@@ -1234,6 +1235,31 @@ def case_rankinput():
     s = wait_for(r"^ rank 3 \(R: next rank\)")
     if "NOT input-bound" not in s:
         fail("rank 3 is not NOT input-bound", s)
+    quit_ok()
+
+
+def case_cutload():
+    """a capture cut off mid-write opens with a warning on a line of its own,
+    after the loading line is cleared (not glued to its percentage)"""
+    path = os.path.join(TMP, "cut.gtrace")
+    r = subprocess.run([GTRACE, "sim", "-o", path, "--events", "1M"], capture_output=True, text=True)
+    if r.returncode:
+        fail("gtrace sim: " + r.stderr.strip())
+    size = os.path.getsize(path)
+    with open(path, "r+b") as f:
+        f.truncate(size * 2 // 3)
+    log = os.path.join(TMP, "pane.log")
+    cmd = "sleep 0.5; env LANG=C.UTF-8 TERM=xterm-256color GTRACE_PROGRESS_DELAY_MS=0 %s open %s; " \
+          "echo EXIT=$?; sleep 600" % (os.path.abspath(GTRACE), path)
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "160", "-y", "40", cmd)
+    tmux("pipe-pane", "-o", "-t", "t", "cat >> %s" % log)
+    s = wait_for(r"1 Trace", 60)
+    out = open(log, "rb").read().decode("utf-8", "replace")
+    m = re.search(r"(.{0,12})gtrace: warning: \S*cut\.gtrace: cut off after \d+ events", out)
+    if not m:
+        fail("no cut-off warning before the viewer: %r" % out[:400], s)
+    if not re.search(r"(\r\x1b\[K|\n|^)$", m.group(1)):
+        fail("the warning is glued to the loading line: %r" % m.group(0), s)
     quit_ok()
 
 
