@@ -1263,6 +1263,32 @@ def case_cutload():
     quit_ok()
 
 
+def case_manygpus():
+    """40 ranks of one GPU at 120x40: the GPU rows give way ("... N more GPUs")
+    so that every recommendation is on screen, and j/Enter reach the last one"""
+    path = os.path.join(TMP, "r40.gtrace")
+    r = subprocess.run([GTRACE, "sim", "-o", path, "--ranks", "40", "--gpus", "1", "--steps", "5",
+                        "--scenario", "input-bound", "--scenario-rank", "7"],
+                       capture_output=True, text=True)
+    if r.returncode:
+        fail("gtrace sim: " + r.stderr.strip())
+    start("--param-bytes 1G --link-gbps 25 " + path)
+    wait_for(r"GPU 0")
+    keys("4")
+    s = wait_for(r"Recommendations")
+    if not re.search(r"^\s+\.\.\. \d+ more GPUs", s, re.M):
+        fail("the GPU rows do not give way", s)
+    recs = re.findall(r"^\s+(?:!!|! |- ) \[([a-z-]+)\]", s, re.M)
+    for want in ("input-bound", "comm-bound", "slow-collectives"):
+        if want not in recs:
+            fail("recommendation %s not on screen" % want, s)
+    for _ in range(len(recs) - 1):
+        keys("j")
+    keys("Enter")
+    wait_for(r"evidence: ")
+    quit_ok()
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
