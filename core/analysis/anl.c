@@ -53,6 +53,8 @@ static unsigned classify(const char *p)
 		c |= ANL_DATALOADER;
 	if (!strncmp(p, "ProfilerStep#", 13))
 		c |= ANL_PROFSTEP;
+	if (strstr(p, "Launch"))
+		c |= ANL_LAUNCH;
 	return c;
 }
 

@@ -28,6 +28,8 @@ long anl_lanes(const struct gt_store *s, int32_t rank, int type, int32_t device,
 #define ANL_NCCL        0x01u  /* ^nccl|ncclKernel|ncclDevKernel */
 #define ANL_DATALOADER  0x02u  /* enumerate(DataLoader)#...__next__ */
 #define ANL_PROFSTEP    0x04u  /* ProfilerStep#N */
+#define ANL_LAUNCH      0x08u  /* a kernel/graph launch call: cudaLaunchKernel, cuLaunchKernel,
+				  cudaGraphLaunch, ... (the name has "Launch") */
 
 struct anl_names {
 	const struct gt_store *s;
@@ -128,9 +130,11 @@ enum anl_fc {
 	ANL_FC_H2D, ANL_FC_D2H, ANL_FC_H2H,
 	ANL_FC_COPY,       /* other copies: D2D, P2P, unknown */
 	ANL_FC_MEMSET,
-	ANL_FC_RUNTIME, ANL_FC_DRIVER,
+	ANL_FC_RUNTIME, ANL_FC_DRIVER,   /* kernel/graph launch calls (ANL_LAUNCH) */
 	ANL_FC_INPUT,      /* DataLoader / input ranges (CPU op, Python, NVTX) */
 	ANL_FC_CPU,        /* other CPU ops and Python functions (not ProfilerStep) */
+	ANL_FC_RT_OTHER,   /* other runtime calls: malloc, synchronize, memcpy, ... */
+	ANL_FC_DRV_OTHER,  /* other driver calls */
 	ANL_FC_N
 };
 #define ANL_FC_BIT(c) (1u << (c))

@@ -34,8 +34,10 @@ static inline int fine_class(const struct gt_event *e, struct anl_names *nm)
 		default: return ANL_FC_COPY;
 		}
 	case GT_EV_MEMSET: return ANL_FC_MEMSET;
-	case GT_EV_RUNTIME: return ANL_FC_RUNTIME;
-	case GT_EV_DRIVER: return ANL_FC_DRIVER;
+	case GT_EV_RUNTIME:
+		return name_class(nm, e->name) & ANL_LAUNCH ? ANL_FC_RUNTIME : ANL_FC_RT_OTHER;
+	case GT_EV_DRIVER:
+		return name_class(nm, e->name) & ANL_LAUNCH ? ANL_FC_DRIVER : ANL_FC_DRV_OTHER;
 	case GT_EV_CPU_OP:
 	case GT_EV_PYTHON:
 	case GT_EV_NVTX: {

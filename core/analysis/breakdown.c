@@ -31,7 +31,7 @@ static const unsigned cat_mask[BD_OTHER] = {
 	ANL_FC_MEMCPY,
 	ANL_FC_BIT(ANL_FC_MEMSET),
 	ANL_FC_BIT(ANL_FC_KCOMM),
-	ANL_FC_BIT(ANL_FC_RUNTIME),
+	ANL_FC_BIT(ANL_FC_RUNTIME) | ANL_FC_BIT(ANL_FC_RT_OTHER),   /* every runtime call */
 	ANL_FC_BIT(ANL_FC_INPUT),
 	ANL_FC_BIT(ANL_FC_CPU),
 };

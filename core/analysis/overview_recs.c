@@ -2,8 +2,8 @@
  * overview_recs.c - recommendations of the overview, each from a threshold
  * of ANALYSES.md 3-6 and each naming its evidence (numbers, steps, GPUs):
  *   input-bound   pipeline verdict HIGHLY/MODERATELY with host wait >= H2D
- *   launch-bound  >= 50 % of kernels under 10 us and >= 30 % GPU idle, or
- *                 kernel launch >= 15 % of the step
+ *   launch-bound  >= 50 % of kernels under 10 us, >= 30 % GPU idle and kernel
+ *                 launch >= 3 % of the step, or kernel launch >= 15 %
  *   straggler     one GPU has the most compute in > half of the steps, by >= 5 %
  *   comm-bound    exposed communication >= 20 % of the step
  *   copy-heavy    copies (Memcpy) >= 10 % of the step
@@ -264,14 +264,17 @@ static void rec_launch(struct overview_result *r)
 	char in_rank[24] = "";
 	if (lr && r->nrk > 1)
 		snprintf(in_rank, sizeof(in_rank), " in rank %d", lr->rank);
-	if (!worst || !((tiny_pct >= 50.0 && idle_pct >= 30.0) || level == 2))
+	/* tiny kernels and an idle GPU alone do not show launch overhead (the
+	   GPU may be waiting for input or for a blocking copy): the host must
+	   also spend a moderate share of the step in launch calls */
+	if (!worst || !((tiny_pct >= 50.0 && idle_pct >= 30.0 && level >= 1) || level == 2))
 		return;
 	char gn[48];
 	gpu_name(r, worst->rank, worst->device, gn, sizeof(gn));
 	struct overview_rec *x = add(r, level == 2 ? OVERVIEW_HIGH : OVERVIEW_WARN,
 		"launch-bound", tiny_pct,
 		"%.0f %% of kernels run under 10 us and the GPU idles between them (%s idle "
-		"%.1f %% of its busy span, kernel launch %.1f %% of the step%s): fuse ops (XLA, "
+		"%.1f %% of its active span, kernel launch %.1f %% of the step%s): fuse ops (XLA, "
 		"torch.compile) or use CUDA graphs", tiny_pct, gn,
 		worst->span_ns ? 100.0 * (double)worst->idle_ns / (double)worst->span_ns : 0,
 		launch_pct, in_rank);

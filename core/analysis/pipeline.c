@@ -3,8 +3,9 @@
  * step trace (ANALYSES.md 4).  Each instant of a step window goes to the
  * first category covering it: device compute > host-to-device input >
  * device-to-device/collectives > output (D2H) > host waiting for input
- * (DataLoader ranges) > kernel launch (runtime calls) > host compute (CPU
- * ops, Python) > all others.  Input = H2D + host wait.  The run is HIGHLY
+ * (DataLoader ranges) > kernel launch (kernel and graph launch calls) >
+ * host compute (CPU ops, Python, the other runtime and driver calls:
+ * allocation, synchronization, copies) > all others.  Input = H2D + host wait.  The run is HIGHLY
  * input-bound at >= 20 % input, MODERATELY at >= 5 %, POTENTIALLY (I/O or
  * Python) when below that but all-others (host compute + unknown) >= 3 %.
  */
@@ -44,8 +45,8 @@ static const unsigned cat_mask[PL_OTHER] = {
 	ANL_FC_BIT(ANL_FC_KCOMM) | ANL_FC_BIT(ANL_FC_COPY),
 	ANL_FC_BIT(ANL_FC_D2H),
 	ANL_FC_BIT(ANL_FC_INPUT),
-	ANL_FC_BIT(ANL_FC_RUNTIME) | ANL_FC_BIT(ANL_FC_DRIVER),
-	ANL_FC_BIT(ANL_FC_CPU),
+	ANL_FC_BIT(ANL_FC_RUNTIME) | ANL_FC_BIT(ANL_FC_DRIVER),     /* launch calls only */
+	ANL_FC_BIT(ANL_FC_CPU) | ANL_FC_BIT(ANL_FC_RT_OTHER) | ANL_FC_BIT(ANL_FC_DRV_OTHER),
 };
 
 void pipeline_result_done(struct pipeline_result *r)

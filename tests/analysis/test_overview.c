@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace/analysis.h"
+#include "gtrace/load.h"
 #include "gtrace/sim.h"
 #include "test_steps_fixture.h"
 
@@ -770,4 +771,39 @@ Test(overview, launch_share_names_its_rank, .timeout = 120)
 	cr_assert(strstr(x->text, want), "want '%s' in %s", want, x->text);
 	overview_result_done(&r);
 	store_free(s);
+}
+
+/* the ResNet-50 trace with 0 DataLoader workers is input-bound (MANIFEST.md):
+ * its GPU idles while the host loads data, not because of launch overhead
+ * (kernel launch calls take 1.4 % of the step), so the overview says
+ * input-bound and nothing about launches; the 234 ms cudaMalloc of a
+ * CUDA start-up (nsys cloverleaf) is no kernel launch either */
+Test(overview, idle_gpu_waiting_for_input_is_not_launch_bound, .timeout = 60)
+{
+	const char *td = getenv("GTRACE_TESTDATA");
+	static const char *const files[] = { "kineto/resnet50_num_workers_0.pt.trace.json.gz",
+					      "nsys/a100_cloverleaf.nsys.sqlite" };
+	for (size_t f = 0; f < 2; f++) {
+		char path[1024];
+		snprintf(path, sizeof(path), "%s/%s", td ? td : "../shared/testdata", files[f]);
+		const char *paths[] = { path };
+		struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
+		struct gt_store *s = NULL;
+		char err[256];
+		int rc = gt_load(paths, 1, &o, &s, err, sizeof(err));
+		if (rc && f == 1 && strstr(err, "SQLite"))
+			continue;                 /* built without SQLite */
+		cr_assert_eq(rc, 0, "%s", err);
+		struct overview_result r;
+		cr_assert_eq(overview_compute(s, NULL, &r, err, sizeof(err)), 0, "%s", err);
+		const struct overview_rec *x = NULL;
+		cr_expect_eq(recs_of(&r, "launch-bound", &x), 0, "%s: %s", files[f], x ? x->text : "");
+		cr_expect_lt(r.pl.launch_pct, 3.0, "%s: launch %.1f %%", files[f], r.pl.launch_pct);
+		if (f == 0) {
+			cr_assert_eq(recs_of(&r, "input-bound", &x), 1);
+			cr_assert_eq(x->severity, OVERVIEW_HIGH);
+		}
+		overview_result_done(&r);
+		store_free(s);
+	}
 }
