@@ -15,6 +15,7 @@
 #include "term.h"
 #include "view.h"
 #include "demangle.h"
+#include "lanes.h"
 
 struct oview {
 	struct view v;
@@ -100,7 +101,9 @@ static void util_update(struct oview *o, int n)
 		dt = 1;
 	for (size_t i = 0; i < nl; i++) {
 		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
-		if (l->key.type != GT_LANE_GPU || !l->n)
+		/* GPU work only: a GPU annotation lane (gpu_user_annotation) spans
+		   whole phases and would fill the sparkline */
+		if (l->key.type != GT_LANE_GPU || !l->n || lanes_role_of(l) == LROLE_NONE)
 			continue;
 		int32_t rk = l->key.rank < 0 ? 0 : l->key.rank;
 		size_t g = 0;
@@ -316,10 +319,14 @@ static int step_lines(struct oview *o, int *y, int end, struct lrect r)
 	int k;
 	if (res->nrk > 1 && !with)
 		k = snprintf(line, sizeof(line), "%s, each rank's whole capture (no steps in any of %zu "
-			     "ranks), GPU busy %.1f%%:", layout_fmt_dur((int64_t)bd->avg_total_ns, a,
+			     "ranks), GPU utilization %.1f%% (kernel time / step):", layout_fmt_dur((int64_t)bd->avg_total_ns, a,
 			     sizeof(a)), res->nrk, bd->gpu_util_pct);
+	else if (res->nrk <= 1 && bd->rows[0].step < 0)
+		k = snprintf(line, sizeof(line), "%s, the whole capture (no steps found), GPU "
+			     "utilization %.1f%% (kernel time / capture):",
+			     layout_fmt_dur((int64_t)bd->avg_total_ns, a, sizeof(a)), bd->gpu_util_pct);
 	else
-		k = snprintf(line, sizeof(line), "%s over %zu steps (%s)%s, GPU busy %.1f%%:",
+		k = snprintf(line, sizeof(line), "%s over %zu steps (%s)%s, GPU utilization %.1f%% (kernel time / step):",
 			     layout_fmt_dur((int64_t)bd->avg_total_ns, a, sizeof(a)),
 			     res->nrk > 1 ? res->step_rows : bd->n,
 			     steps_source_name(o->res.source), of, bd->gpu_util_pct);
@@ -372,7 +379,7 @@ static void health_lines(struct oview *o, int *y, int end, struct lrect r)
 			    "no straggler over %zu GPUs and %zu steps", mg->ngpus, mg->nsteps);
 	if (*y < end)
 		term_printf((*y)++, r.x + 3, r.w - 4, 0,
-			    "collectives: %.1f%% of compute time on average;  staggered starts: up to %.1f%% of a step;  recurring copies %.1f%%",
+			    "collectives: %.1f%% of the step on average;  staggered starts: up to %.1f%% of a step;  recurring copies %.1f%%",
 			    comm, stag, mg->copy_share_pct);
 }
 
@@ -396,7 +403,7 @@ static void ov_draw(struct view *v, struct lrect r)
 	/* the rank lines take their room from the GPU rows, not from the
 	   recommendations below */
 	int extra = step_lines(o, &y, end, r);
-	y = section(y, r, "GPU utilization: busy % of each GPU's active span, and over time");
+	y = section(y, r, "GPU busy: % of each GPU's active span (HTA), and over time");
 	int n = r.w - 24;
 	util_update(o, n);
 	/* room kept below the GPU rows: top kernels, health and the
