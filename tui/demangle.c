@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "demangle.h"
 
@@ -174,41 +175,80 @@ char *demangle_name(const char *in, char *out, size_t len)
 	return out;
 }
 
+/* the span [*a, *b) of the last "::" component of the identifier that ends
+ * at `end` (after skipping back over a "<...>" right before it) */
+static void ident_before(const char *s, const char *end, const char **a, const char **b)
+{
+	const char *e = end;
+	if (e > s && e[-1] == '>') {          /* template arguments: back to their '<' */
+		int depth = 0;
+		while (e > s) {
+			e--;
+			if (*e == '>')
+				depth++;
+			else if (*e == '<' && --depth == 0)
+				break;
+		}
+	}
+	const char *st = e;
+	while (st > s && st[-1] != ' ' && st[-1] != '(' && st[-1] != '<' && st[-1] != ',')
+		st--;
+	for (const char *p = st; p + 1 < e; p++)
+		if (p[0] == ':' && p[1] == ':')
+			st = p + 2;
+	*a = st;
+	*b = e;
+}
+
 char *demangle_short(const char *in, char *out, size_t len)
 {
 	char full[512];
 	demangle_name(in, full, sizeof(full));
-	/* cut at the first '(' or '<' at nesting depth 0, after skipping a
-	 * leading return type ("void foo<..>(..)") */
-	const char *s = full;
+	/* the name is the identifier before the parameter list: the first '('
+	 * at nesting depth 0 ("(anonymous namespace)" is no parameter list),
+	 * behind any return type ("void f<..>(..)", "std::enable_if<..>::type
+	 * vllm::f<..>(..)") and without its template arguments */
+	const char *s = full, *params = NULL, *targs = NULL;
 	int depth = 0;
-	const char *start = s, *end = NULL;
-	for (const char *p = s; *p; p++) {
+	for (const char *p = s; *p && !params; p++) {
 		if (!strncmp(p, "(anonymous namespace)", 21)) {
 			p += 20;
 			continue;
 		}
-		if (*p == '<' || *p == '(') {
-			if (depth == 0 && !end)
-				end = p;
+		if (*p == '(' && depth == 0)
+			params = p;
+		else if (*p == '<' || *p == '(' || *p == '[' || *p == '{')
 			depth++;
-		} else if (*p == '>' || *p == ')') {
-			if (depth)
-				depth--;
-		} else if (*p == ' ' && depth == 0 && !end) {
-			start = p + 1;
-		}
+		else if ((*p == '>' || *p == ')' || *p == ']' || *p == '}') && depth)
+			depth--;
 	}
-	if (!end)
-		end = s + strlen(s);
-	/* last "::" component before end */
-	for (const char *p = start; p + 1 < end; p++)
-		if (p[0] == ':' && p[1] == ':')
-			start = p + 2;
-	if (end <= start) {
+	if (!params)
+		params = s + strlen(s);
+	const char *a, *b;
+	ident_before(s, params, &a, &b);
+	if (b <= a) {
 		snprintf(out, len, "%s", full);
 		return out;
 	}
-	snprintf(out, len, "%.*s", (int)(end - start), start);
+	if (b < params && *b == '<')
+		targs = b + 1;
+	/* a kernel template instantiated with a lambda (par_for<f(..)::[lambda
+	 * (instance 2)]>): name the function the lambda is in, or every
+	 * instantiation reads alike */
+	char extra[96] = "";
+	if (targs && (strstr(targs, "::[lambda") || strstr(targs, "::{lambda"))) {
+		const char *lp = strchr(targs, '(');
+		const char *la, *lb;
+		if (lp && lp < params) {
+			ident_before(targs, lp, &la, &lb);
+			const char *inst = strstr(targs, "(instance ");
+			int n = inst && inst < params ? atoi(inst + 10) : 0;
+			if (lb > la && n > 1)
+				snprintf(extra, sizeof(extra), "<%.*s#%d>", (int)(lb - la), la, n);
+			else if (lb > la)
+				snprintf(extra, sizeof(extra), "<%.*s>", (int)(lb - la), la);
+		}
+	}
+	snprintf(out, len, "%.*s%s", (int)(b - a), a, extra);
 	return out;
 }

@@ -321,4 +321,15 @@ Test(demangle, short_names)
 	cr_expect_str_eq(demangle_short("_Z8myKernelPfi", b, sizeof(b)), "myKernel");
 	cr_expect_str_eq(demangle_short("sm90_xmma_gemm_f16f16", b, sizeof(b)), "sm90_xmma_gemm_f16f16");
 	cr_expect_str_eq(demangle_short("aten::mm", b, sizeof(b)), "mm");
+	/* a return type with template arguments and "::type" (vLLM, b200 trace) */
+	cr_expect_str_eq(demangle_short("std::enable_if<(bool)1, void>::type vllm::fused_add_rms_norm_kernel<c10::Half, 8>(c10::Half*, long)", b, sizeof(b)),
+			 "fused_add_rms_norm_kernel");
+	/* one kernel template per lambda (cloverleaf, nsys trace): the function
+	 * holding the lambda tells them apart */
+	cr_expect_str_eq(demangle_short("void clover::par_ranged2d_kernel<PdV_kernel(bool, int, clover::Buffer2D<double> &)::[lambda(int, int) (instance 1)]>(clover::Range2d, T1)", b, sizeof(b)),
+			 "par_ranged2d_kernel<PdV_kernel>");
+	cr_expect_str_eq(demangle_short("void clover::par_ranged2d_kernel<PdV_kernel(bool, int, clover::Buffer2D<double> &)::[lambda(int, int) (instance 2)]>(clover::Range2d, T1)", b, sizeof(b)),
+			 "par_ranged2d_kernel<PdV_kernel#2>");
+	cr_expect_str_eq(demangle_short("void clover::par_ranged2d_kernel<accelerate_kernel(int, int)::[lambda(int, int) (instance 1)]>(clover::Range2d, T1)", b, sizeof(b)),
+			 "par_ranged2d_kernel<accelerate_kernel>");
 }
