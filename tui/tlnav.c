@@ -216,8 +216,22 @@ void tlnav_mark(struct tlview *t)
 		a = b;
 		b = x;
 	}
+	/* a mark ends at the capture's edges: time outside it holds nothing
+	   and would water down the busy shares */
+	const struct gt_store *s = t->v.app->store;
+	int64_t lo = store_t_min(s), hi = store_t_max(s);
+	b += t->m.ns_per_col;
+	if (hi > lo) {
+		a = a < lo ? lo : a > hi ? hi : a;
+		b = b > hi ? hi : b < lo ? lo : b;
+	}
+	if (b <= a) {
+		t->marking = 0;
+		ui_msg(t->v.app, "mark: the range lies outside the capture");
+		return;
+	}
 	t->mark_t0 = a;
-	t->mark_t1 = b + t->m.ns_per_col;
+	t->mark_t1 = b;
 	t->marking = 2;
 	tldetail_mark(t);
 }

@@ -1289,6 +1289,24 @@ def case_manygpus():
     quit_ok()
 
 
+def case_markedge():
+    """a mark dragged past the end (or the start) of the capture ends at its
+    edge: the range shown never runs past the capture length in the status"""
+    start(sim())
+    s = wait_for(r"GPU 0")
+    span = re.search(r"\| ([0-9.]+m?s) \| dropped", s).group(1)
+    keys("f", "End", "m", "L", "L", "L", "m")
+    s = wait_for(r"^ range \+\S+ \.\. \+(\S+) \(")
+    end = re.search(r"^ range \+\S+ \.\. \+(\S+) \(", s, re.M).group(1)
+    if end != span:
+        fail("the mark ends at +%s, the capture at %s" % (end, span), s)
+    keys("Escape", "Home", "m", "H", "H", "H", "m")
+    s = wait_for(r"^ range \+0ns \.\. ")
+    if re.search(r"^ range -", s, re.M):
+        fail("the mark starts before the capture", s)
+    quit_ok()
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
