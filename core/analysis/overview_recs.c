@@ -328,15 +328,19 @@ static void rec_comm(struct overview_result *r, const char *st)
 		    (!w || k->input_pct > w->input_pct))
 			w = k;
 	}
-	char why[96] = "";
-	if (w)
-		snprintf(why, sizeof(why), "; rank %d is input-bound: the others may be waiting for it "
-			 "in the collectives", w->rank);
-	struct overview_rec *x = add(r, c >= 40.0 ? OVERVIEW_HIGH : OVERVIEW_WARN, "comm-bound", c,
-		"communication is exposed for %.1f %% of the step in %s (collectives overlap "
-		"compute for %.1f %% of their time): overlap all-reduce with backward (DDP "
-		"buckets), reduce or compress gradients, check the interconnect%s",
-		c, st, n ? ovl / (double)n : 0, why);
+	struct overview_rec *x;
+	if (w)      /* the cure is rank w's input, not the collectives: say that first */
+		x = add(r, OVERVIEW_WARN, "comm-bound", c,
+			"communication is exposed for %.1f %% of the step in %s, but rank %d is "
+			"input-bound (%.1f %% waiting for input) and the other ranks wait for it inside "
+			"the collectives: fix rank %d's input first (see input-bound), then look at the "
+			"collectives again", c, st, w->rank, w->input_pct, w->rank);
+	else
+		x = add(r, c >= 40.0 ? OVERVIEW_HIGH : OVERVIEW_WARN, "comm-bound", c,
+			"communication is exposed for %.1f %% of the step in %s (collectives overlap "
+			"compute for %.1f %% of their time): overlap all-reduce with backward (DDP "
+			"buckets), reduce or compress gradients, check the interconnect",
+			c, st, n ? ovl / (double)n : 0);
 	steps_evidence(r, x);
 }
 
@@ -475,5 +479,12 @@ int overview_recs(struct overview_result *r)
 			}
 		}
 	}
+	/* most severe first; the order of the rules within a severity */
+	for (size_t i = 1; i < r->nrecs; i++)
+		for (size_t k = i; k > 0 && r->recs[k].severity > r->recs[k - 1].severity; k--) {
+			struct overview_rec tmp = r->recs[k];
+			r->recs[k] = r->recs[k - 1];
+			r->recs[k - 1] = tmp;
+		}
 	return 0;
 }

@@ -73,6 +73,9 @@ static void run(enum sim_scenario sc, int ranks, int gpus, struct overview_resul
 	char err[256];
 	cr_assert_eq(overview_compute(*sp, NULL, r, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(r->source, STEPS_SRC_PROFSTEP);
+	for (size_t i = 1; i < r->nrecs; i++)      /* most severe first */
+		cr_assert_geq(r->recs[i - 1].severity, r->recs[i].severity, "%s before %s",
+			      r->recs[i - 1].kind, r->recs[i].kind);
 }
 
 Test(overview, balanced_no_false_alarm, .timeout = 60)
@@ -550,6 +553,10 @@ Test(overview, input_bound_in_one_rank, .timeout = 60)
 	   exposed communication, the recommendation says who holds them up */
 	cr_assert_eq(recs_of(&r, "comm-bound", &x), 1);
 	cr_assert(strstr(x->text, "rank 2 is input-bound"), "%s", x->text);
+	/* the cure is rank 2's input, not the interconnect */
+	cr_assert(strstr(x->text, "fix rank 2's input first"), "%s", x->text);
+	cr_assert_null(strstr(x->text, "interconnect"), "%s", x->text);
+	cr_assert_eq(x->severity, OVERVIEW_WARN);
 	overview_result_done(&r);
 	/* the report: a per-rank table, a heading over all ranks */
 	char *buf = report_text(s, "overview", GT_OUT_TABLE);
