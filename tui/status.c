@@ -40,32 +40,45 @@ void status_draw(struct app *a, struct lrect r)
 		snprintf(n, sizeof(n), "%zu", ne);
 	char line[512];
 	const char *name = a->src->name ? a->src->name : "";
-	int mw = a->msg[0] ? (int)strlen(a->msg) + 2 : 0;
+	int mw = a->msg[0] ? (int)strlen(a->msg) + 3 : 0;
 	if (mw > r.w / 2)
 		mw = r.w / 2;
-	/* the full source name, or its last component when the line would not fit */
-	for (int pass = 0; pass < 2; pass++) {
-		int k = snprintf(line, sizeof(line), " %s | %s ev | %s | dropped %llu", name, n, span,
-				 (unsigned long long)drop);
+	/* the fields, whole or not at all: when the line does not fit, the
+	 * source loses its directory, then the event count, the span and a zero
+	 * drop count go, in that order; the range and a capture state stay */
+	char dropped[40], evs[48], spans[40];
+	snprintf(dropped, sizeof(dropped), " | dropped %llu", (unsigned long long)drop);
+	snprintf(evs, sizeof(evs), " | %s ev", n);
+	snprintf(spans, sizeof(spans), " | %s", span);
+	const char *base = strrchr(name, '/');
+	/* a directory given as "dir/" keeps its name */
+	while (base && base > name && !base[1]) {
+		const char *p = base - 1;
+		while (p > name && *p != '/')
+			p--;
+		base = *p == '/' ? p : NULL;
+	}
+	const char *shortname = base && base[1] ? base + 1 : name;
+	int keep_ev = 1, keep_span = 1, keep_drop = 1;
+	for (int pass = 0; pass < 5; pass++) {
+		const char *nm = pass == 0 ? name : shortname;
+		keep_ev = pass < 2;
+		keep_span = pass < 3;
+		keep_drop = pass < 4 || drop;
+		int k = snprintf(line, sizeof(line), " %s%s%s%s", nm, keep_ev ? evs : "",
+				 keep_span ? spans : "", keep_drop ? dropped : "");
 		if (a->src_status[0] && k > 0 && (size_t)k < sizeof(line))
 			k += snprintf(line + k, sizeof(line) - (size_t)k, " | %s", a->src_status);
 		if (a->range[0] && k > 0 && (size_t)k < sizeof(line))
 			k += snprintf(line + k, sizeof(line) - (size_t)k, " | %s", a->range);
-		const char *base = strrchr(name, '/');
-		if (k <= r.w - mw || !base)
+		if (k <= r.w - mw)
 			break;
-		/* a directory given as "dir/" keeps its name */
-		while (base > name && !base[1]) {
-			const char *p = base - 1;
-			while (p > name && *p != '/')
-				p--;
-			base = *p == '/' ? p : NULL;
-			if (!base)
-				break;
+		/* last pass and still too long: a message gives way to the range,
+		   down to 20 columns of its own */
+		if (pass == 4 && a->msg[0]) {
+			int room = r.w - k;
+			mw = room > 20 ? room : (mw < 20 ? mw : 20);
 		}
-		if (!base || !base[1])
-			break;
-		name = base + 1;
 	}
 	term_fill(r, theme_attr(TH_STATUS));
 	attr_t at = theme_attr(TH_STATUS);
@@ -73,7 +86,7 @@ void status_draw(struct app *a, struct lrect r)
 		at |= A_BOLD;
 	if (a->msg[0]) {
 		term_put(r.y, r.x, r.w - mw, at, line);
-		term_printf(r.y, r.x + r.w - mw, mw, theme_attr(TH_SELECT), " %s", a->msg);
+		term_printf(r.y, r.x + r.w - mw, mw, theme_attr(TH_SELECT), " | %s", a->msg);
 	} else {
 		term_put(r.y, r.x, r.w, at, line);
 	}

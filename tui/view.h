@@ -63,7 +63,7 @@ struct app {
 	char src_status[128];     /* from src->status */
 	/* one-line prompt (search, go to time, filter) */
 	int prompting;
-	char prompt_label[32];
+	char prompt_label[64];
 	char prompt_buf[128];
 	size_t prompt_len;
 	struct view *prompt_view;
