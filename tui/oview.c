@@ -457,13 +457,47 @@ static void ov_draw(struct view *v, struct lrect r)
 	y = section(y, r, "Recommendations (Enter: evidence)");
 	if (!o->res.nrecs && y < end)
 		term_put(y++, r.x + 3, r.w - 4, theme_attr(TH_GOOD), "no bottleneck found");
-	/* scroll so that the selected recommendation is always drawn */
+	/* the selected recommendation is drawn whole, wrapped over as many
+	 * lines as it needs (up to 6); the list scrolls so that it fits */
 	size_t room = end > y ? (size_t)(end - y) : 0, first = 0;
-	if (room && o->sel >= room)
-		first = o->sel - room + 1;
+	char sel_text[640] = "";
+	const char *wrap[8];
+	int wlen[8], nwrap = 0, ww = r.w - 4;
+	if (o->sel < o->res.nrecs && ww > 10) {
+		const struct overview_rec *rc = &o->res.recs[o->sel];
+		snprintf(sel_text, sizeof(sel_text), "%s [%s] %s", rc->severity >= OVERVIEW_HIGH ? "!!" :
+			 (rc->severity == OVERVIEW_WARN ? "! " : "- "), rc->kind ? rc->kind : "", rc->text);
+		const char *p = sel_text;
+		while (*p && nwrap < 6) {
+			int avail = nwrap ? ww - 5 : ww, cut = (int)strlen(p);
+			if (cut > avail) {           /* break at the last space that fits */
+				cut = avail;
+				while (cut > avail / 2 && p[cut] != ' ')
+					cut--;
+				if (p[cut] != ' ')
+					cut = avail;
+			}
+			wrap[nwrap] = p;
+			wlen[nwrap++] = cut;
+			p += cut;
+			while (*p == ' ')
+				p++;
+		}
+	}
+	size_t need = nwrap > 1 ? (size_t)nwrap : 1;
+	if (room && o->sel + need > room)
+		first = o->sel + need > room ? o->sel + need - room : 0;
+	if (first > o->sel)
+		first = o->sel;
 	for (size_t i = first; i < o->res.nrecs && y < end; i++) {
 		const struct overview_rec *rc = &o->res.recs[i];
 		attr_t at = rc->severity >= OVERVIEW_HIGH ? theme_attr(TH_WARN) : 0;
+		if (i == o->sel && nwrap) {
+			for (int k = 0; k < nwrap && y < end; k++)
+				term_printf(y++, r.x + 3 + (k ? 5 : 0), r.w - 4 - (k ? 5 : 0),
+					    theme_attr(TH_SELECT), "%.*s", wlen[k], wrap[k]);
+			continue;
+		}
 		if (i == o->sel)
 			at = theme_attr(TH_SELECT);
 		term_printf(y++, r.x + 3, r.w - 4, at, "%s [%s] %s", rc->severity >= OVERVIEW_HIGH ? "!!" :

@@ -1307,6 +1307,19 @@ def case_markedge():
     quit_ok()
 
 
+def case_recwrap():
+    """at 80x24 the selected recommendation is shown whole (wrapped), down to
+    its advice; the others stay one line each"""
+    start(resnet(), 80, 24)
+    wait_for(r"GPU 0")
+    keys("4")
+    s = wait_for(r"\[input-bound\]")
+    flat = " ".join(l.strip() for l in s.splitlines())
+    if "raise DataLoader workers or prefetch" not in flat:
+        fail("the selected recommendation is cut before its advice", s)
+    quit_ok()
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
