@@ -153,8 +153,13 @@ static void pv_draw(struct view *v, struct lrect r)
 			const struct pipeline_row *row = &res->rows[n];
 			char d[32];
 			attr_t a = n == p->sel ? theme_attr(TH_SELECT) : 0;
-			term_printf(y + i, r.x + 1, 29, a, "step %-6lld %9s %5.1f%%", (long long)row->step,
-				    layout_fmt_dur(row->total_ns, d, sizeof(d)), row->input_pct);
+			if (row->step < 0)       /* no steps: the whole capture is one row */
+				term_printf(y + i, r.x + 1, 29, a, "%-11s %9s %5.1f%%", "capture",
+					    layout_fmt_dur(row->total_ns, d, sizeof(d)), row->input_pct);
+			else
+				term_printf(y + i, r.x + 1, 29, a, "step %-6lld %9s %5.1f%%",
+					    (long long)row->step, layout_fmt_dur(row->total_ns, d, sizeof(d)),
+					    row->input_pct);
 			bar(row, y + i, r.x + 31, r.w - 32, max_ns);
 		}
 		if (!res->n)
@@ -163,7 +168,7 @@ static void pv_draw(struct view *v, struct lrect r)
 	}
 	if (bottom <= 0)
 		return;
-	if (res->nworst && y < r.y + r.h) {
+	if (res->nworst && y < r.y + r.h && res->rows[res->worst[0]].step >= 0) {
 		char line[256];
 		int k = snprintf(line, sizeof(line), "Worst steps by input:");
 		for (size_t i = 0; i < res->nworst && k > 0 && (size_t)k < sizeof(line); i++) {

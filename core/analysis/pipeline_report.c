@@ -41,7 +41,7 @@ static int notes(struct gt_table *t, const struct pipeline_result *r)
 		rc = gt_table_note(t, "Kernel launch: %.1f %% (%s); all others: %.1f %% (%s) "
 				   "(moderate >= 3 %%, high >= 15 %%)", r->launch_pct, lv[r->launch_level],
 				   r->others_pct, lv[r->others_level]);
-	if (!rc && r->nworst) {
+	if (!rc && r->nworst && r->rows[r->worst[0]].step >= 0) {
 		char buf[256];
 		size_t o = 0;
 		for (size_t i = 0; i < r->nworst && o < sizeof(buf); i++) {
