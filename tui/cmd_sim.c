@@ -125,6 +125,12 @@ int cmd_sim(int argc, char **argv)
 	}
 	if (!out)
 		return cmd_usage_error("sim", "missing -o FILE");
+	/* the stagger is between GPUs of one rank: with one GPU per rank (the
+	   default when --ranks > 1) nothing would be planted */
+	int gpus = o.gpus ? o.gpus : (o.ranks > 1 ? 1 : 4);
+	if (o.scenario == SIM_STAGGERED && gpus < 2)
+		return cmd_usage_error("sim", "staggered needs --gpus 2 or more: it staggers the GPUs "
+				       "of one rank (with --ranks the default is 1 GPU per rank)");
 	size_t ol = strlen(out);
 	if ((ol >= 5 && !strcmp(out + ol - 5, ".json")) || (ol >= 8 && !strcmp(out + ol - 8, ".json.gz")))
 		return cmd_usage_error("sim", "%s: sim writes a .gtrace capture, not JSON; write FILE.gtrace "
