@@ -245,10 +245,71 @@ static int import_parallel(const char *const *paths, size_t n, int nt, const str
 	return rc;
 }
 
-static int finish(struct gt_store *s, const char *src, char *err, size_t errlen)
+/* several files merged as ranks of one job: say so when they cannot be one
+ * run (different world sizes in distributedInfo, or ranks whose time spans do
+ * not overlap at all); they stay on one axis, the analyses then compare
+ * unrelated runs.  The count goes to the metadata (import.mixed_runs). */
+static int mixed_runs(struct gt_store *s, const struct gt_load_opts *o, const char *src)
+{
+	size_t nr = store_rank_count(s);
+	if (nr < 2)
+		return 0;
+	int32_t w0 = -1, w1 = -1;
+	int64_t *lo = calloc(nr, sizeof(*lo)), *hi = calloc(nr, sizeof(*hi));
+	if (!lo || !hi) {
+		free(lo);
+		free(hi);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		int32_t w = store_rank_at(s, i)->world_size;
+		if (w > 0 && w0 < 0)
+			w0 = w;
+		else if (w > 0 && w != w0 && w1 < 0)
+			w1 = w;
+		lo[i] = INT64_MAX;
+		hi[i] = INT64_MIN;
+	}
+	for (size_t l = 0; l < store_lane_count(s); l++) {
+		const struct gt_lane *ln = store_lane_at(s, (uint32_t)l);
+		int32_t rk = ln->key.rank < 0 ? 0 : ln->key.rank;
+		for (size_t i = 0; i < nr && ln->n; i++)
+			if (store_rank_at(s, i)->rank == rk) {
+				int64_t a = ln->ev[0].start_ns, b = gt_event_end(&ln->ev[ln->n - 1]);
+				lo[i] = a < lo[i] ? a : lo[i];
+				hi[i] = b > hi[i] ? b : hi[i];
+			}
+	}
+	/* the latest start after the earliest end: two ranks never ran together */
+	int64_t max_lo = INT64_MIN, min_hi = INT64_MAX;
+	for (size_t i = 0; i < nr; i++)
+		if (lo[i] <= hi[i]) {
+			max_lo = lo[i] > max_lo ? lo[i] : max_lo;
+			min_hi = hi[i] < min_hi ? hi[i] : min_hi;
+		}
+	free(lo);
+	free(hi);
+	int apart = max_lo != INT64_MIN && max_lo > min_hi;
+	if (w1 < 0 && !apart)
+		return 0;
+	if (!(o->flags & GT_LOAD_QUIET)) {
+		if (w1 > 0)
+			fprintf(stderr, "gtrace: warning: %s: the files come from different runs (world "
+				"sizes %d and %d): they are shown as ranks of one job anyway\n", src,
+				(int)w0, (int)w1);
+		else
+			fprintf(stderr, "gtrace: warning: %s: some ranks do not overlap in time (%.1f s "
+				"apart): separate runs? they are shown as ranks of one job anyway\n", src,
+				(double)(max_lo - min_hi) / 1e9);
+	}
+	return store_meta_set(s, "import.mixed_runs", w1 > 0 ? "world sizes differ" : "no overlap");
+}
+
+static int finish(struct gt_store *s, const char *src, const struct gt_load_opts *o, char *err,
+		  size_t errlen)
 {
 	if (store_meta_set(s, "format", "chrome-json") || store_meta_set(s, "source", src) ||
-	    store_finish(s)) {
+	    store_finish(s) || mixed_runs(s, o, src)) {
 		snprintf(err, errlen, "%s: out of memory", src);
 		return -ENOMEM;
 	}
@@ -271,7 +332,7 @@ static int import_files_opt(const char *const *paths, size_t n, const struct gt_
 	int nt = o->threads > 0 ? o->threads : free_cpu > 1 ? (int)(free_cpu < 4 ? free_cpu : 4) : 1;
 	if (n > 1 && nt > 1) {
 		int rc = import_parallel(paths, n, nt < (int)n ? nt : (int)n, o, skip_bad, s, err, errlen);
-		return rc ? rc : finish(s, paths[0], err, errlen);
+		return rc ? rc : finish(s, paths[0], o, err, errlen);
 	}
 	size_t nloaded = 0, nskipped = 0;
 	char first[512] = "";
@@ -289,7 +350,7 @@ static int import_files_opt(const char *const *paths, size_t n, const struct gt_
 		nloaded++;
 	}
 	int rc = all_skipped(s, nloaded, nskipped, first, err, errlen);
-	return rc ? rc : finish(s, n ? paths[0] : "", err, errlen);
+	return rc ? rc : finish(s, n ? paths[0] : "", o, err, errlen);
 }
 
 int import_files(const char *const *paths, size_t n, const struct gt_load_opts *o,
@@ -374,5 +435,5 @@ int import_json_mem(const char *name, const void *buf, size_t len,
 	}
 	int rc = import_one(s, name, &r, 0, o, err, errlen);
 	kread_close(&r);
-	return rc ? rc : finish(s, name, err, errlen);
+	return rc ? rc : finish(s, name, o, err, errlen);
 }

@@ -562,6 +562,28 @@ Test(cli_stats, open_command_line)
 	}
 }
 
+/* several files merged as ranks: unrelated runs are named as such (the two
+ * ResNet-50 kineto traces were taken 19 hours apart; the hta directory mixes
+ * world sizes 16 and 2, as their distributedInfo says), a real two-rank job
+ * (hta/trace_filter) is not */
+Test(cli_stats, unrelated_runs_warned)
+{
+	struct run r = gtrace("stats ../shared/testdata/kineto --report summary");
+	skip_if_unbuilt(&r);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	cr_assert(strstr(r.err, "some ranks do not overlap in time"), "%s", r.err);
+	run_free(&r);
+	r = gtrace("stats ../shared/testdata/hta --report summary");
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	cr_assert(strstr(r.err, "come from different runs (world sizes"), "%s", r.err);
+	run_free(&r);
+	r = gtrace("stats ../shared/testdata/hta/trace_filter --report summary");
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	cr_assert_null(strstr(r.err, "different runs"), "%s", r.err);
+	cr_assert_null(strstr(r.err, "do not overlap"), "%s", r.err);
+	run_free(&r);
+}
+
 /* sim writes the .gtrace format whatever the name: a .json name is refused
  * (it would hold a binary capture) and points to gtrace export */
 Test(cli_stats, sim_refuses_json_name)
