@@ -94,6 +94,15 @@ def type_text(text):
     time.sleep(0.05)
 
 
+def search_to(regex):
+    """`/` search for an exact name (regex ^name$) and wait until the detail
+    pane shows that event; return the screen"""
+    keys("/")
+    type_text(regex)
+    keys("Enter")
+    return wait_for(r"\] %s\b" % re.escape(regex.strip("^$")))
+
+
 def start(path, w=120, h=40, env="LANG=C.UTF-8 TERM=xterm-256color"):
     """run gtrace open PATH in a new session; EXIT=<status> is printed after it ends"""
     cmd = "env %s %s open %s; echo EXIT=$?; sleep 600" % (env, os.path.abspath(GTRACE), path)
@@ -1073,27 +1082,18 @@ def case_nestdeep():
     path = nest_json()
     start(path, 120, 60)
     wait_for(r"thread 1\b", 30)
-    keys("/")
-    type_text("^level_35$")
-    keys("Enter")
-    wait_for(r"\] level_35\b")
+    search_to(r"^level_35$")
     keys("e")
     s = wait_for(r"^ +depth 31\b")
     if not re.search(r"depth 35 \(row 31\), inside level_34\b", s):
         fail("level_35 is at depth 35 (drawn on row 31) inside level_34", s)
     # level_31 is on row 31 at its true depth: its parent is level_30 on row 30
-    keys("/")
-    type_text("^level_31$")
-    keys("Enter")
-    s = wait_for(r"\] level_31\b")
+    s = search_to(r"^level_31$")
     if not re.search(r"depth 31, inside level_30\b", s):
         fail("level_31 is at depth 31 inside level_30", s)
     # the cursor on a depth row stays visible where a name is drawn: click
     # on the 3rd letter of the name inside the bar of row 'depth 5'
-    keys("/")
-    type_text("^level_5$")
-    keys("Enter")
-    s = wait_for(r"\] level_5\b")
+    s = search_to(r"^level_5$")
     lines = s.splitlines()
     y = next((i for i, l in enumerate(lines) if re.match(r"^ +depth 5\b", l)), None)
     if y is None:
@@ -1114,19 +1114,13 @@ def case_nestdeep():
         fail("no cursor (bold reverse) on the clicked name cell %d of the depth row: %r vs %r"
              % (x, cur, beside), esc[y])
     # a range that only partly overlaps the one open at its start
-    keys("/")
-    type_text("^pB$")
-    keys("Enter")
-    wait_for(r"\] pB\b")
+    search_to(r"^pB$")
     keys("e")
     s = wait_for(r"depth 1, ")
     if not re.search(r"depth 1, overlaps pA\b", s):
         fail("pB only overlaps pA: it is not inside it", s)
     # a wide name cut to its bar: whole characters, an ellipsis, no spill
-    keys("/")
-    type_text("^after$")
-    keys("Enter")
-    s = wait_for(r"\] after\b")
+    s = search_to(r"^after$")
     lines = s.splitlines()
     row = next((l for l in lines if re.match(r"^ +\S?thread 2\b", l)), None)
     if row is None:
@@ -1147,15 +1141,9 @@ def case_nestdeep():
     if not after_ok:
         fail("the name of the next bar ('after') is overwritten by the wide name", s)
     # a click below the last row does nothing (the cursor's thread stays collapsed)
-    keys("/")
-    type_text("^pA$")
-    keys("Enter")
-    wait_for(r"\] pA\b")
+    search_to(r"^pA$")
     keys("e")                       # collapses thread 3
-    keys("/")
-    type_text("^level_0$")
-    keys("Enter")
-    wait_for(r"\] level_0\b")
+    search_to(r"^level_0$")
     keys("e")                       # collapses thread 1; the cursor stays on it
     s = wait_for(r"^ +depth 0\b", absent=True)
     lines = s.splitlines()
