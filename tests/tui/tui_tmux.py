@@ -401,20 +401,27 @@ def case_overview():
     quit_ok()
 
 
+def open_logged(path, w=120):
+    """open PATH with the loading line shown at once (GTRACE_PROGRESS_DELAY_MS=0)
+    and everything the terminal receives logged; wait for the viewer and
+    return (screen, the log as text)"""
+    log = os.path.join(TMP, "pane.log")
+    cmd = "sleep 0.5; env LANG=C.UTF-8 TERM=xterm-256color GTRACE_PROGRESS_DELAY_MS=0 %s open %s; " \
+          "echo EXIT=$?; sleep 600" % (os.path.abspath(GTRACE), path)
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", str(w), "-y", "40", cmd)
+    tmux("pipe-pane", "-o", "-t", "t", "cat >> %s" % log)
+    s = wait_for(r"1 Trace", 60)
+    return s, open(log, "rb").read().decode("utf-8", "replace")
+
+
 def case_bigload():
     """a capture that takes a while to load shows a live 'loading' line, not a frozen screen"""
     path = os.path.join(TMP, "big.gtrace")
     r = subprocess.run([GTRACE, "sim", "-o", path, "--events", "1M"], capture_output=True, text=True)
     if r.returncode:
         skip("gtrace sim does not work yet: " + r.stderr.strip())
-    log = os.path.join(TMP, "pane.log")
     # the delay is 0.3 s normally; 0 here so that the line is written before the first wait
-    cmd = "sleep 0.5; env LANG=C.UTF-8 TERM=xterm-256color GTRACE_PROGRESS_DELAY_MS=0 %s open %s; " \
-          "echo EXIT=$?; sleep 600" % (os.path.abspath(GTRACE), path)
-    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "40", cmd)
-    tmux("pipe-pane", "-o", "-t", "t", "cat >> %s" % log)
-    s = wait_for(r"1 Trace", 60)
-    out = open(log, "rb").read().decode("utf-8", "replace")
+    s, out = open_logged(path)
     lines = re.findall(r"gtrace: loading big\.gtrace \(\d+\.\d MB\) +(\d+) % . \d+\.\d s", out)
     if not lines:
         fail("no 'loading' line with a percentage before the viewer: %r" % out[:300], s)
@@ -1236,13 +1243,7 @@ def case_cutload():
     size = os.path.getsize(path)
     with open(path, "r+b") as f:
         f.truncate(size * 2 // 3)
-    log = os.path.join(TMP, "pane.log")
-    cmd = "sleep 0.5; env LANG=C.UTF-8 TERM=xterm-256color GTRACE_PROGRESS_DELAY_MS=0 %s open %s; " \
-          "echo EXIT=$?; sleep 600" % (os.path.abspath(GTRACE), path)
-    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "160", "-y", "40", cmd)
-    tmux("pipe-pane", "-o", "-t", "t", "cat >> %s" % log)
-    s = wait_for(r"1 Trace", 60)
-    out = open(log, "rb").read().decode("utf-8", "replace")
+    s, out = open_logged(path, 160)
     m = re.search(r"(.{0,12})gtrace: warning: \S*cut\.gtrace: cut off after \d+ events", out)
     if not m:
         fail("no cut-off warning before the viewer: %r" % out[:400], s)
