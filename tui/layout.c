@@ -148,10 +148,15 @@ char *layout_fmt_time(int64_t t, int64_t scale, char *buf, size_t len)
 	int i = 0;
 	while (i < 3 && units[i].ns >= scale * 5)
 		i++;
+	/* five or more integer digits ("499400us") read badly: a larger unit
+	   with up to three decimals ("499.4ms") */
+	int64_t at = t < 0 ? -t : t;
+	while (i > 0 && at / units[i].ns >= 10000 && scale % (units[i - 1].ns / 1000) == 0)
+		i--;
 	int64_t u = units[i].ns;
-	int dec = 0;
+	int dec = 0, maxdec = units[i].ns / scale >= 100 ? 3 : 2;
 	int64_t q = u;
-	while (dec < 2 && q > 1 && scale % q != 0) {
+	while (dec < maxdec && q > 1 && scale % q != 0) {
 		q /= 10;
 		dec++;
 	}

@@ -137,6 +137,10 @@ Test(layout, ruler_ticks_and_labels)
 	cr_expect_str_eq(layout_fmt_time(40000, 20000, b, sizeof(b)), "40us");
 	cr_expect_str_eq(layout_fmt_time(400, 200, b, sizeof(b)), "400ns");
 	cr_expect_str_eq(layout_fmt_time(3000000000, 1000000000, b, sizeof(b)), "3s");
+	/* five integer digits move up a unit: 499400us -> 499.4ms, 499402us -> 499.402ms */
+	cr_expect_str_eq(layout_fmt_time(499400000, 200000, b, sizeof(b)), "499.4ms");
+	cr_expect_str_eq(layout_fmt_time(499402000, 2000, b, sizeof(b)), "499.402ms");
+	cr_expect_str_eq(layout_fmt_time(9800000, 200000, b, sizeof(b)), "9800us");
 	cr_expect_str_eq(layout_fmt_dur(812, b, sizeof(b)), "812ns");
 	cr_expect_str_eq(layout_fmt_dur(4070, b, sizeof(b)), "4.07us");
 	cr_expect_str_eq(layout_fmt_dur(12345678, b, sizeof(b)), "12.3ms");
