@@ -304,6 +304,13 @@ void tlnav_expand(struct tlview *t)
 	}
 	t->dx = p;
 	t->dx[t->ndx++] = (struct tl_depth){ lane, d, now_ns() };
+	/* bring the new rows on screen (as many as fit below the lane's row) */
+	int h = t->lay.cells.h > 0 ? t->lay.cells.h : 1;
+	size_t last = t->row + (size_t)d->nrows;
+	if (last >= t->top + (size_t)h) {
+		size_t top = last + 1 - (size_t)h;
+		t->top = top > t->row ? t->row : top;
+	}
 	ui_msg(t->v.app, "%d depth rows (e again collapses)", d->nrows);
 }
 

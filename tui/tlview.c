@@ -19,7 +19,7 @@ static const char *const tl_help[] = {
 	"Z                zoom to the step under the cursor",
 	"[ ]              previous / next event on the lane",
 	"Space Enter      fold / unfold a group    o O  fold / unfold all",
-	"e  click label   expand / collapse the nesting of a host thread (depth rows)",
+	"e  click label   host thread: show / hide its nesting depth rows",
 	"c                kernel <-> the API call that launched it",
 	"/ n N            search names (regex), next, previous",
 	"g                go to a time (e.g. 1.5s, 300ms from the start)",
