@@ -16,25 +16,16 @@
 #include "gtrace/sim.h"
 #include "gtrace/steps.h"
 #include "gtrace/store.h"
+#include "bench.h"
 
 static double now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	return bench_ms(CLOCK_MONOTONIC);
 }
 
 static double cpu_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
+	return bench_ms(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 /* median wall time; *cpu gets the median CPU time (less sensitive to load) */
@@ -54,8 +45,8 @@ static double time_report(const struct gt_store *s, const struct gt_report *r,
 		c[i] = cpu_ms() - ca;
 		gt_report_out_done(&o);
 	}
-	qsort(t, (size_t)runs, sizeof(*t), cmp_d);
-	qsort(c, (size_t)runs, sizeof(*c), cmp_d);
+	bench_sort(t, runs);
+	bench_sort(c, runs);
 	double m = t[runs / 2];
 	*cpu = c[runs / 2];
 	free(t);
@@ -87,14 +78,7 @@ int main(int argc, char **argv)
 					     "multigpu", "overview" };
 	struct gt_scope all, rng;
 	gt_scope_all(&all);
-	gt_scope_all(&rng);
-	int64_t t0 = store_t_min(s), t1 = store_t_max(s);
-	double frac = 1e6 / (double)store_event_count(s);
-	if (frac > 1)
-		frac = 1;
-	int64_t w = (int64_t)((double)(t1 - t0) * frac);
-	rng.t0_ns = t0 + (t1 - t0) / 2 - w / 2;
-	rng.t1_ns = rng.t0_ns + w;
+	bench_mid_range(s, 1e6, &rng);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		const struct gt_report *r = gt_report_find(names[i]);
 		if (!r) {

@@ -11,14 +11,13 @@
 #include <stdlib.h>
 #include <time.h>
 #include "gtrace/store.h"
+#include "bench.h"
 
 #define POLLS 20
 
 static double now_s(void)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+	return bench_ms(CLOCK_MONOTONIC) / 1e3;
 }
 
 /* append about n events: an op of 1000 ns holding four calls of 150 ns */

@@ -11,21 +11,9 @@
 #include "gtrace/analysis.h"
 #include "gtrace/sim.h"
 #include "gtrace/store.h"
+#include "bench.h"
 
 #define MAX_RUNS 64
-
-static double now_ms(clockid_t c)
-{
-	struct timespec t;
-	clock_gettime(c, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 /* median wall and CPU ms of `runs` overview_compute calls over `sc` */
 static int timeit(const struct gt_store *s, const struct gt_scope *sc, int runs, const char *name)
@@ -34,17 +22,17 @@ static int timeit(const struct gt_store *s, const struct gt_scope *sc, int runs,
 	char err[256];
 	for (int i = 0; i < runs; i++) {
 		struct overview_result r;
-		double a = now_ms(CLOCK_MONOTONIC), b = now_ms(CLOCK_PROCESS_CPUTIME_ID);
+		double a = bench_ms(CLOCK_MONOTONIC), b = bench_ms(CLOCK_PROCESS_CPUTIME_ID);
 		if (overview_compute(s, sc, &r, err, sizeof(err))) {
 			fprintf(stderr, "overview_ranks_bench: %s\n", err);
 			return 1;
 		}
-		w[i] = now_ms(CLOCK_MONOTONIC) - a;
-		c[i] = now_ms(CLOCK_PROCESS_CPUTIME_ID) - b;
+		w[i] = bench_ms(CLOCK_MONOTONIC) - a;
+		c[i] = bench_ms(CLOCK_PROCESS_CPUTIME_ID) - b;
 		overview_result_done(&r);
 	}
-	qsort(w, (size_t)runs, sizeof(double), cmp_d);
-	qsort(c, (size_t)runs, sizeof(double), cmp_d);
+	bench_sort(w, runs);
+	bench_sort(c, runs);
 	printf("%s wall_ms %.1f cpu_ms %.1f\n", name, w[runs / 2], c[runs / 2]);
 	return 0;
 }
@@ -68,14 +56,7 @@ int main(int argc, char **argv)
 	}
 	struct gt_scope all, rng;
 	gt_scope_all(&all);
-	gt_scope_all(&rng);
-	int64_t t0 = store_t_min(s), t1 = store_t_max(s);
-	double f = 1e6 / (double)store_event_count(s);
-	if (f > 1)
-		f = 1;
-	int64_t w = (int64_t)((double)(t1 - t0) * f);
-	rng.t0_ns = t0 + (t1 - t0) / 2 - w / 2;
-	rng.t1_ns = rng.t0_ns + w;
+	bench_mid_range(s, 1e6, &rng);
 	printf("events %zu ranks %d gpus %d\n", (size_t)store_event_count(s), o.ranks, o.gpus);
 	int rc = timeit(s, &all, runs, "overview_whole") || timeit(s, &rng, runs, "overview_range1M");
 	store_free(s);

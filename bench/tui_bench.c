@@ -32,32 +32,23 @@
 #include "term.h"
 #include "view.h"
 #include "tlview.h"
+#include "bench.h"
 
 static double now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	return bench_ms(CLOCK_MONOTONIC);
 }
 
 static double cpu_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
+	return bench_ms(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /* wall-clock frame times t and the thread's CPU time c, n frames each */
 static void report(const char *view, int w, int h, const char *zoom, double *t, double *c, int n)
 {
-	qsort(t, (size_t)n, sizeof(*t), cmp_d);
-	qsort(c, (size_t)n, sizeof(*c), cmp_d);
+	bench_sort(t, n);
+	bench_sort(c, n);
 	int i99 = (int)(0.99 * (n - 1) + 0.5);
 	printf("tui_frame view=%s size=%dx%d zoom=%s p50_ms=%.3f p99_ms=%.3f cpu_p50_ms=%.3f cpu_p99_ms=%.3f\n",
 	       view, w, h, zoom, t[n / 2], t[i99], c[n / 2], c[i99]);
