@@ -96,15 +96,9 @@ Test(breakdown, overlap_comm_zero_length_no_steps)
 
 static struct gt_store *load_resnet(void)
 {
-	const char *td = getenv("GTRACE_TESTDATA");
-	char path[1024];
-	snprintf(path, sizeof(path), "%s/kineto/resnet50_num_workers_0.pt.trace.json.gz",
-		 td ? td : "../shared/testdata");
-	const char *paths[] = { path };
-	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
-	struct gt_store *s = NULL;
+	struct gt_store *s;
 	char err[256];
-	int rc = gt_load(paths, 1, &o, &s, err, sizeof(err));
+	int rc = fx_testdata("kineto/resnet50_num_workers_0.pt.trace.json.gz", &s, err, sizeof(err));
 	cr_assert_eq(rc, 0, "%s", err);
 	return s;
 }

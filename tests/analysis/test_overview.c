@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace/analysis.h"
-#include "gtrace/load.h"
 #include "gtrace/sim.h"
 #include "test_steps_fixture.h"
 
@@ -787,17 +786,12 @@ Test(overview, launch_share_names_its_rank, .timeout = 120)
  * CUDA start-up (nsys cloverleaf) is no kernel launch either */
 Test(overview, idle_gpu_waiting_for_input_is_not_launch_bound, .timeout = 60)
 {
-	const char *td = getenv("GTRACE_TESTDATA");
 	static const char *const files[] = { "kineto/resnet50_num_workers_0.pt.trace.json.gz",
 					      "nsys/a100_cloverleaf.nsys.sqlite" };
 	for (size_t f = 0; f < 2; f++) {
-		char path[1024];
-		snprintf(path, sizeof(path), "%s/%s", td ? td : "../shared/testdata", files[f]);
-		const char *paths[] = { path };
-		struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
-		struct gt_store *s = NULL;
+		struct gt_store *s;
 		char err[256];
-		int rc = gt_load(paths, 1, &o, &s, err, sizeof(err));
+		int rc = fx_testdata(files[f], &s, err, sizeof(err));
 		if (rc && f == 1 && strstr(err, "SQLite"))
 			continue;                 /* built without SQLite */
 		cr_assert_eq(rc, 0, "%s", err);

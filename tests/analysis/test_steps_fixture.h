@@ -1,12 +1,29 @@
 /*
  * test_steps_fixture.h - hand-built stores for the step analysis tests
- * (steps, breakdown, pipeline, gputime, multigpu, overview).
+ * (steps, breakdown, pipeline, gputime, multigpu, overview), and traces of
+ * ../shared/testdata loaded quietly.
  */
 #ifndef TEST_STEPS_FIXTURE_H
 #define TEST_STEPS_FIXTURE_H
 
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "gtrace/load.h"
 #include "gtrace/store.h"
+
+/* load a testdata file (path relative to $GTRACE_TESTDATA) into *out;
+ * gt_load's return, with its message in err */
+static inline int fx_testdata(const char *rel, struct gt_store **out, char *err, size_t errlen)
+{
+	const char *td = getenv("GTRACE_TESTDATA");
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/%s", td ? td : "../shared/testdata", rel);
+	const char *paths[] = { path };
+	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
+	*out = NULL;
+	return gt_load(paths, 1, &o, out, err, errlen);
+}
 
 static inline uint32_t fx_lane(struct gt_store *s, int type, int rank, int dev, int64_t id)
 {
