@@ -77,6 +77,16 @@ static void steps_evidence(const struct overview_result *r, struct overview_rec 
 	x->t1_ns = b->t1_ns;
 }
 
+/* evidence: one GPU */
+static void gpu_evidence(struct overview_rec *x, int32_t rank, int32_t gpu)
+{
+	if (!x)
+		return;
+	x->evidence = OVERVIEW_EV_GPU;
+	x->rank = rank;
+	x->gpu = gpu;
+}
+
 /* evidence: one rank's steps */
 static void rank_evidence(const struct overview_rank *k, struct overview_rec *x)
 {
@@ -278,11 +288,7 @@ static void rec_launch(struct overview_result *r)
 		"torch.compile) or use CUDA graphs", tiny_pct, gn,
 		worst->span_ns ? 100.0 * (double)worst->idle_ns / (double)worst->span_ns : 0,
 		launch_pct, in_rank);
-	if (x) {
-		x->evidence = OVERVIEW_EV_GPU;
-		x->rank = worst->rank;
-		x->gpu = worst->device;
-	}
+	gpu_evidence(x, worst->rank, worst->device);
 }
 
 static void rec_straggler(struct overview_result *r)
@@ -299,11 +305,7 @@ static void rec_straggler(struct overview_result *r)
 		"slowest in %u of %zu steps): check its load balance, clocks and thermals, "
 		"or other processes on it", gn, m->straggler_pct, m->straggler_pct, g->slowest,
 		m->ncompared);
-	if (x) {
-		x->evidence = OVERVIEW_EV_GPU;
-		x->rank = g->rank;
-		x->gpu = g->device;
-	}
+	gpu_evidence(x, g->rank, g->device);
 }
 
 static void rec_comm(struct overview_result *r, const char *st)
@@ -380,11 +382,7 @@ static void rec_stagger(struct overview_result *r)
 		"(max %.0f us, %.1f %% of the step): the host thread launching for several GPUs "
 		"is contended; use one process per GPU (DistributedDataParallel) or CUDA graphs",
 		gn, w->stagger_mean_ns / 1e3, w->stagger_max_ns / 1e3, w->stagger_pct);
-	if (x) {
-		x->evidence = OVERVIEW_EV_GPU;
-		x->rank = w->rank;
-		x->gpu = w->device;
-	}
+	gpu_evidence(x, w->rank, w->device);
 }
 
 /* collective time per step against the expected all-reduce time
@@ -439,11 +437,7 @@ static void rec_expected(struct overview_result *r)
 			"NCCL_ALGO/NCCL_PROTO, and that gradients are all-reduced once per step",
 			w->mean_comm_ns / 1e3, gn, x_, (double)m->param_bytes / 1048576.0, m->link_gbps,
 			m->expected_comm_ns / 1e3);
-	if (x) {
-		x->evidence = OVERVIEW_EV_GPU;
-		x->rank = w->rank;
-		x->gpu = w->device;
-	}
+	gpu_evidence(x, w->rank, w->device);
 }
 
 int overview_recs(struct overview_result *r)
