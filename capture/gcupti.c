@@ -45,6 +45,7 @@ struct gc_fns {
 	CUptiResult (*GetNumDroppedRecords)(CUcontext, uint32_t, size_t *);
 	CUptiResult (*EnableRuntimeApi)(CUpti_CallbackId, uint8_t);
 	CUptiResult (*EnableDriverApi)(CUpti_CallbackId, uint8_t);
+	CUptiResult (*SetThreadIdType)(CUpti_ActivityThreadIdType);
 };
 
 static struct {
@@ -55,6 +56,7 @@ static struct {
 	int subscribed;
 	/* buffer pool */
 	uint8_t *pool;
+	int nbuf;                    /* buffers in the pool (GTRACE_CUPTI_BUFFERS) */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int free_stack[GC_NBUF];
@@ -158,6 +160,7 @@ int gcupti_probe(char *reason, size_t len)
 	*(void **)&gc.f.GetNumDroppedRecords = dlsym(gc.lib, "cuptiActivityGetNumDroppedRecords");
 	*(void **)&gc.f.EnableRuntimeApi = dlsym(gc.lib, "cuptiActivityEnableRuntimeApi");
 	*(void **)&gc.f.EnableDriverApi = dlsym(gc.lib, "cuptiActivityEnableDriverApi");
+	SYM(SetThreadIdType);
 	if (!gc.f.GetVersion || !gc.f.GetTimestamp || !gc.f.Subscribe || !gc.f.Unsubscribe ||
 	    !gc.f.RegisterCallbacks || !gc.f.Enable || !gc.f.Disable || !gc.f.FlushAll ||
 	    !gc.f.GetNextRecord || !gc.f.GetNumDroppedRecords) {
@@ -205,7 +208,7 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
 	(void)ctx;
 	(void)stream;
 	(void)size;
-	if (!buffer || buffer < gc.pool || buffer >= gc.pool + (size_t)GC_NBUF * GC_BUF_BYTES)
+	if (!buffer || buffer < gc.pool || buffer >= gc.pool + (size_t)gc.nbuf * GC_BUF_BYTES)
 		return;
 	int i = (int)((size_t)(buffer - gc.pool) / GC_BUF_BYTES);
 	pthread_mutex_lock(&gc.lock);
@@ -229,6 +232,17 @@ static void CUPTIAPI sub_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Call
 
 /* ---- drain thread ---- */
 
+/* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel" (the name users and
+ * Kineto know); a copy kept for the process's life, or n itself */
+static const char *strip_version(const char *n)
+{
+	const char *v = strrchr(n, '_');
+	if (!v || v[1] != 'v' || !v[2] || strspn(v + 2, "0123456789") != strlen(v + 2))
+		return n;
+	char *c = strndup(n, (size_t)(v - n));
+	return c ? c : n;
+}
+
 static const char *api_name(void *ctx, int driver, uint32_t cbid)
 {
 	(void)ctx;
@@ -239,7 +253,7 @@ static const char *api_name(void *ctx, int driver, uint32_t cbid)
 		const char *n = NULL;
 		if (gc.f.GetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API,
 					 cbid, &n) == CUPTI_SUCCESS && n)
-			*slot = n;
+			*slot = strip_version(n);
 	}
 	return *slot;
 }
@@ -420,14 +434,18 @@ static int gc_enable(void *ctx, char *err, size_t errlen)
 	gc.subscribed = 1;
 	int rc = 0;
 	if (!gc.pool) {
-		gc.pool = aligned_alloc(8, (size_t)GC_NBUF * GC_BUF_BYTES);
+		/* GTRACE_CUPTI_BUFFERS: a smaller pool (2..32 buffers of 4 MiB) */
+		const char *nb = getenv("GTRACE_CUPTI_BUFFERS");
+		gc.nbuf = nb ? atoi(nb) : GC_NBUF;
+		gc.nbuf = gc.nbuf < 2 ? 2 : gc.nbuf > GC_NBUF ? GC_NBUF : gc.nbuf;
+		gc.pool = aligned_alloc(8, (size_t)gc.nbuf * GC_BUF_BYTES);
 		if (!gc.pool) {
 			snprintf(err, errlen, "cannot allocate %u MiB of activity buffers",
-				 GC_NBUF * (GC_BUF_BYTES >> 20));
+				 gc.nbuf * (GC_BUF_BYTES >> 20));
 			rc = -ENOMEM;
 			goto fail;
 		}
-		for (int i = 0; i < GC_NBUF; i++)
+		for (int i = 0; i < gc.nbuf; i++)
 			gc.free_stack[gc.n_free++] = i;
 	}
 	/* on every start: another CUPTI client (a profiler that held the
@@ -439,6 +457,10 @@ static int gc_enable(void *ctx, char *err, size_t errlen)
 		goto fail;
 	}
 	gc.registered = 1;
+	/* system thread ids (gettid), so host lanes match the OS's and
+	 * Kineto's tids; CUPTI's default is pthread_self() */
+	if (gc.f.SetThreadIdType)
+		gc.f.SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 	if (!gc.drain_started) {
 		convert_init(&gc.cv, getpid(), getenv("RANK") ? atoi(getenv("RANK")) : -1);
 		gc.cv.api_name = api_name;
