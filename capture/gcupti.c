@@ -12,6 +12,7 @@
 #include <link.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,7 @@ static struct {
 	_Atomic uint64_t completed;  /* buffers handed to the drain thread */
 	_Atomic uint64_t drained;    /* buffers it has finished */
 	int enabled;
+	volatile sig_atomic_t forked;   /* this is a fork()ed child: stay inert */
 	/* drain thread */
 	pthread_t drain;
 	int drain_started;
@@ -126,6 +128,8 @@ void *gcupti_load(char *reason, size_t len)
 	return gc.lib;
 }
 
+static void gc_forked(void);
+
 #define SYM(name) (*(void **)&gc.f.name = dlsym(gc.lib, "cupti" #name))
 
 static const char *res_str(CUptiResult r)
@@ -174,6 +178,9 @@ int gcupti_probe(char *reason, size_t len)
 			 "(record layouts differ)", v, (unsigned)CUPTI_API_VERSION);
 		return -EPROTO;
 	}
+	static int atfork_done;
+	if (!atfork_done && pthread_atfork(NULL, NULL, gc_forked) == 0)
+		atfork_done = 1;
 	uint64_t ts;
 	r = gc.f.GetTimestamp(&ts);
 	if (r != CUPTI_SUCCESS) {
@@ -391,9 +398,17 @@ static void flush_and_wait(int max_ms)
 	}
 }
 
+/* in a fork()ed child (a DataLoader worker): no drain thread, no CUPTI of
+ * its own, locks maybe held by threads that do not exist here; nothing
+ * is flushed or waited for (no lock is taken at fork either) */
+static void gc_forked(void)
+{
+	gc.forked = 1;
+}
+
 static void gc_atexit(void)
 {
-	if (!gc.enabled)
+	if (!gc.enabled || gc.forked)
 		return;
 	flush_and_wait(2000);
 	/* the viewer learns of the exit from its control socket closing */
@@ -406,6 +421,10 @@ static void gc_disable(void *ctx);
 static int gc_enable(void *ctx, char *err, size_t errlen)
 {
 	(void)ctx;
+	if (gc.forked) {
+		snprintf(err, errlen, "a fork()ed child of the traced process does not capture");
+		return -EPERM;
+	}
 	char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 64] = "";
 	CUptiResult r;
 	if (gc.f.Subscribe_v2) {
@@ -529,6 +548,8 @@ fail:
 static void gc_disable(void *ctx)
 {
 	(void)ctx;
+	if (gc.forked)
+		return;
 	gc.enabled = 0;
 	static const CUpti_ActivityKind kinds[] = {
 		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
@@ -551,6 +572,8 @@ static void gc_disable(void *ctx)
 static void gc_flush(void *ctx)
 {
 	(void)ctx;
+	if (gc.forked)
+		return;
 	gc.f.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 

@@ -8,7 +8,7 @@
  * Runs as a plain process too (no CUDA_INJECTION64_PATH: nothing injected).
  *
  *   cudaemu_trainer --out TRUTH [--threads T] [--work N] [--configs C]
- *                   [--dur-ns D] [--gap-us G]
+ *                   [--dur-ns D] [--gap-us G] [--fork N]
  *
  * Truth file (TSV): a '#' header line with pid, devices and the window
  * (first API call start, last work end); one line per piece of work:
@@ -16,12 +16,16 @@
  *     gx gy gz bx by bz name
  * (kind 1 kernel, 2 memcpy, 3 memset); with the emulated CUPTI loaded, a
  * last line `S records R dropped D refused F` of its own counters.
+ * --fork N: while the threads submit, the main thread forks N DataLoader-
+ * like children that exit at once with exit(0) (atexit handlers run); a
+ * line `F pid status ms` each (exit status, ms from fork to reaped).
  */
 #include <cuda.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,10 +36,11 @@ static struct {
 	int threads, work, configs;
 	int64_t dur_ns;
 	int gap_us;
+	int forks;
 	FILE *out;
 	pthread_mutex_t lock;
 	uint64_t first, last;
-} tr = { 4, 2000, 50, 3000, 0, NULL, PTHREAD_MUTEX_INITIALIZER, UINT64_MAX, 0 };
+} tr = { 4, 2000, 50, 3000, 0, 0, NULL, PTHREAD_MUTEX_INITIALIZER, UINT64_MAX, 0 };
 
 static void put(const struct cudaemu_work *w)
 {
@@ -120,9 +125,11 @@ int main(int argc, char **argv)
 			tr.dur_ns = atoll(argv[++i]);
 		else if (!strcmp(argv[i], "--gap-us") && v)
 			tr.gap_us = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--fork") && v)
+			tr.forks = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "usage: cudaemu_trainer --out TRUTH [--threads T] [--work N] "
-				"[--configs C] [--dur-ns D] [--gap-us G]\n");
+				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N]\n");
 			return 2;
 		}
 	}
@@ -144,6 +151,20 @@ int main(int argc, char **argv)
 	pthread_t th[256];
 	for (int t = 0; t < tr.threads; t++)
 		pthread_create(&th[t], NULL, thread_main, (void *)(intptr_t)t);
+	for (int f = 0; f < tr.forks; f++) {
+		pthread_mutex_lock(&tr.lock);
+		fflush(tr.out);        /* the child's exit must not write it again */
+		uint64_t t0 = cudaemu_now_ns();
+		pid_t c = fork();
+		pthread_mutex_unlock(&tr.lock);
+		if (c == 0)
+			exit(0);       /* a DataLoader worker that ends normally */
+		int st = -1;
+		if (c > 0)
+			waitpid(c, &st, 0);
+		fprintf(tr.out, "F\t%d\t%d\t%llu\n", (int)c, WIFEXITED(st) ? WEXITSTATUS(st) : 128,
+			(unsigned long long)((cudaemu_now_ns() - t0) / 1000000u));
+	}
 	for (int t = 0; t < tr.threads; t++)
 		pthread_join(th[t], NULL);
 	cudaemu_sync();

@@ -4,7 +4,8 @@
  * ground truth exactly: every kernel, copy and memset once, with its
  * start, end, name, device, stream, launch configuration and bytes; every
  * launch call on its system thread with the kernel's correlation id and
- * its name without CUPTI's version suffix; nothing counted lost.
+ * its name without CUPTI's version suffix; nothing counted lost; children
+ * forked mid-capture exit at once and add nothing.
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -32,6 +33,7 @@ struct truth {
 	long pid;
 	unsigned long long records, dropped, refused;
 	int have_stats;
+	int forks;               /* forked children, each checked quick and clean */
 };
 
 static char build[1024];
@@ -73,6 +75,16 @@ static void read_truth(const char *path, struct truth *t)
 	while (fgets(line, sizeof(line), f)) {
 		if (line[0] == '#') {
 			sscanf(line, "# pid %ld", &t->pid);
+			continue;
+		}
+		if (line[0] == 'F') {
+			int pid, st;
+			unsigned long long ms;
+			cr_assert_eq(sscanf(line, "F\t%d\t%d\t%llu", &pid, &st, &ms), 3);
+			cr_assert_gt(pid, 0);
+			cr_assert_eq(st, 0, "forked child %d: status %d", pid, st);
+			cr_assert_lt(ms, 500, "forked child %d took %llu ms to exit", pid, ms);
+			t->forks++;
 			continue;
 		}
 		if (line[0] == 'S') {
@@ -194,11 +206,12 @@ Test(cudaemu, record_equals_ground_truth)
 	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
 	char *argv[] = { gtrace, "record", "-o", "emu_exact.gtrace", "-q", "--", trainer,
 			 "--out", "emu_exact.tsv", "--threads", "6", "--work", "3000",
-			 "--configs", "500", NULL };
+			 "--configs", "500", "--gap-us", "2", "--fork", "3", NULL };
 	cr_assert_eq(run("emu_exact.log", argv), 0);
 	struct truth t;
 	read_truth("emu_exact.tsv", &t);
 	cr_assert_eq(t.n, 18000);
+	cr_assert_eq(t.forks, 3);
 	cr_assert(t.have_stats);
 	cr_assert_eq(t.dropped, 0);
 	struct gt_store *s = load("emu_exact.gtrace");
