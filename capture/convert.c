@@ -126,7 +126,7 @@ static uint32_t lane_id(struct convert *c, uint8_t type, int32_t device, int64_t
 	l->type = type;
 	l->rank = c->rank;
 	l->device = device;
-	l->pid = type == 1 ? 0 : c->pid;
+	l->pid = c->pid;          /* GPU lanes too: two processes on one device stay apart */
 	l->tid = tid;
 	l->name = intern_cstr(c, name);
 	return (uint32_t)c->n_lane++;

@@ -325,6 +325,21 @@ static void count_losses(void)
 		agent_count_loss(dropped, declined, 0);
 }
 
+/* who this process is: pid, RANK, WORLD_SIZE (-1 unknown), host name */
+static void publish_identity(struct pub *p, const struct pub_dict *d)
+{
+	struct ring_rank_def rd;
+	memset(&rd, 0, sizeof(rd));
+	rd.pid = gc.cv.pid;
+	rd.rank = gc.cv.rank;
+	const char *ws = getenv("WORLD_SIZE");
+	rd.world_size = ws && *ws ? atoi(ws) : -1;
+	char host[256] = "";
+	if (gethostname(host, sizeof(host) - 1) == 0 && host[0])
+		rd.host = convert_intern(&gc.cv, host, strlen(host));
+	pub_rank(p, &rd, d);
+}
+
 static void *drain_main(void *arg)
 {
 	(void)arg;
@@ -356,6 +371,7 @@ static void *drain_main(void *arg)
 			/* a new viewer: devices and a fresh calibration first */
 			last_reset = p->resets;
 			struct pub_dict d = convert_dict(&gc.cv);
+			publish_identity(p, &d);
 			for (size_t k = 0; k < gc.cv.n_dev; k++)
 				pub_device(p, &gc.cv.dev[k], &d);
 			last_cal = 0;

@@ -144,6 +144,8 @@ static void compare_n(struct gt_store *s, struct truth *t, int partial, size_t *
 	size_t n_gpu = 0, n_api = 0;
 	for (uint32_t l = 0; l < store_lane_count(s); l++) {
 		const struct gt_lane *ln = store_lane_at(s, l);
+		if (ln->key.pid != t->pid)
+			continue;           /* another process's */
 		for (size_t i = 0; i < ln->n; i++) {
 			const struct gt_event *e = &ln->ev[i];
 			struct truth_w *w = by_corr(t, e->corr);
@@ -263,6 +265,60 @@ Test(cudaemu, pool_exhausted_losses_counted_exactly)
 	free(t.w);
 	free(t.idx);
 	unlink("emu_burst.gtrace");
+}
+
+/* torchrun-like: 8 trainers started by a shell under one recording, RANK,
+ * LOCAL_RANK and WORLD_SIZE set, two of them with RANK 3 (an autotune
+ * child inherits its parent's); each becomes its own rank and process,
+ * with the world size and host, and each one's capture equals its truth
+ * (so no launch is linked to another process's kernel) */
+Test(cudaemu, torchrun_like_eight_processes)
+{
+	char gtrace[1100], trainer[1100], cmd[4096];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	int n = 0;
+	n += snprintf(cmd + n, sizeof(cmd) - (size_t)n, "export WORLD_SIZE=7 CUDAEMU_DEVICES=1; ");
+	for (int p = 0; p < 8; p++)
+		n += snprintf(cmd + n, sizeof(cmd) - (size_t)n,
+			      "RANK=%d LOCAL_RANK=%d %s --out emu_tr%d.tsv --threads 2 --work 400 "
+			      "--gap-us 5 >/dev/null & ", p == 7 ? 3 : p, p == 7 ? 3 : p, trainer, p);
+	snprintf(cmd + n, sizeof(cmd) - (size_t)n, "wait");
+	char *argv[] = { gtrace, "record", "-o", "emu_tr.gtrace", "-q", "--", "/bin/sh", "-c", cmd,
+			 NULL };
+	cr_assert_eq(run("emu_tr.log", argv), 0);
+	struct gt_store *s = load("emu_tr.gtrace");
+	cr_assert_eq(store_rank_count(s), 8);
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	int seen_rank[8] = { 0 };
+	for (int p = 0; p < 8; p++) {
+		char f[32];
+		snprintf(f, sizeof(f), "emu_tr%d.tsv", p);
+		struct truth t;
+		read_truth(f, &t);
+		cr_assert_eq(t.n, 800);
+		const struct gt_rank *r = NULL;
+		for (size_t i = 0; i < store_rank_count(s); i++)
+			if (store_rank_at(s, i)->pid == t.pid)
+				r = store_rank_at(s, i);
+		cr_assert_not_null(r, "process %ld has no rank", t.pid);
+		cr_assert(r->rank >= 0 && r->rank < 8, "rank %d", r->rank);
+		cr_assert_eq(seen_rank[r->rank], 0, "rank %d twice", r->rank);
+		seen_rank[r->rank] = 1;
+		if (p != 3 && p != 7)
+			cr_assert_eq(r->rank, p, "RANK=%d became rank %d", p, r->rank);
+		else
+			cr_assert(r->rank == 3 || r->rank == 7, "RANK=3 became rank %d", r->rank);
+		cr_assert_eq(r->world_size, 7);
+		cr_assert_str_eq(store_str(s, r->host), host);
+		compare(s, &t);
+		free(t.w);
+		free(t.idx);
+		unlink(f);
+	}
+	store_free(s);
+	unlink("emu_tr.gtrace");
 }
 
 /* the trainer without the capture library: a plain process on the fake
