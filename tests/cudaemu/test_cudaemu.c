@@ -229,6 +229,28 @@ Test(cudaemu, record_equals_ground_truth)
 	unlink("emu_exact.gtrace");
 }
 
+/* `gtrace run --record` (no terminal: the recording only) gets the same */
+Test(cudaemu, run_record_equals_ground_truth)
+{
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char *argv[] = { gtrace, "run", "--record", "emu_run.gtrace", "--", trainer,
+			 "--out", "emu_run.tsv", "--threads", "3", "--work", "2000",
+			 "--configs", "10000", NULL };
+	cr_assert_eq(run("emu_run.log", argv), 0);
+	struct truth t;
+	read_truth("emu_run.tsv", &t);
+	cr_assert_eq(t.n, 6000);
+	struct gt_store *s = load("emu_run.gtrace");
+	compare(s, &t);
+	cr_assert_eq(store_drops_lost(store_drops(s)), 0);
+	store_free(s);
+	free(t.w);
+	free(t.idx);
+	unlink("emu_run.gtrace");
+}
+
 /* a burst larger than the buffer pool: 2 buffers, handed back by CUPTI's
  * worker once a second; the records CUPTI could not place are counted by
  * CUPTI (dropped) and the requests we refused by us (declined), exactly
