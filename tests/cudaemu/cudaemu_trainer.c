@@ -8,7 +8,7 @@
  * Runs as a plain process too (no CUDA_INJECTION64_PATH: nothing injected).
  *
  *   cudaemu_trainer --out TRUTH [--threads T] [--work N] [--configs C]
- *                   [--dur-ns D] [--gap-us G] [--fork N]
+ *                   [--dur-ns D] [--gap-us G] [--fork N] [--rate R]
  *
  * Truth file (TSV): a '#' header line with pid, devices and the window
  * (first API call start, last work end); one line per piece of work:
@@ -16,6 +16,8 @@
  *     gx gy gz bx by bz name
  * (kind 1 kernel, 2 memcpy, 3 memset); with the emulated CUPTI loaded, a
  * last line `S records R dropped D refused F` of its own counters.
+ * --rate R: submissions paced to R per second over all threads.  --out -:
+ * no truth kept (for long runs); the header and S lines go to stdout.
  * --fork N: while the threads submit, the main thread forks N DataLoader-
  * like children that exit at once with exit(0) (atexit handlers run); a
  * line `F pid status ms` each (exit status, ms from fork to reaped).
@@ -37,10 +39,12 @@ static struct {
 	int64_t dur_ns;
 	int gap_us;
 	int forks;
+	double rate;
+	int keep;                /* truth kept (not --out -) */
 	FILE *out;
 	pthread_mutex_t lock;
 	uint64_t first, last;
-} tr = { 4, 2000, 50, 3000, 0, 0, NULL, PTHREAD_MUTEX_INITIALIZER, UINT64_MAX, 0 };
+} tr = { 4, 2000, 50, 3000, 0, 0, 0, 1, NULL, PTHREAD_MUTEX_INITIALIZER, UINT64_MAX, 0 };
 
 static void put(const struct cudaemu_work *w)
 {
@@ -56,13 +60,25 @@ static void *thread_main(void *arg)
 {
 	int t = (int)(intptr_t)arg;
 	int ndev = cudaemu_device_count();
-	struct cudaemu_work *done = calloc((size_t)tr.work, sizeof(*done));
-	char (*names)[48] = calloc((size_t)tr.work, 48);
+	size_t keep = tr.keep ? (size_t)tr.work : 1;
+	struct cudaemu_work *done = calloc(keep, sizeof(*done));
+	char (*names)[48] = calloc(keep, 48);
 	if (!done || !names)
 		abort();
 	unsigned seed = 12345u + (unsigned)t;
+	uint64_t t0 = cudaemu_now_ns();
+	double per_ns = tr.rate > 0 ? tr.rate / tr.threads / 1e9 : 0;
 	for (int i = 0; i < tr.work; i++) {
-		struct cudaemu_work *w = &done[i];
+		size_t slot = tr.keep ? (size_t)i : 0;
+		struct cudaemu_work *w = &done[slot];
+		memset(w, 0, sizeof(*w));
+		if (per_ns > 0) {
+			uint64_t due = t0 + (uint64_t)((double)i / per_ns), now = cudaemu_now_ns();
+			if (due > now + 50000) {
+				struct timespec ts = { 0, (long)(due - now) };
+				nanosleep(&ts, NULL);
+			}
+		}
 		w->device = t % ndev;
 		w->stream = 1 + (uint32_t)(t / ndev) * 2 + (uint32_t)(i & 1);
 		w->dur_ns = tr.dur_ns + (int64_t)(rand_r(&seed) % 2000);
@@ -78,8 +94,8 @@ static void *thread_main(void *arg)
 		} else {
 			int c = rand_r(&seed) % tr.configs;
 			w->kind = CUDAEMU_KERNEL;
-			snprintf(names[i], 48, "emu_kernel_%d", c % 97);
-			w->name = names[i];
+			snprintf(names[slot], 48, "emu_kernel_%d", c % 97);
+			w->name = names[slot];
 			w->grid[0] = 1 + (uint32_t)c;
 			w->grid[1] = 1 + (uint32_t)(c % 3);
 			w->grid[2] = 1;
@@ -95,7 +111,7 @@ static void *thread_main(void *arg)
 		}
 	}
 	pthread_mutex_lock(&tr.lock);
-	for (int i = 0; i < tr.work; i++) {
+	for (size_t i = 0; i < keep && tr.keep; i++) {
 		put(&done[i]);
 		if (done[i].api_start_ns < tr.first)
 			tr.first = done[i].api_start_ns;
@@ -125,11 +141,13 @@ int main(int argc, char **argv)
 			tr.dur_ns = atoll(argv[++i]);
 		else if (!strcmp(argv[i], "--gap-us") && v)
 			tr.gap_us = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--rate") && v)
+			tr.rate = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--fork") && v)
 			tr.forks = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "usage: cudaemu_trainer --out TRUTH [--threads T] [--work N] "
-				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N]\n");
+				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R]\n");
 			return 2;
 		}
 	}
@@ -137,7 +155,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cudaemu_trainer: --out is required; --threads 1..256, --work, --configs >= 1\n");
 		return 2;
 	}
-	tr.out = fopen(out, "w");
+	tr.keep = strcmp(out, "-") != 0;
+	tr.out = tr.keep ? fopen(out, "w") : stdout;
 	if (!tr.out) {
 		fprintf(stderr, "cudaemu_trainer: %s: cannot create\n", out);
 		return 1;
@@ -183,6 +202,9 @@ int main(int argc, char **argv)
 			(unsigned long long)s.records, (unsigned long long)s.dropped,
 			(unsigned long long)s.requests_refused);
 	}
-	fclose(tr.out);
+	if (tr.keep)
+		fclose(tr.out);
+	else
+		fflush(stdout);
 	return 0;
 }
