@@ -82,6 +82,8 @@ static void read_truth(const char *path, struct truth *t)
 			unsigned long long ms;
 			cr_assert_eq(sscanf(line, "F\t%d\t%d\t%llu", &pid, &st, &ms), 3);
 			cr_assert_gt(pid, 0);
+			if (st != 0 || ms >= 500)
+				free(t->w);
 			cr_assert_eq(st, 0, "forked child %d: status %d", pid, st);
 			cr_assert_lt(ms, 500, "forked child %d took %llu ms to exit", pid, ms);
 			t->forks++;
