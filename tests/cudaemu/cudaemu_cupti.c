@@ -282,13 +282,16 @@ static const struct cudaemu_sink sink = { sink_api, sink_work };
 /* ---- completion ---- */
 
 /* hand back buffers: full ones, and the current one when forced or (with
- * `cur_too`) when all its records completed; incomplete records of a
- * forced flush are marked.  Called with the lock held; callbacks run with
- * it held when `hold` (forced flush), else with it released. */
+ * `cur_too`) when all its records completed (cur_too 1: only when it holds
+ * records, the worker's period; 2: even empty, cuptiActivityFlushAll);
+ * incomplete records of a forced flush are marked.  Called with the lock
+ * held; callbacks run with it held when `hold` (forced flush), else with
+ * it released. */
 static void complete(int forced, int cur_too, int hold)
 {
 	uint64_t now = now_ns();
-	if (cu.have_cur && (forced || (cur_too && cu.cur.max_end < now && cu.cur.valid))) {
+	if (cu.have_cur && (forced || (cur_too && cu.cur.max_end < now &&
+				       (cu.cur.valid || cur_too == 2)))) {
 		if (cu.n_full < MAX_PENDING) {
 			cu.full[cu.n_full++] = cu.cur;
 			cu.have_cur = 0;
@@ -567,7 +570,7 @@ CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
 	lock(__func__);
 	int forced = (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != 0;
 	/* forced: callbacks on this thread with the lock held */
-	complete(forced, 1, forced);
+	complete(forced, 2, forced);
 	unlock();
 	return CUPTI_SUCCESS;
 }

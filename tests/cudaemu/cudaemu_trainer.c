@@ -9,6 +9,7 @@
  *
  *   cudaemu_trainer --out TRUTH [--threads T] [--work N] [--configs C]
  *                   [--dur-ns D] [--gap-us G] [--fork N] [--rate R]
+ *                   [--tail-ms M]
  *
  * Truth file (TSV): a '#' header line with pid, devices and the window
  * (first API call start, last work end); one line per piece of work:
@@ -18,6 +19,9 @@
  * last line `S records R dropped D refused F` of its own counters.
  * --rate R: submissions paced to R per second over all threads.  --out -:
  * no truth kept (for long runs); the header and S lines go to stdout.
+ * --tail-ms M: each thread's last kernel runs M ms and the trainer exits
+ * without waiting for the device (the capture's exit flush meets work
+ * still running).
  * --fork N: while the threads submit, the main thread forks N DataLoader-
  * like children that exit at once with exit(0) (atexit handlers run); a
  * line `F pid status ms` each (exit status, ms from fork to reaped).
@@ -39,12 +43,13 @@ static struct {
 	int64_t dur_ns;
 	int gap_us;
 	int forks;
+	int tail_ms;
 	double rate;
 	int keep;                /* truth kept (not --out -) */
 	FILE *out;
 	pthread_mutex_t lock;
 	uint64_t first, last;
-} tr = { 4, 2000, 50, 3000, 0, 0, 0, 1, NULL, PTHREAD_MUTEX_INITIALIZER, UINT64_MAX, 0 };
+} tr = { 4, 2000, 50, 3000, 0, 0, 0, 0, 1, NULL, PTHREAD_MUTEX_INITIALIZER, UINT64_MAX, 0 };
 
 /* LeakSanitizer asks this before its exit check: a forked child exits
  * holding its parent's threads' memory (those threads do not exist in
@@ -113,6 +118,14 @@ static void *thread_main(void *arg)
 			w->block[1] = 1 + (uint32_t)(c % 2);
 			w->block[2] = 1;
 		}
+		if (tr.tail_ms && i == tr.work - 1) {
+			w->kind = CUDAEMU_KERNEL;
+			w->name = "emu_tail_kernel";
+			w->grid[0] = w->grid[1] = w->grid[2] = 1;
+			w->block[0] = 32;
+			w->block[1] = w->block[2] = 1;
+			w->dur_ns = (int64_t)tr.tail_ms * 1000000;
+		}
 		if (cudaemu_submit(w) != 0)
 			abort();
 		if (tr.gap_us) {
@@ -151,13 +164,15 @@ int main(int argc, char **argv)
 			tr.dur_ns = atoll(argv[++i]);
 		else if (!strcmp(argv[i], "--gap-us") && v)
 			tr.gap_us = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--tail-ms") && v)
+			tr.tail_ms = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--rate") && v)
 			tr.rate = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--fork") && v)
 			tr.forks = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "usage: cudaemu_trainer --out TRUTH [--threads T] [--work N] "
-				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R]\n");
+				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M]\n");
 			return 2;
 		}
 	}
@@ -198,7 +213,8 @@ int main(int argc, char **argv)
 	}
 	for (int t = 0; t < tr.threads; t++)
 		pthread_join(th[t], NULL);
-	cudaemu_sync();
+	if (!tr.tail_ms)
+		cudaemu_sync();
 	fprintf(tr.out, "# pid %d devices %d window %llu %llu\n", (int)getpid(),
 		cudaemu_device_count(), (unsigned long long)tr.first, (unsigned long long)tr.last);
 	void (*stats)(struct cudaemu_cupti_stats *) = NULL;

@@ -253,6 +253,31 @@ Test(cudaemu, run_record_equals_ground_truth)
 	unlink("emu_run.gtrace");
 }
 
+/* exit with work still running (each thread's last kernel runs 300 ms and
+ * the trainer does not wait for it): the library's exit flush waits for
+ * its buffers CUPTI still holds before forcing, so those kernels arrive
+ * complete and every record after them in the buffer too */
+Test(cudaemu, exit_with_kernels_running)
+{
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char *argv[] = { gtrace, "record", "-o", "emu_tail.gtrace", "-q", "--", trainer,
+			 "--out", "emu_tail.tsv", "--threads", "4", "--work", "1000",
+			 "--tail-ms", "300", NULL };
+	cr_assert_eq(run("emu_tail.log", argv), 0);
+	struct truth t;
+	read_truth("emu_tail.tsv", &t);
+	cr_assert_eq(t.n, 4000);
+	struct gt_store *s = load("emu_tail.gtrace");
+	compare(s, &t);
+	cr_assert_eq(store_drops_lost(store_drops(s)), 0);
+	store_free(s);
+	free(t.w);
+	free(t.idx);
+	unlink("emu_tail.gtrace");
+}
+
 /* a burst larger than the buffer pool: 2 buffers, handed back by CUPTI's
  * worker once a second; the records CUPTI could not place are counted by
  * CUPTI (dropped) and the requests we refused by us (declined), exactly
