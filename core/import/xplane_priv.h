@@ -1,0 +1,86 @@
+/*
+ * xplane_priv.h - private to the XPlane importer's files: the state of one
+ * XSpace being mapped (xplane_map.c), a plane's metadata tables and an
+ * event's stats (xplane_meta.c), and the arena one line is unpacked into.
+ */
+#ifndef GTRACE_XPLANE_PRIV_H
+#define GTRACE_XPLANE_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <protobuf-c/protobuf-c.h>
+#include "gtrace/store.h"
+#include "xplane.h"
+#include "xplane.pb-c.h"
+
+#define XP_MAX_NS 4000000000000000000LL   /* latest time accepted (year 2096) */
+
+/* bump allocator for protobuf-c: free is a no-op, reset drops everything
+ * but the first chunk */
+struct xparena {
+	ProtobufCAllocator pa;
+	struct xpchunk *head;
+	size_t used_total;
+};
+
+void xparena_init(struct xparena *a);
+void xparena_reset(struct xparena *a);
+void xparena_done(struct xparena *a);
+
+/* an event metadata entry: its id and the store string of its name */
+struct xpev {
+	int64_t id;
+	uint32_t name;
+};
+
+/* roles of the stats gtrace reads */
+enum {
+	XS_OTHER, XS_CORR, XS_KDET, XS_MCPY, XS_MSET, XS_GROUP, XS_STEPNUM, XS_CLOCK, XS_CORES,
+	XS_MBW, XS_MSIZE, XS_CCMAJ, XS_CCMIN
+};
+
+struct xpst {
+	int64_t id;
+	uint8_t role;
+	const char *name;          /* the plane's copy (valid while the plane is) */
+};
+
+struct xpstep {
+	int64_t num, t0, t1;
+};
+
+struct xpmap {
+	struct gt_store *s;
+	int32_t rank;
+	struct xplane_stats *st;
+	struct xparena arena;
+	/* the current plane's metadata, sorted by id */
+	struct xpev *ev;
+	size_t n_ev;
+	struct xpst *stm;
+	size_t n_stm;
+	/* steps: from the GPUs' Steps lines / from host step_num stats */
+	struct xpstep *gsteps, *hsteps;
+	size_t n_gsteps, cap_gsteps, n_hsteps, cap_hsteps;
+};
+
+/* what an event's stats say */
+struct xpstats {
+	uint32_t corr;
+	int have_corr, have_kernel, have_memcpy, have_memset, have_group, have_stepnum;
+	int64_t group, stepnum;
+	uint64_t bytes;
+	uint16_t copy_flags;       /* GT_EVF_PINNED / GT_EVF_PAGEABLE */
+	struct gt_kconf kconf;
+};
+
+/* index the plane's metadata (names interned) and, for GPU dev >= 0, set
+ * its device properties from the plane stats; 0 or -ENOMEM */
+int xpmeta_plane(struct xpmap *m, const Tensorflow__Profiler__XPlanePacked *pl, int32_t dev);
+void xpmeta_done(struct xpmap *m);
+/* the event metadata of id, or NULL */
+const struct xpev *xpmeta_event(struct xpmap *m, int64_t id);
+/* read an event's stats; 0 */
+int xpstats_read(struct xpmap *m, const Tensorflow__Profiler__XEvent *xe, struct xpstats *out);
+
+#endif
