@@ -449,3 +449,28 @@ Test(xplane_bad, memory_and_name)
 	cr_expect_neq(cli("/nonexistent/h.xplane.pb", out, sizeof(out)), 0);
 	cr_expect(strstr(out, "/nonexistent/h.xplane.pb:"), "%s", out);
 }
+
+/* gtrace export of the real file: the Chrome JSON imports back with the same kernels */
+Test(xplane_real, export_roundtrip)
+{
+	const char *b = getenv("GTRACE_BUILD");
+	char cmd[2048], out[] = "/tmp/gtrace_xpexp_XXXXXX.json";
+	int fd = mkstemps(out, 5);
+	cr_assert(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s/tui/gtrace export '%s' -o '%s' 2>&1", b ? b : "build",
+		 tpath(REAL), out);
+	cr_assert_eq(system(cmd), 0);
+	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
+	struct gt_store *s;
+	char err[512];
+	const char *in = out;
+	cr_assert_eq(gt_load(&in, 1, &o, &s, err, sizeof(err)), 0, "%s", err);
+	struct kfacts f;
+	kfacts_of(s, &f);
+	cr_expect_eq(f.kernels, 1330);
+	cr_expect_eq(f.dur_ns, 14825385 + 14865363);
+	cr_expect_eq(f.names, 11);
+	store_free(s);
+	unlink(out);
+}
