@@ -107,7 +107,6 @@ int xplane_import_files(const char *const *paths, size_t n, const struct gt_load
 		struct xplane_stats st;
 		rc = xplane_map_space(buf, len, paths[i], (int32_t)i, n > 1 ? (int32_t)n : -1, s, &st,
 				      err, errlen);
-		free(buf);
 		if (rc)
 			return rc;
 		warn(paths[i], &st, o, s);
@@ -156,7 +155,6 @@ int xplane_import_mem(const char *name, const void *buf, size_t len,
 		return rc;
 	struct xplane_stats st;
 	rc = xplane_map_space(b, n, name, 0, -1, s, &st, err, errlen);
-	free(b);
 	if (rc)
 		return rc;
 	warn(name, &st, o, s);

@@ -23,7 +23,7 @@
 
 typedef Tensorflow__Profiler__XSpacePacked XSpaceP;
 typedef Tensorflow__Profiler__XPlanePacked XPlaneP;
-typedef Tensorflow__Profiler__XLine XLine;
+typedef Tensorflow__Profiler__XLinePacked XLine;
 typedef Tensorflow__Profiler__XEvent XEvent;
 
 enum { PL_HOST, PL_GPU, PL_OTHER };
@@ -32,14 +32,6 @@ enum { PL_HOST, PL_GPU, PL_OTHER };
 static int64_t ps_ns(int64_t ps)
 {
 	return ps / 1000 + (ps % 1000 >= 500);
-}
-
-static int is_launch_name(const char *n)
-{
-	return !strncmp(n, "cudaLaunch", 10) || !strncmp(n, "cuLaunch", 8) ||
-	       !strncmp(n, "cudaMemcpy", 10) || !strncmp(n, "cuMemcpy", 8) ||
-	       !strncmp(n, "cudaMemset", 10) || !strncmp(n, "cuMemset", 8) ||
-	       !strncmp(n, "cudaGraphLaunch", 15) || !strncmp(n, "cuGraphLaunch", 13);
 }
 
 static uint8_t copy_kind(const char *a, const char *b)
@@ -115,8 +107,12 @@ static uint32_t line_lane(struct xpmap *m, int pk, int32_t dev, int stream, cons
 
 /* one event of a line into the store */
 static int map_event(struct xpmap *m, int pk, int stream, int steps_line, const XLine *ln,
-		     const XEvent *xe, uint32_t lane)
+		     const ProtobufCBinaryData *raw, uint32_t lane)
 {
+	xparena_reset(&m->earena);   /* the previous event's memory */
+	XEvent *xe = tensorflow__profiler__xevent__unpack(&m->earena.pa, raw->len, raw->data);
+	if (!xe)
+		return -EINVAL;
 	if (xe->data_case == TENSORFLOW__PROFILER__XEVENT__DATA_NUM_OCCURRENCES) {
 		m->st->aggregated++;
 		return 0;
@@ -135,7 +131,7 @@ static int map_event(struct xpmap *m, int pk, int stream, int steps_line, const 
 	e.lane = lane;
 	const struct xpev *md = xpmeta_event(m, xe->metadata_id);
 	e.name = md ? md->name : 0;
-	const char *name = store_str(m->s, e.name);
+	unsigned nf = md ? md->flags : 0;
 	struct xpstats sv;
 	int rc = xpstats_read(m, xe, &sv);
 	if (rc)
@@ -145,7 +141,7 @@ static int map_event(struct xpmap *m, int pk, int stream, int steps_line, const 
 		const char *lname = ln->name;
 		if (sv.have_memcpy || (!sv.have_kernel && strstr(lname, "Memcpy"))) {
 			e.kind = GT_EV_MEMCPY;
-			e.sub = copy_kind(lname, name);
+			e.sub = m->line_copy ? m->line_copy : copy_kind(store_str(m->s, e.name), NULL);
 			e.arg = sv.bytes;
 			e.flags |= sv.copy_flags;
 		} else if (sv.have_memset || (!sv.have_kernel && strstr(lname, "Memset"))) {
@@ -153,28 +149,26 @@ static int map_event(struct xpmap *m, int pk, int stream, int steps_line, const 
 			e.arg = sv.bytes;
 		} else {
 			e.kind = GT_EV_KERNEL;
-			if (sv.have_kernel && !(e.arg = store_kconf(m->s, &sv.kconf)))
-				return -ENOMEM;
-			if (!strncmp(name, "nccl", 4) || strstr(name, "ncclKernel") ||
-			    strstr(name, "ncclDevKernel"))
+			e.arg = sv.kconf_id;
+			if (nf & XN_NCCL)
 				e.flags |= GT_EVF_NCCL;
 		}
 	} else if (pk == PL_GPU) {
 		e.kind = GT_EV_GPU_ANNOT;
 		if (steps_line) {
 			int64_t num = sv.have_group ? sv.group : sv.have_stepnum ? sv.stepnum :
-				      strtoll(name, NULL, 10);
+				      strtoll(store_str(m->s, e.name), NULL, 10);
 			if (add_step(m, 1, num, e.start_ns, gt_event_end(&e)))
 				return -ENOMEM;
 		}
 	} else if (pk == PL_HOST && sv.have_corr) {
-		e.kind = !strncmp(name, "cu", 2) && strncmp(name, "cuda", 4) ? GT_EV_DRIVER : GT_EV_RUNTIME;
+		e.kind = nf & XN_DRIVER ? GT_EV_DRIVER : GT_EV_RUNTIME;
 		/* TensorFlow names its launch events after the kernel they launch */
-		if (is_launch_name(name) || strncmp(name, "cuda", 4))
+		if (nf & XN_LAUNCH)
 			e.flags |= GT_EVF_LAUNCH;
 	} else {
 		e.kind = GT_EV_CPU_OP;
-		if (pk == PL_HOST && !strncmp(name, "Iterator::", 10))
+		if (pk == PL_HOST && (nf & XN_INPUT))
 			e.flags |= GT_EVF_DATALOADER;
 		if (pk == PL_HOST && sv.have_stepnum && add_step(m, 0, sv.stepnum, e.start_ns, gt_event_end(&e)))
 			return -ENOMEM;
@@ -183,11 +177,12 @@ static int map_event(struct xpmap *m, int pk, int stream, int steps_line, const 
 	return store_add(m->s, &e);
 }
 
-/* one packed line: unpacked into the arena, mapped, the arena reset */
+/* one packed line: unpacked into the arena (its events still packed), each
+ * event unpacked into a second arena and mapped, the arenas reset */
 static int map_line(struct xpmap *m, int pk, int32_t dev, const uint8_t *data, size_t len,
 		    const char *pname, size_t pidx)
 {
-	XLine *ln = tensorflow__profiler__xline__unpack(&m->arena.pa, len, data);
+	XLine *ln = tensorflow__profiler__xline_packed__unpack(&m->arena.pa, len, data);
 	if (!ln)
 		return -EINVAL;
 	int rc = 0;
@@ -196,10 +191,11 @@ static int map_line(struct xpmap *m, int pk, int32_t dev, const uint8_t *data, s
 		int stream = pk == PL_GPU && !strncmp(ln->name, "Stream #", 8);
 		int steps_line = pk == PL_GPU && !strcmp(ln->name, "Steps");
 		uint32_t lane = line_lane(m, pk, dev, stream, ln, pname, pidx);
+		m->line_copy = copy_kind(ln->name, NULL);
 		if (lane == UINT32_MAX || store_reserve(m->s, lane, ln->n_events))
 			rc = -ENOMEM;
 		for (size_t i = 0; i < ln->n_events && !rc; i++)
-			rc = map_event(m, pk, stream, steps_line, ln, ln->events[i], lane);
+			rc = map_event(m, pk, stream, steps_line, ln, &ln->events[i], lane);
 	}
 	xparena_reset(&m->arena);
 	return rc;
@@ -246,7 +242,7 @@ static int emit_steps(struct xpmap *m)
 	return 0;
 }
 
-int xplane_map_space(const void *buf, size_t len, const char *name, int32_t rank,
+int xplane_map_space(void *buf, size_t len, const char *name, int32_t rank,
 		     int32_t world, struct gt_store *s, struct xplane_stats *st,
 		     char *err, size_t errlen)
 {
@@ -255,7 +251,9 @@ int xplane_map_space(const void *buf, size_t len, const char *name, int32_t rank
 	memset(m.st, 0, sizeof(*m.st));
 	int rc = 0;
 	xparena_init(&m.arena);
+	xparena_init(&m.earena);
 	XSpaceP *sp = tensorflow__profiler__xspace_packed__unpack(NULL, len, buf);
+	free(buf);     /* the planes are copies now: lower the peak */
 	if (!sp) {
 		snprintf(err, errlen, "%s: not an XPlane profile (damaged, truncated or not a protobuf XSpace)",
 			 name);
@@ -288,8 +286,8 @@ int xplane_map_space(const void *buf, size_t len, const char *name, int32_t rank
 			free(pl->lines[l].data);
 			pl->lines[l].data = NULL;
 			if (rc == -EINVAL)
-				snprintf(err, errlen, "%s: plane %s: line %zu is damaged (not a protobuf XLine)",
-					 name, pl->name, l);
+				snprintf(err, errlen, "%s: plane %s: line %zu is damaged (not a protobuf XLine "
+					 "of XEvents)", name, pl->name, l);
 		}
 plane_oom:
 		xpmeta_done(&m);
@@ -309,6 +307,7 @@ out:
 	if (sp)
 		tensorflow__profiler__xspace_packed__free_unpacked(sp, NULL);
 	xparena_done(&m.arena);
+	xparena_done(&m.earena);
 	free(m.gsteps);
 	free(m.hsteps);
 	return rc;

@@ -129,6 +129,11 @@ static const struct xpst *stat_meta(const struct xpmap *m, int64_t id)
 
 const struct xpev *xpmeta_event(struct xpmap *m, int64_t id)
 {
+	if (m->ev_dense) {
+		if (id < 0 || (uint64_t)id >= m->n_dense || !m->ev_dense[id])
+			return NULL;
+		return &m->ev[m->ev_dense[id] - 1];
+	}
 	size_t lo = 0, hi = m->n_ev;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -169,6 +174,25 @@ static const char *stat_str(const struct xpmap *m, const Tensorflow__Profiler__X
 	return "";
 }
 
+/* XN_* flags of an event name */
+static uint16_t name_flags(const char *n)
+{
+	uint16_t f = 0;
+	if (!strncmp(n, "nccl", 4) || strstr(n, "ncclKernel") || strstr(n, "ncclDevKernel"))
+		f |= XN_NCCL;
+	if (!strncmp(n, "cudaLaunch", 10) || !strncmp(n, "cuLaunch", 8) ||
+	    !strncmp(n, "cudaMemcpy", 10) || !strncmp(n, "cuMemcpy", 8) ||
+	    !strncmp(n, "cudaMemset", 10) || !strncmp(n, "cuMemset", 8) ||
+	    !strncmp(n, "cudaGraphLaunch", 15) || !strncmp(n, "cuGraphLaunch", 13) ||
+	    strncmp(n, "cuda", 4))   /* TensorFlow names launch events after their kernel */
+		f |= XN_LAUNCH;
+	if (!strncmp(n, "cu", 2) && strncmp(n, "cuda", 4))
+		f |= XN_DRIVER;
+	if (!strncmp(n, "Iterator::", 10))
+		f |= XN_INPUT;
+	return f;
+}
+
 int xpmeta_plane(struct xpmap *m, const Tensorflow__Profiler__XPlanePacked *pl, int32_t dev)
 {
 	m->ev = calloc(pl->n_event_metadata + 1, sizeof(*m->ev));
@@ -179,17 +203,27 @@ int xpmeta_plane(struct xpmap *m, const Tensorflow__Profiler__XPlanePacked *pl, 
 		const Tensorflow__Profiler__XEventMetadata *v = pl->event_metadata[i]->value;
 		const char *n = !v ? "" : v->display_name && *v->display_name ? v->display_name :
 			        v->name ? v->name : "";
-		m->ev[m->n_ev].id = pl->event_metadata[i]->key;
-		if (!(m->ev[m->n_ev++].name = store_intern_cstr(m->s, n)) && *n)
+		struct xpev *e = &m->ev[m->n_ev++];
+		e->id = pl->event_metadata[i]->key;
+		if (!(e->name = store_intern_cstr(m->s, n)) && *n)
 			return -ENOMEM;
+		e->flags = name_flags(n);
 	}
 	for (size_t i = 0; i < pl->n_stat_metadata; i++) {
 		const Tensorflow__Profiler__XStatMetadata *v = pl->stat_metadata[i]->value;
 		const char *n = v && v->name ? v->name : "";
-		m->stm[m->n_stm++] = (struct xpst){ pl->stat_metadata[i]->key, stat_role(n), n };
+		m->stm[m->n_stm++] = (struct xpst){ pl->stat_metadata[i]->key, stat_role(n), n, 0 };
 	}
 	qsort(m->ev, m->n_ev, sizeof(*m->ev), cmp_ev);
 	qsort(m->stm, m->n_stm, sizeof(*m->stm), cmp_st);
+	/* ids are small and dense in what TensorFlow writes: index them directly */
+	if (m->n_ev && m->ev[0].id >= 0 && m->ev[m->n_ev - 1].id < 4 * (int64_t)m->n_ev + 1024) {
+		m->n_dense = (size_t)m->ev[m->n_ev - 1].id + 1;
+		if (!(m->ev_dense = calloc(m->n_dense, sizeof(*m->ev_dense))))
+			return -ENOMEM;
+		for (size_t i = 0; i < m->n_ev; i++)
+			m->ev_dense[m->ev[i].id] = (uint32_t)i + 1;
+	}
 	if (dev < 0)
 		return 0;
 	/* GPU plane stats: the device's properties */
@@ -231,6 +265,9 @@ void xpmeta_done(struct xpmap *m)
 {
 	free(m->ev);
 	free(m->stm);
+	free(m->ev_dense);
+	m->ev_dense = NULL;
+	m->n_dense = 0;
 	m->ev = NULL;
 	m->stm = NULL;
 	m->n_ev = m->n_stm = 0;
@@ -302,10 +339,23 @@ int xpstats_read(struct xpmap *m, const Tensorflow__Profiler__XEvent *xe, struct
 			o->have_corr = o->corr != 0;
 			break;
 		}
-		case XS_KDET:
+		case XS_KDET: {
+			/* a ref_value names a stat metadata entry: parse it once */
+			struct xpst *r = x->value_case == TENSORFLOW__PROFILER__XSTAT__VALUE_REF_VALUE ?
+					 (struct xpst *)stat_meta(m, x->ref_value > INT64_MAX ? -1 :
+								  (int64_t)x->ref_value) : NULL;
 			o->have_kernel = 1;
+			if (r && r->kconf) {
+				o->kconf_id = r->kconf;
+				break;
+			}
 			kernel_details(stat_str(m, x), &o->kconf);
+			if (!(o->kconf_id = store_kconf(m->s, &o->kconf)))
+				return -ENOMEM;
+			if (r)
+				r->kconf = o->kconf_id;
 			break;
+		}
 		case XS_MCPY:
 		case XS_MSET: {
 			const char *t = stat_str(m, x);

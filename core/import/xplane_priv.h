@@ -31,7 +31,11 @@ void xparena_done(struct xparena *a);
 struct xpev {
 	int64_t id;
 	uint32_t name;
+	uint16_t flags;            /* XN_* of the name, computed once */
 };
+
+/* what an event name says (xpev.flags) */
+enum { XN_NCCL = 1, XN_LAUNCH = 2, XN_DRIVER = 4, XN_INPUT = 8 };
 
 /* roles of the stats gtrace reads */
 enum {
@@ -43,6 +47,7 @@ struct xpst {
 	int64_t id;
 	uint8_t role;
 	const char *name;          /* the plane's copy (valid while the plane is) */
+	uint32_t kconf;            /* kernel_details parsed from this name (ref_value), 0 = not yet */
 };
 
 struct xpstep {
@@ -53,10 +58,14 @@ struct xpmap {
 	struct gt_store *s;
 	int32_t rank;
 	struct xplane_stats *st;
-	struct xparena arena;
+	struct xparena arena;      /* the current line (events packed) */
+	struct xparena earena;     /* the current event */
+	uint8_t line_copy;         /* copy direction the current line's name gives */
 	/* the current plane's metadata, sorted by id */
 	struct xpev *ev;
 	size_t n_ev;
+	uint32_t *ev_dense;        /* id -> index + 1 in ev when ids are dense, else NULL */
+	size_t n_dense;
 	struct xpst *stm;
 	size_t n_stm;
 	/* steps: from the GPUs' Steps lines / from host step_num stats */
@@ -72,6 +81,7 @@ struct xpstats {
 	uint64_t bytes;
 	uint16_t copy_flags;       /* GT_EVF_PINNED / GT_EVF_PAGEABLE */
 	struct gt_kconf kconf;
+	uint32_t kconf_id;         /* the store's id of kconf (have_kernel) */
 };
 
 /* index the plane's metadata (names interned) and, for GPU dev >= 0, set
@@ -80,7 +90,7 @@ int xpmeta_plane(struct xpmap *m, const Tensorflow__Profiler__XPlanePacked *pl, 
 void xpmeta_done(struct xpmap *m);
 /* the event metadata of id, or NULL */
 const struct xpev *xpmeta_event(struct xpmap *m, int64_t id);
-/* read an event's stats; 0 */
+/* read an event's stats; 0 or -ENOMEM */
 int xpstats_read(struct xpmap *m, const Tensorflow__Profiler__XEvent *xe, struct xpstats *out);
 
 #endif
