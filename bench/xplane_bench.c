@@ -9,7 +9,7 @@
  * a few other stats) and G /device:GPU:N planes with a compute stream
  * (kernels: correlation_id, kernel_details as a ref stat, context_id), a
  * copy stream (memcpy_details) and a TensorFlow Ops line.  It is packed
- * with protobuf-c a line at a time (XPlanePacked / XSpacePacked carry the
+ * with protobuf-c a line at a time (XPlanePacked / XSpaceBytes carry the
  * packed lines and planes: the same wire format).
  *
  * Prints per file: "xplane FILE file_mb=... runs=... median_s=... mb_per_s=...
@@ -238,7 +238,7 @@ static int gen(const char *out, double mb, int gpus)
 {
 	/* about 75 bytes of file per kernel with its launch, op and annotation */
 	size_t n = (size_t)(mb * 1e6 / 75.0 / gpus);
-	Tensorflow__Profiler__XSpacePacked sp = TENSORFLOW__PROFILER__XSPACE_PACKED__INIT;
+	Tensorflow__Profiler__XSpaceBytes sp = TENSORFLOW__PROFILER__XSPACE_BYTES__INIT;
 	ProtobufCBinaryData planes[17];
 	char *host = "bench-host";
 	uint64_t corr = 0;
@@ -257,9 +257,9 @@ static int gen(const char *out, double mb, int gpus)
 	sp.planes = planes;
 	sp.n_hostnames = 1;
 	sp.hostnames = &host;
-	size_t len = tensorflow__profiler__xspace_packed__get_packed_size(&sp);
+	size_t len = tensorflow__profiler__xspace_bytes__get_packed_size(&sp);
 	uint8_t *b = malloc(len);
-	tensorflow__profiler__xspace_packed__pack(&sp, b);
+	tensorflow__profiler__xspace_bytes__pack(&sp, b);
 	FILE *f = fopen(out, "wb");
 	int rc = !f || fwrite(b, 1, len, f) != len;
 	if (f && fclose(f))

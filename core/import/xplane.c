@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "../file/import_api.h"
 #include "gtrace/import.h"
 #include "kread.h"
@@ -64,6 +67,45 @@ oom:
 	return -ENOMEM;
 }
 
+/* a file's bytes: a plain file mapped (*mapped = 1), gzip inflated into a
+ * buffer; 0 or negative errno with one line in err */
+static int read_file(const char *path, void **buf, size_t *len, int *mapped, char *err,
+		     size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat sb;
+	unsigned char magic[2] = { 0, 0 };
+	*mapped = 0;
+	if (fd < 0 || fstat(fd, &sb)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -ENOENT;
+	}
+	ssize_t got = pread(fd, magic, 2, 0);
+	if (got == 2 && magic[0] != 0x1f && magic[1] != 0x8b && sb.st_size > 0) {
+		void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED) {
+			close(fd);
+			madvise(p, (size_t)sb.st_size, MADV_SEQUENTIAL);
+			*buf = p;
+			*len = (size_t)sb.st_size;
+			*mapped = 1;
+			return 0;
+		}
+	}
+	close(fd);
+	struct kread r;
+	int rc = kread_open(&r, path, 1, err, errlen);
+	if (rc)
+		return rc;
+	unsigned char *b = NULL;
+	rc = slurp(&r, path, (size_t)sb.st_size + 1, &b, len, err, errlen);
+	kread_close(&r);
+	*buf = b;
+	return rc;
+}
+
 static void warn(const char *name, const struct xplane_stats *st, const struct gt_load_opts *o,
 		 struct gt_store *s)
 {
@@ -92,21 +134,15 @@ int xplane_import_files(const char *const *paths, size_t n, const struct gt_load
 		o = &def;
 	err[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
-		struct kread r;
-		struct stat sb;
-		unsigned char *buf = NULL;
+		void *buf = NULL;
 		size_t len = 0;
-		int rc = kread_open(&r, paths[i], 1, err, errlen);
-		if (rc)
-			return rc;
-		rc = slurp(&r, paths[i], !stat(paths[i], &sb) ? (size_t)sb.st_size + 1 : 0, &buf, &len,
-			   err, errlen);
-		kread_close(&r);
+		int mapped = 0;
+		int rc = read_file(paths[i], &buf, &len, &mapped, err, errlen);
 		if (rc)
 			return rc;
 		struct xplane_stats st;
-		rc = xplane_map_space(buf, len, paths[i], (int32_t)i, n > 1 ? (int32_t)n : -1, s, &st,
-				      err, errlen);
+		rc = xplane_map_space(buf, len, mapped, paths[i], (int32_t)i, n > 1 ? (int32_t)n : -1, s,
+				      &st, err, errlen);
 		if (rc)
 			return rc;
 		warn(paths[i], &st, o, s);
@@ -154,7 +190,7 @@ int xplane_import_mem(const char *name, const void *buf, size_t len,
 	if (rc)
 		return rc;
 	struct xplane_stats st;
-	rc = xplane_map_space(b, n, name, 0, -1, s, &st, err, errlen);
+	rc = xplane_map_space(b, n, 0, name, 0, -1, s, &st, err, errlen);
 	if (rc)
 		return rc;
 	warn(name, &st, o, s);

@@ -25,12 +25,12 @@ struct xplane_stats {
 	uint64_t planes, lines;
 };
 
-/* map one serialized XSpace (buf, len: malloc'ed, taken over and freed as
- * soon as its planes are unpacked) into s under `rank` (world = ranks of
+/* map one serialized XSpace (buf, len: malloc'ed, or mmap'ed when mapped;
+ * taken over and released as soon as its planes are unpacked) into s under `rank` (world = ranks of
  * the run, -1 unknown); name is used in messages and as the rank's source.
  * 0, -EINVAL (damaged / not an XSpace) or -ENOMEM with "NAME: problem" in
  * err.  The store is not finished. */
-int xplane_map_space(void *buf, size_t len, const char *name, int32_t rank,
+int xplane_map_space(void *buf, size_t len, int mapped, const char *name, int32_t rank,
 		     int32_t world, struct gt_store *s, struct xplane_stats *st,
 		     char *err, size_t errlen);
 

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "xplane.pb-c.h"
 #include "xplane.h"
 #include "xplane_priv.h"
@@ -242,7 +243,7 @@ static int emit_steps(struct xpmap *m)
 	return 0;
 }
 
-int xplane_map_space(void *buf, size_t len, const char *name, int32_t rank,
+int xplane_map_space(void *buf, size_t len, int mapped, const char *name, int32_t rank,
 		     int32_t world, struct gt_store *s, struct xplane_stats *st,
 		     char *err, size_t errlen)
 {
@@ -253,7 +254,11 @@ int xplane_map_space(void *buf, size_t len, const char *name, int32_t rank,
 	xparena_init(&m.arena);
 	xparena_init(&m.earena);
 	XSpaceP *sp = tensorflow__profiler__xspace_packed__unpack(NULL, len, buf);
-	free(buf);     /* the planes are copies now: lower the peak */
+	/* the lines are copies now: lower the peak */
+	if (mapped)
+		munmap(buf, len);
+	else
+		free(buf);
 	if (!sp) {
 		snprintf(err, errlen, "%s: not an XPlane profile (damaged, truncated or not a protobuf XSpace)",
 			 name);
@@ -266,16 +271,7 @@ int xplane_map_space(void *buf, size_t len, const char *name, int32_t rank,
 		goto out;
 	}
 	for (size_t p = 0; p < sp->n_planes && !rc; p++) {
-		XPlaneP *pl = tensorflow__profiler__xplane_packed__unpack(NULL, sp->planes[p].len,
-									   sp->planes[p].data);
-		/* the plane's bytes are no longer needed: lower the peak */
-		free(sp->planes[p].data);
-		sp->planes[p].data = NULL;
-		if (!pl) {
-			snprintf(err, errlen, "%s: plane %zu is damaged (not a protobuf XPlane)", name, p);
-			rc = -EINVAL;
-			break;
-		}
+		XPlaneP *pl = sp->planes[p];
 		m.st->planes++;
 		int32_t dev = -1;
 		int pk = plane_kind(pl->name ? pl->name : "", &dev);
@@ -291,7 +287,6 @@ int xplane_map_space(void *buf, size_t len, const char *name, int32_t rank,
 		}
 plane_oom:
 		xpmeta_done(&m);
-		tensorflow__profiler__xplane_packed__free_unpacked(pl, NULL);
 	}
 	if (!rc)
 		rc = emit_steps(&m);

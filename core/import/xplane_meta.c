@@ -22,6 +22,7 @@ struct xpchunk {
 };
 
 #define XP_CHUNK (1u << 20)
+#define XP_KEEP (64u << 20)        /* largest chunk kept between lines */
 
 static void *arena_alloc(void *ad, size_t size)
 {
@@ -30,6 +31,8 @@ static void *arena_alloc(void *ad, size_t size)
 	struct xpchunk *c = a->head;
 	if (!c || c->cap - c->used < size) {
 		size_t cap = size > XP_CHUNK ? size : XP_CHUNK;
+		if (c && c->cap * 2 > cap)   /* grow geometrically: one chunk per line soon */
+			cap = c->cap * 2;
 		struct xpchunk *n = malloc(sizeof(*n) + cap);
 		if (!n)
 			return NULL;
@@ -59,22 +62,29 @@ void xparena_init(struct xparena *a)
 
 void xparena_reset(struct xparena *a)
 {
-	struct xpchunk *c = a->head;
-	if (!c)
-		return;
-	/* keep the newest (largest in use) chunk, free the others */
-	struct xpchunk *n = c->next;
-	while (n) {
-		struct xpchunk *nx = n->next;
-		free(n);
-		n = nx;
+	/* keep the largest chunk (reused by the next line without new page
+	 * faults), up to XP_KEEP; free the others */
+	struct xpchunk *keep = NULL, *c = a->head;
+	while (c) {
+		struct xpchunk *nx = c->next;
+		if (!keep || c->cap > keep->cap) {
+			if (keep)
+				free(keep);
+			keep = c;
+		} else {
+			free(c);
+		}
+		c = nx;
 	}
-	c->next = NULL;
-	c->used = 0;
-	if (c->cap > 4 * XP_CHUNK) {   /* a huge line: give its memory back */
-		free(c);
-		a->head = NULL;
+	if (keep && keep->cap > XP_KEEP) {
+		free(keep);
+		keep = NULL;
 	}
+	if (keep) {
+		keep->next = NULL;
+		keep->used = 0;
+	}
+	a->head = keep;
 }
 
 void xparena_done(struct xparena *a)

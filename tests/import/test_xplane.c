@@ -432,7 +432,10 @@ Test(xplane_bad, files)
 	bad_file("wrong message", other, sizeof(other), "no planes");
 	/* a plane whose bytes are not an XPlane: field 1 (planes) holding 0xff 0xff */
 	static const unsigned char badplane[] = { 0x0a, 0x02, 0xff, 0xff };
-	bad_file("damaged plane", badplane, sizeof(badplane), "plane 0 is damaged");
+	bad_file("damaged plane", badplane, sizeof(badplane), "not an XPlane profile");
+	/* a plane whose line is not an XLine: plane { lines (field 3): 0xff 0xff } */
+	static const unsigned char badline[] = { 0x0a, 0x04, 0x1a, 0x02, 0xff, 0xff };
+	bad_file("damaged line", badline, sizeof(badline), "line 0 is damaged");
 	bad_file("empty", "", 0, "empty file");
 }
 
