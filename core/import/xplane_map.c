@@ -111,9 +111,24 @@ static int map_event(struct xpmap *m, int pk, int stream, int steps_line, const 
 		     const ProtobufCBinaryData *raw, uint32_t lane)
 {
 	xparena_reset(&m->earena);   /* the previous event's memory */
-	XEvent *xe = tensorflow__profiler__xevent__unpack(&m->earena.pa, raw->len, raw->data);
-	if (!xe)
+	XEvent bare = TENSORFLOW__PROFILER__XEVENT__INIT, *xe = &bare;
+	if (m->bare) {
+		/* stats not needed on this line: left packed */
+		Tensorflow__Profiler__XEventBare *b =
+			tensorflow__profiler__xevent_bare__unpack(&m->earena.pa, raw->len, raw->data);
+		if (!b)
+			return -EINVAL;
+		bare.metadata_id = b->metadata_id;
+		bare.duration_ps = b->duration_ps;
+		bare.data_case = b->data_case == TENSORFLOW__PROFILER__XEVENT_BARE__DATA_OFFSET_PS ?
+				 TENSORFLOW__PROFILER__XEVENT__DATA_OFFSET_PS :
+				 b->data_case == TENSORFLOW__PROFILER__XEVENT_BARE__DATA_NUM_OCCURRENCES ?
+				 TENSORFLOW__PROFILER__XEVENT__DATA_NUM_OCCURRENCES :
+				 TENSORFLOW__PROFILER__XEVENT__DATA__NOT_SET;
+		bare.offset_ps = b->offset_ps;   /* the oneof's storage: same for both cases */
+	} else if (!(xe = tensorflow__profiler__xevent__unpack(&m->earena.pa, raw->len, raw->data))) {
 		return -EINVAL;
+	}
 	if (xe->data_case == TENSORFLOW__PROFILER__XEVENT__DATA_NUM_OCCURRENCES) {
 		m->st->aggregated++;
 		return 0;
@@ -193,6 +208,8 @@ static int map_line(struct xpmap *m, int pk, int32_t dev, const uint8_t *data, s
 		int steps_line = pk == PL_GPU && !strcmp(ln->name, "Steps");
 		uint32_t lane = line_lane(m, pk, dev, stream, ln, pname, pidx);
 		m->line_copy = copy_kind(ln->name, NULL);
+		/* annotation lines (but Steps) and other planes' lines: stats unused */
+		m->bare = (pk == PL_GPU && !stream && !steps_line) || pk == PL_OTHER;
 		if (lane == UINT32_MAX || store_reserve(m->s, lane, ln->n_events))
 			rc = -ENOMEM;
 		for (size_t i = 0; i < ln->n_events && !rc; i++)

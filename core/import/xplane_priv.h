@@ -61,6 +61,7 @@ struct xpmap {
 	struct xparena arena;      /* the current line (events packed) */
 	struct xparena earena;     /* the current event */
 	uint8_t line_copy;         /* copy direction the current line's name gives */
+	uint8_t bare;              /* the current line's event stats are not read */
 	/* the current plane's metadata, sorted by id */
 	struct xpev *ev;
 	size_t n_ev;
