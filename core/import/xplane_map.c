@@ -245,8 +245,8 @@ static int emit_steps(struct xpmap *m)
 	uint32_t lane = store_lane(m->s, &k);
 	if (lane == UINT32_MAX)
 		return -ENOMEM;
-	store_lane_set_name(m->s, lane, m->n_gsteps ? "Steps (from the GPUs' Steps lines)" :
-				       "Steps (from step_num stats)");
+	/* short: the viewer's lane labels are narrow */
+	store_lane_set_name(m->s, lane, m->n_gsteps ? "Steps" : "Steps (step_num)");
 	for (size_t i = 0; i < n; i++) {
 		char nm[48];
 		snprintf(nm, sizeof(nm), "step %" PRId64, v[i].num);
