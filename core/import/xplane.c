@@ -159,9 +159,14 @@ int xplane_import_dir(const char *dir, const struct gt_load_opts *o, struct gt_s
 				  errlen);
 	if (rc)
 		return rc;
-	if (!(o && (o->flags & GT_LOAD_QUIET)) && nruns > 1)
-		fprintf(stderr, "gtrace: %s: run %s (%s of %zu runs; --run NAME opens another)\n", dir,
-			run, o && o->run ? "chosen" : "newest", nruns);
+	if (!(o && (o->flags & GT_LOAD_QUIET)) && nruns > 1) {
+		if (o && o->run)
+			fprintf(stderr, "gtrace: %s: run %s (one of %zu runs, chosen with --run)\n", dir,
+				run, nruns);
+		else
+			fprintf(stderr, "gtrace: %s: run %s (the newest of %zu runs; --run NAME opens "
+				"another)\n", dir, run, nruns);
+	}
 	rc = xplane_import_files((const char *const *)paths, n, o, s, err, errlen);
 	if (!rc && (store_meta_set(s, "source", dir) || store_meta_set(s, "xplane.run", run))) {
 		snprintf(err, errlen, "%s: out of memory", dir);

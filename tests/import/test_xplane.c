@@ -170,6 +170,20 @@ Test(xplane_real, host_devices_links_steps)
 	store_free(s);
 }
 
+/* `gtrace stats ARGS` with stderr; its exit status */
+static int stats_cli(const char *args, char *out, size_t outlen)
+{
+	const char *b = getenv("GTRACE_BUILD");
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "%s/tui/gtrace stats %s 2>&1", b ? b : "build", args);
+	FILE *p = popen(cmd, "r");
+	cr_assert(p);
+	size_t n = fread(out, 1, outlen - 1, p);
+	out[n] = 0;
+	int st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 /* ---- files of our own writer ---- */
 
 static struct gt_store *load_space(const XSpace *sp)
@@ -373,6 +387,18 @@ Test(xplane_own, run_directory_hosts_gzip)
 	cr_assert_eq(gt_load(&in, 1, &o, &s, err, sizeof(err)), 0, "%s", err);
 	cr_expect_eq(store_rank_count(s), 1);
 	store_free(s);
+	/* the CLI says which run it opened, and --run opens another */
+	char args[600], out[8192];
+	snprintf(args, sizeof(args), "'%s' --report summary", root);
+	cr_expect_eq(stats_cli(args, out, sizeof(out)), 0, "%s", out);
+	cr_expect(strstr(out, "run 2024_01_02_10_00_00 (the newest of 2 runs; --run NAME opens another)"),
+		  "%s", out);
+	snprintf(args, sizeof(args), "'%s' --run 2024_01_01_10_00_00 --report summary", root);
+	cr_expect_eq(stats_cli(args, out, sizeof(out)), 0, "%s", out);
+	cr_expect(strstr(out, "run 2024_01_01_10_00_00 (one of 2 runs, chosen with --run)"), "%s", out);
+	snprintf(args, sizeof(args), "'%s' --run nope", root);
+	cr_expect_eq(stats_cli(args, out, sizeof(out)), 1, "%s", out);
+	cr_expect(strstr(out, "no run 'nope'"), "%s", out);
 	char cmd[1100];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	cr_expect_eq(system(cmd), 0);
