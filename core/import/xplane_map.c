@@ -110,7 +110,7 @@ static uint32_t line_lane(struct xpmap *m, int pk, int32_t dev, int stream, cons
 static int map_event(struct xpmap *m, int pk, int stream, int steps_line, const XLine *ln,
 		     const ProtobufCBinaryData *raw, uint32_t lane)
 {
-	xparena_reset(&m->earena);   /* the previous event's memory */
+	xplane_meta_arena_reset(&m->earena);   /* the previous event's memory */
 	XEvent bare = TENSORFLOW__PROFILER__XEVENT__INIT, *xe = &bare;
 	if (m->bare) {
 		/* stats not needed on this line: left packed */
@@ -145,11 +145,11 @@ static int map_event(struct xpmap *m, int pk, int stream, int steps_line, const 
 	e.start_ns = ln->timestamp_ns + ps_ns(off);
 	e.dur_ns = ln->timestamp_ns + ps_ns(off + dur) - e.start_ns;
 	e.lane = lane;
-	const struct xpev *md = xpmeta_event(m, xe->metadata_id);
+	const struct xpev *md = xplane_meta_event(m, xe->metadata_id);
 	e.name = md ? md->name : 0;
 	unsigned nf = md ? md->flags : 0;
 	struct xpstats sv;
-	int rc = xpstats_read(m, xe, &sv);
+	int rc = xplane_meta_stats(m, xe, &sv);
 	if (rc)
 		return rc;
 	e.corr = sv.corr;
@@ -215,7 +215,7 @@ static int map_line(struct xpmap *m, int pk, int32_t dev, const uint8_t *data, s
 		for (size_t i = 0; i < ln->n_events && !rc; i++)
 			rc = map_event(m, pk, stream, steps_line, ln, &ln->events[i], lane);
 	}
-	xparena_reset(&m->arena);
+	xplane_meta_arena_reset(&m->arena);
 	return rc;
 }
 
@@ -268,8 +268,8 @@ int xplane_map_space(void *buf, size_t len, int mapped, const char *name, int32_
 	struct xpmap m = { .s = s, .rank = rank, .st = st ? st : &dummy };
 	memset(m.st, 0, sizeof(*m.st));
 	int rc = 0;
-	xparena_init(&m.arena);
-	xparena_init(&m.earena);
+	xplane_meta_arena_init(&m.arena);
+	xplane_meta_arena_init(&m.earena);
 	XSpaceP *sp = tensorflow__profiler__xspace_packed__unpack(NULL, len, buf);
 	/* the lines are copies now: lower the peak */
 	if (mapped)
@@ -292,7 +292,7 @@ int xplane_map_space(void *buf, size_t len, int mapped, const char *name, int32_
 		m.st->planes++;
 		int32_t dev = -1;
 		int pk = plane_kind(pl->name ? pl->name : "", &dev);
-		if ((rc = xpmeta_plane(&m, pl, pk == PL_GPU ? dev : -1)))
+		if ((rc = xplane_meta_plane(&m, pl, pk == PL_GPU ? dev : -1)))
 			goto plane_oom;
 		for (size_t l = 0; l < pl->n_lines && !rc; l++) {
 			rc = map_line(&m, pk, dev, pl->lines[l].data, pl->lines[l].len, pl->name, p);
@@ -303,7 +303,7 @@ int xplane_map_space(void *buf, size_t len, int mapped, const char *name, int32_
 					 "of XEvents)", name, pl->name, l);
 		}
 plane_oom:
-		xpmeta_done(&m);
+		xplane_meta_done(&m);
 	}
 	if (!rc)
 		rc = emit_steps(&m);
@@ -318,8 +318,8 @@ plane_oom:
 out:
 	if (sp)
 		tensorflow__profiler__xspace_packed__free_unpacked(sp, NULL);
-	xparena_done(&m.arena);
-	xparena_done(&m.earena);
+	xplane_meta_arena_done(&m.arena);
+	xplane_meta_arena_done(&m.earena);
 	free(m.gsteps);
 	free(m.hsteps);
 	return rc;

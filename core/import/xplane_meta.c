@@ -52,7 +52,7 @@ static void arena_free(void *ad, void *p)
 	(void)p;
 }
 
-void xparena_init(struct xparena *a)
+void xplane_meta_arena_init(struct xparena *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->pa.alloc = arena_alloc;
@@ -60,7 +60,7 @@ void xparena_init(struct xparena *a)
 	a->pa.allocator_data = a;
 }
 
-void xparena_reset(struct xparena *a)
+void xplane_meta_arena_reset(struct xparena *a)
 {
 	/* keep the largest chunk (reused by the next line without new page
 	 * faults), up to XP_KEEP; free the others */
@@ -87,9 +87,9 @@ void xparena_reset(struct xparena *a)
 	a->head = keep;
 }
 
-void xparena_done(struct xparena *a)
+void xplane_meta_arena_done(struct xparena *a)
 {
-	xparena_reset(a);
+	xplane_meta_arena_reset(a);
 	free(a->head);
 	a->head = NULL;
 }
@@ -137,7 +137,7 @@ static const struct xpst *stat_meta(const struct xpmap *m, int64_t id)
 	return lo < m->n_stm && m->stm[lo].id == id ? &m->stm[lo] : NULL;
 }
 
-const struct xpev *xpmeta_event(struct xpmap *m, int64_t id)
+const struct xpev *xplane_meta_event(struct xpmap *m, int64_t id)
 {
 	if (m->ev_dense) {
 		if (id < 0 || (uint64_t)id >= m->n_dense || !m->ev_dense[id])
@@ -203,7 +203,7 @@ static uint16_t name_flags(const char *n)
 	return f;
 }
 
-int xpmeta_plane(struct xpmap *m, const Tensorflow__Profiler__XPlanePacked *pl, int32_t dev)
+int xplane_meta_plane(struct xpmap *m, const Tensorflow__Profiler__XPlanePacked *pl, int32_t dev)
 {
 	m->ev = calloc(pl->n_event_metadata + 1, sizeof(*m->ev));
 	m->stm = calloc(pl->n_stat_metadata + 1, sizeof(*m->stm));
@@ -271,7 +271,7 @@ int xpmeta_plane(struct xpmap *m, const Tensorflow__Profiler__XPlanePacked *pl, 
 	return rc ? -ENOMEM : 0;
 }
 
-void xpmeta_done(struct xpmap *m)
+void xplane_meta_done(struct xpmap *m)
 {
 	free(m->ev);
 	free(m->stm);
@@ -334,7 +334,7 @@ static void kernel_details(const char *t, struct gt_kconf *k)
 		k->occupancy_pct = (float)occ;
 }
 
-int xpstats_read(struct xpmap *m, const Tensorflow__Profiler__XEvent *xe, struct xpstats *o)
+int xplane_meta_stats(struct xpmap *m, const Tensorflow__Profiler__XEvent *xe, struct xpstats *o)
 {
 	memset(o, 0, sizeof(*o));
 	for (size_t i = 0; i < xe->n_stats; i++) {

@@ -23,9 +23,9 @@ struct xparena {
 	size_t used_total;
 };
 
-void xparena_init(struct xparena *a);
-void xparena_reset(struct xparena *a);
-void xparena_done(struct xparena *a);
+void xplane_meta_arena_init(struct xparena *a);
+void xplane_meta_arena_reset(struct xparena *a);
+void xplane_meta_arena_done(struct xparena *a);
 
 /* an event metadata entry: its id and the store string of its name */
 struct xpev {
@@ -87,11 +87,11 @@ struct xpstats {
 
 /* index the plane's metadata (names interned) and, for GPU dev >= 0, set
  * its device properties from the plane stats; 0 or -ENOMEM */
-int xpmeta_plane(struct xpmap *m, const Tensorflow__Profiler__XPlanePacked *pl, int32_t dev);
-void xpmeta_done(struct xpmap *m);
+int xplane_meta_plane(struct xpmap *m, const Tensorflow__Profiler__XPlanePacked *pl, int32_t dev);
+void xplane_meta_done(struct xpmap *m);
 /* the event metadata of id, or NULL */
-const struct xpev *xpmeta_event(struct xpmap *m, int64_t id);
+const struct xpev *xplane_meta_event(struct xpmap *m, int64_t id);
 /* read an event's stats; 0 or -ENOMEM */
-int xpstats_read(struct xpmap *m, const Tensorflow__Profiler__XEvent *xe, struct xpstats *out);
+int xplane_meta_stats(struct xpmap *m, const Tensorflow__Profiler__XEvent *xe, struct xpstats *out);
 
 #endif
