@@ -89,7 +89,7 @@ int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
 			else if (nx == n && f == GT_FMT_XPLANE)
 				continue;
 			else if (f != GT_FMT_KINETO_JSON) {
-				snprintf(err, errlen, "%s: is %s; only trace JSON files can be merged, open it on its own",
+				snprintf(err, errlen, "%s: is %s; only trace JSON files can be merged (XPlane files only with each other), open it on its own",
 					 paths[i], f < sizeof(what) / sizeof(what[0]) && what[f] ? what[f] : "not JSON");
 				rc = -EINVAL;
 			}

@@ -387,6 +387,20 @@ Test(xplane_own, run_directory_hosts_gzip)
 	cr_assert_eq(gt_load(&in, 1, &o, &s, err, sizeof(err)), 0, "%s", err);
 	cr_expect_eq(store_rank_count(s), 1);
 	store_free(s);
+	/* the host files given one by one: ranks in the order given */
+	char p0[600], p1[600];
+	snprintf(p0, sizeof(p0), "%s/plugins/profile/2024_01_02_10_00_00/worker1.xplane.pb.gz", root);
+	snprintf(p1, sizeof(p1), "%s/plugins/profile/2024_01_02_10_00_00/worker0.xplane.pb", root);
+	const char *two[2] = { p0, p1 };
+	cr_assert_eq(gt_load(two, 2, &o, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(store_rank_count(s), 2);
+	cr_expect_str_eq(store_str(s, store_rank_at(s, 0)->host), "worker1");
+	cr_expect_str_eq(store_str(s, store_rank_at(s, 1)->host), "worker0");
+	store_free(s);
+	/* an XPlane file and a JSON file do not merge: one line says so */
+	const char *mixed[2] = { p1, tpath("hta/nccl_data.json.gz") };
+	cr_expect_neq(gt_load(mixed, 2, &o, &s, err, sizeof(err)), 0);
+	cr_expect(strstr(err, "is an XPlane profile; only trace JSON files can be merged"), "%s", err);
 	/* the CLI says which run it opened, and --run opens another */
 	char args[600], out[8192];
 	snprintf(args, sizeof(args), "'%s' --report summary", root);
