@@ -552,6 +552,9 @@ static int gc_enable(void *ctx, char *err, size_t errlen)
 			CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
 			CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
 			CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000,
+			/* PyTorch asks before every launch whether a graph is being captured */
+			CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
+			CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_ptsz_v10000,
 		};
 		for (size_t k = 0; k < sizeof(rt) / sizeof(rt[0]); k++)
 			gc.f.EnableRuntimeApi(rt[k], 0);
@@ -561,6 +564,8 @@ static int gc_enable(void *ctx, char *err, size_t errlen)
 			CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent, CUPTI_DRIVER_TRACE_CBID_cuStreamQuery,
 			CUPTI_DRIVER_TRACE_CBID_cuEventQuery, CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
 			CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute, CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
+			CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute, CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute,
+			CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes,
 		};
 		for (size_t k = 0; k < sizeof(dr) / sizeof(dr[0]); k++)
 			gc.f.EnableDriverApi(dr[k], 0);

@@ -25,6 +25,7 @@ enum cudaemu_kind {
 	CUDAEMU_KERNEL = 1,
 	CUDAEMU_MEMCPY,
 	CUDAEMU_MEMSET,
+	CUDAEMU_CALL,            /* an API call without GPU work (cbid, driver in) */
 };
 
 /* one piece of GPU work and the launch call that made it */
@@ -39,9 +40,10 @@ struct cudaemu_work {
 	uint8_t copy_kind;       /* CUpti_ActivityMemcpyKind */
 	uint8_t src_kind, dst_kind;   /* CUpti_ActivityMemoryKind */
 	int64_t dur_ns;          /* time on the device */
+	uint8_t driver;          /* CUDAEMU_CALL: a driver API call (else runtime) */
 	/* out: what the driver did (the ground truth) */
 	uint32_t corr;           /* correlation id of the launch call */
-	uint32_t cbid;           /* runtime API callback id of the launch call */
+	uint32_t cbid;           /* API callback id of the call (in for CUDAEMU_CALL) */
 	uint32_t tid;            /* system thread id of the launching thread */
 	uint64_t api_start_ns, api_end_ns;
 	uint64_t start_ns, end_ns;

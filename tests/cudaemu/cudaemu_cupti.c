@@ -199,10 +199,12 @@ static uint32_t thread_id(void)
 static void sink_api(const struct cudaemu_work *w)
 {
 	lock("the driver");
-	if (cu.kind_on[CUPTI_ACTIVITY_KIND_RUNTIME] && !cu.rt_off[w->cbid % 1024]) {
+	CUpti_ActivityKind k = w->driver ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
+	const uint8_t *off = w->driver ? cu.drv_off : cu.rt_off;
+	if (cu.kind_on[k] && !off[w->cbid % 1024]) {
 		CUpti_ActivityAPI *a = (void *)room(sizeof(*a), w->api_end_ns);
 		if (a) {
-			a->kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+			a->kind = k;
 			a->cbid = w->cbid;
 			a->start = cupti_time(w->api_start_ns);
 			a->end = cupti_time(w->api_end_ns);
@@ -462,6 +464,13 @@ CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain dom, uint32_t cbi
 		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020: *name = "cudaMemcpyAsync_v3020"; return CUPTI_SUCCESS;
 		case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020: *name = "cudaMemsetAsync_v3020"; return CUPTI_SUCCESS;
 		case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000: *name = "cudaGraphLaunch_v10000"; return CUPTI_SUCCESS;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000: *name = "cudaStreamIsCapturing_v10000"; return CUPTI_SUCCESS;
+		}
+	} else if (dom == CUPTI_CB_DOMAIN_DRIVER_API) {
+		switch (cbid) {
+		case CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute: *name = "cuPointerGetAttribute"; return CUPTI_SUCCESS;
+		case CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes: *name = "cuPointerGetAttributes"; return CUPTI_SUCCESS;
+		case CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute: *name = "cuKernelGetAttribute"; return CUPTI_SUCCESS;
 		}
 	}
 	return CUPTI_ERROR_INVALID_PARAMETER;

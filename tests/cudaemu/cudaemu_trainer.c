@@ -1,7 +1,8 @@
 /*
  * cudaemu_trainer.c - a stand-in trainer on the emulated driver: T threads,
  * each on one device (thread % devices) and two streams of its own, submit
- * kernels (C distinct names and launch configurations), copies and memsets,
+ * kernels (C distinct names and launch configurations), copies and memsets
+ * (and, not in the truth, the chatty API calls a capture should leave out),
  * then wait for the device and exit.  Every piece of work it submitted is
  * written to the ground-truth file (the driver's own answer of what ran,
  * when, with which correlation id), so a capture can be compared exactly.
@@ -36,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <cupti_activity.h>
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
 #include "cudaemu.h"
 
 static struct {
@@ -128,6 +131,25 @@ static void *thread_main(void *arg)
 		}
 		if (cudaemu_submit(w) != 0)
 			abort();
+		if (i % 5 == 0) {
+			/* the chatty calls frameworks make around launches (not in
+			 * the truth: a capture should leave them out) */
+			static const struct { uint32_t cbid; uint8_t driver; } chatty[] = {
+				{ CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000, 0 },
+				{ CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute, 1 },
+				{ CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes, 1 },
+				{ CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute, 1 },
+			};
+			for (size_t c = 0; c < sizeof(chatty) / sizeof(chatty[0]); c++) {
+				struct cudaemu_work call;
+				memset(&call, 0, sizeof(call));
+				call.kind = CUDAEMU_CALL;
+				call.cbid = chatty[c].cbid;
+				call.driver = chatty[c].driver;
+				call.stream = 1;
+				cudaemu_submit(&call);
+			}
+		}
 		if (tr.gap_us) {
 			struct timespec ts = { 0, tr.gap_us * 1000L };
 			nanosleep(&ts, NULL);

@@ -4,7 +4,9 @@
  * ground truth exactly: every kernel, copy and memset once, with its
  * start, end, name, device, stream, launch configuration and bytes; every
  * launch call on its system thread with the kernel's correlation id and
- * its name without CUPTI's version suffix; nothing counted lost; children
+ * its name without CUPTI's version suffix; the chatty calls left out
+ * (cudaStreamIsCapturing, cu{Pointer,Kernel}GetAttribute(s)); nothing
+ * counted lost; children
  * forked mid-capture exit at once and add nothing.
  */
 #include <criterion/criterion.h>
@@ -30,6 +32,7 @@ struct truth {
 	struct truth_w *w;
 	size_t n;
 	struct truth_w **idx;        /* by correlation id */
+	uint32_t max_corr;
 	long pid;
 	unsigned long long records, dropped, refused;
 	int have_stats;
@@ -111,17 +114,18 @@ static void read_truth(const char *path, struct truth *t)
 	fclose(f);
 }
 
-/* truth entry of a correlation id (ids are 1..n, one per piece of work,
- * sorted into t->by_corr on first use) */
+/* truth entry of a correlation id (indexed on first use); NULL for ids
+ * of calls without work (the chatty ones) */
 static struct truth_w *by_corr(struct truth *t, uint32_t corr)
 {
 	if (!t->idx) {
-		t->idx = calloc(t->n + 1, sizeof(*t->idx));
 		for (size_t i = 0; i < t->n; i++)
-			if (t->w[i].corr >= 1 && t->w[i].corr <= t->n)
-				t->idx[t->w[i].corr] = &t->w[i];
+			t->max_corr = t->w[i].corr > t->max_corr ? t->w[i].corr : t->max_corr;
+		t->idx = calloc(t->max_corr + 1, sizeof(*t->idx));
+		for (size_t i = 0; i < t->n; i++)
+			t->idx[t->w[i].corr] = &t->w[i];
 	}
-	return corr >= 1 && corr <= t->n ? t->idx[corr] : NULL;
+	return corr <= t->max_corr ? t->idx[corr] : NULL;
 }
 
 static struct gt_store *load(const char *path)
@@ -151,6 +155,8 @@ static void compare_n(struct gt_store *s, struct truth *t, int partial, size_t *
 		for (size_t i = 0; i < ln->n; i++) {
 			const struct gt_event *e = &ln->ev[i];
 			struct truth_w *w = by_corr(t, e->corr);
+			cr_assert_neq(e->kind, GT_EV_DRIVER, "driver call %s captured (the trainer makes "
+				      "only chatty ones)", store_str(s, e->name));
 			if (e->kind == GT_EV_RUNTIME) {
 				cr_assert_not_null(w, "launch call with unknown correlation %u", e->corr);
 				cr_assert_eq(w->seen_api, 0, "launch %u twice", e->corr);
