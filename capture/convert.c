@@ -248,6 +248,9 @@ static int conv_kernel(struct convert *c, const CUpti_ActivityKernel10 *k, struc
 	e->lane = lane_id(c, 1, (int32_t)k->deviceId, k->streamId);
 	e->arg = kconf_id(c, &kc);
 	e->corr = k->correlationId;
+	/* a node of a CUDA graph replay: the graph (every node carries the
+	 * cudaGraphLaunch's correlation id) */
+	e->aux = k->graphId;
 	if (k->name && (strstr(k->name, "ncclKernel") || strstr(k->name, "ncclDevKernel")))
 		e->flags |= GT_EVF_NCCL;
 	set_span(c, e, k->start, k->end);

@@ -216,15 +216,27 @@ static void sink_api(const struct cudaemu_work *w)
 	unlock();
 }
 
-static void put_kernel(const struct cudaemu_work *w, const struct cudaemu_device *d)
+/* a kernel record; node > 0: node `node` of a graph launch (its times
+ * from the node's place in the graph, graphId and graphNodeId set) */
+static void put_kernel(const struct cudaemu_work *w, const struct cudaemu_device *d, uint32_t node)
 {
-	CUpti_ActivityKernel10 *k = (void *)room(sizeof(*k), w->end_ns);
+	uint64_t s0 = w->start_ns, s1 = w->end_ns;
+	if (node) {
+		s0 = w->start_ns + (uint64_t)(node - 1) * ((uint64_t)w->dur_ns + 1);
+		s1 = s0 + (uint64_t)w->dur_ns;
+	}
+	CUpti_ActivityKernel10 *k = (void *)room(sizeof(*k), s1);
 	if (!k)
 		return;
 	k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
 	k->registersPerThread = 32;
-	k->start = cupti_time(w->start_ns);
-	k->end = cupti_time(w->end_ns);
+	k->start = cupti_time(s0);
+	k->end = cupti_time(s1);
+	if (node) {
+		k->graphId = w->graph_id;
+		k->graphNodeId = ((uint64_t)w->graph_id << 32) | node;
+		k->launchType = 0;
+	}
 	k->completed = k->end;
 	k->deviceId = (uint32_t)w->device;
 	k->contextId = d->context_id;
@@ -246,7 +258,11 @@ static void sink_work(const struct cudaemu_work *w)
 	const struct cudaemu_device *d = cudaemu_device_at(w->device);
 	lock("the driver");
 	if (w->kind == CUDAEMU_KERNEL && cu.kind_on[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) {
-		put_kernel(w, d);
+		put_kernel(w, d, 0);
+	} else if (w->kind == CUDAEMU_GRAPH && cu.kind_on[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) {
+		/* every node's record carries the cudaGraphLaunch correlation id */
+		for (uint32_t n = 1; n <= w->nodes; n++)
+			put_kernel(w, d, n);
 	} else if (w->kind == CUDAEMU_MEMCPY && cu.kind_on[CUPTI_ACTIVITY_KIND_MEMCPY]) {
 		CUpti_ActivityMemcpy6 *m = (void *)room(sizeof(*m), w->end_ns);
 		if (m) {

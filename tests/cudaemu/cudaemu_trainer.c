@@ -10,7 +10,7 @@
  *
  *   cudaemu_trainer --out TRUTH [--threads T] [--work N] [--configs C]
  *                   [--dur-ns D] [--gap-us G] [--fork N] [--rate R]
- *                   [--tail-ms M]
+ *                   [--tail-ms M] [--graphs N]
  *
  * Truth file (TSV): a '#' header line with pid, devices and the window
  * (first API call start, last work end); one line per piece of work:
@@ -20,6 +20,10 @@
  * last line `S records R dropped D refused F` of its own counters.
  * --rate R: submissions paced to R per second over all threads.  --out -:
  * no truth kept (for long runs); the header and S lines go to stdout.
+ * --graphs N: each thread also replays a CUDA graph of 5 kernels N times
+ * (graph id 1000 + thread); a line per node: `G device stream corr tid
+ * api_start api_end graph_id node start end name` (all nodes share the
+ * cudaGraphLaunch's correlation id).
  * --tail-ms M: each thread's last kernel runs M ms and the trainer exits
  * without waiting for the device (the capture's exit flush meets work
  * still running).
@@ -47,12 +51,13 @@ static struct {
 	int gap_us;
 	int forks;
 	int tail_ms;
+	int graphs;
 	double rate;
 	int keep;                /* truth kept (not --out -) */
 	FILE *out;
 	pthread_mutex_t lock;
 	uint64_t first, last;
-} tr = { 4, 2000, 50, 3000, 0, 0, 0, 0, 1, NULL, PTHREAD_MUTEX_INITIALIZER, UINT64_MAX, 0 };
+} tr = { 4, 2000, 50, 3000, 0, 0, 0, 0, 0, 1, NULL, PTHREAD_MUTEX_INITIALIZER, UINT64_MAX, 0 };
 
 /* LeakSanitizer asks this before its exit check: a forked child exits
  * holding its parent's threads' memory (those threads do not exist in
@@ -155,7 +160,38 @@ static void *thread_main(void *arg)
 			nanosleep(&ts, NULL);
 		}
 	}
+	struct cudaemu_work *gl = calloc((size_t)tr.graphs + 1, sizeof(*gl));
+	for (int g = 0; g < tr.graphs && gl; g++) {
+		struct cudaemu_work *w = &gl[g];
+		w->kind = CUDAEMU_GRAPH;
+		w->device = t % ndev;
+		w->stream = 1 + (uint32_t)(t / ndev) * 2;
+		w->nodes = 5;
+		w->graph_id = 1000u + (uint32_t)t;
+		w->name = "emu_graph_node_kernel";
+		w->grid[0] = 64;
+		w->grid[1] = w->grid[2] = 1;
+		w->block[0] = 256;
+		w->block[1] = w->block[2] = 1;
+		w->dur_ns = 1500;
+		if (cudaemu_submit(w) != 0)
+			abort();
+	}
 	pthread_mutex_lock(&tr.lock);
+	for (int g = 0; g < tr.graphs && gl; g++) {
+		const struct cudaemu_work *w = &gl[g];
+		for (uint32_t n = 1; n <= w->nodes; n++) {
+			uint64_t s0 = w->start_ns + (uint64_t)(n - 1) * ((uint64_t)w->dur_ns + 1);
+			fprintf(tr.out, "G\t%d\t%u\t%u\t%u\t%llu\t%llu\t%u\t%u\t%llu\t%llu\t%s\n",
+				w->device, w->stream, w->corr, w->tid,
+				(unsigned long long)w->api_start_ns, (unsigned long long)w->api_end_ns,
+				w->graph_id, n, (unsigned long long)s0,
+				(unsigned long long)(s0 + (uint64_t)w->dur_ns), w->name);
+		}
+		if (w->end_ns > tr.last)
+			tr.last = w->end_ns;
+	}
+	free(gl);
 	for (size_t i = 0; i < keep && tr.keep; i++) {
 		put(&done[i]);
 		if (done[i].api_start_ns < tr.first)
@@ -186,6 +222,8 @@ int main(int argc, char **argv)
 			tr.dur_ns = atoll(argv[++i]);
 		else if (!strcmp(argv[i], "--gap-us") && v)
 			tr.gap_us = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--graphs") && v)
+			tr.graphs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--tail-ms") && v)
 			tr.tail_ms = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--rate") && v)
@@ -194,7 +232,7 @@ int main(int argc, char **argv)
 			tr.forks = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "usage: cudaemu_trainer --out TRUTH [--threads T] [--work N] "
-				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M]\n");
+				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N]\n");
 			return 2;
 		}
 	}

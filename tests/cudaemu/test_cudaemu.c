@@ -6,7 +6,8 @@
  * launch call on its system thread with the kernel's correlation id and
  * its name without CUPTI's version suffix; the chatty calls left out
  * (cudaStreamIsCapturing, cu{Pointer,Kernel}GetAttribute(s)); nothing
- * counted lost; children
+ * counted lost; CUDA graph replays: every node kernel exact, with its
+ * graph id, linked to its own cudaGraphLaunch; children
  * forked mid-capture exit at once and add nothing.
  */
 #include <criterion/criterion.h>
@@ -28,9 +29,20 @@ struct truth_w {
 	int seen, seen_api;
 };
 
+/* one kernel node of a graph replay */
+struct truth_g {
+	int device;
+	unsigned stream, corr, tid, graph, node;
+	unsigned long long api_start, api_end, start, end;
+	char name[64];
+	int seen, seen_api;
+};
+
 struct truth {
 	struct truth_w *w;
 	size_t n;
+	struct truth_g *g;
+	size_t n_g;
 	struct truth_w **idx;        /* by correlation id */
 	uint32_t max_corr;
 	long pid;
@@ -92,6 +104,17 @@ static void read_truth(const char *path, struct truth *t)
 			t->forks++;
 			continue;
 		}
+		if (line[0] == 'G') {
+			t->g = realloc(t->g, (t->n_g + 1) * sizeof(*t->g));
+			struct truth_g *g = &t->g[t->n_g];
+			memset(g, 0, sizeof(*g));
+			cr_assert_eq(sscanf(line, "G\t%d\t%u\t%u\t%u\t%llu\t%llu\t%u\t%u\t%llu\t%llu\t%63s",
+					    &g->device, &g->stream, &g->corr, &g->tid, &g->api_start,
+					    &g->api_end, &g->graph, &g->node, &g->start, &g->end, g->name),
+				     11, "truth line: %s", line);
+			t->n_g++;
+			continue;
+		}
 		if (line[0] == 'S') {
 			cr_assert_eq(sscanf(line, "S\trecords\t%llu\tdropped\t%llu\trefused\t%llu",
 					    &t->records, &t->dropped, &t->refused), 3);
@@ -141,6 +164,49 @@ static struct gt_store *load(const char *path)
 static const char *const api_names[] = { "", "cudaLaunchKernel", "cudaMemcpyAsync",
 					 "cudaMemsetAsync" };
 
+/* a cudaGraphLaunch call or a graph node's kernel (event i of lane l)
+ * against the truth's graph replays; 1 when it was one (checked), else 0.
+ * Every node must be linked to its own launch call. */
+static int graph_event(struct gt_store *s, struct truth *t, const struct gt_lane *ln, uint32_t l,
+		       size_t i)
+{
+	const struct gt_event *e = &ln->ev[i];
+	for (size_t k = 0; k < t->n_g; k++) {
+		struct truth_g *g = &t->g[k];
+		if (g->corr != e->corr)
+			continue;
+		if (e->kind == GT_EV_RUNTIME) {
+			cr_assert_eq(g->seen_api, 0, "graph launch %u twice", e->corr);
+			for (size_t j = k; j < t->n_g; j++)
+				if (t->g[j].corr == e->corr)
+					t->g[j].seen_api = 1;
+			cr_assert_str_eq(store_str(s, e->name), "cudaGraphLaunch");
+			cr_assert_eq(ln->key.id, (int64_t)g->tid);
+			cr_assert_eq(e->start_ns, (int64_t)g->api_start);
+			cr_assert_eq(e->dur_ns, (int64_t)(g->api_end - g->api_start));
+			return 1;
+		}
+		if (e->kind != GT_EV_KERNEL || e->start_ns != (int64_t)g->start)
+			continue;
+		cr_assert_eq(g->seen, 0, "graph node %u of launch %u twice", g->node, e->corr);
+		g->seen = 1;
+		cr_assert_eq(e->dur_ns, (int64_t)(g->end - g->start));
+		cr_assert_str_eq(store_str(s, e->name), g->name);
+		cr_assert_eq(ln->key.device, g->device);
+		cr_assert_eq(ln->key.id, (int64_t)g->stream);
+		cr_assert_eq(e->aux, g->graph, "graph node: graph id %u, kept %u", g->graph, e->aux);
+		struct gt_ref peer, me = { l, (uint32_t)i };
+		cr_assert_eq(store_corr_peer(s, me, &peer), 0, "graph node %u of launch %u not linked",
+			     g->node, e->corr);
+		const struct gt_event *pe = store_ev(s, peer);
+		cr_assert_eq(pe->kind, GT_EV_RUNTIME);
+		cr_assert_eq(pe->corr, e->corr);
+		cr_assert_str_eq(store_str(s, pe->name), "cudaGraphLaunch");
+		return 1;
+	}
+	return 0;
+}
+
 /* every GPU event and launch call against the truth, exactly; each piece
  * of work and its launch found once (all of them unless `partial`); the
  * numbers of GPU events and launch calls found into n_gpu, n_api */
@@ -155,6 +221,8 @@ static void compare_n(struct gt_store *s, struct truth *t, int partial, size_t *
 		for (size_t i = 0; i < ln->n; i++) {
 			const struct gt_event *e = &ln->ev[i];
 			struct truth_w *w = by_corr(t, e->corr);
+			if (!w && graph_event(s, t, ln, l, i))
+				continue;
 			cr_assert_neq(e->kind, GT_EV_DRIVER, "driver call %s captured (the trainer makes "
 				      "only chatty ones)", store_str(s, e->name));
 			if (e->kind == GT_EV_RUNTIME) {
@@ -199,6 +267,9 @@ static void compare_n(struct gt_store *s, struct truth *t, int partial, size_t *
 	*api_out = n_api;
 	if (partial)
 		return;
+	for (size_t k = 0; k < t->n_g; k++)
+		cr_assert(t->g[k].seen && t->g[k].seen_api, "graph launch %u node %u missing",
+			  t->g[k].corr, t->g[k].node);
 	cr_assert_eq(n_gpu, t->n, "%zu GPU events, %zu in the truth", n_gpu, t->n);
 	cr_assert_eq(n_api, t->n, "%zu launch calls, %zu in the truth", n_api, t->n);
 }
@@ -216,12 +287,13 @@ Test(cudaemu, record_equals_ground_truth)
 	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
 	char *argv[] = { gtrace, "record", "-o", "emu_exact.gtrace", "-q", "--", trainer,
 			 "--out", "emu_exact.tsv", "--threads", "6", "--work", "3000",
-			 "--configs", "500", "--gap-us", "2", "--fork", "3", NULL };
+			 "--configs", "500", "--gap-us", "2", "--fork", "3", "--graphs", "20", NULL };
 	cr_assert_eq(run("emu_exact.log", argv), 0);
 	struct truth t;
 	read_truth("emu_exact.tsv", &t);
 	cr_assert_eq(t.n, 18000);
 	cr_assert_eq(t.forks, 3);
+	cr_assert_eq(t.n_g, 6 * 20 * 5);
 	cr_assert(t.have_stats);
 	cr_assert_eq(t.dropped, 0);
 	struct gt_store *s = load("emu_exact.gtrace");
@@ -234,6 +306,7 @@ Test(cudaemu, record_equals_ground_truth)
 	store_free(s);
 	free(t.w);
 	free(t.idx);
+	free(t.g);
 	unlink("emu_exact.gtrace");
 }
 
@@ -256,6 +329,7 @@ Test(cudaemu, run_record_equals_ground_truth)
 	store_free(s);
 	free(t.w);
 	free(t.idx);
+	free(t.g);
 	unlink("emu_run.gtrace");
 }
 
@@ -281,6 +355,7 @@ Test(cudaemu, exit_with_kernels_running)
 	store_free(s);
 	free(t.w);
 	free(t.idx);
+	free(t.g);
 	unlink("emu_tail.gtrace");
 }
 
@@ -319,6 +394,7 @@ Test(cudaemu, pool_exhausted_losses_counted_exactly)
 	store_free(s);
 	free(t.w);
 	free(t.idx);
+	free(t.g);
 	unlink("emu_burst.gtrace");
 }
 
@@ -393,4 +469,5 @@ Test(cudaemu, trainer_runs_without_injection)
 		cr_assert(t.w[i].end > t.w[i].start && t.w[i].start > t.w[i].api_end);
 	free(t.w);
 	free(t.idx);
+	free(t.g);
 }
