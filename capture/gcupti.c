@@ -75,6 +75,7 @@ static struct {
 	/* drain thread */
 	pthread_t drain;
 	int drain_started;
+	int drain_stop;              /* under lock: the drain thread ends (exit) */
 	struct convert cv;
 	const char *api_names[2][1024];
 	int gpus;
@@ -366,6 +367,10 @@ static void *drain_main(void *arg)
 			}
 			pthread_cond_timedwait(&gc.cond, &gc.lock, &ts);
 		}
+		if (gc.drain_stop && gc.q_n == 0) {
+			pthread_mutex_unlock(&gc.lock);
+			return NULL;
+		}
 		int i = -1;
 		size_t valid = 0;
 		if (gc.q_n) {
@@ -442,9 +447,27 @@ static void gc_forked(void)
 
 static void gc_atexit(void)
 {
-	if (!gc.enabled || gc.forked)
+	if (gc.forked)
 		return;
-	flush_and_wait(2000);
+	if (gc.enabled)
+		flush_and_wait(2000);
+	/* a short-lived process: the viewer that started it may not have
+	 * taken the capture yet */
+	agent_exit_wait(2000);
+	/* the drain thread ends here, before libcupti's destructor runs: a
+	 * call into CUPTI after it (a calibration, a drop count) is undefined.
+	 * It never blocks but on its queue; bounded anyway. */
+	if (gc.drain_started) {
+		pthread_mutex_lock(&gc.lock);
+		gc.drain_stop = 1;
+		pthread_cond_signal(&gc.cond);
+		pthread_mutex_unlock(&gc.lock);
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 2;
+		if (pthread_timedjoin_np(gc.drain, NULL, &ts) == 0)
+			gc.drain_started = 0;
+	}
 	/* the viewer learns of the exit from its control socket closing */
 }
 

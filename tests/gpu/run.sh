@@ -10,7 +10,9 @@
 #        tests/gpu/run.sh --emulator OUTDIR: the same build, with the CUDA
 #        driver + CUPTI emulator (tests/cudaemu/) in place of the driver: its
 #        stand-in trainer's every kernel, copy and memset must arrive exactly
-#        (start, duration, name), nothing lost (runs in CI, no GPU needed)
+#        (start, duration, name), nothing lost (runs in CI, no GPU needed);
+#        EMU_CFLAGS (e.g. -fsanitize=thread) is added to the library's, the
+#        emulator's and the trainer's builds, and the trainer must exit 0
 # Needs: cc, $CUDA_HOME/bin/nvcc (default /usr/local/cuda), python3; PyTorch
 # with CUDA for parts 2 and 3 (skipped, and said so, without it).  Nothing
 # is installed or downloaded; results go to OUTDIR (default $OUT or
@@ -39,6 +41,7 @@ cat > "$b/gtrace_config.h" <<CFG
 CFG
 # headers where a standard toolkit has them (CUPTI's also under extras/)
 CF="-std=c11 -D_GNU_SOURCE -O2 -g -fPIC -Iinclude -I$b -I$CUDA/include -I$CUDA/extras/CUPTI/include -pthread"
+[ $emu -eq 1 ] && CF="$CF ${EMU_CFLAGS:-}"
 cc $CF -fvisibility=hidden -shared -Wl,--no-undefined -o "$b/libgtrace-inject.so" \
 	capture/ring.c capture/pub.c capture/ctl.c capture/ctl_client.c capture/agent.c \
 	capture/convert.c capture/gcupti.c capture/inject.c capture/synth.c -ldl -lpthread \
@@ -61,6 +64,11 @@ if [ $emu -eq 1 ]; then
 	LD_LIBRARY_PATH="$e" GPU_RECV_EVENTS="$out/emu_events.tsv" "$b/gpu_recv" "$lib" \
 		"$out/emu.tsv" -- "$e/cudaemu_trainer" --out "$out/emu_truth.tsv" --threads 4 \
 		--work 3000 --configs 1000 --graphs 10 > "$out/emu.out" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		note "FAIL emulator: the trainer exited $rc: $(grep -m1 -E 'WARNING|ERROR|error' "$out/emu.out")"
+		fail=1
+	fi
 	python3 - "$out/emu_truth.tsv" "$out/emu_events.tsv" "$out/emu.tsv" <<'PY' | tee -a "$out/summary.txt"
 import collections, sys
 want = collections.Counter()
