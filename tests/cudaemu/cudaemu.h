@@ -52,6 +52,8 @@ struct cudaemu_work {
 	uint32_t tid;            /* system thread id of the launching thread */
 	uint64_t api_start_ns, api_end_ns;
 	uint64_t start_ns, end_ns;
+	int foreign_clock;       /* set by CUPTI: its records of this work carry a
+				  * client's clock (cuptiActivityRegisterTimestampCallback) */
 };
 
 struct cudaemu_device {
@@ -65,8 +67,8 @@ struct cudaemu_device {
 /* what CUPTI registers with the driver to see API calls and GPU work; the
  * driver calls it on the launching thread */
 struct cudaemu_sink {
-	void (*api)(const struct cudaemu_work *w);
-	void (*work)(const struct cudaemu_work *w);
+	void (*api)(struct cudaemu_work *w);
+	void (*work)(struct cudaemu_work *w);
 };
 
 /* ---- exported by libcuda.so.1 ---- */

@@ -26,6 +26,7 @@ struct truth_w {
 	unsigned long long api_start, api_end, start, end, bytes;
 	unsigned grid[3], block[3];
 	char name[64];
+	int foreign;             /* its records carry another client's clock */
 	int seen, seen_api;
 };
 
@@ -127,11 +128,12 @@ static void read_truth(const char *path, struct truth *t)
 		}
 		struct truth_w *w = &t->w[t->n];
 		memset(w, 0, sizeof(*w));
-		int k = sscanf(line, "W\t%d\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%63s",
+		int k = sscanf(line, "W\t%d\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%63s\t%d",
 			       &w->kind, &w->device, &w->stream, &w->corr, &w->tid, &w->api_start,
 			       &w->api_end, &w->start, &w->end, &w->bytes, &w->grid[0], &w->grid[1],
-			       &w->grid[2], &w->block[0], &w->block[1], &w->block[2], w->name);
-		cr_assert_eq(k, 17, "truth line: %s", line);
+			       &w->grid[2], &w->block[0], &w->block[1], &w->block[2], w->name,
+			       &w->foreign);
+		cr_assert_eq(k, 18, "truth line: %s", line);
 		t->n++;
 	}
 	fclose(f);

@@ -74,7 +74,7 @@ import collections, sys
 want = collections.Counter()
 for line in open(sys.argv[1]):
     f = line.rstrip("\n").split("\t")
-    if f[0] == "W":      # kind dev stream corr tid api0 api1 start end bytes g.. b.. name
+    if f[0] == "W":      # kind dev stream corr tid api0 api1 start end bytes g.. b.. name foreign
         kind, s, e, name = int(f[1]), int(f[8]), int(f[9]), f[17]
         name = {2: "Memcpy HtoD (Pinned -> Device)", 3: "Memset (Device)"}.get(kind, name)
         want[(kind, s, e - s, name)] += 1
