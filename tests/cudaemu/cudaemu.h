@@ -52,8 +52,9 @@ struct cudaemu_work {
 	uint32_t tid;            /* system thread id of the launching thread */
 	uint64_t api_start_ns, api_end_ns;
 	uint64_t start_ns, end_ns;
-	int foreign_clock;       /* set by CUPTI: its records of this work carry a
-				  * client's clock (cuptiActivityRegisterTimestampCallback) */
+	int foreign_clock;       /* set by CUPTI: records carrying a client's clock
+				  * (cuptiActivityRegisterTimestampCallback): bit 0
+				  * the work's, bit 1 the launch call's */
 };
 
 struct cudaemu_device {

@@ -202,7 +202,7 @@ static uint32_t thread_id(void)
 static void sink_api(struct cudaemu_work *w)
 {
 	lock("the driver");
-	w->foreign_clock = cu.ts_cb != NULL;
+	w->foreign_clock = cu.ts_cb ? 2 : 0;
 	CUpti_ActivityKind k = w->driver ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
 	const uint8_t *off = w->driver ? cu.drv_off : cu.rt_off;
 	if (cu.kind_on[k] && !off[w->cbid % 1024]) {
@@ -261,7 +261,7 @@ static void sink_work(struct cudaemu_work *w)
 {
 	const struct cudaemu_device *d = cudaemu_device_at(w->device);
 	lock("the driver");
-	w->foreign_clock |= cu.ts_cb != NULL;
+	w->foreign_clock |= cu.ts_cb ? 1 : 0;
 	if (w->kind == CUDAEMU_KERNEL && cu.kind_on[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) {
 		put_kernel(w, d, 0);
 	} else if (w->kind == CUDAEMU_GRAPH && cu.kind_on[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) {

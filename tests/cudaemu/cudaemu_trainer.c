@@ -27,8 +27,8 @@
  * --tsc-at I: at its I-th submission, thread 0 does what torch.profiler's
  * Kineto does in the same process: installs its own CUPTI clock (a TSC-like
  * count, 1.5 ticks per ns of CLOCK_MONOTONIC_RAW) with
- * cuptiActivityRegisterTimestampCallback.  The W lines get an 18th column,
- * 1 for work whose records carry that clock.
+ * cuptiActivityRegisterTimestampCallback.  Every W line has an 18th column:
+ * bit 0 set when the work's record carries that clock, bit 1 the launch's.
  * --tail-ms M: each thread's last kernel runs M ms and the trainer exits
  * without waiting for the device (the capture's exit flush meets work
  * still running).

@@ -26,7 +26,7 @@ struct truth_w {
 	unsigned long long api_start, api_end, start, end, bytes;
 	unsigned grid[3], block[3];
 	char name[64];
-	int foreign;             /* its records carry another client's clock */
+	int foreign;             /* records on another client's clock: 1 work, 2 launch */
 	int seen, seen_api;
 };
 
@@ -359,6 +359,50 @@ Test(cudaemu, exit_with_kernels_running)
 	free(t.idx);
 	free(t.g);
 	unlink("emu_tail.gtrace");
+}
+
+/* a profiler in the process (Kineto) installs its own CUPTI clock mid-run:
+ * the records made before it arrive exact, none made after it is
+ * published with shifted or scaled times, and the recorder says why the
+ * capture stopped */
+Test(cudaemu, foreign_clock_stops_capture_never_shifts_times)
+{
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char *argv[] = { gtrace, "record", "-o", "emu_tsc.gtrace", "--", trainer,
+			 "--out", "emu_tsc.tsv", "--threads", "2", "--work", "3000",
+			 "--tsc-at", "1500", "--gap-us", "20", NULL };
+	cr_assert_eq(run("emu_tsc.log", argv), 0);
+	struct truth t;
+	read_truth("emu_tsc.tsv", &t);
+	struct gt_store *s = load("emu_tsc.gtrace");
+	size_t n_gpu, n_api;
+	compare_n(s, &t, 1, &n_gpu, &n_api);
+	size_t before = 0, after = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		const struct truth_w *w = &t.w[i];
+		cr_assert_eq(w->seen, !(w->foreign & 1), "work %u (clock %d) seen %d", w->corr,
+			     w->foreign, w->seen);
+		cr_assert_eq(w->seen_api, !(w->foreign & 2), "launch %u (clock %d) seen %d", w->corr,
+			     w->foreign, w->seen_api);
+		before += w->foreign == 0;
+		after += w->foreign != 0;
+	}
+	cr_assert_gt(before, 1000);
+	cr_assert_gt(after, 1000);
+	FILE *f = fopen("emu_tsc.log", "r");
+	char buf[4096] = "";
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	cr_assert(strstr(buf, "ended its capture: another CUPTI client (torch.profiler?) installed "
+			 "its own clock"), "recorder said: %s", buf);
+	store_free(s);
+	free(t.w);
+	free(t.idx);
+	free(t.g);
+	unlink("emu_tsc.gtrace");
 }
 
 /* a burst larger than the buffer pool: 2 buffers, handed back by CUPTI's
