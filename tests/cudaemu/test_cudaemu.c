@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "gtrace/gtfile.h"
@@ -70,6 +72,7 @@ static int run(const char *log, char *const argv[])
 {
 	pid_t p = fork();
 	if (p == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);    /* no stray gtrace after a timeout */
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		dup2(fd, 1);
 		dup2(fd, 2);
