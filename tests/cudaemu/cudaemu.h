@@ -43,6 +43,8 @@ struct cudaemu_work {
 	uint8_t copy_kind;       /* CUpti_ActivityMemcpyKind */
 	uint8_t src_kind, dst_kind;   /* CUpti_ActivityMemoryKind */
 	int64_t dur_ns;          /* time on the device */
+	int bad_ts;              /* CUPTI writes the work's record with 1: start = end
+				  * = 0 (no timestamp memory), 2: end before start */
 	uint8_t driver;          /* CUDAEMU_CALL: a driver API call (else runtime) */
 	uint32_t nodes;          /* CUDAEMU_GRAPH: kernel nodes (>= 1) */
 	uint32_t graph_id;       /* CUDAEMU_GRAPH: the graph's id (>= 1) */

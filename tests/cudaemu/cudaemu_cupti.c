@@ -236,6 +236,13 @@ static void put_kernel(const struct cudaemu_work *w, const struct cudaemu_device
 	k->registersPerThread = 32;
 	k->start = cupti_time(s0);
 	k->end = cupti_time(s1);
+	if (w->bad_ts == 1) {
+		k->start = k->end = 0;
+	} else if (w->bad_ts == 2) {
+		uint64_t x = k->start;
+		k->start = k->end;
+		k->end = x;
+	}
 	if (node) {
 		k->graphId = w->graph_id;
 		k->graphNodeId = ((uint64_t)w->graph_id << 32) | node;

@@ -10,7 +10,7 @@
  *
  *   cudaemu_trainer --out TRUTH [--threads T] [--work N] [--configs C]
  *                   [--dur-ns D] [--gap-us G] [--fork N] [--rate R]
- *                   [--tail-ms M] [--graphs N] [--tsc-at I]
+ *                   [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N]
  *
  * Truth file (TSV): a '#' header line with pid, devices and the window
  * (first API call start, last work end); one line per piece of work:
@@ -29,6 +29,8 @@
  * count, 1.5 ticks per ns of CLOCK_MONOTONIC_RAW) with
  * cuptiActivityRegisterTimestampCallback.  Every W line has an 18th column:
  * bit 0 set when the work's record carries that clock, bit 1 the launch's.
+ * --bad-ts N: of every N kernels, one is recorded by CUPTI with zero
+ * timestamps and one with its end before its start (19th W column: 1, 2).
  * --tail-ms M: each thread's last kernel runs M ms and the trainer exits
  * without waiting for the device (the capture's exit flush meets work
  * still running).
@@ -58,6 +60,7 @@ static struct {
 	int tail_ms;
 	int graphs;
 	int tsc_at;
+	int bad_ts;
 	double rate;
 	int keep;                /* truth kept (not --out -) */
 	FILE *out;
@@ -96,12 +99,12 @@ static void install_tsc(void)
 
 static void put(const struct cudaemu_work *w)
 {
-	fprintf(tr.out, "W\t%d\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%s\t%d\n",
+	fprintf(tr.out, "W\t%d\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%s\t%d\t%d\n",
 		w->kind, w->device, w->stream, w->corr, w->tid,
 		(unsigned long long)w->api_start_ns, (unsigned long long)w->api_end_ns,
 		(unsigned long long)w->start_ns, (unsigned long long)w->end_ns,
 		(unsigned long long)w->bytes, w->grid[0], w->grid[1], w->grid[2],
-		w->block[0], w->block[1], w->block[2], w->name ? w->name : "-", w->foreign_clock);
+		w->block[0], w->block[1], w->block[2], w->name ? w->name : "-", w->foreign_clock, w->bad_ts);
 }
 
 static void *thread_main(void *arg)
@@ -151,6 +154,8 @@ static void *thread_main(void *arg)
 			w->block[1] = 1 + (uint32_t)(c % 2);
 			w->block[2] = 1;
 		}
+		if (tr.bad_ts && w->kind == CUDAEMU_KERNEL && i % tr.bad_ts < 2)
+			w->bad_ts = 1 + i % tr.bad_ts;
 		if (t == 0 && i == tr.tsc_at)
 			install_tsc();
 		if (tr.tail_ms && i == tr.work - 1) {
@@ -249,6 +254,8 @@ int main(int argc, char **argv)
 			tr.dur_ns = atoll(argv[++i]);
 		else if (!strcmp(argv[i], "--gap-us") && v)
 			tr.gap_us = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--bad-ts") && v)
+			tr.bad_ts = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--tsc-at") && v)
 			tr.tsc_at = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--graphs") && v)
@@ -261,7 +268,7 @@ int main(int argc, char **argv)
 			tr.forks = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "usage: cudaemu_trainer --out TRUTH [--threads T] [--work N] "
-				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I]\n");
+				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N]\n");
 			return 2;
 		}
 	}

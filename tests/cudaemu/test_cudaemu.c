@@ -29,6 +29,7 @@ struct truth_w {
 	unsigned grid[3], block[3];
 	char name[64];
 	int foreign;             /* records on another client's clock: 1 work, 2 launch */
+	int bad_ts;              /* its record's timestamps: 1 zero, 2 end before start */
 	int seen, seen_api;
 };
 
@@ -131,12 +132,12 @@ static void read_truth(const char *path, struct truth *t)
 		}
 		struct truth_w *w = &t->w[t->n];
 		memset(w, 0, sizeof(*w));
-		int k = sscanf(line, "W\t%d\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%63s\t%d",
+		int k = sscanf(line, "W\t%d\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%63s\t%d\t%d",
 			       &w->kind, &w->device, &w->stream, &w->corr, &w->tid, &w->api_start,
 			       &w->api_end, &w->start, &w->end, &w->bytes, &w->grid[0], &w->grid[1],
 			       &w->grid[2], &w->block[0], &w->block[1], &w->block[2], w->name,
-			       &w->foreign);
-		cr_assert_eq(k, 18, "truth line: %s", line);
+			       &w->foreign, &w->bad_ts);
+		cr_assert_eq(k, 19, "truth line: %s", line);
 		t->n++;
 	}
 	fclose(f);
@@ -406,6 +407,41 @@ Test(cudaemu, foreign_clock_stops_capture_never_shifts_times)
 	free(t.idx);
 	free(t.g);
 	unlink("emu_tsc.gtrace");
+}
+
+/* records without usable timestamps (zero, as CUPTI writes when its
+ * timestamp memory runs out; end before start): none becomes an event (no
+ * zero-length kernels), every one is counted, the rest is exact */
+Test(cudaemu, bad_timestamps_counted_never_zero_length)
+{
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char *argv[] = { gtrace, "record", "-o", "emu_badts.gtrace", "-q", "--", trainer,
+			 "--out", "emu_badts.tsv", "--threads", "3", "--work", "2000",
+			 "--bad-ts", "50", NULL };
+	cr_assert_eq(run("emu_badts.log", argv), 0);
+	struct truth t;
+	read_truth("emu_badts.tsv", &t);
+	struct gt_store *s = load("emu_badts.gtrace");
+	size_t n_gpu, n_api;
+	compare_n(s, &t, 1, &n_gpu, &n_api);
+	uint64_t bad = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		cr_assert_eq(t.w[i].seen, t.w[i].bad_ts == 0, "work %u (timestamps %d) seen %d",
+			     t.w[i].corr, t.w[i].bad_ts, t.w[i].seen);
+		cr_assert(t.w[i].seen_api);
+		bad += t.w[i].bad_ts != 0;
+	}
+	cr_assert_eq(bad, 3 * 2 * 40);
+	cr_assert_eq(n_gpu, t.n - bad);
+	cr_assert_eq(store_drops(s)->zero_timestamps, bad);
+	cr_assert_eq(store_drops_lost(store_drops(s)), bad);
+	store_free(s);
+	free(t.w);
+	free(t.idx);
+	free(t.g);
+	unlink("emu_badts.gtrace");
 }
 
 /* a burst larger than the buffer pool: 2 buffers, handed back by CUPTI's
