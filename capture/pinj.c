@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "gtrace/pinj.h"
 #include "pinj_ptrace.h"
@@ -312,6 +313,23 @@ static int do_calls(struct pinj_thread *t, const struct addrs *ad, const char *l
 	return 0;
 }
 
+/* 1 when the process is dying or dead (waits up to 100 ms for the news;
+ * never reaps: the tracer may be its parent) */
+static int died(pid_t pid, pid_t tid)
+{
+	for (int i = 0; i < 50; i++) {
+		char st[16];
+		siginfo_t si = { 0 };
+		if (status_field(pid, "State", st, sizeof(st)) < 0 || st[0] == 'Z' || st[0] == 'X')
+			return 1;
+		if (waitid(P_PID, (id_t)tid, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) == 0 &&
+		    si.si_pid == tid)
+			return 1;
+		usleep(2000);
+	}
+	return 0;
+}
+
 int pinj_inject(pid_t pid, const struct pinj_opts *o, struct pinj_result *res, char *err,
 		size_t errlen)
 {
@@ -349,6 +367,8 @@ int pinj_inject(pid_t pid, const struct pinj_opts *o, struct pinj_result *res, c
 		if (o->on_stopped)
 			o->on_stopped(o->hook_ctx, t.tid);
 		rc = do_calls(&t, &ad, o->lib_path, why, sizeof(why));
+		if (rc < 0 && died(pid, t.tid))
+			rc = -PINJ_EEXITED;      /* a failed read or write was its death */
 		if (rc == -PINJ_EEXITED)
 			snprintf(err, errlen, "process %d exited during the injection", (int)pid);
 		else if (rc < 0)

@@ -5,6 +5,7 @@
  * started under gtrace) or on all of them.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,8 @@ static int list(void)
 	for (size_t i = 0; i < n; i++) {
 		char err[256], reply[CTL_LINE_MAX], gpus[16] = "?", state[32] = "?", cmd[256];
 		char rank[16] = "-";
+		if (kill(pids[i], 0) < 0 && errno == ESRCH)
+			continue;             /* gone since the scan */
 		live_proc_env(pids[i], "RANK", rank, sizeof(rank));
 		if (!live_listening(pids[i])) {
 			/* uses CUDA, no library yet: gtrace attach loads it */

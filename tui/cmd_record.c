@@ -93,8 +93,8 @@ int cmd_record(int argc, char **argv)
 	live_sess_init(&ss, s, (uint32_t)ring);
 	store_meta_set(s, "source", "gtrace record");
 	if (pid || all) {
-		if ((all ? live_attach_all(&ss, quiet, err, sizeof(err))
-			 : live_attach_add(&ss, (pid_t)pid, quiet, err, sizeof(err))) < 0) {
+		if ((all ? live_attach_all(&ss, 0, err, sizeof(err))
+			 : live_attach_add(&ss, (pid_t)pid, 0, err, sizeof(err))) < 0) {
 			cmd_error("%s", err);
 			store_free(s);
 			return 1;

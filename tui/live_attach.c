@@ -149,12 +149,14 @@ int live_proc_gpus(pid_t pid, char *out, size_t len)
 			seen |= 1ull << g;
 	}
 	closedir(d);
+	if (!seen)
+		return -ENOENT;       /* out untouched */
 	size_t o = 0;
 	out[0] = 0;
 	for (unsigned g = 0; g < 64 && o + 4 < len; g++)
 		if (seen >> g & 1)
 			o += (size_t)snprintf(out + o, len - o, "%s%u", o ? "," : "", g);
-	return seen ? 0 : -ENOENT;
+	return 0;
 }
 
 struct cand {
