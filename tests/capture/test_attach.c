@@ -278,6 +278,32 @@ Test(attach, blocked_in_read_restarts)
 	cr_assert_eq(rc, 3);
 }
 
+/* a SIGALRM every millisecond while blocked in read(): signals that
+ * arrive during the injection are delivered after it, the read restarts */
+Test(attach, signals_during_injection)
+{
+	char prog[1100], err[4096], out[4096];
+	snprintf(prog, sizeof(prog), "%s/att_reader", tdir);
+	int p[2];
+	cr_assert_eq(pipe(p), 0);
+	char *argv[] = { prog, "alarm", NULL };
+	pid_t t = spawn(argv, at("al.out"), NULL, p[0], -1, "GTRACE_SYNTH=20000", NULL);
+	close(p[0]);
+	wait_for(at("al.out"), "ready\n");
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)t);
+	char *args[] = { "record", "-q", "-o", (char *)at("al.gtrace"), "--duration", "0.3",
+			 "--pid", pid, NULL };
+	cr_assert_eq(run_gtrace(args, -1, err, sizeof(err)), 0, "%s", err);
+	cr_assert(strstr(err, "loaded the capture library"), "%s", err);
+	cr_assert_eq(write(p[1], "sig\n", 4), 4);
+	close(p[1]);
+	int rc = wait_exit(t);
+	slurp(at("al.out"), out, sizeof(out));
+	cr_assert_str_eq(out, "ready\ngot sig\nalarms ok\n");
+	cr_assert_eq(rc, 3);
+}
+
 /* the stand-in for kernel.yama.ptrace_scope: a target of another uid */
 Test(attach, refused_other_uid)
 {
