@@ -393,6 +393,29 @@ Test(attach, refused_other_version_loaded)
 	cr_assert_eq(wait_exit(t), 7);
 }
 
+/* dlopen fails inside the target: dlerror's text comes back, the thread is
+ * put back and the process runs on as if nothing happened */
+Test(attach, failed_dlopen_puts_target_back)
+{
+	char prog[1100], lib[1100], err[512], out[4096], exp[1024];
+	snprintf(prog, sizeof(prog), "%s/att_sleeper", tdir);
+	snprintf(lib, sizeof(lib), "%s/libbadinject.so", tdir);
+	char *argv[] = { prog, "12", "50000", "7", NULL };
+	pid_t t = spawn(argv, at("b.out"), NULL, -1, -1, NULL, NULL);
+	wait_for(at("b.out"), "tick 1\n");
+	struct pinj_opts o = { .lib_path = lib, .version = "0.1.0" };
+	struct pinj_result res;
+	int rc = pinj_inject(t, &o, &res, err, sizeof(err));
+	cr_assert_eq(rc, -PINJ_ECALL, "rc %d: %s", rc, err);
+	cr_assert(strstr(err, "dlopen failed in the target") &&
+		  strstr(err, "gtrace_test_nowhere_defined") && strstr(err, "put back"), "%s", err);
+	cr_assert(!maps_have(t, "libbadinject.so"));
+	cr_assert_eq(wait_exit(t), 7);
+	slurp(at("b.out"), out, sizeof(out));
+	ticks(exp, sizeof(exp), 12);
+	cr_assert_str_eq(out, exp);
+}
+
 static void kill_target(void *ctx, pid_t tid)
 {
 	(void)tid;
