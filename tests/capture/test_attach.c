@@ -416,6 +416,31 @@ Test(attach, failed_dlopen_puts_target_back)
 	cr_assert_str_eq(out, exp);
 }
 
+/* a target in its own network namespace (a container boundary): its
+ * control socket could not be reached, so it is refused untouched */
+Test(attach, refused_other_network_namespace)
+{
+	if (geteuid() != 0 || access("/usr/bin/unshare", X_OK) < 0)
+		cr_skip_test("needs root and unshare");
+	char prog[1100], err[4096], out[4096], exp[1024];
+	snprintf(prog, sizeof(prog), "%s/att_sleeper", tdir);
+	/* unshare without --fork execs the program in its own pid */
+	char *argv[] = { "/usr/bin/unshare", "--net", "--", prog, "12", "50000", "7", NULL };
+	pid_t t = spawn(argv, at("ns.out"), NULL, -1, -1, NULL, NULL);
+	wait_for(at("ns.out"), "tick 1\n");
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)t);
+	char *args[] = { "attach", pid, NULL };
+	cr_assert_eq(run_gtrace(args, -1, err, sizeof(err)), 1, "%s", err);
+	cr_assert(strstr(err, "another network namespace (a container)") &&
+		  strstr(err, "run gtrace inside the container"), "%s", err);
+	cr_assert(!maps_have(t, "libgtrace-inject.so"));
+	cr_assert_eq(wait_exit(t), 7);
+	slurp(at("ns.out"), out, sizeof(out));
+	ticks(exp, sizeof(exp), 12);
+	cr_assert_str_eq(out, exp);
+}
+
 static void kill_target(void *ctx, pid_t tid)
 {
 	(void)tid;
