@@ -14,6 +14,7 @@
  * autostarting: the library waits dormant for the viewer.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,11 @@ int InitializeInjection(void)
 static void *attach_main(void *arg)
 {
 	(void)arg;
+	/* the trainer's signals go to its own threads, never to ours (the
+	 * threads started below inherit this mask) */
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, NULL);
 	pthread_once(&inject_once, inject_start);
 	return NULL;
 }
