@@ -9,6 +9,8 @@
  * dlopen is the link_map's l_addr (glibc's handle points at it).
  */
 #include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -356,6 +358,16 @@ int pinj_inject(pid_t pid, const struct pinj_opts *o, struct pinj_result *res, c
 	struct pinj_thread t = { .arch = arch, .pid = pid, .tid = pick_thread(pid), .mem_fd = -1,
 				 .trap = ad.trap, .timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 10000 };
 	char why[300] = "";
+	/* Ctrl-C, SIGTERM, SIGHUP wait until the thread is put back: a gtrace
+	 * that died mid-call would leave it to run into the trap (SIGKILL
+	 * cannot be held; it is the one way to break a target this way) */
+	sigset_t hold, old;
+	sigemptyset(&hold);
+	sigaddset(&hold, SIGINT);
+	sigaddset(&hold, SIGTERM);
+	sigaddset(&hold, SIGHUP);
+	sigaddset(&hold, SIGQUIT);
+	pthread_sigmask(SIG_BLOCK, &hold, &old);
 	rc = pinj_ptrace_stop(&t, why, sizeof(why));
 	if (rc == -EPERM)
 		perm_message(pid, err, errlen);
@@ -376,6 +388,7 @@ int pinj_inject(pid_t pid, const struct pinj_opts *o, struct pinj_result *res, c
 				 "runs on", (int)pid, why);
 	}
 	int64_t t_end = pinj_ptrace_release(&t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	res->tid = t.tid;
 	res->stopped_ns = t.stop_ns ? t_end - t.stop_ns : 0;
 	res->total_ns = pinj_ptrace_now_ns() - t0;

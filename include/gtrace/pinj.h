@@ -63,7 +63,9 @@ struct pinj_result {
 
 /* load opts->lib_path into pid and call its entry; 0 (res filled) or
  * -PINJ_* / negative errno with one line in err that names the process,
- * the problem and the way out.  The target is never left stopped. */
+ * the problem and the way out.  The target is never left stopped.  While
+ * its thread is borrowed, SIGINT, SIGTERM, SIGHUP and SIGQUIT are held in
+ * the calling thread (delivered after). */
 int pinj_inject(pid_t pid, const struct pinj_opts *opts, struct pinj_result *res,
 		char *err, size_t errlen);
 
