@@ -12,6 +12,7 @@
 #include <link.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,7 @@ struct gc_fns {
 	CUptiResult (*GetNumDroppedRecords)(CUcontext, uint32_t, size_t *);
 	CUptiResult (*EnableRuntimeApi)(CUpti_CallbackId, uint8_t);
 	CUptiResult (*EnableDriverApi)(CUpti_CallbackId, uint8_t);
+	CUptiResult (*SetThreadIdType)(CUpti_ActivityThreadIdType);
 };
 
 static struct {
@@ -55,6 +57,7 @@ static struct {
 	int subscribed;
 	/* buffer pool */
 	uint8_t *pool;
+	int nbuf;                    /* buffers in the pool (GTRACE_CUPTI_BUFFERS) */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int free_stack[GC_NBUF];
@@ -66,6 +69,7 @@ static struct {
 	_Atomic uint64_t completed;  /* buffers handed to the drain thread */
 	_Atomic uint64_t drained;    /* buffers it has finished */
 	int enabled;
+	volatile sig_atomic_t forked;   /* this is a fork()ed child: stay inert */
 	/* drain thread */
 	pthread_t drain;
 	int drain_started;
@@ -124,6 +128,8 @@ void *gcupti_load(char *reason, size_t len)
 	return gc.lib;
 }
 
+static void gc_forked(void);
+
 #define SYM(name) (*(void **)&gc.f.name = dlsym(gc.lib, "cupti" #name))
 
 static const char *res_str(CUptiResult r)
@@ -158,6 +164,7 @@ int gcupti_probe(char *reason, size_t len)
 	*(void **)&gc.f.GetNumDroppedRecords = dlsym(gc.lib, "cuptiActivityGetNumDroppedRecords");
 	*(void **)&gc.f.EnableRuntimeApi = dlsym(gc.lib, "cuptiActivityEnableRuntimeApi");
 	*(void **)&gc.f.EnableDriverApi = dlsym(gc.lib, "cuptiActivityEnableDriverApi");
+	SYM(SetThreadIdType);
 	if (!gc.f.GetVersion || !gc.f.GetTimestamp || !gc.f.Subscribe || !gc.f.Unsubscribe ||
 	    !gc.f.RegisterCallbacks || !gc.f.Enable || !gc.f.Disable || !gc.f.FlushAll ||
 	    !gc.f.GetNextRecord || !gc.f.GetNumDroppedRecords) {
@@ -171,6 +178,9 @@ int gcupti_probe(char *reason, size_t len)
 			 "(record layouts differ)", v, (unsigned)CUPTI_API_VERSION);
 		return -EPROTO;
 	}
+	static int atfork_done;
+	if (!atfork_done && pthread_atfork(NULL, NULL, gc_forked) == 0)
+		atfork_done = 1;
 	uint64_t ts;
 	r = gc.f.GetTimestamp(&ts);
 	if (r != CUPTI_SUCCESS) {
@@ -205,7 +215,7 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
 	(void)ctx;
 	(void)stream;
 	(void)size;
-	if (!buffer || buffer < gc.pool || buffer >= gc.pool + (size_t)GC_NBUF * GC_BUF_BYTES)
+	if (!buffer || buffer < gc.pool || buffer >= gc.pool + (size_t)gc.nbuf * GC_BUF_BYTES)
 		return;
 	int i = (int)((size_t)(buffer - gc.pool) / GC_BUF_BYTES);
 	pthread_mutex_lock(&gc.lock);
@@ -229,6 +239,17 @@ static void CUPTIAPI sub_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Call
 
 /* ---- drain thread ---- */
 
+/* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel" (the name users and
+ * Kineto know); a copy kept for the process's life, or n itself */
+static const char *strip_version(const char *n)
+{
+	const char *v = strrchr(n, '_');
+	if (!v || v[1] != 'v' || !v[2] || strspn(v + 2, "0123456789") != strlen(v + 2))
+		return n;
+	char *c = strndup(n, (size_t)(v - n));
+	return c ? c : n;
+}
+
 static const char *api_name(void *ctx, int driver, uint32_t cbid)
 {
 	(void)ctx;
@@ -239,7 +260,7 @@ static const char *api_name(void *ctx, int driver, uint32_t cbid)
 		const char *n = NULL;
 		if (gc.f.GetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API,
 					 cbid, &n) == CUPTI_SUCCESS && n)
-			*slot = n;
+			*slot = strip_version(n);
 	}
 	return *slot;
 }
@@ -377,9 +398,17 @@ static void flush_and_wait(int max_ms)
 	}
 }
 
+/* in a fork()ed child (a DataLoader worker): no drain thread, no CUPTI of
+ * its own, locks maybe held by threads that do not exist here; nothing
+ * is flushed or waited for (no lock is taken at fork either) */
+static void gc_forked(void)
+{
+	gc.forked = 1;
+}
+
 static void gc_atexit(void)
 {
-	if (!gc.enabled)
+	if (!gc.enabled || gc.forked)
 		return;
 	flush_and_wait(2000);
 	/* the viewer learns of the exit from its control socket closing */
@@ -392,6 +421,10 @@ static void gc_disable(void *ctx);
 static int gc_enable(void *ctx, char *err, size_t errlen)
 {
 	(void)ctx;
+	if (gc.forked) {
+		snprintf(err, errlen, "a fork()ed child of the traced process does not capture");
+		return -EPERM;
+	}
 	char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 64] = "";
 	CUptiResult r;
 	if (gc.f.Subscribe_v2) {
@@ -420,14 +453,18 @@ static int gc_enable(void *ctx, char *err, size_t errlen)
 	gc.subscribed = 1;
 	int rc = 0;
 	if (!gc.pool) {
-		gc.pool = aligned_alloc(8, (size_t)GC_NBUF * GC_BUF_BYTES);
+		/* GTRACE_CUPTI_BUFFERS: a smaller pool (2..32 buffers of 4 MiB) */
+		const char *nb = getenv("GTRACE_CUPTI_BUFFERS");
+		gc.nbuf = nb ? atoi(nb) : GC_NBUF;
+		gc.nbuf = gc.nbuf < 2 ? 2 : gc.nbuf > GC_NBUF ? GC_NBUF : gc.nbuf;
+		gc.pool = aligned_alloc(8, (size_t)gc.nbuf * GC_BUF_BYTES);
 		if (!gc.pool) {
 			snprintf(err, errlen, "cannot allocate %u MiB of activity buffers",
-				 GC_NBUF * (GC_BUF_BYTES >> 20));
+				 gc.nbuf * (GC_BUF_BYTES >> 20));
 			rc = -ENOMEM;
 			goto fail;
 		}
-		for (int i = 0; i < GC_NBUF; i++)
+		for (int i = 0; i < gc.nbuf; i++)
 			gc.free_stack[gc.n_free++] = i;
 	}
 	/* on every start: another CUPTI client (a profiler that held the
@@ -439,6 +476,10 @@ static int gc_enable(void *ctx, char *err, size_t errlen)
 		goto fail;
 	}
 	gc.registered = 1;
+	/* system thread ids (gettid), so host lanes match the OS's and
+	 * Kineto's tids; CUPTI's default is pthread_self() */
+	if (gc.f.SetThreadIdType)
+		gc.f.SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 	if (!gc.drain_started) {
 		convert_init(&gc.cv, getpid(), getenv("RANK") ? atoi(getenv("RANK")) : -1);
 		gc.cv.api_name = api_name;
@@ -507,6 +548,8 @@ fail:
 static void gc_disable(void *ctx)
 {
 	(void)ctx;
+	if (gc.forked)
+		return;
 	gc.enabled = 0;
 	static const CUpti_ActivityKind kinds[] = {
 		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
@@ -529,6 +572,8 @@ static void gc_disable(void *ctx)
 static void gc_flush(void *ctx)
 {
 	(void)ctx;
+	if (gc.forked)
+		return;
 	gc.f.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 

@@ -56,8 +56,9 @@ static void inject_start(void)
 	}
 #if GTRACE_HAVE_CUPTI
 	if (gcupti_probe(reason, sizeof(reason)) == 0) {
-		if (agent_init(gcupti_source(), err, sizeof(err)) == 0 && autostart)
-			agent_autostart((uint32_t)strtoul(autostart, NULL, 10), err, sizeof(err));
+		/* autostart before the socket listens (agent_init_autostart) */
+		uint32_t rec = autostart ? (uint32_t)strtoul(autostart, NULL, 10) : 0;
+		agent_init_autostart(gcupti_source(), autostart && rec == 0 ? 1 : rec, err, sizeof(err));
 		return;
 	}
 #else

@@ -134,7 +134,7 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 	const struct gt_drops *d = store_drops(s);
-	uint64_t lost = d->cupti_dropped + d->buffers_declined + d->zero_timestamps + d->ring_overflow;
+	uint64_t lost = store_drops_lost(d);
 	fprintf(stderr, "gtrace record: %s: %llu events, %llu lost (%s)\n", out,
 		(unsigned long long)ss.events, (unsigned long long)lost, line);
 	int status = 0;
