@@ -24,6 +24,13 @@ static int in_file(const struct pinj_elf *e, uint64_t off, uint64_t len)
 	return off <= e->size && len <= e->size - off;
 }
 
+/* 1 when a table at off may be read as 8-byte words (the buffer is
+ * malloc-aligned; a real file aligns its tables) */
+static int aligned8(uint64_t off)
+{
+	return off % 8 == 0;
+}
+
 static const Elf64_Ehdr *ehdr(const struct pinj_elf *e)
 {
 	return (const Elf64_Ehdr *)(const void *)e->data;
@@ -34,7 +41,8 @@ static const Elf64_Phdr *phdr(const struct pinj_elf *e, unsigned i)
 {
 	const Elf64_Ehdr *h = ehdr(e);
 	uint64_t off = h->e_phoff + (uint64_t)i * sizeof(Elf64_Phdr);
-	if (h->e_phentsize != sizeof(Elf64_Phdr) || !in_file(e, off, sizeof(Elf64_Phdr)))
+	if (h->e_phentsize != sizeof(Elf64_Phdr) || !aligned8(off) ||
+	    !in_file(e, off, sizeof(Elf64_Phdr)))
 		return NULL;
 	return (const Elf64_Phdr *)(const void *)(e->data + off);
 }
@@ -43,7 +51,7 @@ static const Elf64_Shdr *shdr(const struct pinj_elf *e, unsigned i)
 {
 	const Elf64_Ehdr *h = ehdr(e);
 	uint64_t off = h->e_shoff + (uint64_t)i * sizeof(Elf64_Shdr);
-	if (i >= h->e_shnum || h->e_shentsize != sizeof(Elf64_Shdr) ||
+	if (i >= h->e_shnum || h->e_shentsize != sizeof(Elf64_Shdr) || !aligned8(off) ||
 	    !in_file(e, off, sizeof(Elf64_Shdr)))
 		return NULL;
 	return (const Elf64_Shdr *)(const void *)(e->data + off);
@@ -55,7 +63,7 @@ int pinj_elf_from_mem(struct pinj_elf *e, const void *data, size_t size, char *e
 	e->data = (uint8_t *)data;
 	e->size = size;
 	const Elf64_Ehdr *h = ehdr(e);
-	if (size < sizeof(Elf64_Ehdr) || memcmp(h->e_ident, ELFMAG, SELFMAG)) {
+	if (size < sizeof(Elf64_Ehdr) || ((uintptr_t)data & 7) || memcmp(h->e_ident, ELFMAG, SELFMAG)) {
 		snprintf(err, errlen, "not an ELF file");
 		return -ENOEXEC;
 	}
@@ -140,7 +148,7 @@ int pinj_elf_sym(const struct pinj_elf *e, const char *name, uint64_t *vaddr)
 		if (!s || s->sh_type != SHT_DYNSYM || s->sh_entsize != sizeof(Elf64_Sym))
 			continue;
 		const Elf64_Shdr *strs = shdr(e, s->sh_link);
-		if (!strs || !in_file(e, s->sh_offset, s->sh_size) ||
+		if (!strs || !aligned8(s->sh_offset) || !in_file(e, s->sh_offset, s->sh_size) ||
 		    !in_file(e, strs->sh_offset, strs->sh_size))
 			continue;
 		const char *tab = (const char *)e->data + strs->sh_offset;

@@ -96,7 +96,7 @@ struct pinj_elf {
 
 /* read an ELF64 little-endian file; 0 or negative errno with err */
 int pinj_elf_open(struct pinj_elf *e, const char *path, char *err, size_t errlen);
-/* the same from a buffer the caller keeps alive (tests) */
+/* the same from an 8-byte-aligned buffer the caller keeps alive (tests) */
 int pinj_elf_from_mem(struct pinj_elf *e, const void *data, size_t size, char *err, size_t errlen);
 void pinj_elf_close(struct pinj_elf *e);
 /* vaddr of the defined dynamic symbol `name` (any version); 0 or -ENOENT */
