@@ -10,6 +10,8 @@
  * gap inside an attached window).  The windows do not overlap, the
  * emulator's CUPTI wrote no record outside them, and the trainer's launch
  * rate after the last detach is back to what it was before the first.
+ * And a process whose CUPTI another client holds: the start is refused
+ * with that reason, the process and its client run on.
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -270,4 +272,35 @@ Test(cudaemu_attach, three_windows_equal_ground_truth)
 	free(T.idx);
 	for (int r = 0; r < 3; r++)
 		unlink(out[r]);
+}
+
+/* CUPTI held by another client of the process: gtrace loads, is told
+ * why it cannot start, and leaves the process and its client alone */
+Test(cudaemu_attach, cupti_held_by_another_client)
+{
+	char gtrace[1100], holder[1100], buf[4096] = "";
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(holder, sizeof(holder), "%s/tests/cudaemu/cudaemu_holder", build);
+	char *hargv[] = { holder, "3", NULL };
+	pid_t hp = spawn("emu_holder.log", hargv);
+	struct timespec ts = { 0, 800000000 };
+	nanosleep(&ts, NULL);
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)hp);
+	char *args[] = { gtrace, "record", "-q", "-o", "emu_holder.gtrace", "--pid", pid, NULL };
+	cr_assert_eq(wait_exit(spawn("emu_holder_rec.log", args)), 1);
+	FILE *f = fopen("emu_holder_rec.log", "r");
+	cr_assert_not_null(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	cr_assert(strstr(buf, "loaded the capture library"), "%s", buf);
+	cr_assert(strstr(buf, "CUPTI is in use by another profiler in this process (CUPTI for "
+			      "emulated client); gtrace stays out of its way"), "%s", buf);
+	cr_assert_eq(wait_exit(hp), 0, "the holder lost its subscription or failed");
+	f = fopen("emu_holder.log", "r");
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	cr_assert_str_eq(buf, "held\ndone ok\n");
 }
