@@ -369,11 +369,20 @@ int pinj_inject(pid_t pid, const struct pinj_opts *o, struct pinj_result *res, c
 	sigaddset(&hold, SIGQUIT);
 	pthread_sigmask(SIG_BLOCK, &hold, &old);
 	rc = pinj_ptrace_stop(&t, why, sizeof(why));
-	if (rc == -EPERM)
+	char tracer[32] = "0";
+	if (rc == -EPERM && status_field(pid, "TracerPid", tracer, sizeof(tracer)) == 0 &&
+	    atoi(tracer) != 0) {
+		/* a debugger came first, between our check and the seize */
+		snprintf(err, errlen, "process %d is already traced by process %s (a debugger?); "
+			 "detach it first (gdb: 'detach'), then attach again", (int)pid, tracer);
+		rc = -PINJ_ETRACED;
+	} else if (rc == -EPERM) {
 		perm_message(pid, err, errlen);
-	else if (rc == -ESRCH || rc == -PINJ_EEXITED)
+		rc = -PINJ_EPERM;
+	} else if (rc == -ESRCH || rc == -PINJ_EEXITED) {
 		snprintf(err, errlen, "process %d exited before it could be attached", (int)pid);
-	else if (rc < 0)
+		rc = -PINJ_EEXITED;
+	} else if (rc < 0)
 		snprintf(err, errlen, "process %d: %s", (int)pid, why);
 	if (rc == 0) {
 		if (o->on_stopped)
