@@ -62,17 +62,15 @@ static char task_state(pid_t pid, pid_t tid)
 	return rp && rp[1] == ' ' ? rp[2] : '?';
 }
 
-/* the thread to borrow: the main thread when asleep in a syscall, else
- * another sleeping thread, else the main thread (a thread that sleeps is
- * at a syscall boundary: no lock of libc held mid-update) */
-static pid_t pick_thread(pid_t pid)
+/* a thread of pid asleep (state S) now: the main thread first; 0 if none */
+static pid_t sleeping_thread(pid_t pid)
 {
 	if (task_state(pid, pid) == 'S')
 		return pid;
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	DIR *d = opendir(path);
-	pid_t pick = pid;
+	pid_t pick = 0;
 	struct dirent *de;
 	while (d && (de = readdir(d))) {
 		pid_t tid = (pid_t)atoi(de->d_name);
@@ -84,6 +82,21 @@ static pid_t pick_thread(pid_t pid)
 	if (d)
 		closedir(d);
 	return pick;
+}
+
+/* the thread to borrow: one asleep in a system call (at a syscall
+ * boundary it holds no libc lock half-way), the main thread first; a
+ * thread that sleeps often is runnable for a moment on a busy machine, so
+ * look up to 50 times, 1 ms apart, before settling for the main thread */
+static pid_t pick_thread(pid_t pid)
+{
+	for (int i = 0; i < 50; i++) {
+		pid_t t = sleeping_thread(pid);
+		if (t)
+			return t;
+		usleep(1000);
+	}
+	return pid;
 }
 
 /* 1 when pid is in another namespace of kind ns than we are */

@@ -24,6 +24,7 @@
 #include "gtrace/pinj.h"
 
 #define NOBODY 65534
+#define GTRACE_VERSION_TEST "0.1.0"     /* meson.build's project version */
 
 static char gtrace[1024], tdir[1024], dir[256];
 static pid_t kids[16];
@@ -251,6 +252,29 @@ Test(attach, threads_busy_in_syscalls_keep_running)
 	cr_assert_eq(rc, 0);
 }
 
+/* the main thread spins (never in a syscall): a sleeping thread is
+ * borrowed instead, and both run on */
+Test(attach, spinning_main_thread_borrows_a_sleeping_one)
+{
+	char prog[1100], lib[1100], err[512], out[4096];
+	snprintf(prog, sizeof(prog), "%s/att_spin", tdir);
+	snprintf(lib, sizeof(lib), "%s/capture/libgtrace-inject.so", getenv("GTRACE_BUILD"));
+	char *argv[] = { prog, "1500", NULL };
+	pid_t t = spawn(argv, at("sp.out"), NULL, -1, -1, "GTRACE_SYNTH=20000", NULL);
+	wait_for(at("sp.out"), "spinning\n");
+	msleep(200);
+	struct pinj_opts o = { .lib_path = lib, .version = GTRACE_VERSION_TEST };
+	struct pinj_result res;
+	int rc = pinj_inject(t, &o, &res, err, sizeof(err));
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_neq(res.tid, t, "the spinning main thread was borrowed");
+	cr_assert_gt(res.tid, 0);
+	cr_assert(maps_have(t, "libgtrace-inject.so"));
+	cr_assert_eq(wait_exit(t), 0);
+	slurp(at("sp.out"), out, sizeof(out));
+	cr_assert_str_eq(out, "spinning\nsum ok\nsleeper ran\n");
+}
+
 /* a target blocked in read() on a pipe: the read restarts, no EINTR */
 Test(attach, blocked_in_read_restarts)
 {
@@ -403,7 +427,7 @@ Test(attach, failed_dlopen_puts_target_back)
 	char *argv[] = { prog, "12", "50000", "7", NULL };
 	pid_t t = spawn(argv, at("b.out"), NULL, -1, -1, NULL, NULL);
 	wait_for(at("b.out"), "tick 1\n");
-	struct pinj_opts o = { .lib_path = lib, .version = "0.1.0" };
+	struct pinj_opts o = { .lib_path = lib, .version = GTRACE_VERSION_TEST };
 	struct pinj_result res;
 	int rc = pinj_inject(t, &o, &res, err, sizeof(err));
 	cr_assert_eq(rc, -PINJ_ECALL, "rc %d: %s", rc, err);
@@ -456,7 +480,7 @@ Test(attach, target_dies_mid_injection)
 	char *argv[] = { prog, "100", "50000", "7", NULL };
 	pid_t t = spawn(argv, at("d.out"), NULL, -1, -1, NULL, NULL);
 	wait_for(at("d.out"), "tick 1\n");
-	struct pinj_opts o = { .lib_path = lib, .version = "0.1.0", .on_stopped = kill_target,
+	struct pinj_opts o = { .lib_path = lib, .version = GTRACE_VERSION_TEST, .on_stopped = kill_target,
 			       .hook_ctx = &t };
 	struct pinj_result res;
 	int rc = pinj_inject(t, &o, &res, err, sizeof(err));
