@@ -5,6 +5,7 @@
  */
 #include <criterion/criterion.h>
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace/report.h"
@@ -155,7 +156,14 @@ Test(tables, report_out_json_and_scope)
 {
 	struct gt_report_out o = { 0 };
 	cr_assert_eq(gt_report_out_add(&o, sample()), 0);
-	cr_assert_eq(gt_report_out_add(&o, sample()), 0);
+	/* one name, one table: a second "demo" is refused (and freed) */
+	cr_assert_eq(gt_report_out_add(&o, sample()), -EEXIST);
+	struct gt_table *t2 = sample();
+	free(t2->name);
+	t2->name = strdup("demo_2");
+	cr_assert_eq(gt_report_out_add(&o, t2), 0);
+	cr_assert_eq(gt_report_out_find(&o, "demo_2"), 1);
+	cr_assert_eq(gt_report_out_find(&o, "nope"), -1);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
