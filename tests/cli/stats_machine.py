@@ -181,6 +181,15 @@ def main():
                 want = sorted(s.split("#")[1] for s in steps) + ["Average"]
                 check(sorted(mine["Step"].astype(str)) == sorted(want),
                       "%s rank %d steps %s, raw trace %s" % (name, rank, list(mine["Step"]), want))
+        # each communication figure says whether it is exposed or total
+        for name, word in (("breakdown", "exposed"), ("pipeline", "exposed"), ("overview", "exposed"),
+                           ("overview_ranks", "Exposed"), ("multigpu", "total"), ("gputime_launch", "total")):
+            notes = " ".join(tables[name][1]["notes"]) + " ".join(c["name"] for c in tables[name][1]["columns"])
+            check(word in notes, "%s: does not say %s communication: %s" % (name, word, notes[:200]))
+        # the headline names the largest non-GPU cost beside TensorFlow's verdict
+        ov = tables["overview"][1]["rows"][0]
+        check(ov["Largest non-GPU cost"] and isinstance(ov["Largest non-GPU cost (%)"], float),
+              "overview largest non-GPU cost %r" % ov)
         # kernels per rank: the summary_lanes table sums to the raw count per file
         lanes = dfs["summary_lanes"]
         for rank, f in enumerate(TRACES["two_ranks"]):
