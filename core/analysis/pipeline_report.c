@@ -44,6 +44,11 @@ static int notes(struct gt_table *t, const struct pipeline_result *r, const char
 	int rc = gt_table_note(t, "%sVerdict: %s (input %.1f %% of step time; thresholds: HIGHLY >= 20 %%, "
 			       "MODERATELY >= 5 %%, POTENTIALLY when all others >= 3 %%)",
 			       who, pipeline_verdict_name(r->verdict), r->input_pct);
+	double cost_pct = 0;
+	enum pipeline_host_cost cost = pipeline_host_cost(r, &cost_pct);
+	if (!rc)
+		rc = gt_table_note(t, "%sLargest non-GPU cost: %s, %.1f %% of the step", who,
+				   pipeline_host_cost_name(cost), cost_pct);
 	if (!rc)
 		rc = gt_table_note(t, "%sKernel launch: %.1f %% (%s); all others: %.1f %% (%s) "
 				   "(moderate >= 3 %%, high >= 15 %%)", who, r->launch_pct, lv[r->launch_level],
