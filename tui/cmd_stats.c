@@ -290,12 +290,12 @@ static int has_gpu(const struct gt_store *s, int32_t g, int32_t r)
 {
 	for (size_t i = 0; i < store_device_count(s); i++) {
 		const struct gt_device *d = store_device_at(s, i);
-		if (d->id == g && (r < 0 || (d->rank < 0 ? 0 : d->rank) == r))
+		if (d->id == g && (r < 0 || d->rank == r))
 			return 1;
 	}
 	for (size_t i = 0; i < store_lane_count(s); i++) {
 		const struct gt_lane_key *k = &store_lane_at(s, (uint32_t)i)->key;
-		if (k->type == GT_LANE_GPU && k->device == g && (r < 0 || (k->rank < 0 ? 0 : k->rank) == r))
+		if (k->type == GT_LANE_GPU && k->device == g && (r < 0 || k->rank == r))
 			return 1;
 	}
 	return 0;
@@ -362,13 +362,13 @@ static void id_list(const struct gt_store *s, int gpus, int32_t r, char *buf, si
 		int64_t x;
 		if (i < nl) {
 			const struct gt_lane_key *k = &store_lane_at(s, (uint32_t)i)->key;
-			int32_t kr = k->rank < 0 ? 0 : k->rank;
+			int32_t kr = k->rank;
 			if (gpus && (k->type != GT_LANE_GPU || (r >= 0 && kr != r)))
 				continue;
 			x = gpus ? k->device : kr;
 		} else if (i - nl < store_device_count(s)) {
 			const struct gt_device *d = store_device_at(s, i - nl);
-			if (!gpus || (r >= 0 && (d->rank < 0 ? 0 : d->rank) != r))
+			if (!gpus || (r >= 0 && d->rank != r))
 				continue;
 			x = d->id;
 		} else if (i - nl - store_device_count(s) < store_rank_count(s)) {
