@@ -24,10 +24,11 @@ static void stats_help(FILE *f)
 		"usage: gtrace stats PATH... [--report NAME[,NAME...]] [--format table|csv|json]\n"
 		"                    [--table NAME|list] [-o DIR]\n"
 		"                    [--step N] [--range T0:T1] [--gpu G] [--rank R]\n"
-		"                    [--param-bytes B --link-gbps X]\n\n"
+		"                    [--param-bytes B --link-gbps X] [--run NAME]\n\n"
 		"Print analyses of a capture (.gtrace), a Kineto/Chrome trace JSON(.gz), an nsys\n"
-		"SQLite export or a directory of per-rank traces.  Several trace JSON PATHs are\n"
-		"merged on one time axis, one rank each.\n\n"
+		"SQLite export, a directory of per-rank traces, a TensorFlow/JAX XPlane profile\n"
+		"(.xplane.pb[.gz]) or a TensorBoard log directory.  Several trace JSON (or\n"
+		"XPlane) PATHs are merged on one time axis, one rank each.\n\n"
 		"options:\n"
 		"  --report NAME    report(s) to print, comma separated (default: kernels);\n"
 		"                   'list' prints the names\n"
@@ -46,7 +47,8 @@ static void stats_help(FILE *f)
 		"                   suffixes: 97.5M for ResNet-50's fp32 parameters)\n"
 		"  --link-gbps X    link bandwidth in GB/s; with --param-bytes, the multigpu\n"
 		"                   and overview reports compare collective time per step\n"
-		"                   with the expected all-reduce time B / X\n\n"
+		"                   with the expected all-reduce time B / X\n"
+		"  --run NAME       the run of a TensorBoard log directory (default: the newest)\n\n"
 		"Unknown values are printed as n/a, never as 0.  Kernel, memory, API and NVTX\n"
 		"tables use Nsight Systems' definitions: Avg is the mean, Med the exact median\n"
 		"(mean of the two middle values for an even count), StdDev the\n"
@@ -157,12 +159,13 @@ struct stats_args {
 	double link_gbps;
 	const char *table;      /* --table NAME or list */
 	const char *dir;        /* -o DIR */
+	const char *run;        /* --run: a TensorBoard log directory's run */
 };
 
 /* the options, looked up by name; each takes a value */
 enum stats_opt {
 	OPT_REPORT, OPT_FORMAT, OPT_STEP, OPT_RANGE, OPT_GPU, OPT_RANK, OPT_PARAM_BYTES,
-	OPT_LINK_GBPS, OPT_TABLE, OPT_OUTDIR
+	OPT_LINK_GBPS, OPT_TABLE, OPT_OUTDIR, OPT_RUN
 };
 
 static const struct {
@@ -173,6 +176,7 @@ static const struct {
 	{ "--range", OPT_RANGE }, { "--gpu", OPT_GPU }, { "--rank", OPT_RANK },
 	{ "--param-bytes", OPT_PARAM_BYTES }, { "--link-gbps", OPT_LINK_GBPS },
 	{ "--table", OPT_TABLE }, { "-o", OPT_OUTDIR }, { "--output-dir", OPT_OUTDIR },
+	{ "--run", OPT_RUN },
 };
 
 /* one option with its value into a; 0 or the usage error's exit status */
@@ -226,6 +230,9 @@ static int set_opt(struct stats_args *a, enum stats_opt id, const char *val)
 		if (!val[0])
 			return cmd_usage_error("stats", "-o needs a directory");
 		a->dir = val;
+		break;
+	case OPT_RUN:
+		a->run = val;
 		break;
 	}
 	return 0;
@@ -483,7 +490,7 @@ int cmd_stats(int argc, char **argv)
 	if (rc)
 		goto out;
 	char err[512] = "";
-	struct gt_load_opts lo = { .flags = GT_LOAD_PROGRESS };
+	struct gt_load_opts lo = { .flags = GT_LOAD_PROGRESS, .run = a.run };
 	if (gt_load(paths, a.npaths, &lo, &s, err, sizeof(err))) {
 		cmd_error("%s", err[0] ? err : "cannot load the input");
 		rc = 1;
