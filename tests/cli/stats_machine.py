@@ -37,6 +37,7 @@ TRACES = {
     "nccl": ["hta/nccl_data.json.gz"],
     "qwen": ["tracelens/h100_qwen_inference.json.gz"],
     "nsys": ["nsys/a100_cloverleaf.nsys.sqlite"],
+    "xplane": ["tf/tf_bert_multiworker.xplane.pb"],
 }
 # tables whose rows belong to one rank each (with several ranks they must say which)
 PER_RANK = {"steps", "steps_gpu", "breakdown", "breakdown_pct", "pipeline", "gputime",
