@@ -68,6 +68,8 @@ static struct {
 	_Atomic uint64_t declined;
 	_Atomic uint64_t completed;  /* buffers handed to the drain thread */
 	_Atomic uint64_t drained;    /* buffers it has finished */
+	_Atomic int64_t outstanding; /* pool buffers CUPTI holds (handed out, not back) */
+	_Atomic uint64_t read_errors;   /* record walks CUPTI ended with an error */
 	int enabled;
 	volatile sig_atomic_t forked;   /* this is a fork()ed child: stay inert */
 	/* drain thread */
@@ -205,6 +207,7 @@ static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max_r
 		*size = 0;
 		return;
 	}
+	atomic_fetch_add(&gc.outstanding, 1);
 	*buffer = gc.pool + (size_t)i * GC_BUF_BYTES;
 	*size = GC_BUF_BYTES;
 }
@@ -218,6 +221,7 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
 	if (!buffer || buffer < gc.pool || buffer >= gc.pool + (size_t)gc.nbuf * GC_BUF_BYTES)
 		return;
 	int i = (int)((size_t)(buffer - gc.pool) / GC_BUF_BYTES);
+	atomic_fetch_sub(&gc.outstanding, 1);
 	pthread_mutex_lock(&gc.lock);
 	int slot = (gc.q_head + gc.q_n) % GC_NBUF;
 	gc.done_q[slot] = i;
@@ -299,11 +303,16 @@ static void drain_buffer(int i, size_t valid, struct pub *p)
 	CUpti_Activity *rec = NULL;
 	struct pub_dict d = convert_dict(&gc.cv);
 	uint64_t z0 = gc.cv.zero_timestamps;
-	while (gc.f.GetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
+	CUptiResult r;
+	while ((r = gc.f.GetNextRecord(buf, valid, &rec)) == CUPTI_SUCCESS) {
 		struct gt_event e;
 		if (convert_record(&gc.cv, rec, &e) == 1 && p)
 			pub_event(p, &e, &d);
 	}
+	/* INVALID_KIND: an incomplete record (a forced flush met work still
+	 * running); the walk cannot go past it */
+	if (r != CUPTI_ERROR_MAX_LIMIT_REACHED)
+		atomic_fetch_add(&gc.read_errors, 1);
 	if (p) {
 		const struct ring_device_def *dv;
 		size_t n = convert_take_devices(&gc.cv, &dv);
@@ -323,6 +332,21 @@ static void count_losses(void)
 	uint64_t declined = atomic_exchange(&gc.declined, 0);
 	if (dropped || declined)
 		agent_count_loss(dropped, declined, 0);
+}
+
+/* who this process is: pid, RANK, WORLD_SIZE (-1 unknown), host name */
+static void publish_identity(struct pub *p, const struct pub_dict *d)
+{
+	struct ring_rank_def rd;
+	memset(&rd, 0, sizeof(rd));
+	rd.pid = gc.cv.pid;
+	rd.rank = gc.cv.rank;
+	const char *ws = getenv("WORLD_SIZE");
+	rd.world_size = ws && *ws ? atoi(ws) : -1;
+	char host[256] = "";
+	if (gethostname(host, sizeof(host) - 1) == 0 && host[0])
+		rd.host = convert_intern(&gc.cv, host, strlen(host));
+	pub_rank(p, &rd, d);
 }
 
 static void *drain_main(void *arg)
@@ -356,6 +380,7 @@ static void *drain_main(void *arg)
 			/* a new viewer: devices and a fresh calibration first */
 			last_reset = p->resets;
 			struct pub_dict d = convert_dict(&gc.cv);
+			publish_identity(p, &d);
 			for (size_t k = 0; k < gc.cv.n_dev; k++)
 				pub_device(p, &gc.cv.dev[k], &d);
 			last_cal = 0;
@@ -390,7 +415,16 @@ static void *drain_main(void *arg)
  * max_ms for the drain thread to publish every buffer handed to it */
 static void flush_and_wait(int max_ms)
 {
+	/* buffers CUPTI still holds hold work still running: a forced flush
+	 * now would hand them back with incomplete records, where the record
+	 * walk stops (everything after them lost).  Flush completed buffers
+	 * until CUPTI holds none of ours, for at most half of max_ms. */
 	gc.f.FlushAll(0);
+	for (int t = 0; t < max_ms / 10 && atomic_load(&gc.outstanding) > 0; t++) {
+		struct timespec ts = { 0, 5000000 };
+		nanosleep(&ts, NULL);
+		gc.f.FlushAll(0);
+	}
 	gc.f.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	for (int t = 0; t < max_ms / 5 && atomic_load(&gc.drained) < atomic_load(&gc.completed); t++) {
 		struct timespec ts = { 0, 5000000 };
@@ -518,6 +552,9 @@ static int gc_enable(void *ctx, char *err, size_t errlen)
 			CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
 			CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
 			CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000,
+			/* PyTorch asks before every launch whether a graph is being captured */
+			CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
+			CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_ptsz_v10000,
 		};
 		for (size_t k = 0; k < sizeof(rt) / sizeof(rt[0]); k++)
 			gc.f.EnableRuntimeApi(rt[k], 0);
@@ -527,6 +564,8 @@ static int gc_enable(void *ctx, char *err, size_t errlen)
 			CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent, CUPTI_DRIVER_TRACE_CBID_cuStreamQuery,
 			CUPTI_DRIVER_TRACE_CBID_cuEventQuery, CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
 			CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute, CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
+			CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute, CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute,
+			CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes,
 		};
 		for (size_t k = 0; k < sizeof(dr) / sizeof(dr[0]); k++)
 			gc.f.EnableDriverApi(dr[k], 0);
@@ -580,7 +619,8 @@ static void gc_flush(void *ctx)
 static void gc_status(void *ctx, char *buf, size_t len)
 {
 	(void)ctx;
-	snprintf(buf, len, " gpus=%zu", gc.cv.n_dev);
+	snprintf(buf, len, " gpus=%zu read_errors=%llu", gc.cv.n_dev,
+		 (unsigned long long)atomic_load(&gc.read_errors));
 }
 
 static const struct agent_source gc_source = {

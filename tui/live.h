@@ -27,6 +27,8 @@ struct live_map {
 struct live {
 	pid_t pid;
 	int rank;                /* rank given to lanes whose producer said -1 */
+	int rank_set;            /* rank_final decided (first definition seen) */
+	int32_t rank_final;      /* this process's rank in the store */
 	int ctl_fd;              /* -1 once the target is gone or detached */
 	struct ring ring;
 	struct gt_store *s;

@@ -25,6 +25,10 @@ enum cudaemu_kind {
 	CUDAEMU_KERNEL = 1,
 	CUDAEMU_MEMCPY,
 	CUDAEMU_MEMSET,
+	CUDAEMU_CALL,            /* an API call without GPU work (cbid, driver in) */
+	CUDAEMU_GRAPH,           /* cudaGraphLaunch of `nodes` kernels (name, grid,
+				  * block, dur_ns each; node i runs from
+				  * start_ns + i * (dur_ns + 1) for dur_ns) */
 };
 
 /* one piece of GPU work and the launch call that made it */
@@ -39,9 +43,12 @@ struct cudaemu_work {
 	uint8_t copy_kind;       /* CUpti_ActivityMemcpyKind */
 	uint8_t src_kind, dst_kind;   /* CUpti_ActivityMemoryKind */
 	int64_t dur_ns;          /* time on the device */
+	uint8_t driver;          /* CUDAEMU_CALL: a driver API call (else runtime) */
+	uint32_t nodes;          /* CUDAEMU_GRAPH: kernel nodes (>= 1) */
+	uint32_t graph_id;       /* CUDAEMU_GRAPH: the graph's id (>= 1) */
 	/* out: what the driver did (the ground truth) */
 	uint32_t corr;           /* correlation id of the launch call */
-	uint32_t cbid;           /* runtime API callback id of the launch call */
+	uint32_t cbid;           /* API callback id of the call (in for CUDAEMU_CALL) */
 	uint32_t tid;            /* system thread id of the launching thread */
 	uint64_t api_start_ns, api_end_ns;
 	uint64_t start_ns, end_ns;

@@ -131,6 +131,7 @@ static uint32_t launch_cbid(int kind)
 	switch (kind) {
 	case CUDAEMU_KERNEL: return CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
 	case CUDAEMU_MEMCPY: return CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020;
+	case CUDAEMU_GRAPH: return CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000;
 	default: return CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020;
 	}
 }
@@ -139,18 +140,29 @@ int cudaemu_submit(struct cudaemu_work *w)
 {
 	pthread_once(&drv.dev_once, devices_init);
 	if (w->device < 0 || w->device >= drv.n_dev || w->stream == 0 || w->stream >= STREAMS ||
-	    w->kind < CUDAEMU_KERNEL || w->kind > CUDAEMU_MEMSET || w->dur_ns < 0)
+	    w->kind < CUDAEMU_KERNEL || w->kind > CUDAEMU_GRAPH || w->dur_ns < 0 ||
+	    (w->kind == CUDAEMU_GRAPH && (w->nodes < 1 || w->graph_id < 1)))
 		return -EINVAL;
 	w->tid = (uint32_t)syscall(SYS_gettid);
-	w->cbid = launch_cbid(w->kind);
 	w->corr = atomic_fetch_add(&drv.corr, 1) + 1;
 	w->api_start_ns = cudaemu_now_ns();
+	if (w->kind == CUDAEMU_CALL) {
+		w->api_end_ns = cudaemu_now_ns() + 1;
+		const struct cudaemu_sink *s = atomic_load(&drv.sink);
+		if (s)
+			s->api(w);
+		return 0;
+	}
+	w->cbid = launch_cbid(w->kind);
 	pthread_mutex_lock(&drv.lock);
 	/* the call returns before the work starts (at least 1 ns later) */
 	w->api_end_ns = cudaemu_now_ns() + 1;
 	uint64_t *tail = &drv.tail[w->device][w->stream];
 	w->start_ns = *tail > w->api_end_ns ? *tail + 1 : w->api_end_ns + 1;
 	w->end_ns = w->start_ns + (uint64_t)w->dur_ns;
+	if (w->kind == CUDAEMU_GRAPH)   /* the nodes back to back */
+		w->end_ns = w->start_ns + (uint64_t)(w->nodes - 1) * ((uint64_t)w->dur_ns + 1) +
+			    (uint64_t)w->dur_ns;
 	*tail = w->end_ns;
 	if (w->end_ns > drv.last_end)
 		drv.last_end = w->end_ns;

@@ -199,10 +199,12 @@ static uint32_t thread_id(void)
 static void sink_api(const struct cudaemu_work *w)
 {
 	lock("the driver");
-	if (cu.kind_on[CUPTI_ACTIVITY_KIND_RUNTIME] && !cu.rt_off[w->cbid % 1024]) {
+	CUpti_ActivityKind k = w->driver ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
+	const uint8_t *off = w->driver ? cu.drv_off : cu.rt_off;
+	if (cu.kind_on[k] && !off[w->cbid % 1024]) {
 		CUpti_ActivityAPI *a = (void *)room(sizeof(*a), w->api_end_ns);
 		if (a) {
-			a->kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+			a->kind = k;
 			a->cbid = w->cbid;
 			a->start = cupti_time(w->api_start_ns);
 			a->end = cupti_time(w->api_end_ns);
@@ -214,15 +216,27 @@ static void sink_api(const struct cudaemu_work *w)
 	unlock();
 }
 
-static void put_kernel(const struct cudaemu_work *w, const struct cudaemu_device *d)
+/* a kernel record; node > 0: node `node` of a graph launch (its times
+ * from the node's place in the graph, graphId and graphNodeId set) */
+static void put_kernel(const struct cudaemu_work *w, const struct cudaemu_device *d, uint32_t node)
 {
-	CUpti_ActivityKernel10 *k = (void *)room(sizeof(*k), w->end_ns);
+	uint64_t s0 = w->start_ns, s1 = w->end_ns;
+	if (node) {
+		s0 = w->start_ns + (uint64_t)(node - 1) * ((uint64_t)w->dur_ns + 1);
+		s1 = s0 + (uint64_t)w->dur_ns;
+	}
+	CUpti_ActivityKernel10 *k = (void *)room(sizeof(*k), s1);
 	if (!k)
 		return;
 	k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
 	k->registersPerThread = 32;
-	k->start = cupti_time(w->start_ns);
-	k->end = cupti_time(w->end_ns);
+	k->start = cupti_time(s0);
+	k->end = cupti_time(s1);
+	if (node) {
+		k->graphId = w->graph_id;
+		k->graphNodeId = ((uint64_t)w->graph_id << 32) | node;
+		k->launchType = 0;
+	}
 	k->completed = k->end;
 	k->deviceId = (uint32_t)w->device;
 	k->contextId = d->context_id;
@@ -244,7 +258,11 @@ static void sink_work(const struct cudaemu_work *w)
 	const struct cudaemu_device *d = cudaemu_device_at(w->device);
 	lock("the driver");
 	if (w->kind == CUDAEMU_KERNEL && cu.kind_on[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) {
-		put_kernel(w, d);
+		put_kernel(w, d, 0);
+	} else if (w->kind == CUDAEMU_GRAPH && cu.kind_on[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) {
+		/* every node's record carries the cudaGraphLaunch correlation id */
+		for (uint32_t n = 1; n <= w->nodes; n++)
+			put_kernel(w, d, n);
 	} else if (w->kind == CUDAEMU_MEMCPY && cu.kind_on[CUPTI_ACTIVITY_KIND_MEMCPY]) {
 		CUpti_ActivityMemcpy6 *m = (void *)room(sizeof(*m), w->end_ns);
 		if (m) {
@@ -282,13 +300,16 @@ static const struct cudaemu_sink sink = { sink_api, sink_work };
 /* ---- completion ---- */
 
 /* hand back buffers: full ones, and the current one when forced or (with
- * `cur_too`) when all its records completed; incomplete records of a
- * forced flush are marked.  Called with the lock held; callbacks run with
- * it held when `hold` (forced flush), else with it released. */
+ * `cur_too`) when all its records completed (cur_too 1: only when it holds
+ * records, the worker's period; 2: even empty, cuptiActivityFlushAll);
+ * incomplete records of a forced flush are marked.  Called with the lock
+ * held; callbacks run with it held when `hold` (forced flush), else with
+ * it released. */
 static void complete(int forced, int cur_too, int hold)
 {
 	uint64_t now = now_ns();
-	if (cu.have_cur && (forced || (cur_too && cu.cur.max_end < now && cu.cur.valid))) {
+	if (cu.have_cur && (forced || (cur_too && cu.cur.max_end < now &&
+				       (cu.cur.valid || cur_too == 2)))) {
 		if (cu.n_full < MAX_PENDING) {
 			cu.full[cu.n_full++] = cu.cur;
 			cu.have_cur = 0;
@@ -459,6 +480,13 @@ CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain dom, uint32_t cbi
 		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020: *name = "cudaMemcpyAsync_v3020"; return CUPTI_SUCCESS;
 		case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020: *name = "cudaMemsetAsync_v3020"; return CUPTI_SUCCESS;
 		case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000: *name = "cudaGraphLaunch_v10000"; return CUPTI_SUCCESS;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000: *name = "cudaStreamIsCapturing_v10000"; return CUPTI_SUCCESS;
+		}
+	} else if (dom == CUPTI_CB_DOMAIN_DRIVER_API) {
+		switch (cbid) {
+		case CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute: *name = "cuPointerGetAttribute"; return CUPTI_SUCCESS;
+		case CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes: *name = "cuPointerGetAttributes"; return CUPTI_SUCCESS;
+		case CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute: *name = "cuKernelGetAttribute"; return CUPTI_SUCCESS;
 		}
 	}
 	return CUPTI_ERROR_INVALID_PARAMETER;
@@ -567,7 +595,7 @@ CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
 	lock(__func__);
 	int forced = (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != 0;
 	/* forced: callbacks on this thread with the lock held */
-	complete(forced, 1, forced);
+	complete(forced, 2, forced);
 	unlock();
 	return CUPTI_SUCCESS;
 }

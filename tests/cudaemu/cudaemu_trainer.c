@@ -1,14 +1,16 @@
 /*
  * cudaemu_trainer.c - a stand-in trainer on the emulated driver: T threads,
  * each on one device (thread % devices) and two streams of its own, submit
- * kernels (C distinct names and launch configurations), copies and memsets,
+ * kernels (C distinct names and launch configurations), copies and memsets
+ * (and, not in the truth, the chatty API calls a capture should leave out),
  * then wait for the device and exit.  Every piece of work it submitted is
  * written to the ground-truth file (the driver's own answer of what ran,
  * when, with which correlation id), so a capture can be compared exactly.
  * Runs as a plain process too (no CUDA_INJECTION64_PATH: nothing injected).
  *
  *   cudaemu_trainer --out TRUTH [--threads T] [--work N] [--configs C]
- *                   [--dur-ns D] [--gap-us G] [--fork N]
+ *                   [--dur-ns D] [--gap-us G] [--fork N] [--rate R]
+ *                   [--tail-ms M] [--graphs N]
  *
  * Truth file (TSV): a '#' header line with pid, devices and the window
  * (first API call start, last work end); one line per piece of work:
@@ -16,6 +18,15 @@
  *     gx gy gz bx by bz name
  * (kind 1 kernel, 2 memcpy, 3 memset); with the emulated CUPTI loaded, a
  * last line `S records R dropped D refused F` of its own counters.
+ * --rate R: submissions paced to R per second over all threads.  --out -:
+ * no truth kept (for long runs); the header and S lines go to stdout.
+ * --graphs N: each thread also replays a CUDA graph of 5 kernels N times
+ * (graph id 1000 + thread); a line per node: `G device stream corr tid
+ * api_start api_end graph_id node start end name` (all nodes share the
+ * cudaGraphLaunch's correlation id).
+ * --tail-ms M: each thread's last kernel runs M ms and the trainer exits
+ * without waiting for the device (the capture's exit flush meets work
+ * still running).
  * --fork N: while the threads submit, the main thread forks N DataLoader-
  * like children that exit at once with exit(0) (atexit handlers run); a
  * line `F pid status ms` each (exit status, ms from fork to reaped).
@@ -30,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <cupti_activity.h>
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
 #include "cudaemu.h"
 
 static struct {
@@ -37,10 +50,24 @@ static struct {
 	int64_t dur_ns;
 	int gap_us;
 	int forks;
+	int tail_ms;
+	int graphs;
+	double rate;
+	int keep;                /* truth kept (not --out -) */
 	FILE *out;
 	pthread_mutex_t lock;
 	uint64_t first, last;
-} tr = { 4, 2000, 50, 3000, 0, 0, NULL, PTHREAD_MUTEX_INITIALIZER, UINT64_MAX, 0 };
+} tr = { 4, 2000, 50, 3000, 0, 0, 0, 0, 0, 1, NULL, PTHREAD_MUTEX_INITIALIZER, UINT64_MAX, 0 };
+
+/* LeakSanitizer asks this before its exit check: a forked child exits
+ * holding its parent's threads' memory (those threads do not exist in
+ * it), which is not a leak of the trainer's */
+static volatile int forked_child;
+int __lsan_is_turned_off(void) __attribute__((visibility("default")));
+int __lsan_is_turned_off(void)
+{
+	return forked_child;
+}
 
 static void put(const struct cudaemu_work *w)
 {
@@ -56,13 +83,25 @@ static void *thread_main(void *arg)
 {
 	int t = (int)(intptr_t)arg;
 	int ndev = cudaemu_device_count();
-	struct cudaemu_work *done = calloc((size_t)tr.work, sizeof(*done));
-	char (*names)[48] = calloc((size_t)tr.work, 48);
+	size_t keep = tr.keep ? (size_t)tr.work : 1;
+	struct cudaemu_work *done = calloc(keep, sizeof(*done));
+	char (*names)[48] = calloc(keep, 48);
 	if (!done || !names)
 		abort();
 	unsigned seed = 12345u + (unsigned)t;
+	uint64_t t0 = cudaemu_now_ns();
+	double per_ns = tr.rate > 0 ? tr.rate / tr.threads / 1e9 : 0;
 	for (int i = 0; i < tr.work; i++) {
-		struct cudaemu_work *w = &done[i];
+		size_t slot = tr.keep ? (size_t)i : 0;
+		struct cudaemu_work *w = &done[slot];
+		memset(w, 0, sizeof(*w));
+		if (per_ns > 0) {
+			uint64_t due = t0 + (uint64_t)((double)i / per_ns), now = cudaemu_now_ns();
+			if (due > now + 50000) {
+				struct timespec ts = { 0, (long)(due - now) };
+				nanosleep(&ts, NULL);
+			}
+		}
 		w->device = t % ndev;
 		w->stream = 1 + (uint32_t)(t / ndev) * 2 + (uint32_t)(i & 1);
 		w->dur_ns = tr.dur_ns + (int64_t)(rand_r(&seed) % 2000);
@@ -78,8 +117,8 @@ static void *thread_main(void *arg)
 		} else {
 			int c = rand_r(&seed) % tr.configs;
 			w->kind = CUDAEMU_KERNEL;
-			snprintf(names[i], 48, "emu_kernel_%d", c % 97);
-			w->name = names[i];
+			snprintf(names[slot], 48, "emu_kernel_%d", c % 97);
+			w->name = names[slot];
 			w->grid[0] = 1 + (uint32_t)c;
 			w->grid[1] = 1 + (uint32_t)(c % 3);
 			w->grid[2] = 1;
@@ -87,15 +126,73 @@ static void *thread_main(void *arg)
 			w->block[1] = 1 + (uint32_t)(c % 2);
 			w->block[2] = 1;
 		}
+		if (tr.tail_ms && i == tr.work - 1) {
+			w->kind = CUDAEMU_KERNEL;
+			w->name = "emu_tail_kernel";
+			w->grid[0] = w->grid[1] = w->grid[2] = 1;
+			w->block[0] = 32;
+			w->block[1] = w->block[2] = 1;
+			w->dur_ns = (int64_t)tr.tail_ms * 1000000;
+		}
 		if (cudaemu_submit(w) != 0)
 			abort();
+		if (i % 5 == 0) {
+			/* the chatty calls frameworks make around launches (not in
+			 * the truth: a capture should leave them out) */
+			static const struct { uint32_t cbid; uint8_t driver; } chatty[] = {
+				{ CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000, 0 },
+				{ CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute, 1 },
+				{ CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes, 1 },
+				{ CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute, 1 },
+			};
+			for (size_t c = 0; c < sizeof(chatty) / sizeof(chatty[0]); c++) {
+				struct cudaemu_work call;
+				memset(&call, 0, sizeof(call));
+				call.kind = CUDAEMU_CALL;
+				call.cbid = chatty[c].cbid;
+				call.driver = chatty[c].driver;
+				call.stream = 1;
+				cudaemu_submit(&call);
+			}
+		}
 		if (tr.gap_us) {
 			struct timespec ts = { 0, tr.gap_us * 1000L };
 			nanosleep(&ts, NULL);
 		}
 	}
+	struct cudaemu_work *gl = calloc((size_t)tr.graphs + 1, sizeof(*gl));
+	for (int g = 0; g < tr.graphs && gl; g++) {
+		struct cudaemu_work *w = &gl[g];
+		w->kind = CUDAEMU_GRAPH;
+		w->device = t % ndev;
+		w->stream = 1 + (uint32_t)(t / ndev) * 2;
+		w->nodes = 5;
+		w->graph_id = 1000u + (uint32_t)t;
+		w->name = "emu_graph_node_kernel";
+		w->grid[0] = 64;
+		w->grid[1] = w->grid[2] = 1;
+		w->block[0] = 256;
+		w->block[1] = w->block[2] = 1;
+		w->dur_ns = 1500;
+		if (cudaemu_submit(w) != 0)
+			abort();
+	}
 	pthread_mutex_lock(&tr.lock);
-	for (int i = 0; i < tr.work; i++) {
+	for (int g = 0; g < tr.graphs && gl; g++) {
+		const struct cudaemu_work *w = &gl[g];
+		for (uint32_t n = 1; n <= w->nodes; n++) {
+			uint64_t s0 = w->start_ns + (uint64_t)(n - 1) * ((uint64_t)w->dur_ns + 1);
+			fprintf(tr.out, "G\t%d\t%u\t%u\t%u\t%llu\t%llu\t%u\t%u\t%llu\t%llu\t%s\n",
+				w->device, w->stream, w->corr, w->tid,
+				(unsigned long long)w->api_start_ns, (unsigned long long)w->api_end_ns,
+				w->graph_id, n, (unsigned long long)s0,
+				(unsigned long long)(s0 + (uint64_t)w->dur_ns), w->name);
+		}
+		if (w->end_ns > tr.last)
+			tr.last = w->end_ns;
+	}
+	free(gl);
+	for (size_t i = 0; i < keep && tr.keep; i++) {
 		put(&done[i]);
 		if (done[i].api_start_ns < tr.first)
 			tr.first = done[i].api_start_ns;
@@ -125,11 +222,17 @@ int main(int argc, char **argv)
 			tr.dur_ns = atoll(argv[++i]);
 		else if (!strcmp(argv[i], "--gap-us") && v)
 			tr.gap_us = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--graphs") && v)
+			tr.graphs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--tail-ms") && v)
+			tr.tail_ms = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--rate") && v)
+			tr.rate = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--fork") && v)
 			tr.forks = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "usage: cudaemu_trainer --out TRUTH [--threads T] [--work N] "
-				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N]\n");
+				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N]\n");
 			return 2;
 		}
 	}
@@ -137,7 +240,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cudaemu_trainer: --out is required; --threads 1..256, --work, --configs >= 1\n");
 		return 2;
 	}
-	tr.out = fopen(out, "w");
+	tr.keep = strcmp(out, "-") != 0;
+	tr.out = tr.keep ? fopen(out, "w") : stdout;
 	if (!tr.out) {
 		fprintf(stderr, "cudaemu_trainer: %s: cannot create\n", out);
 		return 1;
@@ -157,8 +261,10 @@ int main(int argc, char **argv)
 		uint64_t t0 = cudaemu_now_ns();
 		pid_t c = fork();
 		pthread_mutex_unlock(&tr.lock);
-		if (c == 0)
+		if (c == 0) {
+			forked_child = 1;
 			exit(0);       /* a DataLoader worker that ends normally */
+		}
 		int st = -1;
 		if (c > 0)
 			waitpid(c, &st, 0);
@@ -167,7 +273,8 @@ int main(int argc, char **argv)
 	}
 	for (int t = 0; t < tr.threads; t++)
 		pthread_join(th[t], NULL);
-	cudaemu_sync();
+	if (!tr.tail_ms)
+		cudaemu_sync();
 	fprintf(tr.out, "# pid %d devices %d window %llu %llu\n", (int)getpid(),
 		cudaemu_device_count(), (unsigned long long)tr.first, (unsigned long long)tr.last);
 	void (*stats)(struct cudaemu_cupti_stats *) = NULL;
@@ -183,6 +290,9 @@ int main(int argc, char **argv)
 			(unsigned long long)s.records, (unsigned long long)s.dropped,
 			(unsigned long long)s.requests_refused);
 	}
-	fclose(tr.out);
+	if (tr.keep)
+		fclose(tr.out);
+	else
+		fflush(stdout);
 	return 0;
 }
