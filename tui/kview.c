@@ -60,10 +60,39 @@ static void refilter(struct kview *k)
 	tables_move(&k->st, k->nrows, 0);
 }
 
-/* run the current tab's report for the GPU scope, sort, filter */
+/* the name of the selected row into buf ("" when none) */
+static void sel_name(const struct kview *k, char *buf, size_t len)
+{
+	buf[0] = 0;
+	int nc = k->tb ? tables_name_col(k->tb) : -1;
+	if (nc < 0 || k->st.sel >= k->nrows)
+		return;
+	const union gt_cell *c = gt_table_cell(k->tb, k->rows[k->st.sel], (size_t)nc);
+	snprintf(buf, len, "%s", c && c->s ? c->s : "");
+}
+
+/* select the row named `name` (the first; the nccl table has several) */
+static void select_name(struct kview *k, const char *name)
+{
+	int nc = k->tb ? tables_name_col(k->tb) : -1;
+	if (nc < 0 || !name[0])
+		return;
+	for (size_t i = 0; i < k->nrows; i++) {
+		const union gt_cell *c = gt_table_cell(k->tb, k->rows[i], (size_t)nc);
+		if (c && c->s && !strcmp(c->s, name)) {
+			tables_move(&k->st, k->nrows, (long)i - (long)k->st.sel);
+			return;
+		}
+	}
+}
+
+/* run the current tab's report for the GPU scope, sort, filter; a live
+ * update keeps the selected row and an open instance list (reloaded) */
 static void compute(struct kview *k)
 {
 	ui_busy(k->v.app, "computing the kernel statistics...");
+	char was[512];
+	sel_name(k, was, sizeof(was));
 	free_table(k);
 	k->dirty = k->stale = 0;
 	k->computed_ms = ui_now_ms();
@@ -85,8 +114,6 @@ static void compute(struct kview *k)
 		return;
 	}
 	k->tb = k->out.tables[0];
-	/* a live store moved on: the instance list is out of date */
-	k->inst_open = 0;
 	if (k->st.sort_col >= (int)k->tb->ncols)
 		k->st.sort_col = -1;
 	if (k->st.sort_col < 0) {
@@ -96,6 +123,10 @@ static void compute(struct kview *k)
 	if (k->st.sort_col >= 0)
 		gt_table_sort(k->tb, (size_t)k->st.sort_col, k->st.sort_desc);
 	refilter(k);
+	select_name(k, was);
+	/* a live store moved on: the open instance list follows it in place */
+	if (k->inst_open)
+		kview_inst_refresh(k);
 }
 
 /* 1 when lanes of more than one rank exist (G then scopes GPU n of each) */
@@ -117,7 +148,7 @@ static int several_ranks(const struct gt_store *s)
 static void kv_draw(struct view *v, struct lrect r)
 {
 	struct kview *k = (struct kview *)v;
-	if (k->dirty || (k->stale && ui_now_ms() - k->computed_ms >= UI_RECOMPUTE_MS))
+	if (ui_recompute_due(v->app, k->dirty, k->stale, k->computed_ms))
 		compute(k);
 	if (k->inst_open) {
 		kview_inst_draw(k, r);

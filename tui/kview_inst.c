@@ -94,15 +94,9 @@ static int mem_instances(struct kview *k, struct gt_ref **out, size_t *n)
 	return 0;
 }
 
-/* an NCCL table row's key (core/analysis/tables_nccl.c groups by it) */
-struct nccl_key {
-	const char *coll, *dtype;   /* dtype NULL = unknown */
-	uint64_t size_bytes;        /* 0 = unknown */
-	uint32_t group;             /* 0 = unknown */
-};
-
-/* 1 when the NCCL kernel e falls in the row with key k */
-static int nccl_match(const struct gt_store *s, const struct gt_event *e, const struct nccl_key *k)
+/* 1 when the NCCL kernel e falls in the row whose key the kview holds
+ * (core/analysis/tables_nccl.c groups by collective, size, type, group) */
+static int nccl_match(const struct gt_store *s, const struct gt_event *e, const struct kview *k)
 {
 	uint32_t nid = e->kind == GT_EV_KERNEL ? gt_event_nccl(e) : 0;
 	if (e->kind != GT_EV_KERNEL || (!(e->flags & GT_EVF_NCCL) && !nid))
@@ -118,31 +112,41 @@ static int nccl_match(const struct gt_store *s, const struct gt_event *e, const 
 		uint64_t ne = a->in_nelems > a->out_nelems ? a->in_nelems : a->out_nelems;
 		size = ne * a->dtype_bytes;
 	}
-	if (strcmp(store_str(s, coll), k->coll) || size != k->size_bytes || group != k->group)
+	if (strcmp(store_str(s, coll), k->inst_coll) || size != k->inst_size_bytes ||
+	    group != k->inst_group)
 		return 0;
-	if (!k->dtype)
+	if (!k->inst_has_dtype)
 		return !dtype;
-	return dtype && !strcmp(store_str(s, dtype), k->dtype);
+	return dtype && !strcmp(store_str(s, dtype), k->inst_dtype);
 }
 
-/* the NCCL kernels of the selected nccl-table row on the GPUs in scope */
+/* copy the nccl-table row's key into the kview */
+static void nccl_key(struct kview *k, size_t row)
+{
+	const struct gt_table *t = k->tb;
+	int c;
+	k->inst_coll[0] = k->inst_dtype[0] = 0;
+	k->inst_has_dtype = 0;
+	k->inst_size_bytes = 0;
+	k->inst_group = 0;
+	if ((c = tables_name_col(t)) >= 0 && !gt_table_is_null(t, row, (size_t)c) &&
+	    gt_table_cell(t, row, (size_t)c)->s)
+		snprintf(k->inst_coll, sizeof(k->inst_coll), "%s", gt_table_cell(t, row, (size_t)c)->s);
+	if ((c = tables_find_col(t, "size (bytes)")) >= 0 && !gt_table_is_null(t, row, (size_t)c))
+		k->inst_size_bytes = (uint64_t)gt_table_cell(t, row, (size_t)c)->i;
+	if ((c = tables_find_col(t, "data type")) >= 0 && !gt_table_is_null(t, row, (size_t)c) &&
+	    gt_table_cell(t, row, (size_t)c)->s) {
+		k->inst_has_dtype = 1;
+		snprintf(k->inst_dtype, sizeof(k->inst_dtype), "%s", gt_table_cell(t, row, (size_t)c)->s);
+	}
+	if ((c = tables_find_col(t, "group size")) >= 0 && !gt_table_is_null(t, row, (size_t)c))
+		k->inst_group = (uint32_t)gt_table_cell(t, row, (size_t)c)->i;
+}
+
+/* the NCCL kernels of the kept nccl-table key on the GPUs in scope */
 static int nccl_instances(struct kview *k, struct gt_ref **out, size_t *n)
 {
 	const struct gt_store *s = k->v.app->store;
-	const struct gt_table *t = k->tb;
-	size_t row = k->inst_row;
-	struct nccl_key key = { "", NULL, 0, 0 };
-	int c;
-	if (!t || row >= t->nrows)
-		return -1;
-	if ((c = tables_name_col(t)) >= 0 && !gt_table_is_null(t, row, (size_t)c))
-		key.coll = gt_table_cell(t, row, (size_t)c)->s ? gt_table_cell(t, row, (size_t)c)->s : "";
-	if ((c = tables_find_col(t, "size (bytes)")) >= 0 && !gt_table_is_null(t, row, (size_t)c))
-		key.size_bytes = (uint64_t)gt_table_cell(t, row, (size_t)c)->i;
-	if ((c = tables_find_col(t, "data type")) >= 0 && !gt_table_is_null(t, row, (size_t)c))
-		key.dtype = gt_table_cell(t, row, (size_t)c)->s;
-	if ((c = tables_find_col(t, "group size")) >= 0 && !gt_table_is_null(t, row, (size_t)c))
-		key.group = (uint32_t)gt_table_cell(t, row, (size_t)c)->i;
 	size_t cap = 0, cnt = 0;
 	struct gt_ref *v = NULL;
 	for (size_t i = 0; i < store_lane_count(s); i++) {
@@ -150,7 +154,7 @@ static int nccl_instances(struct kview *k, struct gt_ref **out, size_t *n)
 		if (l->key.type != GT_LANE_GPU || (k->gpu >= 0 && l->key.device != k->gpu))
 			continue;
 		for (size_t j = 0; j < l->n; j++) {
-			if (!nccl_match(s, &l->ev[j], &key))
+			if (!nccl_match(s, &l->ev[j], k))
 				continue;
 			if (cnt == cap) {
 				size_t nc = cap ? cap * 2 : 256;
@@ -255,13 +259,11 @@ void kview_inst_open(struct kview *k)
 	if (k->tab == 2) {
 		/* nccl rows are (collective, size, type, group): match kernels by them */
 		k->inst_nccl = 1;
-		k->inst_row = k->rows[k->st.sel];
 		k->inst_name = UINT32_MAX;
-		const struct gt_table *t = k->tb;
-		int sc = tables_find_col(t, "size (bytes)");
-		if (sc >= 0 && !gt_table_is_null(t, k->inst_row, (size_t)sc))
-			snprintf(k->inst_title, sizeof(k->inst_title), "%s, %lld bytes", nm,
-				 (long long)gt_table_cell(t, k->inst_row, (size_t)sc)->i);
+		nccl_key(k, k->rows[k->st.sel]);
+		if (tables_find_col(k->tb, "size (bytes)") >= 0)
+			snprintf(k->inst_title, sizeof(k->inst_title), "%s, %llu bytes", nm,
+				 (unsigned long long)k->inst_size_bytes);
 		else
 			demangle_name(nm, k->inst_title, sizeof(k->inst_title));
 		load(k);
@@ -289,6 +291,30 @@ void kview_inst_open(struct kview *k)
 	load(k);
 	histogram(k);
 	k->inst_open = 1;
+}
+
+void kview_inst_refresh(struct kview *k)
+{
+	const struct gt_store *s = k->v.app->store;
+	/* the selected event by what survives a re-sort of its lane: lane and start */
+	struct gt_ref was = { UINT32_MAX, 0 };
+	int64_t was_t = 0;
+	size_t top = k->inst_top, sel = k->inst_sel;
+	if (sel < k->ninst && ui_ref_ok(s, k->inst[sel])) {
+		was = k->inst[sel];
+		was_t = store_ev(s, was)->start_ns;
+	}
+	load(k);
+	histogram(k);
+	k->inst_top = top;
+	k->inst_sel = sel < k->ninst ? sel : (k->ninst ? k->ninst - 1 : 0);
+	if (was.lane == UINT32_MAX)
+		return;
+	for (size_t i = 0; i < k->ninst; i++)
+		if (k->inst[i].lane == was.lane && store_ev(s, k->inst[i])->start_ns == was_t) {
+			k->inst_sel = i;
+			break;
+		}
 }
 
 void kview_inst_draw(struct kview *k, struct lrect r)

@@ -44,6 +44,14 @@ static const char *const ov_help[] = {
 static void compute(struct oview *o)
 {
 	ui_busy(o->v.app, "computing the overview...");
+	/* the selected recommendation, found again by kind, rank and GPU */
+	enum overview_kind was = OVERVIEW_K_OTHER;
+	int32_t was_rank = -1, was_gpu = -1;
+	if (o->ok && o->sel < o->res.nrecs) {
+		was = o->res.recs[o->sel].kid;
+		was_rank = o->res.recs[o->sel].rank;
+		was_gpu = o->res.recs[o->sel].gpu;
+	}
 	if (o->ok)
 		overview_result_done(&o->res);
 	o->ok = 0;
@@ -57,15 +65,23 @@ static void compute(struct oview *o)
 	o->ok = overview_compute(o->v.app->store, &sc, &o->res, o->err, sizeof(o->err)) == 0;
 	if (o->sel >= (o->ok ? o->res.nrecs : 0))
 		o->sel = 0;
+	for (size_t i = 0; o->ok && was != OVERVIEW_K_OTHER && i < o->res.nrecs; i++)
+		if (o->res.recs[i].kid == was && o->res.recs[i].rank == was_rank &&
+		    o->res.recs[i].gpu == was_gpu) {
+			o->sel = i;
+			break;
+		}
 }
 
 /* per-GPU utilization over n columns of the whole trace: for each column
  * the busy share of the GPU's busiest stream (store_lane_busy).  Cached
- * until the width or the store changes. */
+ * until the width or the store changes (the store only while not paused). */
 static void util_update(struct oview *o, int n)
 {
 	const struct gt_store *s = o->v.app->store;
-	if (n == o->util_n && store_event_count(s) == o->util_events && o->util)
+	/* paused: the page holds still while the store grows */
+	if (n == o->util_n && o->util &&
+	    (store_event_count(s) == o->util_events || o->v.app->paused))
 		return;
 	free(o->util);
 	free(o->util_gpu);
@@ -368,7 +384,7 @@ static void health_lines(struct oview *o, int *y, int end, struct lrect r)
 	comm /= (double)mg->ngpus;
 	int flagged = 0;
 	for (size_t i = 0; i < o->res.nrecs; i++)
-		flagged |= o->res.recs[i].kind && !strcmp(o->res.recs[i].kind, "straggler");
+		flagged |= o->res.recs[i].kid == OVERVIEW_K_STRAGGLER;
 	if (mg->straggler >= 0)
 		term_printf((*y)++, r.x + 3, r.w - 4, theme_attr(flagged ? TH_WARN : TH_NORMAL),
 			    "%s: rank %d GPU %d, %.1f%% more compute than the others",
@@ -388,7 +404,7 @@ static void ov_draw(struct view *v, struct lrect r)
 {
 	struct oview *o = (struct oview *)v;
 	const struct gt_store *s = v->app->store;
-	if (o->dirty || (o->stale && ui_now_ms() - o->computed_ms >= UI_RECOMPUTE_MS))
+	if (ui_recompute_due(v->app, o->dirty, o->stale, o->computed_ms))
 		compute(o);
 	int y = r.y, end = r.y + r.h;
 	char a[32];
@@ -510,7 +526,7 @@ static void evidence(struct oview *o, const struct overview_rec *rc)
 {
 	struct app *a = o->v.app;
 	const struct gt_store *s = a->store;
-	if (rc->kind && !strcmp(rc->kind, "input-bound")) {
+	if (rc->kid == OVERVIEW_K_INPUT_BOUND) {
 		if (o->res.nrk > 1 && rc->rank >= 0)
 			pview_show_rank(a->views[VIEW_PIPELINE], rc->rank);
 		ui_switch(a, VIEW_PIPELINE);

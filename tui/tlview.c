@@ -18,7 +18,7 @@ static const char *const tl_help[] = {
 	"f 0              zoom to fit              z  zoom to the selected event",
 	"Z                zoom to the step under the cursor",
 	"[ ]              previous / next event on the lane",
-	"Space Enter      fold / unfold a group    o O  fold / unfold all",
+	"Enter            fold / unfold a group    o O  fold / unfold all",
 	"e  click label   host thread: show / hide its nesting depth rows",
 	"c                kernel <-> the API call that launched it",
 	"/ n N            search names (regex), next, previous",
@@ -210,7 +210,7 @@ static void set_range_text(struct tlview *t)
 	int64_t v0 = t->m.t0_ns, span = (int64_t)t->m.cols * t->m.ns_per_col;
 	snprintf(t->v.app->range, sizeof(t->v.app->range), "view %s (%s)%s",
 		 layout_fmt_rel(v0 - lo, a, sizeof(a)), layout_fmt_dur(span, d, sizeof(d)),
-		 t->follow ? " follow" : "");
+		 t->v.app->paused ? " paused" : t->follow ? " follow" : "");
 }
 
 /* lay out and draw the trace view into area */
@@ -311,6 +311,7 @@ void tlview_goto_gpu(struct view *v, int32_t rank, int32_t gpu)
 		return;
 	t->row = row;
 	t->pinned = 0;
+	t->follow = 0;   /* a jump: the view stays on the evidence */
 	keep_row_visible(t);
 }
 
@@ -359,13 +360,12 @@ static int tl_key(struct view *v, int ch)
 	case 'Z': tlnav_zoom_step(t); break;
 	case '[': tlnav_lane_step(t, -1); return UI_HANDLED;
 	case ']': tlnav_lane_step(t, 1); return UI_HANDLED;
-	case ' ': case '\n': case '\r': case KEY_ENTER:
+	case '\n': case '\r': case KEY_ENTER:
+		/* Space is not here: it is the global pause key, everywhere */
 		if (tlview_lane_of(t, t->row) == UINT32_MAX)
 			lanes_toggle(&t->L, t->row);
-		else if (ch != ' ')
-			tlnav_zoom_sel(t);
 		else
-			return UI_UNHANDLED; /* space: the global pause key */
+			tlnav_zoom_sel(t);
 		return UI_HANDLED;
 	case 'e': tlnav_expand(t); return UI_HANDLED;
 	case 'o': lanes_fold_all(&t->L, 1); t->row = t->top = 0; break;

@@ -92,6 +92,10 @@ static inline int ui_ref_ok(const struct gt_store *s, struct gt_ref r)
 double ui_now_ms(void);
 /* analysis pages recompute a changed (live) store at most this often */
 #define UI_RECOMPUTE_MS 2000.0
+/* 1 when an analysis page should compute its report now: asked for
+ * (dirty), or the store changed (stale), UI_RECOMPUTE_MS have passed since
+ * computed_ms and the view is not paused (paused: the page holds still) */
+int ui_recompute_due(const struct app *a, int dirty, int stale, double computed_ms);
 /* show "msg" in the status line at once (before a long computation) */
 void ui_busy(struct app *a, const char *msg);
 /* focus a view (VIEW_*) */

@@ -1309,6 +1309,134 @@ def case_recwrap():
     quit_ok()
 
 
+def start_live(steps, scenario="balanced", w=120, h=40):
+    """run the live driver (a simulated capture, one step per 100 ms poll)"""
+    drv = os.path.join(BUILD, "tests", "tui", "live_driver")
+    if not os.path.exists(drv):
+        fail("no live driver at " + drv)
+    cmd = "env LANG=C.UTF-8 TERM=xterm-256color %s %d %s; echo EXIT=$?; sleep 600" % (
+        os.path.abspath(drv), steps, scenario)
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", str(w), "-y", str(h), cmd)
+    tmux("set-option", "-t", "t", "status", "off", check=False)
+
+
+def live_step(s):
+    m = re.search(r"live: \w+, step (\d+) of", s)
+    return int(m.group(1)) if m else -1
+
+
+def wait_steps(n, timeout=40):
+    """wait until the live capture has produced n more steps; return the screen"""
+    s = screen()
+    first = live_step(s)
+    end = time.time() + timeout
+    while time.time() < end:
+        s = screen()
+        if live_step(s) >= first + n:
+            return s
+        time.sleep(0.1)
+    fail("the live capture did not grow by %d steps" % n, s)
+
+
+def case_livepause():
+    """Space always pauses (also on a group row, where it used to fold the
+    group), the status says paused (never follow) while paused"""
+    start_live(400)
+    s = wait_for(r"live: recording, step \d+ of 400")
+    wait_for(r"view \+\S+ \(\S+\) follow")
+    # the cursor starts on the first row, a group header
+    keys("Space")
+    s = wait_for(r"live: paused")
+    if re.search(r"\) follow", s):
+        fail("the status says follow while paused", s)
+    if not re.search(r"view \+\S+ \(\S+\) paused", s):
+        fail("the status does not say paused", s)
+    if "GPU 1" not in s:
+        fail("Space folded the group instead of pausing", s)
+    keys("Space")
+    wait_for(r"live: recording")
+    wait_for(r"\) follow")
+    # Enter still folds a group row
+    keys("Enter")
+    s = wait_for(r"live: recording")
+    keys("q")
+    s = wait_for(r"^EXIT=\d+", 10)
+    if "EXIT=0" not in s:
+        fail("live driver did not exit with 0", s)
+
+
+def inst_count(s):
+    m = re.search(r"^ (\d+) instances  total", s, re.M)
+    return int(m.group(1)) if m else -1
+
+
+def case_livedrill():
+    """kernel instances opened in a live view stay open across refreshes and
+    grow in place; paused, the page holds still while the capture grows"""
+    start_live(400)
+    wait_for(r"live: recording, step \d+ of 400")
+    keys("2")
+    wait_for(r"Total Time")
+    keys("Enter")
+    s = wait_for(r"^ instances of ")
+    title = re.search(r"^ instances of (.*)$", s, re.M).group(1).strip()
+    n0 = inst_count(s)
+    # two recomputations (every 2 s) while data keeps coming
+    s = wait_steps(20)
+    time.sleep(2.5)
+    s = screen()
+    if not re.search(r"^ instances of ", s, re.M):
+        fail("the instance list closed on a live update", s)
+    if title not in s:
+        fail("the instance list changed kernel (was %s)" % title, s)
+    n1 = inst_count(s)
+    if n1 <= n0:
+        fail("the open instance list did not update (%d, then %d instances)" % (n0, n1), s)
+    # paused: the page holds still while the capture keeps arriving
+    keys("p")
+    s = wait_for(r"live: paused")
+    time.sleep(2.5)   # a recompute due before the pause has run by now
+    n2 = inst_count(screen())
+    wait_steps(30)
+    time.sleep(2.5)
+    s = screen()
+    if inst_count(s) != n2:
+        fail("the paused page changed (%d, then %d instances)" % (n2, inst_count(s)), s)
+    # Esc goes back to the table, which still selects that kernel
+    keys("p", "Escape")
+    s = wait_for(r"Total Time")
+    keys("q")
+    s = wait_for(r"^EXIT=\d+", 10)
+    if "EXIT=0" not in s:
+        fail("live driver did not exit with 0", s)
+
+
+def case_livejump():
+    """Enter on an overview recommendation in a live view stops following:
+    the trace view stays on the evidence while the capture grows"""
+    start_live(400, "straggler")
+    wait_for(r"live: recording, step \d+ of 400")
+    wait_steps(12)
+    keys("4")
+    s = wait_for(r"\[straggler\]", 15)
+    recs = re.findall(r"^\s+(?:!!|! |- ) \[([a-z-]+)\]", s, re.M)
+    for _ in range(recs.index("straggler")):
+        keys("j")
+    keys("Enter")
+    s = wait_for(r"evidence: straggler")
+    if re.search(r"\) follow", s):
+        fail("the trace view follows the live edge after a jump", s)
+    view = re.search(r"view (\+\S+ \(\S+\))", s).group(1)
+    wait_steps(20)
+    s = screen()
+    if view not in s:
+        fail("the view moved away from the evidence (was %s)" % view, s)
+    keys("q")
+    s = wait_for(r"^EXIT=\d+", 10)
+    if "EXIT=0" not in s:
+        fail("live driver did not exit with 0", s)
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
