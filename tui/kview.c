@@ -15,7 +15,7 @@ static const char *const kv_help[] = {
 	"j k  Up Down  PgUp PgDn  Home End   move",
 	"Enter       instances of the row; Enter there: show it in the trace",
 	"< >         sort column left / right     r  reverse the order",
-	"h l  Left Right   scroll the columns",
+	"h l  Left Right   scroll the columns     w  widen the name column (cycles)",
 	"/           filter names (regex; empty clears)",
 	"t           next table: kernels, memory, nccl",
 	"G           next GPU (all, 0, 1, ...)",
@@ -175,10 +175,26 @@ static void kv_draw(struct view *v, struct lrect r)
 	int notes = (int)k->tb->nnotes;
 	if (notes > r.h / 4)
 		notes = r.h / 4;
-	struct lrect tr = { r.x, r.y + 1, r.w, r.h - 1 - notes };
+	/* the footer: the selected row's whole name (demangled), over two lines
+	   when it needs them and the page has room */
+	char raw[1024], full[1024];
+	sel_name(k, raw, sizeof(raw));
+	demangle_name(raw, full, sizeof(full));
+	int fw = r.w - 8, foot = r.h >= 6 && full[0] ? 1 : 0;
+	if (foot && (int)strlen(full) > fw && r.h >= 12)
+		foot = 2;
+	struct lrect tr = { r.x, r.y + 1, r.w, r.h - 1 - notes - foot };
 	tables_draw(k->tb, &k->st, tr, k->rows, k->nrows);
 	for (int i = 0; i < notes; i++)
 		term_put(tr.y + tr.h + i, r.x + 1, r.w - 2, theme_attr(TH_DIM), k->tb->notes[i]);
+	if (foot && fw > 0) {
+		int y = tr.y + tr.h + notes;
+		size_t n = strlen(full);
+		term_printf(y, r.x + 1, r.w - 2, theme_attr(TH_HEADER), "name: %.*s",
+			    foot == 2 && n > (size_t)fw ? fw : (int)n, full);
+		if (foot == 2 && n > (size_t)fw)
+			term_printf(y + 1, r.x + 7, r.w - 8, theme_attr(TH_HEADER), "%s", full + fw);
+	}
 }
 
 /* the / prompt: compile the name filter (empty clears it) */
@@ -245,9 +261,15 @@ static int kv_key(struct view *v, int ch)
 		refilter(k);
 		break;
 	case '/': ui_prompt(v->app, v, "filter names (regex, empty clears): ", "", filter_done); break;
+	case 'w':
+		k->st.name_wide = (k->st.name_wide + 1) % 3;
+		ui_msg(v->app, "name column: %s (w: %s)", k->st.name_wide == 0 ? "normal" :
+		       k->st.name_wide == 1 ? "half the width" : "three quarters of the width",
+		       k->st.name_wide == 2 ? "back to normal" : "wider");
+		break;
 	case 't':
 		k->tab = (k->tab + 1) % KV_NTABS;
-		k->st = (struct tables_state){ .sort_col = -1 };
+		k->st = (struct tables_state){ .sort_col = -1, .name_wide = k->st.name_wide };
 		k->dirty = 1;
 		break;
 	case 'G':

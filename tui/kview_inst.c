@@ -228,17 +228,32 @@ static void histogram(struct kview *k)
 		nb = (int)(k->inst_max_ns - k->inst_min_ns) + 1;
 	if (nb < 1)
 		nb = 1;
-	k->nhist = nb;
-	for (int b = 0; b <= nb; b++)
-		k->hist_edge_ns[b] = (int64_t)llround(exp(lo + (hi - lo) * b / nb));
+	/* log-spaced edges; an edge that prints as the one before it (1.85ms,
+	   1.85ms) is dropped, merging the bins, so no bin reads x..x */
+	char prev[32], cur[32];
+	int n = 0;
+	k->hist_edge_ns[0] = k->inst_min_ns;
+	layout_fmt_dur(k->inst_min_ns, prev, sizeof(prev));
+	for (int e = 1; e <= nb; e++) {
+		int64_t x = e == nb ? k->inst_max_ns : (int64_t)llround(exp(lo + (hi - lo) * e / nb));
+		layout_fmt_dur(x, cur, sizeof(cur));
+		if (!strcmp(cur, prev)) {
+			if (e == nb && n > 0)
+				k->hist_edge_ns[n] = x;   /* the last bin reaches the maximum */
+			continue;
+		}
+		k->hist_edge_ns[++n] = x;
+		memcpy(prev, cur, sizeof(prev));
+	}
+	if (n == 0)
+		k->hist_edge_ns[++n] = k->inst_max_ns;   /* one bin: every instance alike */
+	k->nhist = n;
+	/* bin b holds [edge b, edge b+1); the last one also its upper edge */
 	for (size_t i = 0; i < k->ninst; i++) {
 		int64_t d = store_ev(s, k->inst[i])->dur_ns;
-		double x = d > 0 ? log((double)d) : lo;
-		int b = hi > lo ? (int)((x - lo) / (hi - lo) * nb) : 0;
-		if (b < 0)
-			b = 0;
-		if (b >= nb)
-			b = nb - 1;
+		int b = 0;
+		while (b + 1 < n && d >= k->hist_edge_ns[b + 1])
+			b++;
 		k->hist[b]++;
 	}
 }
@@ -352,9 +367,14 @@ void kview_inst_draw(struct kview *k, struct lrect r)
 			for (int j = i; j < i + per && j < k->nhist; j++)
 				sum += k->hist[j];
 			int e = i + per < k->nhist ? i + per : k->nhist;
-			term_printf(y, r.x + 1, 28, theme_attr(TH_DIM), "%9s..%-9s %7llu",
-				    layout_fmt_dur(k->hist_edge_ns[i], a, sizeof(a)),
-				    layout_fmt_dur(k->hist_edge_ns[e], b, sizeof(b)), (unsigned long long)sum);
+			layout_fmt_dur(k->hist_edge_ns[i], a, sizeof(a));
+			layout_fmt_dur(k->hist_edge_ns[e], b, sizeof(b));
+			if (!strcmp(a, b))   /* every instance alike: one value */
+				term_printf(y, r.x + 1, 28, theme_attr(TH_DIM), "%9s  %-9s %7llu", a, "",
+					    (unsigned long long)sum);
+			else
+				term_printf(y, r.x + 1, 28, theme_attr(TH_DIM), "%9s..%-9s %7llu", a, b,
+					    (unsigned long long)sum);
 			if (barw > 0)
 				term_hbar(y, r.x + 31, barw, theme_attr(TH_COMPUTE),
 					  (int64_t)((double)sum / (double)maxc * barw * 8));

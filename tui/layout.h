@@ -74,6 +74,11 @@ char *layout_fmt_ts(int64_t ns, char *buf, size_t len);
 /* parse "12.5ms", "3s", "400us", "100" (ns); 0 or -EINVAL */
 int layout_parse_time(const char *s, int64_t *out_ns);
 
+/* s shortened to at most w cells (one per UTF-8 code point) by cutting its
+ * middle: the start (2/5), an ellipsis ("…", or "~" when !utf8), the end
+ * (the distinguishing part of a long kernel name), into out; returns out */
+char *layout_ellipsize(const char *s, int w, int utf8, char *out, size_t len);
+
 /* a cell's fill in eighths (0..8) for busy/ns_per_col; never 0 when
  * count > 0 or busy > 0 (small things stay visible) */
 int layout_eighths(int64_t busy_ns, int64_t ns_per_col, uint32_t count);

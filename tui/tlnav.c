@@ -294,6 +294,15 @@ void tlnav_expand(struct tlview *t)
 		ui_msg(t->v.app, "e: this lane has no events yet");
 		return;
 	}
+	/* nesting is a host thread's (step > operator > runtime call): another
+	   lane says what it is, and expands only when its events overlap */
+	int host = l->key.type == GT_LANE_HOST;
+	if (!host && d->nrows < 2) {
+		store_depth_free(d);
+		ui_msg(t->v.app, "e: not a host thread: this %s's events do not nest (nothing to expand)",
+		       l->key.type == GT_LANE_GPU ? "GPU stream" : "lane");
+		return;
+	}
 	struct tl_depth *p = realloc(t->dx, (t->ndx + 1) * sizeof(*p));
 	if (!p || lanes_set_depth(&t->L, lane, d->nrows)) {
 		if (p)
@@ -311,7 +320,11 @@ void tlnav_expand(struct tlview *t)
 		size_t top = last + 1 - (size_t)h;
 		t->top = top > t->row ? t->row : top;
 	}
-	ui_msg(t->v.app, "%d depth rows (e again collapses)", d->nrows);
+	if (host)
+		ui_msg(t->v.app, "%d depth rows (e again collapses)", d->nrows);
+	else
+		ui_msg(t->v.app, "not a host thread: %d rows of overlapping events (e again collapses)",
+		       d->nrows);
 }
 
 /* a full rebuild of a grown lane's index at most this often (the lane's

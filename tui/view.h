@@ -126,11 +126,15 @@ void pview_show_rank(struct view *v, int32_t rank);
 
 /* tables.c: draw a gt_table: header, rows[0..nrows) (indices into the
  * table), the selected one highlighted; a column named "Name" goes last
- * and gets the remaining width; columns "... (ns)" print as durations */
+ * and gets the remaining width (at least what name_wide asks), a name too
+ * long for it is cut in the middle; columns "... (ns)" print as durations;
+ * the sort column's heading ends in " ▼" / " ▲" (" v" / " ^" in ASCII) */
 struct tables_state {
 	size_t top, sel;          /* first shown, selected (indices into rows[]) */
 	int sort_col, sort_desc;  /* -1 = unsorted */
 	int left;                 /* first non-name column shown */
+	int name_wide;            /* 0 normal, 1 half, 2 three quarters of the width
+				     for the name column (the kernel page's w key) */
 };
 void tables_draw(const struct gt_table *t, struct tables_state *st, struct lrect r,
 		 const size_t *rows, size_t nrows);

@@ -337,3 +337,25 @@ Test(demangle, short_names)
 	cr_expect_str_eq(demangle_short("void clover::par_ranged2d_kernel<accelerate_kernel(int, int)::[lambda(int, int) (instance 1)]>(clover::Range2d, T1)", b, sizeof(b)),
 			 "par_ranged2d_kernel<accelerate_kernel>");
 }
+
+Test(layout, ellipsize_keeps_both_ends)
+{
+	char b[128];
+	/* 40 characters into 20: 7 of the start, the ellipsis, 12 of the end */
+	const char *k = "sm90_xmma_gemm_f16f16_nt_n_tilesize128x128x64";
+	cr_expect_str_eq(layout_ellipsize(k, 20, 0, b, sizeof(b)), "sm90_xm~ze128x128x64");
+	cr_expect_eq(strlen(b), 20);
+	/* as above with 20 cells: 7 + 1 + 12 */
+	cr_expect_str_eq(layout_ellipsize(k, 20, 1, b, sizeof(b)), "sm90_xm\u2026ze128x128x64");
+	/* fits: unchanged */
+	cr_expect_str_eq(layout_ellipsize("gemm", 4, 1, b, sizeof(b)), "gemm");
+	cr_expect_str_eq(layout_ellipsize("gemm", 0, 1, b, sizeof(b)), "");
+	/* three names alike at the start stay apart */
+	char x[64], y[64];
+	layout_ellipsize("sm90_xmma_gemm_f16f16_f16f32_nt_n_tilesize128x128x64", 24, 1, x, sizeof(x));
+	layout_ellipsize("sm90_xmma_gemm_f16f16_f16f32_nt_n_tilesize256x128x64", 24, 1, y, sizeof(y));
+	cr_expect_str_neq(x, y);
+	/* multi-byte characters count as one cell each and are never split */
+	cr_expect_str_eq(layout_ellipsize("\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9abcdef", 6, 1, b, sizeof(b)),
+			 "\u00e9\u00e9\u2026def");
+}

@@ -252,13 +252,13 @@ def case_kernels():
         fail("not sorted by total time, largest first", s)
     # reverse
     keys("r")
-    s = wait_for(r"Total Time\^")
+    s = wait_for(r"Total Time \u25b2")
     pct = [r[0] for r in table_rows(s)]
     if pct != sorted(pct):
         fail("r did not reverse the order", s)
     # sort by the next column (Instances), descending
     keys(">")
-    s = wait_for(r"Instancesv")
+    s = wait_for(r"Instances \u25bc")
     inst = [r[2] for r in table_rows(s)]
     if inst != sorted(inst, reverse=True):
         fail("not sorted by Instances", s)
@@ -1435,6 +1435,101 @@ def case_livejump():
     s = wait_for(r"^EXIT=\d+", 10)
     if "EXIT=0" not in s:
         fail("live driver did not exit with 0", s)
+
+
+GEMM = "sm90_xmma_gemm_f16f16_f16f32_f32_nt_n_tilesize%sx128x64"
+
+
+def names_json():
+    """a planted Kineto trace: three GEMM kernels whose names differ only at
+    the end (tilesize64/128/256, 5, 6 and 7 launches), and clustered_kernel,
+    24 launches of 1846, 1847, ..., 1869 us (all print as 1.85ms-1.87ms)"""
+    ev, ts = [], 0
+    for i, t in enumerate(["64", "128", "256"]):
+        for j in range(5 + i):
+            ev.append({"ph": "X", "cat": "kernel", "name": GEMM % t, "pid": 0, "tid": 7, "ts": ts,
+                       "dur": 100 + 10 * i + j, "args": {"device": 0, "stream": 7}})
+            ts += 200
+    for j in range(24):
+        ev.append({"ph": "X", "cat": "kernel", "name": "clustered_kernel", "pid": 0, "tid": 7,
+                   "ts": ts, "dur": 1846 + j, "args": {"device": 0, "stream": 7}})
+        ts += 2000
+    path = os.path.join(TMP, "names.json")
+    with open(path, "w") as f:
+        f.write('{"traceEvents": %s}' % __import__("json").dumps(ev))
+    return path
+
+
+def name_cells(s):
+    """the Name column's cells of the kernel table on screen"""
+    lines = s.splitlines()
+    hdr = next((i for i, l in enumerate(lines) if "Total Time" in l and "Name" in l), None)
+    if hdr is None:
+        fail("no table header", s)
+    x = lines[hdr].index("Name")
+    out = []
+    for l in lines[hdr + 1:]:
+        if not re.match(r"\s+[0-9.]+\s", l):
+            break
+        out.append(l[x:].strip())
+    return out
+
+
+def case_names():
+    """kernel names that differ only at the end stay apart at 80x24 (cut in the
+    middle), the footer holds the whole name, w widens the column, the sort
+    marker is set apart, histogram bins never read x..x, a long name wraps in
+    the trace view's detail pane, and a status message is shown whole"""
+    start(names_json(), 80, 24)
+    wait_for(r"GPU 0")
+    keys("2")
+    s = wait_for(r"Total Time")
+    if "Total Time \u25bc" not in s:
+        fail("the sort marker is not set apart from the heading", s)
+    cells = name_cells(s)
+    gemm = [c for c in cells if c.startswith("sm90")]
+    if len(gemm) != 3 or len(set(gemm)) != 3:
+        fail("the three GEMM rows do not read apart: %r" % gemm, s)
+    for t in ("64", "128", "256"):
+        if not any(c.endswith("size%sx128x64" % t) for c in gemm):
+            fail("no row keeps the end size%sx128x64" % t, s)
+    # the footer: the whole name of the selected row (the longest-running GEMM)
+    keys("j")
+    s = wait_for(r"^ name: sm90")
+    if not re.search(r"^ name: %s\s*$" % (GEMM % "256"), s, re.M):
+        fail("the footer lacks the whole name", s)
+    w0 = len(name_cells(s)[1])
+    keys("w")
+    s = wait_for(r"name column: half the width \(w: wider\)")
+    if len(name_cells(s)[1]) <= w0:
+        fail("w did not widen the name column", s)
+    # histogram: 24 instances, no bin with equal bounds
+    keys("k", "Enter")
+    s = wait_for(r"^ 24 instances")
+    bins = re.findall(r"^\s+(\S+?)\.\.(\S+)\s+(\d+)\s", s, re.M)
+    if not bins:
+        fail("no histogram", s)
+    for lo, hi, n in bins:
+        if lo == hi:
+            fail("a histogram bin reads %s..%s" % (lo, hi), s)
+    if sum(int(n) for lo, hi, n in bins) != 24:
+        fail("the histogram does not count the 24 instances", s)
+    # the detail pane of a narrow trace view: the whole name, wrapped
+    keys("Escape", "1")
+    tmux("resize-window", "-t", "t", "-x", "50", "-y", "30", check=False)
+    keys("/")
+    type_text("tilesize256")
+    keys("Enter")
+    s = wait_for(r"\[kernel\] sm90")
+    flat = "".join(l.strip() for l in s.splitlines())
+    if GEMM % "256" not in flat:
+        fail("the detail pane cuts the kernel's name", s)
+    # e on a GPU stream (not a host thread): it says so, no depth rows
+    keys("e")
+    s = wait_for(r"e: not a host thread")
+    if re.search(r"^ +depth 0\b", s, re.M):
+        fail("e expanded a GPU stream whose kernels do not nest", s)
+    quit_ok()
 
 
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
