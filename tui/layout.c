@@ -126,6 +126,15 @@ void layout_tmap_resize(struct layout_tmap *m, int cols)
 	m->cols = cols < 1 ? 1 : cols;
 }
 
+void layout_tmap_rescale(struct layout_tmap *m, int cols)
+{
+	int64_t span = (int64_t)m->cols * m->ns_per_col;
+	m->cols = cols < 1 ? 1 : cols;
+	m->ns_per_col = (span + m->cols - 1) / m->cols;
+	if (m->ns_per_col < 1)
+		m->ns_per_col = 1;
+}
+
 int64_t layout_tick_ns(const struct layout_tmap *m, int min_cols)
 {
 	int64_t want = m->ns_per_col * (min_cols < 1 ? 1 : min_cols);

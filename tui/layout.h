@@ -58,6 +58,9 @@ void layout_tmap_pan(struct layout_tmap *m, long dcols);
 void layout_tmap_clamp(struct layout_tmap *m, int64_t lo_ns, int64_t hi_ns);
 /* change the width keeping t0 and ns_per_col */
 void layout_tmap_resize(struct layout_tmap *m, int cols);
+/* change the width keeping t0 and the visible span (cols * ns_per_col, to
+ * within a column: ns_per_col is rounded up, at least 1) */
+void layout_tmap_rescale(struct layout_tmap *m, int cols);
 
 /* ruler tick step: the smallest 1/2/5 x 10^k ns spanning >= min_cols columns */
 int64_t layout_tick_ns(const struct layout_tmap *m, int min_cols);

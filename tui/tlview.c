@@ -21,7 +21,7 @@ static const char *const tl_help[] = {
 	"Enter            fold / unfold a group    o O  fold / unfold all",
 	"e  click label   host thread: show / hide its nesting depth rows",
 	"c                kernel <-> the API call that launched it",
-	"/ n N            search names (regex), next, previous",
+	"/ n N            search names (regex, case-insensitive) from the cursor; next, previous",
 	"g                go to a time (e.g. 1.5s, 300ms from the start)",
 	"m  M             mark a range (twice), zoom to it; Esc clears",
 	"F                follow the newest data (live)",
@@ -189,11 +189,13 @@ static void keep_row_visible(struct tlview *t)
 		t->top = t->L.nvis > (size_t)h ? t->L.nvis - (size_t)h : 0;
 }
 
-/* the status line's range: the mark, or the visible span */
+/* the status line's range: the cursor's time, then the mark or the visible span */
 static void set_range_text(struct tlview *t)
 {
-	char a[32], b[32], d[32];
-	int64_t lo = tlview_t_lo(t);
+	char a[32], b[32], d[32], cur[48];
+	int64_t lo = tlview_t_lo(t), ct = layout_col2t(&t->m, t->col) - lo;
+	layout_fmt_ts(ct < 0 ? -ct : ct, a, sizeof(a));
+	snprintf(cur, sizeof(cur), " | cursor %s%s", ct < 0 ? "-" : "+", a);
 	if (t->marking) {
 		int64_t m0 = t->mark_t0, m1 = t->marking == 2 ? t->mark_t1 :
 			     layout_col2t(&t->m, t->col) + t->m.ns_per_col;
@@ -202,15 +204,15 @@ static void set_range_text(struct tlview *t)
 			m0 = m1;
 			m1 = x;
 		}
-		snprintf(t->v.app->range, sizeof(t->v.app->range), "mark %s..%s (%s)",
+		snprintf(t->v.app->range, sizeof(t->v.app->range), "mark %s..%s (%s)%s",
 			 layout_fmt_rel(m0 - lo, a, sizeof(a)), layout_fmt_rel(m1 - lo, b, sizeof(b)),
-			 layout_fmt_dur(m1 - m0, d, sizeof(d)));
+			 layout_fmt_dur(m1 - m0, d, sizeof(d)), cur);
 		return;
 	}
 	int64_t v0 = t->m.t0_ns, span = (int64_t)t->m.cols * t->m.ns_per_col;
-	snprintf(t->v.app->range, sizeof(t->v.app->range), "view %s (%s)%s",
+	snprintf(t->v.app->range, sizeof(t->v.app->range), "view %s (%s)%s%s",
 		 layout_fmt_rel(v0 - lo, a, sizeof(a)), layout_fmt_dur(span, d, sizeof(d)),
-		 t->v.app->paused ? " paused" : t->follow ? " follow" : "");
+		 t->v.app->paused ? " paused" : t->follow ? " follow" : "", cur);
 }
 
 /* lay out and draw the trace view into area */
@@ -220,7 +222,14 @@ static void tl_draw(struct view *v, struct lrect area)
 	layout_trace(area, &t->lay);
 	int cols = t->lay.cells.w > 0 ? t->lay.cells.w : 1;
 	if (cols != t->m.cols) {
-		layout_tmap_resize(&t->m, cols);
+		/* a resize keeps the visible time span and the cursor's time */
+		int64_t at = layout_col2t(&t->m, t->col);
+		if (t->fitted)
+			layout_tmap_rescale(&t->m, cols);
+		else
+			layout_tmap_resize(&t->m, cols);
+		long c = layout_t2col(&t->m, at);
+		t->col = c < 0 ? 0 : c >= cols ? cols - 1 : (int)c;
 		if (!t->fitted && store_event_count(S(t))) {
 			layout_tmap_fit(&t->m, tlview_t_lo(t), t_hi(t), cols);
 			t->fitted = 1;
@@ -378,7 +387,7 @@ static int tl_key(struct view *v, int ch)
 			tlview_goto(v, peer);
 		return UI_HANDLED;
 	}
-	case '/': ui_prompt(v->app, v, "search (regex, Enter alone repeats): /", "", tlnav_search_done); return UI_HANDLED;
+	case '/': ui_prompt(v->app, v, "search from the cursor (regex, case-insensitive; Enter alone repeats): /", "", tlnav_search_done); return UI_HANDLED;
 	case 'n': tlnav_search(t, 1); return UI_HANDLED;
 	case 'N': tlnav_search(t, -1); return UI_HANDLED;
 	case 'g': ui_prompt(v->app, v, "go to time from start: ", "", tlnav_goto_done); return UI_HANDLED;

@@ -359,3 +359,22 @@ Test(layout, ellipsize_keeps_both_ends)
 	cr_expect_str_eq(layout_ellipsize("\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9abcdef", 6, 1, b, sizeof(b)),
 			 "\u00e9\u00e9\u2026def");
 }
+
+Test(layout, rescale_keeps_the_span)
+{
+	/* 80 columns of 15.5 ms (1.24 s) onto 200 columns: 6.2 ms each, same span */
+	struct layout_tmap m = { .t0_ns = 1000, .ns_per_col = 15500000, .cols = 80 };
+	layout_tmap_rescale(&m, 200);
+	cr_expect_eq(m.cols, 200);
+	cr_expect_eq(m.t0_ns, 1000);
+	cr_expect_eq(m.ns_per_col, 6200000);
+	/* back to 80: the span again */
+	layout_tmap_rescale(&m, 80);
+	cr_expect_eq(m.ns_per_col, 15500000);
+	/* a span not divisible by the width rounds the column up: 10 ns on 3 */
+	struct layout_tmap n = { .t0_ns = 0, .ns_per_col = 1, .cols = 10 };
+	layout_tmap_rescale(&n, 3);
+	cr_expect_eq(n.ns_per_col, 4);
+	layout_tmap_rescale(&n, 100);
+	cr_expect_eq(n.ns_per_col, 1);
+}

@@ -94,6 +94,12 @@ def type_text(text):
     time.sleep(0.05)
 
 
+def clear_msg():
+    """a message takes precedence in the status line: open and close the help
+    (keys that change nothing) so that the next frame shows the fixed fields"""
+    keys("?", "?")
+
+
 def search_to(regex):
     """`/` search for an exact name (regex ^name$) and wait until the detail
     pane shows that event; return the screen"""
@@ -545,6 +551,8 @@ def case_homeend():
     type_text("99999s")
     keys("Enter")
     s = wait_for(r"outside the capture")
+    clear_msg()
+    s = wait_for(r"dropped .* view \+")
     unit = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
     m = re.search(r"\| ([0-9.]+)(ns|us|ms|s) \| dropped .* view \+([0-9.]+)(ns|us|ms|s) \(", s)
     if not m or float(m.group(3)) * unit[m.group(4)] > float(m.group(1)) * unit[m.group(2)]:
@@ -941,8 +949,9 @@ def case_nesting():
     wait_for(r"depth 1, inside ProfilerStep#5")
     # the next launch after the conv2d (raw JSON, same stack rule: depth 5, in
     # ProfilerStep#5 > conv2d > convolution > _convolution > cudnn_convolution);
-    # c to its kernel and back lands on its depth row: one row up is its parent
-    keys("/")
+    # c to its kernel and back lands on its depth row: one row up is its parent.
+    # Search starts at the cursor: Home puts it at the start of the capture
+    keys("Home", "/")
     type_text("^cudaLaunchKernel$")
     keys("Enter")
     s = wait_for(r"\[cuda_runtime\] cudaLaunchKernel")
@@ -1346,7 +1355,9 @@ def case_livepause():
     wait_for(r"view \+\S+ \(\S+\) follow")
     # the cursor starts on the first row, a group header
     keys("Space")
-    s = wait_for(r"live: paused")
+    wait_for(r"view paused, capture continues")
+    clear_msg()
+    s = wait_for(r"live: paused.*view \+")
     if re.search(r"\) follow", s):
         fail("the status says follow while paused", s)
     if not re.search(r"view \+\S+ \(\S+\) paused", s):
@@ -1423,7 +1434,9 @@ def case_livejump():
     for _ in range(recs.index("straggler")):
         keys("j")
     keys("Enter")
-    s = wait_for(r"evidence: straggler")
+    wait_for(r"evidence: straggler")
+    clear_msg()
+    s = wait_for(r"view \+\S+ \(")
     if re.search(r"\) follow", s):
         fail("the trace view follows the live edge after a jump", s)
     view = re.search(r"view (\+\S+ \(\S+\))", s).group(1)
@@ -1529,6 +1542,58 @@ def case_names():
     s = wait_for(r"e: not a host thread")
     if re.search(r"^ +depth 0\b", s, re.M):
         fail("e expanded a GPU stream whose kernels do not nest", s)
+    quit_ok()
+
+
+def status_line(s):
+    return s.rstrip("\n").splitlines()[-1]
+
+
+def case_navigate():
+    """the planted names trace (GEMM launches at 0, 200, ..., 3400 us, 18 of
+    them, then clustered_kernel; 51.5 ms in all): the cursor's time is read
+    out, g TIME puts the cursor on TIME without a view before the start,
+    search counts its hits, starts at the cursor, says case is ignored and
+    when nothing matches; a resize keeps the visible span"""
+    start(names_json(), 80, 24)
+    wait_for(r"GPU 0")
+    s = wait_for(r"view \+0ns \(51\.5ms\) \| cursor \+0\.000ms")
+    keys("g")
+    type_text("0")
+    keys("Enter")
+    s = wait_for(r"cursor \+0\.000ms")
+    if not re.search(r"view \+0ns \(", status_line(s)):
+        fail("g 0: the view does not start at the capture start", s)
+    keys("g")
+    type_text("2.6ms")
+    keys("Enter")
+    s = wait_for(r"cursor \+2\.600ms")
+    # search from the cursor: the 14th launch (k = 13) starts at 2600 us
+    keys("/")
+    type_text("TILESIZE")
+    keys("Enter")
+    s = wait_for(r"/TILESIZE: match \d+ of \d+ \(case-insensitive\)")
+    if "match 14 of 18 (case-insensitive)" not in s:
+        fail("search did not start at the cursor or miscounts (want match 14 of 18)", s)
+    if "start +2.600ms" not in s:
+        fail("the match is not the launch at 2.6 ms", s)
+    keys("n")
+    s = wait_for(r"match 15 of 18")
+    keys("N", "N")
+    s = wait_for(r"match 13 of 18")
+    keys("/")
+    type_text("no_such_kernel")
+    keys("Enter")
+    wait_for(r"/no_such_kernel: no event matches \(case-insensitive\)")
+    # resize: the visible span stays
+    keys("f")
+    s = wait_for(r"view \+0ns \(51\.5ms\)")
+    tmux("resize-window", "-t", "t", "-x", "200", "-y", "60", check=False)
+    time.sleep(0.5)
+    s = wait_for(r"view \+\S+ \(")
+    span = re.search(r"view \+\S+ \((\S+)\)", status_line(s)).group(1)
+    if span != "51.5ms":
+        fail("80x24 -> 200x60 changed the visible span from 51.5ms to %s" % span, s)
     quit_ok()
 
 
