@@ -292,7 +292,9 @@ void tldetail_draw(struct tlview *t)
 	struct lrect in = { r->x, r->y + 1, r->w, r->h - 1 };
 	if (in.h <= 0)
 		return;
-	if (t->marking)
+	if (t->marking == 2 && t->narea)
+		tlarea_draw(t, &in);
+	else if (t->marking)
 		mark_lines(t, &in);
 	else if (t->has_sel)
 		event_lines(t, &in);

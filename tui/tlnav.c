@@ -272,7 +272,9 @@ void tlnav_mark(struct tlview *t)
 	if (t->marking != 1) {
 		t->marking = 1;
 		t->mark_t0 = layout_col2t(&t->m, t->col);
-		ui_msg(t->v.app, "mark: move the cursor, m again to fix");
+		t->mark_row0 = t->row;
+		tlarea_clear(t);
+		ui_msg(t->v.app, "mark: move the cursor (to another lane: an area), m again to fix");
 		return;
 	}
 	int64_t a = t->mark_t0, b = layout_col2t(&t->m, t->col);
@@ -299,6 +301,9 @@ void tlnav_mark(struct tlview *t)
 	t->mark_t1 = b;
 	t->marking = 2;
 	tldetail_mark(t);
+	/* another row than the first m's: an area over the lanes between */
+	if (t->row != t->mark_row0 && tlarea_compute(t, t->mark_row0, t->row))
+		ui_msg(t->v.app, "mark: no lanes between the two rows (a time range only)");
 }
 
 /* monotonic clock in ns */

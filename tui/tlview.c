@@ -23,7 +23,7 @@ static const char *const tl_help[] = {
 	"c                kernel <-> the API call that launched it",
 	"/ n N            search names (regex, case-insensitive) from the cursor; next, previous",
 	"g                go to a time (e.g. 1.5s, 300ms from the start)",
-	"m  M             mark a range (twice), zoom to it; Esc clears",
+	"m  M             mark a range (twice; on another lane: an area over the lanes between), zoom to it; Esc clears",
 	"F                follow the newest data (live)",
 	"mouse            click selects, drag pans, wheel zooms",
 	NULL
@@ -456,6 +456,7 @@ static int tl_back(struct view *v)
 	struct tlview *t = (struct tlview *)v;
 	if (t->marking) {
 		t->marking = 0;
+		tlarea_clear(t);
 		gt_table_free(t->mark_kernels);
 		t->mark_kernels = NULL;
 		return 1;
@@ -472,6 +473,7 @@ static void tl_free(struct view *v)
 	if (t->has_re)
 		regfree(&t->re);
 	gt_table_free(t->mark_kernels);
+	tlarea_clear(t);
 	free(t->steps);
 	free(t->bk);
 	free(t->bk2);

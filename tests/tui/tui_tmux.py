@@ -1655,6 +1655,62 @@ def case_ovsmall():
     quit_ok()
 
 
+def area_json():
+    """a planted Kineto trace: GPU 0 streams 7, 8, 9 each run one kernel per
+    millisecond k = 0..49, starting at k ms: kA 300 us on 7, kB 200 us on 8,
+    kC 100 us on 9"""
+    ev = []
+    for k in range(50):
+        for tid, name, dur in ((7, "kA", 300), (8, "kB", 200), (9, "kC", 100)):
+            ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": tid,
+                       "ts": 1000 * k, "dur": dur, "args": {"device": 0, "stream": tid}})
+    path = os.path.join(TMP, "area.json")
+    with open(path, "w") as f:
+        f.write('{"traceEvents": %s}' % __import__("json").dumps(ev))
+    return path
+
+
+def case_area():
+    """m on stream 7 at 0 ms, m again on stream 8 at 10 ms: an area over those
+    two lanes.  The range ends a column after 10 ms (in the gap after the
+    10 ms launches), so it holds the launches at 0..10 ms: 11 kA (3.30 ms) and
+    11 kB (2.20 ms), 22 events, none of stream 9's kC"""
+    start(area_json())
+    wait_for(r"GPU 0")
+    wait_for(r"^ stream 7 .*\n stream 8 .*\n stream 9 ")
+    keys("j")   # the first row is the GPU 0 group, the next stream 7
+    keys("g")
+    type_text("0")
+    keys("Enter")
+    keys("m")
+    keys("j")
+    keys("g")
+    type_text("10ms")
+    keys("Enter")
+    keys("m")
+    s = wait_for(r"^ area \+0ns \.\. \+(\S+) \(")
+    end = re.search(r"^ area \+0ns \.\. \+(\S+) \(", s, re.M).group(1)
+    unit = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
+    m = re.match(r"([0-9.]+)(ns|us|ms|s)$", end)
+    end_ms = float(m.group(1)) * unit[m.group(2)]
+    if not 10.3 <= end_ms < 11.0:
+        fail("the area should end in the gap after 10 ms, ends at %s" % end, s)
+    if not re.search(r"2 lanes: 22 events, busy 5\.50ms", s):
+        fail("the area's aggregate is not 2 lanes, 22 events, busy 5.50ms", s)
+    if not re.search(r"^\s+3\.30ms\s+11 x\s+300us\s+kA\s*$", s, re.M):
+        fail("kA: want 3.30ms over 11 launches", s)
+    if not re.search(r"^\s+2\.20ms\s+11 x\s+200us\s+kB\s*$", s, re.M):
+        fail("kB: want 2.20ms over 11 launches", s)
+    if re.search(r"\bkC\s*$", s.split(" area ")[1], re.M):
+        fail("stream 9's kC is counted in an area over streams 7 and 8", s)
+    # Esc clears the area; a mark on one row is a time range over every lane
+    keys("Escape")
+    wait_for(r"^ area ", absent=True)
+    keys("m", "L", "m")
+    wait_for(r"^ range \+")
+    quit_ok()
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
