@@ -1711,6 +1711,42 @@ def case_area():
     quit_ok()
 
 
+def run_json(name, off_us, step_us=None):
+    """one planted run: ten 300 us kernels every 1 ms from off_us (9.3 ms), and
+    when step_us is given a ProfilerStep#0 on a host thread from there"""
+    ev = [{"ph": "X", "cat": "kernel", "name": "kA", "pid": 0, "tid": 7, "ts": off_us + 1000 * k,
+           "dur": 300, "args": {"device": 0, "stream": 7}} for k in range(10)]
+    if step_us is not None:
+        ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#0", "pid": 1,
+                   "tid": 1, "ts": step_us, "dur": 5000})
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        f.write('{"traceEvents": %s}' % __import__("json").dumps(ev))
+    return path
+
+
+def case_runalign():
+    """two runs a day apart opened together start together: aligned at their
+    first event the capture spans 9.3 ms (not a day); with steps in both,
+    at their first step: B's step starts 2 ms after its first kernel, A's
+    with its first kernel, so B's kernels begin 2 ms before A's: 11.3 ms"""
+    day = 86400 * 1000000
+    a, b = run_json("a.json", 0), run_json("b.json", day)
+    start("%s %s" % (a, b))
+    s = wait_for(r"GPU 0")
+    s = wait_for(r"runs aligned at their first event")
+    if not re.search(r"\| 9\.30ms \|", status_line(s)):
+        fail("the aligned runs do not span 9.3 ms", s)
+    quit_ok()
+    tmux("kill-server", check=False)
+    a, b = run_json("sa.json", 0, 0), run_json("sb.json", day, day + 2000)
+    start("%s %s" % (a, b))
+    s = wait_for(r"runs aligned at their first step")
+    if not re.search(r"\| 11\.3ms \|", status_line(s)):
+        fail("runs aligned at their steps should span 11.3 ms", s)
+    quit_ok()
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
