@@ -584,8 +584,8 @@ def case_utilagree():
                         "--ranks", "2"], capture_output=True, text=True)
     if r.returncode:
         skip("gtrace sim does not work yet: " + r.stderr.strip())
-    r = subprocess.run([GTRACE, "stats", path, "--report", "overview", "--format", "csv"],
-                       capture_output=True, text=True)
+    r = subprocess.run([GTRACE, "stats", path, "--report", "overview", "--format", "csv",
+                        "--table", "overview_gpus"], capture_output=True, text=True)
     lines = r.stdout.splitlines()
     hdr = next((i for i, l in enumerate(lines) if l.startswith("Rank,GPU,Busy (%)")), None)
     if r.returncode or hdr is None:
@@ -1744,6 +1744,25 @@ def case_runalign():
     s = wait_for(r"runs aligned at their first step")
     if not re.search(r"\| 11\.3ms \|", status_line(s)):
         fail("runs aligned at their steps should span 11.3 ms", s)
+    quit_ok()
+
+
+def case_xplane():
+    """a TensorFlow XPlane profile: GPU 4's compute stream and its TensorFlow Ops
+    and Name Scope lanes in the trace view; the 11 kernel names of the file
+    (tests/import/xplane_facts.py) in the kernel table"""
+    path = os.path.join(TESTDATA, "tf", "tf_bert_multiworker.xplane.pb")
+    if not os.path.exists(path):
+        skip("test data missing: " + path)
+    start(path, 120, 60)
+    s = wait_for(r"GPU 4", 30)
+    for lane in ("TensorFlow Ops", "TensorFlow Name Scope", r"Stream #134\(Compute\)"):
+        if not re.search(lane, s):
+            fail("no lane %s on the XPlane profile" % lane, s)
+    keys("2")
+    s = wait_for(r"Total Time")
+    if not re.search(r"\b11 of 11 rows", s):
+        fail("kernel table does not hold the 11 kernel names of the profile", s)
     quit_ok()
 
 
