@@ -1421,6 +1421,18 @@ def case_livedrill():
     s = screen()
     if inst_count(s) != n2:
         fail("the paused page changed (%d, then %d instances)" % (n2, inst_count(s)), s)
+    # the overview, opened while paused, holds still too (its event count)
+    keys("4")
+    s = wait_for(r"(\d+) events over")
+    ev0 = re.search(r"(\d+) events over", s).group(1)
+    wait_steps(20)
+    time.sleep(2.5)
+    s = screen()
+    m = re.search(r"(\d+) events over", s)
+    if not m or m.group(1) != ev0:
+        fail("the paused overview changed (%s events, then %s)" % (ev0, m and m.group(1)), s)
+    keys("2")
+    wait_for(r"^ instances of ")
     # Esc goes back to the table, which still selects that kernel
     keys("p", "Escape")
     s = wait_for(r"Total Time")
