@@ -602,10 +602,12 @@ static void ov_draw(struct view *v, struct lrect r)
 		y = section(y, r, "Top kernels");
 	for (size_t i = 0; i < o->res.ntop && (int)i < topk && y < end - 4; i++) {
 		const struct overview_kernel *k = &o->res.top[i];
-		char sh[160];
+		char sh[160], cut[192];
 		demangle_short_of(s, store_str(s, k->name), sh, sizeof(sh));
+		/* a long name is cut in the middle: its distinguishing end stays */
+		layout_ellipsize(sh, r.w - 4 - 31, term_caps.utf8, cut, sizeof(cut));
 		term_printf(y++, r.x + 3, r.w - 4, 0, "%5.1f%%  %9s  %8llu x  %s", k->pct,
-			    layout_fmt_dur(k->total_ns, a, sizeof(a)), (unsigned long long)k->count, sh);
+			    layout_fmt_dur(k->total_ns, a, sizeof(a)), (unsigned long long)k->count, cut);
 	}
 	y = section(y, r, "Multi-GPU health");
 	health_lines(o, &y, end - 2, r);

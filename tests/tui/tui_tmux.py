@@ -1562,6 +1562,13 @@ def case_names():
     s = wait_for(r"e: not a host thread")
     if re.search(r"^ +depth 0\b", s, re.M):
         fail("e expanded a GPU stream whose kernels do not nest", s)
+    # the overview's top kernels at 80x24: the GEMM names cut in the middle
+    tmux("resize-window", "-t", "t", "-x", "80", "-y", "24", check=False)
+    keys("4")
+    s = wait_for(r"Top kernels")
+    tops = re.findall(r"^\s+[0-9.]+%\s+\S+\s+\d+ x  (sm90\S*)\s*$", s, re.M)
+    if len(tops) != 3 or len(set(tops)) != 3:
+        fail("the overview's top GEMM kernels do not read apart: %r" % tops, s)
     quit_ok()
 
 
