@@ -70,8 +70,12 @@ void status_draw(struct app *a, struct lrect r)
 				 keep_span ? spans : "", keep_drop ? dropped : "");
 		if (a->src_status[0] && k > 0 && (size_t)k < sizeof(line))
 			k += snprintf(line + k, sizeof(line) - (size_t)k, " | %s", a->src_status);
+		/* paused is said on every page, and never with follow */
 		if (a->range[0] && k > 0 && (size_t)k < sizeof(line))
-			k += snprintf(line + k, sizeof(line) - (size_t)k, " | %s", a->range);
+			k += snprintf(line + k, sizeof(line) - (size_t)k, " | %s%s", a->range,
+				      a->paused ? " paused" : a->follow ? " follow" : "");
+		if (a->cursor[0] && k > 0 && (size_t)k < sizeof(line))
+			k += snprintf(line + k, sizeof(line) - (size_t)k, " | %s", a->cursor);
 		if (k <= r.w - mw)
 			break;
 	}

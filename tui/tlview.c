@@ -189,13 +189,16 @@ static void keep_row_visible(struct tlview *t)
 		t->top = t->L.nvis > (size_t)h ? t->L.nvis - (size_t)h : 0;
 }
 
-/* the status line's range: the cursor's time, then the mark or the visible span */
+/* the status line's range (the mark or the visible span), the cursor's
+ * time and whether the view follows the data (status.c puts them together
+ * with the pause state, on every page) */
 static void set_range_text(struct tlview *t)
 {
-	char a[32], b[32], d[32], cur[48];
+	char a[32], b[32], d[32];
 	int64_t lo = tlview_t_lo(t), ct = layout_col2t(&t->m, t->col) - lo;
 	layout_fmt_ts(ct < 0 ? -ct : ct, a, sizeof(a));
-	snprintf(cur, sizeof(cur), " | cursor %s%s", ct < 0 ? "-" : "+", a);
+	snprintf(t->v.app->cursor, sizeof(t->v.app->cursor), "cursor %s%s", ct < 0 ? "-" : "+", a);
+	t->v.app->follow = t->follow;
 	if (t->marking) {
 		int64_t m0 = t->mark_t0, m1 = t->marking == 2 ? t->mark_t1 :
 			     layout_col2t(&t->m, t->col) + t->m.ns_per_col;
@@ -204,15 +207,14 @@ static void set_range_text(struct tlview *t)
 			m0 = m1;
 			m1 = x;
 		}
-		snprintf(t->v.app->range, sizeof(t->v.app->range), "mark %s..%s (%s)%s",
+		snprintf(t->v.app->range, sizeof(t->v.app->range), "mark %s..%s (%s)",
 			 layout_fmt_rel(m0 - lo, a, sizeof(a)), layout_fmt_rel(m1 - lo, b, sizeof(b)),
-			 layout_fmt_dur(m1 - m0, d, sizeof(d)), cur);
+			 layout_fmt_dur(m1 - m0, d, sizeof(d)));
 		return;
 	}
 	int64_t v0 = t->m.t0_ns, span = (int64_t)t->m.cols * t->m.ns_per_col;
-	snprintf(t->v.app->range, sizeof(t->v.app->range), "view %s (%s)%s%s",
-		 layout_fmt_rel(v0 - lo, a, sizeof(a)), layout_fmt_dur(span, d, sizeof(d)),
-		 t->v.app->paused ? " paused" : t->follow ? " follow" : "", cur);
+	snprintf(t->v.app->range, sizeof(t->v.app->range), "view %s (%s)",
+		 layout_fmt_rel(v0 - lo, a, sizeof(a)), layout_fmt_dur(span, d, sizeof(d)));
 }
 
 /* lay out and draw the trace view into area */

@@ -1367,6 +1367,18 @@ def case_livepause():
     keys("Space")
     wait_for(r"live: recording")
     wait_for(r"\) follow")
+    # paused on another page, the status says paused too (not the trace
+    # view's last "follow")
+    keys("2")
+    wait_for(r"Total Time")
+    keys("Space")
+    wait_for(r"view paused, capture continues")
+    clear_msg()
+    s = wait_for(r"live: paused.*view \+")
+    if re.search(r"\) follow", s) or not re.search(r"\) paused", s):
+        fail("the kernel page's status does not say paused", s)
+    keys("Space", "1")
+    wait_for(r"live: recording")
     # Enter still folds a group row
     keys("Enter")
     s = wait_for(r"live: recording")
