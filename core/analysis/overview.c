@@ -98,7 +98,7 @@ static void environment(const struct gt_store *s, const struct gt_scope *sc,
 	r->t0_ns = store_t_min(s);
 	r->t1_ns = store_t_max(s);
 	const struct gt_drops *d = store_drops((struct gt_store *)s);
-	r->dropped = d->cupti_dropped + d->buffers_declined + d->ring_overflow + d->import_skipped;
+	r->dropped = store_drops_lost(d);
 }
 
 /* append one rank's GPU time result to the overview's (then frees it) */
@@ -151,6 +151,7 @@ static void rank_summary(const struct breakdown_result *bd, const struct pipelin
 	o->h2d_pct = pl->avg_pct[PL_H2D];
 	o->others_pct = pl->others_pct;
 	o->launch_pct = pl->launch_pct;
+	o->host_cost = pipeline_host_cost(pl, &o->host_cost_pct);
 	o->launch_level = pl->launch_level;
 }
 
