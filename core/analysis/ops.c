@@ -1,0 +1,427 @@
+/*
+ * ops.c - the operator table (gtrace/ops.h has the rules).
+ *
+ * Three passes.  1: GPU work summed per (rank, correlation id) into a map.
+ * 2: runtime calls summed per (rank, external id): their durations and the
+ * GPU work of their correlation ids.  3: per host lane, the operators and
+ * step spans walked in nesting order with a stack of open frames; a frame
+ * closes when the next event starts at or after its end and hands its
+ * finished figures to its parent.  A parent holds its first child back
+ * (`pending`) until it knows whether that child is its only one of the same
+ * name (then merged, not counted) or not (then counted).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gtrace/ops.h"
+#include "opsmap.h"
+
+/* name class bits, cached per string id (bit 7: known) */
+#define NC_TC_OP   0x01u
+#define NC_TC_KERN 0x02u
+#define NC_EXCL    0x04u
+#define NC_KNOWN   0x80u
+
+/* the plugin's operator allow-list (torch_tb_profiler tensor_core.py) */
+static const char *const tc_ops[] = {
+	"aten::_convolution", "aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::conv_tbc",
+	"aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d",
+	"aten::convolution", "aten::cudnn_convolution", "aten::cudnn_convolution_transpose",
+	"aten::prelu", "aten::addmm", "aten::addmv", "aten::addr", "aten::matmul", "aten::mm",
+	"aten::mv", "aten::linear", "aten::addbmm", "aten::baddbmm", "aten::bmm",
+	"aten::chain_matmul", "aten::linalg_multi_dot", "aten::_thnn_fused_lstm_cell",
+	"aten::_thnn_fused_gru_cell", "aten::lstm_cell", "aten::gru_cell", "aten::rnn_tanh_cell",
+	"aten::rnn_relu_cell", "CudnnConvolutionBackward", "BmmBackward0",
+	"aten::cudnn_convolution_transpose_backward", "CudnnConvolutionTransposeBackward",
+	"MmBackward", "aten::cudnn_convolution_backward_weight", "aten::addmm_", "AddmvBackward",
+	"MvBackward", "aten::cudnn_convolution_transpose_backward_weight",
+	"aten::cudnn_convolution_transpose_backward_input", "AddmmBackward",
+	"aten::cudnn_convolution_backward_input", "AddbmmBackward",
+	"aten::cudnn_convolution_backward", NULL
+};
+
+/* the plugin's Tensor Core kernel name patterns (substrings) */
+static const char *const tc_kernels[] = {
+	"h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "dgrad_1x1_stride_2x2",
+	"first_layer_wgrad_kernel", "conv1x1", "conv2d_c1_k1", "direct_group",
+	"xmma_implicit_gemm", "xmma_sparse_conv", "xmma_warp_specialized_implicit_gemm",
+	"xmma_gemm", "xmma_sparse_gemm", "c1688", NULL
+};
+
+int ops_tc_op_name(const char *name)
+{
+	for (size_t i = 0; tc_ops[i]; i++)
+		if (!strcmp(name, tc_ops[i]))
+			return 1;
+	return 0;
+}
+
+int ops_tc_kernel_name(const char *name)
+{
+	for (size_t i = 0; tc_kernels[i]; i++)
+		if (strstr(name, tc_kernels[i]))
+			return 1;
+	return 0;
+}
+
+static int has_prefix(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+static int has_suffix(const char *s, const char *x)
+{
+	size_t n = strlen(s), m = strlen(x);
+	return n >= m && !strcmp(s + n - m, x);
+}
+
+/* operators the plugin keeps out of its table */
+static int excluded(const char *n)
+{
+	return has_prefix(n, "ProfilerStep#") || has_prefix(n, "Optimizer.") ||
+	       (has_prefix(n, "enumerate(DataLoader)#") && has_suffix(n, ".__next__")) ||
+	       has_prefix(n, "enumerate(DataPipe)#") || !strcmp(n, "DataParallel.forward") ||
+	       !strcmp(n, "DistributedDataParallel.forward");
+}
+
+struct ctx {
+	const struct gt_store *s;
+	uint8_t *cls;               /* per string id */
+	uint32_t *row_of;           /* per string id: row + 1, 0 = none */
+	struct ops_result *r;
+	size_t cap;
+	struct opsmap corr;         /* (rank, corr) -> device ns, tc ns */
+	struct opsmap ext;          /* (rank, ext) -> runtime ns, device ns, tc ns, taken */
+	int64_t t0, t1;
+};
+
+static unsigned name_class(struct ctx *c, uint32_t name)
+{
+	if (!(c->cls[name] & NC_KNOWN)) {
+		const char *n = store_str(c->s, name);
+		c->cls[name] = (uint8_t)(NC_KNOWN | (ops_tc_op_name(n) ? NC_TC_OP : 0) |
+					 (ops_tc_kernel_name(n) ? NC_TC_KERN : 0) |
+					 (excluded(n) ? NC_EXCL : 0));
+	}
+	return c->cls[name];
+}
+
+/* a node's finished figures */
+struct fin {
+	uint32_t name;
+	uint8_t is_op, counted;
+	int tc_elig;
+	int64_t dur, host_self, dev_total, dev_self, tc_self, tc_total;
+	/* what a same-name parent inherits when it merges this node */
+	int64_t kid_dur, kid_dev, kid_tc, rt_dur, rt_dev, rt_tc;
+	int kid_tc_any;
+};
+
+struct frame {
+	int64_t end;
+	struct fin f;               /* name, is_op, counted, dur; the rest on close */
+	uint32_t nkids;
+	int64_t kid_dur, kid_dev, kid_tc, rt_dur, rt_dev, rt_tc;
+	int kid_tc_any, has_pending;
+	struct fin pending;
+};
+
+static int emit(struct ctx *c, const struct fin *f)
+{
+	if (!f->counted)
+		return 0;
+	struct ops_result *r = c->r;
+	uint32_t k = c->row_of[f->name];
+	if (!k) {
+		if (r->n == c->cap) {
+			size_t nc = c->cap ? 2 * c->cap : 64;
+			struct ops_row *v = realloc(r->rows, nc * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			r->rows = v;
+			c->cap = nc;
+		}
+		memset(&r->rows[r->n], 0, sizeof(r->rows[0]));
+		r->rows[r->n].name = f->name;
+		c->row_of[f->name] = k = (uint32_t)++r->n;
+	}
+	struct ops_row *o = &r->rows[k - 1];
+	o->calls++;
+	o->host_total_ns += f->dur;
+	o->host_self_ns += f->host_self;
+	o->dev_total_ns += f->dev_total;
+	o->dev_self_ns += f->dev_self;
+	o->tc_self_ns += f->tc_self;
+	o->tc_total_ns += f->tc_total;
+	o->tc_eligible |= f->tc_elig;
+	r->ops_seen++;
+	return 0;
+}
+
+/* hand a closed child's figures to its parent */
+static int give(struct ctx *c, struct frame *p, const struct fin *f)
+{
+	p->nkids++;
+	p->kid_dur += f->dur;
+	p->kid_dev += f->dev_total;
+	p->kid_tc += f->tc_total;
+	p->kid_tc_any |= f->tc_elig;
+	if (p->nkids == 1) {
+		p->pending = *f;
+		p->has_pending = 1;
+		return 0;
+	}
+	int rc = 0;
+	if (p->has_pending)
+		rc = emit(c, &p->pending);
+	p->has_pending = 0;
+	return rc ? rc : emit(c, f);
+}
+
+/* close frame p: merge a lone same-name child (or count it), finish p's
+ * figures; 0 or -ENOMEM */
+static int close_frame(struct ctx *c, struct frame *p)
+{
+	struct fin *f = &p->f;
+	int rc = 0;
+	if (p->nkids == 1 && p->has_pending && p->pending.name == f->name && f->is_op &&
+	    p->pending.is_op) {
+		const struct fin *k = &p->pending;
+		p->kid_dur = k->kid_dur;
+		p->kid_dev = k->kid_dev;
+		p->kid_tc = k->kid_tc;
+		p->kid_tc_any = k->kid_tc_any;
+		p->rt_dur = k->rt_dur;
+		p->rt_dev = k->rt_dev;
+		p->rt_tc = k->rt_tc;
+		p->has_pending = 0;       /* merged: not counted */
+	} else if (p->has_pending) {
+		rc = emit(c, &p->pending);
+		p->has_pending = 0;
+	}
+	f->host_self = f->dur - p->kid_dur - p->rt_dur;
+	f->dev_self = p->rt_dev;
+	f->dev_total = p->kid_dev + p->rt_dev;
+	f->tc_self = p->rt_tc;
+	f->tc_total = p->kid_tc + p->rt_tc;
+	f->tc_elig = (name_class(c, f->name) & NC_TC_OP) ||
+		     (f->is_op && (p->kid_tc_any || p->rt_tc > 0));
+	f->kid_dur = p->kid_dur;
+	f->kid_dev = p->kid_dev;
+	f->kid_tc = p->kid_tc;
+	f->kid_tc_any = p->kid_tc_any;
+	f->rt_dur = p->rt_dur;
+	f->rt_dev = p->rt_dev;
+	f->rt_tc = p->rt_tc;
+	return rc;
+}
+
+static int is_node(const struct gt_event *e)
+{
+	return e->kind == GT_EV_CPU_OP || e->kind == GT_EV_STEP;
+}
+
+static const struct gt_event *sort_ev;
+
+static int by_nest(const void *a, const void *b)
+{
+	const struct gt_event *x = &sort_ev[*(const uint32_t *)a], *y = &sort_ev[*(const uint32_t *)b];
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	int64_t ex = gt_event_end(x), ey = gt_event_end(y);
+	if (ex != ey)
+		return ex > ey ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* node indices of a lane in nesting order; count or negative errno */
+static long lane_nodes(const struct gt_lane *l, uint32_t **out)
+{
+	size_t n = 0;
+	int sorted = 1;
+	const struct gt_event *prev = NULL;
+	uint32_t *v = malloc((l->n ? l->n : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct gt_event *e = &l->ev[i];
+		if (!is_node(e))
+			continue;
+		if (prev && prev->start_ns == e->start_ns && gt_event_end(prev) < gt_event_end(e))
+			sorted = 0;
+		prev = e;
+		v[n++] = (uint32_t)i;
+	}
+	if (!sorted) {
+		sort_ev = l->ev;    /* qsort has no context argument; one UI/analysis thread */
+		qsort(v, n, sizeof(*v), by_nest);
+	}
+	*out = v;
+	return (long)n;
+}
+
+static int walk_lane(struct ctx *c, const struct gt_lane *l, struct frame **stk, size_t *cap)
+{
+	uint32_t *idx = NULL;
+	long n = lane_nodes(l, &idx);
+	if (n < 0)
+		return (int)n;
+	int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
+	struct frame *st = *stk;
+	size_t h = 1;
+	int rc = 0;
+	memset(&st[0], 0, sizeof(st[0]));
+	st[0].end = INT64_MAX;
+	for (long i = 0; i < n && !rc; i++) {
+		const struct gt_event *e = &l->ev[idx[i]];
+		int64_t end = gt_event_end(e);
+		while (!rc && h > 1 && e->start_ns >= st[h - 1].end) {
+			rc = close_frame(c, &st[h - 1]);
+			if (!rc)
+				rc = give(c, &st[h - 2], &st[h - 1].f);
+			h--;
+		}
+		struct opsmap_val *rt = e->ext ? opsmap_get(&c->ext, opsmap_key(rank, e->ext)) : NULL;
+		if (rt && rt->taken)
+			rt = NULL;
+		if (rt)
+			rt->taken = 1;
+		if (rc || end > st[h - 1].end) {
+			c->r->dropped += !rc && e->kind == GT_EV_CPU_OP;
+			continue;
+		}
+		if (h == *cap) {
+			size_t nc = *cap * 2;
+			struct frame *v = realloc(st, nc * sizeof(*v));
+			if (!v) {
+				rc = -ENOMEM;
+				break;
+			}
+			*stk = st = v;
+			*cap = nc;
+		}
+		struct frame *f = &st[h++];
+		memset(f, 0, sizeof(*f));
+		f->end = end;
+		f->f.name = e->name;
+		f->f.dur = e->dur_ns;
+		f->f.is_op = e->kind == GT_EV_CPU_OP;
+		f->f.counted = f->f.is_op && !(name_class(c, e->name) & NC_EXCL) &&
+			       e->start_ns >= c->t0 && e->start_ns < c->t1;
+		if (rt) {
+			f->rt_dur = rt->a;
+			f->rt_dev = rt->b;
+			f->rt_tc = rt->c;
+		}
+	}
+	while (!rc && h > 1) {
+		rc = close_frame(c, &st[h - 1]);
+		if (!rc)
+			rc = give(c, &st[h - 2], &st[h - 1].f);
+		h--;
+	}
+	if (!rc && st[0].has_pending)
+		rc = emit(c, &st[0].pending);
+	free(idx);
+	return rc;
+}
+
+/* passes 1 and 2: GPU work per correlation, runtime calls per external id */
+static int build_maps(struct ctx *c, const struct gt_scope *sc)
+{
+	size_t nl = store_lane_count(c->s);
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < nl; i++) {
+			const struct gt_lane *l = store_lane_at(c->s, (uint32_t)i);
+			int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
+			if (l->key.type != (pass ? GT_LANE_HOST : GT_LANE_GPU) ||
+			    (sc->rank >= 0 && rank != sc->rank) ||
+			    (!pass && sc->gpu >= 0 && l->key.device != sc->gpu))
+				continue;
+			for (size_t j = 0; j < l->n; j++) {
+				const struct gt_event *e = &l->ev[j];
+				if (!e->corr || (pass ? e->kind != GT_EV_RUNTIME || !e->ext
+						      : !gt_event_is_gpu(e)))
+					continue;
+				if (!pass) {
+					struct opsmap_val *v = opsmap_put(&c->corr, opsmap_key(rank, e->corr));
+					if (!v)
+						return -ENOMEM;
+					v->a += e->dur_ns;
+					if (e->kind == GT_EV_KERNEL &&
+					    (name_class(c, e->name) & NC_TC_KERN))
+						v->b += e->dur_ns;
+					continue;
+				}
+				struct opsmap_val *d = opsmap_get(&c->corr, opsmap_key(rank, e->corr));
+				struct opsmap_val *v = opsmap_put(&c->ext, opsmap_key(rank, e->ext));
+				if (!v)
+					return -ENOMEM;
+				v->a += e->dur_ns;
+				v->b += d ? d->a : 0;
+				v->c += d ? d->b : 0;
+			}
+		}
+	}
+	return 0;
+}
+
+static int by_dev_self(const void *a, const void *b)
+{
+	const struct ops_row *x = a, *y = b;
+	if (x->dev_self_ns != y->dev_self_ns)
+		return x->dev_self_ns > y->dev_self_ns ? -1 : 1;
+	if (x->host_self_ns != y->host_self_ns)
+		return x->host_self_ns > y->host_self_ns ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+int ops_compute(const struct gt_store *s, const struct gt_scope *sc_in, struct ops_result *out,
+		char *err, size_t errlen)
+{
+	struct gt_scope sc;
+	if (sc_in)
+		sc = *sc_in;
+	else
+		gt_scope_all(&sc);
+	memset(out, 0, sizeof(*out));
+	struct ctx c = { .s = s, .r = out, .t0 = sc.t0_ns, .t1 = sc.t1_ns };
+	size_t ns = store_str_count(s);
+	size_t cap = 64;
+	struct frame *stk = malloc(cap * sizeof(*stk));
+	c.cls = calloc(ns ? ns : 1, 1);
+	c.row_of = calloc(ns ? ns : 1, sizeof(*c.row_of));
+	int rc = (stk && c.cls && c.row_of && !opsmap_init(&c.corr, 1024) &&
+		  !opsmap_init(&c.ext, 1024)) ? 0 : -ENOMEM;
+	if (!rc)
+		rc = build_maps(&c, &sc);
+	size_t nl = store_lane_count(s);
+	for (size_t i = 0; i < nl && !rc; i++) {
+		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+		int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
+		if (l->key.type != GT_LANE_HOST || (sc.rank >= 0 && rank != sc.rank) ||
+		    !(l->kinds_mask & ((1u << GT_EV_CPU_OP))))
+			continue;
+		rc = walk_lane(&c, l, &stk, &cap);
+	}
+	free(stk);
+	free(c.cls);
+	free(c.row_of);
+	opsmap_done(&c.corr);
+	opsmap_done(&c.ext);
+	if (rc) {
+		ops_result_done(out);
+		snprintf(err, errlen, "ops: out of memory");
+		return rc;
+	}
+	if (out->n)
+		qsort(out->rows, out->n, sizeof(*out->rows), by_dev_self);
+	return 0;
+}
+
+void ops_result_done(struct ops_result *r)
+{
+	free(r->rows);
+	memset(r, 0, sizeof(*r));
+}
