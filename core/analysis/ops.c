@@ -94,6 +94,8 @@ struct ctx {
 	struct opsmap corr;         /* (rank, corr) -> device ns, tc ns */
 	struct opsmap ext;          /* (rank, ext) -> runtime ns, device ns, tc ns, taken */
 	int64_t t0, t1;
+	int mem;                    /* attribute allocator records of mem_dev */
+	uint32_t mem_dev;
 };
 
 static unsigned name_class(struct ctx *c, uint32_t name)
@@ -116,6 +118,8 @@ struct fin {
 	/* what a same-name parent inherits when it merges this node */
 	int64_t kid_dur, kid_dev, kid_tc, rt_dur, rt_dev, rt_tc;
 	int kid_tc_any;
+	uint8_t op_node;            /* an operator of the plugin's table (records stick) */
+	int64_t mem_self[3], mem_kid[3], mem_total[3];  /* increase, alloc count, alloc bytes */
 };
 
 struct frame {
@@ -124,6 +128,7 @@ struct frame {
 	uint32_t nkids;
 	int64_t kid_dur, kid_dev, kid_tc, rt_dur, rt_dev, rt_tc;
 	int kid_tc_any, has_pending;
+	int64_t mem_self[3], mem_kid[3];
 	struct fin pending;
 };
 
@@ -155,6 +160,12 @@ static int emit(struct ctx *c, const struct fin *f)
 	o->tc_self_ns += f->tc_self;
 	o->tc_total_ns += f->tc_total;
 	o->tc_eligible |= f->tc_elig;
+	o->mem_self_inc += f->mem_self[0];
+	o->mem_self_alloc_n += f->mem_self[1];
+	o->mem_self_alloc_bytes += f->mem_self[2];
+	o->mem_inc += f->mem_total[0];
+	o->mem_alloc_n += f->mem_total[1];
+	o->mem_alloc_bytes += f->mem_total[2];
 	r->ops_seen++;
 	return 0;
 }
@@ -167,6 +178,8 @@ static int give(struct ctx *c, struct frame *p, const struct fin *f)
 	p->kid_dev += f->dev_total;
 	p->kid_tc += f->tc_total;
 	p->kid_tc_any |= f->tc_elig;
+	for (int k = 0; k < 3; k++)
+		p->mem_kid[k] += f->mem_total[k];
 	if (p->nkids == 1) {
 		p->pending = *f;
 		p->has_pending = 1;
@@ -195,6 +208,10 @@ static int close_frame(struct ctx *c, struct frame *p)
 		p->rt_dur = k->rt_dur;
 		p->rt_dev = k->rt_dev;
 		p->rt_tc = k->rt_tc;
+		for (int m = 0; m < 3; m++) {
+			p->mem_self[m] += k->mem_self[m];  /* its records are now the parent's */
+			p->mem_kid[m] = k->mem_kid[m];
+		}
 		p->has_pending = 0;       /* merged: not counted */
 	} else if (p->has_pending) {
 		rc = emit(c, &p->pending);
@@ -214,12 +231,23 @@ static int close_frame(struct ctx *c, struct frame *p)
 	f->rt_dur = p->rt_dur;
 	f->rt_dev = p->rt_dev;
 	f->rt_tc = p->rt_tc;
+	for (int m = 0; m < 3; m++) {
+		f->mem_self[m] = p->mem_self[m];
+		f->mem_kid[m] = p->mem_kid[m];
+		f->mem_total[m] = p->mem_self[m] + p->mem_kid[m];
+	}
 	return rc;
 }
 
 static int is_node(const struct gt_event *e)
 {
 	return e->kind == GT_EV_CPU_OP || e->kind == GT_EV_STEP;
+}
+
+/* an allocator record of the device (mem_dev; ~0u = none wanted) */
+static int is_rec(const struct gt_event *e, uint32_t mem_dev)
+{
+	return e->kind == GT_EV_INSTANT && (e->flags & GT_EVF_MEMORY) && e->aux == mem_dev;
 }
 
 static const struct gt_event *sort_ev;
@@ -229,14 +257,17 @@ static int by_nest(const void *a, const void *b)
 	const struct gt_event *x = &sort_ev[*(const uint32_t *)a], *y = &sort_ev[*(const uint32_t *)b];
 	if (x->start_ns != y->start_ns)
 		return x->start_ns < y->start_ns ? -1 : 1;
+	int rx = x->kind == GT_EV_INSTANT, ry = y->kind == GT_EV_INSTANT;
+	if (rx != ry)
+		return rx - ry;        /* an operator starting with a record holds it */
 	int64_t ex = gt_event_end(x), ey = gt_event_end(y);
 	if (ex != ey)
 		return ex > ey ? -1 : 1;
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-/* node indices of a lane in nesting order; count or negative errno */
-static long lane_nodes(const struct gt_lane *l, uint32_t **out)
+/* node (and record) indices of a lane in nesting order; count or negative errno */
+static long lane_nodes(const struct gt_lane *l, uint32_t mem_dev, uint32_t **out)
 {
 	size_t n = 0;
 	int sorted = 1;
@@ -246,9 +277,10 @@ static long lane_nodes(const struct gt_lane *l, uint32_t **out)
 		return -ENOMEM;
 	for (size_t i = 0; i < l->n; i++) {
 		const struct gt_event *e = &l->ev[i];
-		if (!is_node(e))
+		if (!is_node(e) && !is_rec(e, mem_dev))
 			continue;
-		if (prev && prev->start_ns == e->start_ns && gt_event_end(prev) < gt_event_end(e))
+		if (prev && prev->start_ns == e->start_ns &&
+		    (gt_event_end(prev) < gt_event_end(e) || prev->kind == GT_EV_INSTANT))
 			sorted = 0;
 		prev = e;
 		v[n++] = (uint32_t)i;
@@ -261,10 +293,27 @@ static long lane_nodes(const struct gt_lane *l, uint32_t **out)
 	return (long)n;
 }
 
+/* an allocator record: to the innermost open frame when it is an operator */
+static void record(struct ctx *c, struct frame *f, int open, const struct gt_event *e)
+{
+	int64_t b;
+	memcpy(&b, &e->arg, sizeof(b));
+	c->r->mem_records++;
+	if (!open || !f->f.op_node) {
+		c->r->mem_unattributed++;
+		return;
+	}
+	f->mem_self[0] += b;
+	if (b > 0) {
+		f->mem_self[1]++;
+		f->mem_self[2] += b;
+	}
+}
+
 static int walk_lane(struct ctx *c, const struct gt_lane *l, struct frame **stk, size_t *cap)
 {
 	uint32_t *idx = NULL;
-	long n = lane_nodes(l, &idx);
+	long n = lane_nodes(l, c->mem ? c->mem_dev : ~0u, &idx);
 	if (n < 0)
 		return (int)n;
 	int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
@@ -281,6 +330,10 @@ static int walk_lane(struct ctx *c, const struct gt_lane *l, struct frame **stk,
 			if (!rc)
 				rc = give(c, &st[h - 2], &st[h - 1].f);
 			h--;
+		}
+		if (e->kind == GT_EV_INSTANT) {
+			record(c, &st[h - 1], h > 1, e);
+			continue;
 		}
 		struct opsmap_val *rt = e->ext ? opsmap_get(&c->ext, opsmap_key(rank, e->ext)) : NULL;
 		if (rt && rt->taken)
@@ -307,8 +360,8 @@ static int walk_lane(struct ctx *c, const struct gt_lane *l, struct frame **stk,
 		f->f.name = e->name;
 		f->f.dur = e->dur_ns;
 		f->f.is_op = e->kind == GT_EV_CPU_OP;
-		f->f.counted = f->f.is_op && !(name_class(c, e->name) & NC_EXCL) &&
-			       e->start_ns >= c->t0 && e->start_ns < c->t1;
+		f->f.op_node = f->f.is_op && !(name_class(c, e->name) & NC_EXCL);
+		f->f.counted = f->f.op_node && e->start_ns >= c->t0 && e->start_ns < c->t1;
 		if (rt) {
 			f->rt_dur = rt->a;
 			f->rt_dev = rt->b;
@@ -377,8 +430,8 @@ static int by_dev_self(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
-int ops_compute(const struct gt_store *s, const struct gt_scope *sc_in, struct ops_result *out,
-		char *err, size_t errlen)
+static int compute(const struct gt_store *s, const struct gt_scope *sc_in, int mem,
+		   uint32_t mem_dev, struct ops_result *out, char *err, size_t errlen)
 {
 	struct gt_scope sc;
 	if (sc_in)
@@ -386,7 +439,8 @@ int ops_compute(const struct gt_store *s, const struct gt_scope *sc_in, struct o
 	else
 		gt_scope_all(&sc);
 	memset(out, 0, sizeof(*out));
-	struct ctx c = { .s = s, .r = out, .t0 = sc.t0_ns, .t1 = sc.t1_ns };
+	struct ctx c = { .s = s, .r = out, .t0 = sc.t0_ns, .t1 = sc.t1_ns, .mem = mem,
+			 .mem_dev = mem_dev };
 	size_t ns = store_str_count(s);
 	size_t cap = 64;
 	struct frame *stk = malloc(cap * sizeof(*stk));
@@ -418,6 +472,18 @@ int ops_compute(const struct gt_store *s, const struct gt_scope *sc_in, struct o
 	if (out->n)
 		qsort(out->rows, out->n, sizeof(*out->rows), by_dev_self);
 	return 0;
+}
+
+int ops_compute(const struct gt_store *s, const struct gt_scope *sc, struct ops_result *out,
+		char *err, size_t errlen)
+{
+	return compute(s, sc, 0, 0, out, err, errlen);
+}
+
+int ops_compute_mem(const struct gt_store *s, const struct gt_scope *sc, uint32_t mem_device,
+		    struct ops_result *out, char *err, size_t errlen)
+{
+	return compute(s, sc, 1, mem_device, out, err, errlen);
 }
 
 void ops_result_done(struct ops_result *r)

@@ -39,6 +39,12 @@ struct ops_row {
 	int64_t dev_total_ns, dev_self_ns;
 	int64_t tc_self_ns, tc_total_ns;  /* of device self / total: Tensor Core kernels */
 	int tc_eligible;
+	/* ops_compute_mem only: allocator records of one device (the plugin's
+	   memory statistics): self = records whose innermost operator is this
+	   one, total = with its descendants'.  increase = sum of bytes (frees
+	   negative); alloc = records with bytes > 0, their count and bytes */
+	int64_t mem_self_inc, mem_self_alloc_n, mem_self_alloc_bytes;
+	int64_t mem_inc, mem_alloc_n, mem_alloc_bytes;
 };
 
 struct ops_result {
@@ -46,6 +52,8 @@ struct ops_result {
 	size_t n;
 	uint64_t ops_seen;        /* operators counted */
 	uint64_t dropped;         /* operators left out: partial overlap on their thread */
+	uint64_t mem_records;     /* ops_compute_mem: records of the device seen */
+	uint64_t mem_unattributed;/* ... of which no counted operator was open */
 };
 
 /* operator table over the scope (NULL = whole trace); 0 or negative errno
@@ -53,6 +61,12 @@ struct ops_result {
 int ops_compute(const struct gt_store *s, const struct gt_scope *sc, struct ops_result *out,
 		char *err, size_t errlen);
 void ops_result_done(struct ops_result *r);
+/* the same, with the memory statistics of device `mem_device` (a CUDA
+ * ordinal or GT_MEM_HOST): each GT_EVF_MEMORY instant of that device goes to
+ * the innermost counted operator open at its time on its thread (none: not
+ * counted, as the plugin drops it); r->mem_records / mem_unattributed count them */
+int ops_compute_mem(const struct gt_store *s, const struct gt_scope *sc, uint32_t mem_device,
+		    struct ops_result *out, char *err, size_t errlen);
 
 /* Tensor Core rules of the plugin: an operator name on its allow-list; a
  * kernel name containing one of its patterns */
