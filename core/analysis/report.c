@@ -20,6 +20,7 @@ static const struct gt_report *const registry[] = {
 	&gt_report_multigpu,
 	&gt_report_overview,
 	&gt_report_ops,
+	&gt_report_memory_usage,
 	NULL
 };
 
