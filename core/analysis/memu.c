@@ -17,13 +17,9 @@ struct rec {
 	uint32_t dev, lane, idx;
 };
 
-static int by_key(const void *x, const void *y)
+static int by_time(const void *x, const void *y)
 {
 	const struct rec *a = x, *b = y;
-	if (a->rank != b->rank)
-		return a->rank < b->rank ? -1 : 1;
-	if (a->dev != b->dev)
-		return a->dev < b->dev ? -1 : 1;
 	if (a->t != b->t)
 		return a->t < b->t ? -1 : 1;
 	if (a->lane != b->lane)
@@ -31,44 +27,88 @@ static int by_key(const void *x, const void *y)
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-/* records of rank (-1 = all) and device (UINT32_MAX = all), sorted; count
- * or negative errno */
+struct grp {
+	int32_t rank;
+	uint32_t dev;
+	size_t n, at;
+};
+
+static int is_rec(const struct gt_event *e, uint32_t dev)
+{
+	return e->kind == GT_EV_INSTANT && (e->flags & GT_EVF_MEMORY) &&
+	       (dev == UINT32_MAX || e->aux == dev);
+}
+
+/* records of rank (-1 = all) and device (UINT32_MAX = all), sorted by
+ * (rank, device, time): grouped by a counting pass (few groups), a group
+ * sorted only when its records came out of time order (several threads);
+ * count or negative errno */
 static long gather(const struct gt_store *s, int32_t rank, uint32_t dev, struct rec **out)
 {
-	size_t n = 0, cap = 0;
-	struct rec *v = NULL;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
-		int32_t r = l->key.rank < 0 ? 0 : l->key.rank;
-		if (l->key.type != GT_LANE_HOST || !(l->kinds_mask & (1u << GT_EV_INSTANT)) ||
-		    (rank >= 0 && r != rank))
-			continue;
-		for (size_t j = 0; j < l->n; j++) {
-			const struct gt_event *e = &l->ev[j];
-			if (e->kind != GT_EV_INSTANT || !(e->flags & GT_EVF_MEMORY) ||
-			    (dev != UINT32_MAX && e->aux != dev))
+	struct grp g[64];
+	size_t ng = 0, n = 0;
+	*out = NULL;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < store_lane_count(s); i++) {
+			const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+			int32_t r = l->key.rank < 0 ? 0 : l->key.rank;
+			if (l->key.type != GT_LANE_HOST || !(l->kinds_mask & (1u << GT_EV_INSTANT)) ||
+			    (rank >= 0 && r != rank))
 				continue;
-			if (n == cap) {
-				cap = cap ? 2 * cap : 1024;
-				struct rec *nv = realloc(v, cap * sizeof(*nv));
-				if (!nv) {
-					free(v);
-					return -ENOMEM;
+			size_t k = 0;
+			for (size_t j = 0; j < l->n; j++) {
+				const struct gt_event *e = &l->ev[j];
+				if (!is_rec(e, dev))
+					continue;
+				if (k >= ng || g[k].rank != r || g[k].dev != e->aux)
+					for (k = 0; k < ng && (g[k].rank != r || g[k].dev != e->aux); k++)
+						;
+				if (k == ng) {
+					if (pass || ng == 64)
+						return -E2BIG;
+					g[ng++] = (struct grp){ .rank = r, .dev = e->aux };
 				}
-				v = nv;
+				if (!pass) {
+					g[k].n++;
+					continue;
+				}
+				struct rec *x = &(*out)[g[k].at++];
+				x->t = e->start_ns;
+				memcpy(&x->b, &e->arg, sizeof(x->b));
+				x->rank = r;
+				x->dev = e->aux;
+				x->lane = (uint32_t)i;
+				x->idx = (uint32_t)j;
 			}
-			struct rec *x = &v[n++];
-			x->t = e->start_ns;
-			memcpy(&x->b, &e->arg, sizeof(x->b));
-			x->rank = r;
-			x->dev = e->aux;
-			x->lane = (uint32_t)i;
-			x->idx = (uint32_t)j;
 		}
+		if (pass)
+			break;
+		/* groups in (rank, device) order, then their places */
+		for (size_t a = 1; a < ng; a++)
+			for (size_t b = a; b > 0 && (g[b - 1].rank > g[b].rank ||
+			     (g[b - 1].rank == g[b].rank && g[b - 1].dev > g[b].dev)); b--) {
+				struct grp t = g[b];
+				g[b] = g[b - 1];
+				g[b - 1] = t;
+			}
+		for (size_t a = 0; a < ng; a++) {
+			g[a].at = n;
+			n += g[a].n;
+		}
+		if (!n)
+			return 0;
+		*out = malloc(n * sizeof(**out));
+		if (!*out)
+			return -ENOMEM;
 	}
-	if (n)
-		qsort(v, n, sizeof(*v), by_key);
-	*out = v;
+	for (size_t a = 0; a < ng; a++) {
+		struct rec *v = *out + (g[a].at - g[a].n);
+		for (size_t i = 1; i < g[a].n; i++)
+			if (by_time(&v[i - 1], &v[i]) > 0) {
+				qsort(v, g[a].n, sizeof(*v), by_time);
+				break;
+			}
+	}
 	return (long)n;
 }
 
@@ -189,6 +229,9 @@ int memu_compute(const struct gt_store *s, const struct gt_scope *sc_in, struct 
 	struct rec *v = NULL;
 	long n = gather(s, sc.rank, UINT32_MAX, &v);
 	int rc = n < 0 ? (int)n : 0;
+	if (rc == -E2BIG)
+		snprintf(err, errlen, "memory-usage: more than 64 (rank, device) pairs with "
+			 "allocator records");
 	for (long i = 0; i < n && !rc;) {
 		long j = i;
 		while (j < n && v[j].rank == v[i].rank && v[j].dev == v[i].dev)
@@ -208,7 +251,8 @@ int memu_compute(const struct gt_store *s, const struct gt_scope *sc_in, struct 
 	free(v);
 	if (rc) {
 		memu_result_done(out);
-		snprintf(err, errlen, "memory-usage: out of memory");
+		if (rc != -E2BIG)
+			snprintf(err, errlen, "memory-usage: out of memory");
 	}
 	return rc;
 }

@@ -380,22 +380,67 @@ static int walk_lane(struct ctx *c, const struct gt_lane *l, struct frame **stk,
 	return rc;
 }
 
+/* does event e of a lane count in pass 0 (GPU work by correlation) or 1
+ * (runtime calls by external id)? */
+static int in_pass(int pass, const struct gt_event *e)
+{
+	return e->corr && (pass ? e->kind == GT_EV_RUNTIME && e->ext : gt_event_is_gpu(e));
+}
+
+static int lane_in_pass(int pass, const struct gt_lane *l, const struct gt_scope *sc)
+{
+	int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
+	return l->key.type == (pass ? GT_LANE_HOST : GT_LANE_GPU) &&
+	       (sc->rank < 0 || rank == sc->rank) &&
+	       (pass || sc->gpu < 0 || l->key.device == sc->gpu);
+}
+
+/* the map of a pass: dense over the range the ids at both ends of each
+ * lane span (ids grow with time on a stream or thread; keys outside go to
+ * the spill map), hashed when that range is much larger than the events */
+#define ENDS 64
+static int init_map(struct ctx *c, int pass, const struct gt_scope *sc, struct opsmap *m)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, n = 0;
+	for (size_t i = 0; i < store_lane_count(c->s); i++) {
+		const struct gt_lane *l = store_lane_at(c->s, (uint32_t)i);
+		if (!lane_in_pass(pass, l, sc))
+			continue;
+		int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
+		n += l->n;
+		for (size_t j = 0; j < l->n; j++) {
+			if (j == ENDS && l->n > 2 * ENDS)
+				j = l->n - ENDS;
+			const struct gt_event *e = &l->ev[j];
+			if (!in_pass(pass, e))
+				continue;
+			uint64_t k = opsmap_key(rank, pass ? e->ext : e->corr);
+			lo = k < lo ? k : lo;
+			hi = k > hi ? k : hi;
+		}
+	}
+	if (lo <= hi && hi - lo < 2 * n + 4096) {
+		uint64_t slack = (hi - lo) / 16 + 1024;
+		return opsmap_init_dense(m, lo > slack ? lo - slack : 1, hi + slack);
+	}
+	return opsmap_init(m, n ? n / 4 : 16);
+}
+
 /* passes 1 and 2: GPU work per correlation, runtime calls per external id */
 static int build_maps(struct ctx *c, const struct gt_scope *sc)
 {
 	size_t nl = store_lane_count(c->s);
 	for (int pass = 0; pass < 2; pass++) {
+		if (init_map(c, pass, sc, pass ? &c->ext : &c->corr))
+			return -ENOMEM;
 		for (size_t i = 0; i < nl; i++) {
 			const struct gt_lane *l = store_lane_at(c->s, (uint32_t)i);
-			int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
-			if (l->key.type != (pass ? GT_LANE_HOST : GT_LANE_GPU) ||
-			    (sc->rank >= 0 && rank != sc->rank) ||
-			    (!pass && sc->gpu >= 0 && l->key.device != sc->gpu))
+			if (!lane_in_pass(pass, l, sc))
 				continue;
+			int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
 			for (size_t j = 0; j < l->n; j++) {
 				const struct gt_event *e = &l->ev[j];
-				if (!e->corr || (pass ? e->kind != GT_EV_RUNTIME || !e->ext
-						      : !gt_event_is_gpu(e)))
+				if (!in_pass(pass, e))
 					continue;
 				if (!pass) {
 					struct opsmap_val *v = opsmap_put(&c->corr, opsmap_key(rank, e->corr));
@@ -446,10 +491,11 @@ static int compute(const struct gt_store *s, const struct gt_scope *sc_in, int m
 	struct frame *stk = malloc(cap * sizeof(*stk));
 	c.cls = calloc(ns ? ns : 1, 1);
 	c.row_of = calloc(ns ? ns : 1, sizeof(*c.row_of));
-	int rc = (stk && c.cls && c.row_of && !opsmap_init(&c.corr, 1024) &&
-		  !opsmap_init(&c.ext, 1024)) ? 0 : -ENOMEM;
-	if (!rc)
-		rc = build_maps(&c, &sc);
+	memset(&c.corr, 0, sizeof(c.corr));
+	memset(&c.ext, 0, sizeof(c.ext));
+	int rc = (stk && c.cls && c.row_of) ? 0 : -ENOMEM;
+	if (!rc && !mem)
+		rc = build_maps(&c, &sc);   /* memory statistics need no device times */
 	size_t nl = store_lane_count(s);
 	for (size_t i = 0; i < nl && !rc; i++) {
 		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);

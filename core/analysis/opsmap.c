@@ -30,14 +30,40 @@ int opsmap_init(struct opsmap *m, size_t hint)
 	return 0;
 }
 
+int opsmap_init_dense(struct opsmap *m, uint64_t lo, uint64_t hi)
+{
+	memset(m, 0, sizeof(*m));
+	m->lo = lo;
+	m->span = hi - lo + 1;
+	m->val = calloc(m->span, sizeof(*m->val));
+	return m->val ? 0 : -ENOMEM;
+}
+
+struct opsmap_val *opsmap_put_spill(struct opsmap *m, uint64_t key)
+{
+	if (!m->spill) {
+		m->spill = calloc(1, sizeof(*m->spill));
+		if (!m->spill || opsmap_init(m->spill, 64)) {
+			free(m->spill);
+			m->spill = NULL;
+			return NULL;
+		}
+	}
+	return opsmap_put_hashed(m->spill, key);
+}
+
 void opsmap_done(struct opsmap *m)
 {
+	if (m->spill) {
+		opsmap_done(m->spill);
+		free(m->spill);
+	}
 	free(m->key);
 	free(m->val);
 	memset(m, 0, sizeof(*m));
 }
 
-struct opsmap_val *opsmap_get(const struct opsmap *m, uint64_t key)
+struct opsmap_val *opsmap_get_hashed(const struct opsmap *m, uint64_t key)
 {
 	if (!m->key)
 		return NULL;
@@ -68,7 +94,7 @@ static int grow(struct opsmap *m)
 	return 0;
 }
 
-struct opsmap_val *opsmap_put(struct opsmap *m, uint64_t key)
+struct opsmap_val *opsmap_put_hashed(struct opsmap *m, uint64_t key)
 {
 	if (2 * (m->n + 1) > m->mask + 1 && grow(m))
 		return NULL;

@@ -1,7 +1,10 @@
 /*
  * opsmap.h - a map from a 64-bit key (rank << 32 | id, never 0) to three
  * int64 sums and a flag, for the operator table's correlation and external
- * id joins.  Open addressing, linear probing, grows at 1/2 load.
+ * id joins.  Hashed: open addressing, linear probing, grows at 1/2 load.
+ * Dense (ids that mostly fall in a range known beforehand, as correlation
+ * and external ids do): an array indexed by key - lo, no hashing; a key
+ * outside the range goes to a hashed spill map.
  */
 #ifndef GTRACE_ANALYSIS_OPSMAP_H
 #define GTRACE_ANALYSIS_OPSMAP_H
@@ -12,12 +15,15 @@
 struct opsmap_val {
 	int64_t a, b, c;
 	int taken;
+	int used;                 /* dense mode: the key was put */
 };
 
 struct opsmap {
-	uint64_t *key;            /* 0 = empty slot */
+	uint64_t *key;            /* hashed: 0 = empty slot; dense: NULL */
 	struct opsmap_val *val;
 	size_t mask, n;
+	uint64_t lo, span;        /* dense: keys lo .. lo + span - 1 */
+	struct opsmap *spill;     /* dense: keys outside the range (NULL = none yet) */
 };
 
 static inline uint64_t opsmap_key(int32_t rank, uint32_t id)
@@ -27,10 +33,35 @@ static inline uint64_t opsmap_key(int32_t rank, uint32_t id)
 
 /* an empty map with room for about `hint` keys; 0 or -ENOMEM */
 int opsmap_init(struct opsmap *m, size_t hint);
+/* a dense map for keys lo .. hi; 0 or -ENOMEM */
+int opsmap_init_dense(struct opsmap *m, uint64_t lo, uint64_t hi);
 void opsmap_done(struct opsmap *m);
+struct opsmap_val *opsmap_get_hashed(const struct opsmap *m, uint64_t key);
+struct opsmap_val *opsmap_put_hashed(struct opsmap *m, uint64_t key);
+
 /* the value of key, or NULL */
-struct opsmap_val *opsmap_get(const struct opsmap *m, uint64_t key);
+static inline struct opsmap_val *opsmap_get(const struct opsmap *m, uint64_t key)
+{
+	if (m->key || !m->val)
+		return opsmap_get_hashed(m, key);
+	uint64_t i = key - m->lo;
+	if (key >= m->lo && i < m->span)
+		return m->val[i].used ? &m->val[i] : NULL;
+	return m->spill ? opsmap_get_hashed(m->spill, key) : NULL;
+}
+
+struct opsmap_val *opsmap_put_spill(struct opsmap *m, uint64_t key);
+
 /* the value of key, added zeroed when new; NULL on ENOMEM */
-struct opsmap_val *opsmap_put(struct opsmap *m, uint64_t key);
+static inline struct opsmap_val *opsmap_put(struct opsmap *m, uint64_t key)
+{
+	if (m->key || !m->val)
+		return opsmap_put_hashed(m, key);
+	uint64_t i = key - m->lo;
+	if (key < m->lo || i >= m->span)
+		return opsmap_put_spill(m, key);
+	m->val[i].used = 1;
+	return &m->val[i];
+}
 
 #endif

@@ -61,7 +61,8 @@ struct ops_result {
 int ops_compute(const struct gt_store *s, const struct gt_scope *sc, struct ops_result *out,
 		char *err, size_t errlen);
 void ops_result_done(struct ops_result *r);
-/* the same, with the memory statistics of device `mem_device` (a CUDA
+/* the calls and memory statistics (no device or Tensor Core times: left 0)
+ * of device `mem_device` (a CUDA
  * ordinal or GT_MEM_HOST): each GT_EVF_MEMORY instant of that device goes to
  * the innermost counted operator open at its time on its thread (none: not
  * counted, as the plugin drops it); r->mem_records / mem_unattributed count them */
