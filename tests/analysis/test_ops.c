@@ -164,6 +164,8 @@ static void rt(struct gt_store *s, uint32_t l, int64_t a, int64_t b, uint32_t co
  *     aten::relu [500,600) ext 4           launches corr 3 [510,530) -> kernel 30 ns
  *     aten::bad [550,700)                  partly overlaps relu: left out
  *     Optimizer.step#SGD.step [700,800)    not counted
+ *     aten::far [850,900) ext 4e9          launches corr 4e9 [860,870) -> kernel 40 ns: ids far
+ *                                          from the others (the maps' spill path)
  * Truth (plugin rules):
  *   addmm: 1 call, host total 290, runtime calls taken from the merged child
  *     only (its own corr-1 call is dropped with it): self 290 - 0 kids - 10 = 280,
@@ -171,6 +173,7 @@ static void rt(struct gt_store *s, uint32_t l, int64_t a, int64_t b, uint32_t co
  *   linear: 1 call, host total 400, self 400 - 290 = 110, device self 0,
  *     device total 50, eligible (allow-listed).
  *   relu: host total 100, self 100 - 20 = 80, device 30 / 30, not eligible.
+ *   far: host self 50 - 10 = 40, device self 40.
  */
 Test(analysis_ops, planted_tree)
 {
@@ -186,6 +189,9 @@ Test(analysis_ops, planted_tree)
 	rt(s, h, 510, 530, 3, 4);
 	op(s, h, "aten::bad", 550, 700, 0);
 	op(s, h, "Optimizer.step#SGD.step", 700, 800, 0);
+	op(s, h, "aten::far", 850, 900, 4000000000u);
+	rt(s, h, 860, 870, 4000000000u, 4000000000u);
+	fx_add(s, g, GT_EV_KERNEL, "k_far", 1200, 1240, 4000000000u, 0);
 	fx_add(s, g, GT_EV_KERNEL, "k_plain", 1000, 1100, 1, 0);
 	fx_add(s, g, GT_EV_KERNEL, "sm80_xmma_gemm_f16f16", 1100, 1150, 2, 0);
 	fx_add(s, g, GT_EV_KERNEL, "k_relu", 1150, 1180, 3, 0);
@@ -193,8 +199,12 @@ Test(analysis_ops, planted_tree)
 	struct ops_result r;
 	char err[128];
 	cr_assert_eq(ops_compute(s, NULL, &r, err, sizeof(err)), 0);
-	cr_assert_eq(r.n, 3);
+	cr_assert_eq(r.n, 4);
 	cr_expect_eq(r.dropped, 1);
+	const struct ops_row *far = find(s, &r, "aten::far");
+	cr_assert_not_null(far);
+	cr_expect_eq(far->host_self_ns, 40);
+	cr_expect_eq(far->dev_self_ns, 40);
 	const struct ops_row *a = find(s, &r, "aten::addmm"), *l = find(s, &r, "aten::linear"),
 			     *u = find(s, &r, "aten::relu");
 	cr_assert(a && l && u);
@@ -223,8 +233,40 @@ Test(analysis_ops, planted_tree)
 	sc.t0_ns = 450;
 	sc.t1_ns = 1000;
 	cr_assert_eq(ops_compute(s, &sc, &r, err, sizeof(err)), 0);
-	cr_assert_eq(r.n, 1);
-	cr_expect_eq(r.rows[0].name, relu);
+	cr_assert_eq(r.n, 2);
+	cr_expect_str_eq(store_str(s, r.rows[0].name), "aten::far");   /* 40 ns device self */
+	cr_expect_eq(r.rows[1].name, relu);                             /* 30 ns */
+	ops_result_done(&r);
+	store_free(s);
+}
+
+/*
+ * 300 operators in a row, each launching one 10 ns kernel, ids 1..300
+ * except the 150th whose external and correlation ids are 4e9: outside the
+ * range the lanes' first and last ids span (the maps' spill path).  Truth:
+ * every op 1 call, device self 10 ns; the far one too.
+ */
+Test(analysis_ops, stray_ids)
+{
+	struct gt_store *s = store_new();
+	uint32_t h = fx_lane(s, GT_LANE_HOST, 0, -1, 1), g = fx_lane(s, GT_LANE_GPU, 0, 0, 7);
+	for (uint32_t i = 1; i <= 300; i++) {
+		uint32_t id = i == 150 ? 4000000000u : i;
+		char nm[32];
+		snprintf(nm, sizeof(nm), "op_%u", i);
+		op(s, h, nm, 100 * i, 100 * i + 50, id);
+		rt(s, h, 100 * i + 10, 100 * i + 20, id, id);
+		fx_add(s, g, GT_EV_KERNEL, "k", 100 * i + 30, 100 * i + 40, id, 0);
+	}
+	cr_assert_eq(store_finish(s), 0);
+	struct ops_result r;
+	char err[128];
+	cr_assert_eq(ops_compute(s, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(r.n, 300);
+	for (size_t i = 0; i < r.n; i++) {
+		cr_expect_eq(r.rows[i].dev_self_ns, 10, "%s", store_str(s, r.rows[i].name));
+		cr_expect_eq(r.rows[i].host_self_ns, 40, "%s", store_str(s, r.rows[i].name));
+	}
 	ops_result_done(&r);
 	store_free(s);
 }
