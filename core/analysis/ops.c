@@ -250,11 +250,10 @@ static int is_rec(const struct gt_event *e, uint32_t mem_dev)
 	return e->kind == GT_EV_INSTANT && (e->flags & GT_EVF_MEMORY) && e->aux == mem_dev;
 }
 
-static const struct gt_event *sort_ev;
-
-static int by_nest(const void *a, const void *b)
+static int by_nest(const void *a, const void *b, void *ctx)
 {
-	const struct gt_event *x = &sort_ev[*(const uint32_t *)a], *y = &sort_ev[*(const uint32_t *)b];
+	const struct gt_event *ev = ctx;
+	const struct gt_event *x = &ev[*(const uint32_t *)a], *y = &ev[*(const uint32_t *)b];
 	if (x->start_ns != y->start_ns)
 		return x->start_ns < y->start_ns ? -1 : 1;
 	int rx = x->kind == GT_EV_INSTANT, ry = y->kind == GT_EV_INSTANT;
@@ -285,10 +284,8 @@ static long lane_nodes(const struct gt_lane *l, uint32_t mem_dev, uint32_t **out
 		prev = e;
 		v[n++] = (uint32_t)i;
 	}
-	if (!sorted) {
-		sort_ev = l->ev;    /* qsort has no context argument; one UI/analysis thread */
-		qsort(v, n, sizeof(*v), by_nest);
-	}
+	if (!sorted)
+		qsort_r(v, n, sizeof(*v), by_nest, l->ev);
 	*out = v;
 	return (long)n;
 }
