@@ -68,7 +68,7 @@ static int d_lane(void *ctx, uint32_t id, struct ring_lane_def *o)
 		return -1;
 	const struct gt_lane *l = store_lane_at(ls->s, id);
 	o->type = l->key.type;
-	o->rank = (l->key.rank < 0 ? 0 : l->key.rank) + ls->rank_base;
+	o->rank = l->key.rank + ls->rank_base;
 	o->device = l->key.device;
 	o->pid = l->key.pid;
 	o->tid = l->key.id;

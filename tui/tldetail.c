@@ -36,10 +36,10 @@ static void lane_desc(const struct gt_store *s, uint32_t lane, char *buf, size_t
 		snprintf(id, sizeof(id), "%s %lld", l->key.type == GT_LANE_GPU ? "stream" : "tid",
 			 (long long)l->key.id);
 	if (l->key.type == GT_LANE_GPU)
-		snprintf(buf, len, "rank %d GPU %d %s", l->key.rank < 0 ? 0 : l->key.rank,
+		snprintf(buf, len, "rank %d GPU %d %s", l->key.rank,
 			 l->key.device, id);
 	else
-		snprintf(buf, len, "rank %d pid %lld %s", l->key.rank < 0 ? 0 : l->key.rank,
+		snprintf(buf, len, "rank %d pid %lld %s", l->key.rank,
 			 (long long)l->key.pid, id);
 }
 

@@ -47,7 +47,7 @@ static int top_kernels(const struct gt_store *s, const struct gt_scope *sc,
 		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
 		if (l->key.type != GT_LANE_GPU || !((l->kinds_mask >> GT_EV_KERNEL) & 1))
 			continue;
-		if ((sc->rank >= 0 && anl_lane_rank(l) != sc->rank) ||
+		if ((sc->rank >= 0 && l->key.rank != sc->rank) ||
 		    (sc->gpu >= 0 && l->key.device != sc->gpu))
 			continue;
 		size_t first, last;
@@ -86,7 +86,7 @@ static void environment(const struct gt_store *s, const struct gt_scope *sc,
 	free(ranks);
 	for (size_t i = 0; i < store_lane_count(s); i++) {
 		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
-		if (!l->n || (sc->rank >= 0 && anl_lane_rank(l) != sc->rank))
+		if (!l->n || (sc->rank >= 0 && l->key.rank != sc->rank))
 			continue;
 		if (l->key.type == GT_LANE_GPU && (sc->gpu < 0 || l->key.device == sc->gpu))
 			r->streams++;

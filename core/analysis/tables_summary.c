@@ -64,7 +64,7 @@ static int lanes_and_kinds(const struct gt_store *s, const struct gt_scope *sc,
 		int gpu = l->key.type == GT_LANE_GPU;
 		*ngpu_lanes += gpu;
 		*nhost_lanes += l->key.type == GT_LANE_HOST;
-		gt_table_set_int(lt, w, 0, l->key.rank < 0 ? 0 : l->key.rank);
+		gt_table_set_int(lt, w, 0, l->key.rank);
 		if (gt_table_set_str(lt, w, 1, gpu ? "stream" : l->key.type == GT_LANE_HOST ?
 				     "thread" : "counter"))
 			goto nomem;

@@ -72,4 +72,12 @@ int lod_build(struct gt_lane *l);
 void lod_free(struct gt_lane *l);
 int corr_build(struct gt_store *s);
 
+/* the store's edge for ranks: an unknown rank (-1, any negative) is rank 0.
+ * Applied once where a lane, device, rank or correlation query comes in, so
+ * every rank a reader gets back from the store is >= 0. */
+static inline int32_t store_rank_norm(int32_t rank)
+{
+	return rank < 0 ? 0 : rank;
+}
+
 #endif
