@@ -189,3 +189,29 @@ Test(cli_diff, errors, .timeout = 60)
 	cr_expect(strstr(out, "step 99 is not in the baseline run") != NULL, "%s", out);
 	free(out);
 }
+
+/* the two new stats reports through the binary: JSON numbers are numbers,
+ * the plugin's first operator and the memory peak of GPU 0 (mem_ref.py:
+ * 2,791,636,480 bytes) */
+Test(cli_diff, stats_ops_and_memory_json, .timeout = 120)
+{
+	char args[2048], *out = NULL;
+	snprintf(args, sizeof(args), "stats '%s/" NW0 "' --report ops,memory-usage --format json",
+		 td());
+	cr_assert_eq(gtrace(args, &out), 0, "%s", out);
+	cJSON *root = cJSON_Parse(out);
+	cr_assert_not_null(root, "not JSON: %.200s", out);
+	cr_assert(cJSON_IsArray(root));
+	const cJSON *ops = rows_of(cJSON_GetArrayItem(root, 0), "ops");
+	const cJSON *first = cJSON_GetArrayItem(ops, 0);
+	cr_expect_str_eq(cJSON_GetObjectItem(first, "Name")->valuestring,
+			 "aten::cudnn_convolution_backward_weight");
+	cr_expect_eq(num(first, "Calls"), 318);
+	cr_expect_eq(num(first, "Device Self Duration (us)"), 142461);
+	const cJSON *mu = rows_of(cJSON_GetArrayItem(root, 1), "memory_usage");
+	const cJSON *gpu = row_named(mu, "Device", "GPU 0");
+	cr_expect_eq(num(gpu, "Peak Allocated (bytes)"), 2791636480.0);
+	cr_expect_eq(num(gpu, "Records"), 8220);
+	cJSON_Delete(root);
+	free(out);
+}
