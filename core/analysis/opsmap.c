@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "anl.h"
 #include "opsmap.h"
 
 static size_t slot(uint64_t k, size_t mask)
@@ -35,8 +36,14 @@ int opsmap_init_dense(struct opsmap *m, uint64_t lo, uint64_t hi)
 	memset(m, 0, sizeof(*m));
 	m->lo = lo;
 	m->span = hi - lo + 1;
-	m->val = calloc(m->span, sizeof(*m->val));
-	return m->val ? 0 : -ENOMEM;
+	/* values are zeroed when first put: a reused block needs no clearing */
+	m->val = anl_mem_get(m->span * sizeof(*m->val), &m->val_bytes);
+	m->used = calloc((m->span + 63) / 64, sizeof(*m->used));
+	if (!m->val || !m->used) {
+		opsmap_done(m);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 struct opsmap_val *opsmap_put_spill(struct opsmap *m, uint64_t key)
@@ -58,8 +65,12 @@ void opsmap_done(struct opsmap *m)
 		opsmap_done(m->spill);
 		free(m->spill);
 	}
+	if (m->used)
+		anl_mem_put(m->val, m->val_bytes);
+	else
+		free(m->val);
+	free(m->used);
 	free(m->key);
-	free(m->val);
 	memset(m, 0, sizeof(*m));
 }
 

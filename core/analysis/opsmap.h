@@ -15,7 +15,6 @@
 struct opsmap_val {
 	int64_t a, b, c;
 	int taken;
-	int used;                 /* dense mode: the key was put */
 };
 
 struct opsmap {
@@ -23,6 +22,8 @@ struct opsmap {
 	struct opsmap_val *val;
 	size_t mask, n;
 	uint64_t lo, span;        /* dense: keys lo .. lo + span - 1 */
+	uint64_t *used;           /* dense: bit per slot, set = put (val is zeroed then) */
+	size_t val_bytes;         /* dense: size of the val block (a reused scratch block) */
 	struct opsmap *spill;     /* dense: keys outside the range (NULL = none yet) */
 };
 
@@ -46,7 +47,7 @@ static inline struct opsmap_val *opsmap_get(const struct opsmap *m, uint64_t key
 		return opsmap_get_hashed(m, key);
 	uint64_t i = key - m->lo;
 	if (key >= m->lo && i < m->span)
-		return m->val[i].used ? &m->val[i] : NULL;
+		return (m->used[i >> 6] >> (i & 63)) & 1 ? &m->val[i] : NULL;
 	return m->spill ? opsmap_get_hashed(m->spill, key) : NULL;
 }
 
@@ -60,7 +61,10 @@ static inline struct opsmap_val *opsmap_put(struct opsmap *m, uint64_t key)
 	uint64_t i = key - m->lo;
 	if (key < m->lo || i >= m->span)
 		return opsmap_put_spill(m, key);
-	m->val[i].used = 1;
+	if (!((m->used[i >> 6] >> (i & 63)) & 1)) {
+		m->used[i >> 6] |= 1ull << (i & 63);
+		m->val[i] = (struct opsmap_val){ 0 };
+	}
 	return &m->val[i];
 }
 
