@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace/ops.h"
+#include "ops_priv.h"
 #include "opsmap.h"
 
 /* name class bits, cached per string id (bit 7: known) */
@@ -22,68 +23,6 @@
 #define NC_TC_KERN 0x02u
 #define NC_EXCL    0x04u
 #define NC_KNOWN   0x80u
-
-/* the plugin's operator allow-list (torch_tb_profiler tensor_core.py) */
-static const char *const tc_ops[] = {
-	"aten::_convolution", "aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::conv_tbc",
-	"aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d",
-	"aten::convolution", "aten::cudnn_convolution", "aten::cudnn_convolution_transpose",
-	"aten::prelu", "aten::addmm", "aten::addmv", "aten::addr", "aten::matmul", "aten::mm",
-	"aten::mv", "aten::linear", "aten::addbmm", "aten::baddbmm", "aten::bmm",
-	"aten::chain_matmul", "aten::linalg_multi_dot", "aten::_thnn_fused_lstm_cell",
-	"aten::_thnn_fused_gru_cell", "aten::lstm_cell", "aten::gru_cell", "aten::rnn_tanh_cell",
-	"aten::rnn_relu_cell", "CudnnConvolutionBackward", "BmmBackward0",
-	"aten::cudnn_convolution_transpose_backward", "CudnnConvolutionTransposeBackward",
-	"MmBackward", "aten::cudnn_convolution_backward_weight", "aten::addmm_", "AddmvBackward",
-	"MvBackward", "aten::cudnn_convolution_transpose_backward_weight",
-	"aten::cudnn_convolution_transpose_backward_input", "AddmmBackward",
-	"aten::cudnn_convolution_backward_input", "AddbmmBackward",
-	"aten::cudnn_convolution_backward", NULL
-};
-
-/* the plugin's Tensor Core kernel name patterns (substrings) */
-static const char *const tc_kernels[] = {
-	"h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "dgrad_1x1_stride_2x2",
-	"first_layer_wgrad_kernel", "conv1x1", "conv2d_c1_k1", "direct_group",
-	"xmma_implicit_gemm", "xmma_sparse_conv", "xmma_warp_specialized_implicit_gemm",
-	"xmma_gemm", "xmma_sparse_gemm", "c1688", NULL
-};
-
-int ops_tc_op_name(const char *name)
-{
-	for (size_t i = 0; tc_ops[i]; i++)
-		if (!strcmp(name, tc_ops[i]))
-			return 1;
-	return 0;
-}
-
-int ops_tc_kernel_name(const char *name)
-{
-	for (size_t i = 0; tc_kernels[i]; i++)
-		if (strstr(name, tc_kernels[i]))
-			return 1;
-	return 0;
-}
-
-static int has_prefix(const char *s, const char *p)
-{
-	return !strncmp(s, p, strlen(p));
-}
-
-static int has_suffix(const char *s, const char *x)
-{
-	size_t n = strlen(s), m = strlen(x);
-	return n >= m && !strcmp(s + n - m, x);
-}
-
-/* operators the plugin keeps out of its table */
-static int excluded(const char *n)
-{
-	return has_prefix(n, "ProfilerStep#") || has_prefix(n, "Optimizer.") ||
-	       (has_prefix(n, "enumerate(DataLoader)#") && has_suffix(n, ".__next__")) ||
-	       has_prefix(n, "enumerate(DataPipe)#") || !strcmp(n, "DataParallel.forward") ||
-	       !strcmp(n, "DistributedDataParallel.forward");
-}
 
 struct ctx {
 	const struct gt_store *s;
@@ -104,7 +43,7 @@ static unsigned name_class(struct ctx *c, uint32_t name)
 		const char *n = store_str(c->s, name);
 		c->cls[name] = (uint8_t)(NC_KNOWN | (ops_tc_op_name(n) ? NC_TC_OP : 0) |
 					 (ops_tc_kernel_name(n) ? NC_TC_KERN : 0) |
-					 (excluded(n) ? NC_EXCL : 0));
+					 (ops_excluded_name(n) ? NC_EXCL : 0));
 	}
 	return c->cls[name];
 }

@@ -165,8 +165,8 @@ Test(cli_diff, resnet50_ops_and_kernels, .timeout = 180)
 	snprintf(args, sizeof(args), "diff '%s/" NW0 "' '%s/" NW4 "' --report kernels --format csv",
 		 td(), td());
 	cr_assert_eq(gtrace(args, &out), 0, "%s", out);
-	static const char hdr[] = "Name,Baseline Time (us),Experiment Time (us),Delta Time (us),";
-	cr_expect(!strncmp(out, hdr, strlen(hdr)), "%.100s", out);
+	cr_expect(strstr(out, "Name,Baseline Time (us),Experiment Time (us),Delta Time (us),") != NULL,
+		  "%.100s", out);
 	free(out);
 }
 
