@@ -11,12 +11,13 @@
 #include "cmd.h"
 #include "gtrace/diff.h"
 #include "gtrace/load.h"
+#include "stats_out.h"
 
 static void diff_help(FILE *f)
 {
 	fprintf(f,
 		"usage: gtrace diff BASELINE EXPERIMENT [--report NAME] [--format table|csv|json]\n"
-		"                   [--align first|start|step=N] [--rank R]\n\n"
+		"                   [--align first|start|step=N] [--rank R] [--table NAME|list] [-o DIR]\n\n"
 		"Compare two runs (any input gtrace opens).  Deltas are experiment - baseline.\n\n"
 		"options:\n"
 		"  --report NAME  breakdown (default): the average aligned step per category\n"
@@ -28,13 +29,17 @@ static void diff_help(FILE *f)
 		"  --align A      first: each run's complete steps paired from its first\n"
 		"                 (default); step=N: paired from step N in both runs; start:\n"
 		"                 each whole run from its start as one window\n"
-		"  --rank R       compare rank R of both runs (default: the lowest rank)\n");
+		"  --rank R       compare rank R of both runs (default: the lowest rank)\n"
+		"  --table NAME   print only that table (list: the tables); CSV prints the\n"
+		"                 first table unless --table or -o says otherwise\n"
+		"  -o DIR         one file per table in DIR (NAME.csv, .json or .txt)\n");
 }
 
 struct diff_args {
 	const char *path[2];
 	int npath;
 	const char *report;
+	const char *table, *dir;
 	enum gt_format_out fmt;
 	struct diff_opts o;
 };
@@ -76,9 +81,10 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 			a->path[a->npath++] = arg;
 			continue;
 		}
-		static const char *const opts[] = { "--report", "--format", "--align", "--rank" };
+		static const char *const opts[] = { "--report", "--format", "--align", "--rank",
+						     "--table", "-o" };
 		size_t k = 0;
-		for (; k < 4; k++) {
+		for (; k < 6; k++) {
 			size_t ol = strlen(opts[k]);
 			if (!strncmp(arg, opts[k], ol) && (arg[ol] == 0 || arg[ol] == '=')) {
 				if (arg[ol] == '=')
@@ -115,6 +121,12 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 			a->o.rank = (int32_t)strtol(val, &end, 10);
 			if (*end || !*val || errno || a->o.rank < 0)
 				return cmd_usage_error("diff", "--rank needs a rank number, not '%s'", val);
+			break;
+		case 4:
+			a->table = val;
+			break;
+		case 5:
+			a->dir = val;
 			break;
 		default:
 			return cmd_usage_error("diff", "unknown option '%s'", arg);
@@ -154,8 +166,14 @@ int cmd_diff(int argc, char **argv)
 	}
 	char rname[64];
 	snprintf(rname, sizeof(rname), "diff_%s", a.report);
-	if (!rc && gt_report_out_write(stdout, rname, &o, a.fmt))
-		rc = 1;
+	const struct gt_report rep = { .name = rname };
+	const struct gt_report *reps[] = { &rep };
+	struct stats_out so = { .reps = reps, .outs = &o, .n = 1, .fmt = a.fmt, .table = a.table,
+				.dir = a.dir, .input = a.path[0] };
+	if (!rc)
+		rc = stats_out_check(&so);
+	if (!rc)
+		rc = stats_out_emit(&so);
 	if (!rc && fflush(stdout)) {
 		cmd_error("writing the output: %s", strerror(errno));
 		rc = 1;

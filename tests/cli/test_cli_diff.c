@@ -170,6 +170,27 @@ Test(cli_diff, resnet50_ops_and_kernels, .timeout = 180)
 	free(out);
 }
 
+/* CSV is one table: the main one, or the one --table names */
+Test(cli_diff, csv_tables, .timeout = 120)
+{
+	char args[2048], *out = NULL;
+	snprintf(args, sizeof(args), "diff '%s/" NW0 "' '%s/" NW4 "' --format csv --table diff_steps",
+		 td(), td());
+	cr_assert_eq(gtrace(args, &out), 0, "%s", out);
+	cr_expect(!strncmp(out, "Baseline Step,Experiment Step,", 30), "%.80s", out);
+	size_t lines = 0;
+	for (const char *p = out; *p; p++)
+		lines += *p == '\n';
+	cr_expect_eq(lines, 7, "header and six aligned steps: %s", out);
+	free(out);
+	snprintf(args, sizeof(args), "diff '%s/" NW0 "' '%s/" NW4 "' --format csv", td(), td());
+	cr_assert_eq(gtrace(args, &out), 0, "%s", out);
+	cr_expect(!strncmp(out, "Category,Baseline (us),Experiment (us),Delta (us),Delta (%)\n", 60),
+		  "%.80s", out);
+	cr_expect_null(strstr(out, "Baseline Step"), "one table per CSV");
+	free(out);
+}
+
 Test(cli_diff, errors, .timeout = 60)
 {
 	char args[2048], *out = NULL;
