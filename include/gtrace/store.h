@@ -134,6 +134,10 @@ size_t store_rank_count(const struct gt_store *s);
 const struct gt_rank *store_rank_at(const struct gt_store *s, size_t i);
 
 struct gt_drops *store_drops(struct gt_store *s);
+/* events lost of d: CUPTI's dropped records, records without timestamps,
+ * ring overflow, import skips (buffers_declined is a cause of CUPTI's
+ * drops, already in cupti_dropped, and not added) */
+uint64_t store_drops_lost(const struct gt_drops *d);
 
 /* free-form metadata (source path, format, environment): key -> value */
 int store_meta_set(struct gt_store *s, const char *key, const char *value);

@@ -1328,6 +1328,51 @@ def case_xplane():
     quit_ok()
 
 
+def case_attach():
+    """gtrace attach on a program started without gtrace: the capture
+    library is loaded with ptrace, the live view fills, q detaches; the
+    program runs on and ends with exactly its own output and status"""
+    prog = os.path.join(BUILD, "tests", "capture", "attach", "att_sleeper")
+    if not os.path.exists(prog):
+        skip("no attach target at " + prog)
+    out = os.path.join(TMP, "att.out")
+    env = dict(os.environ, GTRACE_SYNTH="20000")
+    env.pop("GTRACE_AUTOSTART", None)
+    with open(out, "w") as f:
+        p = subprocess.Popen([prog, "200", "50000", "7"], stdout=f, env=env)
+    try:
+        deadline = time.time() + 10
+        while "tick 1\n" not in open(out).read():
+            if time.time() > deadline:
+                fail("the target did not start")
+            time.sleep(0.05)
+        cmd = "env LANG=C.UTF-8 TERM=xterm-256color %s attach %d; echo EXIT=$?; sleep 600" % (
+            os.path.abspath(GTRACE), p.pid)
+        tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "40", cmd)
+        tmux("set-option", "-t", "t", "status", "off", check=False)
+        s = wait_for(r"live: 1 procs? capturing", 15)
+        if "pid %d" % p.pid not in s:
+            fail("the live view does not name the process", s)
+        s = wait_for(r"synth_kernel_\d|GPU 0", 10)
+        keys("q")
+        s = wait_for(r"^EXIT=\d+", 10)
+        if "EXIT=0" not in s:
+            fail("gtrace attach did not exit with 0", s)
+        lst = subprocess.run([GTRACE, "attach", "--list"], capture_output=True, text=True).stdout
+        if not re.search(r"^%d\s+\S+\s+dormant\b" % p.pid, lst, re.M):
+            fail("after q the process is not listed dormant:\n" + lst)
+        rc = p.wait(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    if rc != 7:
+        fail("the target exited with %d, not its own 7" % rc)
+    want = "".join("tick %d\n" % i for i in range(200))
+    if open(out).read() != want:
+        fail("the target's output changed")
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
