@@ -55,9 +55,17 @@ void ui_busy(struct app *a, const char *msg)
 	getmaxyx(stdscr, rows, cols);
 	if (rows < 1 || cols < 1)
 		return;
-	term_fill((struct lrect){ 0, rows - 1, cols, 1 }, theme_attr(TH_SELECT));
-	term_put(rows - 1, 1, cols - 2, theme_attr(TH_SELECT), msg);
-	refresh();
+	/* a window of its own over the status line: the frame being built in
+	 * stdscr (erased, not drawn yet) is not shown, the old frame stays up */
+	WINDOW *w = newwin(1, cols, rows - 1, 0);
+	if (!w)
+		return;
+	wbkgdset(w, ' ' | theme_attr(TH_SELECT));
+	werase(w);
+	wattrset(w, theme_attr(TH_SELECT));
+	mvwaddnstr(w, 0, 1, msg, cols - 2);
+	wrefresh(w);
+	delwin(w);
 }
 
 void ui_switch(struct app *a, int view)

@@ -1884,6 +1884,42 @@ def case_emulive():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def start_args(args, w=120, h=40):
+    """run `gtrace ARGS` (any subcommand) in a new session, like start()"""
+    cmd = "env LANG=C.UTF-8 TERM=xterm-256color %s %s; echo EXIT=$?; sleep 600" % (
+        os.path.abspath(GTRACE), args)
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", str(w), "-y", str(h), cmd)
+    tmux("set-option", "-t", "t", "status", "off", check=False)
+
+
+def case_liveblank():
+    """an analysis page of a live capture keeps its frame up while it
+    recomputes (every 2 s): sampled every 0.1 s for 6 s, the page is always
+    on screen, the busy note at most in the status line (the page used to
+    blank out but for "computing the overview..." for ~1 s in every 2)"""
+    start_args("demo --gpus 4 --rate 400000")
+    wait_for(r"GPU 0", 30)
+    for key, mark in (("4", "Recommendations"), ("2", "Total Time")):
+        keys(key)
+        wait_for(mark, 30)
+        time.sleep(0.5)
+        end = time.time() + 6
+        n = 0
+        while time.time() < end:
+            s = screen()
+            if mark not in s:
+                time.sleep(0.05)      # a frame still arriving: look once more
+                s = screen()
+                if mark not in s:
+                    fail("page %s blanked while recomputing (sample %d)" % (key, n), s)
+            n += 1
+            time.sleep(0.1)
+    keys("q")
+    s = wait_for(r"^EXIT=\d+", 15)
+    if "EXIT=0" not in s:
+        fail("gtrace demo did not exit with 0", s)
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
