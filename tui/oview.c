@@ -655,7 +655,8 @@ static void evidence(struct oview *o, const struct overview_rec *rc)
 		return;
 	}
 	int64_t t0 = 0, t1 = 0, x0, x1;
-	if (rc->evidence == OVERVIEW_EV_TIME && rc->t1_ns > rc->t0_ns) {
+	if ((rc->evidence == OVERVIEW_EV_TIME || rc->evidence == OVERVIEW_EV_GPU) &&
+	    rc->t1_ns > rc->t0_ns) {   /* a GPU's evidence: its rank's steps */
 		t0 = rc->t0_ns;
 		t1 = rc->t1_ns;
 	} else if (rc->evidence == OVERVIEW_EV_STEPS && !steps_range(s, rc->step0, &t0, &x1)) {
@@ -668,11 +669,18 @@ static void evidence(struct oview *o, const struct overview_rec *rc)
 	if (rc->gpu >= 0)
 		tlview_goto_gpu(a->views[VIEW_TRACE], rc->rank, rc->gpu);
 	ui_switch(a, VIEW_TRACE);
+	char what[64] = "";
+	if (rc->step0 >= 0 && rc->step1 >= rc->step0 && t1 > t0)
+		snprintf(what, sizeof(what), ", steps %lld-%lld", (long long)rc->step0,
+			 (long long)rc->step1);
+	else if (t1 > t0)
+		snprintf(what, sizeof(what), ", %.3f-%.3f ms", (double)(t0 - o->res.t0_ns) / 1e6,
+			 (double)(t1 - o->res.t0_ns) / 1e6);
 	if (rc->gpu >= 0)
-		ui_msg(a, "evidence: %s, cursor on rank %d GPU %d", rc->kind ? rc->kind : "recommendation",
-		       rc->rank, rc->gpu);
+		ui_msg(a, "evidence: %s%s, cursor on rank %d GPU %d",
+		       rc->kind ? rc->kind : "recommendation", what, rc->rank, rc->gpu);
 	else
-		ui_msg(a, "evidence: %s", rc->kind ? rc->kind : "recommendation");
+		ui_msg(a, "evidence: %s%s", rc->kind ? rc->kind : "recommendation", what);
 }
 
 /* move between recommendations; Enter shows the evidence */

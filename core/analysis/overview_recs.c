@@ -105,14 +105,25 @@ static void steps_evidence(const struct overview_result *r, struct overview_rec 
 	x->t1_ns = b->t1_ns;
 }
 
-/* evidence: one GPU */
-static void gpu_evidence(struct overview_rec *x, int32_t rank, int32_t gpu)
+/* evidence: one GPU, over its rank's steps (step0..step1, t0..t1) when the
+ * rank has steps, since what a GPU recommendation cites is step by step */
+static void gpu_evidence(const struct overview_result *r, struct overview_rec *x, int32_t rank,
+			 int32_t gpu)
 {
 	if (!x)
 		return;
 	x->evidence = OVERVIEW_EV_GPU;
 	x->rank = rank;
 	x->gpu = gpu;
+	for (size_t i = 0; i < r->nrk; i++) {
+		const struct overview_rank *k = &r->rk[i];
+		if (k->rank != rank || !k->nsteps || k->no_steps)
+			continue;
+		x->step0 = k->step0;
+		x->step1 = k->step1;
+		x->t0_ns = k->t0_ns;
+		x->t1_ns = k->t1_ns;
+	}
 }
 
 /* evidence: one rank's steps */
@@ -319,7 +330,7 @@ static void rec_launch(struct overview_result *r)
 		"torch.compile) or use CUDA graphs", tiny_pct, gn,
 		worst->span_ns ? 100.0 * (double)worst->idle_ns / (double)worst->span_ns : 0,
 		launch_pct, in_rank);
-	gpu_evidence(x, worst->rank, worst->device);
+	gpu_evidence(r, x, worst->rank, worst->device);
 }
 
 static void rec_straggler(struct overview_result *r)
@@ -336,7 +347,7 @@ static void rec_straggler(struct overview_result *r)
 		"slowest in %u of %zu steps): check its load balance, clocks and thermals, "
 		"or other processes on it", gn, m->straggler_pct, m->straggler_pct, g->slowest,
 		m->ncompared);
-	gpu_evidence(x, g->rank, g->device);
+	gpu_evidence(r, x, g->rank, g->device);
 }
 
 static void rec_comm(struct overview_result *r, const char *st)
@@ -413,7 +424,7 @@ static void rec_stagger(struct overview_result *r)
 		"(max %.0f us, %.1f %% of the step): the host thread launching for several GPUs "
 		"is contended; use one process per GPU (DistributedDataParallel) or CUDA graphs",
 		gn, w->stagger_mean_ns / 1e3, w->stagger_max_ns / 1e3, w->stagger_pct);
-	gpu_evidence(x, w->rank, w->device);
+	gpu_evidence(r, x, w->rank, w->device);
 }
 
 /* collective time per step against the expected all-reduce time
@@ -468,7 +479,7 @@ static void rec_expected(struct overview_result *r)
 			"NCCL_ALGO/NCCL_PROTO, and that gradients are all-reduced once per step",
 			w->mean_comm_ns / 1e3, gn, x_, (double)m->param_bytes / 1048576.0, m->link_gbps,
 			m->expected_comm_ns / 1e3);
-	gpu_evidence(x, w->rank, w->device);
+	gpu_evidence(r, x, w->rank, w->device);
 }
 
 int overview_recs(struct overview_result *r)

@@ -206,6 +206,9 @@ static struct gt_table *rec_table(const struct overview_result *r)
 		else if (x->evidence == OVERVIEW_EV_STEPS)
 			snprintf(ev, sizeof(ev), "rank %d steps %lld-%lld", x->rank, (long long)x->step0,
 				 (long long)x->step1);
+		else if (x->evidence == OVERVIEW_EV_GPU && x->step0 >= 0)
+			snprintf(ev, sizeof(ev), "rank %d GPU %d, steps %lld-%lld", x->rank, x->gpu,
+				 (long long)x->step0, (long long)x->step1);
 		else if (x->evidence == OVERVIEW_EV_GPU)
 			snprintf(ev, sizeof(ev), "rank %d GPU %d", x->rank, x->gpu);
 		else if (x->evidence == OVERVIEW_EV_TIME)

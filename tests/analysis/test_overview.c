@@ -258,6 +258,12 @@ Test(overview, staggered, .timeout = 60)
 	run(SIM_STAGGERED, 1, 4, &r, &t, &s);
 	const struct overview_rec *x = only_alarm(&r, "staggered");
 	cr_assert_eq(x->gpu, t.gpus - 1);
+	/* its evidence: that GPU over every planted step (each step is staggered) */
+	cr_expect_eq(x->evidence, OVERVIEW_EV_GPU);
+	cr_expect_eq(x->step1 - x->step0 + 1, t.steps, "steps %lld-%lld of %d", (long long)x->step0,
+		     (long long)x->step1, t.steps);
+	cr_expect(x->t1_ns - x->t0_ns >= (int64_t)(t.steps - 1) * t.step_ns, "span %lld ns",
+		  (long long)(x->t1_ns - x->t0_ns));
 	/* GPU k starts k * stagger_us after GPU 0 */
 	double want_us = (t.gpus - 1) * t.stagger_us;
 	const struct multigpu_gpu *g = &r.mg.gpus[t.gpus - 1];

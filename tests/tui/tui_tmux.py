@@ -1920,6 +1920,41 @@ def case_liveblank():
         fail("gtrace demo did not exit with 0", s)
 
 
+def span_s(txt):
+    """seconds of a status-line duration such as 736ms, 2.65s, 12us"""
+    m = re.match(r"([\d.]+)(ns|us|ms|s)$", txt)
+    return float(m.group(1)) * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[m.group(2)]
+
+
+def case_ovevidence():
+    """Enter on a GPU recommendation ([staggered] on the XPlane profile) zooms
+    the trace view to the steps it cites, not just the cursor to the GPU: the
+    view goes from the whole capture to about the one step (its length as the
+    overview page says), the step's marker on screen"""
+    path = os.path.join(TESTDATA, "tf", "tf_bert_multiworker.xplane.pb")
+    if not os.path.exists(path):
+        skip("test data missing: " + path)
+    start(path, 120, 40)
+    s = wait_for(r"GPU 4", 30)
+    whole = span_s(re.search(r"view \+\S+ \((\S+)\)", status_line(s)).group(1))
+    keys("4")
+    s = wait_for(r"\[staggered\] GPU 6", 30)
+    step = span_s(re.search(r"Average step\s+(\S+) over 1 steps", s).group(1))
+    recs = re.findall(r"^\s+(?:!!|! |- ) \[([a-z-]+)\]", s, re.M)
+    for _ in range(recs.index("staggered")):
+        keys("j")
+    keys("Enter")
+    s = wait_for(r"evidence: staggered")
+    if not re.search(r"evidence: staggered, steps 0-0, cursor on rank 0 GPU 6", s):
+        fail("the status does not name the steps shown", s)
+    view = span_s(re.search(r"view \+\S+ \((\S+)\)", status_line(s)).group(1))
+    if not (step <= view <= 1.25 * step) or view >= whole:
+        fail("view spans %.3fs: not zoomed to step 0 (%.3fs; whole %.3fs)" % (view, step, whole), s)
+    if not re.search(r"^steps\s+\|?#0", s, re.M):
+        fail("step 0's marker is not on screen", s)
+    quit_ok()
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
