@@ -224,7 +224,7 @@ int layout_parse_time(const char *s, int64_t *out)
 	while (*end == ' ')
 		end++;
 	double mul = 1;
-	if (!*end || !strcmp(end, "ns"))
+	if (!strcmp(end, "ns") || (!*end && v == 0))   /* a unit is needed but for 0 */
 		mul = 1;
 	else if (!strcmp(end, "us"))
 		mul = 1e3;

@@ -74,7 +74,7 @@ char *layout_fmt_rel(int64_t ns, char *buf, size_t len);
 /* a time stamp with microsecond precision: "173.412ms" under a second,
  * "2.500000s" from one second on */
 char *layout_fmt_ts(int64_t ns, char *buf, size_t len);
-/* parse "12.5ms", "3s", "400us", "100" (ns); 0 or -EINVAL */
+/* parse "12.5ms", "3s", "400us", "100ns", "0" (a unit is needed but for 0); 0 or -EINVAL */
 int layout_parse_time(const char *s, int64_t *out_ns);
 
 /* s shortened to at most w cells (one per UTF-8 code point) by cutting its

@@ -154,7 +154,7 @@ void tlnav_goto_done(struct view *v, const char *text)
 	struct tlview *t = (struct tlview *)v;
 	int64_t ns;
 	if (layout_parse_time(text, &ns)) {
-		ui_msg(t->v.app, "not a time: '%s' (try 1.5s, 300ms, 20us)", text);
+		ui_msg(t->v.app, "not a time: '%s' (units ns, us, ms, s, e.g. 1.5s)", text);
 		return;
 	}
 	int64_t lo = tlview_t_lo(t), at = lo + ns;

@@ -164,8 +164,13 @@ Test(layout, parse_time)
 	cr_expect_eq(v, 300000000);
 	cr_expect_eq(layout_parse_time("20us", &v), 0);
 	cr_expect_eq(v, 20000);
-	cr_expect_eq(layout_parse_time("100", &v), 0);
+	cr_expect_eq(layout_parse_time("100ns", &v), 0);
 	cr_expect_eq(v, 100);
+	/* a number without a unit is refused (it used to mean ns), but for 0 */
+	cr_expect_eq(layout_parse_time("1.5", &v), -EINVAL);
+	cr_expect_eq(layout_parse_time("100", &v), -EINVAL);
+	cr_expect_eq(layout_parse_time("0", &v), 0);
+	cr_expect_eq(v, 0);
 	cr_expect_eq(layout_parse_time("x", &v), -EINVAL);
 	cr_expect_eq(layout_parse_time("5min", &v), -EINVAL);
 	cr_expect_eq(layout_parse_time("1e30s", &v), -EINVAL);

@@ -1603,6 +1603,15 @@ def case_navigate():
     s = wait_for(r"cursor \+0\.000ms")
     if not re.search(r"view \+0ns \(", status_line(s)):
         fail("g 0: the view does not start at the capture start", s)
+    # a number without a unit is refused, as stats --range does (it meant ns)
+    keys("g")
+    type_text("1.5")
+    keys("Enter")
+    s = wait_for(r"not a time: '1\.5' \(units ns, us, ms, s")
+    clear_msg()
+    s = wait_for(r"cursor \+")
+    if not re.search(r"cursor \+0\.000ms", s):
+        fail("g 1.5 moved the cursor", s)
     keys("g")
     type_text("2.6ms")
     keys("Enter")
