@@ -308,6 +308,35 @@ static int has_gpu(const struct gt_store *s, int32_t g, int32_t r)
 	return 0;
 }
 
+/* events on GPU G's lanes (of rank r, or any rank when r < 0); G < 0: on
+ * every GPU's */
+static uint64_t gpu_events(const struct gt_store *s, int32_t g, int32_t r)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < store_lane_count(s); i++) {
+		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+		if (l->key.type == GT_LANE_GPU && (g < 0 || l->key.device == g) &&
+		    (r < 0 || l->key.rank == r))
+			n += l->n;
+	}
+	return n;
+}
+
+/* "GPUs with events: 0, 3" (of rank r when r >= 0), for the --gpu message */
+static void gpus_with_events(const struct gt_store *s, int32_t r, char *buf, size_t len)
+{
+	size_t w = (size_t)snprintf(buf, len, "GPUs with events:");
+	int any = 0;
+	for (int32_t g = 0; g < 1024 && w < len; g++) {
+		if (!gpu_events(s, g, r))
+			continue;
+		w += (size_t)snprintf(buf + w, len - w, "%s %d", any ? "," : "", (int)g);
+		any = 1;
+	}
+	if (!any)
+		snprintf(buf, len, "no GPU has events");
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -424,6 +453,14 @@ static int make_scope(const struct gt_store *s, const struct stats_args *a, stru
 		id_list(s, 1, sc->rank, have, sizeof(have));
 		cmd_error("%s: no GPU %lld%s in the trace (%s)", a->paths[0], a->gpu,
 			  a->rank >= 0 ? " on that rank" : "", have);
+		return 1;
+	}
+	/* a GPU of the device table with no events would fall back to other
+	 * figures (a report over nothing): refuse it the same way */
+	if (a->gpu >= 0 && !gpu_events(s, sc->gpu, sc->rank)) {
+		gpus_with_events(s, sc->rank, have, sizeof(have));
+		cmd_error("%s: GPU %lld%s has no events (%s)", a->paths[0], a->gpu,
+			  a->rank >= 0 ? " of that rank" : "", have);
 		return 1;
 	}
 	if (a->range) {

@@ -363,14 +363,13 @@ Test(cli_stats, range_and_filters)
 	cr_assert_eq(csv_sum(&c, "Instances"), 8772);
 	csv_free(&c);
 	run_free(&r);
-	/* GPU 1 has no kernels in this trace (one V100 of four did the work) */
+	/* GPU 1 has no kernels in this trace (one V100 of four did the work):
+	 * refused, see gpu_without_events */
 	cr_assert(asprintf(&args, "%s --gpu 1", t) > 0);
 	r = gtrace(args);
 	free(args);
-	cr_assert_eq(r.rc, 0, "%s", r.err);
-	csv_parse(r.out, &c);
-	cr_assert_eq(c.n, 1, "header only");
-	csv_free(&c);
+	cr_assert_eq(r.rc, 1, "%s", r.out);
+	cr_assert(strstr(r.err, "GPU 1 has no events (GPUs with events: 0)"), "%s", r.err);
 	run_free(&r);
 	/* a range of the first 100 ms holds fewer kernels than the whole */
 	cr_assert(asprintf(&args, "%s --range :100ms", t) > 0);
@@ -442,6 +441,33 @@ Test(cli_stats, unknown_rank_or_gpu)
 	struct csv c;
 	csv_parse(r.out, &c);
 	cr_assert_eq(csv_sum(&c, "Instances"), 1104);   /* sampled_rank-1, see directory_and_rank */
+	csv_free(&c);
+	run_free(&r);
+}
+
+/* a GPU of the device table without events is refused too (it used to give a
+ * report over nothing with other figures): the ResNet-50 trace lists GPUs 0-3
+ * in its deviceProperties, its kernels are on one GPU lane (MANIFEST: GPU lanes
+ * with kernels 1), device 0 */
+Test(cli_stats, gpu_without_events)
+{
+	const char *f = "../shared/testdata/kineto/resnet50_num_workers_0.pt.trace.json.gz";
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "stats %s --gpu 1 --report overview", f);
+	struct run r = gtrace(cmd);
+	skip_if_unbuilt(&r);
+	cr_assert_eq(r.rc, 1, "%s", r.out);
+	cr_assert_str_eq(r.out, "");
+	char want[256];
+	snprintf(want, sizeof(want), "gtrace: %s: GPU 1 has no events (GPUs with events: 0)\n", f);
+	cr_assert_str_eq(r.err, want);
+	run_free(&r);
+	snprintf(cmd, sizeof(cmd), "stats %s --gpu 0 --format csv", f);
+	r = gtrace(cmd);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	struct csv c;
+	csv_parse(r.out, &c);
+	cr_assert_eq(csv_sum(&c, "Instances"), 8772);   /* MANIFEST: 8,772 kernels */
 	csv_free(&c);
 	run_free(&r);
 }
