@@ -16,11 +16,13 @@
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: gtrace attach PID | --all | --list\n\n"
+	fprintf(f, "usage: gtrace attach PID [--force] | --all | --list\n\n"
 		   "  --list   processes with the capture library loaded or that use CUDA (injectable):\n"
 		   "           pid, GPUs, state, RANK, command\n"
 		   "  PID      open the live viewer on that process (q quits; the process runs on); a\n"
 		   "           process started without gtrace gets the capture library with ptrace\n"
+		   "  --force  load the library into a process that maps no CUDA driver too (refused\n"
+		   "           otherwise: it would have nothing to record)\n"
 		   "  --all    every process of yours that uses CUDA, as ranks of one view\n");
 	return f == stdout ? 0 : 2;
 }
@@ -90,13 +92,18 @@ int cmd_attach(int argc, char **argv)
 		return usage(stdout);
 	if (!strcmp(argv[1], "--list"))
 		return list();
+	int force = 0;
+	if (argc > 2 && !strcmp(argv[2], "--force"))
+		force = 1;
+	else if (argc > 2 && !strcmp(argv[1], "--force"))
+		force = 1, argv++, argc--;
 	int all = !strcmp(argv[1], "--all");
 	char *end;
 	long pid = all ? 0 : strtol(argv[1], &end, 10);
 	if (!all && (*end || pid <= 0))
 		return cmd_usage_error("attach", "'%s' is not a process id", argv[1]);
-	if (argc > 2)
-		return cmd_usage_error("attach", "unexpected argument '%s'", argv[2]);
+	if (argc > 2 + force)
+		return cmd_usage_error("attach", "unexpected argument '%s'", argv[2 + force]);
 	struct gt_store *s = store_new();
 	if (!s) {
 		cmd_error("out of memory");
@@ -106,7 +113,7 @@ int cmd_attach(int argc, char **argv)
 	live_sess_init(&ss, s, 0);
 	char err[512], name[32];
 	int rc = all ? live_attach_all(&ss, 0, err, sizeof(err))
-		     : live_attach_add(&ss, (pid_t)pid, 0, err, sizeof(err));
+		     : live_attach_add(&ss, (pid_t)pid, force ? LIVE_ATTACH_FORCE : 0, err, sizeof(err));
 	if (rc < 0) {
 		cmd_error("%s", err);
 		store_free(s);

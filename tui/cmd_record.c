@@ -16,7 +16,7 @@
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: gtrace record -o FILE [--duration S] [--ring RECORDS] (--pid PID | --all | -- CMD [ARGS])\n\n"
+	fprintf(f, "usage: gtrace record -o FILE [--duration S] [--ring RECORDS] (--pid PID [--force] | --all | -- CMD [ARGS])\n\n"
 		   "Capture without a terminal into a .gtrace file.  With --pid, attach to a process\n"
 		   "(the capture library is loaded into it with ptrace when it was not started under\n"
 		   "gtrace); --all attaches to every process of yours that uses CUDA, as ranks; with -- CMD,\n"
@@ -25,7 +25,9 @@ static int usage(FILE *f)
 		   "  -o, --output FILE   the .gtrace file to write\n"
 		   "  --duration S        stop after S seconds\n"
 		   "  --ring RECORDS      ring size per process in 64-byte records (default 1M)\n"
-		   "  -q, --quiet         no status line every second\n");
+		   "  -q, --quiet         no status line every second\n"
+		   "  --force             with --pid, load the library into a process that maps no\n"
+		   "                      CUDA driver too (refused otherwise: nothing to record)\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -35,7 +37,7 @@ int cmd_record(int argc, char **argv)
 	double duration = 0;
 	long pid = 0;
 	unsigned long ring = 0;
-	int quiet = 0, all = 0, i;
+	int quiet = 0, all = 0, force = 0, i;
 	char **cmd = NULL;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -51,6 +53,10 @@ int cmd_record(int argc, char **argv)
 		}
 		if (!strcmp(a, "--all")) {
 			all = 1;
+			continue;
+		}
+		if (!strcmp(a, "--force")) {
+			force = 1;
 			continue;
 		}
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -94,7 +100,8 @@ int cmd_record(int argc, char **argv)
 	store_meta_set(s, "source", "gtrace record");
 	if (pid || all) {
 		if ((all ? live_attach_all(&ss, 0, err, sizeof(err))
-			 : live_attach_add(&ss, (pid_t)pid, 0, err, sizeof(err))) < 0) {
+			 : live_attach_add(&ss, (pid_t)pid, force ? LIVE_ATTACH_FORCE : 0, err,
+					   sizeof(err))) < 0) {
 			cmd_error("%s", err);
 			store_free(s);
 			return 1;

@@ -151,12 +151,16 @@ struct pinj_result;
 /* 1 when pid listens on its gtrace control socket */
 int live_listening(pid_t pid);
 /* make pid attachable: nothing when it listens already, else load the
- * capture library with ptrace and wait for its socket; 0 (res says which)
- * or negative errno / -PINJ_* with one line in err */
-int live_attach_prepare(pid_t pid, struct pinj_result *res, char *err, size_t errlen);
+ * capture library with ptrace and wait for its socket (a process mapping no
+ * CUDA driver is refused, -PINJ_ENOCUDA, unless LIVE_ATTACH_FORCE or it sets
+ * GTRACE_SYNTH); 0 (res says which) or negative errno / -PINJ_* with one
+ * line in err */
+#define LIVE_ATTACH_QUIET 0x1   /* live_attach_add: say nothing on stderr */
+#define LIVE_ATTACH_FORCE 0x2   /* inject into a process that maps no CUDA driver too */
+int live_attach_prepare(pid_t pid, int flags, struct pinj_result *res, char *err, size_t errlen);
 /* live_attach_prepare then live_sess_add; says on stderr what was loaded
- * unless quiet */
-int live_attach_add(struct live_sess *ss, pid_t pid, int quiet, char *err, size_t errlen);
+ * unless LIVE_ATTACH_QUIET; flags LIVE_ATTACH_* */
+int live_attach_add(struct live_sess *ss, pid_t pid, int flags, char *err, size_t errlen);
 /* processes that map a CUDA driver or listen (of our uid when mine_only);
  * fills up to max, returns the count found */
 size_t live_cuda_pids(pid_t *pids, size_t max, int mine_only);

@@ -28,7 +28,7 @@ int live_listening(pid_t pid)
 	return 0;
 }
 
-int live_attach_prepare(pid_t pid, struct pinj_result *res, char *err, size_t errlen)
+int live_attach_prepare(pid_t pid, int flags, struct pinj_result *res, char *err, size_t errlen)
 {
 	memset(res, 0, sizeof(*res));
 	if (live_listening(pid)) {
@@ -42,6 +42,11 @@ int live_attach_prepare(pid_t pid, struct pinj_result *res, char *err, size_t er
 		return -ENOENT;
 	}
 	struct pinj_opts o = { .lib_path = lib, .version = GTRACE_VERSION };
+	/* no CUDA driver, nothing to record: refused unless forced, or unless
+	 * the process runs the library's synthetic source (GTRACE_SYNTH) */
+	char synth[32];
+	if (!(flags & LIVE_ATTACH_FORCE) && live_proc_env(pid, "GTRACE_SYNTH", synth, sizeof(synth)))
+		o.flags |= PINJ_F_NEED_CUDA;
 	int rc = pinj_inject(pid, &o, res, err, errlen);
 	if (rc < 0)
 		return rc;
@@ -61,13 +66,13 @@ int live_attach_prepare(pid_t pid, struct pinj_result *res, char *err, size_t er
 	return -ETIMEDOUT;
 }
 
-int live_attach_add(struct live_sess *ss, pid_t pid, int quiet, char *err, size_t errlen)
+int live_attach_add(struct live_sess *ss, pid_t pid, int flags, char *err, size_t errlen)
 {
 	struct pinj_result res;
-	int rc = live_attach_prepare(pid, &res, err, errlen);
+	int rc = live_attach_prepare(pid, flags, &res, err, errlen);
 	if (rc < 0)
 		return rc;
-	if (!res.already && !quiet)
+	if (!res.already && !(flags & LIVE_ATTACH_QUIET))
 		fprintf(stderr, "gtrace: loaded the capture library into process %d in %.1f ms "
 			"(thread %d stopped %.1f ms)\n", (int)pid, (double)res.total_ns / 1e6,
 			(int)res.tid, (double)res.stopped_ns / 1e6);
@@ -188,7 +193,7 @@ int live_attach_all(struct live_sess *ss, int quiet, char *err, size_t errlen)
 	int joined = 0;
 	for (size_t i = 0; i < n; i++) {
 		char why[512];
-		if (live_attach_add(ss, c[i].pid, quiet, why, sizeof(why)) < 0) {
+		if (live_attach_add(ss, c[i].pid, quiet ? LIVE_ATTACH_QUIET : 0, why, sizeof(why)) < 0) {
 			fprintf(stderr, "gtrace: skipped: %s\n", why);
 			continue;
 		}

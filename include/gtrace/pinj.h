@@ -41,10 +41,14 @@ enum pinj_error {
 	PINJ_EIO,            /* reading/writing the target or an ELF failed */
 	PINJ_EARCH,          /* an architecture this build cannot inject into */
 	PINJ_ESTOPPED,       /* the process is stopped (SIGSTOP) */
+	PINJ_ENOCUDA,        /* PINJ_F_NEED_CUDA and the process maps no CUDA driver */
 };
 
+/* pinj_opts.flags */
+#define PINJ_F_NEED_CUDA 0x1u   /* refuse, before any ptrace, a process mapping no libcuda.so */
+
 struct pinj_opts {
-	uint32_t flags;                  /* none yet */
+	uint32_t flags;                  /* PINJ_F_* */
 	const char *lib_path;            /* absolute path of libgtrace-inject.so */
 	const char *version;             /* this gtrace's version (GTRACE_VERSION) */
 	int timeout_ms;                  /* per remote call; 0 = 10000 */

@@ -417,6 +417,42 @@ Test(attach, refused_other_version_loaded)
 	cr_assert_eq(wait_exit(t), 7);
 }
 
+/* a process that maps no CUDA driver has nothing to record: attach and
+ * record --pid refuse it in one line before any ptrace (it keeps no library,
+ * no thread, and runs on untouched); --force loads the library anyway */
+Test(attach, refused_no_cuda)
+{
+	char prog[1100], err[4096], out[4096], exp[1024];
+	snprintf(prog, sizeof(prog), "%s/att_sleeper", tdir);
+	char *argv[] = { prog, "40", "50000", "7", NULL };
+	pid_t t = spawn(argv, at("nc.out"), NULL, -1, -1, NULL, NULL);
+	wait_for(at("nc.out"), "tick 1\n");
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)t);
+	char *args[] = { "attach", pid, NULL };
+	cr_assert_eq(run_gtrace(args, -1, err, sizeof(err)), 1, "%s", err);
+	char want[200];
+	snprintf(want, sizeof(want), "gtrace: process %d does not use CUDA (no libcuda.so in its maps)",
+		 (int)t);
+	cr_assert(!strncmp(err, want, strlen(want)) && strstr(err, "--force") &&
+		  strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
+	char *rec[] = { "record", "-q", "-o", (char *)at("nc.gtrace"), "--pid", pid, NULL };
+	cr_assert_eq(run_gtrace(rec, -1, err, sizeof(err)), 1, "%s", err);
+	cr_assert(strstr(err, "does not use CUDA"), "%s", err);
+	cr_assert(access(at("nc.gtrace"), F_OK) < 0, "no file for a refused attach");
+	cr_assert(!maps_have(t, "libgtrace-inject.so"));
+	/* forced: the library is loaded (it then finds no driver to record) */
+	char *force[] = { "record", "-q", "--force", "-o", (char *)at("nf.gtrace"), "--duration", "0.2",
+			  "--pid", pid, NULL };
+	run_gtrace(force, -1, err, sizeof(err));
+	cr_assert(!strstr(err, "does not use CUDA"), "%s", err);
+	cr_assert(maps_have(t, "libgtrace-inject.so"), "%s", err);
+	cr_assert_eq(wait_exit(t), 7);
+	slurp(at("nc.out"), out, sizeof(out));
+	ticks(exp, sizeof(exp), 40);
+	cr_assert_str_eq(out, exp);
+}
+
 /* dlopen fails inside the target: dlerror's text comes back, the thread is
  * put back and the process runs on as if nothing happened */
 Test(attach, failed_dlopen_puts_target_back)
