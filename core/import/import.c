@@ -406,7 +406,9 @@ int import_dir(const char *dir, const struct gt_load_opts *o, struct gt_store *s
 	if (rc)
 		snprintf(err, errlen, "%s: out of memory", dir);
 	else if (n == 0) {
-		snprintf(err, errlen, "%s: no trace files (*.json, *.json.gz) in this directory", dir);
+		snprintf(err, errlen, "%s: no trace files in this directory (a directory takes "
+			 "*.json, *.json.gz, *.xplane.pb, *.xplane.pb.gz, or a TensorBoard profile "
+			 "LOGDIR; open a .gtrace or nsys .sqlite file by its name)", dir);
 		rc = -ENOENT;
 	} else {
 		qsort(names, n, sizeof(*names), name_cmp);

@@ -264,6 +264,9 @@ Test(bad, files_on_disk)
 	p = dir;
 	cr_expect_neq(gt_load(&p, 1, &o, &s, err, sizeof(err)), 0);
 	cr_expect(strstr(err, "no trace files"), "%s", err);
+	/* every kind a directory takes is named (it used to say only the JSON ones) */
+	cr_expect(strstr(err, "*.json, *.json.gz, *.xplane.pb, *.xplane.pb.gz, or a TensorBoard "
+			       "profile LOGDIR") && strstr(err, ".gtrace"), "%s", err);
 	char f[600];
 	snprintf(f, sizeof(f), "%s/rank-3.json", dir);
 	FILE *fp = fopen(f, "w");
