@@ -20,15 +20,34 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "demo", cmd_demo, "demo [--gpus N] [--scenario NAME]        live viewer on the built-in simulated multi-GPU trainer" },
-	{ "open", cmd_open, "open PATH...                             a .gtrace capture, a Kineto/Chrome JSON(.gz), an nsys .sqlite, a directory of per-rank files, a TensorFlow/JAX .xplane.pb or log directory" },
-	{ "run", cmd_run, "run [--record FILE] -- CMD [ARGS]        start CMD with capture injected; open the live viewer on it" },
-	{ "attach", cmd_attach, "attach PID | --list                      attach the viewer to a running process that has the capture library loaded" },
-	{ "record", cmd_record, "record -o FILE [--duration S] (--pid PID | -- CMD [ARGS])   headless capture, no terminal needed" },
-	{ "stats", cmd_stats, "stats PATH... [--report NAME] [--format table|csv|json] [--step N] [--range T0:T1] [--gpu G] [--rank R]   analyses as text" },
-	{ "export", cmd_export, "export PATH -o OUT.json[.gz]             Chrome trace JSON (opens in Perfetto) from any input" },
-	{ "sim", cmd_sim, "sim -o FILE [--gpus N] [--ranks R] [--steps N] [--scenario NAME] [--events N] [--seed S]   write a synthetic capture\n  gtrace sim --live [--gpus N] [--rate EVENTS_PER_S] [--seconds S]   a simulated trainer to attach to" },
-	{ "diff", cmd_diff, "diff A B [--report breakdown|kernels|ops|overview] [--format table|csv|json] [--align first|start|step=N]   compare two runs" },
+	{ "demo", cmd_demo, "demo [--gpus N] [--scenario NAME] [--rate EVENTS_PER_S] [--seconds S]\n"
+	  "      live viewer on the built-in simulated multi-GPU trainer" },
+	{ "open", cmd_open, "open [--param-bytes B --link-gbps X] [--run NAME] PATH...\n"
+	  "      view a .gtrace capture, a Kineto/Chrome JSON(.gz), an nsys .sqlite, a directory of\n"
+	  "      per-rank files, a TensorFlow/JAX .xplane.pb[.gz] or a TensorBoard log directory" },
+	{ "run", cmd_run, "run [--record FILE] -- CMD [ARGS]\n"
+	  "      start CMD with capture injected; open the live viewer on it" },
+	{ "attach", cmd_attach, "attach PID [--force] | --all | --list\n"
+	  "      attach the viewer to running processes (loads the capture library with ptrace\n"
+	  "      into a process that uses CUDA and was started without gtrace)" },
+	{ "record", cmd_record, "record -o FILE [--duration S] [--ring RECORDS] [-q]\n"
+	  "             (--pid PID [--force] | --all | -- CMD [ARGS])\n"
+	  "      headless capture to a .gtrace file, no terminal needed" },
+	{ "stats", cmd_stats, "stats PATH... [--report NAME[,NAME...]] [--format table|csv|json]\n"
+	  "             [--table NAME|list] [-o DIR] [--step N] [--range T0:T1] [--gpu G] [--rank R]\n"
+	  "             [--param-bytes B --link-gbps X] [--run NAME]\n"
+	  "      analyses as text, CSV or JSON" },
+	{ "export", cmd_export, "export PATH... -o OUT.json[.gz] [--no-flows] [--gzip-level N] [--run NAME]\n"
+	  "      Chrome trace JSON (opens in Perfetto) from any input" },
+	{ "sim", cmd_sim, "sim -o FILE [--gpus N] [--ranks R] [--steps N] [--scenario NAME]\n"
+	  "             [--scenario-rank R] [--events N] [--seed S] [--memory steady|leak]\n"
+	  "      write a synthetic capture with a planted bottleneck\n"
+	  "  gtrace sim --live [--gpus N] [--ranks N] [--scenario NAME] [--rate EVENTS_PER_S]\n"
+	  "             [--seconds S] [--steps N] [--seed N] [--wait] [--linger S]\n"
+	  "      a simulated trainer to attach to" },
+	{ "diff", cmd_diff, "diff A B [--report breakdown|kernels|ops|overview] [--format table|csv|json]\n"
+	  "             [--align first|start|step=N] [--rank R] [--table NAME|list] [-o DIR]\n"
+	  "      compare two runs" },
 };
 
 void cmd_error(const char *fmt, ...)
