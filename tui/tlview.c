@@ -21,7 +21,7 @@ static const char *const tl_help[] = {
 	"Enter            fold / unfold a group    o O  fold / unfold all",
 	"e  click label   host thread: show / hide its nesting depth rows",
 	"c                kernel <-> the API call that launched it",
-	"/ n N            search names (regex, case-insensitive) from the cursor; next, previous",
+	"/ n N            search names from the cursor (regex, any case); next, prev",
 	"g                go to a time (e.g. 1.5s, 300ms from the start)",
 	"m  M             mark a range (twice; on another lane: an area over the lanes between), zoom to it; Esc clears",
 	"F                follow the newest data (live)",

@@ -107,28 +107,66 @@ static void prompt_key(struct app *a, int ch)
 	}
 }
 
-/* the `?` box: the focused view's keys, then the global ones */
+/* one help line wrapped to w columns (continuations indented 4, broken at
+ * a space when there is one); draws its rows from y while y < ymax when
+ * draw, returns the rows it takes */
+static int help_line(int y, int x, int w, int ymax, attr_t at, const char *s, int draw)
+{
+	int rows = 0, ind = 0;
+	char buf[256];
+	if (w < 1)
+		return 1;
+	while (*s) {
+		int room = w - ind, n = (int)strlen(s);
+		if (room < 8)
+			room = w, ind = 0;
+		if (n > room) {
+			int cut = room;
+			while (cut > room / 2 && s[cut] != ' ')
+				cut--;
+			n = s[cut] == ' ' ? cut : room;
+		}
+		if (draw && y + rows < ymax) {
+			snprintf(buf, sizeof(buf), "%*s%.*s", ind, "", n, s);
+			term_put(y + rows, x, w, at, buf);
+		}
+		rows++;
+		s += n;
+		while (*s == ' ')
+			s++;
+		ind = 4;
+	}
+	return rows ? rows : 1;
+}
+
+/* the `?` box: the focused view's keys, then the global ones; as wide as
+ * its longest line allows on the terminal, lines wrapped to it */
 static void help_overlay(struct app *a, struct lrect area)
 {
 	const char *const *vh = a->views[a->cur]->ops->help;
+	int longest = 40;
+	for (const char *const *p = vh; p && *p; p++)
+		longest = (int)strlen(*p) > longest ? (int)strlen(*p) : longest;
+	for (const char *const *p = keys_help; *p; p++)
+		longest = (int)strlen(*p) > longest ? (int)strlen(*p) : longest;
+	int w = longest + 4 < area.w ? longest + 4 : area.w;
 	int n = 0;
 	for (const char *const *p = vh; p && *p; p++)
-		n++;
+		n += help_line(0, 0, w - 3, 0, 0, *p, 0);
 	for (const char *const *p = keys_help; *p; p++)
-		n++;
-	int w = area.w > 78 ? 76 : area.w;
+		n += help_line(0, 0, w - 3, 0, 0, *p, 0);
 	int h = n + 4 > area.h ? area.h : n + 4;
 	struct lrect r = { area.x + (area.w - w) / 2, area.y + (area.h - h) / 2, w, h };
 	term_fill(r, theme_attr(TH_STATUS));
 	term_printf(r.y, r.x + 1, r.w - 2, theme_attr(TH_STATUS) | A_BOLD,
 		    "keys: %s (Esc or ? closes)", a->views[a->cur]->ops->name);
-	int y = r.y + 1;
-	for (const char *const *p = vh; p && *p && y < r.y + r.h - 1; p++)
-		term_put(y++, r.x + 2, r.w - 3, theme_attr(TH_STATUS), *p);
-	if (y < r.y + r.h - 1)
+	int y = r.y + 1, ymax = r.y + r.h - 1;
+	for (const char *const *p = vh; p && *p && y < ymax; p++)
+		y += help_line(y, r.x + 2, r.w - 3, ymax, theme_attr(TH_STATUS), *p, 1);
+	if (y < ymax)
 		term_put(y++, r.x + 2, r.w - 3, theme_attr(TH_STATUS) | A_BOLD, "everywhere:");
 	for (const char *const *p = keys_help; *p && y < r.y + r.h; p++)
-		term_put(y++, r.x + 2, r.w - 3, theme_attr(TH_STATUS), *p);
+		y += help_line(y, r.x + 2, r.w - 3, r.y + r.h, theme_attr(TH_STATUS), *p, 1);
 }
 
 void ui_frame(struct app *a)

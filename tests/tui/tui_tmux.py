@@ -1964,6 +1964,32 @@ def case_ovevidence():
     quit_ok()
 
 
+def case_helpbox():
+    """the ? box is as wide as its longest line where the terminal allows
+    (120 columns: every line whole) and wraps its lines on 80x24 (the words
+    at a line's end still shown); pause is listed as Space and p"""
+    longest = "mark a range (twice; on another lane: an area over the lanes between), zoom to it; Esc clears"
+    for w, h in ((120, 40), (80, 24)):
+        tmux("kill-server", check=False)
+        start(sim("balanced", gpus=2, steps=4), w, h)
+        wait_for(r"GPU 0")
+        keys("?")
+        s = wait_for(r"keys: Trace")
+        flat = re.sub(r"\s+", " ", s)
+        if w == 120 and longest not in s:
+            fail("%dx%d: the longest help line is cut" % (w, h), s)
+        if w == 80 and (longest not in flat or "Esc clears" not in s):
+            fail("%dx%d: the longest help line is not wrapped whole" % (w, h), s)
+        if not re.search(r"Space p\s+pause/resume", s):
+            fail("%dx%d: pause is not listed as Space and p" % (w, h), s)
+        for want in ("q  quit", "this help", "^L  redraw", "Esc  back", "1-4 Tab S-Tab"):
+            if want not in s:
+                fail("%dx%d: the help lacks '%s'" % (w, h, want), s)
+        keys("?")
+        wait_for(r"keys: Trace", absent=True)
+        quit_ok()
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
