@@ -329,8 +329,15 @@ void tlview_goto_gpu(struct view *v, int32_t rank, int32_t gpu)
 void tlview_zoom_range(struct view *v, int64_t t0, int64_t t1)
 {
 	struct tlview *t = (struct tlview *)v;
-	int64_t pad = (t1 - t0) / 20;
-	layout_tmap_fit(&t->m, t0 - pad, t1 + pad, t->m.cols);
+	int64_t pad = (t1 - t0) / 20, lo = t0 - pad, hi = t1 + pad;
+	/* the margin never shows time before the capture (nor after it) */
+	if (store_event_count(S(t))) {
+		if (lo < store_t_min(S(t)) && t0 >= store_t_min(S(t)))
+			lo = store_t_min(S(t));
+		if (hi > store_t_max(S(t)) && t1 <= store_t_max(S(t)))
+			hi = store_t_max(S(t));
+	}
+	layout_tmap_fit(&t->m, lo, hi, t->m.cols);
 	t->col = (int)layout_t2col(&t->m, t0);
 	t->pinned = 0;
 	t->follow = 0;
