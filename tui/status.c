@@ -22,6 +22,47 @@ void status_tabs(struct app *a, struct lrect r)
 	}
 }
 
+/* the last resort when even the short line is too long for w columns:
+ * every field whole or not at all, kept by weight (the range, a non-zero
+ * drop count, the source's state, the cursor), shown in their usual order;
+ * the source's state ("live: 1 proc recording, 5k ev/s, ...") keeps as
+ * many of its comma-separated parts as fit */
+static void fit_fields(const struct app *a, const char *name, const char *dropped, int w,
+		       char *line, size_t len)
+{
+	char range[sizeof(a->range) + 16] = "", cursor[sizeof(a->cursor) + 8] = "",
+	     src[sizeof(a->src_status) + 8] = "";
+	if (a->range[0])
+		snprintf(range, sizeof(range), " | %s%s", a->range,
+			 a->paused ? " paused" : a->follow ? " follow" : "");
+	if (a->cursor[0])
+		snprintf(cursor, sizeof(cursor), " | %s", a->cursor);
+	int room = w - 1 - (int)strlen(name);
+	int use_range = range[0] && (int)strlen(range) <= room;
+	room -= use_range ? (int)strlen(range) : 0;
+	int use_drop = dropped[0] && (int)strlen(dropped) <= room;
+	room -= use_drop ? (int)strlen(dropped) : 0;
+	if (a->src_status[0] && room > 3) {
+		/* whole parts of the state: cut before the first ", " that overflows */
+		int k = snprintf(src, sizeof(src), " | %s", a->src_status);
+		if (k > room) {
+			char *c = src, *last = NULL;
+			while ((c = strstr(c, ", ")) && c - src <= room) {
+				last = c;
+				c += 2;
+			}
+			if (last)
+				*last = 0;
+			else
+				src[0] = 0;
+		}
+		room -= (int)strlen(src);
+	}
+	int use_cursor = cursor[0] && (int)strlen(cursor) <= room;
+	snprintf(line, len, " %s%s%s%s%s", name, use_drop ? dropped : "", src, use_range ? range : "",
+		 use_cursor ? cursor : "");
+}
+
 void status_draw(struct app *a, struct lrect r)
 {
 	const struct gt_store *s = a->store;
@@ -79,6 +120,8 @@ void status_draw(struct app *a, struct lrect r)
 		if (k <= r.w - mw)
 			break;
 	}
+	if ((int)strlen(line) > r.w - mw)
+		fit_fields(a, shortname, drop ? dropped : "", r.w - mw, line, sizeof(line));
 	term_fill(r, theme_attr(TH_STATUS));
 	attr_t at = theme_attr(TH_STATUS);
 	if (drop)

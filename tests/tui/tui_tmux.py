@@ -1990,6 +1990,48 @@ def case_helpbox():
         quit_ok()
 
 
+WHOLE_FIELDS = [r"\S+ ev", r"[\d.]+(ns|us|ms|s)", r"dropped \d+",
+                r"live: \d+ procs? [a-z]+( \(view paused\))?(, [\d.]+[kM]? ev/s"
+                r"(, [\d.]+[kM]? events(, \d+ lost)?)?)?",
+                r"(view|range) \+\S+ \(\S+\)( paused| follow)?", r"cursor \+\S+",
+                r"/nccl: match \d+ of \d+ \(case-insensitive\)"]
+
+
+def check_fields(s, what):
+    """every ' | '-separated field of the status line is one of WHOLE_FIELDS
+    (after the source name): none is cut short"""
+    parts = [p.strip() for p in status_line(s).split(" | ")]
+    for p in parts[1:]:
+        if not any(re.fullmatch(w, p) for w in WHOLE_FIELDS):
+            fail("%s: the status field '%s' is cut or unknown" % (what, p), s)
+
+
+def case_statusfit():
+    """the live demo's status line at 120 columns, paused and during a
+    search: fields whole or not at all (it read "..., 0  | view paused" with
+    "lost" cut, and "view +2 | /nccl: match ...")"""
+    start_args("demo --gpus 4 --rate 400000", 120, 40)
+    wait_for(r"GPU 0", 30)
+    wait_for(r"\d[kM] events")
+    keys("Space")
+    clear_msg()
+    s = wait_for(r"\) paused")
+    check_fields(s, "paused")
+    keys("Space")
+    wait_for(r"\) follow")
+    keys("/")
+    type_text("nccl")
+    keys("Enter")
+    s = wait_for(r"/nccl: match \d+")
+    check_fields(s, "search")
+    if not re.search(r"(view|range) \+\S+ \(\S+\)", status_line(s)):
+        fail("the range is not shown beside the search message", s)
+    keys("q")
+    s = wait_for(r"^EXIT=\d+", 15)
+    if "EXIT=0" not in s:
+        fail("gtrace demo did not exit with 0", s)
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
