@@ -192,17 +192,32 @@ static int device_used(const struct gt_store *s, const struct gt_device *d)
 }
 
 /* source, counts, devices, losses */
+/* "3,429,000": a count with thousands separators, as stats' tables print it */
+static const char *grouped(uint64_t v, char *buf, size_t len)
+{
+	char d[32];
+	int n = snprintf(d, sizeof(d), "%llu", (unsigned long long)v);
+	size_t o = 0;
+	for (int i = 0; i < n && o + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = d[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
 static void env_lines(struct oview *o, int *y, int end, struct lrect r)
 {
 	const struct gt_store *s = o->v.app->store;
 	const struct overview_result *res = &o->res;
-	char a[32];
+	char a[32], ev[40];
 	if (*y < end) {
 		const char *host = store_meta_get(s, "hostname");
 		term_printf((*y)++, r.x + 3, r.w - 4, 0,
-			    "%s  |  %zu rank(s), %zu GPU(s), %zu streams, %zu host threads  |  %llu events over %s%s%s",
+			    "%s  |  %zu rank(s), %zu GPU(s), %zu streams, %zu host threads  |  %s events over %s%s%s",
 			    o->v.app->src->name ? o->v.app->src->name : "", res->ranks, res->gpus,
-			    res->streams, res->host_threads, (unsigned long long)res->events,
+			    res->streams, res->host_threads, grouped(res->events, ev, sizeof(ev)),
 			    layout_fmt_dur(res->t1_ns - res->t0_ns, a, sizeof(a)), host ? "  |  host " : "",
 			    host ? host : "");
 	}
@@ -593,11 +608,23 @@ static void ov_draw(struct view *v, struct lrect r)
 			term_printf(y++, r.x + 3, 19, 0, "r%d GPU %-3d    n/a", o->util_gpu[g].rank,
 				    o->util_gpu[g].device);
 	}
-	if (shown < ng && y < end)
-		term_printf(y++, r.x + 3, r.w - 4, theme_attr(TH_DIM),
-			    "... %d more GPUs (%zu-%zu of %d shown; PgDn PgUp scroll; gtrace stats "
-			    "--report overview lists every one)", ng - shown, o->gpu_first + 1,
-			    o->gpu_first + (size_t)shown, ng);
+	if (shown < ng && y < end) {
+		/* the longest wording that fits whole: "rows 1-3 of 40" ("row 1 of 4") */
+		char rows[64], line[256];
+		if (shown == 1)
+			snprintf(rows, sizeof(rows), "row %zu of %d", o->gpu_first + 1, ng);
+		else
+			snprintf(rows, sizeof(rows), "rows %zu-%zu of %d", o->gpu_first + 1,
+				 o->gpu_first + (size_t)shown, ng);
+		snprintf(line, sizeof(line), "... %d more GPUs (%s; PgDn PgUp scroll; 'gtrace stats "
+			 "--report overview' lists all)", ng - shown, rows);
+		if ((int)strlen(line) > r.w - 4)
+			snprintf(line, sizeof(line), "... %d more GPUs (%s; PgDn PgUp scroll)",
+				 ng - shown, rows);
+		if ((int)strlen(line) > r.w - 4)
+			snprintf(line, sizeof(line), "... %d more GPUs (PgDn PgUp)", ng - shown);
+		term_put(y++, r.x + 3, r.w - 4, theme_attr(TH_DIM), line);
+	}
 	if (topk || !o->res.ntop)
 		y = section(y, r, "Top kernels");
 	for (size_t i = 0; i < o->res.ntop && (int)i < topk && y < end - 4; i++) {

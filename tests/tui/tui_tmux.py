@@ -1668,6 +1668,11 @@ def case_ovsmall():
     s = wait_for(r"Recommendations")
     if re.search(r"^\s+\.\.\. \d+ more GPUs", s, re.M) and not re.search(r"^\s+r\d+ GPU \d+ ", s, re.M):
         fail("'more GPUs' with no GPU row shown", s)
+    # the "more GPUs" line is whole (it was cut at "--report ove") and says
+    # "row 1 of 8", never "1-1 of 8"
+    more = re.search(r"^\s+(\.\.\. \d+ more GPUs.*?)\s*$", s, re.M)
+    if more and (not more.group(1).endswith(")") or re.search(r"\b(\d+)-\1 of", more.group(1))):
+        fail("the 'more GPUs' line is cut or reads oddly: %r" % more.group(1), s)
     seen = set(re.findall(r"^\s+r(\d+) GPU (\d+) ", s, re.M))
     for _ in range(10):
         keys("NPage")
@@ -2004,6 +2009,19 @@ def check_fields(s, what):
     for p in parts[1:]:
         if not any(re.fullmatch(w, p) for w in WHOLE_FIELDS):
             fail("%s: the status field '%s' is cut or unknown" % (what, p), s)
+
+
+def case_ovcount():
+    """the overview's event count has thousands separators, as stats' tables
+    (the ResNet-50 trace holds over 10,000 events)"""
+    if not os.path.exists(RESNET):
+        skip("test data missing: " + RESNET)
+    start(RESNET, 200, 40)
+    wait_for(r"GPU 0", 30)
+    keys("4")
+    s = wait_for(r"Recommendations", 30)
+    if not re.search(r"\|  \d{1,3}(,\d{3})+ events over ", s):
+        fail("the event count has no thousands separators", s)
 
 
 def case_statusfit():
