@@ -1884,6 +1884,71 @@ def case_emulive():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def fmt_dur_us(us):
+    """a duration in us as the viewer prints it (3 significant digits)"""
+    ns = us * 1000.0
+    for unit, div in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= div:
+            v = ns / div
+            return ("%.0f" if v >= 100 else "%.1f" if v >= 10 else "%.2f") % v + unit
+    return "%.0fns" % ns
+
+
+def case_ops():
+    """the Operators page (5) on ResNet-50 (workers 0): the top row is the TensorBoard
+    plugin's first operator (kineto/expected/tb_plugin_operators_nw0.json); Enter on
+    aten::cudnn_convolution lists its calls, count and host total as an independent pass
+    over the raw JSON finds them (tests/tui/ops_truth.py), the longest first; K lists the
+    GPU work that call launched (count and total from the same pass); Enter lands on it in
+    the trace view; Esc walks back to the table"""
+    import json
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import ops_truth
+    path = resnet()
+    exp = os.path.join(TESTDATA, "kineto", "expected", "tb_plugin_operators_nw0.json")
+    with open(exp) as f:
+        top = max(json.load(f)["data"]["data"], key=lambda r: r["device_self_duration"])
+    evs = ops_truth.load(path)
+    ncalls, host_us, longest = ops_truth.op_calls(evs, "aten::cudnn_convolution")
+    nwork, work_us = ops_truth.call_work(evs, longest)
+    start(path)
+    wait_for(r"GPU 0", 30)
+    keys("5")
+    s = wait_for(r"Device Self Duration \(us\) (▼|v)")
+    row = next((l for l in s.splitlines()[3:4]), "")
+    want = r"^\s*%d\s+%.1f\s" % (top["calls"], top["device_self_duration"])
+    if not re.match(want, row) or top["name"][-12:] not in row:
+        fail("top operator row %r, the plugin's: %s" % (row, top), s)
+    keys("/")
+    type_text("^aten::cudnn_convolution$")
+    keys("Enter")
+    s = wait_for(r"1 of \d+ rows")
+    keys("Enter")
+    s = wait_for(r"calls of aten::cudnn_convolution")
+    title = "%d calls, host total %s" % (ncalls, fmt_dur_us(host_us))
+    if title not in s:
+        fail("calls title: want %r" % title, s)
+    first = re.search(r"^\s+1\s+\S+\s+(\S+)\s+r0 thread", s, re.M)
+    if not first or first.group(1) != fmt_dur_us(float(longest["dur"])):
+        fail("the longest call first: want %s" % fmt_dur_us(float(longest["dur"])), s)
+    keys("K")
+    s = wait_for(r"GPU work of call 1 of aten::cudnn_convolution")
+    title = "%d launched, %s" % (nwork, fmt_dur_us(work_us))
+    if title not in s:
+        fail("GPU work title: want %r" % title, s)
+    if len(re.findall(r"^\s+\d+\s+\S+\s+\S+\s+r0 GPU 0 stream", s, re.M)) != nwork:
+        fail("want %d GPU work rows" % nwork, s)
+    keys("Enter")
+    s = wait_for(r"correlation \d+: launched by")
+    keys("5")
+    wait_for(r"GPU work of call 1")
+    keys("Escape", "Escape")
+    s = wait_for(r"operators  \|  1 of \d+ rows")
+    keys("Escape")
+    wait_for(r"operators  \|  (\d+) of \1 rows")
+    quit_ok()
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
