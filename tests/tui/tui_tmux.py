@@ -1949,6 +1949,57 @@ def case_ops():
     quit_ok()
 
 
+def ops_calls(s):
+    m = re.search(r"^ calls of (\S+)  \|  (\d+) calls", s, re.M)
+    return (m.group(1), int(m.group(2))) if m else (None, -1)
+
+
+def case_liveops():
+    """the Operators page in a live view: an operator's open call list stays open
+    across refreshes and grows in place (the simulator plants one call of each
+    operator per step and GPU); paused, it holds still; Esc is back on the table
+    with that operator selected"""
+    start_live(400)
+    wait_for(r"live: recording, step \d+ of 400")
+    keys("5")
+    wait_for(r"Device Self Duration")
+    for attempt in range(3):   # a key sent while the page computes can be lost
+        keys("Enter")
+        end = time.time() + 4
+        while time.time() < end and ops_calls(screen())[0] is None:
+            time.sleep(0.1)
+        if ops_calls(screen())[0]:
+            break
+    s = wait_for(r"^ calls of ")
+    name, n0 = ops_calls(s)
+    wait_steps(20)
+    time.sleep(2.5)
+    s = screen()
+    name1, n1 = ops_calls(s)
+    if name1 != name:
+        fail("the call list closed or changed operator on a live update (was %s)" % name, s)
+    if n1 <= n0:
+        fail("the open call list did not grow (%d, then %d calls)" % (n0, n1), s)
+    keys("p")
+    wait_for(r"live: paused")
+    time.sleep(2.5)
+    n2 = ops_calls(screen())[1]
+    wait_steps(20)
+    time.sleep(2.5)
+    s = screen()
+    if ops_calls(s) != (name, n2):
+        fail("the paused call list changed (%s, %d calls, then %s)" % (name, n2, ops_calls(s)), s)
+    keys("Escape")
+    s = wait_for(r"operators  \|")
+    sel = [l for l in s.splitlines() if name in l]
+    if not sel:
+        fail("back on the table, %s is not shown" % name, s)
+    keys("p", "q")
+    s = wait_for(r"^EXIT=\d+", 10)
+    if "EXIT=0" not in s:
+        fail("live driver did not exit with 0", s)
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
