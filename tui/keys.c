@@ -102,7 +102,7 @@ int keys_global(struct app *a, int key)
 }
 
 const char *const keys_help[] = {
-	"1-5 Tab S-Tab  switch view (trace, kernels, pipeline, overview, operators)",
+	"1-6 Tab S-Tab  switch view (trace, kernels, pipeline, overview, operators, memory)",
 	"?  F1          this help",
 	"Esc            back",
 	"W              save the capture (live)   p  pause/resume (live)",

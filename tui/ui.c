@@ -283,6 +283,7 @@ struct app *ui_app_new(struct ui_source *src)
 	a->views[VIEW_PIPELINE] = pview_new(a);
 	a->views[VIEW_OVERVIEW] = oview_new(a);
 	a->views[VIEW_OPS] = opview_new(a);
+	a->views[VIEW_MEMORY] = mview_new(a);
 	for (int i = 0; i < VIEW_COUNT; i++)
 		if (!a->views[i]) {
 			ui_app_free(a);

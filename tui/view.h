@@ -47,7 +47,7 @@ struct view {
 	struct app *app;
 };
 
-enum { VIEW_TRACE = 0, VIEW_KERNELS, VIEW_PIPELINE, VIEW_OVERVIEW, VIEW_OPS, VIEW_COUNT };
+enum { VIEW_TRACE = 0, VIEW_KERNELS, VIEW_PIPELINE, VIEW_OVERVIEW, VIEW_OPS, VIEW_MEMORY, VIEW_COUNT };
 
 typedef void (*prompt_done_fn)(struct view *v, const char *text);
 
@@ -120,6 +120,7 @@ struct view *kview_new(struct app *a);
 struct view *pview_new(struct app *a);
 struct view *oview_new(struct app *a);
 struct view *opview_new(struct app *a);
+struct view *mview_new(struct app *a);
 
 /* trace view entry points for drill-down from the other views */
 void tlview_goto(struct view *v, struct gt_ref r);

@@ -2000,6 +2000,66 @@ def case_liveops():
         fail("live driver did not exit with 0", s)
 
 
+def mem_page(path):
+    """open PATH, the Memory page (6); return its screen"""
+    start(path)
+    wait_for(r"GPU 0")
+    keys("6")
+    return wait_for(r"^\s+step\s+start\s+end\s+peak\s+growth")
+
+
+def to_ms(text):
+    v, u = re.match(r"([0-9.]+)(ns|us|ms|s)$", text).groups()
+    return float(v) * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[u]
+
+
+def case_memory():
+    """the Memory page (6) on the simulator's planted allocations (docs/simulator.md
+    "Memory"): with `--memory leak` every step grows by the planted 8 MiB, the peak is in
+    the last step and 10 x 8 MiB above the `steady` run's peak (same op, step 0, no growth);
+    the peak column is marked; Enter zooms the trace view around the peak"""
+    peaks = {}
+    for pat in ("steady", "leak"):
+        path = os.path.join(TMP, "mem-%s.gtrace" % pat)
+        r = subprocess.run([GTRACE, "sim", "-o", path, "--gpus", "2", "--steps", "10",
+                            "--memory", pat], capture_output=True, text=True)
+        if r.returncode:
+            skip("gtrace sim --memory does not work: " + r.stderr.strip())
+        s = mem_page(path)
+        m = re.search(r"r0 GPU 0: peak ([0-9.]+) MiB at \+(\S+) in step (\d+), operator (\S+);", s)
+        if not m:
+            fail("%s: no peak line" % pat, s)
+        peaks[pat] = (float(m.group(1)), m.group(4))
+        want_step = "9" if pat == "leak" else "0"
+        if m.group(3) != want_step:
+            fail("%s: peak in step %s, planted in step %s" % (pat, m.group(3), want_step), s)
+        rows = re.findall(r"^\s+(\d+)\s+(\S+ \S+)\s+(\S+ \S+)\s+(\S+ \S+)\s+(\S+ \S+)$", s, re.M)
+        if len(rows) != 10:
+            fail("%s: want 10 step rows" % pat, s)
+        grow = "8.00 MiB" if pat == "leak" else "0 B"
+        if any(g != grow for *_, g in rows):
+            fail("%s: every step should grow by %s" % (pat, grow), s)
+        if pat == "leak" and rows[-1][2] != "80.00 MiB":
+            fail("leak: 80.00 MiB allocated after 10 steps, got %s" % rows[-1][2], s)
+        if "^peak" not in s and "peak^" not in s:
+            fail("%s: the peak column is not marked" % pat, s)
+        if pat == "leak":
+            peak_ms = to_ms(m.group(2))
+            keys("Enter")
+            s = wait_for(r"view \+(\S+) \((\S+)\)")
+            v0, vw = (to_ms(x) for x in re.search(r"view \+(\S+) \((\S+)\)", s).groups())
+            if not v0 - 0.01 <= peak_ms <= v0 + vw + 0.01:
+                fail("the trace view [%g, +%g] ms does not hold the peak at %g ms"
+                     % (v0, vw, peak_ms), s)
+        quit_ok()
+        tmux("kill-server", check=False)
+    if abs(peaks["leak"][0] - peaks["steady"][0] - 80.0) > 0.005:
+        fail("leak peak %.2f MiB, steady %.2f MiB: want 10 x 8 MiB apart"
+             % (peaks["leak"][0], peaks["steady"][0]))
+    if peaks["leak"][1] != peaks["steady"][1]:
+        fail("the peak operator differs: %s / %s" % (peaks["leak"][1], peaks["steady"][1]))
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
