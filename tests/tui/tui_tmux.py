@@ -808,7 +808,7 @@ def case_keystorm():
     rnd = random.Random(5)
     start(sim("straggler", gpus=4))
     wait_for(r"GPU 0")
-    pool = list("1234\tjkhlHLadwsf0zZ[]cnNmMoO FGrtT<>/g?eee") + [
+    pool = list("123456K\tjkhlHLadwsf0zZ[]cnNmMoO FGrtT<>/g?eee") + [
         "Enter", "Escape", "Up", "Down", "Left", "Right", "PageUp", "PageDown", "Home", "End",
         "BTab", "C-l"]
     sizes = [(120, 40), (80, 24), (33, 9), (200, 50), (12, 4)]
