@@ -40,8 +40,7 @@ test: build asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		meson test -C $(ASAN_BUILD) --print-errorlogs --timeout-multiplier 3
 	$(MAKE) fuzz-smoke FUZZ_SECONDS=$(FUZZ_SECONDS)
-	@awk '/^Ok:/{p+=$$2} /^(Fail|Timeout|Unexpected Pass):/{f+=$$NF} END{print "test suites, normal and ASan/UBSan builds together:"; print "gtrace: " p " passed, " f " failed"}' \
-		$(BUILD)/meson-logs/testlog.txt $(ASAN_BUILD)/meson-logs/testlog.txt
+	@bash tests/summary.sh $(BUILD)/meson-logs/testlog.txt $(ASAN_BUILD)/meson-logs/testlog.txt
 
 fuzz-smoke: deps $(FUZZ_BUILD)/build.ninja
 	ninja -C $(FUZZ_BUILD)

@@ -4,7 +4,7 @@
  * the counts in shared/testdata/MANIFEST.md or independent counts over the
  * raw JSON (the Python one-liners are in the comments); 2021-schema traces
  * have integer microseconds, so ns = us x 1000.
- * Real-trace tests skip while the loader says "not built yet".
+ * Real-trace tests skip when ../shared/testdata is absent (tests/testdata.h).
  */
 #include <criterion/criterion.h>
 #include <cjson/cJSON.h>
@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "gtrace_config.h"
+#include "../testdata.h"
 #if GTRACE_HAVE_SQLITE
 #include <math.h>
 #include <sqlite3.h>
@@ -161,6 +162,7 @@ static long long csv_sum(const struct csv *c, const char *name)
 /* kernels CSV of a trace: rows, sum of Instances, sum of Total Time (ns) */
 static void check_kernels(const char *trace, size_t rows, long long inst, long long total_ns)
 {
+	td_need(trace);
 	char *args = NULL;
 	cr_assert(asprintf(&args, "stats '../shared/testdata/%s' --report kernels --format csv",
 			   trace) > 0);
@@ -205,6 +207,7 @@ Test(cli_stats, kernels_hta_sampled_rank0)
  */
 Test(cli_stats, kernels_configs_sampled_rank0)
 {
+	td_need("hta/trace_filter/sampled_rank-0.json.gz");
 	struct run r = gtrace("stats ../shared/testdata/hta/trace_filter/sampled_rank-0.json.gz "
 			      "--report kernels --format csv");
 	skip_if_unbuilt(&r);
@@ -247,6 +250,7 @@ Test(cli_stats, kernels_tracelens_h100)
  */
 Test(cli_stats, memory_and_api_resnet50)
 {
+	td_need("kineto/resnet50_num_workers_0.pt.trace.json.gz");
 	struct run r = gtrace("stats ../shared/testdata/kineto/resnet50_num_workers_0.pt.trace.json.gz "
 			      "--report memory --format csv");
 	skip_if_unbuilt(&r);
@@ -291,6 +295,8 @@ Test(cli_stats, memory_and_api_resnet50)
  */
 Test(cli_stats, nccl_and_nvtx)
 {
+	td_need("hta/nccl_data.json.gz");
+	td_need("hta/trace_filter/sampled_rank-0.json.gz");
 	struct run r = gtrace("stats ../shared/testdata/hta/nccl_data.json.gz --report nccl --format csv");
 	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
@@ -323,6 +329,7 @@ Test(cli_stats, nccl_and_nvtx)
 
 Test(cli_stats, json_is_valid)
 {
+	td_need("tracelens/h100_qwen_inference.json.gz");
 	struct run r = gtrace("stats ../shared/testdata/tracelens/h100_qwen_inference.json.gz "
 			      "--report kernels,memory,summary --format json");
 	skip_if_unbuilt(&r);
@@ -346,6 +353,7 @@ Test(cli_stats, json_is_valid)
 
 Test(cli_stats, range_and_filters)
 {
+	td_need("kineto/resnet50_num_workers_0.pt.trace.json.gz");
 	const char *t = "stats ../shared/testdata/kineto/resnet50_num_workers_0.pt.trace.json.gz "
 			"--report kernels --format csv";
 	char *args = NULL;
@@ -397,6 +405,7 @@ Test(cli_stats, range_and_filters)
  */
 Test(cli_stats, directory_and_rank)
 {
+	td_need("hta/trace_filter");
 	struct run r = gtrace("stats ../shared/testdata/hta/trace_filter --report kernels --format csv");
 	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
@@ -420,6 +429,7 @@ Test(cli_stats, directory_and_rank)
  * (trace_filter holds ranks 0 and 1, each with its own GPU 0 or 1) */
 Test(cli_stats, unknown_rank_or_gpu)
 {
+	td_need("hta/trace_filter");
 	struct run r = gtrace("stats ../shared/testdata/hta/trace_filter --format csv --rank 5");
 	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 1, "%s", r.out);
@@ -446,6 +456,7 @@ Test(cli_stats, unknown_rank_or_gpu)
 /* --step N: the step's window; steps 5..10 exist (MANIFEST: ProfilerStep#5..#10) */
 Test(cli_stats, step_scope)
 {
+	td_need("kineto/resnet50_num_workers_0.pt.trace.json.gz");
 	struct run r = gtrace("stats ../shared/testdata/kineto/resnet50_num_workers_0.pt.trace.json.gz "
 			      "--step 5 --format csv");
 	skip_if_unbuilt(&r);
@@ -481,16 +492,25 @@ Test(cli_stats, errors)
 			      "--param-bytes 1M", "--link-gbps 25", "--param-bytes 1.5 --link-gbps 10",
 			      "--param-bytes 0x10 --link-gbps 10", "--param-bytes nan --link-gbps 10",
 			      "--param-bytes 1M --link-gbps 1e-300", "--param-bytes 1M --link-gbps=", "" };
+	/* a trace the test writes (the simulator's), so the clone alone runs it */
+	char f[64];
+	snprintf(f, sizeof(f), "/tmp/gtrace_cli_errors_%d.gtrace", (int)getpid());
+	char *sim = NULL;
+	cr_assert(asprintf(&sim, "sim -o %s --gpus 2 --steps 2", f) > 0);
+	r = gtrace(sim);
+	free(sim);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	run_free(&r);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char *args = NULL;
-		cr_assert(asprintf(&args, "stats ../shared/testdata/hta/nccl_data.json.gz %s%s", bad[i],
+		cr_assert(asprintf(&args, "stats %s %s%s", f, bad[i],
 				   bad[i][0] ? "" : " --range 2s:1s") > 0);
 		r = gtrace(args);
-		if (!strstr(r.err, "not built yet"))
-			cr_assert_eq(r.rc, 2, "%s: exit %d %s", args, r.rc, r.err);
+		cr_assert_eq(r.rc, 2, "%s: exit %d %s", args, r.rc, r.err);
 		free(args);
 		run_free(&r);
 	}
+	unlink(f);
 	r = gtrace("stats");
 	cr_assert_eq(r.rc, 2);
 	run_free(&r);
@@ -544,6 +564,7 @@ Test(cli_stats, expected_allreduce)
  * command line is good */
 Test(cli_stats, open_command_line)
 {
+	td_need("hta/nccl_data.json.gz");
 	struct run r = gtrace("open ../shared/testdata/hta/nccl_data.json.gz --param-bytes 1M --link-gbps 5 </dev/null");
 	cr_assert_eq(r.rc, 1, "%s", r.err);
 	cr_assert_str_eq(r.err, "gtrace: the viewer needs a terminal (try 'gtrace stats')\n");
@@ -568,6 +589,8 @@ Test(cli_stats, open_command_line)
  * (hta/trace_filter) is not */
 Test(cli_stats, unrelated_runs_warned)
 {
+	td_need("kineto");
+	td_need("hta/trace_filter");
 	struct run r = gtrace("stats ../shared/testdata/kineto --report summary");
 	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
@@ -634,6 +657,7 @@ static int kdur_cmp(const void *pa, const void *pb)
  */
 Test(cli_stats, kernels_match_nsys_definition_on_sqlite)
 {
+	td_need("nsys/a100_cloverleaf.nsys.sqlite");
 	const char *db = "../shared/testdata/nsys/a100_cloverleaf.nsys.sqlite";
 	struct run r = gtrace("stats ../shared/testdata/nsys/a100_cloverleaf.nsys.sqlite "
 			      "--report kernels --format csv");
@@ -704,6 +728,7 @@ Test(cli_stats, kernels_match_nsys_definition_on_sqlite)
  * HtoD 254 / 9,346,285 ns / 225,065,752 B and DtoH 25 / 44,638 ns / 51,200 B */
 Test(cli_stats, memory_on_sqlite)
 {
+	td_need("nsys/a100_cloverleaf.nsys.sqlite");
 	struct run r = gtrace("stats ../shared/testdata/nsys/a100_cloverleaf.nsys.sqlite "
 			      "--report memory --format csv");
 	skip_if_unbuilt(&r);
@@ -740,6 +765,7 @@ Test(cli_stats, memory_on_sqlite)
 /* the nsys export names no process for the rank: PID is n/a, not -1 */
 Test(cli_stats, summary_unknown_pid_on_sqlite)
 {
+	td_need("nsys/a100_cloverleaf.nsys.sqlite");
 	struct run r = gtrace("stats ../shared/testdata/nsys/a100_cloverleaf.nsys.sqlite --report summary "
 			      "--format csv");
 	skip_if_unbuilt(&r);

@@ -33,6 +33,16 @@ def skip(msg):
     sys.exit(77)
 
 
+def need_testdata(path):
+    """return when path (under ../shared/testdata) exists; otherwise skip the case
+    (exit 77, counted as skipped), or fail when GTRACE_REQUIRE_TESTDATA is set (CI)"""
+    if os.path.exists(path):
+        return
+    if os.environ.get("GTRACE_REQUIRE_TESTDATA", "0") not in ("", "0"):
+        fail("test data missing and GTRACE_REQUIRE_TESTDATA is set: " + path)
+    skip("test data missing: %s (the traces of ../shared/testdata are not beside this clone)" % path)
+
+
 def fail(msg, screen=None):
     print("FAIL: " + msg)
     if screen is not None:
@@ -140,8 +150,7 @@ def sim(scenario="input-bound", gpus=2, steps=10):
 
 
 def resnet():
-    if not os.path.exists(RESNET):
-        skip("test data missing: " + RESNET)
+    need_testdata(RESNET)
     r = subprocess.run([GTRACE, "stats", RESNET, "--report", "kernels", "--format", "csv"],
                        capture_output=True, text=True)
     if r.returncode:
@@ -467,8 +476,7 @@ def case_envgpus():
     the nsys export describes GPUs 0-3 (TARGET_INFO_GPU) but its kernels all ran on
     device 0 (sqlite3: SELECT DISTINCT deviceId FROM CUPTI_ACTIVITY_KIND_KERNEL -> 0)"""
     nsys = os.path.join(TESTDATA, "nsys", "a100_cloverleaf.nsys.sqlite")
-    if not os.path.exists(nsys):
-        skip("test data missing: " + nsys)
+    need_testdata(nsys)
     start(nsys)
     wait_for(r"GPU 0")
     keys("4")
@@ -501,8 +509,7 @@ def case_detail():
     by python over the raw JSON (earliest X event with that name), at +11.219 ms from
     the first X event, dur 10 us, 147456 bytes, on device 0 stream 25, correlation 824980"""
     path = os.path.join(TESTDATA, "hta", "a100_16rank_rank0.json.gz")
-    if not os.path.exists(path):
-        skip("test data missing: " + path)
+    need_testdata(path)
     start(path)
     wait_for(r"GPU 0")
     keys("/")
@@ -630,8 +637,7 @@ def case_nccldrill():
     durations 2,520.607 / 3,306.963 / 5,993.392 us (python over the raw JSON: ph X, cat
     kernel, args 'In msg nelems' == 2049000)"""
     path = os.path.join(TESTDATA, "hta", "nccl_data.json.gz")
-    if not os.path.exists(path):
-        skip("test data missing: " + path)
+    need_testdata(path)
     start(path)
     wait_for(r"GPU 0", 30)
     keys("2")
