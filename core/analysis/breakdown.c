@@ -1,6 +1,6 @@
 /*
  * breakdown.c - the PyTorch TensorBoard plugin's step-time breakdown
- * (ANALYSES.md 3): inside the step windows each instant goes to the first
+ * (docs/analyses.md §3): inside the step windows each instant goes to the first
  * category covering it, Kernel > Memcpy > Memset > Communication > Runtime >
  * DataLoader > CPU Exec > Other.  Each category is an interval union of its
  * events (ivl_collect); the priority chain is intersections and differences

@@ -1,6 +1,6 @@
 /*
  * pipeline.c - the TensorFlow Profiler's Input Pipeline Analyzer on a
- * step trace (ANALYSES.md 4).  Each instant of a step window goes to the
+ * step trace (docs/analyses.md §4).  Each instant of a step window goes to the
  * first category covering it: device compute > host-to-device input >
  * device-to-device/collectives > output (D2H) > host waiting for input
  * (DataLoader ranges) > kernel launch (kernel and graph launch calls) >

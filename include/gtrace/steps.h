@@ -1,5 +1,5 @@
 /*
- * gtrace/steps.h - training steps of a capture, per rank (ANALYSES.md 2).
+ * gtrace/steps.h - training steps of a capture, per rank (docs/analyses.md §2).
  *
  * Sources, first that yields steps for the rank: GT_EV_STEP spans (Kineto
  * ProfilerStep#N, the gtrace step annotation), NVTX ranges matching the step

@@ -69,13 +69,6 @@ static void run_free(struct run *r)
 	free(r->err);
 }
 
-/* skip a real-trace test while the importer is a stub */
-static void skip_if_unbuilt(const struct run *r)
-{
-	if (r->rc != 0 && strstr(r->err, "not built yet"))
-		cr_skip("trace import is not built yet: %s", r->err);
-}
-
 /* ---- a small RFC 4180 reader for the first table of a CSV output ---- */
 
 struct csv {
@@ -168,7 +161,6 @@ static void check_kernels(const char *trace, size_t rows, long long inst, long l
 			   trace) > 0);
 	struct run r = gtrace(args);
 	free(args);
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "exit %d: %s", r.rc, r.err);
 	struct csv c;
 	csv_parse(r.out, &c);
@@ -210,7 +202,6 @@ Test(cli_stats, kernels_configs_sampled_rank0)
 	td_need("hta/trace_filter/sampled_rank-0.json.gz");
 	struct run r = gtrace("stats ../shared/testdata/hta/trace_filter/sampled_rank-0.json.gz "
 			      "--report kernels --format csv");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	struct csv c;
 	csv_parse(r.out, &c);
@@ -253,7 +244,6 @@ Test(cli_stats, memory_and_api_resnet50)
 	td_need("kineto/resnet50_num_workers_0.pt.trace.json.gz");
 	struct run r = gtrace("stats ../shared/testdata/kineto/resnet50_num_workers_0.pt.trace.json.gz "
 			      "--report memory --format csv");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	struct csv c;
 	csv_parse(r.out, &c);
@@ -298,7 +288,6 @@ Test(cli_stats, nccl_and_nvtx)
 	td_need("hta/nccl_data.json.gz");
 	td_need("hta/trace_filter/sampled_rank-0.json.gz");
 	struct run r = gtrace("stats ../shared/testdata/hta/nccl_data.json.gz --report nccl --format csv");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	struct csv c;
 	csv_parse(r.out, &c);
@@ -332,7 +321,6 @@ Test(cli_stats, json_is_valid)
 	td_need("tracelens/h100_qwen_inference.json.gz");
 	struct run r = gtrace("stats ../shared/testdata/tracelens/h100_qwen_inference.json.gz "
 			      "--report kernels,memory,summary --format json");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	cJSON *root = cJSON_Parse(r.out);
 	cr_assert(root, "invalid JSON");
@@ -361,7 +349,6 @@ Test(cli_stats, range_and_filters)
 	cr_assert(asprintf(&args, "%s --range 0s:3600s", t) > 0);
 	struct run r = gtrace(args);
 	free(args);
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	struct csv c;
 	csv_parse(r.out, &c);
@@ -407,7 +394,6 @@ Test(cli_stats, directory_and_rank)
 {
 	td_need("hta/trace_filter");
 	struct run r = gtrace("stats ../shared/testdata/hta/trace_filter --report kernels --format csv");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	struct csv c;
 	csv_parse(r.out, &c);
@@ -431,7 +417,6 @@ Test(cli_stats, unknown_rank_or_gpu)
 {
 	td_need("hta/trace_filter");
 	struct run r = gtrace("stats ../shared/testdata/hta/trace_filter --format csv --rank 5");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 1, "%s", r.out);
 	cr_assert_str_eq(r.err, "gtrace: ../shared/testdata/hta/trace_filter: no rank 5 in the trace "
 				"(ranks: 0, 1)\n");
@@ -459,7 +444,6 @@ Test(cli_stats, step_scope)
 	td_need("kineto/resnet50_num_workers_0.pt.trace.json.gz");
 	struct run r = gtrace("stats ../shared/testdata/kineto/resnet50_num_workers_0.pt.trace.json.gz "
 			      "--step 5 --format csv");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	struct csv c;
 	csv_parse(r.out, &c);
@@ -527,7 +511,6 @@ Test(cli_stats, expected_allreduce)
 	cr_assert(asprintf(&args, "sim -o %s --gpus 2 --steps 4 --scenario comm-bound", f) > 0);
 	struct run r = gtrace(args);
 	free(args);
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	run_free(&r);
 	cr_assert(asprintf(&args, "stats %s --report multigpu --param-bytes 1G --link-gbps 1073.741824", f) > 0);
@@ -592,7 +575,6 @@ Test(cli_stats, unrelated_runs_warned)
 	td_need("kineto");
 	td_need("hta/trace_filter");
 	struct run r = gtrace("stats ../shared/testdata/kineto --report summary");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	cr_assert(strstr(r.err, "some ranks do not overlap in time"), "%s", r.err);
 	run_free(&r);
@@ -612,7 +594,6 @@ Test(cli_stats, unrelated_runs_warned)
 Test(cli_stats, sim_refuses_json_name)
 {
 	struct run r = gtrace("sim -o /tmp/gtrace_cli_sim_test.json --steps 1");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 2, "%s", r.err);
 	cr_assert(strstr(r.err, "gtrace export"), "%s", r.err);
 	cr_assert_neq(access("/tmp/gtrace_cli_sim_test.json", F_OK), 0, "no file written");
@@ -661,7 +642,6 @@ Test(cli_stats, kernels_match_nsys_definition_on_sqlite)
 	const char *db = "../shared/testdata/nsys/a100_cloverleaf.nsys.sqlite";
 	struct run r = gtrace("stats ../shared/testdata/nsys/a100_cloverleaf.nsys.sqlite "
 			      "--report kernels --format csv");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", getenv("GTRACE_SRC"), db);
@@ -731,7 +711,6 @@ Test(cli_stats, memory_on_sqlite)
 	td_need("nsys/a100_cloverleaf.nsys.sqlite");
 	struct run r = gtrace("stats ../shared/testdata/nsys/a100_cloverleaf.nsys.sqlite "
 			      "--report memory --format csv");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	struct csv c;
 	csv_parse(r.out, &c);
@@ -768,7 +747,6 @@ Test(cli_stats, summary_unknown_pid_on_sqlite)
 	td_need("nsys/a100_cloverleaf.nsys.sqlite");
 	struct run r = gtrace("stats ../shared/testdata/nsys/a100_cloverleaf.nsys.sqlite --report summary "
 			      "--format csv");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	cr_assert(strstr(r.out, "\nRank,PID,World Size,Clock Offset (ns),Host,Source\n0,n/a,n/a,0,n/a,"),
 		  "%s", r.out);

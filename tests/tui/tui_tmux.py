@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """tui_tmux.py CASE - drive the real `gtrace open` in a detached tmux pane
 (new-session -x 120 -y 40, send-keys, capture-pane -p) and check what the
-terminal shows.  Each CASE is one meson test.  Exit 77 (skip) when a part
-the case needs is not built yet (gtrace sim, an importer, tmux).
+terminal shows.  Each CASE is one meson test.  Exit 77 (skip) when tmux is
+not installed or a trace of ../shared/testdata the case needs is absent
+(need_testdata: a failure instead when GTRACE_REQUIRE_TESTDATA is set).
 
 Expected values come from planted scenarios (the simulator's input-bound
 scenario is input-bound by construction), from ../shared/testdata/MANIFEST.md
@@ -145,7 +146,7 @@ def sim(scenario="input-bound", gpus=2, steps=10):
     r = subprocess.run([GTRACE, "sim", "-o", path, "--gpus", str(gpus), "--steps", str(steps),
                         "--scenario", scenario], capture_output=True, text=True)
     if r.returncode:
-        skip("gtrace sim does not work yet: " + (r.stderr.strip() or r.stdout.strip()))
+        fail("gtrace sim failed: " + (r.stderr.strip() or r.stdout.strip()))
     return path
 
 
@@ -154,7 +155,7 @@ def resnet():
     r = subprocess.run([GTRACE, "stats", RESNET, "--report", "kernels", "--format", "csv"],
                        capture_output=True, text=True)
     if r.returncode:
-        skip("the Kineto importer does not load %s yet: %s" % (RESNET, r.stderr.strip()))
+        fail("the Kineto importer does not load %s: %s" % (RESNET, r.stderr.strip()))
     return RESNET
 
 
@@ -428,7 +429,7 @@ def case_bigload():
     path = os.path.join(TMP, "big.gtrace")
     r = subprocess.run([GTRACE, "sim", "-o", path, "--events", "1M"], capture_output=True, text=True)
     if r.returncode:
-        skip("gtrace sim does not work yet: " + r.stderr.strip())
+        fail("gtrace sim failed: " + r.stderr.strip())
     # the delay is 0.3 s normally; 0 here so that the line is written before the first wait
     s, out = open_logged(path)
     lines = re.findall(r"gtrace: loading big\.gtrace \(\d+\.\d MB\) +(\d+) % . \d+\.\d s", out)
@@ -447,7 +448,7 @@ def case_steps():
     r = subprocess.run([GTRACE, "sim", "-o", path, "--scenario", "straggler", "--gpus", "2",
                         "--ranks", "2", "--steps", "20"], capture_output=True, text=True)
     if r.returncode:
-        skip("gtrace sim does not work yet: " + r.stderr.strip())
+        fail("gtrace sim failed: " + r.stderr.strip())
     start(path, 120, 30)
     s = wait_for(r"^steps\s+\|#0")
     row = re.search(r"^steps\s+(.*)$", s, re.M).group(1)
@@ -493,7 +494,7 @@ def case_envgpus():
     r = subprocess.run([GTRACE, "sim", "-o", path, "--gpus", "4", "--ranks", "2"],
                        capture_output=True, text=True)
     if r.returncode:
-        skip("gtrace sim does not work yet: " + r.stderr.strip())
+        fail("gtrace sim failed: " + r.stderr.strip())
     start(path)
     wait_for(r"GPU 0")
     keys("4")
@@ -582,13 +583,13 @@ def case_utilagree():
     r = subprocess.run([GTRACE, "sim", "-o", path, "--scenario", "straggler", "--gpus", "4",
                         "--ranks", "2"], capture_output=True, text=True)
     if r.returncode:
-        skip("gtrace sim does not work yet: " + r.stderr.strip())
+        fail("gtrace sim failed: " + r.stderr.strip())
     r = subprocess.run([GTRACE, "stats", path, "--report", "overview", "--format", "csv"],
                        capture_output=True, text=True)
     lines = r.stdout.splitlines()
     hdr = next((i for i, l in enumerate(lines) if l.startswith("Rank,GPU,Busy (%)")), None)
     if r.returncode or hdr is None:
-        skip("gtrace stats has no per-GPU busy table")
+        fail("gtrace stats printed no per-GPU busy table: " + r.stderr.strip())
     want = {}
     for l in lines[hdr + 1:]:
         f = l.split(",")
