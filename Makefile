@@ -7,7 +7,7 @@ FUZZ_BUILD ?= build-fuzz
 MESON_OPTS ?=
 FUZZ_SECONDS ?= 20
 
-.PHONY: all deps build asan demo test test-fast fuzz fuzz-smoke bench clean
+.PHONY: all deps build asan demo test test-fast fuzz fuzz-smoke bench bench-peers clean
 
 all: build
 
@@ -51,6 +51,10 @@ fuzz:
 
 bench: build
 	bash bench/run.sh $(BUILD)
+
+# gtrace and Holistic Trace Analysis (../shared/peers) on the same files; ratios into docs/benchmarks.md
+bench-peers: build
+	bash bench/peers.sh $(BUILD) --docs
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
