@@ -22,10 +22,11 @@ static void stats_help(FILE *f)
 	fprintf(f,
 		"usage: gtrace stats PATH... [--report NAME[,NAME...]] [--format table|csv|json]\n"
 		"                    [--step N] [--range T0:T1] [--gpu G] [--rank R]\n"
-		"                    [--param-bytes B --link-gbps X]\n\n"
+		"                    [--param-bytes B --link-gbps X] [--run NAME]\n\n"
 		"Print analyses of a capture (.gtrace), a Kineto/Chrome trace JSON(.gz), an nsys\n"
-		"SQLite export or a directory of per-rank traces.  Several trace JSON PATHs are\n"
-		"merged on one time axis, one rank each.\n\n"
+		"SQLite export, a directory of per-rank traces, a TensorFlow/JAX XPlane profile\n"
+		"(.xplane.pb[.gz]) or a TensorBoard log directory.  Several trace JSON (or\n"
+		"XPlane) PATHs are merged on one time axis, one rank each.\n\n"
 		"options:\n"
 		"  --report NAME    report(s) to print, comma separated (default: kernels);\n"
 		"                   'list' prints the names\n"
@@ -41,7 +42,8 @@ static void stats_help(FILE *f)
 		"                   suffixes: 97.5M for ResNet-50's fp32 parameters)\n"
 		"  --link-gbps X    link bandwidth in GB/s; with --param-bytes, the multigpu\n"
 		"                   and overview reports compare collective time per step\n"
-		"                   with the expected all-reduce time B / X\n\n"
+		"                   with the expected all-reduce time B / X\n"
+		"  --run NAME       the run of a TensorBoard log directory (default: the newest)\n\n"
 		"Unknown values are printed as n/a, never as 0.  Kernel, memory, API and NVTX\n"
 		"tables use Nsight Systems' definitions: Avg is the mean, Med the exact median\n"
 		"(mean of the two middle values for an even count), StdDev the\n"
@@ -145,6 +147,7 @@ struct stats_args {
 	const char *range;
 	uint64_t param_bytes;
 	double link_gbps;
+	const char *run;        /* --run: a TensorBoard log directory's run */
 };
 
 /* parse the command line; 0, -1 for --help printed, or the exit status 2 */
@@ -163,7 +166,8 @@ static int parse_args(int argc, char **argv, struct stats_args *a)
 			continue;
 		}
 		static const char *const opts[] = { "--report", "--format", "--step", "--range",
-						     "--gpu", "--rank", "--param-bytes", "--link-gbps" };
+						     "--gpu", "--rank", "--param-bytes", "--link-gbps",
+						     "--run" };
 		size_t k = 0, nopt = sizeof(opts) / sizeof(opts[0]);
 		for (; k < nopt; k++) {
 			size_t ol = strlen(opts[k]);
@@ -215,6 +219,9 @@ static int parse_args(int argc, char **argv, struct stats_args *a)
 			if (cmd_parse_gbps(val, &a->link_gbps))
 				return cmd_usage_error("stats", "--link-gbps needs a bandwidth in GB/s like "
 						       "25 or 450, not '%s'", val);
+			break;
+		case 8:
+			a->run = val;
 			break;
 		default:
 			return cmd_usage_error("stats", "unknown option '%s'", arg);
@@ -431,7 +438,7 @@ int cmd_stats(int argc, char **argv)
 		goto out;
 	}
 	char err[512] = "";
-	struct gt_load_opts lo = { .flags = GT_LOAD_PROGRESS };
+	struct gt_load_opts lo = { .flags = GT_LOAD_PROGRESS, .run = a.run };
 	if (gt_load(paths, a.npaths, &lo, &s, err, sizeof(err))) {
 		cmd_error("%s", err[0] ? err : "cannot load the input");
 		rc = 1;

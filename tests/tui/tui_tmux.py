@@ -1316,6 +1316,25 @@ def case_recwrap():
     quit_ok()
 
 
+def case_xplane():
+    """a TensorFlow XPlane profile: GPU 4's compute stream and its TensorFlow Ops
+    and Name Scope lanes in the trace view; the 11 kernel names of the file
+    (tests/import/xplane_facts.py) in the kernel table"""
+    path = os.path.join(TESTDATA, "tf", "tf_bert_multiworker.xplane.pb")
+    if not os.path.exists(path):
+        skip("test data missing: " + path)
+    start(path, 120, 60)
+    s = wait_for(r"GPU 4", 30)
+    for lane in ("TensorFlow Ops", "TensorFlow Name Scope", r"Stream #134\(Compute\)"):
+        if not re.search(lane, s):
+            fail("no lane %s on the XPlane profile" % lane, s)
+    keys("2")
+    s = wait_for(r"Total Time")
+    if not re.search(r"\b11 of 11 rows", s):
+        fail("kernel table does not hold the 11 kernel names of the profile", s)
+    quit_ok()
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
