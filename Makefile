@@ -53,8 +53,9 @@ bench: build
 	bash bench/run.sh $(BUILD)
 
 # gtrace and Holistic Trace Analysis (../shared/peers) on the same files; ratios into docs/benchmarks.md
+PEERS_OPTS ?=
 bench-peers: build
-	bash bench/peers.sh $(BUILD) --docs
+	bash bench/peers.sh $(BUILD) --docs $(PEERS_OPTS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

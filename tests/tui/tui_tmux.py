@@ -1321,8 +1321,7 @@ def case_xplane():
     and Name Scope lanes in the trace view; the 11 kernel names of the file
     (tests/import/xplane_facts.py) in the kernel table"""
     path = os.path.join(TESTDATA, "tf", "tf_bert_multiworker.xplane.pb")
-    if not os.path.exists(path):
-        skip("test data missing: " + path)
+    need_testdata(path)
     start(path, 120, 60)
     s = wait_for(r"GPU 4", 30)
     for lane in ("TensorFlow Ops", "TensorFlow Name Scope", r"Stream #134\(Compute\)"):
