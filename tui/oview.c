@@ -448,7 +448,7 @@ static void ov_draw(struct view *v, struct lrect r)
 	for (size_t i = 0; i < o->res.ntop && i < 5 && y < end - 4; i++) {
 		const struct overview_kernel *k = &o->res.top[i];
 		char sh[160];
-		demangle_short(store_str(s, k->name), sh, sizeof(sh));
+		demangle_short_of(s, store_str(s, k->name), sh, sizeof(sh));
 		term_printf(y++, r.x + 3, r.w - 4, 0, "%5.1f%%  %9s  %8llu x  %s", k->pct,
 			    layout_fmt_dur(k->total_ns, a, sizeof(a)), (unsigned long long)k->count, sh);
 	}

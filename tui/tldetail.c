@@ -253,7 +253,7 @@ static void mark_lines(struct tlview *t, const struct lrect *r)
 	for (size_t i = 0; i < tb->nrows && (int)i + 2 < r->h; i++) {
 		const union gt_cell *nmc = gt_table_cell(tb, i, (size_t)cn);
 		char sh[128];
-		demangle_short(nmc && nmc->s ? nmc->s : "?", sh, sizeof(sh));
+		demangle_short_of(s, nmc && nmc->s ? nmc->s : "?", sh, sizeof(sh));
 		char tt[32] = "n/a";
 		if (ct >= 0 && !gt_table_is_null(tb, i, (size_t)ct)) {
 			const union gt_cell *v = gt_table_cell(tb, i, (size_t)ct);

@@ -151,6 +151,7 @@ static void rank_summary(const struct breakdown_result *bd, const struct pipelin
 	o->h2d_pct = pl->avg_pct[PL_H2D];
 	o->others_pct = pl->others_pct;
 	o->launch_pct = pl->launch_pct;
+	o->host_cost = pipeline_host_cost(pl, &o->host_cost_pct);
 	o->launch_level = pl->launch_level;
 }
 

@@ -77,6 +77,7 @@ void store_free(struct gt_store *s)
 		free(s->meta[i].value);
 	}
 	free(s->meta);
+	free(s->str_short);
 	free(s->corr_launch);
 	free(s->corr_gpu);
 	free(s);
@@ -97,6 +98,28 @@ const char *store_str(const struct gt_store *s, uint32_t id)
 	if (id >= s->strs.n)
 		return "";
 	return s->strs.str[id];
+}
+
+int store_str_set_short(struct gt_store *s, uint32_t name, uint32_t short_name)
+{
+	if (name >= s->n_str_short) {
+		size_t n = s->n_str_short ? s->n_str_short : 64;
+		while (n <= name)
+			n *= 2;
+		uint32_t *v = realloc(s->str_short, n * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		memset(v + s->n_str_short, 0, (n - s->n_str_short) * sizeof(*v));
+		s->str_short = v;
+		s->n_str_short = n;
+	}
+	s->str_short[name] = short_name;
+	return 0;
+}
+
+uint32_t store_str_short(const struct gt_store *s, uint32_t name)
+{
+	return name < s->n_str_short ? s->str_short[name] : 0;
 }
 
 size_t store_str_count(const struct gt_store *s)

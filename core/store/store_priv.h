@@ -49,6 +49,8 @@ struct gt_store {
 	struct gt_rank *ranks;
 	size_t n_ranks, cap_ranks;
 	struct gt_drops drops;
+	uint32_t *str_short;      /* string id -> short name id (0 = none), n_str_short ids */
+	size_t n_str_short;
 	struct meta_kv *meta;
 	size_t n_meta, cap_meta;
 	struct corr_ent *corr_launch, *corr_gpu;

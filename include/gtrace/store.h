@@ -102,6 +102,12 @@ const char *store_str(const struct gt_store *s, uint32_t id);
 size_t store_str_count(const struct gt_store *s);
 /* returns id or UINT32_MAX when the string was never interned */
 uint32_t store_str_find(const struct gt_store *s, const char *str, size_t len);
+/* the short name a source gives a name (nsys's shortName of a kernel:
+ * "par_reduce_kernel" for "void clover::par_reduce_kernel<...>(T1)");
+ * 0 or -ENOMEM.  Not kept in .gtrace files. */
+int store_str_set_short(struct gt_store *s, uint32_t name, uint32_t short_name);
+/* the short name's string id, or 0 when the source gave none */
+uint32_t store_str_short(const struct gt_store *s, uint32_t name);
 
 /* find or create a lane (a negative key rank is stored as 0); returns its
  * id, UINT32_MAX on allocation failure */

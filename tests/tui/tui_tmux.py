@@ -584,8 +584,8 @@ def case_utilagree():
                         "--ranks", "2"], capture_output=True, text=True)
     if r.returncode:
         fail("gtrace sim failed: " + r.stderr.strip())
-    r = subprocess.run([GTRACE, "stats", path, "--report", "overview", "--format", "csv"],
-                       capture_output=True, text=True)
+    r = subprocess.run([GTRACE, "stats", path, "--report", "overview", "--format", "csv",
+                        "--table", "overview_gpus"], capture_output=True, text=True)
     lines = r.stdout.splitlines()
     hdr = next((i for i, l in enumerate(lines) if l.startswith("Rank,GPU,Busy (%)")), None)
     if r.returncode or hdr is None:
