@@ -115,7 +115,7 @@ for input in largest gen; do
 		name="largest testdata trace, ${largest#"$testdata"/}"
 		nh=$runs
 	else
-		name="generated Kineto trace, $(du -m "$genfile" | cut -f1) MB (\`import_bench --gen --mb $mb\`)"
+		name="generated Kineto trace (\`import_bench --gen --mb $mb\`)"
 		nh=1
 	fi
 	f=$(readlink -f "$dir"/*)
