@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include "gtrace/ctl.h"
@@ -21,6 +22,10 @@ int ctl_connect(pid_t pid, char *err, size_t errlen)
 		snprintf(err, errlen, "socket: %s", strerror(errno));
 		return -errno;
 	}
+	/* a target whose backlog is full (it serves another viewer and does
+	 * not accept) must not hang us: connect gives up after 2 s */
+	struct timeval tmo = { 2, 0 };
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tmo, sizeof(tmo));
 	if (connect(fd, (struct sockaddr *)&a, (socklen_t)alen) < 0) {
 		int e = errno;
 		if ((e == ECONNREFUSED || e == ENOENT) && kill(pid, 0) < 0 && errno == ESRCH)

@@ -98,7 +98,7 @@ static void environment(const struct gt_store *s, const struct gt_scope *sc,
 	r->t0_ns = store_t_min(s);
 	r->t1_ns = store_t_max(s);
 	const struct gt_drops *d = store_drops((struct gt_store *)s);
-	r->dropped = d->cupti_dropped + d->buffers_declined + d->ring_overflow + d->import_skipped;
+	r->dropped = store_drops_lost(d);
 }
 
 /* append one rank's GPU time result to the overview's (then frees it) */

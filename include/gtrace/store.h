@@ -134,6 +134,10 @@ size_t store_rank_count(const struct gt_store *s);
 const struct gt_rank *store_rank_at(const struct gt_store *s, size_t i);
 
 struct gt_drops *store_drops(struct gt_store *s);
+/* events lost of d: CUPTI's dropped records, records without timestamps,
+ * ring overflow, import skips (buffers_declined is a cause of CUPTI's
+ * drops, already in cupti_dropped, and not added) */
+uint64_t store_drops_lost(const struct gt_drops *d);
 
 /* free-form metadata (source path, format, environment): key -> value */
 int store_meta_set(struct gt_store *s, const char *key, const char *value);
@@ -148,6 +152,11 @@ int store_reserve(struct gt_store *s, uint32_t lane, size_t n);
 
 /* sort lanes, build indexes and the correlation index; 0 or -ENOMEM */
 int store_finish(struct gt_store *s);
+
+/* add delta_ns to the start of every event of rank `rank` (rank -1 and 0
+ * are one) and finish the store again (after store_finish; a caller that
+ * cached query results recomputes them); 0 or -ENOMEM */
+int store_shift_rank(struct gt_store *s, int32_t rank, int64_t delta_ns);
 
 /* totals (valid after finish) */
 size_t store_event_count(const struct gt_store *s);
