@@ -3,14 +3,76 @@
  * process, send a command line, read the one-line reply and any memfd.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include "gtrace/ctl.h"
+
+/* is the server on fd the process pid itself, run by pid's owner?  Any
+ * local user can bind an abstract name, so the name proves nothing: the
+ * kernel's SO_PEERCRED (taken when the server called listen) does.
+ * 0, or -EPERM with err */
+static int peer_is_target(int fd, pid_t pid, char *err, size_t errlen)
+{
+	struct ucred cr;
+	socklen_t cl = sizeof(cr);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) < 0) {
+		snprintf(err, errlen, "process %d: cannot check who serves @%s%d: %s", (int)pid,
+			 CTL_SOCK_PREFIX, (int)pid, strerror(errno));
+		return -EPERM;
+	}
+	if (cr.pid != pid) {
+		snprintf(err, errlen, "process %d: refused: @%s%d is served by process %d (uid %u), "
+			 "not by process %d (a squatted name)", (int)pid, CTL_SOCK_PREFIX, (int)pid,
+			 (int)cr.pid, (unsigned)cr.uid, (int)pid);
+		return -EPERM;
+	}
+	char proc[64];
+	struct stat st;
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
+	if (stat(proc, &st) < 0) {
+		snprintf(err, errlen, "process %d: cannot check its owner: %s", (int)pid,
+			 strerror(errno));
+		return -EPERM;
+	}
+	if (cr.uid != st.st_uid) {
+		snprintf(err, errlen, "process %d: refused: its control socket was opened by uid %u "
+			 "but the process belongs to uid %u", (int)pid, (unsigned)cr.uid,
+			 (unsigned)st.st_uid);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* connect without blocking for ever: a server whose listen backlog is
+ * full (one that never accepts) makes a blocking connect wait without end.
+ * 0, or -1 with errno (EAGAIN: still full after CTL_CONNECT_MS) */
+static int connect_bounded(int fd, const struct sockaddr_un *a, size_t alen)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -1;
+	int rc;
+	for (int waited = 0;; waited += 10) {
+		rc = connect(fd, (const struct sockaddr *)a, (socklen_t)alen);
+		if (rc == 0 || errno != EAGAIN || waited >= CTL_CONNECT_MS)
+			break;
+		struct timespec ts = { 0, 10 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	int e = errno;
+	if (fcntl(fd, F_SETFL, fl) < 0 && rc == 0)
+		return -1;
+	errno = e;
+	return rc;
+}
 
 int ctl_connect(pid_t pid, char *err, size_t errlen)
 {
@@ -21,8 +83,14 @@ int ctl_connect(pid_t pid, char *err, size_t errlen)
 		snprintf(err, errlen, "socket: %s", strerror(errno));
 		return -errno;
 	}
-	if (connect(fd, (struct sockaddr *)&a, (socklen_t)alen) < 0) {
+	if (connect_bounded(fd, &a, alen) < 0) {
 		int e = errno;
+		if (e == EAGAIN) {
+			snprintf(err, errlen, "process %d: control socket not accepting connections "
+				 "(gave up after %d ms)", (int)pid, CTL_CONNECT_MS);
+			close(fd);
+			return -ETIMEDOUT;
+		}
 		if ((e == ECONNREFUSED || e == ENOENT) && kill(pid, 0) < 0 && errno == ESRCH)
 			snprintf(err, errlen, "process %d: no such process", (int)pid);
 		else if (e == ECONNREFUSED || e == ENOENT)
@@ -32,6 +100,11 @@ int ctl_connect(pid_t pid, char *err, size_t errlen)
 			snprintf(err, errlen, "process %d: connect: %s", (int)pid, strerror(e));
 		close(fd);
 		return -e;
+	}
+	int rc = peer_is_target(fd, pid, err, errlen);
+	if (rc < 0) {
+		close(fd);
+		return rc;
 	}
 	return fd;
 }

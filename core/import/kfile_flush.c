@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gtrace/evcheck.h"
 #include "kimport.h"
 #include "../util/sortx.h"
 
@@ -328,7 +329,11 @@ int kfile_flush(struct kfile *kf)
 			if (kf->ls != s)
 				remap_event(kf, &e);
 			e.lane = lane;
-			e.start_ns += kf->base_ns;
+			if (__builtin_add_overflow(e.start_ns, kf->base_ns, &e.start_ns) ||
+			    evcheck_event(&e)) {
+				kf->skipped[KSKIP_OUT_OF_RANGE]++;
+				continue;
+			}
 			if (store_add(s, &e) || kf->oom)
 				return -ENOMEM;
 		}

@@ -64,7 +64,7 @@ struct kev {
 
 enum kskip {
 	KSKIP_NOT_OBJECT, KSKIP_NO_TS, KSKIP_NO_DUR, KSKIP_BAD_NUMBER, KSKIP_PHASE,
-	KSKIP_E_WITHOUT_B, KSKIP_COUNT
+	KSKIP_E_WITHOUT_B, KSKIP_OUT_OF_RANGE, KSKIP_COUNT
 };
 
 #define KTAG (1LL << 62)        /* tagged string id in a normalized pid/tid */

@@ -26,13 +26,17 @@
 #define CTL_SOCK_PREFIX "gtrace-"
 #define CTL_LINE_MAX 512
 #define CTL_RING_DEFAULT_RECORDS (1u << 20)   /* 64 MiB */
+#define CTL_CONNECT_MS 2000                    /* a connect waits this long at most */
 
 /* fill addr (a struct sockaddr_un) for pid; returns the address length */
 size_t ctl_addr(void *sockaddr_un, pid_t pid);
 
 /* ---- viewer side ---- */
 
-/* connect to pid's control socket; fd or negative errno with err */
+/* connect to pid's control socket; fd or negative errno with err.  The
+ * server must be pid itself (SO_PEERCRED pid) and run as pid's owner
+ * (uid of /proc/PID): -EPERM otherwise (a name squatted by another
+ * process or user); -ETIMEDOUT when its backlog stays full CTL_CONNECT_MS */
 int ctl_connect(pid_t pid, char *err, size_t errlen);
 /* send cmd (no newline) and read the one-line reply into reply (newline
  * stripped); *fd_out (may be NULL) gets a passed descriptor or -1.

@@ -1,0 +1,23 @@
+/*
+ * evcheck.c - the validation point of gtrace/evcheck.h.  Pure: reads the
+ * event, touches nothing; cheap enough for every event of every source.
+ */
+#include "gtrace/evcheck.h"
+
+const char *evcheck_event(const struct gt_event *e)
+{
+	if (e->kind == GT_EV_NONE || e->kind >= GT_EV_KIND_COUNT)
+		return "unknown event kind";
+	if (e->kind == GT_EV_MEMCPY && e->sub >= GT_COPY_KIND_COUNT)
+		return "unknown copy kind";
+	if (e->kind == GT_EV_SYNC && e->sub >= GT_SYNC_KIND_COUNT)
+		return "unknown synchronization kind";
+	if (e->dur_ns < 0)
+		return "negative duration";
+	if (e->start_ns <= -EVCHECK_TIME_LIMIT_NS || e->start_ns >= EVCHECK_TIME_LIMIT_NS)
+		return "start time out of range";
+	/* both below 2^62 in size: the sum cannot overflow */
+	if (e->dur_ns >= EVCHECK_TIME_LIMIT_NS || e->start_ns + e->dur_ns >= EVCHECK_TIME_LIMIT_NS)
+		return "end time out of range";
+	return 0;
+}
