@@ -84,15 +84,16 @@ static void wr(struct gtfile_writer *w, const void *p, size_t n)
 	w->off += n;
 }
 
-/* frame and write one chunk from w->raw; 0 or negative errno */
-int gtfile_writer_chunk(struct gtfile_writer *w, uint32_t type, uint32_t events)
+/* frame and write one chunk from w->raw, compressed when it helps and
+ * zstd is set; 0 or negative errno */
+static int write_chunk(struct gtfile_writer *w, uint32_t type, uint32_t events, int zstd)
 {
 	const unsigned char *pay = w->raw.p;
 	size_t raw = w->raw.n, stored = raw;
 	uint32_t flags = 0;
 	if (raw > GTFILE_MAX_CHUNK_BYTES)
 		return w->err ? w->err : -E2BIG;
-	if (raw >= 64 && type != GTFILE_CH_END) {
+	if (zstd && raw >= 64 && type != GTFILE_CH_END) {
 		size_t bound = ZSTD_compressBound(raw);
 		w->comp.n = 0;
 		if (gtfile_buf_reserve(&w->comp, bound))
@@ -128,6 +129,31 @@ int gtfile_writer_chunk(struct gtfile_writer *w, uint32_t type, uint32_t events)
 	wr(w, pay, stored);
 	w->raw.n = 0;
 	return w->err;
+}
+
+int gtfile_writer_chunk(struct gtfile_writer *w, uint32_t type, uint32_t events)
+{
+	return write_chunk(w, type, events, 1);
+}
+
+/* the reader allows GTFILE_MAX_EVENTS_PER_BYTE events per byte of file
+ * (plus 4096): after events that compressed below that, pad the file so
+ * that what we write our reader reads.  0 or negative errno */
+static int pad_to_limit(struct gtfile_writer *w)
+{
+	if (w->events <= 4096)
+		return 0;
+	uint64_t need = (w->events - 4096 + GTFILE_MAX_EVENTS_PER_BYTE - 1) /
+			GTFILE_MAX_EVENTS_PER_BYTE;
+	if (need <= w->off)
+		return 0;
+	size_t pad = (size_t)(need - w->off);
+	w->raw.n = 0;
+	if (gtfile_buf_reserve(&w->raw, pad))
+		return -ENOMEM;
+	memset(w->raw.p, 0, pad);
+	w->raw.n = pad;
+	return write_chunk(w, GTFILE_CH_PAD, 0, 0);
 }
 
 struct gtfile_buf *gtfile_writer_raw(struct gtfile_writer *w)
@@ -198,7 +224,9 @@ static int write_events(struct gtfile_writer *w, const struct gtfile_group *g, s
 	w->events += n;
 	w->raw.n = 0;
 	int rc = gtfile_events_encode(g, ng, n, &w->raw);
-	return rc ? rc : gtfile_writer_chunk(w, GTFILE_CH_EVENTS, (uint32_t)n);
+	if (!rc)
+		rc = gtfile_writer_chunk(w, GTFILE_CH_EVENTS, (uint32_t)n);
+	return rc ? rc : pad_to_limit(w);
 }
 
 /* bring the tables up to date with s and grow the per-lane counters */

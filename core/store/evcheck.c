@@ -16,8 +16,8 @@ const char *evcheck_event(const struct gt_event *e)
 		return "negative duration";
 	if (e->start_ns <= -EVCHECK_TIME_LIMIT_NS || e->start_ns >= EVCHECK_TIME_LIMIT_NS)
 		return "start time out of range";
-	/* both below 2^62 in size: the sum cannot overflow */
-	if (e->dur_ns >= EVCHECK_TIME_LIMIT_NS || e->start_ns + e->dur_ns >= EVCHECK_TIME_LIMIT_NS)
+	int64_t end;
+	if (__builtin_add_overflow(e->start_ns, e->dur_ns, &end) || end >= EVCHECK_TIME_LIMIT_NS)
 		return "end time out of range";
 	return 0;
 }
