@@ -12,7 +12,7 @@
 
 static void help(void)
 {
-	printf("usage: gtrace export PATH... -o OUT.json[.gz] [--no-flows] [--gzip-level N]\n\n"
+	printf("usage: gtrace export PATH... -o OUT.json[.gz] [--no-flows] [--gzip-level N] [--force]\n\n"
 	       "Writes the trace as Chrome trace JSON (opens in ui.perfetto.dev and\n"
 	       "chrome://tracing): one process per rank and GPU or host process, one\n"
 	       "thread per stream or host thread, Kineto categories (kernel, gpu_memcpy,\n"
@@ -20,7 +20,8 @@ static void help(void)
 	       "from launch calls to their GPU work.  Times are exact to the nanosecond.\n"
 	       "PATH is a .gtrace capture, a Kineto/Chrome JSON(.gz), an nsys .sqlite or\n"
 	       "a directory of per-rank trace files; several JSON PATHs are merged as ranks.\n"
-	       "An OUT ending in .gz is gzip-compressed.\n");
+	       "An OUT ending in .gz is gzip-compressed.  An existing OUT is replaced only\n"
+	       "with --force; a failed export leaves no file.\n");
 }
 
 int cmd_export(int argc, char **argv)
@@ -28,7 +29,7 @@ int cmd_export(int argc, char **argv)
 	const char *out = NULL;
 	const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
 	size_t n = 0;
-	struct gt_export_opts eo = { 0 };
+	struct gt_export_opts eo = { .flags = GT_EXPORT_KEEP };
 	int rc = 0;
 	if (!paths) {
 		cmd_error("out of memory");
@@ -44,6 +45,8 @@ int cmd_export(int argc, char **argv)
 				goto done;
 			}
 			out = argv[i];
+		} else if (!strcmp(argv[i], "--force")) {
+			eo.flags &= ~GT_EXPORT_KEEP;
 		} else if (!strcmp(argv[i], "--no-flows")) {
 			eo.flags |= GT_EXPORT_NO_FLOWS;
 		} else if (!strcmp(argv[i], "--gzip-level")) {

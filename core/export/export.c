@@ -383,9 +383,9 @@ int export_chrome(const struct gt_store *s, const char *path, const struct gt_ex
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	int rc = expw_open(w, path, o->gzip_level);
+	int rc = expw_open(w, path, o->gzip_level, o->flags & GT_EXPORT_KEEP ? SAFEW_KEEP : 0,
+			   err, errlen);
 	if (rc) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 		free(w);
 		return rc;
 	}

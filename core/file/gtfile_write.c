@@ -11,11 +11,13 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 #include "gtfile_priv.h"
 #include "gtfile_tables.h"
 #include "gtrace_config.h"
+#include "../util/safew.h"
 
 struct chunk_ref {
 	uint64_t off;
@@ -24,6 +26,7 @@ struct chunk_ref {
 
 struct gtfile_writer {
 	FILE *f;
+	struct safew sw;              /* how the file was created; committed at close */
 	uint64_t off;                 /* bytes written so far */
 	int err;                      /* first write error (negative errno) */
 	int level;
@@ -161,8 +164,9 @@ struct gtfile_buf *gtfile_writer_raw(struct gtfile_writer *w)
 	return &w->raw;
 }
 
-struct gtfile_writer *gtfile_writer_open(const char *path, const struct gtfile_writer_opts *o,
-					 char *err, size_t errlen)
+/* the writer on a file created by safew with flags sw_flags */
+static struct gtfile_writer *writer_open(const char *path, const struct gtfile_writer_opts *o,
+					 unsigned sw_flags, char *err, size_t errlen)
 {
 	struct gtfile_writer *w = calloc(1, sizeof(*w));
 	if (!w) {
@@ -182,9 +186,15 @@ struct gtfile_writer *gtfile_writer_open(const char *path, const struct gtfile_w
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto fail;
 	}
-	w->f = fopen(path, "wb");
+	if (o && (o->open_flags & GTFILE_W_KEEP))
+		sw_flags |= SAFEW_KEEP;
+	if (safew_open(&w->sw, path, sw_flags, err, errlen) < 0)
+		goto fail;
+	w->f = fdopen(w->sw.fd, "wb");
 	if (!w->f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(w->sw.fd);
+		safew_abort(&w->sw);
 		goto fail;
 	}
 	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
@@ -200,6 +210,7 @@ struct gtfile_writer *gtfile_writer_open(const char *path, const struct gtfile_w
 	if (w->err || fflush(w->f)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(w->err ? -w->err : errno));
 		fclose(w->f);
+		safew_abort(&w->sw);
 		goto fail;
 	}
 	return w;
@@ -207,6 +218,12 @@ fail:
 	w->f = NULL;
 	gtfile_writer_abort(w);
 	return NULL;
+}
+
+struct gtfile_writer *gtfile_writer_open(const char *path, const struct gtfile_writer_opts *o,
+					 char *err, size_t errlen)
+{
+	return writer_open(path, o, SAFEW_INPLACE, err, errlen);
 }
 
 /* write the event groups as one chunk (tables must be synced); 0 or -errno */
@@ -354,8 +371,21 @@ int gtfile_writer_close(struct gtfile_writer *w, const struct gt_store *s, char 
 	if (fclose(w->f) && !rc)
 		rc = -errno;
 	w->f = NULL;
-	if (rc)
+	if (rc) {
 		snprintf(err, errlen, "writing the capture: %s", strerror(-rc));
+		/* a temporary file goes; a recording stays, open up to its
+		 * last complete chunk */
+		if (w->sw.tmp)
+			safew_abort(&w->sw);
+	} else {
+		char e2[256];
+		rc = safew_commit(&w->sw, e2, sizeof(e2));
+		if (rc == -EEXIST)
+			snprintf(err, errlen, "the file appeared while being written; not replaced "
+				 "without --force");
+		else if (rc)
+			snprintf(err, errlen, "putting the file in place: %s", strerror(-rc));
+	}
 	gtfile_writer_abort(w);
 	return rc;
 }
@@ -366,6 +396,9 @@ void gtfile_writer_abort(struct gtfile_writer *w)
 		return;
 	if (w->f)
 		fclose(w->f);
+	if (w->sw.tmp)
+		safew_abort(&w->sw);       /* no half-written file under a temporary name */
+	free(w->sw.path);
 	ZSTD_freeCCtx(w->zc);
 	gtfile_tab_done(&w->tab);
 	free(w->q);
@@ -385,7 +418,7 @@ int gtfile_write_store(const struct gt_store *s, const char *path, char *err, si
 int gtfile_write_store_opts(const struct gt_store *s, const char *path,
 			    const struct gtfile_writer_opts *o, char *err, size_t errlen)
 {
-	struct gtfile_writer *w = gtfile_writer_open(path, o, err, errlen);
+	struct gtfile_writer *w = writer_open(path, o, 0, err, errlen);
 	if (!w)
 		return -EIO;
 	int rc = wsync(w, s);
@@ -412,8 +445,9 @@ int gtfile_write_store_opts(const struct gt_store *s, const char *path,
 		gtfile_writer_abort(w);
 		return rc;
 	}
-	rc = gtfile_writer_close(w, s, err, errlen);
+	char e2[256];
+	rc = gtfile_writer_close(w, s, e2, sizeof(e2));
 	if (rc)
-		snprintf(err, errlen, "%s: writing the capture: %s", path, strerror(-rc));
+		snprintf(err, errlen, "%s: %s", path, e2);
 	return rc;
 }
