@@ -12,6 +12,9 @@ const char *evcheck_event(const struct gt_event *e)
 		return "unknown copy kind";
 	if (e->kind == GT_EV_SYNC && e->sub >= GT_SYNC_KIND_COUNT)
 		return "unknown synchronization kind";
+	/* 2^62 bytes (4 EiB) in one copy: sums of a few stay exact in 128 bits */
+	if ((e->kind == GT_EV_MEMCPY || e->kind == GT_EV_MEMSET) && e->arg >= (UINT64_C(1) << 62))
+		return "copy size out of range";
 	if (e->dur_ns < 0)
 		return "negative duration";
 	if (e->start_ns <= -EVCHECK_TIME_LIMIT_NS || e->start_ns >= EVCHECK_TIME_LIMIT_NS)

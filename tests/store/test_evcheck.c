@@ -126,3 +126,54 @@ Test(evcheck, gtrace_unknown_kind_refused)
 {
 	gtrace_refuses(ev(255, 200, 5), "unknown event kind");
 }
+
+/* copy sizes: 2^62 and above never enter; five copies of 4e18 bytes sum
+ * past uint64 (the total saturates and says so, the mean stays exact) and
+ * three sum past int64 (exact: 1.2e19) */
+#include "gtrace/kstats.h"
+#include "gtrace/report.h"
+
+static struct kstats_row copies(int n, uint64_t bytes)
+{
+	struct gt_store *s = store_new();
+	struct gt_lane_key k = { .type = GT_LANE_GPU, .rank = 0, .device = 0, .id = 7 };
+	uint32_t lane = store_lane(s, &k);
+	for (int i = 0; i < n; i++) {
+		struct gt_event e = ev(GT_EV_MEMCPY, 1000 * i, 100);
+		e.sub = GT_COPY_H2D;
+		e.arg = bytes;
+		e.lane = lane;
+		cr_assert_null(evcheck_event(&e));
+		store_add(s, &e);
+	}
+	store_finish(s);
+	struct gt_scope sc = { .t0_ns = INT64_MIN, .t1_ns = INT64_MAX, .gpu = -1, .rank = -1,
+			       .step = -1 };
+	struct kstats_opts o = { .kinds_mask = 1u << GT_EV_MEMCPY, .group = KSTATS_BY_COPY_KIND,
+				 .flags = KSTATS_WANT_BYTES };
+	struct kstats_result r;
+	char err[256];
+	cr_assert_eq(kstats_compute(s, &sc, &o, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(r.nrows, 1);
+	struct kstats_row row = r.rows[0];
+	kstats_result_done(&r);
+	store_free(s);
+	return row;
+}
+
+Test(evcheck, copy_bytes_sums_do_not_overflow)
+{
+	struct gt_event big = ev(GT_EV_MEMCPY, 0, 1);
+	big.arg = UINT64_C(1) << 62;
+	cr_assert_str_eq(evcheck_event(&big), "copy size out of range");
+	big.arg = 9000000000000000000u;
+	cr_assert_not_null(evcheck_event(&big));
+	struct kstats_row r = copies(3, 4000000000000000000u);
+	cr_assert_eq(r.bytes_total_sat, 0);
+	cr_assert_eq(r.bytes_total, 12000000000000000000u);
+	cr_assert_float_eq(r.bytes_avg, 4e18, 1e3);
+	r = copies(5, 4000000000000000000u);
+	cr_assert_eq(r.bytes_total_sat, 1, "2e19 bytes do not fit a uint64");
+	cr_assert_float_eq(r.bytes_avg, 4e18, 1e3);
+	cr_assert_geq(r.bytes_stddev, 0);
+}
