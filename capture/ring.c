@@ -230,10 +230,12 @@ const struct ring_rec *ring_peek(struct ring *r, uint32_t *nrec)
 	uint32_t n = m->nrec;
 	int ok = m->type > RING_REC_NONE && m->type < RING_REC_TYPE_COUNT && n >= 1;
 	if (ok && m->type == RING_REC_STR) {
-		uint64_t need = 1;
-		if (m->len > RING_STR_FIRST_BYTES)
-			need += (m->len - RING_STR_FIRST_BYTES + RING_REC_BYTES - 1) / RING_REC_BYTES;
-		ok = need == n;
+		/* in 64 bits: a len near 2^32 wrapped to a one-record string
+		 * (and a 4 GiB allocation by the reader of its text) */
+		uint64_t need = 1, len = m->len;
+		if (len > RING_STR_FIRST_BYTES)
+			need += (len - RING_STR_FIRST_BYTES + RING_REC_BYTES - 1) / RING_REC_BYTES;
+		ok = need == n && len <= 65535ull * RING_REC_BYTES;
 	} else if (ok) {
 		ok = n == 1;
 	}

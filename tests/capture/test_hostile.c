@@ -498,3 +498,23 @@ Test(hostile, full_backlog_connect_gives_up, .timeout = 30)
 	while (n > 0)
 		close(fds[--n]);
 }
+
+/* found by fuzz_ring: a string length near 2^32 wrapped in the record
+ * count check and passed as a one-record string (4 GiB for its text) */
+Test(hostile, string_length_near_2_32_is_malformed)
+{
+	static _Alignas(64) unsigned char mem[RING_HDR_BYTES + 64 * RING_REC_BYTES];
+	struct ring r;
+	ring_init_mem(&r, mem, 64, 1);
+	struct ring_rec *m = ring_slot(&r, 0);
+	memset(m, 0, sizeof(*m));
+	m->type = RING_REC_STR;
+	m->nrec = 1;
+	m->len = 0xfffffffbu;
+	ring_commit(&r, 1);
+	uint32_t n;
+	const struct ring_rec *got = ring_peek(&r, &n);
+	cr_assert_not_null(got);
+	cr_assert_eq(got->type, RING_REC_NONE, "accepted as a string of %u bytes", m->len);
+	cr_assert_eq(n, 1);
+}
