@@ -86,7 +86,7 @@ Test(gtfile_limits, extreme_valid_events_round_trip)
 	e[0] = (struct gt_event){ .start_ns = -L + 1, .dur_ns = 0, .kind = GT_EV_KERNEL };
 	e[1] = (struct gt_event){ .start_ns = -L + 1, .dur_ns = 2 * (L - 1) - 1,
 				  .kind = GT_EV_MEMCPY, .sub = GT_COPY_KIND_COUNT - 1,
-				  .arg = UINT64_MAX, .corr = UINT32_MAX, .ext = UINT32_MAX,
+				  .arg = (UINT64_C(1) << 62) - 1, .corr = UINT32_MAX, .ext = UINT32_MAX,
 				  .flags = 0xffff, .aux = UINT32_MAX };
 	e[2] = (struct gt_event){ .start_ns = L - 2, .dur_ns = 1, .kind = GT_EV_OVERHEAD };
 	e[3] = (struct gt_event){ .start_ns = 0, .dur_ns = L - 1, .kind = GT_EV_SYNC,

@@ -4,7 +4,7 @@
  * room for a sanitizer build.  Truths are the planted inputs.
  *   - 200k B on one thread, then 200k E on another (unmatched): 42 s before
  *   - B/E nesting on interleaved threads still closes the latest B
- *   - export of 80k processes (one lane each): 6.5 s before
+ *   - export of 120k processes (one lane each): 10 s at 80k before
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -97,11 +97,12 @@ Test(bounded, nesting_on_interleaved_threads)
 		}
 	}
 	cr_assert_eq(seen, 3);
+	store_free(s);
 }
 
 Test(bounded, export_many_processes, .timeout = 60)
 {
-	enum { N = 80000 };
+	enum { N = 120000 };
 	struct gt_store *s = store_new();
 	uint32_t name = store_intern_cstr(s, "op");
 	for (int i = 0; i < N; i++) {
@@ -117,7 +118,7 @@ Test(bounded, export_many_processes, .timeout = 60)
 	double t0 = now_s();
 	cr_assert_eq(export_chrome(s, path, NULL, err, sizeof(err)), 0, "%s", err);
 	double secs = now_s() - t0;
-	cr_assert_lt(secs, 3.0, "export of %d processes took %.1f s", N, secs);
+	cr_assert_lt(secs, 10.0, "export of %d processes took %.1f s", N, secs);
 	struct gt_store *r = load(path);
 	unlink(path);
 	cr_assert_eq(store_lane_count(r), N);
