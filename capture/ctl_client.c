@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -53,8 +54,8 @@ static int peer_is_target(int fd, pid_t pid, char *err, size_t errlen)
 
 /* connect without blocking for ever: a server whose listen backlog is
  * full (one that never accepts) makes a blocking connect wait without end.
- * 0, or -1 with errno (EAGAIN: still full after CTL_CONNECT_MS) */
-static int connect_bounded(int fd, const struct sockaddr_un *a, size_t alen)
+ * 0, or -1 with errno (EAGAIN: still full after wait_ms) */
+static int connect_bounded(int fd, const struct sockaddr_un *a, size_t alen, int wait_ms)
 {
 	int fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
@@ -62,7 +63,7 @@ static int connect_bounded(int fd, const struct sockaddr_un *a, size_t alen)
 	int rc;
 	for (int waited = 0;; waited += 10) {
 		rc = connect(fd, (const struct sockaddr *)a, (socklen_t)alen);
-		if (rc == 0 || errno != EAGAIN || waited >= CTL_CONNECT_MS)
+		if (rc == 0 || errno != EAGAIN || waited >= wait_ms)
 			break;
 		struct timespec ts = { 0, 10 * 1000000L };
 		nanosleep(&ts, NULL);
@@ -74,20 +75,21 @@ static int connect_bounded(int fd, const struct sockaddr_un *a, size_t alen)
 	return rc;
 }
 
-int ctl_connect(pid_t pid, char *err, size_t errlen)
+/* connect to the name in a, waiting wait_ms at most on a full backlog,
+ * and check that pid serves it; fd or negative errno with err */
+static int try_connect(pid_t pid, const struct sockaddr_un *a, size_t alen, int wait_ms,
+		       char *err, size_t errlen)
 {
-	struct sockaddr_un a;
-	size_t alen = ctl_addr(&a, pid);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		snprintf(err, errlen, "socket: %s", strerror(errno));
 		return -errno;
 	}
-	if (connect_bounded(fd, &a, alen) < 0) {
+	if (connect_bounded(fd, a, alen, wait_ms) < 0) {
 		int e = errno;
 		if (e == EAGAIN) {
 			snprintf(err, errlen, "process %d: control socket not accepting connections "
-				 "(gave up after %d ms)", (int)pid, CTL_CONNECT_MS);
+				 "(gave up after %d ms)", (int)pid, wait_ms);
 			close(fd);
 			return -ETIMEDOUT;
 		}
@@ -106,6 +108,30 @@ int ctl_connect(pid_t pid, char *err, size_t errlen)
 		close(fd);
 		return rc;
 	}
+	return fd;
+}
+
+int ctl_connect(pid_t pid, char *err, size_t errlen)
+{
+	struct sockaddr_un a;
+	size_t alen = ctl_addr(&a, pid);
+	int fd = try_connect(pid, &a, alen, CTL_CONNECT_MS, err, errlen);
+	if (fd >= 0 || fd == -ESRCH)
+		return fd;
+	/* the name may be squatted and pid listening on its fallback name;
+	 * squatters of fallback names cost 100 ms each at most */
+	char (*names)[CTL_NAME_MAX] = malloc(64 * sizeof(*names));
+	size_t n = names ? ctl_alt_names(pid, names, 64) : 0;
+	for (size_t i = 0; i < n; i++) {
+		char e2[256];
+		alen = ctl_addr_name(&a, names[i]);
+		int f2 = try_connect(pid, &a, alen, 100, e2, sizeof(e2));
+		if (f2 >= 0) {
+			free(names);
+			return f2;
+		}
+	}
+	free(names);
 	return fd;
 }
 

@@ -518,3 +518,54 @@ Test(hostile, string_length_near_2_32_is_malformed)
 	cr_assert_eq(got->type, RING_REC_NONE, "accepted as a string of %u bytes", m->len);
 	cr_assert_eq(n, 1);
 }
+
+/* a squatter took @gtrace-<pid> before the target started: the target
+ * listens on a random fallback name, and the viewer finds it there (by
+ * pid, checked) and gets the target's events, never the squatter's */
+Test(hostile, squatted_target_still_found, .timeout = 30)
+{
+	int gate[2], ready[2];
+	cr_assert_eq(pipe(gate), 0);
+	cr_assert_eq(pipe(ready), 0);
+	atk = ATK_BAD_EVENTS;       /* two good events of five, all its own */
+	pid_t pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		char c;
+		if (read(gate[0], &c, 1) != 1)
+			_exit(2);
+		struct ctl_ops ops = { .start = attack_start, .stop = nop, .flush = nop,
+				       .status = no_status };
+		char err[256];
+		if (ctl_serve_start(&ops, err, sizeof(err)) < 0)
+			_exit(3);          /* before the fix: "Address already in use" */
+		if (write(ready[1], "r", 1) != 1)
+			_exit(4);
+		for (;;)
+			pause();
+	}
+	kids[n_kids++] = pid;
+	close(gate[0]);
+	close(ready[1]);             /* a target that dies reads as EOF here */
+	struct passwd *pw = getuid() == 0 ? getpwnam("nobody") : NULL;
+	squatter(pid, pw ? pw->pw_uid : 0, pw ? pw->pw_gid : 0, pw != NULL);
+	cr_assert_eq(write(gate[1], "g", 1), 1);
+	char c;
+	cr_assert_eq(read(ready[0], &c, 1), 1, "the target could not listen beside the squatter");
+	pid_t found[64];
+	size_t nf = live_list_pids(found, 64), hits = 0;
+	for (size_t i = 0; i < nf && i < 64; i++)
+		hits += found[i] == pid;
+	cr_assert_eq(hits, 1, "attach --list shows the target once");
+	struct gt_store *s = store_new();
+	struct live l;
+	char err[256];
+	cr_assert_eq(live_open(&l, pid, 0, s, 64, err, sizeof(err)), 0, "%s", err);
+	for (int t = 0; t < 2000 && l.events + l.bad < 5; t += 2)
+		if (live_poll(&l, 1 << 20, NULL, NULL) == 0)
+			msleep(2);
+	cr_assert_eq(l.events, 2, "the target's own events");
+	cr_assert_eq(store_str_find(s, "attacker", 8), UINT32_MAX, "the squatter's ring was read");
+	live_close(&l);
+	store_free(s);
+}
