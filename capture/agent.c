@@ -161,17 +161,7 @@ static void ag_status(void *ctx, char *buf, size_t len)
 
 int agent_init(const struct agent_source *src, char *err, size_t errlen)
 {
-	if (ag.inited) {
-		snprintf(err, errlen, "capture agent already running");
-		return -EBUSY;
-	}
-	ag.src = *src;
-	pub_init(&ag.pub);
-	struct ctl_ops ops = { NULL, ag_start, ag_stop, ag_flush, ag_status };
-	int rc = ctl_serve_start(&ops, err, errlen);
-	if (rc == 0)
-		ag.inited = 1;
-	return rc;
+	return agent_init_autostart(src, 0, err, errlen);
 }
 
 int agent_autostart(uint32_t records, char *err, size_t errlen)
@@ -187,6 +177,30 @@ int agent_autostart(uint32_t records, char *err, size_t errlen)
 	ag.early_fd = fd;
 	pthread_mutex_unlock(&ag.lock);
 	return 0;
+}
+
+int agent_init_autostart(const struct agent_source *src, uint32_t records, char *err,
+			 size_t errlen)
+{
+	if (ag.inited) {
+		snprintf(err, errlen, "capture agent already running");
+		return -EBUSY;
+	}
+	ag.src = *src;
+	pub_init(&ag.pub);
+	/* the capture starts on this thread before the socket listens: a
+	 * viewer's start would otherwise race it from the control thread
+	 * (inside cuInit, a CUPTI call there waits for the driver, which
+	 * waits for us) */
+	if (records) {
+		char e2[256];
+		agent_autostart(records, e2, sizeof(e2));   /* a viewer's start retries */
+	}
+	struct ctl_ops ops = { NULL, ag_start, ag_stop, ag_flush, ag_status };
+	int rc = ctl_serve_start(&ops, err, errlen);
+	if (rc == 0)
+		ag.inited = 1;
+	return rc;
 }
 
 void agent_shutdown(void)

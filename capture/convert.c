@@ -29,6 +29,7 @@ void convert_done(struct convert *c)
 	free(c->str_hash);
 	free(c->lane);
 	free(c->kconf);
+	free(c->kconf_hash);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -126,7 +127,7 @@ static uint32_t lane_id(struct convert *c, uint8_t type, int32_t device, int64_t
 	l->type = type;
 	l->rank = c->rank;
 	l->device = device;
-	l->pid = type == 1 ? 0 : c->pid;
+	l->pid = c->pid;          /* GPU lanes too: two processes on one device stay apart */
 	l->tid = tid;
 	l->name = intern_cstr(c, name);
 	return (uint32_t)c->n_lane++;
@@ -139,13 +140,44 @@ static int32_t dev_of_ctx(const struct convert *c, uint32_t ctx, uint32_t dev_hi
 	return ctx < CONVERT_CTX && c->ctx_dev[ctx] >= 0 ? c->ctx_dev[ctx] : 0;
 }
 
+static uint32_t kconf_hash(const struct gt_kconf *k)
+{
+	return fnv((const char *)k, sizeof(*k));
+}
+
+static int kconf_rehash(struct convert *c, size_t cap)
+{
+	uint32_t *t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 1; i < c->n_kconf; i++) {
+		size_t j = kconf_hash(&c->kconf[i]) & (cap - 1);
+		while (t[j])
+			j = (j + 1) & (cap - 1);
+		t[j] = (uint32_t)i;
+	}
+	free(c->kconf_hash);
+	c->kconf_hash = t;
+	c->kconf_hash_cap = cap;
+	return 0;
+}
+
+/* id of a launch configuration, by hash (dynamic shapes: thousands of
+ * them, every kernel record looks one up); 0 on allocation failure */
 static uint32_t kconf_id(struct convert *c, const struct gt_kconf *k)
 {
-	for (size_t i = c->n_kconf; i-- > 1;)
-		if (!memcmp(&c->kconf[i], k, sizeof(*k)))
-			return (uint32_t)i;
+	uint32_t h = kconf_hash(k);
+	if (c->kconf_hash_cap) {
+		size_t j = h & (c->kconf_hash_cap - 1);
+		for (uint32_t id; (id = c->kconf_hash[j]); j = (j + 1) & (c->kconf_hash_cap - 1))
+			if (!memcmp(&c->kconf[id], k, sizeof(*k)))
+				return id;
+	}
 	if (c->n_kconf == 0)
 		c->n_kconf = 1;
+	if ((c->n_kconf + 1) * 2 > c->kconf_hash_cap &&
+	    kconf_rehash(c, c->kconf_hash_cap ? c->kconf_hash_cap * 2 : 256) < 0)
+		return 0;
 	if (c->n_kconf >= c->cap_kconf) {
 		size_t nc = c->cap_kconf ? c->cap_kconf * 2 : 64;
 		struct gt_kconf *n = realloc(c->kconf, nc * sizeof(*n));
@@ -155,6 +187,10 @@ static uint32_t kconf_id(struct convert *c, const struct gt_kconf *k)
 		c->cap_kconf = nc;
 	}
 	c->kconf[c->n_kconf] = *k;
+	size_t j = h & (c->kconf_hash_cap - 1);
+	while (c->kconf_hash[j])
+		j = (j + 1) & (c->kconf_hash_cap - 1);
+	c->kconf_hash[j] = (uint32_t)c->n_kconf;
 	return (uint32_t)c->n_kconf++;
 }
 
@@ -212,6 +248,9 @@ static int conv_kernel(struct convert *c, const CUpti_ActivityKernel10 *k, struc
 	e->lane = lane_id(c, 1, (int32_t)k->deviceId, k->streamId);
 	e->arg = kconf_id(c, &kc);
 	e->corr = k->correlationId;
+	/* a node of a CUDA graph replay: the graph (every node carries the
+	 * cudaGraphLaunch's correlation id) */
+	e->aux = k->graphId;
 	if (k->name && (strstr(k->name, "ncclKernel") || strstr(k->name, "ncclDevKernel")))
 		e->flags |= GT_EVF_NCCL;
 	set_span(c, e, k->start, k->end);

@@ -55,6 +55,8 @@ struct convert {
 	/* kernel configurations: id 1.. (kconf[0] unused) */
 	struct gt_kconf *kconf;
 	size_t n_kconf, cap_kconf;
+	uint32_t *kconf_hash;    /* open addressing: kconf ids, 0 = empty */
+	size_t kconf_hash_cap;
 	struct convert_marker markers[CONVERT_MARKERS];
 	int32_t ctx_dev[CONVERT_CTX];           /* contextId -> device, -1 unknown */
 	struct convert_corr corr_ext[CONVERT_CORR];  /* correlation -> external id */

@@ -85,6 +85,8 @@ static int try_connect(pid_t pid, const struct sockaddr_un *a, size_t alen, int 
 		snprintf(err, errlen, "socket: %s", strerror(errno));
 		return -errno;
 	}
+	/* a target whose backlog is full (it serves another viewer and does
+	 * not accept) must not hang us: connect_bounded gives up */
 	if (connect_bounded(fd, a, alen, wait_ms) < 0) {
 		int e = errno;
 		if (e == EAGAIN) {

@@ -12,6 +12,7 @@
 #include <link.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,7 @@ struct gc_fns {
 	CUptiResult (*GetNumDroppedRecords)(CUcontext, uint32_t, size_t *);
 	CUptiResult (*EnableRuntimeApi)(CUpti_CallbackId, uint8_t);
 	CUptiResult (*EnableDriverApi)(CUpti_CallbackId, uint8_t);
+	CUptiResult (*SetThreadIdType)(CUpti_ActivityThreadIdType);
 };
 
 static struct {
@@ -55,6 +57,7 @@ static struct {
 	int subscribed;
 	/* buffer pool */
 	uint8_t *pool;
+	int nbuf;                    /* buffers in the pool (GTRACE_CUPTI_BUFFERS) */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int free_stack[GC_NBUF];
@@ -65,7 +68,10 @@ static struct {
 	_Atomic uint64_t declined;
 	_Atomic uint64_t completed;  /* buffers handed to the drain thread */
 	_Atomic uint64_t drained;    /* buffers it has finished */
+	_Atomic int64_t outstanding; /* pool buffers CUPTI holds (handed out, not back) */
+	_Atomic uint64_t read_errors;   /* record walks CUPTI ended with an error */
 	int enabled;
+	volatile sig_atomic_t forked;   /* this is a fork()ed child: stay inert */
 	/* drain thread */
 	pthread_t drain;
 	int drain_started;
@@ -124,6 +130,8 @@ void *gcupti_load(char *reason, size_t len)
 	return gc.lib;
 }
 
+static void gc_forked(void);
+
 #define SYM(name) (*(void **)&gc.f.name = dlsym(gc.lib, "cupti" #name))
 
 static const char *res_str(CUptiResult r)
@@ -158,6 +166,7 @@ int gcupti_probe(char *reason, size_t len)
 	*(void **)&gc.f.GetNumDroppedRecords = dlsym(gc.lib, "cuptiActivityGetNumDroppedRecords");
 	*(void **)&gc.f.EnableRuntimeApi = dlsym(gc.lib, "cuptiActivityEnableRuntimeApi");
 	*(void **)&gc.f.EnableDriverApi = dlsym(gc.lib, "cuptiActivityEnableDriverApi");
+	SYM(SetThreadIdType);
 	if (!gc.f.GetVersion || !gc.f.GetTimestamp || !gc.f.Subscribe || !gc.f.Unsubscribe ||
 	    !gc.f.RegisterCallbacks || !gc.f.Enable || !gc.f.Disable || !gc.f.FlushAll ||
 	    !gc.f.GetNextRecord || !gc.f.GetNumDroppedRecords) {
@@ -171,6 +180,9 @@ int gcupti_probe(char *reason, size_t len)
 			 "(record layouts differ)", v, (unsigned)CUPTI_API_VERSION);
 		return -EPROTO;
 	}
+	static int atfork_done;
+	if (!atfork_done && pthread_atfork(NULL, NULL, gc_forked) == 0)
+		atfork_done = 1;
 	uint64_t ts;
 	r = gc.f.GetTimestamp(&ts);
 	if (r != CUPTI_SUCCESS) {
@@ -195,6 +207,7 @@ static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max_r
 		*size = 0;
 		return;
 	}
+	atomic_fetch_add(&gc.outstanding, 1);
 	*buffer = gc.pool + (size_t)i * GC_BUF_BYTES;
 	*size = GC_BUF_BYTES;
 }
@@ -205,9 +218,10 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
 	(void)ctx;
 	(void)stream;
 	(void)size;
-	if (!buffer || buffer < gc.pool || buffer >= gc.pool + (size_t)GC_NBUF * GC_BUF_BYTES)
+	if (!buffer || buffer < gc.pool || buffer >= gc.pool + (size_t)gc.nbuf * GC_BUF_BYTES)
 		return;
 	int i = (int)((size_t)(buffer - gc.pool) / GC_BUF_BYTES);
+	atomic_fetch_sub(&gc.outstanding, 1);
 	pthread_mutex_lock(&gc.lock);
 	int slot = (gc.q_head + gc.q_n) % GC_NBUF;
 	gc.done_q[slot] = i;
@@ -229,6 +243,17 @@ static void CUPTIAPI sub_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Call
 
 /* ---- drain thread ---- */
 
+/* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel" (the name users and
+ * Kineto know); a copy kept for the process's life, or n itself */
+static const char *strip_version(const char *n)
+{
+	const char *v = strrchr(n, '_');
+	if (!v || v[1] != 'v' || !v[2] || strspn(v + 2, "0123456789") != strlen(v + 2))
+		return n;
+	char *c = strndup(n, (size_t)(v - n));
+	return c ? c : n;
+}
+
 static const char *api_name(void *ctx, int driver, uint32_t cbid)
 {
 	(void)ctx;
@@ -239,7 +264,7 @@ static const char *api_name(void *ctx, int driver, uint32_t cbid)
 		const char *n = NULL;
 		if (gc.f.GetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API,
 					 cbid, &n) == CUPTI_SUCCESS && n)
-			*slot = n;
+			*slot = strip_version(n);
 	}
 	return *slot;
 }
@@ -278,11 +303,16 @@ static void drain_buffer(int i, size_t valid, struct pub *p)
 	CUpti_Activity *rec = NULL;
 	struct pub_dict d = convert_dict(&gc.cv);
 	uint64_t z0 = gc.cv.zero_timestamps;
-	while (gc.f.GetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
+	CUptiResult r;
+	while ((r = gc.f.GetNextRecord(buf, valid, &rec)) == CUPTI_SUCCESS) {
 		struct gt_event e;
 		if (convert_record(&gc.cv, rec, &e) == 1 && p)
 			pub_event(p, &e, &d);
 	}
+	/* INVALID_KIND: an incomplete record (a forced flush met work still
+	 * running); the walk cannot go past it */
+	if (r != CUPTI_ERROR_MAX_LIMIT_REACHED)
+		atomic_fetch_add(&gc.read_errors, 1);
 	if (p) {
 		const struct ring_device_def *dv;
 		size_t n = convert_take_devices(&gc.cv, &dv);
@@ -302,6 +332,21 @@ static void count_losses(void)
 	uint64_t declined = atomic_exchange(&gc.declined, 0);
 	if (dropped || declined)
 		agent_count_loss(dropped, declined, 0);
+}
+
+/* who this process is: pid, RANK, WORLD_SIZE (-1 unknown), host name */
+static void publish_identity(struct pub *p, const struct pub_dict *d)
+{
+	struct ring_rank_def rd;
+	memset(&rd, 0, sizeof(rd));
+	rd.pid = gc.cv.pid;
+	rd.rank = gc.cv.rank;
+	const char *ws = getenv("WORLD_SIZE");
+	rd.world_size = ws && *ws ? atoi(ws) : -1;
+	char host[256] = "";
+	if (gethostname(host, sizeof(host) - 1) == 0 && host[0])
+		rd.host = convert_intern(&gc.cv, host, strlen(host));
+	pub_rank(p, &rd, d);
 }
 
 static void *drain_main(void *arg)
@@ -335,6 +380,7 @@ static void *drain_main(void *arg)
 			/* a new viewer: devices and a fresh calibration first */
 			last_reset = p->resets;
 			struct pub_dict d = convert_dict(&gc.cv);
+			publish_identity(p, &d);
 			for (size_t k = 0; k < gc.cv.n_dev; k++)
 				pub_device(p, &gc.cv.dev[k], &d);
 			last_cal = 0;
@@ -369,7 +415,16 @@ static void *drain_main(void *arg)
  * max_ms for the drain thread to publish every buffer handed to it */
 static void flush_and_wait(int max_ms)
 {
+	/* buffers CUPTI still holds hold work still running: a forced flush
+	 * now would hand them back with incomplete records, where the record
+	 * walk stops (everything after them lost).  Flush completed buffers
+	 * until CUPTI holds none of ours, for at most half of max_ms. */
 	gc.f.FlushAll(0);
+	for (int t = 0; t < max_ms / 10 && atomic_load(&gc.outstanding) > 0; t++) {
+		struct timespec ts = { 0, 5000000 };
+		nanosleep(&ts, NULL);
+		gc.f.FlushAll(0);
+	}
 	gc.f.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	for (int t = 0; t < max_ms / 5 && atomic_load(&gc.drained) < atomic_load(&gc.completed); t++) {
 		struct timespec ts = { 0, 5000000 };
@@ -377,9 +432,17 @@ static void flush_and_wait(int max_ms)
 	}
 }
 
+/* in a fork()ed child (a DataLoader worker): no drain thread, no CUPTI of
+ * its own, locks maybe held by threads that do not exist here; nothing
+ * is flushed or waited for (no lock is taken at fork either) */
+static void gc_forked(void)
+{
+	gc.forked = 1;
+}
+
 static void gc_atexit(void)
 {
-	if (!gc.enabled)
+	if (!gc.enabled || gc.forked)
 		return;
 	flush_and_wait(2000);
 	/* the viewer learns of the exit from its control socket closing */
@@ -392,6 +455,10 @@ static void gc_disable(void *ctx);
 static int gc_enable(void *ctx, char *err, size_t errlen)
 {
 	(void)ctx;
+	if (gc.forked) {
+		snprintf(err, errlen, "a fork()ed child of the traced process does not capture");
+		return -EPERM;
+	}
 	char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 64] = "";
 	CUptiResult r;
 	if (gc.f.Subscribe_v2) {
@@ -420,14 +487,18 @@ static int gc_enable(void *ctx, char *err, size_t errlen)
 	gc.subscribed = 1;
 	int rc = 0;
 	if (!gc.pool) {
-		gc.pool = aligned_alloc(8, (size_t)GC_NBUF * GC_BUF_BYTES);
+		/* GTRACE_CUPTI_BUFFERS: a smaller pool (2..32 buffers of 4 MiB) */
+		const char *nb = getenv("GTRACE_CUPTI_BUFFERS");
+		gc.nbuf = nb ? atoi(nb) : GC_NBUF;
+		gc.nbuf = gc.nbuf < 2 ? 2 : gc.nbuf > GC_NBUF ? GC_NBUF : gc.nbuf;
+		gc.pool = aligned_alloc(8, (size_t)gc.nbuf * GC_BUF_BYTES);
 		if (!gc.pool) {
 			snprintf(err, errlen, "cannot allocate %u MiB of activity buffers",
-				 GC_NBUF * (GC_BUF_BYTES >> 20));
+				 gc.nbuf * (GC_BUF_BYTES >> 20));
 			rc = -ENOMEM;
 			goto fail;
 		}
-		for (int i = 0; i < GC_NBUF; i++)
+		for (int i = 0; i < gc.nbuf; i++)
 			gc.free_stack[gc.n_free++] = i;
 	}
 	/* on every start: another CUPTI client (a profiler that held the
@@ -439,6 +510,10 @@ static int gc_enable(void *ctx, char *err, size_t errlen)
 		goto fail;
 	}
 	gc.registered = 1;
+	/* system thread ids (gettid), so host lanes match the OS's and
+	 * Kineto's tids; CUPTI's default is pthread_self() */
+	if (gc.f.SetThreadIdType)
+		gc.f.SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 	if (!gc.drain_started) {
 		convert_init(&gc.cv, getpid(), getenv("RANK") ? atoi(getenv("RANK")) : -1);
 		gc.cv.api_name = api_name;
@@ -477,6 +552,9 @@ static int gc_enable(void *ctx, char *err, size_t errlen)
 			CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
 			CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
 			CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000,
+			/* PyTorch asks before every launch whether a graph is being captured */
+			CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
+			CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_ptsz_v10000,
 		};
 		for (size_t k = 0; k < sizeof(rt) / sizeof(rt[0]); k++)
 			gc.f.EnableRuntimeApi(rt[k], 0);
@@ -486,6 +564,8 @@ static int gc_enable(void *ctx, char *err, size_t errlen)
 			CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent, CUPTI_DRIVER_TRACE_CBID_cuStreamQuery,
 			CUPTI_DRIVER_TRACE_CBID_cuEventQuery, CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
 			CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute, CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
+			CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute, CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute,
+			CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes,
 		};
 		for (size_t k = 0; k < sizeof(dr) / sizeof(dr[0]); k++)
 			gc.f.EnableDriverApi(dr[k], 0);
@@ -507,6 +587,8 @@ fail:
 static void gc_disable(void *ctx)
 {
 	(void)ctx;
+	if (gc.forked)
+		return;
 	gc.enabled = 0;
 	static const CUpti_ActivityKind kinds[] = {
 		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
@@ -529,13 +611,16 @@ static void gc_disable(void *ctx)
 static void gc_flush(void *ctx)
 {
 	(void)ctx;
+	if (gc.forked)
+		return;
 	gc.f.FlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
 static void gc_status(void *ctx, char *buf, size_t len)
 {
 	(void)ctx;
-	snprintf(buf, len, " gpus=%zu", gc.cv.n_dev);
+	snprintf(buf, len, " gpus=%zu read_errors=%llu", gc.cv.n_dev,
+		 (unsigned long long)atomic_load(&gc.read_errors));
 }
 
 static const struct agent_source gc_source = {

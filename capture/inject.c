@@ -6,8 +6,15 @@
  * ranges reach CUPTI as MARKER records.  The library then stays dormant
  * (control thread only) until a viewer starts a capture.  GTRACE_SYNTH
  * selects the built-in synthetic source instead of CUPTI (synth.c).
+ *
+ * `gtrace attach` on a process started without gtrace loads this library
+ * with ptrace (capture/pinj.c) and calls gtrace_inject_attach() in a
+ * borrowed thread: it starts the same set-up on a thread of its own and
+ * returns at once (the borrowed thread is stopped while it runs), never
+ * autostarting: the library waits dormant for the viewer.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +30,11 @@
 
 int InitializeInjection(void) INJECT_API;
 int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t)) INJECT_API;
+int gtrace_inject_attach(void) INJECT_API;
+
+/* found by pinj in a loaded copy: which gtrace it belongs to */
+__attribute__((used)) static const char inject_ident[] = "gtrace-inject-version=" GTRACE_VERSION;
+static int inject_late;      /* loaded by gtrace attach: never autostart */
 
 static pthread_once_t inject_once = PTHREAD_ONCE_INIT;
 
@@ -35,7 +47,7 @@ static void passive_status(void *ctx, char *buf, size_t len)
 static void inject_start(void)
 {
 	char reason[200] = "", err[256];
-	const char *autostart = getenv("GTRACE_AUTOSTART");
+	const char *autostart = inject_late ? NULL : getenv("GTRACE_AUTOSTART");
 	if (getenv("GTRACE_SYNTH")) {
 		/* the built-in synthetic source instead of CUPTI */
 		if (synth_start(strtod(getenv("GTRACE_SYNTH"), NULL), err, sizeof(err)) == 0 && autostart)
@@ -44,8 +56,9 @@ static void inject_start(void)
 	}
 #if GTRACE_HAVE_CUPTI
 	if (gcupti_probe(reason, sizeof(reason)) == 0) {
-		if (agent_init(gcupti_source(), err, sizeof(err)) == 0 && autostart)
-			agent_autostart((uint32_t)strtoul(autostart, NULL, 10), err, sizeof(err));
+		/* autostart before the socket listens (agent_init_autostart) */
+		uint32_t rec = autostart ? (uint32_t)strtoul(autostart, NULL, 10) : 0;
+		agent_init_autostart(gcupti_source(), autostart && rec == 0 ? 1 : rec, err, sizeof(err));
 		return;
 	}
 #else
@@ -63,6 +76,30 @@ int InitializeInjection(void)
 {
 	pthread_once(&inject_once, inject_start);
 	return 1;
+}
+
+static void *attach_main(void *arg)
+{
+	(void)arg;
+	/* the trainer's signals go to its own threads, never to ours (the
+	 * threads started below inherit this mask) */
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, NULL);
+	pthread_once(&inject_once, inject_start);
+	return NULL;
+}
+
+int gtrace_inject_attach(void)
+{
+	inject_late = 1;
+	pthread_t thr;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	int rc = pthread_create(&thr, &at, attach_main, NULL);
+	pthread_attr_destroy(&at);
+	return -rc;
 }
 
 int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t))

@@ -1,8 +1,11 @@
 /*
  * cmd_attach.c - 'gtrace attach': list the processes with a gtrace control
- * socket, or open the live viewer on one of them.
+ * socket or a CUDA driver mapped (injectable), or open the live viewer on
+ * one of them (loading the capture library with ptrace when it was not
+ * started under gtrace) or on all of them.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +16,12 @@
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: gtrace attach PID | --list\n\n"
-		   "  --list   processes with the capture library loaded: pid, command, GPUs, state\n"
-		   "  PID      open the live viewer on that process (q quits; the process runs on)\n");
+	fprintf(f, "usage: gtrace attach PID | --all | --list\n\n"
+		   "  --list   processes with the capture library loaded or that use CUDA (injectable):\n"
+		   "           pid, GPUs, state, RANK, command\n"
+		   "  PID      open the live viewer on that process (q quits; the process runs on); a\n"
+		   "           process started without gtrace gets the capture library with ptrace\n"
+		   "  --all    every process of yours that uses CUDA, as ranks of one view\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -38,12 +44,23 @@ static void cmdline(pid_t pid, char *buf, size_t len)
 static int list(void)
 {
 	pid_t pids[1024];
-	size_t n = live_list_pids(pids, 1024);
+	size_t n = live_cuda_pids(pids, 1024, 0);
 	if (n > 1024)
 		n = 1024;
-	printf("%-8s %-5s %-10s %s\n", "PID", "GPUS", "STATE", "COMMAND");
+	printf("%-8s %-5s %-10s %-5s %s\n", "PID", "GPUS", "STATE", "RANK", "COMMAND");
 	for (size_t i = 0; i < n; i++) {
 		char err[256], reply[CTL_LINE_MAX], gpus[16] = "?", state[32] = "?", cmd[256];
+		char rank[16] = "-";
+		if (kill(pids[i], 0) < 0 && errno == ESRCH)
+			continue;             /* gone since the scan */
+		live_proc_env(pids[i], "RANK", rank, sizeof(rank));
+		if (!live_listening(pids[i])) {
+			/* uses CUDA, no library yet: gtrace attach loads it */
+			live_proc_gpus(pids[i], gpus, sizeof(gpus));
+			cmdline(pids[i], cmd, sizeof(cmd));
+			printf("%-8d %-5s %-10s %-5s %s\n", (int)pids[i], gpus, "injectable", rank, cmd);
+			continue;
+		}
 		int fd = ctl_connect(pids[i], err, sizeof(err));
 		if (fd >= 0) {
 			if (ctl_request(fd, "status", reply, sizeof(reply), NULL, 1000) == 0) {
@@ -61,11 +78,11 @@ static int list(void)
 			fprintf(stderr, "gtrace attach: %s\n", err);
 		}
 		cmdline(pids[i], cmd, sizeof(cmd));
-		printf("%-8d %-5s %-10s %s\n", (int)pids[i], gpus, state, cmd);
+		printf("%-8d %-5s %-10s %-5s %s\n", (int)pids[i], gpus, state, rank, cmd);
 	}
 	if (!n)
-		fprintf(stderr, "gtrace attach: no process has the capture library loaded "
-				"(start one with 'gtrace run -- CMD')\n");
+		fprintf(stderr, "gtrace attach: no process uses CUDA or has the capture library "
+				"loaded (start one with 'gtrace run -- CMD')\n");
 	return 0;
 }
 
@@ -77,9 +94,10 @@ int cmd_attach(int argc, char **argv)
 		return usage(stdout);
 	if (!strcmp(argv[1], "--list"))
 		return list();
+	int all = !strcmp(argv[1], "--all");
 	char *end;
-	long pid = strtol(argv[1], &end, 10);
-	if (*end || pid <= 0)
+	long pid = all ? 0 : strtol(argv[1], &end, 10);
+	if (!all && (*end || pid <= 0))
 		return cmd_usage_error("attach", "'%s' is not a process id", argv[1]);
 	if (argc > 2)
 		return cmd_usage_error("attach", "unexpected argument '%s'", argv[2]);
@@ -91,13 +109,18 @@ int cmd_attach(int argc, char **argv)
 	struct live_sess ss;
 	live_sess_init(&ss, s, 0);
 	char err[512], name[32];
-	if (live_sess_add(&ss, (pid_t)pid, err, sizeof(err)) < 0) {
+	int rc = all ? live_attach_all(&ss, 0, err, sizeof(err))
+		     : live_attach_add(&ss, (pid_t)pid, 0, err, sizeof(err));
+	if (rc < 0) {
 		cmd_error("%s", err);
 		store_free(s);
 		return 1;
 	}
-	snprintf(name, sizeof(name), "pid %ld", pid);
-	int rc = live_view(&ss, name);
+	if (all)
+		snprintf(name, sizeof(name), "%d processes", ss.n);
+	else
+		snprintf(name, sizeof(name), "pid %ld", pid);
+	rc = live_view(&ss, name);
 	store_free(s);
 	return rc;
 }

@@ -25,7 +25,8 @@ static int usage(FILE *f)
 		   "  --gpus N          simulated GPUs (default 4)\n"
 		   "  --scenario NAME   balanced, input-bound, launch-bound, straggler, comm-bound,\n"
 		   "                    copy-heavy, staggered (default balanced)\n"
-		   "  --rate N          events per second (default 20000)\n"
+		   "  --rate N          events per second (default: real time, the simulated\n"
+		   "                    clock runs with the wall clock)\n"
 		   "  --seconds S       stop the trainer after S seconds (default: when quitting)\n");
 	return f == stdout ? 0 : 2;
 }
@@ -34,7 +35,7 @@ int cmd_demo(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--trainer"))
 		return live_sim_main(argc - 1, argv + 1);
-	const char *gpus = "4", *scen = "balanced", *rate = "20000", *secs = "3600";
+	const char *gpus = "4", *scen = "balanced", *rate = NULL, *secs = "3600";
 	for (int i = 1; i < argc; i += 2) { /* options all take a value */
 		if (cmd_is_help(argv[i]))
 			return usage(stdout);
@@ -66,9 +67,10 @@ int cmd_demo(int argc, char **argv)
 		return 1;
 	}
 	self[n] = 0;
+	/* without --rate the trainer runs in real time */
 	char *targv[] = { self, "demo", "--trainer", "--gpus", (char *)gpus, "--scenario",
-			  (char *)scen, "--rate", (char *)rate, "--seconds", (char *)secs,
-			  "--linger", "2", NULL };
+			  (char *)scen, "--seconds", (char *)secs, "--linger", "2",
+			  rate ? "--rate" : NULL, (char *)rate, NULL };
 	int out[2];
 	if (pipe(out) < 0) {
 		cmd_error("pipe: %s", strerror(errno));

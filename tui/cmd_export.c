@@ -12,14 +12,16 @@
 
 static void help(void)
 {
-	printf("usage: gtrace export PATH... -o OUT.json[.gz] [--no-flows] [--gzip-level N] [--force]\n\n"
+	printf("usage: gtrace export PATH... -o OUT.json[.gz] [--no-flows] [--gzip-level N] [--run NAME] [--force]\n\n"
 	       "Writes the trace as Chrome trace JSON (opens in ui.perfetto.dev and\n"
 	       "chrome://tracing): one process per rank and GPU or host process, one\n"
 	       "thread per stream or host thread, Kineto categories (kernel, gpu_memcpy,\n"
 	       "cuda_runtime, cpu_op, ...), kernel and copy args, and ac2g flow arrows\n"
 	       "from launch calls to their GPU work.  Times are exact to the nanosecond.\n"
 	       "PATH is a .gtrace capture, a Kineto/Chrome JSON(.gz), an nsys .sqlite or\n"
-	       "a directory of per-rank trace files; several JSON PATHs are merged as ranks.\n"
+	       "a directory of per-rank trace files, a TensorFlow/JAX .xplane.pb[.gz] or a\n"
+	       "TensorBoard log directory (its newest run, or --run NAME); several JSON or\n"
+	       "XPlane PATHs are merged as ranks.\n"
 	       "An OUT ending in .gz is gzip-compressed.  An existing OUT is replaced only\n"
 	       "with --force; a failed export leaves no file.\n");
 }
@@ -30,6 +32,7 @@ int cmd_export(int argc, char **argv)
 	const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
 	size_t n = 0;
 	struct gt_export_opts eo = { .flags = GT_EXPORT_KEEP };
+	const char *run = NULL;
 	int rc = 0;
 	if (!paths) {
 		cmd_error("out of memory");
@@ -47,6 +50,12 @@ int cmd_export(int argc, char **argv)
 			out = argv[i];
 		} else if (!strcmp(argv[i], "--force")) {
 			eo.flags &= ~GT_EXPORT_KEEP;
+		} else if (!strcmp(argv[i], "--run")) {
+			if (++i >= argc) {
+				rc = cmd_usage_error("export", "--run needs the name of a run");
+				goto done;
+			}
+			run = argv[i];
 		} else if (!strcmp(argv[i], "--no-flows")) {
 			eo.flags |= GT_EXPORT_NO_FLOWS;
 		} else if (!strcmp(argv[i], "--gzip-level")) {
@@ -70,7 +79,7 @@ int cmd_export(int argc, char **argv)
 		rc = cmd_usage_error("export", "no output given (-o OUT.json)");
 		goto done;
 	}
-	struct gt_load_opts lo = { .flags = GT_LOAD_PROGRESS };
+	struct gt_load_opts lo = { .flags = GT_LOAD_PROGRESS, .run = run };
 	struct gt_store *s = NULL;
 	char err[1024] = "";
 	if (gt_load(paths, n, &lo, &s, err, sizeof(err))) {

@@ -19,13 +19,16 @@
 /* the --help text */
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: gtrace open [--param-bytes B --link-gbps X] PATH...\n\n"
+	fprintf(f, "usage: gtrace open [--param-bytes B --link-gbps X] [--run NAME] PATH...\n\n"
 		   "Open a .gtrace capture, a Kineto/Chrome trace JSON (.json or .json.gz), an nsys\n"
-		   "SQLite export or a directory of per-rank trace files in the terminal viewer.\n"
+		   "SQLite export, a directory of per-rank trace files, a TensorFlow/JAX XPlane\n"
+		   "profile (.xplane.pb[.gz]) or a TensorBoard log directory in the terminal viewer.\n"
 		   "Press ? in the viewer for its keys; docs/viewer.md describes them.\n\n"
 		   "  --param-bytes B  gradient bytes all-reduced per step (97.5M, 1G: 1024-based)\n"
 		   "  --link-gbps X    link bandwidth, GB/s: with --param-bytes the overview\n"
-		   "                   compares collective time with the expected B / X\n");
+		   "                   compares collective time with the expected B / X\n"
+		   "  --run NAME       the run of a TensorBoard log directory to open (default:\n"
+		   "                   the newest, said on stderr)\n");
 }
 
 struct load_job {
@@ -78,13 +81,14 @@ static void progress_line(const char *path, double mb, int pct, double secs, cha
 }
 
 /* gt_load, with a live "loading" line on a terminal when the importer has none */
-static int load_with_progress(const char *const *paths, size_t n, struct gt_store **out,
-			      char *err, size_t errlen)
+static int load_with_progress(const char *const *paths, size_t n, const char *run,
+			      struct gt_store **out, char *err, size_t errlen)
 {
 	static _Atomic uint64_t done_bytes;
 	atomic_store(&done_bytes, 0);
 	struct load_job j = { .paths = paths, .n = n,
-			      .lo = { .flags = GT_LOAD_PROGRESS, .progress_bytes = &done_bytes } };
+			      .lo = { .flags = GT_LOAD_PROGRESS, .progress_bytes = &done_bytes,
+				      .run = run } };
 	char why[256];
 	enum gt_format f = n == 1 ? gt_load_detect(paths[0], why, sizeof(why)) : GT_FMT_DIRECTORY;
 	pthread_t th;
@@ -155,7 +159,8 @@ static int load_with_progress(const char *const *paths, size_t n, struct gt_stor
 }
 
 /* load the paths and run the viewer on them; the exit status */
-static int open_paths(const char *const *paths, int np, uint64_t param_bytes, double link_gbps)
+static int open_paths(const char *const *paths, int np, const char *run, uint64_t param_bytes,
+		      double link_gbps)
 {
 	/* no terminal: say so before a long load, not after it (a path that cannot
 	 * be opened is still reported first, as "FILE: problem") */
@@ -173,7 +178,7 @@ static int open_paths(const char *const *paths, int np, uint64_t param_bytes, do
 	}
 	struct gt_store *s = NULL;
 	char err[512];
-	int rc = load_with_progress(paths, (size_t)np, &s, err, sizeof(err));
+	int rc = load_with_progress(paths, (size_t)np, run, &s, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gtrace: %s\n", err);
 		return 1;
@@ -197,6 +202,7 @@ int cmd_open(int argc, char **argv)
 	int np = 0, only_paths = 0;
 	uint64_t param_bytes = 0;
 	double link_gbps = 0;
+	const char *run = NULL;
 	if (!paths) {
 		cmd_error("out of memory");
 		return 1;
@@ -217,7 +223,8 @@ int cmd_open(int argc, char **argv)
 			return 0;
 		}
 		int which = !strncmp(a, "--param-bytes", 13) && (a[13] == 0 || a[13] == '=') ? 1 :
-			    !strncmp(a, "--link-gbps", 11) && (a[11] == 0 || a[11] == '=') ? 2 : 0;
+			    !strncmp(a, "--link-gbps", 11) && (a[11] == 0 || a[11] == '=') ? 2 :
+			    !strncmp(a, "--run", 5) && (a[5] == 0 || a[5] == '=') ? 3 : 0;
 		int bad = 0;
 		if (!which) {
 			bad = cmd_usage_error("open", "unknown option '%s'", a);
@@ -236,6 +243,8 @@ int cmd_open(int argc, char **argv)
 		if (!bad && which == 2 && cmd_parse_gbps(val, &link_gbps))
 			bad = cmd_usage_error("open", "--link-gbps needs a bandwidth in GB/s like 25 or "
 					      "450, not '%s'", val);
+		if (!bad && which == 3)
+			run = val;
 		if (bad) {
 			free(paths);
 			return bad;
@@ -245,7 +254,7 @@ int cmd_open(int argc, char **argv)
 		 cmd_usage_error("open", "--param-bytes and --link-gbps go together") :
 		 np == 0 ? cmd_usage_error("open", "no PATH given") : -1;
 	if (rc < 0)
-		rc = open_paths(paths, np, param_bytes, link_gbps);
+		rc = open_paths(paths, np, run, param_bytes, link_gbps);
 	free(paths);
 	return rc;
 }

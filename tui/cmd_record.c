@@ -16,9 +16,10 @@
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: gtrace record -o FILE [--force] [--duration S] [--ring RECORDS] (--pid PID | -- CMD [ARGS])\n\n"
+	fprintf(f, "usage: gtrace record -o FILE [--force] [--duration S] [--ring RECORDS] (--pid PID | --all | -- CMD [ARGS])\n\n"
 		   "Capture without a terminal into a .gtrace file.  With --pid, attach to a process\n"
-		   "that has the capture library loaded (see 'gtrace attach --list'); with -- CMD,\n"
+		   "(the capture library is loaded into it with ptrace when it was not started under\n"
+		   "gtrace); --all attaches to every process of yours that uses CUDA, as ranks; with -- CMD,\n"
 		   "start CMD with the library injected and record it and every child that uses CUDA.\n"
 		   "Ctrl-C stops the recording and keeps everything captured so far.\n\n"
 		   "  -o, --output FILE   the .gtrace file to write\n"
@@ -35,7 +36,7 @@ int cmd_record(int argc, char **argv)
 	double duration = 0;
 	long pid = 0;
 	unsigned long ring = 0;
-	int quiet = 0, force = 0, i;
+	int quiet = 0, force = 0, all = 0, i;
 	char **cmd = NULL;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -51,6 +52,10 @@ int cmd_record(int argc, char **argv)
 		}
 		if (!strcmp(a, "--force")) {
 			force = 1;
+			continue;
+		}
+		if (!strcmp(a, "--all")) {
+			all = 1;
 			continue;
 		}
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -80,10 +85,10 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!out)
 		return cmd_usage_error("record", "-o FILE is required");
-	if (!pid && (!cmd || !cmd[0]))
-		return cmd_usage_error("record", "give --pid PID or -- CMD [ARGS]");
-	if (pid && cmd)
-		return cmd_usage_error("record", "--pid and -- CMD exclude each other");
+	if (!pid && !all && (!cmd || !cmd[0]))
+		return cmd_usage_error("record", "give --pid PID, --all or -- CMD [ARGS]");
+	if ((pid != 0) + all + (cmd != NULL) > 1)
+		return cmd_usage_error("record", "--pid, --all and -- CMD exclude each other");
 
 	char err[512];
 	struct gt_store *s = store_new();
@@ -94,8 +99,9 @@ int cmd_record(int argc, char **argv)
 	struct live_sess ss;
 	live_sess_init(&ss, s, (uint32_t)ring);
 	store_meta_set(s, "source", "gtrace record");
-	if (pid) {
-		if (live_sess_add(&ss, (pid_t)pid, err, sizeof(err)) < 0) {
+	if (pid || all) {
+		if ((all ? live_attach_all(&ss, 0, err, sizeof(err))
+			 : live_attach_add(&ss, (pid_t)pid, 0, err, sizeof(err))) < 0) {
 			cmd_error("%s", err);
 			store_free(s);
 			return 1;
@@ -112,7 +118,7 @@ int cmd_record(int argc, char **argv)
 		store_free(s);
 		return 1;
 	}
-	if (!pid) {
+	if (!pid && !all) {
 		pid_t child;
 		if (live_spawn(cmd, &child, err, sizeof(err)) < 0) {
 			cmd_error("%s", err);
@@ -136,7 +142,7 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 	const struct gt_drops *d = store_drops(s);
-	uint64_t lost = d->cupti_dropped + d->buffers_declined + d->zero_timestamps + d->ring_overflow;
+	uint64_t lost = store_drops_lost(d);
 	fprintf(stderr, "gtrace record: %s: %llu events, %llu lost (%s)\n", out,
 		(unsigned long long)ss.events, (unsigned long long)lost, line);
 	int status = 0;

@@ -14,6 +14,7 @@
 #include "gtrace/load.h"
 #include "gtrace/report.h"
 #include "gtrace/steps.h"
+#include "stats_out.h"
 
 #define MAX_REPORTS 32
 
@@ -21,16 +22,21 @@ static void stats_help(FILE *f)
 {
 	fprintf(f,
 		"usage: gtrace stats PATH... [--report NAME[,NAME...]] [--format table|csv|json]\n"
+		"                    [--table NAME|list] [-o DIR]\n"
 		"                    [--step N] [--range T0:T1] [--gpu G] [--rank R]\n"
-		"                    [--param-bytes B --link-gbps X]\n\n"
+		"                    [--param-bytes B --link-gbps X] [--run NAME]\n\n"
 		"Print analyses of a capture (.gtrace), a Kineto/Chrome trace JSON(.gz), an nsys\n"
-		"SQLite export or a directory of per-rank traces.  Several trace JSON PATHs are\n"
-		"merged on one time axis, one rank each.\n\n"
+		"SQLite export, a directory of per-rank traces, a TensorFlow/JAX XPlane profile\n"
+		"(.xplane.pb[.gz]) or a TensorBoard log directory.  Several trace JSON (or\n"
+		"XPlane) PATHs are merged on one time axis, one rank each.\n\n"
 		"options:\n"
 		"  --report NAME    report(s) to print, comma separated (default: kernels);\n"
 		"                   'list' prints the names\n"
 		"  --format F       table (aligned, numbers with thousands separators), csv\n"
-		"                   (RFC 4180, plain numbers) or json (one object per report)\n"
+		"                   (RFC 4180, plain numbers: one table, the report's main\n"
+		"                   one) or json (one object per report, numbers as numbers)\n"
+		"  --table NAME     print only table NAME of the reports; 'list' names them\n"
+		"  -o DIR           write every table to DIR/NAME.csv (.json, .txt), one each\n"
 		"  --step N         only step N (ProfilerStep#N or the N-th step found): its\n"
 		"                   device-widened window over all ranks\n"
 		"  --range T0:T1    only events starting in [T0, T1) after the trace start;\n"
@@ -41,7 +47,8 @@ static void stats_help(FILE *f)
 		"                   suffixes: 97.5M for ResNet-50's fp32 parameters)\n"
 		"  --link-gbps X    link bandwidth in GB/s; with --param-bytes, the multigpu\n"
 		"                   and overview reports compare collective time per step\n"
-		"                   with the expected all-reduce time B / X\n\n"
+		"                   with the expected all-reduce time B / X\n"
+		"  --run NAME       the run of a TensorBoard log directory (default: the newest)\n\n"
 		"Unknown values are printed as n/a, never as 0.  Kernel, memory, API and NVTX\n"
 		"tables use Nsight Systems' definitions: Avg is the mean, Med the exact median\n"
 		"(mean of the two middle values for an even count), StdDev the\n"
@@ -127,6 +134,11 @@ static int pick_reports(char *list, const struct gt_report **out, size_t *n)
 			fputc('\n', stderr);
 			return 2;
 		}
+		size_t k = 0;
+		while (k < *n && out[k] != r)
+			k++;
+		if (k < *n)
+			continue;       /* named twice: printed once */
 		if (*n == MAX_REPORTS)
 			return cmd_usage_error("stats", "too many reports");
 		out[(*n)++] = r;
@@ -145,7 +157,86 @@ struct stats_args {
 	const char *range;
 	uint64_t param_bytes;
 	double link_gbps;
+	const char *table;      /* --table NAME or list */
+	const char *dir;        /* -o DIR */
+	const char *run;        /* --run: a TensorBoard log directory's run */
 };
+
+/* the options, looked up by name; each takes a value */
+enum stats_opt {
+	OPT_REPORT, OPT_FORMAT, OPT_STEP, OPT_RANGE, OPT_GPU, OPT_RANK, OPT_PARAM_BYTES,
+	OPT_LINK_GBPS, OPT_TABLE, OPT_OUTDIR, OPT_RUN
+};
+
+static const struct {
+	const char *name;
+	enum stats_opt id;
+} stats_opts[] = {
+	{ "--report", OPT_REPORT }, { "--format", OPT_FORMAT }, { "--step", OPT_STEP },
+	{ "--range", OPT_RANGE }, { "--gpu", OPT_GPU }, { "--rank", OPT_RANK },
+	{ "--param-bytes", OPT_PARAM_BYTES }, { "--link-gbps", OPT_LINK_GBPS },
+	{ "--table", OPT_TABLE }, { "-o", OPT_OUTDIR }, { "--output-dir", OPT_OUTDIR },
+	{ "--run", OPT_RUN },
+};
+
+/* one option with its value into a; 0 or the usage error's exit status */
+static int set_opt(struct stats_args *a, enum stats_opt id, const char *val)
+{
+	switch (id) {
+	case OPT_REPORT:
+		a->report = (char *)val;
+		break;
+	case OPT_FORMAT:
+		if (!strcmp(val, "table"))
+			a->fmt = GT_OUT_TABLE;
+		else if (!strcmp(val, "csv"))
+			a->fmt = GT_OUT_CSV;
+		else if (!strcmp(val, "json"))
+			a->fmt = GT_OUT_JSON;
+		else
+			return cmd_usage_error("stats", "unknown format '%s' (table, csv, json)", val);
+		break;
+	case OPT_STEP:
+		if (parse_int(val, 0, INT64_MAX, &a->step))
+			return cmd_usage_error("stats", "--step needs a step number, not '%s'", val);
+		break;
+	case OPT_RANGE:
+		a->range = val;
+		break;
+	case OPT_GPU:
+		if (parse_int(val, 0, INT32_MAX, &a->gpu))
+			return cmd_usage_error("stats", "--gpu needs a device ordinal, not '%s'", val);
+		break;
+	case OPT_RANK:
+		if (parse_int(val, 0, INT32_MAX, &a->rank))
+			return cmd_usage_error("stats", "--rank needs a rank number, not '%s'", val);
+		break;
+	case OPT_PARAM_BYTES:
+		if (cmd_parse_bytes(val, &a->param_bytes))
+			return cmd_usage_error("stats", "--param-bytes needs a byte count like 4096, "
+					       "97.5M or 2G, not '%s'", val);
+		break;
+	case OPT_LINK_GBPS:
+		if (cmd_parse_gbps(val, &a->link_gbps))
+			return cmd_usage_error("stats", "--link-gbps needs a bandwidth in GB/s like "
+					       "25 or 450, not '%s'", val);
+		break;
+	case OPT_TABLE:
+		if (!val[0])
+			return cmd_usage_error("stats", "--table needs a table name or 'list'");
+		a->table = val;
+		break;
+	case OPT_OUTDIR:
+		if (!val[0])
+			return cmd_usage_error("stats", "-o needs a directory");
+		a->dir = val;
+		break;
+	case OPT_RUN:
+		a->run = val;
+		break;
+	}
+	return 0;
+}
 
 /* parse the command line; 0, -1 for --help printed, or the exit status 2 */
 static int parse_args(int argc, char **argv, struct stats_args *a)
@@ -162,63 +253,24 @@ static int parse_args(int argc, char **argv, struct stats_args *a)
 			a->paths[a->npaths++] = arg;
 			continue;
 		}
-		static const char *const opts[] = { "--report", "--format", "--step", "--range",
-						     "--gpu", "--rank", "--param-bytes", "--link-gbps" };
-		size_t k = 0, nopt = sizeof(opts) / sizeof(opts[0]);
+		size_t k = 0, nopt = sizeof(stats_opts) / sizeof(stats_opts[0]);
 		for (; k < nopt; k++) {
-			size_t ol = strlen(opts[k]);
-			if (!strncmp(arg, opts[k], ol) && (arg[ol] == 0 || arg[ol] == '=')) {
-				if (arg[ol] == '=')
-					val = arg + ol + 1;
-				else if (i + 1 < argc)
-					val = argv[++i];
-				else
-					return cmd_usage_error("stats", "%s needs a value", opts[k]);
+			size_t ol = strlen(stats_opts[k].name);
+			if (!strncmp(arg, stats_opts[k].name, ol) && (arg[ol] == 0 || arg[ol] == '='))
 				break;
-			}
 		}
-		switch (k) {
-		case 0:
-			a->report = (char *)val;
-			break;
-		case 1:
-			if (!strcmp(val, "table"))
-				a->fmt = GT_OUT_TABLE;
-			else if (!strcmp(val, "csv"))
-				a->fmt = GT_OUT_CSV;
-			else if (!strcmp(val, "json"))
-				a->fmt = GT_OUT_JSON;
-			else
-				return cmd_usage_error("stats", "unknown format '%s' (table, csv, json)", val);
-			break;
-		case 2:
-			if (parse_int(val, 0, INT64_MAX, &a->step))
-				return cmd_usage_error("stats", "--step needs a step number, not '%s'", val);
-			break;
-		case 3:
-			a->range = val;
-			break;
-		case 4:
-			if (parse_int(val, 0, INT32_MAX, &a->gpu))
-				return cmd_usage_error("stats", "--gpu needs a device ordinal, not '%s'", val);
-			break;
-		case 5:
-			if (parse_int(val, 0, INT32_MAX, &a->rank))
-				return cmd_usage_error("stats", "--rank needs a rank number, not '%s'", val);
-			break;
-		case 6:
-			if (cmd_parse_bytes(val, &a->param_bytes))
-				return cmd_usage_error("stats", "--param-bytes needs a byte count like 4096, "
-						       "97.5M or 2G, not '%s'", val);
-			break;
-		case 7:
-			if (cmd_parse_gbps(val, &a->link_gbps))
-				return cmd_usage_error("stats", "--link-gbps needs a bandwidth in GB/s like "
-						       "25 or 450, not '%s'", val);
-			break;
-		default:
+		if (k == nopt)
 			return cmd_usage_error("stats", "unknown option '%s'", arg);
-		}
+		size_t ol = strlen(stats_opts[k].name);
+		if (arg[ol] == '=')
+			val = arg + ol + 1;
+		else if (i + 1 < argc)
+			val = argv[++i];
+		else
+			return cmd_usage_error("stats", "%s needs a value", stats_opts[k].name);
+		int rc = set_opt(a, stats_opts[k].id, val);
+		if (rc)
+			return rc;
 	}
 	if (!a->param_bytes != !(a->link_gbps > 0))
 		return cmd_usage_error("stats", "--param-bytes and --link-gbps go together");
@@ -245,12 +297,12 @@ static int has_gpu(const struct gt_store *s, int32_t g, int32_t r)
 {
 	for (size_t i = 0; i < store_device_count(s); i++) {
 		const struct gt_device *d = store_device_at(s, i);
-		if (d->id == g && (r < 0 || (d->rank < 0 ? 0 : d->rank) == r))
+		if (d->id == g && (r < 0 || d->rank == r))
 			return 1;
 	}
 	for (size_t i = 0; i < store_lane_count(s); i++) {
 		const struct gt_lane_key *k = &store_lane_at(s, (uint32_t)i)->key;
-		if (k->type == GT_LANE_GPU && k->device == g && (r < 0 || (k->rank < 0 ? 0 : k->rank) == r))
+		if (k->type == GT_LANE_GPU && k->device == g && (r < 0 || k->rank == r))
 			return 1;
 	}
 	return 0;
@@ -317,13 +369,13 @@ static void id_list(const struct gt_store *s, int gpus, int32_t r, char *buf, si
 		int64_t x;
 		if (i < nl) {
 			const struct gt_lane_key *k = &store_lane_at(s, (uint32_t)i)->key;
-			int32_t kr = k->rank < 0 ? 0 : k->rank;
+			int32_t kr = k->rank;
 			if (gpus && (k->type != GT_LANE_GPU || (r >= 0 && kr != r)))
 				continue;
 			x = gpus ? k->device : kr;
 		} else if (i - nl < store_device_count(s)) {
 			const struct gt_device *d = store_device_at(s, i - nl);
-			if (!gpus || (r >= 0 && (d->rank < 0 ? 0 : d->rank) != r))
+			if (!gpus || (r >= 0 && d->rank != r))
 				continue;
 			x = d->id;
 		} else if (i - nl - store_device_count(s) < store_rank_count(s)) {
@@ -433,8 +485,12 @@ int cmd_stats(int argc, char **argv)
 		rc = cmd_usage_error("stats", "no input file given");
 		goto out;
 	}
+	struct stats_out chk = { .n = nrep, .fmt = a.fmt, .table = a.table, .dir = a.dir };
+	rc = stats_out_check(&chk);
+	if (rc)
+		goto out;
 	char err[512] = "";
-	struct gt_load_opts lo = { .flags = GT_LOAD_PROGRESS };
+	struct gt_load_opts lo = { .flags = GT_LOAD_PROGRESS, .run = a.run };
 	if (gt_load(paths, a.npaths, &lo, &s, err, sizeof(err))) {
 		cmd_error("%s", err[0] ? err : "cannot load the input");
 		rc = 1;
@@ -444,26 +500,20 @@ int cmd_stats(int argc, char **argv)
 	rc = make_scope(s, &a, &sc);
 	if (rc)
 		goto out;
-	if (a.fmt == GT_OUT_JSON && nrep > 1)
-		fputs("[\n", stdout);
+	struct gt_report_out outs[MAX_REPORTS] = { { 0 } };
+	struct stats_out so = { .reps = reps, .outs = outs, .n = nrep, .fmt = a.fmt,
+				.table = a.table, .dir = a.dir, .input = a.paths[0] };
 	for (size_t i = 0; i < nrep && !rc; i++) {
-		struct gt_report_out o = { 0 };
 		err[0] = 0;
-		if (reps[i]->run(s, &sc, &o, err, sizeof(err))) {
+		if (reps[i]->run(s, &sc, &outs[i], err, sizeof(err))) {
 			cmd_error("%s: %s", reps[i]->name, err[0] ? err : "report failed");
 			rc = 1;
-		} else {
-			if (i && a.fmt == GT_OUT_JSON)
-				fputs(",\n", stdout);
-			else if (i)
-				fputc('\n', stdout);
-			if (gt_report_out_write(stdout, reps[i]->name, &o, a.fmt))
-				rc = 1;
 		}
-		gt_report_out_done(&o);
 	}
-	if (a.fmt == GT_OUT_JSON && nrep > 1 && !rc)
-		fputs("]\n", stdout);
+	if (!rc)
+		rc = stats_out_emit(&so);
+	for (size_t i = 0; i < nrep; i++)
+		gt_report_out_done(&outs[i]);
 	if (fflush(stdout) && !rc) {
 		cmd_error("writing the output: %s", strerror(errno));
 		rc = 1;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "demangle.h"
+#include "gtrace/store.h"
 
 struct dm {
 	const char *p;
@@ -202,8 +203,19 @@ static void ident_before(const char *s, const char *end, const char **a, const c
 
 char *demangle_short(const char *in, char *out, size_t len)
 {
-	char full[512];
-	demangle_name(in, full, sizeof(full));
+	/* the whole name, however long: a name cut short has no closing '>'
+	   and no parameter list, and its "short form" would be the fragment at
+	   the cut ("doub" of a cut "double &" in nsys's clover kernels) */
+	size_t flen = strlen(in) * 2 + 512;
+	char stackbuf[1024];
+	char *full = flen <= sizeof(stackbuf) ? stackbuf : malloc(flen);
+	if (!full) {
+		snprintf(out, len, "%s", in);
+		return out;
+	}
+	if (full == stackbuf)
+		flen = sizeof(stackbuf);
+	demangle_name(in, full, flen);
 	/* the name is the identifier before the parameter list: the first '('
 	 * at nesting depth 0 ("(anonymous namespace)" is no parameter list),
 	 * behind any return type ("void f<..>(..)", "std::enable_if<..>::type
@@ -228,6 +240,8 @@ char *demangle_short(const char *in, char *out, size_t len)
 	ident_before(s, params, &a, &b);
 	if (b <= a) {
 		snprintf(out, len, "%s", full);
+		if (full != stackbuf)
+			free(full);
 		return out;
 	}
 	if (b < params && *b == '<')
@@ -250,5 +264,18 @@ char *demangle_short(const char *in, char *out, size_t len)
 		}
 	}
 	snprintf(out, len, "%.*s%s", (int)(b - a), a, extra);
+	if (full != stackbuf)
+		free(full);
 	return out;
+}
+
+char *demangle_short_of(const struct gt_store *s, const char *in, char *out, size_t len)
+{
+	uint32_t id = s ? store_str_find(s, in, strlen(in)) : UINT32_MAX;
+	uint32_t sh = id != UINT32_MAX ? store_str_short(s, id) : 0;
+	if (sh) {
+		snprintf(out, len, "%s", store_str(s, sh));
+		return out;
+	}
+	return demangle_short(in, out, len);
 }

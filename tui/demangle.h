@@ -14,5 +14,9 @@ char *demangle_name(const char *in, char *out, size_t len);
 /* the short form for labels: last name component without template
  * arguments or parameters ("at::native::foo<float>(int)" -> "foo") */
 char *demangle_short(const char *in, char *out, size_t len);
+struct gt_store;
+/* the short form of a name of store s: the source's own short name when
+ * it gave one (nsys's shortName, store_str_short), else demangle_short */
+char *demangle_short_of(const struct gt_store *s, const char *in, char *out, size_t len);
 
 #endif

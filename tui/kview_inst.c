@@ -360,7 +360,7 @@ void kview_inst_draw(struct kview *k, struct lrect r)
 			term_fill((struct lrect){ r.x, y + i, r.w, 1 }, at);
 		term_printf(y + i, r.x + 1, r.w - 2, at, "%8zu  %12s  %10s  rank %d GPU %d stream %lld",
 			    n + 1, layout_fmt_ts(e->start_ns - lo, a, sizeof(a)),
-			    layout_fmt_dur(e->dur_ns, b, sizeof(b)), l->key.rank < 0 ? 0 : l->key.rank,
+			    layout_fmt_dur(e->dur_ns, b, sizeof(b)), l->key.rank,
 			    l->key.device, (long long)l->key.id);
 	}
 }

@@ -16,7 +16,7 @@ static int key_cmp(const void *pa, const void *pb)
 {
 	const struct gt_lane *a = store_lane_at(sort_store, *(const uint32_t *)pa);
 	const struct gt_lane *b = store_lane_at(sort_store, *(const uint32_t *)pb);
-	int32_t ra = a->key.rank < 0 ? 0 : a->key.rank, rb = b->key.rank < 0 ? 0 : b->key.rank;
+	int32_t ra = a->key.rank, rb = b->key.rank;
 	if (ra != rb)
 		return ra < rb ? -1 : 1;
 	int ga = a->key.type == GT_LANE_GPU ? 0 : 1, gb = b->key.type == GT_LANE_GPU ? 0 : 1;
@@ -77,7 +77,7 @@ static void gpu_label(const struct gt_store *s, int32_t rank, int32_t dev, char 
 	const char *nm = "";
 	for (size_t i = 0; i < store_device_count(s); i++) {
 		const struct gt_device *d = store_device_at(s, i);
-		if (d->id == dev && (d->rank < 0 ? 0 : d->rank) == rank && d->name)
+		if (d->id == dev && d->rank == rank && d->name)
 			nm = store_str(s, d->name);
 	}
 	if (!strncmp(nm, "NVIDIA ", 7))
@@ -178,7 +178,7 @@ int lanes_build(struct lanes *L, const struct gt_store *s)
 	long g_rank = -1, g_sub = -1;
 	for (size_t i = 0; i < n; i++) {
 		const struct gt_lane *l = store_lane_at(s, ord[i]);
-		int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
+		int32_t rank = l->key.rank;
 		int gpu = l->key.type == GT_LANE_GPU;
 		/* tracks without a real process (pid <= 0) share one "other tracks" group */
 		int64_t hpid = l->key.pid > 0 ? l->key.pid : 0;

@@ -154,13 +154,55 @@ static int def_string(struct live *l, const struct ring_rec *m)
 	return map_set(&l->str, m->u.str.id, id);
 }
 
+/* this connection's rank in the store, decided at its first definition:
+ * the producer's (RANK) or, when it said -1, the one given at open; when
+ * another process already holds it (an autotune child inheriting RANK),
+ * a rank after every one in the store and at or above every world size
+ * known (world, this process's, -1 unknown), so that no rank a process
+ * of the world has yet to claim is taken.  Registered with its pid. */
+static int32_t conn_rank(struct live *l, int32_t want, int32_t world)
+{
+	if (l->rank_set)
+		return l->rank_final;
+	if (want < 0)
+		want = l->rank;
+	int32_t max = world - 1;
+	int clash = 0, mine = 0;
+	for (size_t i = 0; i < store_rank_count(l->s); i++) {
+		const struct gt_rank *r = store_rank_at(l->s, i);
+		max = r->rank > max ? r->rank : max;
+		max = r->world_size - 1 > max ? r->world_size - 1 : max;
+		if (r->rank == want && r->pid != l->pid && r->pid != 0)
+			clash = 1;
+		if (r->rank == want && r->pid == l->pid)
+			mine = 1;
+	}
+	if (clash)
+		want = max + 1;
+	l->rank_final = want;
+	l->rank_set = 1;
+	if (!mine || clash) {
+		struct gt_rank r;
+		memset(&r, 0, sizeof(r));
+		for (size_t i = 0; i < store_rank_count(l->s); i++)
+			if (store_rank_at(l->s, i)->rank == want)
+				r = *store_rank_at(l->s, i);
+		r.rank = want;
+		r.pid = l->pid;
+		if (!r.world_size && !r.host)
+			r.world_size = -1;
+		store_rank(l->s, &r);
+	}
+	return want;
+}
+
 static int def_lane(struct live *l, const struct ring_rec *m)
 {
 	const struct ring_lane_def *d = &m->u.lane;
 	struct gt_lane_key k;
 	memset(&k, 0, sizeof(k));
 	k.type = d->type;
-	k.rank = d->rank >= 0 ? d->rank : l->rank;
+	k.rank = conn_rank(l, d->rank, -1);
 	k.device = d->device;
 	k.pid = d->pid;
 	k.id = d->tid;
@@ -190,7 +232,7 @@ static void def_other(struct live *l, const struct ring_rec *m)
 	} else if (m->type == RING_REC_DEVICE) {
 		struct gt_device d;
 		memset(&d, 0, sizeof(d));
-		d.rank = m->u.dev.rank >= 0 ? m->u.dev.rank : l->rank;
+		d.rank = conn_rank(l, m->u.dev.rank, -1);
 		d.id = m->u.dev.id;
 		d.name = map_str(l, m->u.dev.name);
 		if (d.name == UINT32_MAX)
@@ -203,15 +245,15 @@ static void def_other(struct live *l, const struct ring_rec *m)
 	} else if (m->type == RING_REC_RANK || m->type == RING_REC_CLOCK) {
 		struct gt_rank r;
 		memset(&r, 0, sizeof(r));
-		r.rank = l->rank;
+		int32_t rk = m->type == RING_REC_RANK ?
+			     conn_rank(l, m->u.rank.rank, m->u.rank.world_size) : conn_rank(l, -1, -1);
+		r.rank = rk;
 		r.pid = l->pid;
 		r.world_size = -1;
 		for (size_t i = 0; i < store_rank_count(l->s); i++)
-			if (store_rank_at(l->s, i)->rank == l->rank)
+			if (store_rank_at(l->s, i)->rank == rk)
 				r = *store_rank_at(l->s, i);
 		if (m->type == RING_REC_RANK) {
-			if (m->u.rank.rank >= 0)
-				r.rank = m->u.rank.rank;
 			r.world_size = m->u.rank.world_size;
 			uint32_t h = map_str(l, m->u.rank.host);
 			r.host = h == UINT32_MAX ? 0 : h;

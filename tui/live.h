@@ -36,6 +36,8 @@ struct live_map {
 struct live {
 	pid_t pid;
 	int rank;                /* rank given to lanes whose producer said -1 */
+	int rank_set;            /* rank_final decided (first definition seen) */
+	int32_t rank_final;      /* this process's rank in the store */
 	int ctl_fd;              /* -1 once the target is gone or detached */
 	struct ring ring;
 	struct gt_store *s;
@@ -153,6 +155,31 @@ int live_view(struct live_sess *ss, const char *name);
 
 /* `gtrace sim --live ...`: the simulated trainer; returns the exit status */
 int live_sim_main(int argc, char **argv);
+
+/* ---- processes not started under gtrace (live_attach.c) ---- */
+
+struct pinj_result;
+/* 1 when pid listens on its gtrace control socket */
+int live_listening(pid_t pid);
+/* make pid attachable: nothing when it listens already, else load the
+ * capture library with ptrace and wait for its socket; 0 (res says which)
+ * or negative errno / -PINJ_* with one line in err */
+int live_attach_prepare(pid_t pid, struct pinj_result *res, char *err, size_t errlen);
+/* live_attach_prepare then live_sess_add; says on stderr what was loaded
+ * unless quiet */
+int live_attach_add(struct live_sess *ss, pid_t pid, int quiet, char *err, size_t errlen);
+/* processes that map a CUDA driver or listen (of our uid when mine_only);
+ * fills up to max, returns the count found */
+size_t live_cuda_pids(pid_t *pids, size_t max, int mine_only);
+/* join every process of ours that uses CUDA (RANK order, then pid) to
+ * ss, loading the library where needed; a process that cannot join is
+ * named on stderr and skipped.  Returns how many joined, or -ENOENT with
+ * err when none did */
+int live_attach_all(struct live_sess *ss, int quiet, char *err, size_t errlen);
+/* value of key in pid's environment; 0 or -ENOENT */
+int live_proc_env(pid_t pid, const char *key, char *out, size_t len);
+/* GPUs pid has open (/dev/nvidiaN) as "0,1"; 0 or -ENOENT */
+int live_proc_gpus(pid_t pid, char *out, size_t len);
 
 /* CLOCK_MONOTONIC in ns (rates, timeouts of the live session) */
 int64_t live_mono_ns(void);

@@ -160,8 +160,7 @@ void live_sess_status(struct live_sess *ss, char *buf, size_t len)
 {
 	live_sess_drops(ss);
 	const struct gt_drops *d = store_drops(ss->s);
-	uint64_t lost = d->cupti_dropped + d->buffers_declined + d->zero_timestamps +
-			d->ring_overflow + d->import_skipped;
+	uint64_t lost = store_drops_lost(d);
 	const char *state = "capturing";
 	int alive = 0;
 	for (int k = 0; k < ss->n; k++)

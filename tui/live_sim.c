@@ -2,7 +2,10 @@
  * live_sim.c - `gtrace sim --live`: a stand-in trainer.  The core simulator
  * generates steps; this process publishes them through the capture agent
  * (control socket @gtrace-PID, memfd ring) exactly as the injection library
- * does for CUPTI, paced to --rate events/s.  Steps advance whether or not a
+ * does for CUPTI, in real time: a step is published when the wall clock
+ * reaches the simulated end of the one before, so a 5 s recording spans 5 s
+ * of trace.  --rate N paces to N events/s instead and says how fast the
+ * simulated clock then runs against the wall.  Steps advance whether or not a
  * viewer is attached (events are published only while one is); with --wait
  * the first step waits for the first viewer.
  */
@@ -48,7 +51,10 @@ struct lsim {
 	uint64_t last_reset;
 	int gpus;
 	int rank_base;        /* $RANK (torchrun-style launchers), added to sim ranks */
-	double rate;
+	double rate;          /* events/s, 0 = real time */
+	int64_t sim_t0_ns;    /* simulated time of the first event */
+	int64_t sim_end_ns;   /* latest simulated end emitted so far */
+	int64_t wall_t0_ns;   /* monotonic time of the first step, 0 = not started */
 };
 
 static const char *d_str(void *ctx, uint32_t id, size_t *len)
@@ -68,7 +74,7 @@ static int d_lane(void *ctx, uint32_t id, struct ring_lane_def *o)
 		return -1;
 	const struct gt_lane *l = store_lane_at(ls->s, id);
 	o->type = l->key.type;
-	o->rank = (l->key.rank < 0 ? 0 : l->key.rank) + ls->rank_base;
+	o->rank = l->key.rank + ls->rank_base;
 	o->device = l->key.device;
 	o->pid = l->key.pid;
 	o->tid = l->key.id;
@@ -114,6 +120,9 @@ static int emit(void *ctx, const struct gt_event *ev, size_t n)
 {
 	struct lsim *ls = ctx;
 	ls->generated += n;
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].start_ns + ev[i].dur_ns > ls->sim_end_ns)
+			ls->sim_end_ns = ev[i].start_ns + ev[i].dur_ns;
 	struct pub *p = agent_pub();
 	if (!p)
 		return 0;
@@ -128,8 +137,15 @@ static int emit(void *ctx, const struct gt_event *ev, size_t n)
 static void s_status(void *ctx, char *buf, size_t len)
 {
 	struct lsim *ls = ctx;
-	snprintf(buf, len, " gpus=%d rate=%.0f generated=%llu", ls->gpus, ls->rate,
-		 (unsigned long long)ls->generated);
+	/* how fast simulated time runs against the wall: 1.00x in real time */
+	int64_t wall = ls->wall_t0_ns ? now_ns() - ls->wall_t0_ns : 0;
+	double clock = wall > 0 ? (double)(ls->sim_end_ns - ls->sim_t0_ns) / (double)wall : 0;
+	if (ls->rate > 0)
+		snprintf(buf, len, " gpus=%d rate=%.0f clock=%.2fx generated=%llu", ls->gpus, ls->rate,
+			 clock, (unsigned long long)ls->generated);
+	else
+		snprintf(buf, len, " gpus=%d realtime clock=%.2fx generated=%llu", ls->gpus, clock,
+			 (unsigned long long)ls->generated);
 }
 
 static int usage(FILE *f)
@@ -138,7 +154,8 @@ static int usage(FILE *f)
 		   "                  [--seconds S] [--steps N] [--seed N] [--wait] [--linger S]\n"
 		   "A simulated trainer that publishes its events through the capture channel\n"
 		   "(@gtrace-PID); attach with 'gtrace attach PID' or 'gtrace record --pid PID'.\n"
-		   "  --rate      events per second (default 50000)\n"
+		   "  --rate      events per second; the simulated clock then runs faster or slower\n"
+		   "              than the wall (default: real time, a step per simulated step time)\n"
 		   "  --seconds   stop after S seconds (default: run until the steps are done, or forever)\n"
 		   "  --steps     training steps to simulate (default: unlimited when --seconds is given)\n"
 		   "  --wait      start stepping when the first viewer attaches\n"
@@ -151,7 +168,7 @@ int live_sim_main(int argc, char **argv)
 	struct sim_opts o;
 	memset(&o, 0, sizeof(o));
 	o.seed = 1;
-	double rate = 50000, seconds = 0, linger = 30;
+	double rate = 0, seconds = 0, linger = 30;
 	int wait = 0, steps_given = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -208,8 +225,6 @@ int live_sim_main(int argc, char **argv)
 		}
 		i++;
 	}
-	if (rate <= 0)
-		return cmd_usage_error("sim", "--rate must be > 0");
 	if (!steps_given)
 		o.steps = seconds > 0 ? 1000000 : 20;
 	struct timespec rt;
@@ -251,10 +266,23 @@ int live_sim_main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	printf("gtrace sim --live: pid %d, socket @gtrace-%d\n", (int)getpid(), (int)getpid());
 	fflush(stdout);
+	/* say whether simulated time is wall time */
+	struct sim_truth tr;
+	sim_truth_get(sim, &tr);
+	double native = tr.step_ns > 0 ? (double)tr.events_per_step * 1e9 / (double)tr.step_ns : 0;
+	if (rate > 0 && native > 0)
+		fprintf(stderr, "gtrace sim --live: --rate %.0f events/s: the simulated clock runs at %.2fx "
+			"wall time (real time is %.0f events/s: %llu events per %.1f ms step)\n", rate,
+			rate / native, native, (unsigned long long)tr.events_per_step, (double)tr.step_ns / 1e6);
+	else if (native > 0)
+		fprintf(stderr, "gtrace sim --live: real time, %llu events per %.1f ms step (%.0f events/s)\n",
+			(unsigned long long)tr.events_per_step, (double)tr.step_ns / 1e6, native);
+	ls.sim_t0_ns = ls.sim_end_ns = o.t0_ns;
 
 	while (wait && !stop_flag && !agent_pub())
 		sleep_ns(2000000);
 	int64_t t_start = now_ns();
+	ls.wall_t0_ns = t_start;
 	const char *why = "simulation finished";
 	for (;;) {
 		if (stop_flag) {
@@ -271,8 +299,10 @@ int live_sim_main(int argc, char **argv)
 				why = "simulator error";
 			break;
 		}
-		/* pace: generated events should not run ahead of rate * elapsed */
-		int64_t due = t_start + (int64_t)((double)ls.generated / rate * 1e9);
+		/* pace: the next step starts when the wall clock reaches this one's
+		   simulated end (real time), or when rate * elapsed events are out */
+		int64_t due = rate > 0 ? t_start + (int64_t)((double)ls.generated / rate * 1e9)
+				       : t_start + (ls.sim_end_ns - ls.sim_t0_ns);
 		while (!stop_flag && now_ns() < due) {
 			sleep_ns(due - now_ns() < 20000000 ? due - now_ns() : 20000000);
 			agent_pub();

@@ -21,7 +21,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "demo", cmd_demo, "demo [--gpus N] [--scenario NAME]        live viewer on the built-in simulated multi-GPU trainer" },
-	{ "open", cmd_open, "open PATH...                             a .gtrace capture, a Kineto/Chrome JSON(.gz), an nsys .sqlite, or a directory of per-rank files" },
+	{ "open", cmd_open, "open PATH...                             a .gtrace capture, a Kineto/Chrome JSON(.gz), an nsys .sqlite, a directory of per-rank files, a TensorFlow/JAX .xplane.pb or log directory" },
 	{ "run", cmd_run, "run [--record FILE] -- CMD [ARGS]        start CMD with capture injected; open the live viewer on it" },
 	{ "attach", cmd_attach, "attach PID | --list                      attach the viewer to a running process that has the capture library loaded" },
 	{ "record", cmd_record, "record -o FILE [--duration S] (--pid PID | -- CMD [ARGS])   headless capture, no terminal needed" },

@@ -84,7 +84,7 @@ static void util_update(struct oview *o, int n)
 		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
 		if (l->key.type != GT_LANE_GPU)
 			continue;
-		int32_t rk = l->key.rank < 0 ? 0 : l->key.rank;
+		int32_t rk = l->key.rank;
 		size_t j = 0;
 		while (j < ng && !(o->util_gpu[j].rank == rk && o->util_gpu[j].device == l->key.device))
 			j++;
@@ -105,7 +105,7 @@ static void util_update(struct oview *o, int n)
 		   whole phases and would fill the sparkline */
 		if (l->key.type != GT_LANE_GPU || !l->n || lanes_role_of(l) == LROLE_NONE)
 			continue;
-		int32_t rk = l->key.rank < 0 ? 0 : l->key.rank;
+		int32_t rk = l->key.rank;
 		size_t g = 0;
 		while (g < ng && !(o->util_gpu[g].rank == rk && o->util_gpu[g].device == l->key.device))
 			g++;
@@ -129,11 +129,11 @@ static int section(int y, struct lrect r, const char *title)
 /* 1 when a GPU lane of the device's rank and ordinal has events */
 static int device_used(const struct gt_store *s, const struct gt_device *d)
 {
-	int32_t dr = d->rank < 0 ? 0 : d->rank;
+	int32_t dr = d->rank;
 	for (size_t i = 0; i < store_lane_count(s); i++) {
 		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
 		if (l->key.type == GT_LANE_GPU && l->n && l->key.device == d->id &&
-		    (l->key.rank < 0 ? 0 : l->key.rank) == dr)
+		    l->key.rank == dr)
 			return 1;
 	}
 	return 0;
@@ -184,7 +184,7 @@ static void env_lines(struct oview *o, int *y, int end, struct lrect r)
 		else
 			snprintf(ids, sizeof(ids), "GPU %d", d->id);
 		if (res->ranks > 1)
-			snprintf(rk, sizeof(rk), " (rank %d)", d->rank < 0 ? 0 : d->rank);
+			snprintf(rk, sizeof(rk), " (rank %d)", d->rank);
 		if (lines == 2 && shown < res->gpus) {
 			term_printf((*y)++, r.x + 3, r.w - 4, theme_attr(TH_DIM), "... (%zu GPUs in all)",
 				    res->gpus);
@@ -433,7 +433,7 @@ static void ov_draw(struct view *v, struct lrect r)
 		double busy = -1;
 		for (size_t i = 0; i < o->res.gt.ngpus; i++) {
 			const struct gputime_gpu *gg = &o->res.gt.gpus[i];
-			if ((gg->rank < 0 ? 0 : gg->rank) == o->util_gpu[g].rank &&
+			if (gg->rank == o->util_gpu[g].rank &&
 			    gg->device == o->util_gpu[g].device && gg->span_ns > 0)
 				busy = 100.0 * (double)(gg->span_ns - gg->idle_ns) / (double)gg->span_ns;
 		}
@@ -448,7 +448,7 @@ static void ov_draw(struct view *v, struct lrect r)
 	for (size_t i = 0; i < o->res.ntop && i < 5 && y < end - 4; i++) {
 		const struct overview_kernel *k = &o->res.top[i];
 		char sh[160];
-		demangle_short(store_str(s, k->name), sh, sizeof(sh));
+		demangle_short_of(s, store_str(s, k->name), sh, sizeof(sh));
 		term_printf(y++, r.x + 3, r.w - 4, 0, "%5.1f%%  %9s  %8llu x  %s", k->pct,
 			    layout_fmt_dur(k->total_ns, a, sizeof(a)), (unsigned long long)k->count, sh);
 	}
@@ -534,7 +534,7 @@ static void evidence(struct oview *o, const struct overview_rec *rc)
 	ui_switch(a, VIEW_TRACE);
 	if (rc->gpu >= 0)
 		ui_msg(a, "evidence: %s, cursor on rank %d GPU %d", rc->kind ? rc->kind : "recommendation",
-		       rc->rank < 0 ? 0 : rc->rank, rc->gpu);
+		       rc->rank, rc->gpu);
 	else
 		ui_msg(a, "evidence: %s", rc->kind ? rc->kind : "recommendation");
 }

@@ -26,8 +26,7 @@ void status_draw(struct app *a, struct lrect r)
 {
 	const struct gt_store *s = a->store;
 	const struct gt_drops *d = store_drops((struct gt_store *)s);
-	uint64_t drop = d->cupti_dropped + d->buffers_declined + d->ring_overflow +
-			d->import_skipped;
+	uint64_t drop = store_drops_lost(d);
 	char span[32] = "-", n[32];
 	size_t ne = store_event_count(s);
 	if (ne)

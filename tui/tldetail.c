@@ -36,10 +36,10 @@ static void lane_desc(const struct gt_store *s, uint32_t lane, char *buf, size_t
 		snprintf(id, sizeof(id), "%s %lld", l->key.type == GT_LANE_GPU ? "stream" : "tid",
 			 (long long)l->key.id);
 	if (l->key.type == GT_LANE_GPU)
-		snprintf(buf, len, "rank %d GPU %d %s", l->key.rank < 0 ? 0 : l->key.rank,
+		snprintf(buf, len, "rank %d GPU %d %s", l->key.rank,
 			 l->key.device, id);
 	else
-		snprintf(buf, len, "rank %d pid %lld %s", l->key.rank < 0 ? 0 : l->key.rank,
+		snprintf(buf, len, "rank %d pid %lld %s", l->key.rank,
 			 (long long)l->key.pid, id);
 }
 
@@ -253,7 +253,7 @@ static void mark_lines(struct tlview *t, const struct lrect *r)
 	for (size_t i = 0; i < tb->nrows && (int)i + 2 < r->h; i++) {
 		const union gt_cell *nmc = gt_table_cell(tb, i, (size_t)cn);
 		char sh[128];
-		demangle_short(nmc && nmc->s ? nmc->s : "?", sh, sizeof(sh));
+		demangle_short_of(s, nmc && nmc->s ? nmc->s : "?", sh, sizeof(sh));
 		char tt[32] = "n/a";
 		if (ct >= 0 && !gt_table_is_null(tb, i, (size_t)ct)) {
 			const union gt_cell *v = gt_table_cell(tb, i, (size_t)ct);

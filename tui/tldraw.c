@@ -163,7 +163,7 @@ static void put_name(struct tlview *t, int y, const struct gt_event *e, long c0,
 		fits = cw + 1 <= w;
 	}
 	if (!fits)
-		demangle_short(raw, sh, sizeof(sh));
+		demangle_short_of(t->v.app->store, raw, sh, sizeof(sh));
 	/* a name the buffer cut short: back off to a character boundary */
 	size_t len = strlen(sh);
 	int cut = len >= sizeof(sh) - 1;

@@ -18,7 +18,7 @@ long anl_lanes(const struct gt_store *s, int32_t rank, int type, int32_t device,
 		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
 		if (l->key.type != type || !l->n)
 			continue;
-		if (rank >= 0 && anl_lane_rank(l) != rank)
+		if (rank >= 0 && l->key.rank != rank)
 			continue;
 		if (type == GT_LANE_GPU && device >= 0 && l->key.device != device)
 			continue;
@@ -120,7 +120,7 @@ static void rank_span(const struct gt_store *s, int32_t rank, int64_t r0, int64_
 	*b = INT64_MIN;
 	for (size_t i = 0; i < store_lane_count(s); i++) {
 		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
-		if (!l->n || anl_lane_rank(l) != rank || l->key.type == GT_LANE_COUNTER)
+		if (!l->n || l->key.rank != rank || l->key.type == GT_LANE_COUNTER)
 			continue;
 		if (l->ev[0].start_ns < *a)
 			*a = l->ev[0].start_ns;

@@ -13,12 +13,6 @@
 #include "gtrace/store.h"
 #include "ivl.h"
 
-/* rank of a lane (-1 counts as 0) */
-static inline int32_t anl_lane_rank(const struct gt_lane *l)
-{
-	return l->key.rank < 0 ? 0 : l->key.rank;
-}
-
 /* lanes of `type` on rank (-1 = any rank) and device (-1 = any; GPU lanes
  * only); returns count, *out malloc'ed; negative errno */
 long anl_lanes(const struct gt_store *s, int32_t rank, int type, int32_t device,

@@ -130,8 +130,10 @@ static struct gt_table *launches(const struct gputime_result *r)
 			gt_table_set_float(t, w, 13, pct((double)g->under_10us, (double)g->kernels));
 		}
 	}
-	if (t && gt_table_note(t, "delay = GPU start - launch call end (floored at 0); short kernels run "
-			       "shorter than their launch call; runtime outliers: launch calls over 50 us")) {
+	if (t && (gt_table_note(t, "delay = GPU start - launch call end (floored at 0); short kernels run "
+				"shorter than their launch call; runtime outliers: launch calls over 50 us") ||
+		  gt_table_note(t, "Comm is total communication kernel time (overlapped or not); Comm "
+				"Overlap the share of it under compute kernels"))) {
 		gt_table_free(t);
 		return NULL;
 	}

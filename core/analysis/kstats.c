@@ -84,7 +84,7 @@ static void dist_of(struct vec *const *segs, int nseg, size_t n, struct dist *d)
 
 int kstats_lane_in_scope(const struct gt_lane *l, const struct gt_scope *sc)
 {
-	int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
+	int32_t rank = l->key.rank;
 	if (sc->rank >= 0 && rank != sc->rank)
 		return 0;
 	if (sc->gpu >= 0 && l->key.type == GT_LANE_GPU && l->key.device != sc->gpu)
@@ -106,7 +106,7 @@ int kstats_gpu_slot(struct kstats_result *r, const struct gt_lane *l)
 {
 	if (l->key.type != GT_LANE_GPU)
 		return -1;
-	int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
+	int32_t rank = l->key.rank;
 	for (size_t i = 0; i < r->ngpus; i++)
 		if (r->gpus[i].rank == rank && r->gpus[i].device == l->key.device)
 			return (int)i;

@@ -110,7 +110,7 @@ static int plan(const struct gt_store *s, const struct gt_scope *sc, const struc
 		kstats_lane_starts(l, sc->t0_ns, sc->t1_ns, &first, &last);
 		const int64_t *wt = NULL;
 		size_t wn = 0;
-		int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
+		int32_t rank = l->key.rank;
 		for (size_t k = 0; o->win && k < o->nwin; k++)
 			if (o->win[k].rank == rank) {
 				wt = o->win[k].t;

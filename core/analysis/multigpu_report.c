@@ -60,6 +60,10 @@ static struct gt_table *gpu_table(const struct multigpu_result *r)
 				   "stagger = first kernel of the step after the earliest GPU's of its rank; parallel = how much "
 				   "of the rank's GPU busy time overlaps (0 %% = sequential execution)",
 				   r->mean_step_ns / 1e3);
+	if (!rc)
+		rc = gt_table_note(t, "Comm/Step is total collective time per step (overlapped or not); "
+				   "Comm Overlap is the part under compute kernels; the breakdown's and the "
+				   "overview's Communication is the exposed part only");
 	if (!rc && r->expected_comm_ns > 0)
 		rc = gt_table_note(t, "Expected all-reduce time: %.1f us per step (%llu parameter bytes at "
 				   "%.6g GB/s); Comm/Expected = collective time per step over it",

@@ -47,7 +47,7 @@ static int top_kernels(const struct gt_store *s, const struct gt_scope *sc,
 		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
 		if (l->key.type != GT_LANE_GPU || !((l->kinds_mask >> GT_EV_KERNEL) & 1))
 			continue;
-		if ((sc->rank >= 0 && anl_lane_rank(l) != sc->rank) ||
+		if ((sc->rank >= 0 && l->key.rank != sc->rank) ||
 		    (sc->gpu >= 0 && l->key.device != sc->gpu))
 			continue;
 		size_t first, last;
@@ -86,7 +86,7 @@ static void environment(const struct gt_store *s, const struct gt_scope *sc,
 	free(ranks);
 	for (size_t i = 0; i < store_lane_count(s); i++) {
 		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
-		if (!l->n || (sc->rank >= 0 && anl_lane_rank(l) != sc->rank))
+		if (!l->n || (sc->rank >= 0 && l->key.rank != sc->rank))
 			continue;
 		if (l->key.type == GT_LANE_GPU && (sc->gpu < 0 || l->key.device == sc->gpu))
 			r->streams++;
@@ -98,7 +98,7 @@ static void environment(const struct gt_store *s, const struct gt_scope *sc,
 	r->t0_ns = store_t_min(s);
 	r->t1_ns = store_t_max(s);
 	const struct gt_drops *d = store_drops((struct gt_store *)s);
-	r->dropped = d->cupti_dropped + d->buffers_declined + d->ring_overflow + d->import_skipped;
+	r->dropped = store_drops_lost(d);
 }
 
 /* append one rank's GPU time result to the overview's (then frees it) */
@@ -151,6 +151,7 @@ static void rank_summary(const struct breakdown_result *bd, const struct pipelin
 	o->h2d_pct = pl->avg_pct[PL_H2D];
 	o->others_pct = pl->others_pct;
 	o->launch_pct = pl->launch_pct;
+	o->host_cost = pipeline_host_cost(pl, &o->host_cost_pct);
 	o->launch_level = pl->launch_level;
 }
 

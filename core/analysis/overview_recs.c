@@ -236,10 +236,13 @@ static void rec_host(struct overview_result *r)
 		return;
 	struct rank_words rw;
 	rank_words(r, w, 2, &rw);
+	/* the verdict stays TensorFlow's; the words name the largest non-GPU
+	   cost so nobody tunes a DataLoader that takes 0.8 % */
 	struct overview_rec *x = add(r, OVERVIEW_INFO, "host-bound", w->others_pct,
-		"%s%s %s POTENTIALLY input-bound: %.1f %% of the step is host compute or "
-		"unaccounted (I/O or Python)%s", rw.pre, rw.st, w->nsteps > 1 ? "are" : "is",
-		w->others_pct, rw.also);
+		"%s%s %s POTENTIALLY input-bound (TensorFlow's verdict: %.1f %% of the step is host "
+		"compute or unaccounted); the largest non-GPU cost is %s, %.1f %% of the step "
+		"(input %.1f %%)%s", rw.pre, rw.st, w->nsteps > 1 ? "are" : "is", w->others_pct,
+		pipeline_host_cost_name(w->host_cost), w->host_cost_pct, w->input_pct, rw.also);
 	rank_evidence(w, x);
 }
 

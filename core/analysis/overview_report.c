@@ -6,86 +6,113 @@
  * gives each rank's average step, shares and verdict.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "gtrace/analysis.h"
 #include "reports.h"
 #include "tables.h"
 
-static int kv(struct gt_table *t, const char *k, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int kv(struct gt_table *t, const char *k, const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	long r = gt_table_row(t);
-	if (r < 0 || gt_table_set_str(t, (size_t)r, 0, k) || gt_table_set_str(t, (size_t)r, 1, buf))
-		return -ENOMEM;
-	return 0;
-}
+/* the "overview" record: environment, steps, the average step's breakdown
+ * (us and % of the step), utilization and the input verdict with the
+ * largest non-GPU cost beside it; one row, numbers as numbers */
+static const char *const env_cols[] = {
+	"Ranks:i", "GPUs:i", "GPU streams:i", "Host threads:i", "Events:i",
+	"Capture length (ms):f:3", "Dropped records:i", "Steps:i", "Step ranks:i",
+	"First step:i", "Last step:i", "Step source", "Average step (us):f:1",
+	"GPU utilization (%):p:2", "Input verdict", "Input (%):p:1", "Input verdict rank:i",
+	"Largest non-GPU cost", "Largest non-GPU cost (%):p:1", NULL
+};
+#define ENV_NFIXED 19
 
 static struct gt_table *env_table(const struct overview_result *r)
 {
-	static const char *const cols[] = { "Item", "Value", NULL };
-	struct gt_table *t = tables_new("overview", "Overview", cols);
+	struct gt_table *t = tables_new("overview", "Overview", env_cols);
 	if (!t)
 		return NULL;
+	t->flags |= GT_TABLE_RECORD;
+	int rc = 0;
+	for (int c = 0; c < BD_NCAT && !rc; c++) {
+		char nm[64];
+		snprintf(nm, sizeof(nm), "%s (us)", breakdown_cat_name(c));
+		rc = gt_table_col(t, nm, GT_COL_FLOAT, 1) < 0;
+		snprintf(nm, sizeof(nm), "%s (%%)", breakdown_cat_name(c));
+		rc = rc || gt_table_col(t, nm, GT_COL_PCT, 2) < 0;
+	}
+	long row = rc ? -1 : gt_table_row(t);
+	if (row < 0)
+		goto nomem;
+	size_t w = (size_t)row;
 	double avg = r->bd.avg_total_ns;
+	double cost_pct = 0;
+	enum pipeline_host_cost cost = pipeline_host_cost(&r->pl, &cost_pct);
+	gt_table_set_int(t, w, 0, (int64_t)r->ranks);
+	gt_table_set_int(t, w, 1, (int64_t)r->gpus);
+	gt_table_set_int(t, w, 2, (int64_t)r->streams);
+	gt_table_set_int(t, w, 3, (int64_t)r->host_threads);
+	gt_table_set_int(t, w, 4, (int64_t)r->events);
+	gt_table_set_float(t, w, 5, (double)(r->t1_ns - r->t0_ns) / 1e6);
+	gt_table_set_int(t, w, 6, (int64_t)r->dropped);
+	gt_table_set_int(t, w, 7, (int64_t)(r->nrk > 1 ? r->step_rows : r->nsteps));
+	gt_table_set_int(t, w, 8, (int64_t)(r->nrk > 1 ? r->ranks_with_steps : r->nsteps > 0));
+	if (r->step_lo >= 0) {
+		gt_table_set_int(t, w, 9, r->step_lo);
+		gt_table_set_int(t, w, 10, r->step_hi);
+	}
+	gt_table_set_float(t, w, 12, avg / 1e3);
+	gt_table_set_float(t, w, 13, r->bd.gpu_util_pct);
+	gt_table_set_float(t, w, 15, r->pl.input_pct);
+	gt_table_set_int(t, w, 16, r->pl.rank);
+	gt_table_set_float(t, w, 18, cost_pct);
+	if (gt_table_set_str(t, w, 11, steps_source_name(r->source)) ||
+	    gt_table_set_str(t, w, 14, pipeline_verdict_name(r->pl.verdict)) ||
+	    gt_table_set_str(t, w, 17, pipeline_host_cost_name(cost)))
+		goto nomem;
+	for (int c = 0; c < BD_NCAT; c++) {
+		gt_table_set_float(t, w, ENV_NFIXED + 2 * (size_t)c, r->bd.avg_ns[c] / 1e3);
+		gt_table_set_float(t, w, ENV_NFIXED + 2 * (size_t)c + 1,
+				   avg > 0 ? 100.0 * r->bd.avg_ns[c] / avg : 0);
+	}
 	char without[80] = "";
 	if (r->ranks_with_steps && r->ranks_with_steps < r->nrk)
 		snprintf(without, sizeof(without), " (%zu more without steps, left out)",
 			 r->nrk - r->ranks_with_steps);
-	int rc = kv(t, "Ranks", "%zu", r->ranks) || kv(t, "GPUs", "%zu", r->gpus) ||
-		 kv(t, "GPU streams", "%zu", r->streams) || kv(t, "Host threads", "%zu", r->host_threads) ||
-		 kv(t, "Events", "%llu", (unsigned long long)r->events) ||
-		 kv(t, "Capture length", "%.3f ms", (double)(r->t1_ns - r->t0_ns) / 1e6) ||
-		 kv(t, "Dropped records", "%llu", (unsigned long long)r->dropped) ||
-		 (r->nrk > 1 && r->step_lo >= 0
-			  ? kv(t, "Steps", "%zu over %zu ranks%s, numbered %lld-%lld (%s)", r->step_rows,
-			       r->ranks_with_steps, without, (long long)r->step_lo, (long long)r->step_hi,
-			       steps_source_name(r->source))
-			  : r->nrk > 1 ? kv(t, "Steps", "none in any of %zu ranks: each rank's capture "
-					    "counts as one step", r->nrk)
-			  : kv(t, "Steps", "%zu (%s)", r->nsteps, steps_source_name(r->source))) ||
-		 kv(t, "Average step", "%.1f us", avg / 1e3) ||
-		 kv(t, "GPU utilization", "%.2f %%", r->bd.gpu_util_pct) ||
-		 (r->nrk > 1 ? kv(t, "Input pipeline", "%s (%.1f %% input; worst rank, %d)",
-				  pipeline_verdict_name(r->pl.verdict), r->pl.input_pct, r->pl.rank)
-			     : kv(t, "Input pipeline", "%s (%.1f %% input)",
-				  pipeline_verdict_name(r->pl.verdict), r->pl.input_pct));
-	for (int c = 0; c < BD_NCAT && !rc; c++)
-		rc = kv(t, breakdown_cat_name(c), "%.1f us (%.2f %%)", r->bd.avg_ns[c] / 1e3,
-			avg > 0 ? 100.0 * r->bd.avg_ns[c] / avg : 0);
-	if (!rc && r->nrk > 1 && !r->ranks_with_steps)
-		rc = gt_table_note(t, "No steps in any of the %zu ranks: the breakdown averages each rank's "
-				   "whole capture (PyTorch TensorBoard plugin); input pipeline of the worst "
-				   "rank, %d; each rank in the Per rank table", r->nrk, r->pl.rank);
-	else if (!rc && r->nrk > 1)
+	if (r->nrk > 1 && !r->ranks_with_steps)
+		rc = gt_table_note(t, "No steps in any of the %zu ranks: each rank's capture counts as "
+				   "one step; the breakdown averages them (PyTorch TensorBoard plugin); "
+				   "input pipeline of the worst rank, %d; each rank in the Per rank table",
+				   r->nrk, r->pl.rank);
+	else if (r->nrk > 1)
 		rc = gt_table_note(t, "Breakdown of the average step over every step of %s%zu ranks%s "
 				   "(PyTorch TensorBoard plugin); input pipeline of the worst rank, %d; each "
 				   "rank in the Per rank table", r->ranks_with_steps == r->nrk ? "all " : "",
 				   r->ranks_with_steps, without, r->pl.rank);
-	else if (!rc)
+	else
 		rc = gt_table_note(t, "Breakdown of rank %d's average step (PyTorch TensorBoard plugin)",
 				   r->bd.rank);
-	if (rc) {
-		gt_table_free(t);
-		return NULL;
-	}
+	if (!rc)
+		rc = gt_table_note(t, "Input pipeline: %s (TensorFlow Profiler thresholds, %.1f %% input); "
+				   "the largest non-GPU cost is %s, %.1f %% of the step",
+				   pipeline_verdict_name(r->pl.verdict), r->pl.input_pct,
+				   pipeline_host_cost_name(cost), cost_pct);
+	if (!rc)
+		rc = gt_table_note(t, "Communication (us, %%) is exposed communication: collective time "
+				   "not hidden under a kernel (the breakdown's priority); the multigpu "
+				   "report's Comm/Step is total collective time");
+	if (rc)
+		goto nomem;
 	return t;
+nomem:
+	gt_table_free(t);
+	return NULL;
 }
 
 /* one row per rank: its average step, breakdown shares and input verdict */
 static struct gt_table *rank_table(const struct overview_result *r)
 {
 	static const char *const cols[] = {
-		"Rank:i", "Steps:i", "Avg step (us):f:1", "Kernel %:p:2", "Communication %:p:2",
-		"DataLoader %:p:2", "Input %:p:1", "Input verdict", NULL
+		"Rank:i", "Steps:i", "Avg step (us):f:1", "Kernel %:p:2", "Exposed Comm %:p:2",
+		"DataLoader %:p:2", "Input %:p:1", "Input verdict", "Largest non-GPU cost",
+		"Largest non-GPU cost %:p:1", NULL
 	};
 	struct gt_table *t = tables_new("overview_ranks", "Per rank", cols);
 	for (size_t i = 0; t && i < r->nrk; i++) {
@@ -101,6 +128,11 @@ static struct gt_table *rank_table(const struct overview_result *r)
 		gt_table_set_int(t, (size_t)row, 1, k->step0 >= 0 ? (int64_t)k->nsteps : 0);
 		if (k->no_steps)         /* its capture is no step: nothing to average */
 			continue;
+		if (gt_table_set_str(t, (size_t)row, 8, pipeline_host_cost_name(k->host_cost))) {
+			gt_table_free(t);
+			return NULL;
+		}
+		gt_table_set_float(t, (size_t)row, 9, k->host_cost_pct);
 		gt_table_set_float(t, (size_t)row, 2, k->avg_step_ns / 1e3);
 		gt_table_set_float(t, (size_t)row, 3, 100.0 * k->avg_ns[BD_KERNEL] / avg);
 		gt_table_set_float(t, (size_t)row, 4, 100.0 * k->avg_ns[BD_COMM] / avg);
@@ -108,8 +140,9 @@ static struct gt_table *rank_table(const struct overview_result *r)
 		gt_table_set_float(t, (size_t)row, 6, k->input_pct);
 	}
 	if (t && gt_table_note(t, "Each rank's own average step and input pipeline verdict "
-			       "(TensorFlow Profiler thresholds); a rank without steps while others "
-			       "have them is left out of the averages and verdicts")) {
+			       "(TensorFlow Profiler thresholds) with its largest non-GPU cost; Exposed "
+			       "Comm is collective time not under a kernel; a rank without steps "
+			       "while others have them is left out of the averages and verdicts")) {
 		gt_table_free(t);
 		return NULL;
 	}

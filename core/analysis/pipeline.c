@@ -187,6 +187,26 @@ int pipeline_compute(const struct gt_store *s, int32_t rank, const struct steps_
 	return pipeline_compute_pass(s, rank, steps, sc, out, NULL, err, errlen);
 }
 
+enum pipeline_host_cost pipeline_host_cost(const struct pipeline_result *r, double *pct)
+{
+	double v[4] = { r->input_pct, r->avg_pct[PL_LAUNCH], r->avg_pct[PL_HOST_COMPUTE],
+			r->avg_pct[PL_OTHER] };
+	int best = 0;
+	for (int i = 1; i < 4; i++)
+		if (v[i] > v[best])
+			best = i;
+	if (pct)
+		*pct = v[best];
+	return (enum pipeline_host_cost)best;
+}
+
+const char *pipeline_host_cost_name(enum pipeline_host_cost c)
+{
+	static const char *const names[] = { "input", "kernel launch",
+					     "host compute (Python, CPU ops)", "unaccounted host time" };
+	return (unsigned)c < 4 ? names[c] : "?";
+}
+
 size_t pipeline_advice(const struct pipeline_result *r, char lines[][PIPELINE_ADVICE_LEN],
 		       size_t max)
 {

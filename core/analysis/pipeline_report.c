@@ -1,9 +1,11 @@
 /*
  * pipeline_report.c - the "pipeline" report: per-step stacked breakdown of
  * the input-pipeline categories (us), the verdict with the TensorFlow
- * Profiler's thresholds, the worst steps and what to try, per rank.
+ * Profiler's thresholds, the worst steps and what to try: one table
+ * holding every rank of the scope, told apart by its Rank column.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "gtrace/analysis.h"
@@ -12,34 +14,44 @@
 #include "anl.h"
 
 static const char *const cols[] = {
-	"Step", "Device Compute (us):f:1", "Input H2D (us):f:1",
+	"Rank:i", "Step", "Device Compute (us):f:1", "Input H2D (us):f:1",
 	"Device-to-Device & Collectives (us):f:1", "Output D2H (us):f:1",
 	"Input Host Wait (us):f:1", "Kernel Launch (us):f:1", "Host Compute (us):f:1",
 	"All Others (us):f:1", "Total (us):f:1", "Input (%):p:1", NULL
 };
 
-static int put_row(struct gt_table *t, const char *label, const double *v, double total, double in)
+/* one row: Rank, Step label, the categories (us), Total (us), Input (%) */
+static int put_row(struct gt_table *t, int32_t rank, const char *label, const double *v,
+		   double total, double in)
 {
 	long r = gt_table_row(t);
-	if (r < 0 || gt_table_set_str(t, (size_t)r, 0, label))
+	if (r < 0 || gt_table_set_str(t, (size_t)r, 1, label))
 		return -ENOMEM;
+	gt_table_set_int(t, (size_t)r, 0, rank);
 	for (int c = 0; c < PL_NCAT; c++)
-		gt_table_set_float(t, (size_t)r, (size_t)c + 1, v[c] / 1e3);
-	gt_table_set_float(t, (size_t)r, PL_NCAT + 1, total / 1e3);
-	gt_table_set_float(t, (size_t)r, PL_NCAT + 2, in);
+		gt_table_set_float(t, (size_t)r, (size_t)c + 2, v[c] / 1e3);
+	gt_table_set_float(t, (size_t)r, PL_NCAT + 2, total / 1e3);
+	gt_table_set_float(t, (size_t)r, PL_NCAT + 3, in);
 	return 0;
 }
 
-static int notes(struct gt_table *t, const struct pipeline_result *r)
+/* the verdict, launch and others levels, worst steps and advice of one
+ * rank; each line starts with "Rank R: " when the table holds several */
+static int notes(struct gt_table *t, const struct pipeline_result *r, const char *who)
 {
 	static const char *const lv[] = { "low", "moderate", "high" };
 	char adv[8][PIPELINE_ADVICE_LEN];
-	int rc = gt_table_note(t, "Verdict: %s (input %.1f %% of step time; thresholds: HIGHLY >= 20 %%, "
+	int rc = gt_table_note(t, "%sVerdict: %s (input %.1f %% of step time; thresholds: HIGHLY >= 20 %%, "
 			       "MODERATELY >= 5 %%, POTENTIALLY when all others >= 3 %%)",
-			       pipeline_verdict_name(r->verdict), r->input_pct);
+			       who, pipeline_verdict_name(r->verdict), r->input_pct);
+	double cost_pct = 0;
+	enum pipeline_host_cost cost = pipeline_host_cost(r, &cost_pct);
 	if (!rc)
-		rc = gt_table_note(t, "Kernel launch: %.1f %% (%s); all others: %.1f %% (%s) "
-				   "(moderate >= 3 %%, high >= 15 %%)", r->launch_pct, lv[r->launch_level],
+		rc = gt_table_note(t, "%sLargest non-GPU cost: %s, %.1f %% of the step", who,
+				   pipeline_host_cost_name(cost), cost_pct);
+	if (!rc)
+		rc = gt_table_note(t, "%sKernel launch: %.1f %% (%s); all others: %.1f %% (%s) "
+				   "(moderate >= 3 %%, high >= 15 %%)", who, r->launch_pct, lv[r->launch_level],
 				   r->others_pct, lv[r->others_level]);
 	if (!rc && r->nworst && r->rows[r->worst[0]].step >= 0) {
 		char buf[256];
@@ -49,28 +61,25 @@ static int notes(struct gt_table *t, const struct pipeline_result *r)
 			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%lld (%.1f %%)", i ? ", " : "",
 					      (long long)w->step, w->input_pct);
 		}
-		rc = gt_table_note(t, "Worst steps by input: %s", buf);
+		rc = gt_table_note(t, "%sWorst steps by input: %s", who, buf);
 	}
 	size_t na = pipeline_advice(r, adv, 8);
 	for (size_t i = 0; i < na && !rc; i++)
-		rc = gt_table_note(t, "%s", adv[i]);
+		rc = gt_table_note(t, "%s%s", who, adv[i]);
 	return rc;
 }
 
-static int rank_table(const struct gt_store *s, const struct gt_scope *sc, int32_t rank,
-		      int multi, struct gt_report_out *out, char *err, size_t errlen)
+/* rank's rows (steps, then Average) and notes into t */
+static int rank_rows(const struct gt_store *s, const struct gt_scope *sc, int32_t rank,
+		     int multi, struct gt_table *t, char *err, size_t errlen)
 {
 	struct pipeline_result r;
 	int rc = pipeline_compute(s, rank, NULL, sc, &r, err, errlen);
 	if (rc)
 		return rc;
-	char title[128];
+	char who[32] = "";
 	if (multi)
-		snprintf(title, sizeof(title), "Input pipeline analysis, rank %d (TensorFlow Profiler)", rank);
-	else
-		snprintf(title, sizeof(title), "Input pipeline analysis (TensorFlow Profiler)");
-	struct gt_table *t = tables_new("pipeline", title, cols);
-	rc = t ? 0 : -ENOMEM;
+		snprintf(who, sizeof(who), "Rank %d: ", rank);
 	double sum[PL_NCAT] = {0}, total = 0;
 	for (size_t i = 0; i < r.n && !rc; i++) {
 		char lab[32];
@@ -81,30 +90,37 @@ static int rank_table(const struct gt_store *s, const struct gt_scope *sc, int32
 			sum[c] += v[c] / (double)r.n;
 		}
 		total += (double)r.rows[i].total_ns / (double)r.n;
-		rc = put_row(t, lab, v, (double)r.rows[i].total_ns, r.rows[i].input_pct);
+		rc = put_row(t, rank, lab, v, (double)r.rows[i].total_ns, r.rows[i].input_pct);
 	}
 	if (!rc && r.n)
-		rc = put_row(t, "Average", sum, total, r.input_pct);
+		rc = put_row(t, rank, "Average", sum, total, r.input_pct);
 	if (!rc)
-		rc = r.n ? notes(t, &r) : gt_table_note(t, "No events in the scope");
-	if (!rc)
-		rc = tables_scope_note(t, s, sc);
+		rc = r.n ? notes(t, &r, who) : gt_table_note(t, "%sNo events in the scope", who);
 	pipeline_result_done(&r);
-	if (!rc)
-		return gt_report_out_add(out, t);
-	gt_table_free(t);
 	return rc;
 }
 
+/* one table, every rank's rows told apart by the Rank column */
 int pipeline_report(const struct gt_store *s, const struct gt_scope *sc,
 		    struct gt_report_out *out, char *err, size_t errlen)
 {
 	int32_t *ranks = NULL;
 	long nr = anl_scope_ranks(s, sc, &ranks);
-	int rc = nr < 0 ? -ENOMEM : 0;
+	struct gt_table *t = tables_new("pipeline", "Input pipeline analysis (TensorFlow Profiler)", cols);
+	int rc = nr < 0 || !t ? -ENOMEM : 0;
 	for (long i = 0; i < nr && !rc; i++)
-		rc = rank_table(s, sc, ranks[i], nr > 1, out, err, errlen);
+		rc = rank_rows(s, sc, ranks[i], nr > 1, t, err, errlen);
 	free(ranks);
+	if (!rc)
+		rc = gt_table_note(t, "Device-to-Device & Collectives is exposed: time not under device "
+				   "compute or host-to-device input; the multigpu report's Comm/Step is "
+				   "total collective time");
+	if (!rc)
+		rc = tables_scope_note(t, s, sc);
+	if (!rc)
+		rc = gt_report_out_add(out, t);
+	else
+		gt_table_free(t);
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "pipeline: out of memory");
 	return rc;

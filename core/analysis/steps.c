@@ -46,7 +46,7 @@ long steps_ranks(const struct gt_store *s, int32_t **out)
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < nl; i++)
-		v[n++] = anl_lane_rank(store_lane_at(s, (uint32_t)i));
+		v[n++] = store_lane_at(s, (uint32_t)i)->key.rank;
 	qsort(v, n, sizeof(*v), cmp_i32);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++)

@@ -82,6 +82,27 @@ int gt_table_col(struct gt_table *t, const char *name, enum gt_col_type type, in
 	return (int)t->ncols++;
 }
 
+const char *gt_col_unit(const struct gt_col *c)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s", "%", "bytes", "MB", "GB/s",
+					     "x", NULL };
+	if (c->type == GT_COL_STR)
+		return NULL;
+	if (c->type == GT_COL_PCT)
+		return "%";
+	size_t n = strlen(c->name);
+	if (n >= 2 && !strcmp(c->name + n - 2, " %"))
+		return "%";
+	const char *open = strrchr(c->name, '(');
+	if (!open || n < 3 || c->name[n - 1] != ')')
+		return NULL;
+	size_t ul = (size_t)(c->name + n - 1 - (open + 1));
+	for (size_t i = 0; units[i]; i++)
+		if (strlen(units[i]) == ul && !strncmp(open + 1, units[i], ul))
+			return units[i];
+	return NULL;
+}
+
 long gt_table_row(struct gt_table *t)
 {
 	if (t->ncols == 0)

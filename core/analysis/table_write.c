@@ -91,8 +91,34 @@ static int is_name_col(const struct gt_col *c)
 		!strcmp(c->name, "Range"));
 }
 
+/* a record (GT_TABLE_RECORD, one row) as "Column  Value" lines */
+static int write_record(FILE *f, const struct gt_table *t)
+{
+	char buf[96];
+	size_t w = 0;
+	for (size_t c = 0; c < t->ncols; c++)
+		if (text_width(t->cols[c].name) > w)
+			w = text_width(t->cols[c].name);
+	if (t->title && t->title[0])
+		fprintf(f, "%s:\n\n", t->title);
+	for (size_t c = 0; c < t->ncols && t->nrows; c++) {
+		text_put(f, t->cols[c].name);
+		for (size_t i = text_width(t->cols[c].name); i < w + 2; i++)
+			fputc(' ', f);
+		text_put(f, cell_text(t, 0, c, buf, sizeof(buf)));
+		fputc('\n', f);
+	}
+	if (t->nrows == 0)
+		fputs("(no rows)\n", f);
+	for (size_t i = 0; i < t->nnotes; i++)
+		fprintf(f, "%s%s\n", i ? "" : "\n", t->notes[i]);
+	return ferror(f) ? -EIO : 0;
+}
+
 static int write_text(FILE *f, const struct gt_table *t)
 {
+	if ((t->flags & GT_TABLE_RECORD) && t->nrows == 1)
+		return write_record(f, t);
 	size_t nc = t->ncols;
 	size_t *order = malloc((nc + 1) * sizeof(*order));
 	size_t *w = calloc(nc + 1, sizeof(*w));
@@ -261,7 +287,13 @@ static int write_json(FILE *f, const struct gt_table *t)
 	for (size_t c = 0; c < t->ncols; c++) {
 		fputs(c ? ", {\"name\": " : "{\"name\": ", f);
 		json_str(f, t->cols[c].name);
-		fprintf(f, ", \"type\": \"%s\"}", col_type_name(t->cols[c].type));
+		fprintf(f, ", \"type\": \"%s\", \"unit\": ", col_type_name(t->cols[c].type));
+		const char *u = gt_col_unit(&t->cols[c]);
+		if (u)
+			json_str(f, u);
+		else
+			fputs("null", f);
+		fputc('}', f);
 	}
 	fputs("],\n \"rows\": [", f);
 	for (size_t r = 0; r < t->nrows; r++) {
@@ -312,6 +344,10 @@ int gt_report_out_add(struct gt_report_out *o, struct gt_table *t)
 {
 	if (!t)
 		return -ENOMEM;
+	if (gt_report_out_find(o, t->name) >= 0) {
+		gt_table_free(t);       /* one name, one table: a program picks it by name */
+		return -EEXIST;
+	}
 	struct gt_table **nt = realloc(o->tables, (o->n + 1) * sizeof(*nt));
 	if (!nt) {
 		gt_table_free(t);
@@ -331,6 +367,14 @@ void gt_report_out_done(struct gt_report_out *o)
 	o->n = 0;
 }
 
+long gt_report_out_find(const struct gt_report_out *o, const char *name)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (!strcmp(o->tables[i]->name, name))
+			return (long)i;
+	return -1;
+}
+
 int gt_report_out_write(FILE *f, const char *report, const struct gt_report_out *o,
 			enum gt_format_out fmt)
 {
@@ -347,9 +391,11 @@ int gt_report_out_write(FILE *f, const char *report, const struct gt_report_out 
 		fputs("\n]}\n", f);
 		return rc ? rc : ferror(f) ? -EIO : 0;
 	}
+	if (fmt == GT_OUT_CSV)          /* one CSV, one table: the main one */
+		return o->n ? gt_table_write(f, o->tables[0], fmt) : 0;
 	for (size_t i = 0; i < o->n && !rc; i++) {
 		if (i)
-			fputc('\n', f);         /* CSV: a blank line between tables */
+			fputc('\n', f);
 		rc = gt_table_write(f, o->tables[i], fmt);
 	}
 	return rc;

@@ -1,6 +1,6 @@
 /*
  * tables_summary.c - the "summary" report: what the trace holds.  Tables:
- * overview (span, counts), events by kind, devices, ranks, lanes (streams
+ * the summary record (span, counts), events by kind, devices, ranks, lanes (streams
  * and threads), drops (every struct gt_drops counter) and metadata.
  * Event counts follow the scope (events starting in the range, lanes
  * passing the GPU/rank filters); devices, ranks, drops and metadata do not.
@@ -9,25 +9,6 @@
 #include <stdio.h>
 #include "reports.h"
 #include "tables.h"
-
-/* key/value row helpers */
-static int kv_int(struct gt_table *t, const char *k, int64_t v)
-{
-	long r = gt_table_row(t);
-	if (r < 0 || gt_table_set_str(t, (size_t)r, 0, k))
-		return -ENOMEM;
-	char buf[32];
-	snprintf(buf, sizeof(buf), "%lld", (long long)v);
-	return gt_table_set_str(t, (size_t)r, 1, buf);
-}
-
-static int kv_str(struct gt_table *t, const char *k, const char *v)
-{
-	long r = gt_table_row(t);
-	if (r < 0 || gt_table_set_str(t, (size_t)r, 0, k))
-		return -ENOMEM;
-	return gt_table_set_str(t, (size_t)r, 1, v);   /* NULL v: n/a */
-}
 
 static int lanes_and_kinds(const struct gt_store *s, const struct gt_scope *sc,
 			   struct gt_report_out *out, uint64_t *nev, size_t *ngpu_lanes,
@@ -64,7 +45,7 @@ static int lanes_and_kinds(const struct gt_store *s, const struct gt_scope *sc,
 		int gpu = l->key.type == GT_LANE_GPU;
 		*ngpu_lanes += gpu;
 		*nhost_lanes += l->key.type == GT_LANE_HOST;
-		gt_table_set_int(lt, w, 0, l->key.rank < 0 ? 0 : l->key.rank);
+		gt_table_set_int(lt, w, 0, l->key.rank);
 		if (gt_table_set_str(lt, w, 1, gpu ? "stream" : l->key.type == GT_LANE_HOST ?
 				     "thread" : "counter"))
 			goto nomem;
@@ -213,36 +194,37 @@ static int summary_run(const struct gt_store *s, const struct gt_scope *sc_in,
 	if (tables_scope(s, sc_in, &scope, err, errlen))
 		return -ENOENT;
 	const struct gt_scope *sc = &scope;
-	static const char *const cols[] = { "Item", "Value", NULL };
+	/* one record of figures, numbers as numbers (text mode prints it as
+	   "Column  Value" lines) */
+	static const char *const cols[] = {
+		"Events:i", "Events in the trace:i", "First start (ns):i", "Last end (ns):i",
+		"Span (s):f:6", "Ranks:i", "Devices:i", "GPU streams:i", "Host threads:i",
+		"Strings:i", NULL
+	};
 	struct gt_table *t = tables_new("summary", "Trace summary", cols);
 	if (!t || gt_report_out_add(out, t))
 		goto nomem;
+	t->flags |= GT_TABLE_RECORD;
 	uint64_t nev;
 	size_t ngl, nhl;
-	if (lanes_and_kinds(s, sc, out, &nev, &ngl, &nhl) || devices_ranks(s, out) ||
+	long row = gt_table_row(t);
+	if (row < 0 || lanes_and_kinds(s, sc, out, &nev, &ngl, &nhl) || devices_ranks(s, out) ||
 	    drops_meta(s, out))
 		goto nomem;
 	int64_t a = store_t_min(s), b = store_t_max(s);
-	int empty = store_event_count(s) == 0;
-	char buf[64];
-	snprintf(buf, sizeof(buf), "%.6f", empty ? 0.0 : (double)(b - a) / 1e9);
-	if (kv_int(t, "Events", (int64_t)nev) ||
-	    kv_int(t, "Events in the trace", (int64_t)store_event_count(s)) ||
-	    kv_str(t, "First start (ns)", NULL) || kv_str(t, "Last end (ns)", NULL) ||
-	    kv_str(t, "Span (s)", empty ? NULL : buf) ||
-	    kv_int(t, "Ranks", (int64_t)store_rank_count(s)) ||
-	    kv_int(t, "Devices", (int64_t)store_device_count(s)) ||
-	    kv_int(t, "GPU streams", (int64_t)ngl) || kv_int(t, "Host threads", (int64_t)nhl) ||
-	    kv_int(t, "Strings", (int64_t)store_str_count(s)))
-		goto nomem;
-	if (!empty) {
-		snprintf(buf, sizeof(buf), "%lld", (long long)a);
-		if (gt_table_set_str(t, 2, 1, buf))
-			goto nomem;
-		snprintf(buf, sizeof(buf), "%lld", (long long)b);
-		if (gt_table_set_str(t, 3, 1, buf))
-			goto nomem;
+	size_t w = (size_t)row;
+	gt_table_set_int(t, w, 0, (int64_t)nev);
+	gt_table_set_int(t, w, 1, (int64_t)store_event_count(s));
+	if (store_event_count(s)) {     /* an empty trace has no start: n/a */
+		gt_table_set_int(t, w, 2, a);
+		gt_table_set_int(t, w, 3, b);
+		gt_table_set_float(t, w, 4, (double)(b - a) / 1e9);
 	}
+	gt_table_set_int(t, w, 5, (int64_t)store_rank_count(s));
+	gt_table_set_int(t, w, 6, (int64_t)store_device_count(s));
+	gt_table_set_int(t, w, 7, (int64_t)ngl);
+	gt_table_set_int(t, w, 8, (int64_t)nhl);
+	gt_table_set_int(t, w, 9, (int64_t)store_str_count(s));
 	if (tables_scope_note(t, s, sc))
 		goto nomem;
 	return 0;

@@ -296,7 +296,7 @@ static void flow(struct expw *w, char ph, int32_t rank, const struct gt_event *e
 	expw_lit(w, "{\"ph\": \"");
 	expw_put(w, &ph, 1);
 	expw_lit(w, "\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": ");
-	expw_u64(w, (uint64_t)(uint32_t)(rank < 0 ? 0 : rank) << 32 | e->corr);
+	expw_u64(w, (uint64_t)(uint32_t)rank << 32 | e->corr);
 	expw_lit(w, ", \"pid\": ");
 	expw_i64(w, cpid);
 	expw_lit(w, ", \"tid\": ");
@@ -370,7 +370,7 @@ static int write_all(const struct gt_store *s, struct expw *w, const struct gt_e
 	if (store_rank_count(s) == 1) {
 		const struct gt_rank *r = store_rank_at(s, 0);
 		expw_lit(w, "\"distributedInfo\": {\"rank\": ");
-		expw_i64(w, r->rank < 0 ? 0 : r->rank);
+		expw_i64(w, r->rank);
 		expw_lit(w, ", \"world_size\": ");
 		expw_i64(w, r->world_size);
 		expw_lit(w, "},\n");

@@ -18,7 +18,7 @@ enum gt_format gt_load_detect(const char *path, char *err, size_t errlen)
 		return GT_FMT_UNKNOWN;
 	}
 	if (S_ISDIR(st.st_mode))
-		return GT_FMT_DIRECTORY;
+		return xplane_dir_probe(path) ? GT_FMT_XPLANE : GT_FMT_DIRECTORY;
 	if (!S_ISREG(st.st_mode)) {
 		/* a FIFO would block the open forever, a device never ends */
 		snprintf(err, errlen, "%s: not a regular file (a pipe or device); save the trace to a file first",
@@ -39,6 +39,8 @@ enum gt_format gt_load_detect(const char *path, char *err, size_t errlen)
 	}
 	if (gtfile_sniff(b, n))
 		return GT_FMT_GTRACE;
+	if (xplane_is_name(path))
+		return GT_FMT_XPLANE;
 	if (n >= 16 && !memcmp(b, "SQLite format 3", 16))
 		return GT_FMT_NSYS_SQLITE;
 	if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
@@ -50,7 +52,7 @@ enum gt_format gt_load_detect(const char *path, char *err, size_t errlen)
 			return GT_FMT_KINETO_JSON;
 		break;
 	}
-	snprintf(err, errlen, "%s: not a gtrace capture, trace JSON or nsys SQLite file", path);
+	snprintf(err, errlen, "%s: not a gtrace capture, trace JSON, nsys SQLite or XPlane (.xplane.pb) file", path);
 	return GT_FMT_UNKNOWN;
 }
 
@@ -74,19 +76,27 @@ int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
 	if (n > 1) {
 		/* only trace JSON files merge as ranks; say so instead of "not JSON" */
 		static const char *const what[] = { [GT_FMT_GTRACE] = "a .gtrace capture",
-			[GT_FMT_NSYS_SQLITE] = "an nsys SQLite export", [GT_FMT_DIRECTORY] = "a directory" };
+			[GT_FMT_NSYS_SQLITE] = "an nsys SQLite export", [GT_FMT_DIRECTORY] = "a directory",
+			[GT_FMT_XPLANE] = "an XPlane profile" };
+		/* several XPlane host files: ranks of one run */
+		size_t nx = 0;
+		for (size_t i = 0; i < n; i++)
+			nx += xplane_is_name(paths[i]);
 		for (size_t i = 0; i < n && !rc; i++) {
 			enum gt_format f = gt_load_detect(paths[i], err, errlen);
 			if (f == GT_FMT_UNKNOWN)
 				rc = -EINVAL;
+			else if (nx == n && f == GT_FMT_XPLANE)
+				continue;
 			else if (f != GT_FMT_KINETO_JSON) {
-				snprintf(err, errlen, "%s: is %s; only trace JSON files can be merged, open it on its own",
+				snprintf(err, errlen, "%s: is %s; only trace JSON files can be merged (XPlane files only with each other), open it on its own",
 					 paths[i], f < sizeof(what) / sizeof(what[0]) && what[f] ? what[f] : "not JSON");
 				rc = -EINVAL;
 			}
 		}
 		if (!rc)
-			rc = import_files(paths, n, o, s, err, errlen);
+			rc = nx == n ? xplane_import_files(paths, n, o, s, err, errlen) :
+				       import_files(paths, n, o, s, err, errlen);
 	} else {
 		switch (gt_load_detect(paths[0], err, errlen)) {
 		case GT_FMT_GTRACE:
@@ -104,6 +114,13 @@ int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
 		case GT_FMT_NSYS_SQLITE:
 			rc = import_nsys(paths[0], o, s, err, errlen);
 			break;
+		case GT_FMT_XPLANE: {
+			struct stat st;
+			rc = !stat(paths[0], &st) && S_ISDIR(st.st_mode) ?
+			     xplane_import_dir(paths[0], o, s, err, errlen) :
+			     xplane_import_files(paths, 1, o, s, err, errlen);
+			break;
+		}
 		default:
 			rc = -EINVAL;
 		}

@@ -273,7 +273,7 @@ static int mixed_runs(struct gt_store *s, const struct gt_load_opts *o, const ch
 	}
 	for (size_t l = 0; l < store_lane_count(s); l++) {
 		const struct gt_lane *ln = store_lane_at(s, (uint32_t)l);
-		int32_t rk = ln->key.rank < 0 ? 0 : ln->key.rank;
+		int32_t rk = ln->key.rank;
 		for (size_t i = 0; i < nr && ln->n; i++)
 			if (store_rank_at(s, i)->rank == rk) {
 				int64_t a = ln->ev[0].start_ns, b = gt_event_end(&ln->ev[ln->n - 1]);

@@ -114,8 +114,12 @@ enum { Q_KERNEL, Q_MEMCPY, Q_MEMSET, Q_RUNTIME, Q_NVTX };
 static const struct {
 	const char *table;
 	const char *sql;
+	const char *older;      /* for exports without a newer column, or NULL */
 } queries[] = {
 	[Q_KERNEL] = { "CUPTI_ACTIVITY_KIND_KERNEL",
+		       "SELECT start, end, deviceId, streamId, correlationId, demangledName, gridX, gridY,"
+		       " gridZ, blockX, blockY, blockZ, registersPerThread, staticSharedMemory,"
+		       " dynamicSharedMemory, shortName FROM CUPTI_ACTIVITY_KIND_KERNEL",
 		       "SELECT start, end, deviceId, streamId, correlationId, demangledName, gridX, gridY,"
 		       " gridZ, blockX, blockY, blockZ, registersPerThread, staticSharedMemory,"
 		       " dynamicSharedMemory FROM CUPTI_ACTIVITY_KIND_KERNEL" },
@@ -159,6 +163,12 @@ static int row(struct nsys *n, int q, sqlite3_stmt *st)
 				      { (uint32_t)I(9), (uint32_t)I(10), (uint32_t)I(11) },
 				      (uint32_t)I(12), (uint32_t)I(13), (uint32_t)I(14), -1.0f };
 		e.arg = store_kconf(n->s, &k);
+		/* nsys's own short name ("par_reduce_kernel"), for labels */
+		uint32_t sh = sqlite3_column_count(st) < 16 || sqlite3_column_type(st, 15) == SQLITE_NULL
+			      ? 0 : sid(n, I(15));
+		if (sh && sh != e.name && !store_str_short(n->s, e.name) &&
+		    store_str_set_short(n->s, e.name, sh))
+			return -ENOMEM;
 		const char *nm = store_str(n->s, e.name);
 		if (!strncmp(nm, "nccl", 4) || strstr(nm, "ncclKernel") || strstr(nm, "ncclDevKernel"))
 			e.flags |= GT_EVF_NCCL;
@@ -292,7 +302,9 @@ int import_nsys(const char *path, const struct gt_load_opts *o, struct gt_store 
 		sqlite3_stmt *st;
 		if (!has_table(&n, queries[q].table))
 			continue;
-		if (sqlite3_prepare_v2(n.db, queries[q].sql, -1, &st, NULL) != SQLITE_OK) {
+		if (sqlite3_prepare_v2(n.db, queries[q].sql, -1, &st, NULL) != SQLITE_OK &&
+		    (!queries[q].older ||
+		     sqlite3_prepare_v2(n.db, queries[q].older, -1, &st, NULL) != SQLITE_OK)) {
 			if (!(o && (o->flags & GT_LOAD_QUIET)))
 				fprintf(stderr, "gtrace: warning: %s: %s skipped (%s)\n", path,
 					queries[q].table, sqlite3_errmsg(n.db));

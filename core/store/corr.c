@@ -90,7 +90,7 @@ static int corr_build_now(struct gt_store *s)
 	size_t a = 0, b = 0;
 	for (size_t i = 0; i < s->n_lanes; i++) {
 		const struct gt_lane *l = s->lanes[i];
-		uint64_t rk = (uint64_t)(uint32_t)(l->key.rank < 0 ? 0 : l->key.rank) << 32;
+		uint64_t rk = (uint64_t)(uint32_t)l->key.rank << 32;
 		/* lanes are sorted by start, so a stable sort keeps the earliest first */
 		for (size_t k = 0; k < l->n; k++) {
 			const struct gt_event *e = &l->ev[k];
@@ -137,7 +137,7 @@ int store_corr_find(const struct gt_store *cs, int32_t rank, uint32_t corr,
 	struct gt_store *s = (struct gt_store *)cs; /* lazily built cache */
 	if (!s->corr_launch && corr_build_now(s))
 		return -ENOMEM;
-	uint64_t key = (uint64_t)(uint32_t)(rank < 0 ? 0 : rank) << 32 | corr;
+	uint64_t key = (uint64_t)(uint32_t)store_rank_norm(rank) << 32 | corr;
 	if (want_gpu)
 		return lookup(s->corr_gpu, s->n_corr_gpu, key, out);
 	return lookup(s->corr_launch, s->n_corr_launch, key, out);

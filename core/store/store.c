@@ -77,6 +77,7 @@ void store_free(struct gt_store *s)
 		free(s->meta[i].value);
 	}
 	free(s->meta);
+	free(s->str_short);
 	free(s->corr_launch);
 	free(s->corr_gpu);
 	free(s);
@@ -99,6 +100,28 @@ const char *store_str(const struct gt_store *s, uint32_t id)
 	return s->strs.str[id];
 }
 
+int store_str_set_short(struct gt_store *s, uint32_t name, uint32_t short_name)
+{
+	if (name >= s->n_str_short) {
+		size_t n = s->n_str_short ? s->n_str_short : 64;
+		while (n <= name)
+			n *= 2;
+		uint32_t *v = realloc(s->str_short, n * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		memset(v + s->n_str_short, 0, (n - s->n_str_short) * sizeof(*v));
+		s->str_short = v;
+		s->n_str_short = n;
+	}
+	s->str_short[name] = short_name;
+	return 0;
+}
+
+uint32_t store_str_short(const struct gt_store *s, uint32_t name)
+{
+	return name < s->n_str_short ? s->str_short[name] : 0;
+}
+
 size_t store_str_count(const struct gt_store *s)
 {
 	return s->strs.n;
@@ -113,14 +136,13 @@ uint32_t store_str_find(const struct gt_store *s, const char *str, size_t len)
 
 static uint64_t lane_key_hash(const struct gt_lane_key *k)
 {
-	int64_t v[5] = { k->type, k->rank < 0 ? 0 : k->rank, k->device, k->pid, k->id };
+	int64_t v[5] = { k->type, k->rank, k->device, k->pid, k->id };
 	return strtab_hash(v, sizeof(v));
 }
 
 static int lane_key_eq(const struct gt_lane_key *a, const struct gt_lane_key *b)
 {
-	int ra = a->rank < 0 ? 0 : a->rank, rb = b->rank < 0 ? 0 : b->rank;
-	return a->type == b->type && ra == rb && a->device == b->device &&
+	return a->type == b->type && a->rank == b->rank && a->device == b->device &&
 	       a->pid == b->pid && a->id == b->id;
 }
 
@@ -141,8 +163,10 @@ static int lane_rehash(struct gt_store *s, size_t ncap)
 	return 0;
 }
 
-uint32_t store_lane(struct gt_store *s, const struct gt_lane_key *key)
+uint32_t store_lane(struct gt_store *s, const struct gt_lane_key *in)
 {
+	struct gt_lane_key k = *in, *key = &k;
+	k.rank = store_rank_norm(k.rank);
 	uint64_t h = lane_key_hash(key);
 	if (s->lane_hcap) {
 		size_t m = s->lane_hcap - 1;
@@ -165,8 +189,6 @@ uint32_t store_lane(struct gt_store *s, const struct gt_lane_key *key)
 	if (!l)
 		return UINT32_MAX;
 	l->key = *key;
-	if (l->key.rank < 0)
-		l->key.rank = 0;
 	l->id = (uint32_t)s->n_lanes;
 	s->lanes[s->n_lanes++] = l;
 	size_t m = s->lane_hcap - 1, i = h & m;
@@ -235,8 +257,10 @@ static void *grow(void *p, size_t *cap, size_t n, size_t size)
 	return np;
 }
 
-int store_device(struct gt_store *s, const struct gt_device *d)
+int store_device(struct gt_store *s, const struct gt_device *in)
 {
+	struct gt_device nd0 = *in, *d = &nd0;
+	nd0.rank = store_rank_norm(nd0.rank);
 	for (size_t i = 0; i < s->n_devs; i++)
 		if (s->devs[i].rank == d->rank && s->devs[i].id == d->id) {
 			s->devs[i] = *d;
@@ -260,8 +284,10 @@ const struct gt_device *store_device_at(const struct gt_store *s, size_t i)
 	return i < s->n_devs ? &s->devs[i] : NULL;
 }
 
-int store_rank(struct gt_store *s, const struct gt_rank *r)
+int store_rank(struct gt_store *s, const struct gt_rank *in)
 {
+	struct gt_rank nr0 = *in, *r = &nr0;
+	nr0.rank = store_rank_norm(nr0.rank);
 	for (size_t i = 0; i < s->n_ranks; i++)
 		if (s->ranks[i].rank == r->rank) {
 			s->ranks[i] = *r;
@@ -288,6 +314,13 @@ const struct gt_rank *store_rank_at(const struct gt_store *s, size_t i)
 struct gt_drops *store_drops(struct gt_store *s)
 {
 	return &s->drops;
+}
+
+uint64_t store_drops_lost(const struct gt_drops *d)
+{
+	/* a declined buffer request is why CUPTI dropped records, which its
+	 * own count already has: not added again */
+	return d->cupti_dropped + d->zero_timestamps + d->ring_overflow + d->import_skipped;
 }
 
 int store_meta_set(struct gt_store *s, const char *key, const char *value)

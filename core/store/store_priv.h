@@ -49,6 +49,8 @@ struct gt_store {
 	struct gt_rank *ranks;
 	size_t n_ranks, cap_ranks;
 	struct gt_drops drops;
+	uint32_t *str_short;      /* string id -> short name id (0 = none), n_str_short ids */
+	size_t n_str_short;
 	struct meta_kv *meta;
 	size_t n_meta, cap_meta;
 	struct corr_ent *corr_launch, *corr_gpu;
@@ -71,5 +73,13 @@ const void *rectab_at(const struct rectab *t, uint32_t id);
 int lod_build(struct gt_lane *l);
 void lod_free(struct gt_lane *l);
 int corr_build(struct gt_store *s);
+
+/* the store's edge for ranks: an unknown rank (-1, any negative) is rank 0.
+ * Applied once where a lane, device, rank or correlation query comes in, so
+ * every rank a reader gets back from the store is >= 0. */
+static inline int32_t store_rank_norm(int32_t rank)
+{
+	return rank < 0 ? 0 : rank;
+}
 
 #endif

@@ -34,6 +34,12 @@ int agent_init(const struct agent_source *src, char *err, size_t errlen);
  * set GTRACE_AUTOSTART): the first viewer receives this ring with all it
  * holds; 0 or negative errno with err */
 int agent_autostart(uint32_t records, char *err, size_t errlen);
+/* agent_init, with the capture started first on the calling thread when
+ * records > 0 (GTRACE_AUTOSTART; < 64 = the default ring), before the
+ * control socket listens (a start that fails is tried again by the first
+ * viewer's start).  0 or negative errno (the socket) */
+int agent_init_autostart(const struct agent_source *src, uint32_t records, char *err,
+			 size_t errlen);
 /* stop serving; the current ring is marked stopped */
 void agent_shutdown(void);
 /* make the agent passive: starts are refused with this one-line reason */

@@ -87,6 +87,15 @@ const char *pipeline_verdict_name(enum pipeline_verdict v);
 int pipeline_compute(const struct gt_store *s, int32_t rank, const struct steps_list *steps,
 	       const struct gt_scope *sc, struct pipeline_result *out, char *err, size_t errlen);
 void pipeline_result_done(struct pipeline_result *r);
+/* the largest non-GPU cost of a step (the headline beside the verdict, so
+ * that a POTENTIALLY verdict does not send users after a DataLoader that
+ * takes 0.8 %): input (H2D + host wait), kernel launch, host compute (CPU
+ * ops, Python, other runtime calls) or unaccounted host time */
+enum pipeline_host_cost { PL_COST_INPUT = 0, PL_COST_LAUNCH, PL_COST_HOST, PL_COST_UNACCOUNTED };
+/* which of the four is largest in r's average step; *pct = its share (%) */
+enum pipeline_host_cost pipeline_host_cost(const struct pipeline_result *r, double *pct);
+/* "input", "kernel launch", "host compute (Python, CPU ops)", "unaccounted host time" */
+const char *pipeline_host_cost_name(enum pipeline_host_cost c);
 /* what-to-try lines for the result (with its numbers); returns the count */
 #define PIPELINE_ADVICE_LEN 200
 size_t pipeline_advice(const struct pipeline_result *r, char lines[][PIPELINE_ADVICE_LEN],
@@ -238,6 +247,8 @@ struct overview_rank {
 	double host_wait_pct, h2d_pct, others_pct;
 	double launch_pct;        /* pipeline: kernel launch, % of step */
 	int launch_level;         /* pipeline launch_level */
+	enum pipeline_host_cost host_cost;  /* pipeline_host_cost: the largest non-GPU cost */
+	double host_cost_pct;     /* its share, % of step */
 	int no_steps;             /* no steps in scope while other ranks have some: left
 				     out of the averages, verdicts and recommendations */
 };

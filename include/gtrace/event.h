@@ -76,7 +76,8 @@ struct gt_event {
 	uint8_t kind;      /* enum gt_ev_kind */
 	uint8_t sub;       /* enum gt_copy_kind / gt_sync_kind */
 	uint16_t flags;    /* GT_EVF_* */
-	uint32_t aux;      /* kind-specific: P2P copy: src dev | dst dev << 16 */
+	uint32_t aux;      /* kind-specific: P2P copy: src dev | dst dev << 16;
+			    * kernel: CUDA graph id (0 = not a graph node) */
 };
 
 _Static_assert(sizeof(struct gt_event) == 48, "gt_event must stay 48 bytes");

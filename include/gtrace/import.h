@@ -19,5 +19,10 @@ int import_json_mem(const char *name, const void *buf, size_t len,
 
 /* rank encoded in a file name ("rank-3", "rank3", "rank_3"), or -1 */
 int import_rank_from_name(const char *path);
+/* import one XPlane profile (a serialized XSpace, plain or gzip) from
+ * memory into s as rank 0 and finish the store; 0 or negative errno with
+ * "NAME: problem" in err */
+int xplane_import_mem(const char *name, const void *buf, size_t len,
+		      const struct gt_load_opts *o, struct gt_store *s, char *err, size_t errlen);
 
 #endif

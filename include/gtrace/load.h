@@ -16,7 +16,8 @@ enum gt_format {
 	GT_FMT_GTRACE,
 	GT_FMT_KINETO_JSON,
 	GT_FMT_NSYS_SQLITE,
-	GT_FMT_DIRECTORY
+	GT_FMT_DIRECTORY,
+	GT_FMT_XPLANE            /* TensorFlow / JAX profile: .xplane.pb[.gz] */
 };
 
 #define GT_LOAD_PROGRESS 0x1u   /* progress bar on stderr when it is a terminal */
@@ -28,6 +29,8 @@ struct gt_load_opts {
 	/* optional: bytes of a .gtrace input read so far, updated while it
 	   loads (another thread may draw a percentage from it) */
 	_Atomic uint64_t *progress_bytes;
+	/* optional: the run of a TensorBoard log directory to open (NULL: the newest) */
+	const char *run;
 };
 
 /* guess the format from the path (directory, extension) and first bytes */

@@ -58,7 +58,13 @@ struct gt_table {
 	size_t nrows, caprows;
 	char **notes;           /* lines printed under the table (verdicts, help) */
 	size_t nnotes;
+	unsigned flags;         /* GT_TABLE_* */
 };
+
+/* a record: one row of named, typed figures (the overview, the trace
+ * summary); text mode prints it transposed, one "Column  Value" line each,
+ * CSV and JSON as the one-row table it is */
+#define GT_TABLE_RECORD 1u
 
 struct gt_table *gt_table_new(const char *name, const char *title);
 void gt_table_free(struct gt_table *t);
@@ -72,22 +78,36 @@ int gt_table_set_str(struct gt_table *t, size_t row, size_t col, const char *s);
 int gt_table_note(struct gt_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const union gt_cell *gt_table_cell(const struct gt_table *t, size_t row, size_t col);
 int gt_table_is_null(const struct gt_table *t, size_t row, size_t col);
+/* the unit of a column, from its name: "ns" for "Total Time (ns)", "%" for
+ * "Time (%)", "Kernel %" or a GT_COL_PCT column, "us", "ms", "s", "bytes",
+ * "MB", "GB/s", "x"; NULL for a count, a key or a string */
+const char *gt_col_unit(const struct gt_col *c);
 /* stable sort of rows by a column (numbers numerically, strings bytewise) */
 void gt_table_sort(struct gt_table *t, size_t col, int descending);
 
 enum gt_format_out { GT_OUT_TABLE = 0, GT_OUT_CSV, GT_OUT_JSON };
 
-/* print one table; 0 or negative errno */
+/* print one table; 0 or negative errno.  CSV is one RFC 4180 table (a
+ * header line, then one line per row); JSON one object {"name", "title",
+ * "columns": [{"name", "type", "unit"}], "rows": [{COLUMN: VALUE}],
+ * "notes"}, numbers as JSON numbers, null for n/a */
 int gt_table_write(FILE *f, const struct gt_table *t, enum gt_format_out fmt);
 
-/* a report's output: its tables in order */
+/* a report's output: its tables in order, the main table first; table
+ * names are unique within a report, and prefixed by the report's name */
 struct gt_report_out {
 	struct gt_table **tables;
 	size_t n;
 };
+/* append t (owned from now on, freed on failure); 0, -ENOMEM, or -EEXIST
+ * when a table of that name is already there */
 int gt_report_out_add(struct gt_report_out *o, struct gt_table *t);
 void gt_report_out_done(struct gt_report_out *o);
-/* print every table; JSON prints one object {"report": NAME, "tables": [...]} */
+/* index of the table called name, or -1 */
+long gt_report_out_find(const struct gt_report_out *o, const char *name);
+/* print the report: text prints every table, JSON one object
+ * {"report": NAME, "tables": [...]} with every table, CSV the main table
+ * only (one CSV holds one table: pick others with gt_report_out_find) */
 int gt_report_out_write(FILE *f, const char *report, const struct gt_report_out *o,
 			enum gt_format_out fmt);
 

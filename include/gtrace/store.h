@@ -10,6 +10,11 @@
  * all start at or after their last event.
  *
  * Lanes: one per (rank, GPU, stream) and one per (rank, pid, host thread).
+ *
+ * Ranks: a source that does not know its rank passes -1 (any negative);
+ * store_lane, store_device, store_rank and store_corr_find store and look
+ * it up as rank 0, so every rank read back from the store (lane keys,
+ * devices, ranks) is >= 0 and readers never test for -1.
  * Events of a lane are sorted by start; overlapping events are kept.
  *
  * Memory: 48 bytes per event plus about 2.3 bytes per event of index.
@@ -29,7 +34,7 @@ enum gt_lane_type {
 
 struct gt_lane_key {
 	uint8_t type;        /* enum gt_lane_type */
-	int32_t rank;        /* -1 = unknown (treated as 0) */
+	int32_t rank;        /* >= 0 in the store; -1 (unknown) is stored as 0 */
 	int32_t device;      /* GPU lanes: device ordinal; host: -1 */
 	int64_t pid;         /* process id (host lanes; GPU lanes may leave 0) */
 	int64_t id;          /* stream id or thread id */
@@ -59,7 +64,7 @@ struct gt_lane {
 };
 
 struct gt_device {
-	int32_t rank;
+	int32_t rank;            /* >= 0 in the store (-1 in is stored as 0) */
 	int32_t id;              /* device ordinal within the rank */
 	uint32_t name;           /* string id, e.g. "NVIDIA H100 80GB HBM3" */
 	uint32_t sm_count;
@@ -68,7 +73,7 @@ struct gt_device {
 };
 
 struct gt_rank {
-	int32_t rank;
+	int32_t rank;            /* >= 0 in the store (-1 in is stored as 0) */
 	int64_t pid;
 	uint32_t host;           /* string id of hostname, 0 = unknown */
 	uint32_t source;         /* string id: file it came from */
@@ -97,8 +102,15 @@ const char *store_str(const struct gt_store *s, uint32_t id);
 size_t store_str_count(const struct gt_store *s);
 /* returns id or UINT32_MAX when the string was never interned */
 uint32_t store_str_find(const struct gt_store *s, const char *str, size_t len);
+/* the short name a source gives a name (nsys's shortName of a kernel:
+ * "par_reduce_kernel" for "void clover::par_reduce_kernel<...>(T1)");
+ * 0 or -ENOMEM.  Not kept in .gtrace files. */
+int store_str_set_short(struct gt_store *s, uint32_t name, uint32_t short_name);
+/* the short name's string id, or 0 when the source gave none */
+uint32_t store_str_short(const struct gt_store *s, uint32_t name);
 
-/* find or create a lane; returns its id, UINT32_MAX on allocation failure */
+/* find or create a lane (a negative key rank is stored as 0); returns its
+ * id, UINT32_MAX on allocation failure */
 uint32_t store_lane(struct gt_store *s, const struct gt_lane_key *key);
 size_t store_lane_count(const struct gt_store *s);
 struct gt_lane *store_lane_at(const struct gt_store *s, uint32_t id);
@@ -112,7 +124,8 @@ uint32_t store_nccl(struct gt_store *s, const struct gt_nccl *n);
 const struct gt_nccl *store_nccl_at(const struct gt_store *s, uint32_t id);
 size_t store_nccl_count(const struct gt_store *s);
 
-/* devices and ranks: add or update by (rank, id) / rank */
+/* devices and ranks: add or update by (rank, id) / rank; a negative rank
+ * is stored as 0 */
 int store_device(struct gt_store *s, const struct gt_device *d);
 size_t store_device_count(const struct gt_store *s);
 const struct gt_device *store_device_at(const struct gt_store *s, size_t i);
@@ -121,6 +134,10 @@ size_t store_rank_count(const struct gt_store *s);
 const struct gt_rank *store_rank_at(const struct gt_store *s, size_t i);
 
 struct gt_drops *store_drops(struct gt_store *s);
+/* events lost of d: CUPTI's dropped records, records without timestamps,
+ * ring overflow, import skips (buffers_declined is a cause of CUPTI's
+ * drops, already in cupti_dropped, and not added) */
+uint64_t store_drops_lost(const struct gt_drops *d);
 
 /* free-form metadata (source path, format, environment): key -> value */
 int store_meta_set(struct gt_store *s, const char *key, const char *value);
@@ -183,7 +200,7 @@ struct gt_ref {
 	uint32_t idx;
 };
 
-/* correlation within a rank: the host launch call of GPU work
+/* correlation within a rank (negative = rank 0): the host launch call of GPU work
  * (want_gpu = 0) or the first GPU work of a launch call (want_gpu = 1);
  * 0 on success, -ENOENT when not found */
 int store_corr_find(const struct gt_store *s, int32_t rank, uint32_t corr,

@@ -65,6 +65,27 @@ static char *report_text(const struct gt_store *s, const char *name, enum gt_for
 	return buf;
 }
 
+/* one table of a report as CSV, picked by its name */
+static char *table_csv(const struct gt_store *s, const char *report, const char *table)
+{
+	const struct gt_report *rep = gt_report_find(report);
+	cr_assert(rep, "%s", report);
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	struct gt_report_out o = {0};
+	char err[256] = "";
+	cr_assert_eq(rep->run(s, &sc, &o, err, sizeof(err)), 0, "%s: %s", report, err);
+	long k = gt_report_out_find(&o, table);
+	cr_assert_geq(k, 0, "no table %s", table);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_eq(gt_table_write(f, o.tables[k], GT_OUT_CSV), 0);
+	fclose(f);
+	gt_report_out_done(&o);
+	return buf;
+}
+
 static void run(enum sim_scenario sc, int ranks, int gpus, struct overview_result *r,
 		struct sim_truth *t, struct gt_store **sp)
 {
@@ -751,9 +772,16 @@ Test(overview, rank_without_steps_left_out)
 	cr_assert_eq(x->step1, 552);
 	overview_result_done(&r);
 	/* the report says n/a for rank 0 */
-	char *buf = report_text(s, "overview", GT_OUT_CSV);
-	cr_assert(strstr(buf, "\n0,0,n/a,n/a,n/a,n/a,n/a,n/a (no steps)\n"), "%s", buf);
-	cr_assert(strstr(buf, "3 over 2 ranks (1 more without steps, left out), numbered 6-552"), "%s", buf);
+	char *buf = report_text(s, "overview", GT_OUT_TABLE);
+	cr_assert(strstr(buf, "every step of 2 ranks (1 more without steps, left out)"), "%s", buf);
+	free(buf);
+	/* the record and the per-rank table as CSV, one table each */
+	buf = table_csv(s, "overview", "overview_ranks");
+	cr_assert(strstr(buf, "\n0,0,n/a,n/a,n/a,n/a,n/a,n/a (no steps),n/a,n/a\n"), "%s", buf);
+	free(buf);
+	buf = table_csv(s, "overview", "overview");
+	cr_assert(strstr(buf, "Steps,Step ranks,First step,Last step,"), "%s", buf);
+	cr_assert(strstr(buf, ",3,2,6,552,"), "steps 3 over 2 ranks numbered 6-552: %s", buf);
 	free(buf);
 	store_free(s);
 }

@@ -110,7 +110,51 @@ Test(pipeline, report_notes)
 	fclose(f);
 	cr_assert(strstr(buf, "MODERATELY input-bound"), "%s", buf);
 	cr_assert(strstr(buf, "Worst steps by input: 2"), "%s", buf);
+	/* fx_basic: input 10 % and unaccounted 10 % tie; input is named first */
+	cr_assert(strstr(buf, "Largest non-GPU cost: input, 10.0 % of the step"), "%s", buf);
 	free(buf);
 	gt_report_out_done(&o);
 	store_free(s);
+}
+
+/* the verdict stays TensorFlow's, and the largest non-GPU cost is named
+ * beside it: a DataLoader of 0.8 % and 30 % of Python is POTENTIALLY
+ * input-bound whose cost is host compute, not input (planted mixes) */
+Test(pipeline, largest_non_gpu_cost)
+{
+	struct { int64_t wait, py; enum pipeline_verdict v; enum pipeline_host_cost c; double pct; }
+	cases[] = {
+		{ 8, 300, PL_POTENTIALLY, PL_COST_HOST, 30.0 },
+		{ 40, 30, PL_POTENTIALLY, PL_COST_INPUT, 4.0 },
+		{ 250, 100, PL_HIGHLY, PL_COST_INPUT, 25.0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gt_store *s = mix(cases[i].wait, cases[i].py);
+		struct pipeline_result r;
+		char err[128];
+		cr_assert_eq(pipeline_compute(s, 0, NULL, NULL, &r, err, sizeof(err)), 0);
+		cr_expect_eq(r.verdict, cases[i].v, "case %zu: %s", i, pipeline_verdict_name(r.verdict));
+		double pct = -1;
+		cr_expect_eq(pipeline_host_cost(&r, &pct), cases[i].c, "case %zu", i);
+		cr_expect_float_eq(pct, cases[i].pct, 1e-9, "case %zu: %.3f", i, pct);
+		pipeline_result_done(&r);
+		/* the overview says it: its record, and the host-bound recommendation */
+		if (cases[i].c == PL_COST_HOST) {
+			struct overview_result o;
+			cr_assert_eq(overview_compute(s, NULL, &o, err, sizeof(err)), 0, "%s", err);
+			int found = 0;
+			for (size_t k = 0; k < o.nrecs; k++)
+				if (!strcmp(o.recs[k].kind, "host-bound")) {
+					found = 1;
+					cr_expect(strstr(o.recs[k].text, "POTENTIALLY input-bound"), "%s", o.recs[k].text);
+					cr_expect(strstr(o.recs[k].text, "the largest non-GPU cost is host compute "
+								       "(Python, CPU ops), 30.0 %"), "%s", o.recs[k].text);
+					cr_expect(strstr(o.recs[k].text, "(input 0.8 %)"), "%s", o.recs[k].text);
+				}
+			cr_expect(found, "no host-bound recommendation");
+			overview_result_done(&o);
+		}
+		store_free(s);
+	}
+	cr_assert_str_eq(pipeline_host_cost_name(PL_COST_HOST), "host compute (Python, CPU ops)");
 }

@@ -5,6 +5,7 @@
  */
 #include <criterion/criterion.h>
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace/report.h"
@@ -155,7 +156,14 @@ Test(tables, report_out_json_and_scope)
 {
 	struct gt_report_out o = { 0 };
 	cr_assert_eq(gt_report_out_add(&o, sample()), 0);
-	cr_assert_eq(gt_report_out_add(&o, sample()), 0);
+	/* one name, one table: a second "demo" is refused (and freed) */
+	cr_assert_eq(gt_report_out_add(&o, sample()), -EEXIST);
+	struct gt_table *t2 = sample();
+	free(t2->name);
+	t2->name = strdup("demo_2");
+	cr_assert_eq(gt_report_out_add(&o, t2), 0);
+	cr_assert_eq(gt_report_out_find(&o, "demo_2"), 1);
+	cr_assert_eq(gt_report_out_find(&o, "nope"), -1);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -220,5 +228,55 @@ Test(tables, text_sanitizes_control_bytes)
 		lines += *p == '\n';
 	cr_assert_eq(lines, 2 + 4, "%s", txt);
 	free(txt);
+	gt_table_free(t);
+}
+
+/* units come from the column names (and percent columns); a record prints
+ * as "Column  Value" lines in text mode and as a one-row table in CSV and
+ * JSON, its figures JSON numbers */
+Test(tables, units_and_records)
+{
+	struct gt_table *t = gt_table_new("demo", "Demo record");
+	cr_assert(t);
+	t->flags |= GT_TABLE_RECORD;
+	cr_assert_eq(gt_table_col(t, "Average step (us)", GT_COL_FLOAT, 1), 0);
+	cr_assert_eq(gt_table_col(t, "Kernel %", GT_COL_PCT, 2), 1);
+	cr_assert_eq(gt_table_col(t, "Events", GT_COL_INT, 0), 2);
+	cr_assert_eq(gt_table_col(t, "Bandwidth (GB/s)", GT_COL_FLOAT, 3), 3);
+	cr_assert_eq(gt_table_col(t, "Verdict (x)", GT_COL_STR, 0), 4);
+	cr_assert_eq(gt_table_col(t, "Size (cats)", GT_COL_INT, 0), 5);
+	cr_assert_str_eq(gt_col_unit(&t->cols[0]), "us");
+	cr_assert_str_eq(gt_col_unit(&t->cols[1]), "%");
+	cr_assert_null(gt_col_unit(&t->cols[2]));
+	cr_assert_str_eq(gt_col_unit(&t->cols[3]), "GB/s");
+	cr_assert_null(gt_col_unit(&t->cols[4]), "strings have no unit");
+	cr_assert_null(gt_col_unit(&t->cols[5]), "not a unit");
+	long r = gt_table_row(t);
+	cr_assert_eq(r, 0);
+	gt_table_set_float(t, 0, 0, 177592.2);
+	gt_table_set_float(t, 0, 1, 55.51);
+	gt_table_set_int(t, 0, 2, 57505);
+	cr_assert_eq(gt_table_set_str(t, 0, 4, "HIGHLY"), 0);
+	char *txt = write_str(t, GT_OUT_TABLE);
+	cr_assert(strstr(txt, "Demo record:\n\nAverage step (us)  177,592.2\nKernel %           55.51\n"
+			 "Events             57,505\nBandwidth (GB/s)   n/a\n"), "%s", txt);
+	free(txt);
+	char *csv = write_str(t, GT_OUT_CSV);
+	cr_assert_str_eq(csv, "Average step (us),Kernel %,Events,Bandwidth (GB/s),Verdict (x),Size (cats)\n"
+			      "177592.2,55.51,57505,n/a,HIGHLY,n/a\n");
+	free(csv);
+	char *js = write_str(t, GT_OUT_JSON);
+	cJSON *root = cJSON_Parse(js);
+	cr_assert(root, "%s", js);
+	cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "rows"), 0);
+	cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(row, "Average step (us)")));
+	cr_assert_float_eq(cJSON_GetObjectItem(row, "Average step (us)")->valuedouble, 177592.2, 1e-9);
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(row, "Bandwidth (GB/s)")));
+	cJSON *col = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "columns"), 1);
+	cr_assert_str_eq(cJSON_GetObjectItem(col, "unit")->valuestring, "%");
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "columns"), 2),
+						   "unit")));
+	cJSON_Delete(root);
+	free(js);
 	gt_table_free(t);
 }

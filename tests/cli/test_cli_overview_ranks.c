@@ -50,7 +50,8 @@ static int gtrace(const char *args, char **out)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-#define HDR "Rank,Steps,Avg step (us),Kernel %,Communication %,DataLoader %,Input %,Input verdict\n"
+#define HDR "Rank,Steps,Avg step (us),Kernel %,Exposed Comm %,DataLoader %,Input %,Input verdict," \
+	"Largest non-GPU cost,Largest non-GPU cost %\n"
 
 TestSuite(cli_overview_ranks, .init = setup, .fini = teardown);
 
@@ -61,7 +62,8 @@ Test(cli_overview_ranks, csv_lists_each_rank, .timeout = 120)
 		 "--scenario input-bound --scenario-rank 2", tmpdir);
 	cr_assert_eq(gtrace(args, &out), 0);
 	free(out);
-	snprintf(args, sizeof(args), "stats '%s/r.gtrace' --report overview --format csv", tmpdir);
+	snprintf(args, sizeof(args), "stats '%s/r.gtrace' --report overview --format csv "
+		 "--table overview_ranks", tmpdir);
 	cr_assert_eq(gtrace(args, &out), 0);
 	const char *p = strstr(out, HDR);
 	cr_assert(p, "no per-rank table:\n%s", out);
@@ -70,7 +72,7 @@ Test(cli_overview_ranks, csv_lists_each_rank, .timeout = 120)
 		int rank, steps;
 		double avg, kern, comm, dl, input;
 		char verdict[64];
-		int n = sscanf(p, "%d,%d,%lf,%lf,%lf,%lf,%lf,%63[^\n]", &rank, &steps, &avg, &kern, &comm,
+		int n = sscanf(p, "%d,%d,%lf,%lf,%lf,%lf,%lf,%63[^,\n]", &rank, &steps, &avg, &kern, &comm,
 			       &dl, &input, verdict);
 		cr_assert_eq(n, 8, "row %d: %.80s", r, p);
 		cr_assert_eq(rank, r);
@@ -87,8 +89,12 @@ Test(cli_overview_ranks, csv_lists_each_rank, .timeout = 120)
 		cr_assert(p);
 		p++;
 	}
-	cr_assert(*p == '\n' || *p == 0, "more than 4 rank rows: %.80s", p);
+	cr_assert(*p == 0, "more than 4 rank rows: %.80s", p);
+	free(out);
 	/* the recommendation names rank 2 */
+	snprintf(args, sizeof(args), "stats '%s/r.gtrace' --report overview --format csv "
+		 "--table overview_recs", tmpdir);
+	cr_assert_eq(gtrace(args, &out), 0);
 	cr_assert(strstr(out, "input-bound,\"rank 2: steps 0-7 are HIGHLY input-bound"), "%s", out);
 	free(out);
 	/* json has the same table */
@@ -105,9 +111,13 @@ Test(cli_overview_ranks, one_rank_has_no_rank_table, .timeout = 120)
 		 tmpdir);
 	cr_assert_eq(gtrace(args, &out), 0);
 	free(out);
-	snprintf(args, sizeof(args), "stats '%s/one.gtrace' --report overview --format csv", tmpdir);
+	snprintf(args, sizeof(args), "stats '%s/one.gtrace' --report overview --table list", tmpdir);
 	cr_assert_eq(gtrace(args, &out), 0);
-	cr_assert_null(strstr(out, HDR), "%s", out);
+	cr_assert_null(strstr(out, "overview_ranks"), "%s", out);
+	free(out);
+	snprintf(args, sizeof(args), "stats '%s/one.gtrace' --report overview --format csv "
+		 "--table overview_recs", tmpdir);
+	cr_assert_eq(gtrace(args, &out), 0);
 	cr_assert(strstr(out, "input-bound,\"steps 0-3 are HIGHLY input-bound"), "%s", out);
 	free(out);
 }

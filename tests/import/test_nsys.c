@@ -8,7 +8,9 @@
  *   "select count(distinct streamId) from CUPTI_ACTIVITY_KIND_KERNEL" -> 1
  */
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "gtrace/load.h"
@@ -130,6 +132,38 @@ Test(nsys, cloverleaf_counts)
 	cr_expect_gt(linked, 0);
 	cr_expect_eq(store_device_count(s), 4);
 	cr_expect_str_eq(store_meta_get(s, "format"), "nsys-sqlite");
+	store_free(s);
+}
+
+/* the short name is nsys's own shortName column: every kernel name of the
+ * store maps to the shortName the database pairs with its demangledName
+ * (read here straight from SQLite), e.g. "par_reduce_kernel" */
+Test(nsys, short_name_is_nsys_short_name)
+{
+	struct gt_store *s = tload("nsys/a100_cloverleaf.nsys.sqlite");
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/nsys/a100_cloverleaf.nsys.sqlite",
+		 getenv("GTRACE_TESTDATA") ? getenv("GTRACE_TESTDATA") : "../shared/testdata");
+	sqlite3 *db;
+	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	sqlite3_stmt *st;
+	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT DISTINCT d.value, sh.value FROM "
+					"CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds d ON d.id = k.demangledName "
+					"JOIN StringIds sh ON sh.id = k.shortName", -1, &st, NULL), SQLITE_OK);
+	size_t n = 0, reduce = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *d = (const char *)sqlite3_column_text(st, 0);
+		const char *want = (const char *)sqlite3_column_text(st, 1);
+		uint32_t id = store_str_find(s, d, strlen(d));
+		cr_assert_neq(id, UINT32_MAX, "kernel name not in the store: %s", d);
+		cr_expect_str_eq(store_str(s, store_str_short(s, id)), want, "%s", d);
+		reduce += !strcmp(want, "par_reduce_kernel");
+		n++;
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	cr_expect_gt(n, 10);
+	cr_expect_gt(reduce, 0);
 	store_free(s);
 }
 

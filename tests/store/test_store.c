@@ -62,6 +62,24 @@ Test(store, lanes_and_tables)
 	uint32_t h = store_lane(s, &hk);
 	hk.rank = 0;
 	cr_assert_eq(store_lane(s, &hk), h, "rank -1 means rank 0");
+	cr_assert_eq(store_lane_at(s, h)->key.rank, 0, "the store keeps rank -1 as 0");
+	hk.rank = -1;
+	hk.id = 44;   /* a new lane made with rank -1 reads back rank 0 */
+	cr_assert_eq(store_lane_at(s, store_lane(s, &hk))->key.rank, 0);
+	/* devices and ranks: -1 is stored as 0 and updates the rank-0 entry */
+	struct gt_device d = { .rank = -1, .id = 0, .sm_count = 80 };
+	cr_assert_eq(store_device(s, &d), 0);
+	d.rank = 0;
+	d.sm_count = 132;
+	cr_assert_eq(store_device(s, &d), 0);
+	cr_assert_eq(store_device_count(s), 1);
+	cr_assert_eq(store_device_at(s, 0)->rank, 0);
+	cr_assert_eq(store_device_at(s, 0)->sm_count, 132);
+	struct gt_rank r = { .rank = -1, .pid = 7, .world_size = -1 };
+	cr_assert_eq(store_rank(s, &r), 0);
+	cr_assert_eq(store_rank_count(s), 1);
+	cr_assert_eq(store_rank_at(s, 0)->rank, 0);
+	cr_assert_eq(store_rank_at(s, 0)->pid, 7);
 	struct gt_kconf k1 = { .grid = { 80, 1, 1 }, .block = { 256, 1, 1 }, .regs_per_thread = 32 };
 	struct gt_kconf k2 = k1;
 	k2.smem_dynamic_bytes = 1024;
@@ -258,5 +276,8 @@ Test(store, correlation)
 	cr_assert_eq(store_corr_find(s, 1, 42, 1, &r), 0);
 	cr_assert_eq(store_ev(s, r)->start_ns, 4221);
 	cr_assert_eq(store_corr_find(s, 0, 4242, 1, &r), -ENOENT);
+	/* an unknown rank (-1) looks up rank 0 */
+	cr_assert_eq(store_corr_find(s, -1, 42, 1, &r), 0);
+	cr_assert_eq(r.lane, g);
 	store_free(s);
 }

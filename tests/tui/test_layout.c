@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include "gtrace/store.h"
 #include "layout.h"
@@ -287,6 +288,27 @@ Test(lanes, pidless_tracks_share_one_group)
 	cr_expect_eq(other, 1);
 	cr_expect_eq(L.nall, 5);   /* other tracks (2 lanes), host pid 25738 (1 lane) */
 	lanes_done(&L);
+	store_free(s);
+}
+
+/* a name longer than any fixed buffer keeps its short form (a name cut at
+ * 512 bytes read "doub", the fragment of "double &" at the cut); the
+ * source's own short name wins where the store has one */
+Test(demangle, long_names_and_source_short_names)
+{
+	char name[4096], b[256];
+	size_t w = (size_t)snprintf(name, sizeof(name), "void clover::par_reduce_kernel<calc_dt(");
+	for (int i = 0; i < 150; i++)
+		w += (size_t)snprintf(name + w, sizeof(name) - w, "double &, ");
+	snprintf(name + w, sizeof(name) - w, "int &)::[lambda(int) (instance 1)]>(T1)");
+	cr_expect_str_eq(demangle_short(name, b, sizeof(b)), "par_reduce_kernel<calc_dt>");
+	struct gt_store *s = store_new();
+	uint32_t id = store_intern_cstr(s, name);
+	cr_expect_str_eq(demangle_short_of(s, name, b, sizeof(b)), "par_reduce_kernel<calc_dt>");
+	cr_assert_eq(store_str_set_short(s, id, store_intern_cstr(s, "par_reduce_kernel")), 0);
+	cr_expect_str_eq(demangle_short_of(s, name, b, sizeof(b)), "par_reduce_kernel");
+	cr_expect_str_eq(demangle_short_of(s, "other_kernel", b, sizeof(b)), "other_kernel");
+	cr_expect_str_eq(demangle_short_of(NULL, name, b, sizeof(b)), "par_reduce_kernel<calc_dt>");
 	store_free(s);
 }
 

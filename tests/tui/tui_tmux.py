@@ -576,8 +576,8 @@ def case_utilagree():
                         "--ranks", "2"], capture_output=True, text=True)
     if r.returncode:
         skip("gtrace sim does not work yet: " + r.stderr.strip())
-    r = subprocess.run([GTRACE, "stats", path, "--report", "overview", "--format", "csv"],
-                       capture_output=True, text=True)
+    r = subprocess.run([GTRACE, "stats", path, "--report", "overview", "--format", "csv",
+                        "--table", "overview_gpus"], capture_output=True, text=True)
     lines = r.stdout.splitlines()
     hdr = next((i for i, l in enumerate(lines) if l.startswith("Rank,GPU,Busy (%)")), None)
     if r.returncode or hdr is None:
@@ -1307,6 +1307,70 @@ def case_recwrap():
     if "raise DataLoader workers or prefetch" not in flat:
         fail("the selected recommendation is cut before its advice", s)
     quit_ok()
+
+
+def case_xplane():
+    """a TensorFlow XPlane profile: GPU 4's compute stream and its TensorFlow Ops
+    and Name Scope lanes in the trace view; the 11 kernel names of the file
+    (tests/import/xplane_facts.py) in the kernel table"""
+    path = os.path.join(TESTDATA, "tf", "tf_bert_multiworker.xplane.pb")
+    if not os.path.exists(path):
+        skip("test data missing: " + path)
+    start(path, 120, 60)
+    s = wait_for(r"GPU 4", 30)
+    for lane in ("TensorFlow Ops", "TensorFlow Name Scope", r"Stream #134\(Compute\)"):
+        if not re.search(lane, s):
+            fail("no lane %s on the XPlane profile" % lane, s)
+    keys("2")
+    s = wait_for(r"Total Time")
+    if not re.search(r"\b11 of 11 rows", s):
+        fail("kernel table does not hold the 11 kernel names of the profile", s)
+    quit_ok()
+
+
+def case_attach():
+    """gtrace attach on a program started without gtrace: the capture
+    library is loaded with ptrace, the live view fills, q detaches; the
+    program runs on and ends with exactly its own output and status"""
+    prog = os.path.join(BUILD, "tests", "capture", "attach", "att_sleeper")
+    if not os.path.exists(prog):
+        skip("no attach target at " + prog)
+    out = os.path.join(TMP, "att.out")
+    env = dict(os.environ, GTRACE_SYNTH="20000")
+    env.pop("GTRACE_AUTOSTART", None)
+    with open(out, "w") as f:
+        p = subprocess.Popen([prog, "200", "50000", "7"], stdout=f, env=env)
+    try:
+        deadline = time.time() + 10
+        while "tick 1\n" not in open(out).read():
+            if time.time() > deadline:
+                fail("the target did not start")
+            time.sleep(0.05)
+        cmd = "env LANG=C.UTF-8 TERM=xterm-256color %s attach %d; echo EXIT=$?; sleep 600" % (
+            os.path.abspath(GTRACE), p.pid)
+        tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "40", cmd)
+        tmux("set-option", "-t", "t", "status", "off", check=False)
+        s = wait_for(r"live: 1 procs? capturing", 15)
+        if "pid %d" % p.pid not in s:
+            fail("the live view does not name the process", s)
+        s = wait_for(r"synth_kernel_\d|GPU 0", 10)
+        keys("q")
+        s = wait_for(r"^EXIT=\d+", 10)
+        if "EXIT=0" not in s:
+            fail("gtrace attach did not exit with 0", s)
+        lst = subprocess.run([GTRACE, "attach", "--list"], capture_output=True, text=True).stdout
+        if not re.search(r"^%d\s+\S+\s+dormant\b" % p.pid, lst, re.M):
+            fail("after q the process is not listed dormant:\n" + lst)
+        rc = p.wait(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    if rc != 7:
+        fail("the target exited with %d, not its own 7" % rc)
+    want = "".join("tick %d\n" % i for i in range(200))
+    if open(out).read() != want:
+        fail("the target's output changed")
 
 
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}

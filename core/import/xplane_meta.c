@@ -1,0 +1,391 @@
+/*
+ * xplane_meta.c - a plane's metadata for the XPlane mapper: event metadata
+ * (id -> interned name: display_name, else name) and stat metadata (id ->
+ * role) as arrays sorted by id; an event's stats read into a struct
+ * xpstats (correlation_id, kernel_details, memcpy/memset_details,
+ * group_id, step_num); GPU plane stats into the store's device table; and
+ * the arena protobuf-c unpacks one line into.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "xplane_priv.h"
+
+/* ---- arena ---- */
+
+struct xpchunk {
+	struct xpchunk *next;
+	size_t cap, used;
+	max_align_t data[];
+};
+
+#define XP_CHUNK (1u << 20)
+#define XP_KEEP (64u << 20)        /* largest chunk kept between lines */
+
+static void *arena_alloc(void *ad, size_t size)
+{
+	struct xparena *a = ad;
+	size = (size + 15) & ~(size_t)15;
+	struct xpchunk *c = a->head;
+	if (!c || c->cap - c->used < size) {
+		size_t cap = size > XP_CHUNK ? size : XP_CHUNK;
+		if (c && c->cap * 2 > cap)   /* grow geometrically: one chunk per line soon */
+			cap = c->cap * 2;
+		struct xpchunk *n = malloc(sizeof(*n) + cap);
+		if (!n)
+			return NULL;
+		n->cap = cap;
+		n->used = 0;
+		n->next = c;
+		a->head = c = n;
+	}
+	void *p = (char *)c->data + c->used;
+	c->used += size;
+	return p;
+}
+
+static void arena_free(void *ad, void *p)
+{
+	(void)ad;
+	(void)p;
+}
+
+void xplane_meta_arena_init(struct xparena *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->pa.alloc = arena_alloc;
+	a->pa.free = arena_free;
+	a->pa.allocator_data = a;
+}
+
+void xplane_meta_arena_reset(struct xparena *a)
+{
+	/* keep the largest chunk (reused by the next line without new page
+	 * faults), up to XP_KEEP; free the others */
+	struct xpchunk *keep = NULL, *c = a->head;
+	while (c) {
+		struct xpchunk *nx = c->next;
+		if (!keep || c->cap > keep->cap) {
+			if (keep)
+				free(keep);
+			keep = c;
+		} else {
+			free(c);
+		}
+		c = nx;
+	}
+	if (keep && keep->cap > XP_KEEP) {
+		free(keep);
+		keep = NULL;
+	}
+	if (keep) {
+		keep->next = NULL;
+		keep->used = 0;
+	}
+	a->head = keep;
+}
+
+void xplane_meta_arena_done(struct xparena *a)
+{
+	xplane_meta_arena_reset(a);
+	free(a->head);
+	a->head = NULL;
+}
+
+/* ---- metadata ---- */
+
+static int cmp_ev(const void *a, const void *b)
+{
+	int64_t x = ((const struct xpev *)a)->id, y = ((const struct xpev *)b)->id;
+	return (x > y) - (x < y);
+}
+
+static int cmp_st(const void *a, const void *b)
+{
+	int64_t x = ((const struct xpst *)a)->id, y = ((const struct xpst *)b)->id;
+	return (x > y) - (x < y);
+}
+
+static uint8_t stat_role(const char *n)
+{
+	static const struct { const char *n; uint8_t r; } t[] = {
+		{ "correlation_id", XS_CORR }, { "kernel_details", XS_KDET },
+		{ "memcpy_details", XS_MCPY }, { "memset_details", XS_MSET },
+		{ "group_id", XS_GROUP }, { "step_num", XS_STEPNUM }, { "step_id", XS_STEPNUM },
+		{ "clock_rate", XS_CLOCK }, { "core_count", XS_CORES },
+		{ "memory_bandwidth", XS_MBW }, { "memory_size", XS_MSIZE },
+		{ "compute_cap_major", XS_CCMAJ }, { "compute_cap_minor", XS_CCMIN },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(n, t[i].n))
+			return t[i].r;
+	return XS_OTHER;
+}
+
+static const struct xpst *stat_meta(const struct xpmap *m, int64_t id)
+{
+	size_t lo = 0, hi = m->n_stm;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->stm[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->n_stm && m->stm[lo].id == id ? &m->stm[lo] : NULL;
+}
+
+const struct xpev *xplane_meta_event(struct xpmap *m, int64_t id)
+{
+	if (m->ev_dense) {
+		if (id < 0 || (uint64_t)id >= m->n_dense || !m->ev_dense[id])
+			return NULL;
+		return &m->ev[m->ev_dense[id] - 1];
+	}
+	size_t lo = 0, hi = m->n_ev;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->ev[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->n_ev && m->ev[lo].id == id ? &m->ev[lo] : NULL;
+}
+
+/* a stat's value as an integer (double truncated), 0 if it has none */
+static int64_t stat_int(const Tensorflow__Profiler__XStat *x)
+{
+	switch (x->value_case) {
+	case TENSORFLOW__PROFILER__XSTAT__VALUE_INT64_VALUE:
+		return x->int64_value;
+	case TENSORFLOW__PROFILER__XSTAT__VALUE_UINT64_VALUE:
+		return x->uint64_value > INT64_MAX ? INT64_MAX : (int64_t)x->uint64_value;
+	case TENSORFLOW__PROFILER__XSTAT__VALUE_DOUBLE_VALUE:
+		return x->double_value > -9e18 && x->double_value < 9e18 ? (int64_t)x->double_value : 0;
+	case TENSORFLOW__PROFILER__XSTAT__VALUE_STR_VALUE:
+		return x->str_value ? strtoll(x->str_value, NULL, 10) : 0;
+	default:
+		return 0;
+	}
+}
+
+/* a stat's value as text: str_value, or the name a ref_value points at */
+static const char *stat_str(const struct xpmap *m, const Tensorflow__Profiler__XStat *x)
+{
+	if (x->value_case == TENSORFLOW__PROFILER__XSTAT__VALUE_STR_VALUE)
+		return x->str_value ? x->str_value : "";
+	if (x->value_case == TENSORFLOW__PROFILER__XSTAT__VALUE_REF_VALUE) {
+		const struct xpst *r = stat_meta(m, x->ref_value > INT64_MAX ? -1 : (int64_t)x->ref_value);
+		return r && r->name ? r->name : "";
+	}
+	return "";
+}
+
+/* XN_* flags of an event name */
+static uint16_t name_flags(const char *n)
+{
+	uint16_t f = 0;
+	if (!strncmp(n, "nccl", 4) || strstr(n, "ncclKernel") || strstr(n, "ncclDevKernel"))
+		f |= XN_NCCL;
+	if (!strncmp(n, "cudaLaunch", 10) || !strncmp(n, "cuLaunch", 8) ||
+	    !strncmp(n, "cudaMemcpy", 10) || !strncmp(n, "cuMemcpy", 8) ||
+	    !strncmp(n, "cudaMemset", 10) || !strncmp(n, "cuMemset", 8) ||
+	    !strncmp(n, "cudaGraphLaunch", 15) || !strncmp(n, "cuGraphLaunch", 13) ||
+	    strncmp(n, "cuda", 4))   /* TensorFlow names launch events after their kernel */
+		f |= XN_LAUNCH;
+	if (!strncmp(n, "cu", 2) && strncmp(n, "cuda", 4))
+		f |= XN_DRIVER;
+	if (!strncmp(n, "Iterator::", 10))
+		f |= XN_INPUT;
+	return f;
+}
+
+int xplane_meta_plane(struct xpmap *m, const Tensorflow__Profiler__XPlanePacked *pl, int32_t dev)
+{
+	m->ev = calloc(pl->n_event_metadata + 1, sizeof(*m->ev));
+	m->stm = calloc(pl->n_stat_metadata + 1, sizeof(*m->stm));
+	if (!m->ev || !m->stm)
+		return -ENOMEM;
+	for (size_t i = 0; i < pl->n_event_metadata; i++) {
+		const Tensorflow__Profiler__XEventMetadata *v = pl->event_metadata[i]->value;
+		const char *n = !v ? "" : v->display_name && *v->display_name ? v->display_name :
+			        v->name ? v->name : "";
+		struct xpev *e = &m->ev[m->n_ev++];
+		e->id = pl->event_metadata[i]->key;
+		if (!(e->name = store_intern_cstr(m->s, n)) && *n)
+			return -ENOMEM;
+		e->flags = name_flags(n);
+	}
+	for (size_t i = 0; i < pl->n_stat_metadata; i++) {
+		const Tensorflow__Profiler__XStatMetadata *v = pl->stat_metadata[i]->value;
+		const char *n = v && v->name ? v->name : "";
+		m->stm[m->n_stm++] = (struct xpst){ pl->stat_metadata[i]->key, stat_role(n), n, 0 };
+	}
+	qsort(m->ev, m->n_ev, sizeof(*m->ev), cmp_ev);
+	qsort(m->stm, m->n_stm, sizeof(*m->stm), cmp_st);
+	/* ids are small and dense in what TensorFlow writes: index them directly */
+	if (m->n_ev && m->ev[0].id >= 0 && m->ev[m->n_ev - 1].id < 4 * (int64_t)m->n_ev + 1024) {
+		m->n_dense = (size_t)m->ev[m->n_ev - 1].id + 1;
+		if (!(m->ev_dense = calloc(m->n_dense, sizeof(*m->ev_dense))))
+			return -ENOMEM;
+		for (size_t i = 0; i < m->n_ev; i++)
+			m->ev_dense[m->ev[i].id] = (uint32_t)i + 1;
+	}
+	if (dev < 0)
+		return 0;
+	/* GPU plane stats: the device's properties */
+	struct gt_device d = { .rank = m->rank, .id = dev };
+	int64_t clock_khz = 0, bw = 0;
+	for (size_t i = 0; i < pl->n_stats; i++) {
+		const struct xpst *sm = stat_meta(m, pl->stats[i]->metadata_id);
+		int64_t v = stat_int(pl->stats[i]);
+		if (!sm || v < 0)
+			continue;
+		switch (sm->role) {
+		case XS_CORES: d.sm_count = v > UINT32_MAX ? 0 : (uint32_t)v; break;
+		case XS_MSIZE: d.mem_bytes = (uint64_t)v; break;
+		case XS_CCMAJ: d.cc_major = v > 1000 ? 0 : (uint32_t)v; break;
+		case XS_CCMIN: d.cc_minor = v > 1000 ? 0 : (uint32_t)v; break;
+		case XS_CLOCK: clock_khz = v; break;
+		case XS_MBW: bw = v; break;
+		}
+	}
+	if (!pl->n_stats)
+		return 0;
+	char key[96], val[32];
+	int rc = store_device(m->s, &d);
+	if (!rc && clock_khz) {
+		snprintf(key, sizeof(key), "xplane.rank%" PRId32 ".gpu%" PRId32 ".clock_rate_khz", m->rank, dev);
+		snprintf(val, sizeof(val), "%" PRId64, clock_khz);
+		rc = store_meta_set(m->s, key, val);
+	}
+	if (!rc && bw) {
+		snprintf(key, sizeof(key), "xplane.rank%" PRId32 ".gpu%" PRId32 ".memory_bandwidth_bytes_per_s",
+			 m->rank, dev);
+		snprintf(val, sizeof(val), "%" PRId64, bw);
+		rc = store_meta_set(m->s, key, val);
+	}
+	return rc ? -ENOMEM : 0;
+}
+
+void xplane_meta_done(struct xpmap *m)
+{
+	free(m->ev);
+	free(m->stm);
+	free(m->ev_dense);
+	m->ev_dense = NULL;
+	m->n_dense = 0;
+	m->ev = NULL;
+	m->stm = NULL;
+	m->n_ev = m->n_stm = 0;
+}
+
+/* the number after "key:" in a details text ("regs:38 shm:0 grid:160,1,1"), parsing up to
+ * n comma-separated values into v; the count found */
+static int detail(const char *t, const char *key, uint32_t *v, int n)
+{
+	size_t kl = strlen(key);
+	for (const char *p = t; (p = strstr(p, key)) != NULL; p += kl) {
+		if ((p != t && p[-1] != ' ') || p[kl] != ':')
+			continue;
+		const char *q = p + kl + 1;
+		int k = 0;
+		while (k < n) {
+			char *end;
+			unsigned long long x = strtoull(q, &end, 10);
+			if (end == q)
+				break;
+			v[k++] = x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
+			if (*end != ',')
+				break;
+			q = end + 1;
+		}
+		return k;
+	}
+	return 0;
+}
+
+static uint64_t detail_u64(const char *t, const char *key)
+{
+	size_t kl = strlen(key);
+	for (const char *p = t; (p = strstr(p, key)) != NULL; p += kl)
+		if ((p == t || p[-1] == ' ') && p[kl] == ':')
+			return strtoull(p + kl + 1, NULL, 10);
+	return 0;
+}
+
+static void kernel_details(const char *t, struct gt_kconf *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->occupancy_pct = -1.0f;
+	detail(t, "regs", &k->regs_per_thread, 1);
+	if (!detail(t, "static_shared", &k->smem_static_bytes, 1))
+		detail(t, "shm", &k->smem_static_bytes, 1);
+	detail(t, "dynamic_shared", &k->smem_dynamic_bytes, 1);
+	for (int i = 0; i < 3; i++)
+		k->grid[i] = k->block[i] = 1;
+	detail(t, "grid", k->grid, 3);
+	detail(t, "block", k->block, 3);
+	uint32_t occ;
+	if (detail(t, "occ_pct", &occ, 1) && occ <= 100)
+		k->occupancy_pct = (float)occ;
+}
+
+int xplane_meta_stats(struct xpmap *m, const Tensorflow__Profiler__XEvent *xe, struct xpstats *o)
+{
+	memset(o, 0, sizeof(*o));
+	for (size_t i = 0; i < xe->n_stats; i++) {
+		const Tensorflow__Profiler__XStat *x = xe->stats[i];
+		const struct xpst *sm = stat_meta(m, x->metadata_id);
+		if (!sm || sm->role == XS_OTHER)
+			continue;
+		switch (sm->role) {
+		case XS_CORR: {
+			int64_t v = stat_int(x);
+			o->corr = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+			o->have_corr = o->corr != 0;
+			break;
+		}
+		case XS_KDET: {
+			/* a ref_value names a stat metadata entry: parse it once */
+			struct xpst *r = x->value_case == TENSORFLOW__PROFILER__XSTAT__VALUE_REF_VALUE ?
+					 (struct xpst *)stat_meta(m, x->ref_value > INT64_MAX ? -1 :
+								  (int64_t)x->ref_value) : NULL;
+			o->have_kernel = 1;
+			if (r && r->kconf) {
+				o->kconf_id = r->kconf;
+				break;
+			}
+			kernel_details(stat_str(m, x), &o->kconf);
+			if (!(o->kconf_id = store_kconf(m->s, &o->kconf)))
+				return -ENOMEM;
+			if (r)
+				r->kconf = o->kconf_id;
+			break;
+		}
+		case XS_MCPY:
+		case XS_MSET: {
+			const char *t = stat_str(m, x);
+			*(sm->role == XS_MCPY ? &o->have_memcpy : &o->have_memset) = 1;
+			o->bytes = detail_u64(t, "size");
+			if (strstr(t, ":pinned"))
+				o->copy_flags |= GT_EVF_PINNED;
+			if (strstr(t, ":pageable"))
+				o->copy_flags |= GT_EVF_PAGEABLE;
+			break;
+		}
+		case XS_GROUP:
+			o->have_group = 1;
+			o->group = stat_int(x);
+			break;
+		case XS_STEPNUM:
+			o->have_stepnum = 1;
+			o->stepnum = stat_int(x);
+			break;
+		}
+	}
+	return 0;
+}

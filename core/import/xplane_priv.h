@@ -1,0 +1,97 @@
+/*
+ * xplane_priv.h - private to the XPlane importer's files: the state of one
+ * XSpace being mapped (xplane_map.c), a plane's metadata tables and an
+ * event's stats (xplane_meta.c), and the arena one line is unpacked into.
+ */
+#ifndef GTRACE_XPLANE_PRIV_H
+#define GTRACE_XPLANE_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <protobuf-c/protobuf-c.h>
+#include "gtrace/store.h"
+#include "xplane.h"
+#include "xplane.pb-c.h"
+
+#define XP_MAX_NS 4000000000000000000LL   /* latest time accepted (year 2096) */
+
+/* bump allocator for protobuf-c: free is a no-op, reset drops everything
+ * but the first chunk */
+struct xparena {
+	ProtobufCAllocator pa;
+	struct xpchunk *head;
+	size_t used_total;
+};
+
+void xplane_meta_arena_init(struct xparena *a);
+void xplane_meta_arena_reset(struct xparena *a);
+void xplane_meta_arena_done(struct xparena *a);
+
+/* an event metadata entry: its id and the store string of its name */
+struct xpev {
+	int64_t id;
+	uint32_t name;
+	uint16_t flags;            /* XN_* of the name, computed once */
+};
+
+/* what an event name says (xpev.flags) */
+enum { XN_NCCL = 1, XN_LAUNCH = 2, XN_DRIVER = 4, XN_INPUT = 8 };
+
+/* roles of the stats gtrace reads */
+enum {
+	XS_OTHER, XS_CORR, XS_KDET, XS_MCPY, XS_MSET, XS_GROUP, XS_STEPNUM, XS_CLOCK, XS_CORES,
+	XS_MBW, XS_MSIZE, XS_CCMAJ, XS_CCMIN
+};
+
+struct xpst {
+	int64_t id;
+	uint8_t role;
+	const char *name;          /* the plane's copy (valid while the plane is) */
+	uint32_t kconf;            /* kernel_details parsed from this name (ref_value), 0 = not yet */
+};
+
+struct xpstep {
+	int64_t num, t0, t1;
+};
+
+struct xpmap {
+	struct gt_store *s;
+	int32_t rank;
+	struct xplane_stats *st;
+	struct xparena arena;      /* the current line (events packed) */
+	struct xparena earena;     /* the current event */
+	uint8_t line_copy;         /* copy direction the current line's name gives */
+	uint8_t bare;              /* the current line's event stats are not read */
+	/* the current plane's metadata, sorted by id */
+	struct xpev *ev;
+	size_t n_ev;
+	uint32_t *ev_dense;        /* id -> index + 1 in ev when ids are dense, else NULL */
+	size_t n_dense;
+	struct xpst *stm;
+	size_t n_stm;
+	/* steps: from the GPUs' Steps lines / from host step_num stats */
+	struct xpstep *gsteps, *hsteps;
+	size_t n_gsteps, cap_gsteps, n_hsteps, cap_hsteps;
+};
+
+/* what an event's stats say */
+struct xpstats {
+	uint32_t corr;
+	int have_corr, have_kernel, have_memcpy, have_memset, have_group, have_stepnum;
+	int64_t group, stepnum;
+	uint64_t bytes;
+	uint16_t copy_flags;       /* GT_EVF_PINNED / GT_EVF_PAGEABLE */
+	struct gt_kconf kconf;
+	uint32_t kconf_id;         /* the store's id of kconf (have_kernel) */
+};
+
+/* index the plane's metadata (names interned) and, for GPU dev >= 0, set
+ * its device properties from the plane stats; 0 or -ENOMEM */
+int xplane_meta_plane(struct xpmap *m, const Tensorflow__Profiler__XPlanePacked *pl, int32_t dev);
+void xplane_meta_done(struct xpmap *m);
+/* the event metadata of id, or NULL */
+const struct xpev *xplane_meta_event(struct xpmap *m, int64_t id);
+/* read an event's stats; 0 or -ENOMEM */
+int xplane_meta_stats(struct xpmap *m, const Tensorflow__Profiler__XEvent *xe, struct xpstats *out);
+
+#endif

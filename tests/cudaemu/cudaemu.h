@@ -1,0 +1,95 @@
+/*
+ * cudaemu.h - the CUDA driver + CUPTI emulator (test-only code).
+ *
+ * libcuda.so.1 (cudaemu_cuda.c) stands for the driver: cuInit loads
+ * CUDA_INJECTION64_PATH the way the real driver does, devices come from
+ * CUDAEMU_DEVICES, and a program submits GPU work with cudaemu_submit().
+ * Each stream is a FIFO on the host's CLOCK_REALTIME: work starts when the
+ * stream is free and the launch call has returned, and runs dur_ns.
+ * libcupti.so.13 (cudaemu_cupti.c) is CUPTI's activity API built from the
+ * real CUDA 13 header structs; it receives every API call and every piece
+ * of GPU work from the driver through struct cudaemu_sink and writes them
+ * into the client's activity buffers.
+ *
+ * Times are CLOCK_REALTIME ns (what cuptiGetTimestamp returns by default).
+ */
+#ifndef GTRACE_TESTS_CUDAEMU_H
+#define GTRACE_TESTS_CUDAEMU_H
+
+#include <stdint.h>
+
+#define CUDAEMU_API __attribute__((visibility("default")))
+#define CUDAEMU_MAX_DEVICES 16
+
+enum cudaemu_kind {
+	CUDAEMU_KERNEL = 1,
+	CUDAEMU_MEMCPY,
+	CUDAEMU_MEMSET,
+	CUDAEMU_CALL,            /* an API call without GPU work (cbid, driver in) */
+	CUDAEMU_GRAPH,           /* cudaGraphLaunch of `nodes` kernels (name, grid,
+				  * block, dur_ns each; node i runs from
+				  * start_ns + i * (dur_ns + 1) for dur_ns) */
+};
+
+/* one piece of GPU work and the launch call that made it */
+struct cudaemu_work {
+	/* in */
+	int kind;                /* enum cudaemu_kind */
+	int device;
+	uint32_t stream;         /* stream id on that device (>= 1) */
+	const char *name;        /* kernel name */
+	uint32_t grid[3], block[3];
+	uint64_t bytes;          /* copies and memsets */
+	uint8_t copy_kind;       /* CUpti_ActivityMemcpyKind */
+	uint8_t src_kind, dst_kind;   /* CUpti_ActivityMemoryKind */
+	int64_t dur_ns;          /* time on the device */
+	uint8_t driver;          /* CUDAEMU_CALL: a driver API call (else runtime) */
+	uint32_t nodes;          /* CUDAEMU_GRAPH: kernel nodes (>= 1) */
+	uint32_t graph_id;       /* CUDAEMU_GRAPH: the graph's id (>= 1) */
+	/* out: what the driver did (the ground truth) */
+	uint32_t corr;           /* correlation id of the launch call */
+	uint32_t cbid;           /* API callback id of the call (in for CUDAEMU_CALL) */
+	uint32_t tid;            /* system thread id of the launching thread */
+	uint64_t api_start_ns, api_end_ns;
+	uint64_t start_ns, end_ns;
+};
+
+struct cudaemu_device {
+	char name[64];
+	uint32_t sms;
+	uint64_t mem_bytes;
+	uint32_t cc_major, cc_minor;
+	uint32_t context_id;     /* the device's primary context */
+};
+
+/* what CUPTI registers with the driver to see API calls and GPU work; the
+ * driver calls it on the launching thread */
+struct cudaemu_sink {
+	void (*api)(const struct cudaemu_work *w);
+	void (*work)(const struct cudaemu_work *w);
+};
+
+/* ---- exported by libcuda.so.1 ---- */
+/* submit w (in fields) on the calling thread; fills the out fields; 0 or
+ * -EINVAL (no such device / stream 0 / unknown kind) */
+int cudaemu_submit(struct cudaemu_work *w) CUDAEMU_API;
+/* wait until every submitted piece of work has ended */
+void cudaemu_sync(void) CUDAEMU_API;
+/* number of devices and their properties (index < count) */
+int cudaemu_device_count(void) CUDAEMU_API;
+const struct cudaemu_device *cudaemu_device_at(int index) CUDAEMU_API;
+/* CUPTI's hook (NULL to remove) */
+void cudaemu_set_sink(const struct cudaemu_sink *s) CUDAEMU_API;
+/* CLOCK_REALTIME in ns */
+uint64_t cudaemu_now_ns(void) CUDAEMU_API;
+
+/* ---- exported by libcupti.so.13: the emulator's own counters ---- */
+struct cudaemu_cupti_stats {
+	uint64_t records;        /* records written into client buffers */
+	uint64_t dropped;        /* records dropped (no buffer) */
+	uint64_t requests_refused;    /* buffer requests answered with NULL */
+	uint64_t buffers_completed;
+};
+void cudaemu_cupti_stats(struct cudaemu_cupti_stats *out) CUDAEMU_API;
+
+#endif

@@ -1,0 +1,188 @@
+/*
+ * cudaemu_cuda.c - the emulated CUDA driver, built as libcuda.so.1
+ * (tests/cudaemu/cudaemu.h).
+ *
+ * cuInit loads CUDA_INJECTION64_PATH with RTLD_NOW and calls its
+ * InitializeInjection once, on the calling thread, as the real driver does.
+ * Devices: CUDAEMU_DEVICES (default 2), H100-like properties.  Streams are
+ * per-device FIFOs of end times; correlation ids are one process-wide
+ * counter.  Everything else of the driver API is absent on purpose: a
+ * library that needs more fails to load (RTLD_NOW) and the test says so.
+ */
+#include <cuda.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <cupti_runtime_cbid.h>
+#include "cudaemu.h"
+
+#define STREAMS 64
+
+static struct {
+	pthread_once_t dev_once, init_once;
+	CUresult init_rc;
+	int n_dev;
+	struct cudaemu_device dev[CUDAEMU_MAX_DEVICES];
+	pthread_mutex_t lock;                   /* stream tails */
+	uint64_t tail[CUDAEMU_MAX_DEVICES][STREAMS];
+	uint64_t last_end;
+	_Atomic uint32_t corr;
+	const struct cudaemu_sink *_Atomic sink;
+} drv = { .dev_once = PTHREAD_ONCE_INIT, .init_once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+CUresult CUDAAPI cuInit(unsigned int flags) CUDAEMU_API;
+CUresult CUDAAPI cuDriverGetVersion(int *v) CUDAEMU_API;
+CUresult CUDAAPI cuDeviceGetCount(int *n) CUDAEMU_API;
+
+uint64_t cudaemu_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void devices_init(void)
+{
+	const char *e = getenv("CUDAEMU_DEVICES");
+	int n = e ? atoi(e) : 2;
+	drv.n_dev = n < 1 ? 1 : n > CUDAEMU_MAX_DEVICES ? CUDAEMU_MAX_DEVICES : n;
+	for (int i = 0; i < drv.n_dev; i++) {
+		struct cudaemu_device *d = &drv.dev[i];
+		snprintf(d->name, sizeof(d->name), "NVIDIA H100 80GB HBM3");
+		d->sms = 132;
+		d->mem_bytes = 85520809984ull;
+		d->cc_major = 9;
+		d->cc_minor = 0;
+		d->context_id = (uint32_t)i + 1;
+	}
+}
+
+/* the driver's injection contract: dlopen RTLD_NOW, InitializeInjection
+ * once on the thread that called cuInit */
+static void init_once(void)
+{
+	pthread_once(&drv.dev_once, devices_init);
+	const char *path = getenv("CUDA_INJECTION64_PATH");
+	if (!path || !*path)
+		return;
+	void *h = dlopen(path, RTLD_NOW);
+	if (!h) {
+		fprintf(stderr, "cudaemu: CUDA_INJECTION64_PATH %s: %s\n", path, dlerror());
+		drv.init_rc = CUDA_ERROR_NOT_INITIALIZED;
+		return;
+	}
+	int (*fn)(void);
+	*(void **)&fn = dlsym(h, "InitializeInjection");
+	if (!fn) {
+		fprintf(stderr, "cudaemu: %s has no InitializeInjection\n", path);
+		drv.init_rc = CUDA_ERROR_NOT_INITIALIZED;
+		return;
+	}
+	if (fn() != 1)
+		fprintf(stderr, "cudaemu: InitializeInjection of %s did not return 1\n", path);
+}
+
+CUresult CUDAAPI cuInit(unsigned int flags)
+{
+	(void)flags;
+	pthread_once(&drv.init_once, init_once);
+	return drv.init_rc;
+}
+
+CUresult CUDAAPI cuDriverGetVersion(int *v)
+{
+	*v = CUDA_VERSION;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGetCount(int *n)
+{
+	pthread_once(&drv.dev_once, devices_init);
+	*n = drv.n_dev;
+	return CUDA_SUCCESS;
+}
+
+int cudaemu_device_count(void)
+{
+	pthread_once(&drv.dev_once, devices_init);
+	return drv.n_dev;
+}
+
+const struct cudaemu_device *cudaemu_device_at(int i)
+{
+	pthread_once(&drv.dev_once, devices_init);
+	return i >= 0 && i < drv.n_dev ? &drv.dev[i] : NULL;
+}
+
+void cudaemu_set_sink(const struct cudaemu_sink *s)
+{
+	atomic_store(&drv.sink, s);
+}
+
+static uint32_t launch_cbid(int kind)
+{
+	switch (kind) {
+	case CUDAEMU_KERNEL: return CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+	case CUDAEMU_MEMCPY: return CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020;
+	case CUDAEMU_GRAPH: return CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000;
+	default: return CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020;
+	}
+}
+
+int cudaemu_submit(struct cudaemu_work *w)
+{
+	pthread_once(&drv.dev_once, devices_init);
+	if (w->device < 0 || w->device >= drv.n_dev || w->stream == 0 || w->stream >= STREAMS ||
+	    w->kind < CUDAEMU_KERNEL || w->kind > CUDAEMU_GRAPH || w->dur_ns < 0 ||
+	    (w->kind == CUDAEMU_GRAPH && (w->nodes < 1 || w->graph_id < 1)))
+		return -EINVAL;
+	w->tid = (uint32_t)syscall(SYS_gettid);
+	w->corr = atomic_fetch_add(&drv.corr, 1) + 1;
+	w->api_start_ns = cudaemu_now_ns();
+	if (w->kind == CUDAEMU_CALL) {
+		w->api_end_ns = cudaemu_now_ns() + 1;
+		const struct cudaemu_sink *s = atomic_load(&drv.sink);
+		if (s)
+			s->api(w);
+		return 0;
+	}
+	w->cbid = launch_cbid(w->kind);
+	pthread_mutex_lock(&drv.lock);
+	/* the call returns before the work starts (at least 1 ns later) */
+	w->api_end_ns = cudaemu_now_ns() + 1;
+	uint64_t *tail = &drv.tail[w->device][w->stream];
+	w->start_ns = *tail > w->api_end_ns ? *tail + 1 : w->api_end_ns + 1;
+	w->end_ns = w->start_ns + (uint64_t)w->dur_ns;
+	if (w->kind == CUDAEMU_GRAPH)   /* the nodes back to back */
+		w->end_ns = w->start_ns + (uint64_t)(w->nodes - 1) * ((uint64_t)w->dur_ns + 1) +
+			    (uint64_t)w->dur_ns;
+	*tail = w->end_ns;
+	if (w->end_ns > drv.last_end)
+		drv.last_end = w->end_ns;
+	pthread_mutex_unlock(&drv.lock);
+	const struct cudaemu_sink *s = atomic_load(&drv.sink);
+	if (s) {
+		s->api(w);
+		s->work(w);
+	}
+	return 0;
+}
+
+void cudaemu_sync(void)
+{
+	pthread_mutex_lock(&drv.lock);
+	uint64_t end = drv.last_end;
+	pthread_mutex_unlock(&drv.lock);
+	for (uint64_t now; (now = cudaemu_now_ns()) <= end;) {
+		uint64_t d = end - now + 1;
+		struct timespec ts = { (time_t)(d / 1000000000u), (long)(d % 1000000000u) };
+		nanosleep(&ts, NULL);
+	}
+}

@@ -1,0 +1,298 @@
+/*
+ * cudaemu_trainer.c - a stand-in trainer on the emulated driver: T threads,
+ * each on one device (thread % devices) and two streams of its own, submit
+ * kernels (C distinct names and launch configurations), copies and memsets
+ * (and, not in the truth, the chatty API calls a capture should leave out),
+ * then wait for the device and exit.  Every piece of work it submitted is
+ * written to the ground-truth file (the driver's own answer of what ran,
+ * when, with which correlation id), so a capture can be compared exactly.
+ * Runs as a plain process too (no CUDA_INJECTION64_PATH: nothing injected).
+ *
+ *   cudaemu_trainer --out TRUTH [--threads T] [--work N] [--configs C]
+ *                   [--dur-ns D] [--gap-us G] [--fork N] [--rate R]
+ *                   [--tail-ms M] [--graphs N]
+ *
+ * Truth file (TSV): a '#' header line with pid, devices and the window
+ * (first API call start, last work end); one line per piece of work:
+ *   W kind device stream corr tid api_start api_end start end bytes
+ *     gx gy gz bx by bz name
+ * (kind 1 kernel, 2 memcpy, 3 memset); with the emulated CUPTI loaded, a
+ * last line `S records R dropped D refused F` of its own counters.
+ * --rate R: submissions paced to R per second over all threads.  --out -:
+ * no truth kept (for long runs); the header and S lines go to stdout.
+ * --graphs N: each thread also replays a CUDA graph of 5 kernels N times
+ * (graph id 1000 + thread); a line per node: `G device stream corr tid
+ * api_start api_end graph_id node start end name` (all nodes share the
+ * cudaGraphLaunch's correlation id).
+ * --tail-ms M: each thread's last kernel runs M ms and the trainer exits
+ * without waiting for the device (the capture's exit flush meets work
+ * still running).
+ * --fork N: while the threads submit, the main thread forks N DataLoader-
+ * like children that exit at once with exit(0) (atexit handlers run); a
+ * line `F pid status ms` each (exit status, ms from fork to reaped).
+ */
+#include <cuda.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cupti_activity.h>
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
+#include "cudaemu.h"
+
+static struct {
+	int threads, work, configs;
+	int64_t dur_ns;
+	int gap_us;
+	int forks;
+	int tail_ms;
+	int graphs;
+	double rate;
+	int keep;                /* truth kept (not --out -) */
+	FILE *out;
+	pthread_mutex_t lock;
+	uint64_t first, last;
+} tr = { 4, 2000, 50, 3000, 0, 0, 0, 0, 0, 1, NULL, PTHREAD_MUTEX_INITIALIZER, UINT64_MAX, 0 };
+
+/* LeakSanitizer asks this before its exit check: a forked child exits
+ * holding its parent's threads' memory (those threads do not exist in
+ * it), which is not a leak of the trainer's */
+static volatile int forked_child;
+int __lsan_is_turned_off(void) __attribute__((visibility("default")));
+int __lsan_is_turned_off(void)
+{
+	return forked_child;
+}
+
+static void put(const struct cudaemu_work *w)
+{
+	fprintf(tr.out, "W\t%d\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%s\n",
+		w->kind, w->device, w->stream, w->corr, w->tid,
+		(unsigned long long)w->api_start_ns, (unsigned long long)w->api_end_ns,
+		(unsigned long long)w->start_ns, (unsigned long long)w->end_ns,
+		(unsigned long long)w->bytes, w->grid[0], w->grid[1], w->grid[2],
+		w->block[0], w->block[1], w->block[2], w->name ? w->name : "-");
+}
+
+static void *thread_main(void *arg)
+{
+	int t = (int)(intptr_t)arg;
+	int ndev = cudaemu_device_count();
+	size_t keep = tr.keep ? (size_t)tr.work : 1;
+	struct cudaemu_work *done = calloc(keep, sizeof(*done));
+	char (*names)[48] = calloc(keep, 48);
+	if (!done || !names)
+		abort();
+	unsigned seed = 12345u + (unsigned)t;
+	uint64_t t0 = cudaemu_now_ns();
+	double per_ns = tr.rate > 0 ? tr.rate / tr.threads / 1e9 : 0;
+	for (int i = 0; i < tr.work; i++) {
+		size_t slot = tr.keep ? (size_t)i : 0;
+		struct cudaemu_work *w = &done[slot];
+		memset(w, 0, sizeof(*w));
+		if (per_ns > 0) {
+			uint64_t due = t0 + (uint64_t)((double)i / per_ns), now = cudaemu_now_ns();
+			if (due > now + 50000) {
+				struct timespec ts = { 0, (long)(due - now) };
+				nanosleep(&ts, NULL);
+			}
+		}
+		w->device = t % ndev;
+		w->stream = 1 + (uint32_t)(t / ndev) * 2 + (uint32_t)(i & 1);
+		w->dur_ns = tr.dur_ns + (int64_t)(rand_r(&seed) % 2000);
+		if (i % 10 == 8) {
+			w->kind = CUDAEMU_MEMCPY;
+			w->bytes = 4096u << (i % 7);
+			w->copy_kind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
+			w->src_kind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
+			w->dst_kind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+		} else if (i % 10 == 9) {
+			w->kind = CUDAEMU_MEMSET;
+			w->bytes = 1024u << (i % 5);
+		} else {
+			int c = rand_r(&seed) % tr.configs;
+			w->kind = CUDAEMU_KERNEL;
+			snprintf(names[slot], 48, "emu_kernel_%d", c % 97);
+			w->name = names[slot];
+			w->grid[0] = 1 + (uint32_t)c;
+			w->grid[1] = 1 + (uint32_t)(c % 3);
+			w->grid[2] = 1;
+			w->block[0] = 128;
+			w->block[1] = 1 + (uint32_t)(c % 2);
+			w->block[2] = 1;
+		}
+		if (tr.tail_ms && i == tr.work - 1) {
+			w->kind = CUDAEMU_KERNEL;
+			w->name = "emu_tail_kernel";
+			w->grid[0] = w->grid[1] = w->grid[2] = 1;
+			w->block[0] = 32;
+			w->block[1] = w->block[2] = 1;
+			w->dur_ns = (int64_t)tr.tail_ms * 1000000;
+		}
+		if (cudaemu_submit(w) != 0)
+			abort();
+		if (i % 5 == 0) {
+			/* the chatty calls frameworks make around launches (not in
+			 * the truth: a capture should leave them out) */
+			static const struct { uint32_t cbid; uint8_t driver; } chatty[] = {
+				{ CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000, 0 },
+				{ CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute, 1 },
+				{ CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes, 1 },
+				{ CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute, 1 },
+			};
+			for (size_t c = 0; c < sizeof(chatty) / sizeof(chatty[0]); c++) {
+				struct cudaemu_work call;
+				memset(&call, 0, sizeof(call));
+				call.kind = CUDAEMU_CALL;
+				call.cbid = chatty[c].cbid;
+				call.driver = chatty[c].driver;
+				call.stream = 1;
+				cudaemu_submit(&call);
+			}
+		}
+		if (tr.gap_us) {
+			struct timespec ts = { 0, tr.gap_us * 1000L };
+			nanosleep(&ts, NULL);
+		}
+	}
+	struct cudaemu_work *gl = calloc((size_t)tr.graphs + 1, sizeof(*gl));
+	for (int g = 0; g < tr.graphs && gl; g++) {
+		struct cudaemu_work *w = &gl[g];
+		w->kind = CUDAEMU_GRAPH;
+		w->device = t % ndev;
+		w->stream = 1 + (uint32_t)(t / ndev) * 2;
+		w->nodes = 5;
+		w->graph_id = 1000u + (uint32_t)t;
+		w->name = "emu_graph_node_kernel";
+		w->grid[0] = 64;
+		w->grid[1] = w->grid[2] = 1;
+		w->block[0] = 256;
+		w->block[1] = w->block[2] = 1;
+		w->dur_ns = 1500;
+		if (cudaemu_submit(w) != 0)
+			abort();
+	}
+	pthread_mutex_lock(&tr.lock);
+	for (int g = 0; g < tr.graphs && gl; g++) {
+		const struct cudaemu_work *w = &gl[g];
+		for (uint32_t n = 1; n <= w->nodes; n++) {
+			uint64_t s0 = w->start_ns + (uint64_t)(n - 1) * ((uint64_t)w->dur_ns + 1);
+			fprintf(tr.out, "G\t%d\t%u\t%u\t%u\t%llu\t%llu\t%u\t%u\t%llu\t%llu\t%s\n",
+				w->device, w->stream, w->corr, w->tid,
+				(unsigned long long)w->api_start_ns, (unsigned long long)w->api_end_ns,
+				w->graph_id, n, (unsigned long long)s0,
+				(unsigned long long)(s0 + (uint64_t)w->dur_ns), w->name);
+		}
+		if (w->end_ns > tr.last)
+			tr.last = w->end_ns;
+	}
+	free(gl);
+	for (size_t i = 0; i < keep && tr.keep; i++) {
+		put(&done[i]);
+		if (done[i].api_start_ns < tr.first)
+			tr.first = done[i].api_start_ns;
+		if (done[i].end_ns > tr.last)
+			tr.last = done[i].end_ns;
+	}
+	pthread_mutex_unlock(&tr.lock);
+	free(done);
+	free(names);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *out = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(argv[i], "--out") && v)
+			out = argv[++i];
+		else if (!strcmp(argv[i], "--threads") && v)
+			tr.threads = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--work") && v)
+			tr.work = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--configs") && v)
+			tr.configs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--dur-ns") && v)
+			tr.dur_ns = atoll(argv[++i]);
+		else if (!strcmp(argv[i], "--gap-us") && v)
+			tr.gap_us = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--graphs") && v)
+			tr.graphs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--tail-ms") && v)
+			tr.tail_ms = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--rate") && v)
+			tr.rate = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--fork") && v)
+			tr.forks = atoi(argv[++i]);
+		else {
+			fprintf(stderr, "usage: cudaemu_trainer --out TRUTH [--threads T] [--work N] "
+				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N]\n");
+			return 2;
+		}
+	}
+	if (!out || tr.threads < 1 || tr.threads > 256 || tr.work < 1 || tr.configs < 1) {
+		fprintf(stderr, "cudaemu_trainer: --out is required; --threads 1..256, --work, --configs >= 1\n");
+		return 2;
+	}
+	tr.keep = strcmp(out, "-") != 0;
+	tr.out = tr.keep ? fopen(out, "w") : stdout;
+	if (!tr.out) {
+		fprintf(stderr, "cudaemu_trainer: %s: cannot create\n", out);
+		return 1;
+	}
+	if (cuInit(0) != CUDA_SUCCESS) {
+		fprintf(stderr, "cudaemu_trainer: cuInit failed\n");
+		return 1;
+	}
+	printf("cudaemu trainer: pid %d, %d devices\n", (int)getpid(), cudaemu_device_count());
+	fflush(stdout);
+	pthread_t th[256];
+	for (int t = 0; t < tr.threads; t++)
+		pthread_create(&th[t], NULL, thread_main, (void *)(intptr_t)t);
+	for (int f = 0; f < tr.forks; f++) {
+		pthread_mutex_lock(&tr.lock);
+		fflush(tr.out);        /* the child's exit must not write it again */
+		uint64_t t0 = cudaemu_now_ns();
+		pid_t c = fork();
+		pthread_mutex_unlock(&tr.lock);
+		if (c == 0) {
+			forked_child = 1;
+			exit(0);       /* a DataLoader worker that ends normally */
+		}
+		int st = -1;
+		if (c > 0)
+			waitpid(c, &st, 0);
+		fprintf(tr.out, "F\t%d\t%d\t%llu\n", (int)c, WIFEXITED(st) ? WEXITSTATUS(st) : 128,
+			(unsigned long long)((cudaemu_now_ns() - t0) / 1000000u));
+	}
+	for (int t = 0; t < tr.threads; t++)
+		pthread_join(th[t], NULL);
+	if (!tr.tail_ms)
+		cudaemu_sync();
+	fprintf(tr.out, "# pid %d devices %d window %llu %llu\n", (int)getpid(),
+		cudaemu_device_count(), (unsigned long long)tr.first, (unsigned long long)tr.last);
+	void (*stats)(struct cudaemu_cupti_stats *) = NULL;
+	void *cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+	if (cupti)
+		*(void **)&stats = dlsym(cupti, "cudaemu_cupti_stats");
+	if (stats) {
+		/* every record is written by now (the flush at exit only
+		 * hands buffers back) */
+		struct cudaemu_cupti_stats s;
+		stats(&s);
+		fprintf(tr.out, "S\trecords\t%llu\tdropped\t%llu\trefused\t%llu\n",
+			(unsigned long long)s.records, (unsigned long long)s.dropped,
+			(unsigned long long)s.requests_refused);
+	}
+	if (tr.keep)
+		fclose(tr.out);
+	else
+		fflush(stdout);
+	return 0;
+}

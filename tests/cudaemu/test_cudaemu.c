@@ -1,0 +1,473 @@
+/*
+ * test_cudaemu.c - `gtrace record -- CMD` of the stand-in trainer on the
+ * emulated driver and CUPTI (tests/cudaemu/), compared with the trainer's
+ * ground truth exactly: every kernel, copy and memset once, with its
+ * start, end, name, device, stream, launch configuration and bytes; every
+ * launch call on its system thread with the kernel's correlation id and
+ * its name without CUPTI's version suffix; the chatty calls left out
+ * (cudaStreamIsCapturing, cu{Pointer,Kernel}GetAttribute(s)); nothing
+ * counted lost; CUDA graph replays: every node kernel exact, with its
+ * graph id, linked to its own cudaGraphLaunch; children
+ * forked mid-capture exit at once and add nothing.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "gtrace/gtfile.h"
+#include "gtrace/store.h"
+
+struct truth_w {
+	int kind, device;
+	unsigned stream, corr, tid;
+	unsigned long long api_start, api_end, start, end, bytes;
+	unsigned grid[3], block[3];
+	char name[64];
+	int seen, seen_api;
+};
+
+/* one kernel node of a graph replay */
+struct truth_g {
+	int device;
+	unsigned stream, corr, tid, graph, node;
+	unsigned long long api_start, api_end, start, end;
+	char name[64];
+	int seen, seen_api;
+};
+
+struct truth {
+	struct truth_w *w;
+	size_t n;
+	struct truth_g *g;
+	size_t n_g;
+	struct truth_w **idx;        /* by correlation id */
+	uint32_t max_corr;
+	long pid;
+	unsigned long long records, dropped, refused;
+	int have_stats;
+	int forks;               /* forked children, each checked quick and clean */
+};
+
+static char build[1024];
+
+static void setup(void)
+{
+	snprintf(build, sizeof(build), "%s", getenv("GTRACE_BUILD"));
+	char lp[1200];
+	snprintf(lp, sizeof(lp), "%s/tests/cudaemu", build);
+	setenv("LD_LIBRARY_PATH", lp, 1);   /* the emulated libcupti.so.13 */
+	unsetenv("GTRACE_AUTOSTART");
+}
+
+TestSuite(cudaemu, .init = setup, .timeout = 60);
+
+/* run argv with stdout+stderr to log; exit status */
+static int run(const char *log, char *const argv[])
+{
+	pid_t p = fork();
+	if (p == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	int st;
+	waitpid(p, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void read_truth(const char *path, struct truth *t)
+{
+	memset(t, 0, sizeof(*t));
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "%s", path);
+	char line[512];
+	size_t cap = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#') {
+			sscanf(line, "# pid %ld", &t->pid);
+			continue;
+		}
+		if (line[0] == 'F') {
+			int pid, st;
+			unsigned long long ms;
+			cr_assert_eq(sscanf(line, "F\t%d\t%d\t%llu", &pid, &st, &ms), 3);
+			cr_assert_gt(pid, 0);
+			if (st != 0 || ms >= 500)
+				free(t->w);
+			cr_assert_eq(st, 0, "forked child %d: status %d", pid, st);
+			cr_assert_lt(ms, 500, "forked child %d took %llu ms to exit", pid, ms);
+			t->forks++;
+			continue;
+		}
+		if (line[0] == 'G') {
+			t->g = realloc(t->g, (t->n_g + 1) * sizeof(*t->g));
+			struct truth_g *g = &t->g[t->n_g];
+			memset(g, 0, sizeof(*g));
+			cr_assert_eq(sscanf(line, "G\t%d\t%u\t%u\t%u\t%llu\t%llu\t%u\t%u\t%llu\t%llu\t%63s",
+					    &g->device, &g->stream, &g->corr, &g->tid, &g->api_start,
+					    &g->api_end, &g->graph, &g->node, &g->start, &g->end, g->name),
+				     11, "truth line: %s", line);
+			t->n_g++;
+			continue;
+		}
+		if (line[0] == 'S') {
+			cr_assert_eq(sscanf(line, "S\trecords\t%llu\tdropped\t%llu\trefused\t%llu",
+					    &t->records, &t->dropped, &t->refused), 3);
+			t->have_stats = 1;
+			continue;
+		}
+		if (t->n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			t->w = realloc(t->w, cap * sizeof(*t->w));
+		}
+		struct truth_w *w = &t->w[t->n];
+		memset(w, 0, sizeof(*w));
+		int k = sscanf(line, "W\t%d\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%63s",
+			       &w->kind, &w->device, &w->stream, &w->corr, &w->tid, &w->api_start,
+			       &w->api_end, &w->start, &w->end, &w->bytes, &w->grid[0], &w->grid[1],
+			       &w->grid[2], &w->block[0], &w->block[1], &w->block[2], w->name);
+		cr_assert_eq(k, 17, "truth line: %s", line);
+		t->n++;
+	}
+	fclose(f);
+}
+
+/* truth entry of a correlation id (indexed on first use); NULL for ids
+ * of calls without work (the chatty ones) */
+static struct truth_w *by_corr(struct truth *t, uint32_t corr)
+{
+	if (!t->idx) {
+		for (size_t i = 0; i < t->n; i++)
+			t->max_corr = t->w[i].corr > t->max_corr ? t->w[i].corr : t->max_corr;
+		t->idx = calloc(t->max_corr + 1, sizeof(*t->idx));
+		for (size_t i = 0; i < t->n; i++)
+			t->idx[t->w[i].corr] = &t->w[i];
+	}
+	return corr <= t->max_corr ? t->idx[corr] : NULL;
+}
+
+static struct gt_store *load(const char *path)
+{
+	struct gt_store *s = store_new();
+	struct gtfile_info info;
+	char err[512];
+	cr_assert_eq(gtfile_read(path, s, &info, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(info.truncated, 0);
+	return s;
+}
+
+static const char *const api_names[] = { "", "cudaLaunchKernel", "cudaMemcpyAsync",
+					 "cudaMemsetAsync" };
+
+/* a cudaGraphLaunch call or a graph node's kernel (event i of lane l)
+ * against the truth's graph replays; 1 when it was one (checked), else 0.
+ * Every node must be linked to its own launch call. */
+static int graph_event(struct gt_store *s, struct truth *t, const struct gt_lane *ln, uint32_t l,
+		       size_t i)
+{
+	const struct gt_event *e = &ln->ev[i];
+	for (size_t k = 0; k < t->n_g; k++) {
+		struct truth_g *g = &t->g[k];
+		if (g->corr != e->corr)
+			continue;
+		if (e->kind == GT_EV_RUNTIME) {
+			cr_assert_eq(g->seen_api, 0, "graph launch %u twice", e->corr);
+			for (size_t j = k; j < t->n_g; j++)
+				if (t->g[j].corr == e->corr)
+					t->g[j].seen_api = 1;
+			cr_assert_str_eq(store_str(s, e->name), "cudaGraphLaunch");
+			cr_assert_eq(ln->key.id, (int64_t)g->tid);
+			cr_assert_eq(e->start_ns, (int64_t)g->api_start);
+			cr_assert_eq(e->dur_ns, (int64_t)(g->api_end - g->api_start));
+			return 1;
+		}
+		if (e->kind != GT_EV_KERNEL || e->start_ns != (int64_t)g->start)
+			continue;
+		cr_assert_eq(g->seen, 0, "graph node %u of launch %u twice", g->node, e->corr);
+		g->seen = 1;
+		cr_assert_eq(e->dur_ns, (int64_t)(g->end - g->start));
+		cr_assert_str_eq(store_str(s, e->name), g->name);
+		cr_assert_eq(ln->key.device, g->device);
+		cr_assert_eq(ln->key.id, (int64_t)g->stream);
+		cr_assert_eq(e->aux, g->graph, "graph node: graph id %u, kept %u", g->graph, e->aux);
+		struct gt_ref peer, me = { l, (uint32_t)i };
+		cr_assert_eq(store_corr_peer(s, me, &peer), 0, "graph node %u of launch %u not linked",
+			     g->node, e->corr);
+		const struct gt_event *pe = store_ev(s, peer);
+		cr_assert_eq(pe->kind, GT_EV_RUNTIME);
+		cr_assert_eq(pe->corr, e->corr);
+		cr_assert_str_eq(store_str(s, pe->name), "cudaGraphLaunch");
+		return 1;
+	}
+	return 0;
+}
+
+/* every GPU event and launch call against the truth, exactly; each piece
+ * of work and its launch found once (all of them unless `partial`); the
+ * numbers of GPU events and launch calls found into n_gpu, n_api */
+static void compare_n(struct gt_store *s, struct truth *t, int partial, size_t *gpu_out,
+		      size_t *api_out)
+{
+	size_t n_gpu = 0, n_api = 0;
+	for (uint32_t l = 0; l < store_lane_count(s); l++) {
+		const struct gt_lane *ln = store_lane_at(s, l);
+		if (ln->key.pid != t->pid)
+			continue;           /* another process's */
+		for (size_t i = 0; i < ln->n; i++) {
+			const struct gt_event *e = &ln->ev[i];
+			struct truth_w *w = by_corr(t, e->corr);
+			if (!w && graph_event(s, t, ln, l, i))
+				continue;
+			cr_assert_neq(e->kind, GT_EV_DRIVER, "driver call %s captured (the trainer makes "
+				      "only chatty ones)", store_str(s, e->name));
+			if (e->kind == GT_EV_RUNTIME) {
+				cr_assert_not_null(w, "launch call with unknown correlation %u", e->corr);
+				cr_assert_eq(w->seen_api, 0, "launch %u twice", e->corr);
+				w->seen_api = 1;
+				n_api++;
+				cr_assert_str_eq(store_str(s, e->name), api_names[w->kind]);
+				cr_assert_eq(ln->key.id, (int64_t)w->tid,
+					     "launch %u on thread %lld, made on system thread %u",
+					     e->corr, (long long)ln->key.id, w->tid);
+				cr_assert_eq(ln->key.pid, t->pid);
+				cr_assert_eq(e->start_ns, (int64_t)w->api_start);
+				cr_assert_eq(e->dur_ns, (int64_t)(w->api_end - w->api_start));
+				continue;
+			}
+			if (e->kind != GT_EV_KERNEL && e->kind != GT_EV_MEMCPY && e->kind != GT_EV_MEMSET)
+				continue;
+			cr_assert_not_null(w, "GPU event with unknown correlation %u", e->corr);
+			cr_assert_eq(w->seen, 0, "work %u twice", e->corr);
+			w->seen = 1;
+			n_gpu++;
+			cr_assert_eq(e->kind, w->kind, "corr %u", e->corr);
+			cr_assert_eq(e->start_ns, (int64_t)w->start, "corr %u", e->corr);
+			cr_assert_eq(e->dur_ns, (int64_t)(w->end - w->start), "corr %u", e->corr);
+			cr_assert_eq(ln->key.device, w->device, "corr %u", e->corr);
+			cr_assert_eq(ln->key.id, (int64_t)w->stream, "corr %u", e->corr);
+			if (w->kind == GT_EV_KERNEL) {
+				cr_assert_str_eq(store_str(s, e->name), w->name);
+				const struct gt_kconf *k = store_kconf_at(s, (uint32_t)e->arg);
+				cr_assert_not_null(k);
+				for (int d = 0; d < 3; d++) {
+					cr_assert_eq(k->grid[d], w->grid[d]);
+					cr_assert_eq(k->block[d], w->block[d]);
+				}
+			} else {
+				cr_assert_eq(e->arg, w->bytes, "corr %u", e->corr);
+			}
+		}
+	}
+	*gpu_out = n_gpu;
+	*api_out = n_api;
+	if (partial)
+		return;
+	for (size_t k = 0; k < t->n_g; k++)
+		cr_assert(t->g[k].seen && t->g[k].seen_api, "graph launch %u node %u missing",
+			  t->g[k].corr, t->g[k].node);
+	cr_assert_eq(n_gpu, t->n, "%zu GPU events, %zu in the truth", n_gpu, t->n);
+	cr_assert_eq(n_api, t->n, "%zu launch calls, %zu in the truth", n_api, t->n);
+}
+
+static void compare(struct gt_store *s, struct truth *t)
+{
+	size_t g, a;
+	compare_n(s, t, 0, &g, &a);
+}
+
+Test(cudaemu, record_equals_ground_truth)
+{
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char *argv[] = { gtrace, "record", "--force", "-o", "emu_exact.gtrace", "-q", "--", trainer,
+			 "--out", "emu_exact.tsv", "--threads", "6", "--work", "3000",
+			 "--configs", "500", "--gap-us", "2", "--fork", "3", "--graphs", "20", NULL };
+	cr_assert_eq(run("emu_exact.log", argv), 0);
+	struct truth t;
+	read_truth("emu_exact.tsv", &t);
+	cr_assert_eq(t.n, 18000);
+	cr_assert_eq(t.forks, 3);
+	cr_assert_eq(t.n_g, 6 * 20 * 5);
+	cr_assert(t.have_stats);
+	cr_assert_eq(t.dropped, 0);
+	struct gt_store *s = load("emu_exact.gtrace");
+	compare(s, &t);
+	const struct gt_drops *d = store_drops(s);
+	cr_assert_eq(d->cupti_dropped, 0);
+	cr_assert_eq(d->buffers_declined, 0);
+	cr_assert_eq(d->zero_timestamps, 0);
+	cr_assert_eq(d->ring_overflow, 0);
+	store_free(s);
+	free(t.w);
+	free(t.idx);
+	free(t.g);
+	unlink("emu_exact.gtrace");
+}
+
+/* `gtrace run --record` (no terminal: the recording only) gets the same */
+Test(cudaemu, run_record_equals_ground_truth)
+{
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char *argv[] = { gtrace, "run", "--record", "emu_run.gtrace", "--force", "--", trainer,
+			 "--out", "emu_run.tsv", "--threads", "3", "--work", "2000",
+			 "--configs", "10000", NULL };
+	cr_assert_eq(run("emu_run.log", argv), 0);
+	struct truth t;
+	read_truth("emu_run.tsv", &t);
+	cr_assert_eq(t.n, 6000);
+	struct gt_store *s = load("emu_run.gtrace");
+	compare(s, &t);
+	cr_assert_eq(store_drops_lost(store_drops(s)), 0);
+	store_free(s);
+	free(t.w);
+	free(t.idx);
+	free(t.g);
+	unlink("emu_run.gtrace");
+}
+
+/* exit with work still running (each thread's last kernel runs 300 ms and
+ * the trainer does not wait for it): the library's exit flush waits for
+ * its buffers CUPTI still holds before forcing, so those kernels arrive
+ * complete and every record after them in the buffer too */
+Test(cudaemu, exit_with_kernels_running)
+{
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char *argv[] = { gtrace, "record", "--force", "-o", "emu_tail.gtrace", "-q", "--", trainer,
+			 "--out", "emu_tail.tsv", "--threads", "4", "--work", "1000",
+			 "--tail-ms", "300", NULL };
+	cr_assert_eq(run("emu_tail.log", argv), 0);
+	struct truth t;
+	read_truth("emu_tail.tsv", &t);
+	cr_assert_eq(t.n, 4000);
+	struct gt_store *s = load("emu_tail.gtrace");
+	compare(s, &t);
+	cr_assert_eq(store_drops_lost(store_drops(s)), 0);
+	store_free(s);
+	free(t.w);
+	free(t.idx);
+	free(t.g);
+	unlink("emu_tail.gtrace");
+}
+
+/* a burst larger than the buffer pool: 2 buffers, handed back by CUPTI's
+ * worker once a second; the records CUPTI could not place are counted by
+ * CUPTI (dropped) and the requests we refused by us (declined), exactly
+ * as the emulator counted them, and everything else arrives intact */
+Test(cudaemu, pool_exhausted_losses_counted_exactly)
+{
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	setenv("GTRACE_CUPTI_BUFFERS", "2", 1);
+	setenv("CUDAEMU_WORKER_MS", "1000", 1);
+	char *argv[] = { gtrace, "record", "--force", "-o", "emu_burst.gtrace", "-q", "--", trainer,
+			 "--out", "emu_burst.tsv", "--threads", "4", "--work", "50000",
+			 "--dur-ns", "100", NULL };
+	cr_assert_eq(run("emu_burst.log", argv), 0);
+	unsetenv("GTRACE_CUPTI_BUFFERS");
+	unsetenv("CUDAEMU_WORKER_MS");
+	struct truth t;
+	read_truth("emu_burst.tsv", &t);
+	cr_assert(t.have_stats);
+	cr_assert_gt(t.refused, 0, "the burst did not exhaust the pool");
+	cr_assert_gt(t.dropped, 0);
+	struct gt_store *s = load("emu_burst.gtrace");
+	size_t n_gpu, n_api;
+	compare_n(s, &t, 1, &n_gpu, &n_api);
+	const struct gt_drops *d = store_drops(s);
+	cr_assert_eq(d->cupti_dropped, t.dropped);
+	cr_assert_eq(d->buffers_declined, t.refused);
+	cr_assert_eq(d->zero_timestamps, 0);
+	cr_assert_eq(d->ring_overflow, 0);
+	cr_assert_eq(n_gpu + n_api + t.dropped, 2 * t.n, "%zu + %zu + %llu lost != %zu records",
+		     n_gpu, n_api, t.dropped, 2 * t.n);
+	store_free(s);
+	free(t.w);
+	free(t.idx);
+	free(t.g);
+	unlink("emu_burst.gtrace");
+}
+
+/* torchrun-like: 8 trainers started by a shell under one recording, RANK,
+ * LOCAL_RANK and WORLD_SIZE set, two of them with RANK 3 (an autotune
+ * child inherits its parent's); each becomes its own rank and process,
+ * with the world size and host, and each one's capture equals its truth
+ * (so no launch is linked to another process's kernel) */
+Test(cudaemu, torchrun_like_eight_processes)
+{
+	char gtrace[1100], trainer[1100], cmd[4096];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	int n = 0;
+	n += snprintf(cmd + n, sizeof(cmd) - (size_t)n, "export WORLD_SIZE=7 CUDAEMU_DEVICES=1; ");
+	for (int p = 0; p < 8; p++)
+		n += snprintf(cmd + n, sizeof(cmd) - (size_t)n,
+			      "RANK=%d LOCAL_RANK=%d %s --out emu_tr%d.tsv --threads 2 --work 400 "
+			      "--gap-us 5 >/dev/null & ", p == 7 ? 3 : p, p == 7 ? 3 : p, trainer, p);
+	snprintf(cmd + n, sizeof(cmd) - (size_t)n, "wait");
+	char *argv[] = { gtrace, "record", "--force", "-o", "emu_tr.gtrace", "-q", "--", "/bin/sh", "-c", cmd,
+			 NULL };
+	cr_assert_eq(run("emu_tr.log", argv), 0);
+	struct gt_store *s = load("emu_tr.gtrace");
+	cr_assert_eq(store_rank_count(s), 8);
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	int seen_rank[8] = { 0 };
+	for (int p = 0; p < 8; p++) {
+		char f[32];
+		snprintf(f, sizeof(f), "emu_tr%d.tsv", p);
+		struct truth t;
+		read_truth(f, &t);
+		cr_assert_eq(t.n, 800);
+		const struct gt_rank *r = NULL;
+		for (size_t i = 0; i < store_rank_count(s); i++)
+			if (store_rank_at(s, i)->pid == t.pid)
+				r = store_rank_at(s, i);
+		cr_assert_not_null(r, "process %ld has no rank", t.pid);
+		cr_assert(r->rank >= 0 && r->rank < 8, "rank %d", r->rank);
+		cr_assert_eq(seen_rank[r->rank], 0, "rank %d twice", r->rank);
+		seen_rank[r->rank] = 1;
+		if (p != 3 && p != 7)
+			cr_assert_eq(r->rank, p, "RANK=%d became rank %d", p, r->rank);
+		else         /* one keeps 3, the other goes past the world size */
+			cr_assert(r->rank == 3 || r->rank == 7, "RANK=3 became rank %d", r->rank);
+		cr_assert_eq(r->world_size, 7);
+		cr_assert_str_eq(store_str(s, r->host), host);
+		compare(s, &t);
+		free(t.w);
+		free(t.idx);
+		unlink(f);
+	}
+	store_free(s);
+	unlink("emu_tr.gtrace");
+}
+
+/* the trainer without the capture library: a plain process on the fake
+ * driver (what an attach-later test starts) */
+Test(cudaemu, trainer_runs_without_injection)
+{
+	char trainer[1100];
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	unsetenv("CUDA_INJECTION64_PATH");
+	char *argv[] = { trainer, "--out", "emu_plain.tsv", "--threads", "2", "--work", "100", NULL };
+	cr_assert_eq(run("emu_plain.log", argv), 0);
+	struct truth t;
+	read_truth("emu_plain.tsv", &t);
+	cr_assert_eq(t.n, 200);
+	cr_assert_eq(t.have_stats, 0);       /* no CUPTI in the process */
+	for (size_t i = 0; i < t.n; i++)
+		cr_assert(t.w[i].end > t.w[i].start && t.w[i].start > t.w[i].api_end);
+	free(t.w);
+	free(t.idx);
+	free(t.g);
+}
