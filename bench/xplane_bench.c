@@ -3,6 +3,7 @@
  *
  *   xplane_bench --gen OUT.xplane.pb --mb N [--gpus G]   write a TensorFlow-like profile of ~N MB
  *   xplane_bench [--runs N] PATH...                      time gt_load of each file (one core)
+ *   xplane_bench --floor [--runs N] PATH                 time protobuf-c's unpacking alone
  *
  * The generated profile looks like TensorFlow's: a /host:CPU plane with
  * nested TraceMe events (an op around a launch carrying correlation_id and
@@ -16,6 +17,12 @@
  * median_cpu_s=... mb_per_cpu_s=... events=... store_mb=... peak_rss_mb=... base_rss_mb=... peak_over_store=..."
  * where peak_over_store = (peak RSS - RSS before the load) / store bytes,
  * measured in a child process of its own (first run).
+ *
+ * --floor does only the unpacking that gt_load cannot do without (space ->
+ * packed lines -> each event with its stats left packed, as xplane_map.c
+ * does, into a bump arena reset per event and per line), nothing else: the
+ * protobuf-c floor of the import on that file.  Prints "floor FILE
+ * file_mb=... median_cpu_s=... mb_per_cpu_s=... events=...".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,6 +278,101 @@ static int gen(const char *out, double mb, int gpus)
 	return rc;
 }
 
+/* ---- protobuf-c floor ---- */
+
+struct bump {
+	ProtobufCAllocator pa;
+	char *p;
+	size_t used, cap;
+	char *old[64];             /* outgrown chunks, freed at the end (growth is geometric) */
+	int nold;
+};
+
+static void *bump_alloc(void *ad, size_t n)
+{
+	struct bump *b = ad;
+	n = (n + 15) & ~(size_t)15;
+	if (b->cap - b->used < n) {
+		size_t cap = b->cap * 2 > n ? b->cap * 2 : n + (1u << 20);
+		char *np = b->nold < 64 ? malloc(cap) : NULL;
+		if (!np)
+			return NULL;
+		if (b->p)
+			b->old[b->nold++] = b->p;
+		b->p = np;
+		b->used = 0;
+		b->cap = cap;
+	}
+	void *r = b->p + b->used;
+	b->used += n;
+	return r;
+}
+
+static void bump_free(void *ad, void *p)
+{
+	(void)ad;
+	(void)p;
+}
+
+static int floor_one(const char *path, int runs)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 1;
+	fseek(f, 0, SEEK_END);
+	long len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *buf = len > 0 ? malloc((size_t)len) : NULL;
+	if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len) {
+		fclose(f);
+		free(buf);
+		return 1;
+	}
+	fclose(f);
+	double c[64];
+	size_t events = 0;
+	if (runs > 64)
+		runs = 64;
+	for (int r = 0; r < runs; r++) {
+		struct bump lb = { .pa = { bump_alloc, bump_free, NULL } };
+		struct bump eb = { .pa = { bump_alloc, bump_free, NULL } };
+		lb.pa.allocator_data = &lb;
+		eb.pa.allocator_data = &eb;
+		double c0 = cpu_s();
+		events = 0;
+		Tensorflow__Profiler__XSpacePacked *sp =
+			tensorflow__profiler__xspace_packed__unpack(NULL, (size_t)len, buf);
+		if (!sp) {
+			free(buf);
+			return 1;
+		}
+		for (size_t p = 0; p < sp->n_planes; p++)
+			for (size_t l = 0; l < sp->planes[p]->n_lines; l++) {
+				lb.used = 0;
+				Tensorflow__Profiler__XLinePacked *ln = tensorflow__profiler__xline_packed__unpack(
+					&lb.pa, sp->planes[p]->lines[l].len, sp->planes[p]->lines[l].data);
+				for (size_t e = 0; ln && e < ln->n_events; e++) {
+					eb.used = 0;
+					events += tensorflow__profiler__xevent_bare__unpack(&eb.pa, ln->events[e].len,
+							ln->events[e].data) != NULL;
+				}
+			}
+		tensorflow__profiler__xspace_packed__free_unpacked(sp, NULL);
+		c[r] = cpu_s() - c0;
+		for (struct bump *b = &lb; b; b = b == &lb ? &eb : NULL) {
+			for (int k = 0; k < b->nold; k++)
+				free(b->old[k]);
+			free(b->p);
+		}
+	}
+	free(buf);
+	qsort(c, (size_t)runs, sizeof(c[0]), cmpd);
+	double mb = (double)len / 1e6;
+	printf("floor %s file_mb=%.1f runs=%d median_cpu_s=%.3f mb_per_cpu_s=%.0f events=%zu\n", path, mb,
+	       runs, c[runs / 2], mb / c[runs / 2], events);
+	return 0;
+}
+
 /* ---- measurement ---- */
 
 static int bench_one(const char *path, int runs)
@@ -324,13 +426,17 @@ int main(int argc, char **argv)
 		int gpus = argc >= 7 && !strcmp(argv[5], "--gpus") ? atoi(argv[6]) : 2;
 		return gen(argv[2], mb, gpus < 1 ? 1 : gpus);
 	}
-	int i = 1;
+	int i = 1, floor = 0;
+	if (i < argc && !strcmp(argv[i], "--floor")) {
+		floor = 1;
+		i++;
+	}
 	if (i + 1 < argc && !strcmp(argv[i], "--runs")) {
 		runs = atoi(argv[i + 1]);
 		i += 2;
 	}
 	if (i >= argc) {
-		fprintf(stderr, "usage: xplane_bench [--runs N] FILE... | --gen OUT --mb N [--gpus G]\n");
+		fprintf(stderr, "usage: xplane_bench [--floor] [--runs N] FILE... | --gen OUT --mb N [--gpus G]\n");
 		return 2;
 	}
 	if (runs < 1)
@@ -339,7 +445,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		pid_t p = fork();
 		if (p == 0) {
-			int brc = bench_one(argv[i], runs);
+			int brc = floor ? floor_one(argv[i], runs) : bench_one(argv[i], runs);
 			fflush(stdout);
 			_exit(brc);
 		}

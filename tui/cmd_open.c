@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "gtrace/load.h"
 #include "cmd.h"
+#include "runalign.h"
 #include "ui.h"
 
 /* the --help text */
@@ -183,11 +184,19 @@ static int open_paths(const char *const *paths, int np, const char *run, uint64_
 		fprintf(stderr, "gtrace: %s\n", err);
 		return 1;
 	}
+	/* separate runs opened together start together */
+	char note[96];
+	if (runalign_starts(s, note, sizeof(note))) {
+		fprintf(stderr, "gtrace: out of memory\n");
+		store_free(s);
+		return 1;
+	}
 	char name[256];
 	if (np == 1)
-		snprintf(name, sizeof(name), "%s", paths[0]);
+		snprintf(name, sizeof(name), "%s%s%s", paths[0], note[0] ? ", " : "", note);
 	else
-		snprintf(name, sizeof(name), "%s (+%d more)", paths[0], np - 1);
+		snprintf(name, sizeof(name), "%s (+%d more)%s%s", paths[0], np - 1, note[0] ? ", " : "",
+			 note);
 	struct ui_source src = { .name = name, .store = s, .param_bytes = param_bytes,
 				 .link_gbps = link_gbps };
 	rc = ui_run(&src);

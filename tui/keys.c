@@ -68,7 +68,7 @@ static int act_pause(struct app *a)
 	}
 	a->paused = !a->paused;
 	a->src->pause(a->src->ctx, a->paused);
-	ui_msg(a, a->paused ? "view paused, capture continues (space resumes)" : "view follows the capture");
+	ui_msg(a, a->paused ? "view paused, capture continues (space resumes)" : "view resumed");
 	return UI_HANDLED;
 }
 

@@ -15,7 +15,7 @@ static const char *const kv_help[] = {
 	"j k  Up Down  PgUp PgDn  Home End   move",
 	"Enter       instances of the row; Enter there: show it in the trace",
 	"< >         sort column left / right     r  reverse the order",
-	"h l  Left Right   scroll the columns",
+	"h l  Left Right   scroll the columns     w  widen the name column (cycles)",
 	"/           filter names (regex; empty clears)",
 	"t           next table: kernels, memory, nccl",
 	"G           next GPU (all, 0, 1, ...)",
@@ -60,10 +60,39 @@ static void refilter(struct kview *k)
 	tables_move(&k->st, k->nrows, 0);
 }
 
-/* run the current tab's report for the GPU scope, sort, filter */
+/* the name of the selected row into buf ("" when none) */
+static void sel_name(const struct kview *k, char *buf, size_t len)
+{
+	buf[0] = 0;
+	int nc = k->tb ? tables_name_col(k->tb) : -1;
+	if (nc < 0 || k->st.sel >= k->nrows)
+		return;
+	const union gt_cell *c = gt_table_cell(k->tb, k->rows[k->st.sel], (size_t)nc);
+	snprintf(buf, len, "%s", c && c->s ? c->s : "");
+}
+
+/* select the row named `name` (the first; the nccl table has several) */
+static void select_name(struct kview *k, const char *name)
+{
+	int nc = k->tb ? tables_name_col(k->tb) : -1;
+	if (nc < 0 || !name[0])
+		return;
+	for (size_t i = 0; i < k->nrows; i++) {
+		const union gt_cell *c = gt_table_cell(k->tb, k->rows[i], (size_t)nc);
+		if (c && c->s && !strcmp(c->s, name)) {
+			tables_move(&k->st, k->nrows, (long)i - (long)k->st.sel);
+			return;
+		}
+	}
+}
+
+/* run the current tab's report for the GPU scope, sort, filter; a live
+ * update keeps the selected row and an open instance list (reloaded) */
 static void compute(struct kview *k)
 {
 	ui_busy(k->v.app, "computing the kernel statistics...");
+	char was[512];
+	sel_name(k, was, sizeof(was));
 	free_table(k);
 	k->dirty = k->stale = 0;
 	k->computed_ms = ui_now_ms();
@@ -85,8 +114,6 @@ static void compute(struct kview *k)
 		return;
 	}
 	k->tb = k->out.tables[0];
-	/* a live store moved on: the instance list is out of date */
-	k->inst_open = 0;
 	if (k->st.sort_col >= (int)k->tb->ncols)
 		k->st.sort_col = -1;
 	if (k->st.sort_col < 0) {
@@ -96,6 +123,10 @@ static void compute(struct kview *k)
 	if (k->st.sort_col >= 0)
 		gt_table_sort(k->tb, (size_t)k->st.sort_col, k->st.sort_desc);
 	refilter(k);
+	select_name(k, was);
+	/* a live store moved on: the open instance list follows it in place */
+	if (k->inst_open)
+		kview_inst_refresh(k);
 }
 
 /* 1 when lanes of more than one rank exist (G then scopes GPU n of each) */
@@ -117,7 +148,7 @@ static int several_ranks(const struct gt_store *s)
 static void kv_draw(struct view *v, struct lrect r)
 {
 	struct kview *k = (struct kview *)v;
-	if (k->dirty || (k->stale && ui_now_ms() - k->computed_ms >= UI_RECOMPUTE_MS))
+	if (ui_recompute_due(v->app, k->dirty, k->stale, k->computed_ms))
 		compute(k);
 	if (k->inst_open) {
 		kview_inst_draw(k, r);
@@ -144,10 +175,26 @@ static void kv_draw(struct view *v, struct lrect r)
 	int notes = (int)k->tb->nnotes;
 	if (notes > r.h / 4)
 		notes = r.h / 4;
-	struct lrect tr = { r.x, r.y + 1, r.w, r.h - 1 - notes };
+	/* the footer: the selected row's whole name (demangled), over two lines
+	   when it needs them and the page has room */
+	char raw[1024], full[1024];
+	sel_name(k, raw, sizeof(raw));
+	demangle_name(raw, full, sizeof(full));
+	int fw = r.w - 8, foot = r.h >= 6 && full[0] ? 1 : 0;
+	if (foot && (int)strlen(full) > fw && r.h >= 12)
+		foot = 2;
+	struct lrect tr = { r.x, r.y + 1, r.w, r.h - 1 - notes - foot };
 	tables_draw(k->tb, &k->st, tr, k->rows, k->nrows);
 	for (int i = 0; i < notes; i++)
 		term_put(tr.y + tr.h + i, r.x + 1, r.w - 2, theme_attr(TH_DIM), k->tb->notes[i]);
+	if (foot && fw > 0) {
+		int y = tr.y + tr.h + notes;
+		size_t n = strlen(full);
+		term_printf(y, r.x + 1, r.w - 2, theme_attr(TH_HEADER), "name: %.*s",
+			    foot == 2 && n > (size_t)fw ? fw : (int)n, full);
+		if (foot == 2 && n > (size_t)fw)
+			term_printf(y + 1, r.x + 7, r.w - 8, theme_attr(TH_HEADER), "%s", full + fw);
+	}
 }
 
 /* the / prompt: compile the name filter (empty clears it) */
@@ -214,9 +261,15 @@ static int kv_key(struct view *v, int ch)
 		refilter(k);
 		break;
 	case '/': ui_prompt(v->app, v, "filter names (regex, empty clears): ", "", filter_done); break;
+	case 'w':
+		k->st.name_wide = (k->st.name_wide + 1) % 3;
+		ui_msg(v->app, "name column: %s (w: %s)", k->st.name_wide == 0 ? "normal" :
+		       k->st.name_wide == 1 ? "half the width" : "three quarters of the width",
+		       k->st.name_wide == 2 ? "back to normal" : "wider");
+		break;
 	case 't':
 		k->tab = (k->tab + 1) % KV_NTABS;
-		k->st = (struct tables_state){ .sort_col = -1 };
+		k->st = (struct tables_state){ .sort_col = -1, .name_wide = k->st.name_wide };
 		k->dirty = 1;
 		break;
 	case 'G':

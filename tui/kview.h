@@ -32,8 +32,12 @@ struct kview {
 	char inst_title[256];
 	uint32_t inst_name;
 	int inst_mem_kind, inst_mem_sub;   /* memory rows: event kind, copy kind (-1 any) */
-	int inst_nccl;             /* nccl rows: kernels matching row inst_row's key */
-	size_t inst_row;
+	int inst_nccl;             /* nccl rows: kernels matching the row's key below */
+	char inst_coll[256];       /* nccl key (copied: the table is rebuilt live) */
+	char inst_dtype[64];       /* "" with inst_has_dtype 0 = unknown */
+	int inst_has_dtype;
+	uint64_t inst_size_bytes;
+	uint32_t inst_group;
 	struct gt_ref *inst;
 	size_t ninst;
 	size_t inst_top, inst_sel;
@@ -45,6 +49,9 @@ struct kview {
 };
 
 void kview_inst_open(struct kview *k);
+/* the store changed under an open list: load it again in place, the same
+ * event staying selected when it is still there */
+void kview_inst_refresh(struct kview *k);
 void kview_inst_draw(struct kview *k, struct lrect r);
 int kview_inst_key(struct kview *k, int ch);
 

@@ -94,15 +94,9 @@ static int mem_instances(struct kview *k, struct gt_ref **out, size_t *n)
 	return 0;
 }
 
-/* an NCCL table row's key (core/analysis/tables_nccl.c groups by it) */
-struct nccl_key {
-	const char *coll, *dtype;   /* dtype NULL = unknown */
-	uint64_t size_bytes;        /* 0 = unknown */
-	uint32_t group;             /* 0 = unknown */
-};
-
-/* 1 when the NCCL kernel e falls in the row with key k */
-static int nccl_match(const struct gt_store *s, const struct gt_event *e, const struct nccl_key *k)
+/* 1 when the NCCL kernel e falls in the row whose key the kview holds
+ * (core/analysis/tables_nccl.c groups by collective, size, type, group) */
+static int nccl_match(const struct gt_store *s, const struct gt_event *e, const struct kview *k)
 {
 	uint32_t nid = e->kind == GT_EV_KERNEL ? gt_event_nccl(e) : 0;
 	if (e->kind != GT_EV_KERNEL || (!(e->flags & GT_EVF_NCCL) && !nid))
@@ -118,31 +112,41 @@ static int nccl_match(const struct gt_store *s, const struct gt_event *e, const 
 		uint64_t ne = a->in_nelems > a->out_nelems ? a->in_nelems : a->out_nelems;
 		size = ne * a->dtype_bytes;
 	}
-	if (strcmp(store_str(s, coll), k->coll) || size != k->size_bytes || group != k->group)
+	if (strcmp(store_str(s, coll), k->inst_coll) || size != k->inst_size_bytes ||
+	    group != k->inst_group)
 		return 0;
-	if (!k->dtype)
+	if (!k->inst_has_dtype)
 		return !dtype;
-	return dtype && !strcmp(store_str(s, dtype), k->dtype);
+	return dtype && !strcmp(store_str(s, dtype), k->inst_dtype);
 }
 
-/* the NCCL kernels of the selected nccl-table row on the GPUs in scope */
+/* copy the nccl-table row's key into the kview */
+static void nccl_key(struct kview *k, size_t row)
+{
+	const struct gt_table *t = k->tb;
+	int c;
+	k->inst_coll[0] = k->inst_dtype[0] = 0;
+	k->inst_has_dtype = 0;
+	k->inst_size_bytes = 0;
+	k->inst_group = 0;
+	if ((c = tables_name_col(t)) >= 0 && !gt_table_is_null(t, row, (size_t)c) &&
+	    gt_table_cell(t, row, (size_t)c)->s)
+		snprintf(k->inst_coll, sizeof(k->inst_coll), "%s", gt_table_cell(t, row, (size_t)c)->s);
+	if ((c = tables_find_col(t, "size (bytes)")) >= 0 && !gt_table_is_null(t, row, (size_t)c))
+		k->inst_size_bytes = (uint64_t)gt_table_cell(t, row, (size_t)c)->i;
+	if ((c = tables_find_col(t, "data type")) >= 0 && !gt_table_is_null(t, row, (size_t)c) &&
+	    gt_table_cell(t, row, (size_t)c)->s) {
+		k->inst_has_dtype = 1;
+		snprintf(k->inst_dtype, sizeof(k->inst_dtype), "%s", gt_table_cell(t, row, (size_t)c)->s);
+	}
+	if ((c = tables_find_col(t, "group size")) >= 0 && !gt_table_is_null(t, row, (size_t)c))
+		k->inst_group = (uint32_t)gt_table_cell(t, row, (size_t)c)->i;
+}
+
+/* the NCCL kernels of the kept nccl-table key on the GPUs in scope */
 static int nccl_instances(struct kview *k, struct gt_ref **out, size_t *n)
 {
 	const struct gt_store *s = k->v.app->store;
-	const struct gt_table *t = k->tb;
-	size_t row = k->inst_row;
-	struct nccl_key key = { "", NULL, 0, 0 };
-	int c;
-	if (!t || row >= t->nrows)
-		return -1;
-	if ((c = tables_name_col(t)) >= 0 && !gt_table_is_null(t, row, (size_t)c))
-		key.coll = gt_table_cell(t, row, (size_t)c)->s ? gt_table_cell(t, row, (size_t)c)->s : "";
-	if ((c = tables_find_col(t, "size (bytes)")) >= 0 && !gt_table_is_null(t, row, (size_t)c))
-		key.size_bytes = (uint64_t)gt_table_cell(t, row, (size_t)c)->i;
-	if ((c = tables_find_col(t, "data type")) >= 0 && !gt_table_is_null(t, row, (size_t)c))
-		key.dtype = gt_table_cell(t, row, (size_t)c)->s;
-	if ((c = tables_find_col(t, "group size")) >= 0 && !gt_table_is_null(t, row, (size_t)c))
-		key.group = (uint32_t)gt_table_cell(t, row, (size_t)c)->i;
 	size_t cap = 0, cnt = 0;
 	struct gt_ref *v = NULL;
 	for (size_t i = 0; i < store_lane_count(s); i++) {
@@ -150,7 +154,7 @@ static int nccl_instances(struct kview *k, struct gt_ref **out, size_t *n)
 		if (l->key.type != GT_LANE_GPU || (k->gpu >= 0 && l->key.device != k->gpu))
 			continue;
 		for (size_t j = 0; j < l->n; j++) {
-			if (!nccl_match(s, &l->ev[j], &key))
+			if (!nccl_match(s, &l->ev[j], k))
 				continue;
 			if (cnt == cap) {
 				size_t nc = cap ? cap * 2 : 256;
@@ -224,17 +228,32 @@ static void histogram(struct kview *k)
 		nb = (int)(k->inst_max_ns - k->inst_min_ns) + 1;
 	if (nb < 1)
 		nb = 1;
-	k->nhist = nb;
-	for (int b = 0; b <= nb; b++)
-		k->hist_edge_ns[b] = (int64_t)llround(exp(lo + (hi - lo) * b / nb));
+	/* log-spaced edges; an edge that prints as the one before it (1.85ms,
+	   1.85ms) is dropped, merging the bins, so no bin reads x..x */
+	char prev[32], cur[32];
+	int n = 0;
+	k->hist_edge_ns[0] = k->inst_min_ns;
+	layout_fmt_dur(k->inst_min_ns, prev, sizeof(prev));
+	for (int e = 1; e <= nb; e++) {
+		int64_t x = e == nb ? k->inst_max_ns : (int64_t)llround(exp(lo + (hi - lo) * e / nb));
+		layout_fmt_dur(x, cur, sizeof(cur));
+		if (!strcmp(cur, prev)) {
+			if (e == nb && n > 0)
+				k->hist_edge_ns[n] = x;   /* the last bin reaches the maximum */
+			continue;
+		}
+		k->hist_edge_ns[++n] = x;
+		memcpy(prev, cur, sizeof(prev));
+	}
+	if (n == 0)
+		k->hist_edge_ns[++n] = k->inst_max_ns;   /* one bin: every instance alike */
+	k->nhist = n;
+	/* bin b holds [edge b, edge b+1); the last one also its upper edge */
 	for (size_t i = 0; i < k->ninst; i++) {
 		int64_t d = store_ev(s, k->inst[i])->dur_ns;
-		double x = d > 0 ? log((double)d) : lo;
-		int b = hi > lo ? (int)((x - lo) / (hi - lo) * nb) : 0;
-		if (b < 0)
-			b = 0;
-		if (b >= nb)
-			b = nb - 1;
+		int b = 0;
+		while (b + 1 < n && d >= k->hist_edge_ns[b + 1])
+			b++;
 		k->hist[b]++;
 	}
 }
@@ -255,13 +274,11 @@ void kview_inst_open(struct kview *k)
 	if (k->tab == 2) {
 		/* nccl rows are (collective, size, type, group): match kernels by them */
 		k->inst_nccl = 1;
-		k->inst_row = k->rows[k->st.sel];
 		k->inst_name = UINT32_MAX;
-		const struct gt_table *t = k->tb;
-		int sc = tables_find_col(t, "size (bytes)");
-		if (sc >= 0 && !gt_table_is_null(t, k->inst_row, (size_t)sc))
-			snprintf(k->inst_title, sizeof(k->inst_title), "%s, %lld bytes", nm,
-				 (long long)gt_table_cell(t, k->inst_row, (size_t)sc)->i);
+		nccl_key(k, k->rows[k->st.sel]);
+		if (tables_find_col(k->tb, "size (bytes)") >= 0)
+			snprintf(k->inst_title, sizeof(k->inst_title), "%s, %llu bytes", nm,
+				 (unsigned long long)k->inst_size_bytes);
 		else
 			demangle_name(nm, k->inst_title, sizeof(k->inst_title));
 		load(k);
@@ -289,6 +306,30 @@ void kview_inst_open(struct kview *k)
 	load(k);
 	histogram(k);
 	k->inst_open = 1;
+}
+
+void kview_inst_refresh(struct kview *k)
+{
+	const struct gt_store *s = k->v.app->store;
+	/* the selected event by what survives a re-sort of its lane: lane and start */
+	struct gt_ref was = { UINT32_MAX, 0 };
+	int64_t was_t = 0;
+	size_t top = k->inst_top, sel = k->inst_sel;
+	if (sel < k->ninst && ui_ref_ok(s, k->inst[sel])) {
+		was = k->inst[sel];
+		was_t = store_ev(s, was)->start_ns;
+	}
+	load(k);
+	histogram(k);
+	k->inst_top = top;
+	k->inst_sel = sel < k->ninst ? sel : (k->ninst ? k->ninst - 1 : 0);
+	if (was.lane == UINT32_MAX)
+		return;
+	for (size_t i = 0; i < k->ninst; i++)
+		if (k->inst[i].lane == was.lane && store_ev(s, k->inst[i])->start_ns == was_t) {
+			k->inst_sel = i;
+			break;
+		}
 }
 
 void kview_inst_draw(struct kview *k, struct lrect r)
@@ -326,9 +367,14 @@ void kview_inst_draw(struct kview *k, struct lrect r)
 			for (int j = i; j < i + per && j < k->nhist; j++)
 				sum += k->hist[j];
 			int e = i + per < k->nhist ? i + per : k->nhist;
-			term_printf(y, r.x + 1, 28, theme_attr(TH_DIM), "%9s..%-9s %7llu",
-				    layout_fmt_dur(k->hist_edge_ns[i], a, sizeof(a)),
-				    layout_fmt_dur(k->hist_edge_ns[e], b, sizeof(b)), (unsigned long long)sum);
+			layout_fmt_dur(k->hist_edge_ns[i], a, sizeof(a));
+			layout_fmt_dur(k->hist_edge_ns[e], b, sizeof(b));
+			if (!strcmp(a, b))   /* every instance alike: one value */
+				term_printf(y, r.x + 1, 28, theme_attr(TH_DIM), "%9s  %-9s %7llu", a, "",
+					    (unsigned long long)sum);
+			else
+				term_printf(y, r.x + 1, 28, theme_attr(TH_DIM), "%9s..%-9s %7llu", a, b,
+					    (unsigned long long)sum);
 			if (barw > 0)
 				term_hbar(y, r.x + 31, barw, theme_attr(TH_COMPUTE),
 					  (int64_t)((double)sum / (double)maxc * barw * 8));

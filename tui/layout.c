@@ -126,6 +126,15 @@ void layout_tmap_resize(struct layout_tmap *m, int cols)
 	m->cols = cols < 1 ? 1 : cols;
 }
 
+void layout_tmap_rescale(struct layout_tmap *m, int cols)
+{
+	int64_t span = (int64_t)m->cols * m->ns_per_col;
+	m->cols = cols < 1 ? 1 : cols;
+	m->ns_per_col = (span + m->cols - 1) / m->cols;
+	if (m->ns_per_col < 1)
+		m->ns_per_col = 1;
+}
+
 int64_t layout_tick_ns(const struct layout_tmap *m, int min_cols)
 {
 	int64_t want = m->ns_per_col * (min_cols < 1 ? 1 : min_cols);
@@ -242,4 +251,40 @@ int layout_eighths(int64_t busy, int64_t npc, uint32_t count)
 		return 8;
 	int e = (int)((busy * 8 + npc / 2) / npc);
 	return e < 1 ? 1 : e;
+}
+
+/* code points in s (UTF-8 continuation bytes do not count) */
+static int cps(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+/* the byte offset of code point i of s (strlen when past the end) */
+static size_t cp_off(const char *s, int i)
+{
+	size_t b = 0;
+	for (int n = 0; s[b]; b++) {
+		if (((unsigned char)s[b] & 0xC0) != 0x80 && n++ == i)
+			return b;
+	}
+	return b;
+}
+
+char *layout_ellipsize(const char *s, int w, int utf8, char *out, size_t len)
+{
+	if (!len)
+		return out;
+	int n = cps(s);
+	if (n <= w || w < 1) {
+		snprintf(out, len, "%.*s", w < 1 ? 0 : (int)strlen(s), s);
+		return out;
+	}
+	const char *dots = utf8 ? "\u2026" : "~";
+	int head = (w - 1) * 2 / 5, tail = w - 1 - head;
+	size_t hb = cp_off(s, head), tb = cp_off(s, n - tail);
+	snprintf(out, len, "%.*s%s%s", (int)hb, s, dots, s + tb);
+	return out;
 }

@@ -58,6 +58,9 @@ void layout_tmap_pan(struct layout_tmap *m, long dcols);
 void layout_tmap_clamp(struct layout_tmap *m, int64_t lo_ns, int64_t hi_ns);
 /* change the width keeping t0 and ns_per_col */
 void layout_tmap_resize(struct layout_tmap *m, int cols);
+/* change the width keeping t0 and the visible span (cols * ns_per_col, to
+ * within a column: ns_per_col is rounded up, at least 1) */
+void layout_tmap_rescale(struct layout_tmap *m, int cols);
 
 /* ruler tick step: the smallest 1/2/5 x 10^k ns spanning >= min_cols columns */
 int64_t layout_tick_ns(const struct layout_tmap *m, int min_cols);
@@ -73,6 +76,11 @@ char *layout_fmt_rel(int64_t ns, char *buf, size_t len);
 char *layout_fmt_ts(int64_t ns, char *buf, size_t len);
 /* parse "12.5ms", "3s", "400us", "100" (ns); 0 or -EINVAL */
 int layout_parse_time(const char *s, int64_t *out_ns);
+
+/* s shortened to at most w cells (one per UTF-8 code point) by cutting its
+ * middle: the start (2/5), an ellipsis ("…", or "~" when !utf8), the end
+ * (the distinguishing part of a long kernel name), into out; returns out */
+char *layout_ellipsize(const char *s, int w, int utf8, char *out, size_t len);
 
 /* a cell's fill in eighths (0..8) for busy/ns_per_col; never 0 when
  * count > 0 or busy > 0 (small things stay visible) */

@@ -25,6 +25,8 @@ struct oview {
 	struct overview_result res;
 	char err[160];
 	size_t sel;
+	size_t gpu_first;      /* first GPU row shown (PgDn PgUp scroll them) */
+	int gpu_page;          /* GPU rows shown in the last frame */
 	/* utilization sparklines: util_ngpu rows of util_n columns */
 	float *util;
 	struct kstats_gpu *util_gpu;
@@ -35,6 +37,7 @@ struct oview {
 
 static const char *const ov_help[] = {
 	"j k  Up Down   choose a recommendation",
+	"PgDn PgUp      scroll the GPU rows (when not all fit)",
 	"Enter          show its evidence: the pipeline page for input-bound runs,",
 	"               otherwise the trace view zoomed to the steps or time it cites",
 	NULL
@@ -44,6 +47,14 @@ static const char *const ov_help[] = {
 static void compute(struct oview *o)
 {
 	ui_busy(o->v.app, "computing the overview...");
+	/* the selected recommendation, found again by kind, rank and GPU */
+	enum overview_kind was = OVERVIEW_K_OTHER;
+	int32_t was_rank = -1, was_gpu = -1;
+	if (o->ok && o->sel < o->res.nrecs) {
+		was = o->res.recs[o->sel].kid;
+		was_rank = o->res.recs[o->sel].rank;
+		was_gpu = o->res.recs[o->sel].gpu;
+	}
 	if (o->ok)
 		overview_result_done(&o->res);
 	o->ok = 0;
@@ -57,15 +68,23 @@ static void compute(struct oview *o)
 	o->ok = overview_compute(o->v.app->store, &sc, &o->res, o->err, sizeof(o->err)) == 0;
 	if (o->sel >= (o->ok ? o->res.nrecs : 0))
 		o->sel = 0;
+	for (size_t i = 0; o->ok && was != OVERVIEW_K_OTHER && i < o->res.nrecs; i++)
+		if (o->res.recs[i].kid == was && o->res.recs[i].rank == was_rank &&
+		    o->res.recs[i].gpu == was_gpu) {
+			o->sel = i;
+			break;
+		}
 }
 
 /* per-GPU utilization over n columns of the whole trace: for each column
  * the busy share of the GPU's busiest stream (store_lane_busy).  Cached
- * until the width or the store changes. */
+ * until the width or the store changes (the store only while not paused). */
 static void util_update(struct oview *o, int n)
 {
 	const struct gt_store *s = o->v.app->store;
-	if (n == o->util_n && store_event_count(s) == o->util_events && o->util)
+	/* paused: the page holds still while the store grows */
+	if (n == o->util_n && o->util &&
+	    (store_event_count(s) == o->util_events || o->v.app->paused))
 		return;
 	free(o->util);
 	free(o->util_gpu);
@@ -124,6 +143,39 @@ static int section(int y, struct lrect r, const char *title)
 	if (y < r.y + r.h)
 		term_put(y, r.x + 1, r.w - 2, theme_attr(TH_HEADER), title);
 	return y + 1;
+}
+
+/* text over at most maxl lines from row y (continuations indented 2), broken
+ * between tokens only (tokens are separated by two spaces when the text has
+ * such separators, else by one), so that no figure is ever cut; tokens that
+ * do not fit in maxl lines are left out whole.  Returns the lines used. */
+static int wrap_put(int *y, int end, struct lrect r, attr_t at, const char *text, int maxl)
+{
+	int w = r.w - 4, used = 0;
+	const char *sep = strstr(text, "  ") ? "  " : " ";
+	size_t sl = strlen(sep);
+	const char *p = text;
+	while (*p && used < maxl && *y < end && w > 4) {
+		int avail = used ? w - 2 : w, n = 0;
+		const char *q = p;
+		/* take whole tokens while they fit */
+		for (;;) {
+			const char *nx = strstr(q, sep);
+			int tl = nx ? (int)(nx - p) : (int)strlen(p);
+			if (tl > avail && n)
+				break;
+			n = tl > avail ? avail : tl;   /* a single token wider than the line: cut */
+			if (!nx || tl > avail)
+				break;
+			q = nx + sl;
+		}
+		term_printf((*y)++, r.x + 3 + (used ? 2 : 0), avail, at, "%.*s", n, p);
+		used++;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	return used;
 }
 
 /* 1 when a GPU lane of the device's rank and ordinal has events */
@@ -185,7 +237,7 @@ static void env_lines(struct oview *o, int *y, int end, struct lrect r)
 			snprintf(ids, sizeof(ids), "GPU %d", d->id);
 		if (res->ranks > 1)
 			snprintf(rk, sizeof(rk), " (rank %d)", d->rank);
-		if (lines == 2 && shown < res->gpus) {
+		if (lines == (r.h >= 30 ? 2 : 1) && shown < res->gpus) {
 			term_printf((*y)++, r.x + 3, r.w - 4, theme_attr(TH_DIM), "... (%zu GPUs in all)",
 				    res->gpus);
 			break;
@@ -282,15 +334,22 @@ static void rank_lines(const struct oview *o, int *y, int end, struct lrect r)
 	size_t cap = (size_t)(r.w > 20 ? r.w / 12 : 1), n = worst_ranks(res, idx, cap < 32 ? cap : 32);
 	char line[512];
 	int k = snprintf(line, sizeof(line), "per rank, worst first:");
+	/* whole entries only: one that does not fit leaves "..." instead of
+	   half a figure */
 	for (size_t j = 0; j < n && k > 0 && (size_t)k < sizeof(line); j++) {
 		const struct overview_rank *x = &res->rk[idx[j]];
+		char ent[64];
 		if (x->no_steps) {
-			k += snprintf(line + k, sizeof(line) - (size_t)k, "  r%d no steps", x->rank);
-			continue;
+			snprintf(ent, sizeof(ent), "  r%d no steps", x->rank);
+		} else {
+			verdict_word(x->verdict, vw, sizeof(vw));
+			snprintf(ent, sizeof(ent), "  r%d %s %.1f%%", x->rank, vw, x->input_pct);
 		}
-		verdict_word(x->verdict, vw, sizeof(vw));
-		k += snprintf(line + k, sizeof(line) - (size_t)k, "  r%d %s %.1f%%", x->rank, vw,
-			      x->input_pct);
+		if (k + (int)strlen(ent) + (j + 1 < res->nrk ? 5 : 0) > r.w - 4) {
+			k += snprintf(line + k, sizeof(line) - (size_t)k, "  ...");
+			break;
+		}
+		k += snprintf(line + k, sizeof(line) - (size_t)k, "%s", ent);
 	}
 	term_put((*y)++, r.x + 3, r.w - 4,
 		 n && res->rk[idx[0]].verdict >= PL_MODERATELY ? theme_attr(TH_WARN) : 0, line);
@@ -330,23 +389,70 @@ static int step_lines(struct oview *o, int *y, int end, struct lrect r)
 			     layout_fmt_dur((int64_t)bd->avg_total_ns, a, sizeof(a)),
 			     res->nrk > 1 ? res->step_rows : bd->n,
 			     steps_source_name(o->res.source), of, bd->gpu_util_pct);
-	for (int c = 0; c < BD_NCAT && k > 0 && (size_t)k < sizeof(line); c++)
+	/* the categories, largest first, so that a narrow screen leaves out
+	   the smallest shares, never a figure of the sum */
+	int order[BD_NCAT], nc = 0;
+	for (int c = 0; c < BD_NCAT; c++)
 		if (bd->avg_ns[c] > 0)
-			k += snprintf(line + k, sizeof(line) - (size_t)k, "  %s %.0f%%",
-				      breakdown_cat_name((enum breakdown_cat)c),
-				      bd->avg_total_ns > 0 ? 100.0 * bd->avg_ns[c] / bd->avg_total_ns : 0);
-	term_put((*y)++, r.x + 3, r.w - 4, 0, line);
-	if (*y < end && res->nrk > 1)
-		term_printf((*y)++, r.x + 3, r.w - 4, 0,
-			    "input pipeline: %s (input %.1f%%) in rank %d, the worst of %zu ranks",
-			    pipeline_verdict_name(res->pl.verdict), res->pl.input_pct, res->pl.rank,
-			    with ? with : res->nrk);
-	else if (*y < end)
+			order[nc++] = c;
+	for (int i = 1; i < nc; i++)
+		for (int j = i; j > 0 && bd->avg_ns[order[j]] > bd->avg_ns[order[j - 1]]; j--) {
+			int x = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = x;
+		}
+	for (int i = 0; i < nc && k > 0 && (size_t)k < sizeof(line); i++)
+		k += snprintf(line + k, sizeof(line) - (size_t)k, "  %s %.0f%%",
+			      breakdown_cat_name((enum breakdown_cat)order[i]),
+			      bd->avg_total_ns > 0 ? 100.0 * bd->avg_ns[order[i]] / bd->avg_total_ns : 0);
+	/* whole on one line when it fits, else the headline, then the shares */
+	char *colon = strstr(line, ":  ");
+	if ((int)strlen(line) > r.w - 4 && colon) {
+		colon[1] = 0;
+		wrap_put(y, end, r, 0, line, 2);
+		wrap_put(y, end, r, 0, colon + 3, 2);
+	} else {
+		term_put((*y)++, r.x + 3, r.w - 4, 0, line);
+	}
+	if (*y < end && res->nrk > 1) {
+		snprintf(line, sizeof(line), "input pipeline: %s (input %.1f%%) in rank %d, the worst of %zu ranks",
+			 pipeline_verdict_name(res->pl.verdict), res->pl.input_pct, res->pl.rank,
+			 with ? with : res->nrk);
+		wrap_put(y, end, r, 0, line, 2);
+	} else if (*y < end) {
 		term_printf((*y)++, r.x + 3, r.w - 4, 0, "input pipeline: %s (input %.1f%%)",
 			    pipeline_verdict_name(o->res.pl.verdict), o->res.pl.input_pct);
+	}
 	int y0 = *y;
 	rank_lines(o, y, end, r);
 	return *y - y0;
+}
+
+/* the collectives line of the health section */
+static void health_text(const struct oview *o, char *buf, size_t len)
+{
+	const struct multigpu_result *mg = &o->res.mg;
+	double comm = 0, stag = 0;
+	for (size_t i = 0; i < mg->ngpus; i++) {
+		comm += mg->gpus[i].comm_share_pct;
+		if (mg->gpus[i].stagger_pct > stag)
+			stag = mg->gpus[i].stagger_pct;
+	}
+	comm /= (double)(mg->ngpus ? mg->ngpus : 1);
+	snprintf(buf, len,
+		 "collectives: %.1f%% of the step on average;  staggered starts: up to %.1f%% of a step;  recurring copies %.1f%%",
+		 comm, stag, mg->copy_share_pct);
+}
+
+/* rows the health section takes: its title and lines (the collectives
+ * line wraps onto two when the width asks) */
+static int health_rows(const struct oview *o, struct lrect r)
+{
+	char line[256];
+	if (o->res.mg.ngpus < 2)
+		return 2;
+	health_text(o, line, sizeof(line));
+	return 3 + ((int)strlen(line) > r.w - 4);
 }
 
 /* straggler, collective share, staggered starts, recurring copies */
@@ -359,16 +465,9 @@ static void health_lines(struct oview *o, int *y, int end, struct lrect r)
 		term_put((*y)++, r.x + 3, r.w - 4, theme_attr(TH_DIM), "one GPU: nothing to compare");
 		return;
 	}
-	double comm = 0, stag = 0;
-	for (size_t i = 0; i < mg->ngpus; i++) {
-		comm += mg->gpus[i].comm_share_pct;
-		if (mg->gpus[i].stagger_pct > stag)
-			stag = mg->gpus[i].stagger_pct;
-	}
-	comm /= (double)mg->ngpus;
 	int flagged = 0;
 	for (size_t i = 0; i < o->res.nrecs; i++)
-		flagged |= o->res.recs[i].kind && !strcmp(o->res.recs[i].kind, "straggler");
+		flagged |= o->res.recs[i].kid == OVERVIEW_K_STRAGGLER;
 	if (mg->straggler >= 0)
 		term_printf((*y)++, r.x + 3, r.w - 4, theme_attr(flagged ? TH_WARN : TH_NORMAL),
 			    "%s: rank %d GPU %d, %.1f%% more compute than the others",
@@ -377,10 +476,41 @@ static void health_lines(struct oview *o, int *y, int end, struct lrect r)
 	else
 		term_printf((*y)++, r.x + 3, r.w - 4, theme_attr(TH_GOOD),
 			    "no straggler over %zu GPUs and %zu steps", mg->ngpus, mg->nsteps);
-	if (*y < end)
-		term_printf((*y)++, r.x + 3, r.w - 4, 0,
-			    "collectives: %.1f%% of the step on average;  staggered starts: up to %.1f%% of a step;  recurring copies %.1f%%",
-			    comm, stag, mg->copy_share_pct);
+	if (*y < end) {
+		char line[256];
+		health_text(o, line, sizeof(line));
+		wrap_put(y, end, r, 0, line, 2);
+	}
+}
+
+/* the selected recommendation as the page shows it, wrapped into up to 6
+ * lines of the width (wrap[i], wlen[i] point into text); returns the count */
+static int sel_wrap(const struct oview *o, struct lrect r, char *text, size_t len,
+		    const char **wrap, int *wlen)
+{
+	int nwrap = 0, ww = r.w - 4;
+	if (o->sel >= o->res.nrecs || ww <= 10)
+		return 0;
+	const struct overview_rec *rc = &o->res.recs[o->sel];
+	snprintf(text, len, "%s [%s] %s", rc->severity >= OVERVIEW_HIGH ? "!!" :
+		 (rc->severity == OVERVIEW_WARN ? "! " : "- "), rc->kind ? rc->kind : "", rc->text);
+	const char *p = text;
+	while (*p && nwrap < 6) {
+		int avail = nwrap ? ww - 5 : ww, cut = (int)strlen(p);
+		if (cut > avail) {           /* break at the last space that fits */
+			cut = avail;
+			while (cut > avail / 2 && p[cut] != ' ')
+				cut--;
+			if (p[cut] != ' ')
+				cut = avail;
+		}
+		wrap[nwrap] = p;
+		wlen[nwrap++] = cut;
+		p += cut;
+		while (*p == ' ')
+			p++;
+	}
+	return nwrap;
 }
 
 /* every section of the page, top to bottom, as far as it fits */
@@ -388,7 +518,7 @@ static void ov_draw(struct view *v, struct lrect r)
 {
 	struct oview *o = (struct oview *)v;
 	const struct gt_store *s = v->app->store;
-	if (o->dirty || (o->stale && ui_now_ms() - o->computed_ms >= UI_RECOMPUTE_MS))
+	if (ui_recompute_due(v->app, o->dirty, o->stale, o->computed_ms))
 		compute(o);
 	int y = r.y, end = r.y + r.h;
 	char a[32];
@@ -402,24 +532,43 @@ static void ov_draw(struct view *v, struct lrect r)
 	y = section(y, r, "Average step");
 	/* the rank lines take their room from the GPU rows, not from the
 	   recommendations below */
-	int extra = step_lines(o, &y, end, r);
+	step_lines(o, &y, end, r);
 	y = section(y, r, "GPU busy: % of each GPU's active span (HTA), and over time");
 	int n = r.w - 24;
 	util_update(o, n);
-	/* room kept below the GPU rows: top kernels, health and the
-	   recommendations (up to 6 of them; the list scrolls) */
-	size_t nrec_rows = o->res.nrecs ? (o->res.nrecs < 6 ? o->res.nrecs : 6) : 1;
-	int below = 1 + (int)(o->res.ntop < 5 ? o->res.ntop : 5) + 3 + 1 + (int)nrec_rows;
-	int gpu_end = end - below - extra;
-	if (gpu_end < y + 1)
-		gpu_end = y + 1;             /* at least one GPU row */
-	for (size_t g = 0; g < o->util_ngpu && y < gpu_end; g++) {
-		if (y == gpu_end - 1 && g + 1 < o->util_ngpu) {
-			term_printf(y++, r.x + 3, r.w - 4, theme_attr(TH_DIM),
-				    "... %zu more GPUs (gtrace stats --report overview lists every one)",
-				    o->util_ngpu - g);
-			break;
-		}
+	/* the rows left are shared out: the recommendations (up to 6, the list
+	   scrolls) and the health lines first, then at least two GPU lines (a
+	   row and "... more", never "more" alone), the top kernels (up to 5)
+	   giving way to them; the GPU rows scroll with PgDn PgUp */
+	int left = end - y, ng = (int)o->util_ngpu;
+	char wt[640];
+	const char *wp[8];
+	int wl[8], sw = sel_wrap(o, r, wt, sizeof(wt), wp, wl);
+	/* the selected one takes sw lines, the others one each */
+	int rec_rows = o->res.nrecs ? (o->res.nrecs < 6 ? (int)o->res.nrecs : 6) : 1;
+	if (sw > 1)
+		rec_rows += sw - 1;
+	int rec_min = rec_rows < (sw > 2 ? sw : 2) ? rec_rows : (sw > 2 ? sw : 2);
+	int topk = o->res.ntop < 5 ? (int)o->res.ntop : 5, health = health_rows(o, r);
+	int gmin = ng < 2 ? ng : 2;
+	int gpu_lines = left - (1 + rec_rows) - health - (topk ? 1 + topk : 1);
+	while (gpu_lines < gmin && topk > 0)
+		gpu_lines += --topk ? 1 : 2;
+	while (gpu_lines < gmin && rec_rows > rec_min) {
+		rec_rows--;
+		gpu_lines++;
+	}
+	if (gpu_lines < gmin)
+		gpu_lines = gmin;
+	if (gpu_lines > ng)
+		gpu_lines = ng;
+	int shown = gpu_lines < ng ? gpu_lines - 1 : ng;
+	if (shown < 1)
+		shown = 1;
+	o->gpu_page = shown;
+	if (o->gpu_first + (size_t)shown > (size_t)ng)
+		o->gpu_first = ng > shown ? (size_t)(ng - shown) : 0;
+	for (size_t g = o->gpu_first; g < o->gpu_first + (size_t)shown && g < o->util_ngpu && y < end; g++) {
 		const float *row = o->util + g * (size_t)n;
 		for (int c = 0; c < n; c++) {
 			double u = row[c];
@@ -444,13 +593,21 @@ static void ov_draw(struct view *v, struct lrect r)
 			term_printf(y++, r.x + 3, 19, 0, "r%d GPU %-3d    n/a", o->util_gpu[g].rank,
 				    o->util_gpu[g].device);
 	}
-	y = section(y, r, "Top kernels");
-	for (size_t i = 0; i < o->res.ntop && i < 5 && y < end - 4; i++) {
+	if (shown < ng && y < end)
+		term_printf(y++, r.x + 3, r.w - 4, theme_attr(TH_DIM),
+			    "... %d more GPUs (%zu-%zu of %d shown; PgDn PgUp scroll; gtrace stats "
+			    "--report overview lists every one)", ng - shown, o->gpu_first + 1,
+			    o->gpu_first + (size_t)shown, ng);
+	if (topk || !o->res.ntop)
+		y = section(y, r, "Top kernels");
+	for (size_t i = 0; i < o->res.ntop && (int)i < topk && y < end - 4; i++) {
 		const struct overview_kernel *k = &o->res.top[i];
-		char sh[160];
+		char sh[160], cut[192];
 		demangle_short_of(s, store_str(s, k->name), sh, sizeof(sh));
+		/* a long name is cut in the middle: its distinguishing end stays */
+		layout_ellipsize(sh, r.w - 4 - 31, term_caps.utf8, cut, sizeof(cut));
 		term_printf(y++, r.x + 3, r.w - 4, 0, "%5.1f%%  %9s  %8llu x  %s", k->pct,
-			    layout_fmt_dur(k->total_ns, a, sizeof(a)), (unsigned long long)k->count, sh);
+			    layout_fmt_dur(k->total_ns, a, sizeof(a)), (unsigned long long)k->count, cut);
 	}
 	y = section(y, r, "Multi-GPU health");
 	health_lines(o, &y, end - 2, r);
@@ -462,28 +619,7 @@ static void ov_draw(struct view *v, struct lrect r)
 	size_t room = end > y ? (size_t)(end - y) : 0, first = 0;
 	char sel_text[640] = "";
 	const char *wrap[8];
-	int wlen[8], nwrap = 0, ww = r.w - 4;
-	if (o->sel < o->res.nrecs && ww > 10) {
-		const struct overview_rec *rc = &o->res.recs[o->sel];
-		snprintf(sel_text, sizeof(sel_text), "%s [%s] %s", rc->severity >= OVERVIEW_HIGH ? "!!" :
-			 (rc->severity == OVERVIEW_WARN ? "! " : "- "), rc->kind ? rc->kind : "", rc->text);
-		const char *p = sel_text;
-		while (*p && nwrap < 6) {
-			int avail = nwrap ? ww - 5 : ww, cut = (int)strlen(p);
-			if (cut > avail) {           /* break at the last space that fits */
-				cut = avail;
-				while (cut > avail / 2 && p[cut] != ' ')
-					cut--;
-				if (p[cut] != ' ')
-					cut = avail;
-			}
-			wrap[nwrap] = p;
-			wlen[nwrap++] = cut;
-			p += cut;
-			while (*p == ' ')
-				p++;
-		}
-	}
+	int wlen[8], nwrap = sel_wrap(o, r, sel_text, sizeof(sel_text), wrap, wlen);
 	size_t need = nwrap > 1 ? (size_t)nwrap : 1;
 	if (room && o->sel + need > room)
 		first = o->sel + need > room ? o->sel + need - room : 0;
@@ -510,7 +646,7 @@ static void evidence(struct oview *o, const struct overview_rec *rc)
 {
 	struct app *a = o->v.app;
 	const struct gt_store *s = a->store;
-	if (rc->kind && !strcmp(rc->kind, "input-bound")) {
+	if (rc->kid == OVERVIEW_K_INPUT_BOUND) {
 		if (o->res.nrk > 1 && rc->rank >= 0)
 			pview_show_rank(a->views[VIEW_PIPELINE], rc->rank);
 		ui_switch(a, VIEW_PIPELINE);
@@ -546,6 +682,14 @@ static int ov_key(struct view *v, int ch)
 	switch (ch) {
 	case KEY_UP: case 'k': if (o->sel) o->sel--; break;
 	case KEY_DOWN: case 'j': if (o->ok && o->sel + 1 < o->res.nrecs) o->sel++; break;
+	case KEY_NPAGE:
+		o->gpu_first += (size_t)(o->gpu_page > 0 ? o->gpu_page : 1);   /* clamped when drawn */
+		break;
+	case KEY_PPAGE: {
+		size_t pg = (size_t)(o->gpu_page > 0 ? o->gpu_page : 1);
+		o->gpu_first = o->gpu_first > pg ? o->gpu_first - pg : 0;
+		break;
+	}
 	case '\n': case '\r': case KEY_ENTER:
 		if (o->ok && o->sel < o->res.nrecs)
 			evidence(o, &o->res.recs[o->sel]);

@@ -90,7 +90,7 @@ static void bar(const struct pipeline_row *row, int y, int x, int w, int64_t max
 static void pv_draw(struct view *v, struct lrect r)
 {
 	struct pview *p = (struct pview *)v;
-	if (p->dirty || (p->stale && ui_now_ms() - p->computed_ms >= UI_RECOMPUTE_MS))
+	if (ui_recompute_due(v->app, p->dirty, p->stale, p->computed_ms))
 		compute(p);
 	if (!p->ok) {
 		term_printf(r.y, r.x + 1, r.w - 2, theme_attr(TH_WARN), "input pipeline: %s",

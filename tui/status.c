@@ -39,9 +39,11 @@ void status_draw(struct app *a, struct lrect r)
 		snprintf(n, sizeof(n), "%zu", ne);
 	char line[512];
 	const char *name = a->src->name ? a->src->name : "";
+	/* a message takes precedence: it gets its whole length, the fixed
+	   fields what is left */
 	int mw = a->msg[0] ? (int)strlen(a->msg) + 3 : 0;
-	if (mw > r.w / 2)
-		mw = r.w / 2;
+	if (mw > r.w)
+		mw = r.w;
 	/* the fields, whole or not at all: when the line does not fit, the
 	 * source loses its directory, then the event count, the span and a zero
 	 * drop count go, in that order; the range and a capture state stay */
@@ -68,16 +70,14 @@ void status_draw(struct app *a, struct lrect r)
 				 keep_span ? spans : "", keep_drop ? dropped : "");
 		if (a->src_status[0] && k > 0 && (size_t)k < sizeof(line))
 			k += snprintf(line + k, sizeof(line) - (size_t)k, " | %s", a->src_status);
+		/* paused is said on every page, and never with follow */
 		if (a->range[0] && k > 0 && (size_t)k < sizeof(line))
-			k += snprintf(line + k, sizeof(line) - (size_t)k, " | %s", a->range);
+			k += snprintf(line + k, sizeof(line) - (size_t)k, " | %s%s", a->range,
+				      a->paused ? " paused" : a->follow ? " follow" : "");
+		if (a->cursor[0] && k > 0 && (size_t)k < sizeof(line))
+			k += snprintf(line + k, sizeof(line) - (size_t)k, " | %s", a->cursor);
 		if (k <= r.w - mw)
 			break;
-		/* last pass and still too long: a message gives way to the range,
-		   down to 20 columns of its own */
-		if (pass == 4 && a->msg[0]) {
-			int room = r.w - k;
-			mw = room > 20 ? room : (mw < 20 ? mw : 20);
-		}
 	}
 	term_fill(r, theme_attr(TH_STATUS));
 	attr_t at = theme_attr(TH_STATUS);

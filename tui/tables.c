@@ -95,6 +95,35 @@ void tables_move(struct tables_state *st, size_t nrows, long delta)
 	st->sel = (size_t)s;
 }
 
+/* the sort marker, set apart from the heading by a space */
+static const char *sort_mark(const struct tables_state *st)
+{
+	if (term_caps.utf8)
+		return st->sort_desc ? " \u25bc" : " \u25b2";
+	return st->sort_desc ? " v" : " ^";
+}
+
+/* a name cell into w cells: whole when it fits; a kernel name (mangled ones
+ * demangled) as its short form and as much of the full one as fits, each
+ * cut in the middle so the distinguishing end stays */
+static void fit_name(char *buf, size_t len, int w, int is_name)
+{
+	char sh[256], full[512], cut[512];
+	if (w < 1 || (int)strlen(buf) <= w)
+		return;
+	snprintf(full, sizeof(full), "%s", buf);
+	if (is_name && strcmp(demangle_short(full, sh, sizeof(sh)), full)) {
+		int rest = w - (int)strlen(sh) - 4;   /* "  [" and "]" */
+		if (rest >= 8) {
+			snprintf(buf, len, "%s  [%s]", sh,
+				 layout_ellipsize(full, rest, term_caps.utf8, cut, sizeof(cut)));
+			return;
+		}
+		snprintf(full, sizeof(full), "%s", sh);
+	}
+	layout_ellipsize(full, w, term_caps.utf8, buf, len);
+}
+
 void tables_draw(const struct gt_table *t, struct tables_state *st, struct lrect r,
 		 const size_t *rows, size_t nrows)
 {
@@ -115,7 +144,7 @@ void tables_draw(const struct gt_table *t, struct tables_state *st, struct lrect
 	for (size_t c = 0; c < nc; c++) {
 		char ti[64];
 		w[c] = (int)strlen(col_title(&t->cols[c], ti, sizeof(ti))) +
-		       ((int)c == st->sort_col ? 1 : 0);
+		       ((int)c == st->sort_col ? 2 : 0);
 		for (size_t i = st->top; i < nrows && i < st->top + (size_t)body; i++) {
 			tables_cell_text(t, rows[i], c, buf, sizeof(buf));
 			int l = (int)strlen(buf);
@@ -125,7 +154,8 @@ void tables_draw(const struct gt_table *t, struct tables_state *st, struct lrect
 		if (w[c] > 40)
 			w[c] = 40;
 	}
-	int name_min = name_col >= 0 ? (r.w / 3 < 24 ? r.w / 3 : 24) : 0;
+	int name_min = name_col < 0 ? 0 : st->name_wide == 1 ? r.w / 2 :
+		       st->name_wide >= 2 ? r.w * 3 / 4 : (r.w / 3 < 24 ? r.w / 3 : 24);
 	if (st->left < 0)
 		st->left = 0;
 	/* columns drawn: from `left`, skipping the name column, while they fit */
@@ -146,8 +176,8 @@ void tables_draw(const struct gt_table *t, struct tables_state *st, struct lrect
 		int c = shown[k];
 		char ti[64];
 		snprintf(buf, sizeof(buf), "%s%s", col_title(&t->cols[c], ti, sizeof(ti)),
-			 c == st->sort_col ? (st->sort_desc ? "v" : "^") : "");
-		int l = (int)strlen(buf);
+			 c == st->sort_col ? sort_mark(st) : "");
+		int l = (int)strlen(col_title(&t->cols[c], ti, sizeof(ti))) + (c == st->sort_col ? 2 : 0);
 		int right = t->cols[c].type != GT_COL_STR;
 		term_put(r.y, r.x + xs[k] + (right && l < w[c] ? w[c] - l : 0), w[c] + 1,
 			 c == st->sort_col ? ha | A_REVERSE : ha, buf);
@@ -155,7 +185,7 @@ void tables_draw(const struct gt_table *t, struct tables_state *st, struct lrect
 	if (name_col >= 0 && name_w > 0)
 		term_printf(r.y, r.x + name_x, name_w, name_col == st->sort_col ? ha | A_REVERSE : ha,
 			    "%s%s", t->cols[name_col].name,
-			    name_col == st->sort_col ? (st->sort_desc ? "v" : "^") : "");
+			    name_col == st->sort_col ? sort_mark(st) : "");
 	for (int yy = 0; yy < body; yy++) {
 		size_t i = st->top + (size_t)yy;
 		if (i >= nrows)
@@ -173,16 +203,8 @@ void tables_draw(const struct gt_table *t, struct tables_state *st, struct lrect
 		}
 		if (name_col >= 0 && name_w > 0) {
 			tables_cell_text(t, rows[i], (size_t)name_col, buf, sizeof(buf));
-			if ((int)strlen(buf) > name_w && !strcasecmp(t->cols[name_col].name, "name")) {
-				/* too long: the short name, then as much of the rest as fits */
-				char sh[256];
-				demangle_short(buf, sh, sizeof(sh));
-				if (strcmp(sh, buf)) {
-					size_t l = strlen(sh);
-					snprintf(sh + l, sizeof(sh) - l, "  [%s]", buf);
-					snprintf(buf, sizeof(buf), "%s", sh);
-				}
-			}
+			fit_name(buf, sizeof(buf), name_w - 1,
+				 !strcasecmp(t->cols[name_col].name, "name"));
 			term_put(y, r.x + name_x, name_w, a, buf);
 		}
 	}

@@ -65,8 +65,24 @@ static void event_lines(struct tlview *t, const struct lrect *r)
 	char nm[2048], a[32], b[32], c[32], place[160];
 	int y = r->y + 1, w = r->w - 2, x = r->x + 1;
 	tldetail_name(s, e, nm, sizeof(nm));
-	term_printf(r->y, x, w, theme_attr(TH_HEADER), "[%s%s] %s", gt_ev_kind_name(e->kind),
-		    (e->flags & GT_EVF_NCCL) ? ", NCCL" : "", nm);
+	/* the whole name: what does not fit on the first line goes on to the
+	   next ones (one in the 4 rows under the rule of a 5-row pane, two in
+	   the 6 of a 7-row one) */
+	char kind[48];
+	int kl = snprintf(kind, sizeof(kind), "[%s%s] ", gt_ev_kind_name(e->kind),
+			  (e->flags & GT_EVF_NCCL) ? ", NCCL" : "");
+	int more = r->h >= 6 ? 2 : r->h >= 4 ? 1 : 0, first = w - kl;
+	const char *np = nm;
+	if (first > 0 && (int)strlen(nm) > first && more) {
+		term_printf(r->y, x, w, theme_attr(TH_HEADER), "%s%.*s", kind, first, nm);
+		np += first;
+		for (int i = 0; i < more && *np && y < r->y + r->h; i++) {
+			term_printf(y++, x + kl, w - kl, theme_attr(TH_HEADER), "%.*s", w - kl, np);
+			np += strlen(np) < (size_t)(w - kl) ? strlen(np) : (size_t)(w - kl);
+		}
+	} else {
+		term_printf(r->y, x, w, theme_attr(TH_HEADER), "%s%s", kind, nm);
+	}
 	lane_desc(s, t->sel.lane, place, sizeof(place));
 	if (y < r->y + r->h)
 		term_printf(y++, x, w, 0, "start +%s  dur %s  end +%s  on %s",
@@ -276,7 +292,9 @@ void tldetail_draw(struct tlview *t)
 	struct lrect in = { r->x, r->y + 1, r->w, r->h - 1 };
 	if (in.h <= 0)
 		return;
-	if (t->marking)
+	if (t->marking == 2 && t->narea)
+		tlarea_draw(t, &in);
+	else if (t->marking)
 		mark_lines(t, &in);
 	else if (t->has_sel)
 		event_lines(t, &in);

@@ -18,28 +18,33 @@ static int64_t cursor_t(const struct tlview *t)
 	return layout_col2t(&t->m, t->col) + t->m.ns_per_col / 2;
 }
 
-/* next (dir > 0) or previous regex match from the selection or cursor */
-void tlnav_search(struct tlview *t, int dir)
+/* the names (string ids) the search pattern matches: a table of ns flags,
+ * NULL on no memory; *ns gets the string count */
+static unsigned char *name_hits(const struct tlview *t, size_t *ns)
 {
-	if (!t->has_re) {
-		ui_msg(t->v.app, "no search yet: press /");
-		return;
-	}
 	const struct gt_store *s = t->v.app->store;
-	size_t ns = store_str_count(s);
-	unsigned char *hit = calloc(ns ? ns : 1, 1);
+	*ns = store_str_count(s);
+	unsigned char *hit = calloc(*ns ? *ns : 1, 1);
 	if (!hit)
-		return;
-	for (size_t i = 1; i < ns; i++)
+		return NULL;
+	for (size_t i = 1; i < *ns; i++)
 		hit[i] = regexec(&t->re, store_str(s, (uint32_t)i), 0, NULL, 0) == 0;
-	int64_t from = t->has_sel ? store_ev(s, t->sel)->start_ns : cursor_t(t);
+	return hit;
+}
+
+/* the first match starting after `from` (dir > 0) or the last one starting
+ * before it (dir < 0) over all lanes; lane UINT32_MAX when none */
+static struct gt_ref find_from(const struct tlview *t, const unsigned char *hit, size_t ns,
+			       int64_t from, int dir)
+{
+	const struct gt_store *s = t->v.app->store;
 	struct gt_ref best = { UINT32_MAX, 0 };
 	int64_t best_t = 0;
 	for (size_t li = 0; li < store_lane_count(s); li++) {
 		const struct gt_lane *l = store_lane_at(s, (uint32_t)li);
 		size_t f, la;
 		if (dir > 0) {
-			store_lane_range(l, from + 1, INT64_MAX, &f, &la);
+			store_lane_range(l, from == INT64_MAX ? from : from + 1, INT64_MAX, &f, &la);
 			for (size_t i = f; i < la; i++) {
 				const struct gt_event *e = &l->ev[i];
 				if (e->start_ns > from && e->name < ns && hit[e->name]) {
@@ -60,12 +65,62 @@ void tlnav_search(struct tlview *t, int dir)
 			}
 		}
 	}
-	free(hit);
-	if (best.lane == UINT32_MAX) {
-		ui_msg(t->v.app, "/%s: no %s match", t->pattern, dir > 0 ? "later" : "earlier");
+	return best;
+}
+
+/* how many events match (*total) and how many of them start before t0 */
+static void count_hits(const struct tlview *t, const unsigned char *hit, size_t ns, int64_t t0,
+		       size_t *total, size_t *before)
+{
+	const struct gt_store *s = t->v.app->store;
+	*total = *before = 0;
+	for (size_t li = 0; li < store_lane_count(s); li++) {
+		const struct gt_lane *l = store_lane_at(s, (uint32_t)li);
+		for (size_t i = 0; i < l->n; i++) {
+			const struct gt_event *e = &l->ev[i];
+			if (e->name < ns && hit[e->name]) {
+				++*total;
+				*before += e->start_ns < t0;
+			}
+		}
+	}
+}
+
+/* go to the match from `from` in direction dir, wrapping around the capture
+ * once; the message says which match of how many, and that case is ignored */
+static void search_go(struct tlview *t, int64_t from, int dir)
+{
+	size_t ns, total, before;
+	unsigned char *hit = name_hits(t, &ns);
+	if (!hit)
+		return;
+	struct gt_ref r = find_from(t, hit, ns, from, dir);
+	int wrapped = 0;
+	if (r.lane == UINT32_MAX) {
+		r = find_from(t, hit, ns, dir > 0 ? INT64_MIN : INT64_MAX, dir);
+		wrapped = 1;
+	}
+	if (r.lane == UINT32_MAX) {
+		free(hit);
+		ui_msg(t->v.app, "/%s: no event matches (case-insensitive)", t->pattern);
 		return;
 	}
-	tlview_goto(&t->v, best);
+	count_hits(t, hit, ns, store_ev(t->v.app->store, r)->start_ns, &total, &before);
+	free(hit);
+	tlview_goto(&t->v, r);
+	ui_msg(t->v.app, "/%s: match %zu of %zu (case-insensitive)%s", t->pattern, before + 1, total,
+	       wrapped ? (dir > 0 ? ", wrapped to the start" : ", wrapped to the end") : "");
+}
+
+void tlnav_search(struct tlview *t, int dir)
+{
+	if (!t->has_re) {
+		ui_msg(t->v.app, "no search yet: press /");
+		return;
+	}
+	const struct gt_store *s = t->v.app->store;
+	search_go(t, t->has_sel && ui_ref_ok(s, t->sel) ? store_ev(s, t->sel)->start_ns : cursor_t(t),
+		  dir);
 }
 
 void tlnav_search_done(struct view *v, const char *text)
@@ -90,12 +145,8 @@ void tlnav_search_done(struct view *v, const char *text)
 	snprintf(t->pattern, sizeof(t->pattern), "%s", text);
 	t->has_sel = 0;
 	t->pinned = 0;
-	/* search from the trace start for the first one */
-	int64_t save = t->m.t0_ns;
-	t->m.t0_ns = tlview_t_lo(t) - (int64_t)t->col * t->m.ns_per_col - t->m.ns_per_col;
-	tlnav_search(t, 1);
-	if (!t->pinned)
-		t->m.t0_ns = save;
+	/* the first match at or after the cursor column's start */
+	search_go(t, layout_col2t(&t->m, t->col) - 1, 1);
 }
 
 void tlnav_goto_done(struct view *v, const char *text)
@@ -116,8 +167,22 @@ void tlnav_goto_done(struct view *v, const char *text)
 		       ns < 0 ? "start" : "end");
 		at = ns < 0 ? lo : hi;
 	}
-	t->m.t0_ns = at - (int64_t)(t->m.cols / 2) * t->m.ns_per_col;
-	t->col = t->m.cols / 2;
+	/* the cursor column starts at `at` exactly; the view centres it, but
+	   never starts before the capture nor ends a column past it when the
+	   other side has room */
+	int64_t npc = t->m.ns_per_col > 0 ? t->m.ns_per_col : 1;
+	long cols = t->m.cols > 0 ? t->m.cols : 1, k = cols / 2;
+	long kmax = (long)((at - lo) / npc), kmin = cols - 1 - (long)((hi - at) / npc);
+	if (k > kmax)
+		k = kmax;
+	if (k < kmin && kmin <= kmax)
+		k = kmin;
+	if (k < 0)
+		k = 0;
+	if (k > cols - 1)
+		k = cols - 1;
+	t->m.t0_ns = at - (int64_t)k * npc;
+	t->col = (int)k;
 	t->pinned = 0;
 	t->follow = 0;
 }
@@ -207,7 +272,9 @@ void tlnav_mark(struct tlview *t)
 	if (t->marking != 1) {
 		t->marking = 1;
 		t->mark_t0 = layout_col2t(&t->m, t->col);
-		ui_msg(t->v.app, "mark: move the cursor, m again to fix");
+		t->mark_row0 = t->row;
+		tlarea_clear(t);
+		ui_msg(t->v.app, "mark: move the cursor (to another lane: an area), m again to fix");
 		return;
 	}
 	int64_t a = t->mark_t0, b = layout_col2t(&t->m, t->col);
@@ -234,6 +301,9 @@ void tlnav_mark(struct tlview *t)
 	t->mark_t1 = b;
 	t->marking = 2;
 	tldetail_mark(t);
+	/* another row than the first m's: an area over the lanes between */
+	if (t->row != t->mark_row0 && tlarea_compute(t, t->mark_row0, t->row))
+		ui_msg(t->v.app, "mark: no lanes between the two rows (a time range only)");
 }
 
 /* monotonic clock in ns */
@@ -294,6 +364,15 @@ void tlnav_expand(struct tlview *t)
 		ui_msg(t->v.app, "e: this lane has no events yet");
 		return;
 	}
+	/* nesting is a host thread's (step > operator > runtime call): another
+	   lane says what it is, and expands only when its events overlap */
+	int host = l->key.type == GT_LANE_HOST;
+	if (!host && d->nrows < 2) {
+		store_depth_free(d);
+		ui_msg(t->v.app, "e: not a host thread: this %s's events do not nest (nothing to expand)",
+		       l->key.type == GT_LANE_GPU ? "GPU stream" : "lane");
+		return;
+	}
 	struct tl_depth *p = realloc(t->dx, (t->ndx + 1) * sizeof(*p));
 	if (!p || lanes_set_depth(&t->L, lane, d->nrows)) {
 		if (p)
@@ -311,7 +390,11 @@ void tlnav_expand(struct tlview *t)
 		size_t top = last + 1 - (size_t)h;
 		t->top = top > t->row ? t->row : top;
 	}
-	ui_msg(t->v.app, "%d depth rows (e again collapses)", d->nrows);
+	if (host)
+		ui_msg(t->v.app, "%d depth rows (e again collapses)", d->nrows);
+	else
+		ui_msg(t->v.app, "not a host thread: %d rows of overlapping events (e again collapses)",
+		       d->nrows);
 }
 
 /* a full rebuild of a grown lane's index at most this often (the lane's

@@ -18,12 +18,12 @@ static const char *const tl_help[] = {
 	"f 0              zoom to fit              z  zoom to the selected event",
 	"Z                zoom to the step under the cursor",
 	"[ ]              previous / next event on the lane",
-	"Space Enter      fold / unfold a group    o O  fold / unfold all",
+	"Enter            fold / unfold a group    o O  fold / unfold all",
 	"e  click label   host thread: show / hide its nesting depth rows",
 	"c                kernel <-> the API call that launched it",
-	"/ n N            search names (regex), next, previous",
+	"/ n N            search names (regex, case-insensitive) from the cursor; next, previous",
 	"g                go to a time (e.g. 1.5s, 300ms from the start)",
-	"m  M             mark a range (twice), zoom to it; Esc clears",
+	"m  M             mark a range (twice; on another lane: an area over the lanes between), zoom to it; Esc clears",
 	"F                follow the newest data (live)",
 	"mouse            click selects, drag pans, wheel zooms",
 	NULL
@@ -189,11 +189,16 @@ static void keep_row_visible(struct tlview *t)
 		t->top = t->L.nvis > (size_t)h ? t->L.nvis - (size_t)h : 0;
 }
 
-/* the status line's range: the mark, or the visible span */
+/* the status line's range (the mark or the visible span), the cursor's
+ * time and whether the view follows the data (status.c puts them together
+ * with the pause state, on every page) */
 static void set_range_text(struct tlview *t)
 {
 	char a[32], b[32], d[32];
-	int64_t lo = tlview_t_lo(t);
+	int64_t lo = tlview_t_lo(t), ct = layout_col2t(&t->m, t->col) - lo;
+	layout_fmt_ts(ct < 0 ? -ct : ct, a, sizeof(a));
+	snprintf(t->v.app->cursor, sizeof(t->v.app->cursor), "cursor %s%s", ct < 0 ? "-" : "+", a);
+	t->v.app->follow = t->follow;
 	if (t->marking) {
 		int64_t m0 = t->mark_t0, m1 = t->marking == 2 ? t->mark_t1 :
 			     layout_col2t(&t->m, t->col) + t->m.ns_per_col;
@@ -208,9 +213,8 @@ static void set_range_text(struct tlview *t)
 		return;
 	}
 	int64_t v0 = t->m.t0_ns, span = (int64_t)t->m.cols * t->m.ns_per_col;
-	snprintf(t->v.app->range, sizeof(t->v.app->range), "view %s (%s)%s",
-		 layout_fmt_rel(v0 - lo, a, sizeof(a)), layout_fmt_dur(span, d, sizeof(d)),
-		 t->follow ? " follow" : "");
+	snprintf(t->v.app->range, sizeof(t->v.app->range), "view %s (%s)",
+		 layout_fmt_rel(v0 - lo, a, sizeof(a)), layout_fmt_dur(span, d, sizeof(d)));
 }
 
 /* lay out and draw the trace view into area */
@@ -220,7 +224,14 @@ static void tl_draw(struct view *v, struct lrect area)
 	layout_trace(area, &t->lay);
 	int cols = t->lay.cells.w > 0 ? t->lay.cells.w : 1;
 	if (cols != t->m.cols) {
-		layout_tmap_resize(&t->m, cols);
+		/* a resize keeps the visible time span and the cursor's time */
+		int64_t at = layout_col2t(&t->m, t->col);
+		if (t->fitted)
+			layout_tmap_rescale(&t->m, cols);
+		else
+			layout_tmap_resize(&t->m, cols);
+		long c = layout_t2col(&t->m, at);
+		t->col = c < 0 ? 0 : c >= cols ? cols - 1 : (int)c;
 		if (!t->fitted && store_event_count(S(t))) {
 			layout_tmap_fit(&t->m, tlview_t_lo(t), t_hi(t), cols);
 			t->fitted = 1;
@@ -311,6 +322,7 @@ void tlview_goto_gpu(struct view *v, int32_t rank, int32_t gpu)
 		return;
 	t->row = row;
 	t->pinned = 0;
+	t->follow = 0;   /* a jump: the view stays on the evidence */
 	keep_row_visible(t);
 }
 
@@ -359,13 +371,12 @@ static int tl_key(struct view *v, int ch)
 	case 'Z': tlnav_zoom_step(t); break;
 	case '[': tlnav_lane_step(t, -1); return UI_HANDLED;
 	case ']': tlnav_lane_step(t, 1); return UI_HANDLED;
-	case ' ': case '\n': case '\r': case KEY_ENTER:
+	case '\n': case '\r': case KEY_ENTER:
+		/* Space is not here: it is the global pause key, everywhere */
 		if (tlview_lane_of(t, t->row) == UINT32_MAX)
 			lanes_toggle(&t->L, t->row);
-		else if (ch != ' ')
-			tlnav_zoom_sel(t);
 		else
-			return UI_UNHANDLED; /* space: the global pause key */
+			tlnav_zoom_sel(t);
 		return UI_HANDLED;
 	case 'e': tlnav_expand(t); return UI_HANDLED;
 	case 'o': lanes_fold_all(&t->L, 1); t->row = t->top = 0; break;
@@ -378,7 +389,7 @@ static int tl_key(struct view *v, int ch)
 			tlview_goto(v, peer);
 		return UI_HANDLED;
 	}
-	case '/': ui_prompt(v->app, v, "search (regex, Enter alone repeats): /", "", tlnav_search_done); return UI_HANDLED;
+	case '/': ui_prompt(v->app, v, "search from the cursor (regex, case-insensitive; Enter alone repeats): /", "", tlnav_search_done); return UI_HANDLED;
 	case 'n': tlnav_search(t, 1); return UI_HANDLED;
 	case 'N': tlnav_search(t, -1); return UI_HANDLED;
 	case 'g': ui_prompt(v->app, v, "go to time from start: ", "", tlnav_goto_done); return UI_HANDLED;
@@ -447,6 +458,7 @@ static int tl_back(struct view *v)
 	struct tlview *t = (struct tlview *)v;
 	if (t->marking) {
 		t->marking = 0;
+		tlarea_clear(t);
 		gt_table_free(t->mark_kernels);
 		t->mark_kernels = NULL;
 		return 1;
@@ -463,6 +475,7 @@ static void tl_free(struct view *v)
 	if (t->has_re)
 		regfree(&t->re);
 	gt_table_free(t->mark_kernels);
+	tlarea_clear(t);
 	free(t->steps);
 	free(t->bk);
 	free(t->bk2);

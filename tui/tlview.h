@@ -24,6 +24,14 @@ struct tl_depth {
 	int64_t built_ns;   /* monotonic time of its last full build */
 };
 
+/* one name of an area selection: its events' time inside the area */
+struct tl_area_name {
+	uint32_t name;
+	uint64_t count;
+	int64_t total_ns;
+};
+#define TL_AREA_TOP 16
+
 struct tlview {
 	struct view v;
 	struct lanes L;
@@ -38,6 +46,15 @@ struct tlview {
 	int marking;
 	int64_t mark_t0, mark_t1;
 	struct gt_table *mark_kernels;   /* kernels report over the range, or NULL */
+	/* area selection (tlarea.c): the second m on another row than the
+	   first marks the lanes between them; narea 0 = a time range only */
+	size_t mark_row0;         /* visible row of the first m */
+	uint32_t *area_lanes;
+	size_t narea;
+	uint64_t area_events;
+	int64_t area_busy_ns;     /* sum over the lanes of each lane's busy union */
+	struct tl_area_name area_top[TL_AREA_TOP];
+	size_t area_ntop;
 	/* search */
 	regex_t re;
 	int has_re;
@@ -80,6 +97,13 @@ void tldetail_mark(struct tlview *t);
 /* event name for display, demangled */
 const char *tldetail_name(const struct gt_store *s, const struct gt_event *e,
 			  char *buf, size_t len);
+
+/* tlarea.c: the aggregate of the area [mark_t0, mark_t1) x the lanes of
+ * visible rows a..b; 0, or -1 (no lanes, no memory: the area is cleared) */
+int tlarea_compute(struct tlview *t, size_t row_a, size_t row_b);
+void tlarea_draw(struct tlview *t, const struct lrect *r);
+/* forget the area (a plain time mark stays) */
+void tlarea_clear(struct tlview *t);
 
 /* tlview.c: the lane shown on visible row v (a lane or one of its depth
  * rows), or UINT32_MAX for a group row */

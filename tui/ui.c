@@ -41,6 +41,13 @@ double ui_now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+int ui_recompute_due(const struct app *a, int dirty, int stale, double computed_ms)
+{
+	if (dirty)
+		return 1;
+	return stale && !a->paused && ui_now_ms() - computed_ms >= UI_RECOMPUTE_MS;
+}
+
 void ui_busy(struct app *a, const char *msg)
 {
 	(void)a;

@@ -60,6 +60,8 @@ struct app {
 	int paused;
 	char msg[160];            /* transient message in the status line */
 	char range[96];           /* the trace view's visible or marked range */
+	int follow;               /* the trace view follows the newest data (live) */
+	char cursor[48];          /* the trace view's cursor time, "cursor +1.234ms" */
 	char src_status[128];     /* from src->status */
 	/* one-line prompt (search, go to time, filter) */
 	int prompting;
@@ -92,6 +94,10 @@ static inline int ui_ref_ok(const struct gt_store *s, struct gt_ref r)
 double ui_now_ms(void);
 /* analysis pages recompute a changed (live) store at most this often */
 #define UI_RECOMPUTE_MS 2000.0
+/* 1 when an analysis page should compute its report now: asked for
+ * (dirty), or the store changed (stale), UI_RECOMPUTE_MS have passed since
+ * computed_ms and the view is not paused (paused: the page holds still) */
+int ui_recompute_due(const struct app *a, int dirty, int stale, double computed_ms);
 /* show "msg" in the status line at once (before a long computation) */
 void ui_busy(struct app *a, const char *msg);
 /* focus a view (VIEW_*) */
@@ -122,11 +128,15 @@ void pview_show_rank(struct view *v, int32_t rank);
 
 /* tables.c: draw a gt_table: header, rows[0..nrows) (indices into the
  * table), the selected one highlighted; a column named "Name" goes last
- * and gets the remaining width; columns "... (ns)" print as durations */
+ * and gets the remaining width (at least what name_wide asks), a name too
+ * long for it is cut in the middle; columns "... (ns)" print as durations;
+ * the sort column's heading ends in " ▼" / " ▲" (" v" / " ^" in ASCII) */
 struct tables_state {
 	size_t top, sel;          /* first shown, selected (indices into rows[]) */
 	int sort_col, sort_desc;  /* -1 = unsorted */
 	int left;                 /* first non-name column shown */
+	int name_wide;            /* 0 normal, 1 half, 2 three quarters of the width
+				     for the name column (the kernel page's w key) */
 };
 void tables_draw(const struct gt_table *t, struct tables_state *st, struct lrect r,
 		 const size_t *rows, size_t nrows);

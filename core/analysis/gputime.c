@@ -3,7 +3,10 @@
  * per rank and GPU over a scope: temporal breakdown (span, idle, compute,
  * non-compute), communication/compute overlap, kernel launch statistics,
  * and per stream the idle time by category and the queue length.
- * Launch calls are found through a corr -> launch map per rank.
+ * Launch calls are found through a corr -> launch map per rank.  GPU
+ * annotation lanes (pid < 0: Kineto's gpu_user_annotation, XPlane's derived
+ * lines such as "TensorFlow Ops", whose ids may be negative) are no
+ * streams: they get no row and none of their events count.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +17,12 @@
 #include "ivl.h"
 
 enum { K_COMPUTE = 0, K_COMM, K_MEM, K_N };
+
+/* 1 when a GPU lane is a CUDA stream, 0 for an annotation lane */
+static int is_stream(const struct gt_lane *l)
+{
+	return l->key.pid >= 0 && l->key.id >= 0;
+}
 
 
 void gputime_result_done(struct gputime_result *r)
@@ -182,6 +191,8 @@ static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const st
 	size_t cap = 0;
 	for (long k = 0; k < ng; k++) {
 		size_t first, last;
+		if (!is_stream(store_lane_at(s, gl[k])))
+			continue;
 		store_lane_range(store_lane_at(s, gl[k]), t0, t1, &first, &last);
 		cap += last - first;
 	}
@@ -191,6 +202,8 @@ static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const st
 	}
 	for (long k = 0; k < ng; k++) {
 		const struct gt_lane *l = store_lane_at(s, gl[k]);
+		if (!is_stream(l))
+			continue;
 		struct gputime_stream *st = &out->streams[out->nstreams];
 		memset(st, 0, sizeof(*st));
 		st->rank = rank;

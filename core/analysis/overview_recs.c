@@ -25,6 +25,33 @@
 
 #define REC_MAX 16
 
+static const char *const kind_names[OVERVIEW_K_COUNT] = {
+	[OVERVIEW_K_OTHER] = "",
+	[OVERVIEW_K_INPUT_BOUND] = "input-bound",
+	[OVERVIEW_K_LAUNCH_BOUND] = "launch-bound",
+	[OVERVIEW_K_STRAGGLER] = "straggler",
+	[OVERVIEW_K_COMM_BOUND] = "comm-bound",
+	[OVERVIEW_K_COPY_HEAVY] = "copy-heavy",
+	[OVERVIEW_K_STAGGERED] = "staggered",
+	[OVERVIEW_K_HOST_BOUND] = "host-bound",
+	[OVERVIEW_K_LOW_UTILIZATION] = "low-utilization",
+	[OVERVIEW_K_SLOW_COLLECTIVES] = "slow-collectives",
+};
+
+const char *overview_kind_name(enum overview_kind k)
+{
+	return (unsigned)k < OVERVIEW_K_COUNT ? kind_names[k] : "";
+}
+
+/* the enum of a kind's text (OTHER when it is none of them) */
+static enum overview_kind kind_of(const char *kind)
+{
+	for (int k = 1; kind && k < OVERVIEW_K_COUNT; k++)
+		if (!strcmp(kind, kind_names[k]))
+			return (enum overview_kind)k;
+	return OVERVIEW_K_OTHER;
+}
+
 static struct overview_rec *add(struct overview_result *r, enum overview_severity sev,
 				const char *kind, double value, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
@@ -38,6 +65,7 @@ static struct overview_rec *add(struct overview_result *r, enum overview_severit
 	memset(x, 0, sizeof(*x));
 	x->severity = sev;
 	x->kind = kind;
+	x->kid = kind_of(kind);
 	x->value = value;
 	x->rank = x->gpu = -1;
 	x->step0 = x->step1 = -1;

@@ -5,8 +5,10 @@
  * xplane.c reads a file whole (kread: plain or gzip) and hands the bytes to
  * xplane_map.c, which unpacks them with the protoc-c code generated from
  * xplane.proto one level at a time (space -> packed planes -> packed lines
- * -> one line's events, the line in an arena that is reset after it) and
- * maps planes, lines and events into the store under one rank.
+ * -> one line's events -> one event with its stats still packed, each in
+ * an arena that is reset after it) and maps planes, lines and events into
+ * the store under one rank; xplane_memo.c unpacks each distinct stat of a
+ * plane once.
  * xplane_dir.c finds the run (host files) in a TensorBoard log directory.
  */
 #ifndef GTRACE_XPLANE_H

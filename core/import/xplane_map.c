@@ -26,7 +26,6 @@
 typedef Tensorflow__Profiler__XSpacePacked XSpaceP;
 typedef Tensorflow__Profiler__XPlanePacked XPlaneP;
 typedef Tensorflow__Profiler__XLinePacked XLine;
-typedef Tensorflow__Profiler__XEvent XEvent;
 
 enum { PL_HOST, PL_GPU, PL_OTHER };
 
@@ -112,29 +111,16 @@ static int map_event(struct xpmap *m, int pk, int stream, int steps_line, const 
 		     const ProtobufCBinaryData *raw, uint32_t lane)
 {
 	xplane_meta_arena_reset(&m->earena);   /* the previous event's memory */
-	XEvent bare = TENSORFLOW__PROFILER__XEVENT__INIT, *xe = &bare;
-	if (m->bare) {
-		/* stats not needed on this line: left packed */
-		Tensorflow__Profiler__XEventBare *b =
-			tensorflow__profiler__xevent_bare__unpack(&m->earena.pa, raw->len, raw->data);
-		if (!b)
-			return -EINVAL;
-		bare.metadata_id = b->metadata_id;
-		bare.duration_ps = b->duration_ps;
-		bare.data_case = b->data_case == TENSORFLOW__PROFILER__XEVENT_BARE__DATA_OFFSET_PS ?
-				 TENSORFLOW__PROFILER__XEVENT__DATA_OFFSET_PS :
-				 b->data_case == TENSORFLOW__PROFILER__XEVENT_BARE__DATA_NUM_OCCURRENCES ?
-				 TENSORFLOW__PROFILER__XEVENT__DATA_NUM_OCCURRENCES :
-				 TENSORFLOW__PROFILER__XEVENT__DATA__NOT_SET;
-		bare.offset_ps = b->offset_ps;   /* the oneof's storage: same for both cases */
-	} else if (!(xe = tensorflow__profiler__xevent__unpack(&m->earena.pa, raw->len, raw->data))) {
+	/* the stats stay packed bytes: read through the memo, or not at all */
+	Tensorflow__Profiler__XEventBare *xe =
+		tensorflow__profiler__xevent_bare__unpack(&m->earena.pa, raw->len, raw->data);
+	if (!xe)
 		return -EINVAL;
-	}
-	if (xe->data_case == TENSORFLOW__PROFILER__XEVENT__DATA_NUM_OCCURRENCES) {
+	if (xe->data_case == TENSORFLOW__PROFILER__XEVENT_BARE__DATA_NUM_OCCURRENCES) {
 		m->st->aggregated++;
 		return 0;
 	}
-	int64_t off = xe->data_case == TENSORFLOW__PROFILER__XEVENT__DATA_OFFSET_PS ? xe->offset_ps : 0;
+	int64_t off = xe->data_case == TENSORFLOW__PROFILER__XEVENT_BARE__DATA_OFFSET_PS ? xe->offset_ps : 0;
 	int64_t dur = xe->duration_ps;
 	if (off < 0 || dur < 0 || off > INT64_MAX - dur || ln->timestamp_ns < 0 ||
 	    ln->timestamp_ns > XP_MAX_NS - (off + dur) / 1000 - 1) {
@@ -150,7 +136,7 @@ static int map_event(struct xpmap *m, int pk, int stream, int steps_line, const 
 	e.name = md ? md->name : 0;
 	unsigned nf = md ? md->flags : 0;
 	struct xpstats sv;
-	int rc = xplane_meta_stats(m, xe, &sv);
+	int rc = xplane_memo_stats(m, m->bare ? 0 : xe->n_stats, xe->stats, &sv);
 	if (rc)
 		return rc;
 	e.corr = sv.corr;
@@ -297,6 +283,7 @@ int xplane_map_space(void *buf, size_t len, int mapped, const char *name, int32_
 		m.st->planes++;
 		int32_t dev = -1;
 		int pk = plane_kind(pl->name ? pl->name : "", &dev);
+		xplane_memo_clear(&m);
 		if ((rc = xplane_meta_plane(&m, pl, pk == PL_GPU ? dev : -1)))
 			goto plane_oom;
 		for (size_t l = 0; l < pl->n_lines && !rc; l++) {
@@ -309,6 +296,9 @@ int xplane_map_space(void *buf, size_t len, int mapped, const char *name, int32_
 		}
 plane_oom:
 		xplane_meta_done(&m);
+		/* the line arena is kept from line to line (no new page faults),
+		 * given back after each plane */
+		xplane_meta_arena_done(&m.arena);
 	}
 	if (!rc)
 		rc = emit_steps(&m);
@@ -325,6 +315,7 @@ out:
 		tensorflow__profiler__xspace_packed__free_unpacked(sp, NULL);
 	xplane_meta_arena_done(&m.arena);
 	xplane_meta_arena_done(&m.earena);
+	xplane_memo_free(&m);
 	free(m.gsteps);
 	free(m.hsteps);
 	return rc;

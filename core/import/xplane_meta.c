@@ -22,7 +22,7 @@ struct xpchunk {
 };
 
 #define XP_CHUNK (1u << 20)
-#define XP_KEEP (64u << 20)        /* largest chunk kept between lines */
+#define XP_KEEP (1024u << 20)      /* largest chunk kept between lines (of one plane) */
 
 static void *arena_alloc(void *ad, size_t size)
 {
@@ -62,6 +62,10 @@ void xplane_meta_arena_init(struct xparena *a)
 
 void xplane_meta_arena_reset(struct xparena *a)
 {
+	if (a->head && !a->head->next) {   /* the common case: one chunk, kept */
+		a->head->used = 0;
+		return;
+	}
 	/* keep the largest chunk (reused by the next line without new page
 	 * faults), up to XP_KEEP; free the others */
 	struct xpchunk *keep = NULL, *c = a->head;
@@ -222,7 +226,7 @@ int xplane_meta_plane(struct xpmap *m, const Tensorflow__Profiler__XPlanePacked 
 	for (size_t i = 0; i < pl->n_stat_metadata; i++) {
 		const Tensorflow__Profiler__XStatMetadata *v = pl->stat_metadata[i]->value;
 		const char *n = v && v->name ? v->name : "";
-		m->stm[m->n_stm++] = (struct xpst){ pl->stat_metadata[i]->key, stat_role(n), n, 0 };
+		m->stm[m->n_stm++] = (struct xpst){ pl->stat_metadata[i]->key, stat_role(n), n, 0, 0, 0 };
 	}
 	qsort(m->ev, m->n_ev, sizeof(*m->ev), cmp_ev);
 	qsort(m->stm, m->n_stm, sizeof(*m->stm), cmp_st);
@@ -334,58 +338,45 @@ static void kernel_details(const char *t, struct gt_kconf *k)
 		k->occupancy_pct = (float)occ;
 }
 
-int xplane_meta_stats(struct xpmap *m, const Tensorflow__Profiler__XEvent *xe, struct xpstats *o)
+int xplane_meta_stat1(struct xpmap *m, const Tensorflow__Profiler__XStat *x, struct xpstat1 *r)
 {
-	memset(o, 0, sizeof(*o));
-	for (size_t i = 0; i < xe->n_stats; i++) {
-		const Tensorflow__Profiler__XStat *x = xe->stats[i];
-		const struct xpst *sm = stat_meta(m, x->metadata_id);
-		if (!sm || sm->role == XS_OTHER)
-			continue;
-		switch (sm->role) {
-		case XS_CORR: {
-			int64_t v = stat_int(x);
-			o->corr = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
-			o->have_corr = o->corr != 0;
+	memset(r, 0, sizeof(*r));
+	const struct xpst *sm = stat_meta(m, x->metadata_id);
+	r->stm = sm ? (uint32_t)(sm - m->stm) : UINT32_MAX;
+	r->role = sm ? sm->role : XS_OTHER;
+	switch (r->role) {
+	case XS_CORR:
+	case XS_GROUP:
+	case XS_STEPNUM:
+		r->ival = stat_int(x);
+		break;
+	case XS_KDET: {
+		/* a ref_value names a stat metadata entry: parse it once */
+		struct xpst *ref = x->value_case == TENSORFLOW__PROFILER__XSTAT__VALUE_REF_VALUE ?
+				   (struct xpst *)stat_meta(m, x->ref_value > INT64_MAX ? -1 :
+							    (int64_t)x->ref_value) : NULL;
+		if (ref && ref->kconf) {
+			r->kconf_id = ref->kconf;
 			break;
 		}
-		case XS_KDET: {
-			/* a ref_value names a stat metadata entry: parse it once */
-			struct xpst *r = x->value_case == TENSORFLOW__PROFILER__XSTAT__VALUE_REF_VALUE ?
-					 (struct xpst *)stat_meta(m, x->ref_value > INT64_MAX ? -1 :
-								  (int64_t)x->ref_value) : NULL;
-			o->have_kernel = 1;
-			if (r && r->kconf) {
-				o->kconf_id = r->kconf;
-				break;
-			}
-			kernel_details(stat_str(m, x), &o->kconf);
-			if (!(o->kconf_id = store_kconf(m->s, &o->kconf)))
-				return -ENOMEM;
-			if (r)
-				r->kconf = o->kconf_id;
-			break;
-		}
-		case XS_MCPY:
-		case XS_MSET: {
-			const char *t = stat_str(m, x);
-			*(sm->role == XS_MCPY ? &o->have_memcpy : &o->have_memset) = 1;
-			o->bytes = detail_u64(t, "size");
-			if (strstr(t, ":pinned"))
-				o->copy_flags |= GT_EVF_PINNED;
-			if (strstr(t, ":pageable"))
-				o->copy_flags |= GT_EVF_PAGEABLE;
-			break;
-		}
-		case XS_GROUP:
-			o->have_group = 1;
-			o->group = stat_int(x);
-			break;
-		case XS_STEPNUM:
-			o->have_stepnum = 1;
-			o->stepnum = stat_int(x);
-			break;
-		}
+		struct gt_kconf k;
+		kernel_details(stat_str(m, x), &k);
+		if (!(r->kconf_id = store_kconf(m->s, &k)))
+			return -ENOMEM;
+		if (ref)
+			ref->kconf = r->kconf_id;
+		break;
+	}
+	case XS_MCPY:
+	case XS_MSET: {
+		const char *t = stat_str(m, x);
+		r->bytes = detail_u64(t, "size");
+		if (strstr(t, ":pinned"))
+			r->copy_flags |= GT_EVF_PINNED;
+		if (strstr(t, ":pageable"))
+			r->copy_flags |= GT_EVF_PAGEABLE;
+		break;
+	}
 	}
 	return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * xplane_priv.h - private to the XPlane importer's files: the state of one
  * XSpace being mapped (xplane_map.c), a plane's metadata tables and an
- * event's stats (xplane_meta.c), and the arena one line is unpacked into.
+ * event's stats (xplane_meta.c, xplane_memo.c), and the arenas a line and
+ * an event are unpacked into.
  */
 #ifndef GTRACE_XPLANE_PRIV_H
 #define GTRACE_XPLANE_PRIV_H
@@ -48,7 +49,21 @@ struct xpst {
 	uint8_t role;
 	const char *name;          /* the plane's copy (valid while the plane is) */
 	uint32_t kconf;            /* kernel_details parsed from this name (ref_value), 0 = not yet */
+	uint32_t stored, hits;     /* values of this stat put in the memo, memo hits */
 };
+
+/* what one stat says: its role and the values that role reads */
+struct xpstat1 {
+	uint8_t role;              /* XS_* */
+	uint16_t copy_flags;       /* XS_MCPY / XS_MSET: GT_EVF_PINNED / GT_EVF_PAGEABLE */
+	uint32_t stm;              /* index in xpmap.stm, UINT32_MAX = unknown metadata id */
+	uint32_t kconf_id;         /* XS_KDET: the store's kconf id */
+	int64_t ival;              /* XS_CORR, XS_GROUP, XS_STEPNUM: the value */
+	uint64_t bytes;            /* XS_MCPY / XS_MSET: size */
+};
+
+#define XPM_KEY 31                 /* longest stat (packed bytes) the memo keeps */
+struct xpmemo_ent;
 
 struct xpstep {
 	int64_t num, t0, t1;
@@ -62,6 +77,7 @@ struct xpmap {
 	struct xparena earena;     /* the current event */
 	uint8_t line_copy;         /* copy direction the current line's name gives */
 	uint8_t bare;              /* the current line's event stats are not read */
+	struct xpmemo_ent *memo;   /* the current plane's stats by packed bytes (xplane_memo.c) */
 	/* the current plane's metadata, sorted by id */
 	struct xpev *ev;
 	size_t n_ev;
@@ -81,7 +97,6 @@ struct xpstats {
 	int64_t group, stepnum;
 	uint64_t bytes;
 	uint16_t copy_flags;       /* GT_EVF_PINNED / GT_EVF_PAGEABLE */
-	struct gt_kconf kconf;
 	uint32_t kconf_id;         /* the store's id of kconf (have_kernel) */
 };
 
@@ -91,7 +106,15 @@ int xplane_meta_plane(struct xpmap *m, const Tensorflow__Profiler__XPlanePacked 
 void xplane_meta_done(struct xpmap *m);
 /* the event metadata of id, or NULL */
 const struct xpev *xplane_meta_event(struct xpmap *m, int64_t id);
-/* read an event's stats; 0 or -ENOMEM */
-int xplane_meta_stats(struct xpmap *m, const Tensorflow__Profiler__XEvent *xe, struct xpstats *out);
+/* what one unpacked stat says (kernel_details interned); 0 or -ENOMEM */
+int xplane_meta_stat1(struct xpmap *m, const Tensorflow__Profiler__XStat *x, struct xpstat1 *r);
+
+/* read an event's packed stats (xplane_memo.c), in order, a later stat of
+ * a role overriding an earlier one; 0, -EINVAL (a damaged stat) or -ENOMEM */
+int xplane_memo_stats(struct xpmap *m, size_t n, const ProtobufCBinaryData *stats,
+		      struct xpstats *out);
+/* forget the memo (a new plane: new stat ids) / free it */
+void xplane_memo_clear(struct xpmap *m);
+void xplane_memo_free(struct xpmap *m);
 
 #endif

@@ -213,11 +213,30 @@ enum overview_evidence {
 	OVERVIEW_EV_TIME          /* t0..t1 */
 };
 
+/* what a recommendation is about; overview_kind_name() gives its rec->kind */
+enum overview_kind {
+	OVERVIEW_K_OTHER = 0,
+	OVERVIEW_K_INPUT_BOUND,
+	OVERVIEW_K_LAUNCH_BOUND,
+	OVERVIEW_K_STRAGGLER,
+	OVERVIEW_K_COMM_BOUND,
+	OVERVIEW_K_COPY_HEAVY,
+	OVERVIEW_K_STAGGERED,
+	OVERVIEW_K_HOST_BOUND,
+	OVERVIEW_K_LOW_UTILIZATION,
+	OVERVIEW_K_SLOW_COLLECTIVES,
+	OVERVIEW_K_COUNT
+};
+
+/* "input-bound" for OVERVIEW_K_INPUT_BOUND, ...; "" for OTHER and out of range */
+const char *overview_kind_name(enum overview_kind k);
+
 struct overview_rec {
 	enum overview_severity severity;
 	const char *kind;   /* static: "input-bound", "launch-bound", "straggler",
 			       "comm-bound", "copy-heavy", "staggered", "host-bound",
-			       "low-utilization" */
+			       "low-utilization", "slow-collectives" */
+	enum overview_kind kid;   /* the same as an enum (compare this, not the text) */
 	char text[512];
 	enum overview_evidence evidence;
 	int32_t rank, gpu;  /* -1 = n/a */

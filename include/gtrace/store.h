@@ -153,6 +153,11 @@ int store_reserve(struct gt_store *s, uint32_t lane, size_t n);
 /* sort lanes, build indexes and the correlation index; 0 or -ENOMEM */
 int store_finish(struct gt_store *s);
 
+/* add delta_ns to the start of every event of rank `rank` (rank -1 and 0
+ * are one) and finish the store again (after store_finish; a caller that
+ * cached query results recomputes them); 0 or -ENOMEM */
+int store_shift_rank(struct gt_store *s, int32_t rank, int64_t delta_ns);
+
 /* totals (valid after finish) */
 size_t store_event_count(const struct gt_store *s);
 int64_t store_t_min(const struct gt_store *s);   /* earliest start */

@@ -142,3 +142,53 @@ Test(gputime, report_csv_header)
 	gt_report_out_done(&o);
 	store_free(s);
 }
+
+/*
+ * GPU annotation lanes are no streams: the planted capture above plus, on
+ * GPU 0, a Kineto-like gpu_user_annotation lane (pid -1, id 7) and an
+ * XPlane-like "TensorFlow Ops" lane (pid -1, id -559038734), both with
+ * annotations over [0, 300000), wider than the GPU work.  Expected: the
+ * same two stream rows (7 and 8) and the same figures as without them
+ * (span 199005, idle 196995, compute 2000), as worked out above.
+ */
+Test(gputime, annotation_lanes_are_not_streams)
+{
+	struct gt_store *s = store_new();
+	uint32_t h = fx_lane(s, GT_LANE_HOST, 0, -1, 1);
+	uint32_t g7 = fx_lane(s, GT_LANE_GPU, 0, 0, 7);
+	uint32_t g8 = fx_lane(s, GT_LANE_GPU, 0, 0, 8);
+	struct gt_lane_key ka = { .type = GT_LANE_GPU, .rank = 0, .device = 0, .pid = -1, .id = 7 };
+	struct gt_lane_key kx = { .type = GT_LANE_GPU, .rank = 0, .device = 0, .pid = -1, .id = -559038734 };
+	uint32_t a = store_lane(s, &ka), x = store_lane(s, &kx);
+	cr_assert(a != UINT32_MAX && x != UINT32_MAX);
+	fx_add(s, h, GT_EV_RUNTIME, "cudaLaunchKernel", 900, 950, 1, 0);
+	fx_add(s, h, GT_EV_RUNTIME, "cudaLaunchKernel", 960, 1000, 2, 0);
+	fx_add(s, h, GT_EV_RUNTIME, "cudaLaunchKernel", 1400, 1450, 4, 0);
+	fx_add(s, h, GT_EV_RUNTIME, "cudaLaunchKernel", 102000, 102900, 3, 0);
+	fx_add(s, g7, GT_EV_KERNEL, "gemm", 1000, 2000, 1, 0);
+	fx_add(s, g7, GT_EV_KERNEL, "gemm", 2010, 3000, 2, 0);
+	fx_add(s, g7, GT_EV_KERNEL, "relu", 103000, 103005, 3, 0);
+	fx_add(s, g7, GT_EV_KERNEL, "relu", 200000, 200005, 0, 0);
+	fx_add(s, g8, GT_EV_KERNEL, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 1500, 2500, 4, 0);
+	fx_add(s, a, GT_EV_GPU_ANNOT, "forward", 0, 150000, 0, 0);
+	fx_add(s, a, GT_EV_GPU_ANNOT, "backward", 150000, 300000, 0, 0);
+	fx_add(s, x, GT_EV_GPU_ANNOT, "MatMul", 0, 300000, 1, 0);
+	cr_assert_eq(store_finish(s), 0);
+	struct gputime_result r;
+	char err[128];
+	cr_assert_eq(gputime_compute(s, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(r.ngpus, 1);
+	cr_expect_eq(r.gpus[0].span_ns, 199005);
+	cr_expect_eq(r.gpus[0].idle_ns, 196995);
+	cr_expect_eq(r.gpus[0].compute_ns, 2000);
+	cr_expect_eq(r.gpus[0].kernels, 5);
+	cr_assert_eq(r.nstreams, 2);
+	for (size_t i = 0; i < r.nstreams; i++)
+		cr_expect(r.streams[i].stream == 7 || r.streams[i].stream == 8, "stream %lld",
+			  (long long)r.streams[i].stream);
+	const struct gputime_stream *st = r.streams[0].stream == 7 ? &r.streams[0] : &r.streams[1];
+	cr_expect_eq(st->gaps, 3);
+	cr_expect_eq(st->other_ns, 96995);
+	gputime_result_done(&r);
+	store_free(s);
+}

@@ -32,6 +32,9 @@ static const struct overview_rec *only_alarm(const struct overview_result *r, co
 	const struct overview_rec *hit = NULL;
 	for (size_t i = 0; i < r->nrecs; i++) {
 		const struct overview_rec *x = &r->recs[i];
+		/* the enum and the text name the same kind, every one a known kind */
+		cr_expect(x->kid != OVERVIEW_K_OTHER && !strcmp(overview_kind_name(x->kid), x->kind),
+			  "[%s] has kind enum %d (%s)", x->kind, (int)x->kid, overview_kind_name(x->kid));
 		if (x->severity < OVERVIEW_WARN)
 			continue;
 		cr_expect(kind && !strcmp(x->kind, kind), "unexpected alarm [%s] %s", x->kind, x->text);
@@ -119,6 +122,7 @@ Test(overview, input_bound, .timeout = 60)
 	struct gt_store *s;
 	run(SIM_INPUT_BOUND, 1, 4, &r, &t, &s);
 	const struct overview_rec *x = only_alarm(&r, "input-bound");
+	cr_assert_eq(x->kid, OVERVIEW_K_INPUT_BOUND);
 	cr_assert_eq(r.pl.verdict, PL_HIGHLY);
 	cr_expect(fabs(r.pl.avg_pct[PL_HOST_WAIT] - t.input_pct) < 3.0, "host wait %.1f vs planted %.1f",
 		  r.pl.avg_pct[PL_HOST_WAIT], t.input_pct);

@@ -517,3 +517,58 @@ Test(xplane_real, export_roundtrip)
 	store_free(s);
 	unlink(out);
 }
+
+/* stats that repeat byte for byte are read once per plane (xplane_memo.c):
+ * the same bytes mean another stat in another plane (ids are per plane),
+ * repeated and unique stats mixed on many events all read right */
+Test(xplane_own, repeated_stats_per_plane)
+{
+	XSpace *sp = xpw_space("hostA");
+	int64_t base = 1700000000000000000LL;
+	XPlane *g0 = xpw_plane(sp, "/device:GPU:0"), *g1 = xpw_plane(sp, "/device:GPU:1");
+	/* stat id 1000 is group_id on GPU 0, correlation_id on GPU 1 */
+	cr_assert_eq(xpw_statmeta(g0, "group_id"), 1000);
+	cr_assert_eq(xpw_statmeta(g1, "correlation_id"), 1000);
+	int64_t k0 = xpw_evmeta(g0, "k0", NULL), c0 = xpw_evmeta(g0, "copy", NULL);
+	int64_t k1 = xpw_evmeta(g1, "k1", NULL);
+	XLine *s7 = xpw_line(g0, 7, "Stream #7(Compute)", base);
+	XLine *s8 = xpw_line(g0, 8, "Stream #8(MemcpyH2D)", base);
+	XLine *t7 = xpw_line(g1, 7, "Stream #7(Compute)", base);
+	for (int i = 0; i < 300; i++) {
+		XEvent *e = xpw_event(s7, k0, (int64_t)i * 10000000, 5000000);
+		xpw_stat_int(g0, e, "group_id", 42);                 /* the same bytes 300 times */
+		xpw_stat_str(g0, e, "kernel_details", i % 2 ? "regs:32 grid:2,1,1 block:64,1,1" :
+			     "regs:16 grid:1,1,1 block:32,1,1");
+		xpw_stat_int(g0, e, "context_id", 7919 * (int64_t)i);  /* unique: not kept after a while */
+		e = xpw_event(s8, c0, (int64_t)i * 10000000, 1000000);
+		xpw_stat_str(g0, e, "memcpy_details", i < 100 ? "size:1000 dest:0" : "size:7 dest:0");
+		xpw_stat_int(g0, e, "id", 100000 + i);
+		e = xpw_event(t7, k1, (int64_t)i * 10000000, 5000000);
+		xpw_stat_int(g1, e, "correlation_id", i ? 1000 + i : 42);   /* i = 0: GPU 0's group bytes */
+	}
+	struct gt_store *s = load_space(sp);
+	const struct gt_lane *a = lane_of(s, 0, GT_LANE_GPU, 0, 0, 7), *b = lane_of(s, 0, GT_LANE_GPU, 0, 0, 8);
+	const struct gt_lane *c = lane_of(s, 0, GT_LANE_GPU, 1, 0, 7);
+	cr_assert(a && b && c);
+	cr_assert_eq(count_on(a, GT_EV_KERNEL, NULL, NULL), 300);
+	uint64_t bytes = 0;
+	cr_assert_eq(count_on(b, GT_EV_MEMCPY, NULL, &bytes), 300);
+	cr_expect_eq(bytes, 100 * 1000 + 200 * 7);
+	size_t no_corr = 0, regs32 = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		no_corr += a->ev[i].corr == 0;
+		const struct gt_kconf *kc = store_kconf_at(s, gt_event_kconf(&a->ev[i]));
+		cr_assert(kc);
+		regs32 += kc->regs_per_thread == (i % 2 ? 32u : 16u) && kc->grid[0] == (i % 2 ? 2u : 1u);
+	}
+	cr_expect_eq(no_corr, 300);    /* a group_id is no correlation id */
+	cr_expect_eq(regs32, 300);
+	cr_assert_eq(c->n, 300);
+	cr_expect_eq(c->ev[0].corr, 42);
+	size_t ok = 0;
+	for (size_t i = 1; i < c->n; i++)
+		ok += c->ev[i].corr == 1000 + i;
+	cr_expect_eq(ok, 299);
+	store_free(s);
+	xpw_reset();
+}

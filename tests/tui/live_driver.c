@@ -4,7 +4,8 @@
  * it into the store on the UI thread, reports its state, saves on W and
  * pauses on p.  Run by tui_tmux.py's "live" case inside tmux.
  *
- *   live_driver STEPS      (stops producing after STEPS steps)
+ *   live_driver STEPS [SCENARIO]   (stops producing after STEPS steps;
+ *                                   the simulator's scenario, default balanced)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +64,12 @@ int main(int argc, char **argv)
 {
 	struct live lv = { .steps = argc > 1 ? atoi(argv[1]) : 20 };
 	struct gt_store *s = store_new();
-	struct sim_opts o = { .gpus = 2, .steps = lv.steps, .scenario = SIM_BALANCED };
+	int sc = argc > 2 ? sim_scenario_parse(argv[2]) : SIM_BALANCED;
+	if (sc < 0) {
+		fprintf(stderr, "live_driver: unknown scenario '%s'\n", argv[2]);
+		return 2;
+	}
+	struct sim_opts o = { .gpus = 2, .steps = lv.steps, .scenario = (enum sim_scenario)sc };
 	char err[256];
 	lv.sim = s ? sim_new(&o, s, err, sizeof(err)) : NULL;
 	if (!lv.sim || store_finish(s)) {

@@ -359,3 +359,44 @@ Test(demangle, short_names)
 	cr_expect_str_eq(demangle_short("void clover::par_ranged2d_kernel<accelerate_kernel(int, int)::[lambda(int, int) (instance 1)]>(clover::Range2d, T1)", b, sizeof(b)),
 			 "par_ranged2d_kernel<accelerate_kernel>");
 }
+
+Test(layout, ellipsize_keeps_both_ends)
+{
+	char b[128];
+	/* 40 characters into 20: 7 of the start, the ellipsis, 12 of the end */
+	const char *k = "sm90_xmma_gemm_f16f16_nt_n_tilesize128x128x64";
+	cr_expect_str_eq(layout_ellipsize(k, 20, 0, b, sizeof(b)), "sm90_xm~ze128x128x64");
+	cr_expect_eq(strlen(b), 20);
+	/* as above with 20 cells: 7 + 1 + 12 */
+	cr_expect_str_eq(layout_ellipsize(k, 20, 1, b, sizeof(b)), "sm90_xm\u2026ze128x128x64");
+	/* fits: unchanged */
+	cr_expect_str_eq(layout_ellipsize("gemm", 4, 1, b, sizeof(b)), "gemm");
+	cr_expect_str_eq(layout_ellipsize("gemm", 0, 1, b, sizeof(b)), "");
+	/* three names alike at the start stay apart */
+	char x[64], y[64];
+	layout_ellipsize("sm90_xmma_gemm_f16f16_f16f32_nt_n_tilesize128x128x64", 24, 1, x, sizeof(x));
+	layout_ellipsize("sm90_xmma_gemm_f16f16_f16f32_nt_n_tilesize256x128x64", 24, 1, y, sizeof(y));
+	cr_expect_str_neq(x, y);
+	/* multi-byte characters count as one cell each and are never split */
+	cr_expect_str_eq(layout_ellipsize("\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9abcdef", 6, 1, b, sizeof(b)),
+			 "\u00e9\u00e9\u2026def");
+}
+
+Test(layout, rescale_keeps_the_span)
+{
+	/* 80 columns of 15.5 ms (1.24 s) onto 200 columns: 6.2 ms each, same span */
+	struct layout_tmap m = { .t0_ns = 1000, .ns_per_col = 15500000, .cols = 80 };
+	layout_tmap_rescale(&m, 200);
+	cr_expect_eq(m.cols, 200);
+	cr_expect_eq(m.t0_ns, 1000);
+	cr_expect_eq(m.ns_per_col, 6200000);
+	/* back to 80: the span again */
+	layout_tmap_rescale(&m, 80);
+	cr_expect_eq(m.ns_per_col, 15500000);
+	/* a span not divisible by the width rounds the column up: 10 ns on 3 */
+	struct layout_tmap n = { .t0_ns = 0, .ns_per_col = 1, .cols = 10 };
+	layout_tmap_rescale(&n, 3);
+	cr_expect_eq(n.ns_per_col, 4);
+	layout_tmap_rescale(&n, 100);
+	cr_expect_eq(n.ns_per_col, 1);
+}

@@ -94,6 +94,12 @@ def type_text(text):
     time.sleep(0.05)
 
 
+def clear_msg():
+    """a message takes precedence in the status line: open and close the help
+    (keys that change nothing) so that the next frame shows the fixed fields"""
+    keys("?", "?")
+
+
 def search_to(regex):
     """`/` search for an exact name (regex ^name$) and wait until the detail
     pane shows that event; return the screen"""
@@ -252,13 +258,13 @@ def case_kernels():
         fail("not sorted by total time, largest first", s)
     # reverse
     keys("r")
-    s = wait_for(r"Total Time\^")
+    s = wait_for(r"Total Time \u25b2")
     pct = [r[0] for r in table_rows(s)]
     if pct != sorted(pct):
         fail("r did not reverse the order", s)
     # sort by the next column (Instances), descending
     keys(">")
-    s = wait_for(r"Instancesv")
+    s = wait_for(r"Instances \u25bc")
     inst = [r[2] for r in table_rows(s)]
     if inst != sorted(inst, reverse=True):
         fail("not sorted by Instances", s)
@@ -545,6 +551,8 @@ def case_homeend():
     type_text("99999s")
     keys("Enter")
     s = wait_for(r"outside the capture")
+    clear_msg()
+    s = wait_for(r"dropped .* view \+")
     unit = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
     m = re.search(r"\| ([0-9.]+)(ns|us|ms|s) \| dropped .* view \+([0-9.]+)(ns|us|ms|s) \(", s)
     if not m or float(m.group(3)) * unit[m.group(4)] > float(m.group(1)) * unit[m.group(2)]:
@@ -941,8 +949,9 @@ def case_nesting():
     wait_for(r"depth 1, inside ProfilerStep#5")
     # the next launch after the conv2d (raw JSON, same stack rule: depth 5, in
     # ProfilerStep#5 > conv2d > convolution > _convolution > cudnn_convolution);
-    # c to its kernel and back lands on its depth row: one row up is its parent
-    keys("/")
+    # c to its kernel and back lands on its depth row: one row up is its parent.
+    # Search starts at the cursor: Home puts it at the start of the capture
+    keys("Home", "/")
     type_text("^cudaLaunchKernel$")
     keys("Enter")
     s = wait_for(r"\[cuda_runtime\] cudaLaunchKernel")
@@ -1306,6 +1315,466 @@ def case_recwrap():
     flat = " ".join(l.strip() for l in s.splitlines())
     if "raise DataLoader workers or prefetch" not in flat:
         fail("the selected recommendation is cut before its advice", s)
+    quit_ok()
+
+
+def start_live(steps, scenario="balanced", w=120, h=40):
+    """run the live driver (a simulated capture, one step per 100 ms poll)"""
+    drv = os.path.join(BUILD, "tests", "tui", "live_driver")
+    if not os.path.exists(drv):
+        fail("no live driver at " + drv)
+    cmd = "env LANG=C.UTF-8 TERM=xterm-256color %s %d %s; echo EXIT=$?; sleep 600" % (
+        os.path.abspath(drv), steps, scenario)
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", str(w), "-y", str(h), cmd)
+    tmux("set-option", "-t", "t", "status", "off", check=False)
+
+
+def live_step(s):
+    m = re.search(r"live: \w+, step (\d+) of", s)
+    return int(m.group(1)) if m else -1
+
+
+def wait_steps(n, timeout=40):
+    """wait until the live capture has produced n more steps; return the screen"""
+    s = screen()
+    first = live_step(s)
+    end = time.time() + timeout
+    while time.time() < end:
+        s = screen()
+        if live_step(s) >= first + n:
+            return s
+        time.sleep(0.1)
+    fail("the live capture did not grow by %d steps" % n, s)
+
+
+def case_livepause():
+    """Space always pauses (also on a group row, where it used to fold the
+    group), the status says paused (never follow) while paused"""
+    start_live(400)
+    s = wait_for(r"live: recording, step \d+ of 400")
+    wait_for(r"view \+\S+ \(\S+\) follow")
+    # the cursor starts on the first row, a group header
+    keys("Space")
+    wait_for(r"view paused, capture continues")
+    clear_msg()
+    s = wait_for(r"live: paused.*view \+")
+    if re.search(r"\) follow", s):
+        fail("the status says follow while paused", s)
+    if not re.search(r"view \+\S+ \(\S+\) paused", s):
+        fail("the status does not say paused", s)
+    if "GPU 1" not in s:
+        fail("Space folded the group instead of pausing", s)
+    keys("Space")
+    wait_for(r"live: recording")
+    wait_for(r"\) follow")
+    # paused on another page, the status says paused too (not the trace
+    # view's last "follow")
+    keys("2")
+    wait_for(r"Total Time")
+    keys("Space")
+    wait_for(r"view paused, capture continues")
+    clear_msg()
+    s = wait_for(r"live: paused.*view \+")
+    if re.search(r"\) follow", s) or not re.search(r"\) paused", s):
+        fail("the kernel page's status does not say paused", s)
+    keys("Space", "1")
+    wait_for(r"live: recording")
+    # Enter still folds a group row
+    keys("Enter")
+    s = wait_for(r"live: recording")
+    keys("q")
+    s = wait_for(r"^EXIT=\d+", 10)
+    if "EXIT=0" not in s:
+        fail("live driver did not exit with 0", s)
+
+
+def inst_count(s):
+    m = re.search(r"^ (\d+) instances  total", s, re.M)
+    return int(m.group(1)) if m else -1
+
+
+def case_livedrill():
+    """kernel instances opened in a live view stay open across refreshes and
+    grow in place; paused, the page holds still while the capture grows"""
+    start_live(400)
+    wait_for(r"live: recording, step \d+ of 400")
+    keys("2")
+    wait_for(r"Total Time")
+    # a loaded machine can lose a key sent while the page computes: Enter
+    # again if the list did not open (whether it stays open is checked below)
+    for attempt in range(3):
+        keys("Enter")
+        end = time.time() + 4
+        while time.time() < end and not re.search(r"^ instances of ", screen(), re.M):
+            time.sleep(0.1)
+        if re.search(r"^ instances of ", screen(), re.M):
+            break
+    s = wait_for(r"^ instances of ")
+    title = re.search(r"^ instances of (.*)$", s, re.M).group(1).strip()
+    n0 = inst_count(s)
+    # two recomputations (every 2 s) while data keeps coming
+    s = wait_steps(20)
+    time.sleep(2.5)
+    s = screen()
+    if not re.search(r"^ instances of ", s, re.M):
+        fail("the instance list closed on a live update", s)
+    if title not in s:
+        fail("the instance list changed kernel (was %s)" % title, s)
+    n1 = inst_count(s)
+    if n1 <= n0:
+        fail("the open instance list did not update (%d, then %d instances)" % (n0, n1), s)
+    # paused: the page holds still while the capture keeps arriving
+    keys("p")
+    s = wait_for(r"live: paused")
+    time.sleep(2.5)   # a recompute due before the pause has run by now
+    n2 = inst_count(screen())
+    wait_steps(30)
+    time.sleep(2.5)
+    s = screen()
+    if inst_count(s) != n2:
+        fail("the paused page changed (%d, then %d instances)" % (n2, inst_count(s)), s)
+    # the overview, opened while paused, holds still too (its event count)
+    keys("4")
+    s = wait_for(r"(\d+) events over")
+    ev0 = re.search(r"(\d+) events over", s).group(1)
+    wait_steps(20)
+    time.sleep(2.5)
+    s = screen()
+    m = re.search(r"(\d+) events over", s)
+    if not m or m.group(1) != ev0:
+        fail("the paused overview changed (%s events, then %s)" % (ev0, m and m.group(1)), s)
+    keys("2")
+    wait_for(r"^ instances of ")
+    # Esc goes back to the table, which still selects that kernel
+    keys("p", "Escape")
+    s = wait_for(r"Total Time")
+    keys("q")
+    s = wait_for(r"^EXIT=\d+", 10)
+    if "EXIT=0" not in s:
+        fail("live driver did not exit with 0", s)
+
+
+def case_livejump():
+    """Enter on an overview recommendation in a live view stops following:
+    the trace view stays on the evidence while the capture grows"""
+    start_live(400, "straggler")
+    wait_for(r"live: recording, step \d+ of 400")
+    wait_steps(12)
+    keys("4")
+    s = wait_for(r"\[straggler\]", 15)
+    recs = re.findall(r"^\s+(?:!!|! |- ) \[([a-z-]+)\]", s, re.M)
+    for _ in range(recs.index("straggler")):
+        keys("j")
+    keys("Enter")
+    wait_for(r"evidence: straggler")
+    clear_msg()
+    s = wait_for(r"view \+\S+ \(")
+    if re.search(r"\) follow", s):
+        fail("the trace view follows the live edge after a jump", s)
+    view = re.search(r"view (\+\S+ \(\S+\))", s).group(1)
+    wait_steps(20)
+    s = screen()
+    if view not in s:
+        fail("the view moved away from the evidence (was %s)" % view, s)
+    keys("q")
+    s = wait_for(r"^EXIT=\d+", 10)
+    if "EXIT=0" not in s:
+        fail("live driver did not exit with 0", s)
+
+
+GEMM = "sm90_xmma_gemm_f16f16_f16f32_f32_nt_n_tilesize%sx128x64"
+
+
+def names_json():
+    """a planted Kineto trace: three GEMM kernels whose names differ only at
+    the end (tilesize64/128/256, 5, 6 and 7 launches), and clustered_kernel,
+    24 launches of 1846, 1847, ..., 1869 us (all print as 1.85ms-1.87ms)"""
+    ev, ts = [], 0
+    for i, t in enumerate(["64", "128", "256"]):
+        for j in range(5 + i):
+            ev.append({"ph": "X", "cat": "kernel", "name": GEMM % t, "pid": 0, "tid": 7, "ts": ts,
+                       "dur": 100 + 10 * i + j, "args": {"device": 0, "stream": 7}})
+            ts += 200
+    for j in range(24):
+        ev.append({"ph": "X", "cat": "kernel", "name": "clustered_kernel", "pid": 0, "tid": 7,
+                   "ts": ts, "dur": 1846 + j, "args": {"device": 0, "stream": 7}})
+        ts += 2000
+    path = os.path.join(TMP, "names.json")
+    with open(path, "w") as f:
+        f.write('{"traceEvents": %s}' % __import__("json").dumps(ev))
+    return path
+
+
+def name_cells(s):
+    """the Name column's cells of the kernel table on screen"""
+    lines = s.splitlines()
+    hdr = next((i for i, l in enumerate(lines) if "Total Time" in l and "Name" in l), None)
+    if hdr is None:
+        fail("no table header", s)
+    x = lines[hdr].index("Name")
+    out = []
+    for l in lines[hdr + 1:]:
+        if not re.match(r"\s+[0-9.]+\s", l):
+            break
+        out.append(l[x:].strip())
+    return out
+
+
+def case_names():
+    """kernel names that differ only at the end stay apart at 80x24 (cut in the
+    middle), the footer holds the whole name, w widens the column, the sort
+    marker is set apart, histogram bins never read x..x, a long name wraps in
+    the trace view's detail pane, and a status message is shown whole"""
+    start(names_json(), 80, 24)
+    wait_for(r"GPU 0")
+    keys("2")
+    s = wait_for(r"Total Time")
+    if "Total Time \u25bc" not in s:
+        fail("the sort marker is not set apart from the heading", s)
+    cells = name_cells(s)
+    gemm = [c for c in cells if c.startswith("sm90")]
+    if len(gemm) != 3 or len(set(gemm)) != 3:
+        fail("the three GEMM rows do not read apart: %r" % gemm, s)
+    for t in ("64", "128", "256"):
+        if not any(c.endswith("size%sx128x64" % t) for c in gemm):
+            fail("no row keeps the end size%sx128x64" % t, s)
+    # the footer: the whole name of the selected row (the longest-running GEMM)
+    keys("j")
+    s = wait_for(r"^ name: sm90")
+    if not re.search(r"^ name: %s\s*$" % (GEMM % "256"), s, re.M):
+        fail("the footer lacks the whole name", s)
+    w0 = len(name_cells(s)[1])
+    keys("w")
+    s = wait_for(r"name column: half the width \(w: wider\)")
+    if len(name_cells(s)[1]) <= w0:
+        fail("w did not widen the name column", s)
+    # histogram: 24 instances, no bin with equal bounds
+    keys("k", "Enter")
+    s = wait_for(r"^ 24 instances")
+    bins = re.findall(r"^\s+(\S+?)\.\.(\S+)\s+(\d+)\s", s, re.M)
+    if not bins:
+        fail("no histogram", s)
+    for lo, hi, n in bins:
+        if lo == hi:
+            fail("a histogram bin reads %s..%s" % (lo, hi), s)
+    if sum(int(n) for lo, hi, n in bins) != 24:
+        fail("the histogram does not count the 24 instances", s)
+    # the detail pane of a narrow trace view: the whole name, wrapped
+    keys("Escape", "1")
+    tmux("resize-window", "-t", "t", "-x", "50", "-y", "30", check=False)
+    keys("/")
+    type_text("tilesize256")
+    keys("Enter")
+    s = wait_for(r"\[kernel\] sm90")
+    flat = "".join(l.strip() for l in s.splitlines())
+    if GEMM % "256" not in flat:
+        fail("the detail pane cuts the kernel's name", s)
+    # e on a GPU stream (not a host thread): it says so, no depth rows
+    keys("e")
+    s = wait_for(r"e: not a host thread")
+    if re.search(r"^ +depth 0\b", s, re.M):
+        fail("e expanded a GPU stream whose kernels do not nest", s)
+    # the overview's top kernels at 80x24: the GEMM names cut in the middle
+    tmux("resize-window", "-t", "t", "-x", "80", "-y", "24", check=False)
+    keys("4")
+    s = wait_for(r"Top kernels")
+    tops = re.findall(r"^\s+[0-9.]+%\s+\S+\s+\d+ x  (sm90\S*)\s*$", s, re.M)
+    if len(tops) != 3 or len(set(tops)) != 3:
+        fail("the overview's top GEMM kernels do not read apart: %r" % tops, s)
+    quit_ok()
+
+
+def status_line(s):
+    return s.rstrip("\n").splitlines()[-1]
+
+
+def case_navigate():
+    """the planted names trace (GEMM launches at 0, 200, ..., 3400 us, 18 of
+    them, then clustered_kernel; 51.5 ms in all): the cursor's time is read
+    out, g TIME puts the cursor on TIME without a view before the start,
+    search counts its hits, starts at the cursor, says case is ignored and
+    when nothing matches; a resize keeps the visible span"""
+    start(names_json(), 80, 24)
+    wait_for(r"GPU 0")
+    s = wait_for(r"view \+0ns \(51\.5ms\) \| cursor \+0\.000ms")
+    keys("g")
+    type_text("0")
+    keys("Enter")
+    s = wait_for(r"cursor \+0\.000ms")
+    if not re.search(r"view \+0ns \(", status_line(s)):
+        fail("g 0: the view does not start at the capture start", s)
+    keys("g")
+    type_text("2.6ms")
+    keys("Enter")
+    s = wait_for(r"cursor \+2\.600ms")
+    # search from the cursor: the 14th launch (k = 13) starts at 2600 us
+    keys("/")
+    type_text("TILESIZE")
+    keys("Enter")
+    s = wait_for(r"/TILESIZE: match \d+ of \d+ \(case-insensitive\)")
+    if "match 14 of 18 (case-insensitive)" not in s:
+        fail("search did not start at the cursor or miscounts (want match 14 of 18)", s)
+    if "start +2.600ms" not in s:
+        fail("the match is not the launch at 2.6 ms", s)
+    keys("n")
+    s = wait_for(r"match 15 of 18")
+    keys("N", "N")
+    s = wait_for(r"match 13 of 18")
+    keys("/")
+    type_text("no_such_kernel")
+    keys("Enter")
+    wait_for(r"/no_such_kernel: no event matches \(case-insensitive\)")
+    # resize: the visible span stays
+    keys("f")
+    s = wait_for(r"view \+0ns \(51\.5ms\)")
+    tmux("resize-window", "-t", "t", "-x", "200", "-y", "60", check=False)
+    time.sleep(0.5)
+    s = wait_for(r"view \+\S+ \(")
+    span = re.search(r"view \+\S+ \((\S+)\)", status_line(s)).group(1)
+    if span != "51.5ms":
+        fail("80x24 -> 200x60 changed the visible span from 51.5ms to %s" % span, s)
+    quit_ok()
+
+
+def case_ovsmall():
+    """4 ranks x 2 GPUs (input-bound planted in rank 2) at 80x24: the overview
+    shows a GPU row beside "... more GPUs" and PgDn reaches all 8 GPU rows;
+    j reaches every recommendation `gtrace stats` lists; the breakdown's
+    shares are all on screen (they add up to 100 %), the per-rank line never
+    ends in half a figure"""
+    path = os.path.join(TMP, "r4.gtrace")
+    r = subprocess.run([GTRACE, "sim", "-o", path, "--ranks", "4", "--gpus", "2", "--steps", "10",
+                        "--scenario", "input-bound", "--scenario-rank", "2"],
+                       capture_output=True, text=True)
+    if r.returncode:
+        fail("gtrace sim: " + r.stderr.strip())
+    opts = ["--param-bytes", "1G", "--link-gbps", "25"]
+    st = subprocess.run([GTRACE, "stats", path, "--report", "overview"] + opts,
+                        capture_output=True, text=True).stdout
+    want = set(re.findall(r"^(?:high|warn|info)\s+([a-z]+(?:-[a-z]+)*)\s", st, re.M))
+    want |= {"input-bound", "slow-collectives"}   # planted / asked for
+    start(" ".join(opts) + " " + path, 80, 24)
+    wait_for(r"GPU 0")
+    keys("4")
+    s = wait_for(r"Recommendations")
+    if re.search(r"^\s+\.\.\. \d+ more GPUs", s, re.M) and not re.search(r"^\s+r\d+ GPU \d+ ", s, re.M):
+        fail("'more GPUs' with no GPU row shown", s)
+    seen = set(re.findall(r"^\s+r(\d+) GPU (\d+) ", s, re.M))
+    for _ in range(10):
+        keys("NPage")
+        seen |= set(re.findall(r"^\s+r(\d+) GPU (\d+) ", screen(), re.M))
+    if len(seen) != 8:
+        fail("PgDn reached %d of the 8 GPU rows: %s" % (len(seen), sorted(seen)), screen())
+    # the breakdown shares, largest first, add up to 100 %
+    flat = " ".join(l.strip() for l in s.splitlines())
+    m = re.search(r"\(kernel time / step\):\s+((?:[A-Z][A-Za-z ]+ \d+%\s*)+)", flat)
+    if not m:
+        fail("no breakdown shares", s)
+    total = sum(int(x) for x in re.findall(r"(\d+)%", m.group(1)))
+    if abs(total - 100) > 5:
+        fail("the breakdown shares on screen add up to %d %%: %s" % (total, m.group(1)), s)
+    line = next((l for l in s.splitlines() if "per rank, worst first:" in l), "")
+    if not re.search(r"per rank, worst first:(  r\d+ [A-Z]+ [0-9.]+%)*(  \.\.\.)?\s*$", line):
+        fail("the per-rank line cuts a figure: %r" % line, s)
+    # every recommendation by j
+    kinds = set()
+    for _ in range(12):
+        kinds |= set(re.findall(r"\[([a-z]+(?:-[a-z]+)*)\]", screen()))
+        keys("j")
+    if not want <= kinds:
+        fail("recommendations not reachable: %s" % sorted(want - kinds), screen())
+    quit_ok()
+
+
+def area_json():
+    """a planted Kineto trace: GPU 0 streams 7, 8, 9 each run one kernel per
+    millisecond k = 0..49, starting at k ms: kA 300 us on 7, kB 200 us on 8,
+    kC 100 us on 9"""
+    ev = []
+    for k in range(50):
+        for tid, name, dur in ((7, "kA", 300), (8, "kB", 200), (9, "kC", 100)):
+            ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": tid,
+                       "ts": 1000 * k, "dur": dur, "args": {"device": 0, "stream": tid}})
+    path = os.path.join(TMP, "area.json")
+    with open(path, "w") as f:
+        f.write('{"traceEvents": %s}' % __import__("json").dumps(ev))
+    return path
+
+
+def case_area():
+    """m on stream 7 at 0 ms, m again on stream 8 at 10 ms: an area over those
+    two lanes.  The range ends a column after 10 ms (in the gap after the
+    10 ms launches), so it holds the launches at 0..10 ms: 11 kA (3.30 ms) and
+    11 kB (2.20 ms), 22 events, none of stream 9's kC"""
+    start(area_json())
+    wait_for(r"GPU 0")
+    wait_for(r"^ stream 7 .*\n stream 8 .*\n stream 9 ")
+    keys("j")   # the first row is the GPU 0 group, the next stream 7
+    keys("g")
+    type_text("0")
+    keys("Enter")
+    keys("m")
+    keys("j")
+    keys("g")
+    type_text("10ms")
+    keys("Enter")
+    keys("m")
+    s = wait_for(r"^ area \+0ns \.\. \+(\S+) \(")
+    end = re.search(r"^ area \+0ns \.\. \+(\S+) \(", s, re.M).group(1)
+    unit = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
+    m = re.match(r"([0-9.]+)(ns|us|ms|s)$", end)
+    end_ms = float(m.group(1)) * unit[m.group(2)]
+    if not 10.3 <= end_ms < 11.0:
+        fail("the area should end in the gap after 10 ms, ends at %s" % end, s)
+    if not re.search(r"2 lanes: 22 events, busy 5\.50ms", s):
+        fail("the area's aggregate is not 2 lanes, 22 events, busy 5.50ms", s)
+    if not re.search(r"^\s+3\.30ms\s+11 x\s+300us\s+kA\s*$", s, re.M):
+        fail("kA: want 3.30ms over 11 launches", s)
+    if not re.search(r"^\s+2\.20ms\s+11 x\s+200us\s+kB\s*$", s, re.M):
+        fail("kB: want 2.20ms over 11 launches", s)
+    if re.search(r"\bkC\s*$", s.split(" area ")[1], re.M):
+        fail("stream 9's kC is counted in an area over streams 7 and 8", s)
+    # Esc clears the area; a mark on one row is a time range over every lane
+    keys("Escape")
+    wait_for(r"^ area ", absent=True)
+    keys("m", "L", "m")
+    wait_for(r"^ range \+")
+    quit_ok()
+
+
+def run_json(name, off_us, step_us=None):
+    """one planted run: ten 300 us kernels every 1 ms from off_us (9.3 ms), and
+    when step_us is given a ProfilerStep#0 on a host thread from there"""
+    ev = [{"ph": "X", "cat": "kernel", "name": "kA", "pid": 0, "tid": 7, "ts": off_us + 1000 * k,
+           "dur": 300, "args": {"device": 0, "stream": 7}} for k in range(10)]
+    if step_us is not None:
+        ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#0", "pid": 1,
+                   "tid": 1, "ts": step_us, "dur": 5000})
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        f.write('{"traceEvents": %s}' % __import__("json").dumps(ev))
+    return path
+
+
+def case_runalign():
+    """two runs a day apart opened together start together: aligned at their
+    first event the capture spans 9.3 ms (not a day); with steps in both,
+    at their first step: B's step starts 2 ms after its first kernel, A's
+    with its first kernel, so B's kernels begin 2 ms before A's: 11.3 ms"""
+    day = 86400 * 1000000
+    a, b = run_json("a.json", 0), run_json("b.json", day)
+    start("%s %s" % (a, b))
+    s = wait_for(r"GPU 0")
+    s = wait_for(r"runs aligned at their first event")
+    if not re.search(r"\| 9\.30ms \|", status_line(s)):
+        fail("the aligned runs do not span 9.3 ms", s)
+    quit_ok()
+    tmux("kill-server", check=False)
+    a, b = run_json("sa.json", 0, 0), run_json("sb.json", day, day + 2000)
+    start("%s %s" % (a, b))
+    s = wait_for(r"runs aligned at their first step")
+    if not re.search(r"\| 11\.3ms \|", status_line(s)):
+        fail("runs aligned at their steps should span 11.3 ms", s)
     quit_ok()
 
 
