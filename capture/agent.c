@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #include "gtrace/agent.h"
 #include "gtrace/ctl.h"
@@ -213,6 +214,19 @@ void agent_shutdown(void)
 		ring_unmap(&ag.cur);
 	pub_done(&ag.pub);
 	ag.inited = 0;
+}
+
+void agent_exit_wait(int max_ms)
+{
+	for (int t = 0; t < max_ms / 5; t++) {
+		pthread_mutex_lock(&ag.lock);
+		int pending = ag.early_fd >= 0 && ag.inited;
+		pthread_mutex_unlock(&ag.lock);
+		if (!pending)
+			return;
+		struct timespec ts = { 0, 5000000 };
+		nanosleep(&ts, NULL);
+	}
 }
 
 void agent_set_passive(const char *reason)

@@ -456,7 +456,9 @@ int convert_record(struct convert *c, const void *record, struct gt_event *out)
 	default:
 		timed = 0;
 	}
-	if (timed && s0 == 0 && s1 == 0) {
+	/* no usable timestamps: zero (CUPTI's timestamp memory ran out) or an
+	 * end before the start; never made a zero-length event, counted */
+	if (timed && ((s0 == 0 && s1 == 0) || s1 < s0)) {
 		c->zero_timestamps++;
 		return 0;
 	}

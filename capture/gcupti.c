@@ -70,11 +70,14 @@ static struct {
 	_Atomic uint64_t drained;    /* buffers it has finished */
 	_Atomic int64_t outstanding; /* pool buffers CUPTI holds (handed out, not back) */
 	_Atomic uint64_t read_errors;   /* record walks CUPTI ended with an error */
+	int foreign_clock;           /* drain thread: CUPTI's clock was replaced */
+	_Atomic uint64_t foreign_records;   /* records dropped for it */
 	int enabled;
 	volatile sig_atomic_t forked;   /* this is a fork()ed child: stay inert */
 	/* drain thread */
 	pthread_t drain;
 	int drain_started;
+	int drain_stop;              /* under lock: the drain thread ends (exit) */
 	struct convert cv;
 	const char *api_names[2][1024];
 	int gpus;
@@ -297,6 +300,29 @@ static void calibrate(struct ring_clock_def *c)
 	c->rank = gc.cv.rank;
 }
 
+/* at most 95 characters: the ring header's reason */
+#define GC_FOREIGN_CLOCK_MSG "another CUPTI client (torch.profiler?) installed its own clock: " \
+	"capture stopped"
+
+/* CUPTI's clock against the host's with the applied offset: more than a
+ * second apart means another client installed its own clock
+ * (cuptiActivityRegisterTimestampCallback, as Kineto does): records from
+ * then on are in its units.  Once seen, the capture ends with that line. */
+static int clock_replaced(void)
+{
+	if (gc.foreign_clock)
+		return 1;
+	uint64_t d;
+	if (!gc.cv.clock_set || gc.f.GetTimestamp(&d) != CUPTI_SUCCESS)
+		return 0;
+	int64_t diff = (int64_t)d + gc.cv.clock_offset_ns - realtime_ns();
+	if (diff > -1000000000 && diff < 1000000000)
+		return 0;
+	gc.foreign_clock = 1;
+	agent_end(GC_FOREIGN_CLOCK_MSG);
+	return 1;
+}
+
 static void drain_buffer(int i, size_t valid, struct pub *p)
 {
 	uint8_t *buf = gc.pool + (size_t)i * GC_BUF_BYTES;
@@ -304,10 +330,19 @@ static void drain_buffer(int i, size_t valid, struct pub *p)
 	struct pub_dict d = convert_dict(&gc.cv);
 	uint64_t z0 = gc.cv.zero_timestamps;
 	CUptiResult r;
+	/* after another client's clock: only records still on ours (made
+	 * before it) are published, the rest are dropped, never shifted */
+	int foreign = clock_replaced();
+	int64_t now = realtime_ns();
 	while ((r = gc.f.GetNextRecord(buf, valid, &rec)) == CUPTI_SUCCESS) {
 		struct gt_event e;
-		if (convert_record(&gc.cv, rec, &e) == 1 && p)
-			pub_event(p, &e, &d);
+		if (convert_record(&gc.cv, rec, &e) != 1 || !p)
+			continue;
+		if (foreign && (e.start_ns < now - 3600000000000ll || e.start_ns > now + 3600000000000ll)) {
+			atomic_fetch_add(&gc.foreign_records, 1);
+			continue;
+		}
+		pub_event(p, &e, &d);
 	}
 	/* INVALID_KIND: an incomplete record (a forced flush met work still
 	 * running); the walk cannot go past it */
@@ -366,6 +401,10 @@ static void *drain_main(void *arg)
 			}
 			pthread_cond_timedwait(&gc.cond, &gc.lock, &ts);
 		}
+		if (gc.drain_stop && gc.q_n == 0) {
+			pthread_mutex_unlock(&gc.lock);
+			return NULL;
+		}
 		int i = -1;
 		size_t valid = 0;
 		if (gc.q_n) {
@@ -386,7 +425,7 @@ static void *drain_main(void *arg)
 			last_cal = 0;
 		}
 		int64_t now = realtime_ns();
-		if (p && now - last_cal > 1000000000) {
+		if (p && now - last_cal > 1000000000 && !clock_replaced()) {
 			struct ring_clock_def c;
 			calibrate(&c);
 			if (convert_clock(&gc.cv, &c) == 0)
@@ -442,9 +481,27 @@ static void gc_forked(void)
 
 static void gc_atexit(void)
 {
-	if (!gc.enabled || gc.forked)
+	if (gc.forked)
 		return;
-	flush_and_wait(2000);
+	if (gc.enabled)
+		flush_and_wait(2000);
+	/* a short-lived process: the viewer that started it may not have
+	 * taken the capture yet */
+	agent_exit_wait(2000);
+	/* the drain thread ends here, before libcupti's destructor runs: a
+	 * call into CUPTI after it (a calibration, a drop count) is undefined.
+	 * It never blocks but on its queue; bounded anyway. */
+	if (gc.drain_started) {
+		pthread_mutex_lock(&gc.lock);
+		gc.drain_stop = 1;
+		pthread_cond_signal(&gc.cond);
+		pthread_mutex_unlock(&gc.lock);
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 2;
+		if (pthread_timedjoin_np(gc.drain, NULL, &ts) == 0)
+			gc.drain_started = 0;
+	}
 	/* the viewer learns of the exit from its control socket closing */
 }
 
@@ -619,8 +676,9 @@ static void gc_flush(void *ctx)
 static void gc_status(void *ctx, char *buf, size_t len)
 {
 	(void)ctx;
-	snprintf(buf, len, " gpus=%zu read_errors=%llu", gc.cv.n_dev,
-		 (unsigned long long)atomic_load(&gc.read_errors));
+	snprintf(buf, len, " gpus=%zu read_errors=%llu foreign_clock_records=%llu", gc.cv.n_dev,
+		 (unsigned long long)atomic_load(&gc.read_errors),
+		 (unsigned long long)atomic_load(&gc.foreign_records));
 }
 
 static const struct agent_source gc_source = {

@@ -16,6 +16,7 @@ int cmd_record(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* "gtrace: " + message on stderr */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

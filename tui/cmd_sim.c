@@ -29,7 +29,10 @@ static void sim_usage(FILE *f)
 		"  --scenario-rank R   plant it in rank R only (input-bound, straggler, staggered);\n"
 		"                      default every rank\n"
 		"  --events N          grow the steps to reach about N events (k, M, G suffixes)\n"
-		"  --seed S            PRNG seed, default 1; same seed and options, same capture\n\n"
+		"  --seed S            PRNG seed, default 1; same seed and options, same capture\n"
+		"  --memory PATTERN    also allocator records on GPU 0: steady (a peak in the\n"
+		"                      middle op of each step) or leak (also 8 MiB a step never\n"
+		"                      freed)\n\n"
 		"gtrace sim --live [--gpus N] [--rate EVENTS_PER_S] [--seconds S] runs a stand-in\n"
 		"trainer to attach to instead ('gtrace sim --live --help').\n",
 		sim_scenario_list());
@@ -119,6 +122,13 @@ int cmd_sim(int argc, char **argv)
 			if (parse_count(val, &v))
 				return cmd_usage_error("sim", "--seed must be a number (got '%s')", val);
 			o.seed = v;
+		} else if (!strcmp(a, "--memory")) {
+			if (!strcmp(val, "steady"))
+				o.flags |= SIM_F_MEMORY;
+			else if (!strcmp(val, "leak"))
+				o.flags |= SIM_F_MEMORY | SIM_F_MEMLEAK;
+			else
+				return cmd_usage_error("sim", "--memory takes steady or leak (got '%s')", val);
 		} else {
 			return cmd_usage_error("sim", "unknown option '%s'", a);
 		}

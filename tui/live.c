@@ -359,6 +359,8 @@ long live_poll(struct live *l, size_t max_events, live_events_fn on_events, void
 	}
 	/* finished once the producer stopped (state read before draining) or
 	 * the target exited, and everything it wrote is in */
+	if (st == RING_ST_ENDED && !l->ended[0])
+		snprintf(l->ended, sizeof(l->ended), "%s", l->ring.hdr->reason);
 	if ((st == RING_ST_STOPPED || st == RING_ST_ENDED || l->gone) &&
 	    ring_readable(&l->ring) == 0) {
 		if (!l->done && !l->reason[0])

@@ -49,6 +49,7 @@ struct live {
 	int gone;                /* control socket closed: target exited */
 	int done;                /* ring stopped/ended and drained */
 	char reason[128];
+	char ended[96];          /* the producer's reason when it ended its capture */
 	struct gt_event *batch;
 	size_t batch_n, batch_cap;
 };

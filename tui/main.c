@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{ "stats", cmd_stats, "stats PATH... [--report NAME] [--format table|csv|json] [--step N] [--range T0:T1] [--gpu G] [--rank R]   analyses as text" },
 	{ "export", cmd_export, "export PATH -o OUT.json[.gz]             Chrome trace JSON (opens in Perfetto) from any input" },
 	{ "sim", cmd_sim, "sim -o FILE [--gpus N] [--ranks R] [--steps N] [--scenario NAME] [--events N] [--seed S]   write a synthetic capture\n  gtrace sim --live [--gpus N] [--rate EVENTS_PER_S] [--seconds S]   a simulated trainer to attach to" },
+	{ "diff", cmd_diff, "diff A B [--report breakdown|kernels|ops|overview] [--format table|csv|json] [--align first|start|step=N]   compare two runs" },
 };
 
 void cmd_error(const char *fmt, ...)

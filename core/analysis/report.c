@@ -19,6 +19,8 @@ static const struct gt_report *const registry[] = {
 	&gt_report_gputime,
 	&gt_report_multigpu,
 	&gt_report_overview,
+	&gt_report_ops,
+	&gt_report_memory_usage,
 	NULL
 };
 

@@ -19,5 +19,7 @@ extern const struct gt_report gt_report_pipeline;
 extern const struct gt_report gt_report_gputime;
 extern const struct gt_report gt_report_multigpu;
 extern const struct gt_report gt_report_overview;
+extern const struct gt_report gt_report_ops;
+extern const struct gt_report gt_report_memory_usage;
 
 #endif

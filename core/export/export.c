@@ -273,6 +273,19 @@ static void args(const struct gt_store *s, struct expw *w, const struct gt_lane 
 	expw_lit(w, "}");
 }
 
+/* an allocator record's args, as Kineto writes them */
+static void mem_args(struct expw *w, const struct gt_event *e)
+{
+	int first = 1;
+	int64_t b;
+	memcpy(&b, &e->arg, sizeof(b));
+	expw_lit(w, ", \"args\": {");
+	arg_num(w, &first, "Device Type", e->aux == GT_MEM_HOST ? 0 : 1);
+	arg_num(w, &first, "Device Id", e->aux == GT_MEM_HOST ? -1 : (int64_t)e->aux);
+	arg_num(w, &first, "Bytes", b);
+	expw_lit(w, "}");
+}
+
 static void head(struct expw *w, const char *ph, const char *cat, const struct gt_store *s,
 		 const struct gt_event *e, int64_t cpid, int64_t tid)
 {
@@ -334,6 +347,8 @@ static void events(const struct gt_store *s, struct expw *w, const struct group 
 			const struct gt_event *e = &l->ev[j];
 			if (e->kind == GT_EV_INSTANT) {
 				head(w, "i", "instant", s, e, cpid, tid);
+				if (e->flags & GT_EVF_MEMORY)
+					mem_args(w, e);
 				expw_lit(w, ", \"s\": \"t\"},\n");
 				continue;
 			}

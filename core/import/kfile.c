@@ -536,6 +536,7 @@ int kfile_event(struct kfile *kf, const struct kev *ev)
 		return 0;
 	}
 	g.kind = GT_EV_INSTANT;
+	kfile_mem(ev, &g);
 	return stage(kf, KCLS_HOST, ev, &g);
 }
 

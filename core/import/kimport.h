@@ -169,6 +169,9 @@ int kfile_toplevel(struct kfile *kf, const char *key, size_t klen, const char *v
 /* an M metadata event / an s or f flow end; 0 or -ENOMEM */
 int kfile_meta(struct kfile *kf, const struct kev *ev);
 int kfile_flow(struct kfile *kf, const struct kev *ev);
+/* an instant named [memory] with a Bytes arg becomes an allocator record
+ * (GT_EVF_MEMORY, kfile_mem.c); other events are left as they are */
+void kfile_mem(const struct kev *ev, struct gt_event *g);
 /* a Chrome pid / tid as a number (numeric strings as numbers, others KTAG | string id) */
 int64_t kfile_norm(struct kfile *kf, const struct kval *v);
 /* grow an array to hold n + 1 items; 0 or -ENOMEM */

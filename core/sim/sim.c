@@ -237,7 +237,8 @@ struct sim *sim_new(const struct sim_opts *o, struct gt_store *s, char *err, siz
 		return NULL;
 	}
 	uint64_t n = sim->plan.n;
-	sim->events_per_step = (uint64_t)R * (3 + 3 * n * (uint64_t)G);
+	sim->events_per_step = (uint64_t)R * (3 + 3 * n * (uint64_t)G +
+					       sim_mem_events(&sim->o, n * (uint64_t)G));
 	uint64_t steps = sim->o.steps ? (uint64_t)sim->o.steps : 20;
 	if (sim->o.events) {
 		steps = (sim->o.events + sim->events_per_step / 2) / sim->events_per_step;
@@ -267,6 +268,8 @@ long sim_next_step(struct sim *sim, sim_emit_fn emit, void *ctx)
 	if (sim->step >= sim->steps)
 		return 0;
 	int rc = sim_step_gen(sim);
+	if (!rc && (sim->o.flags & (SIM_F_MEMORY | SIM_F_MEMLEAK)))
+		rc = sim_mem_step(sim);
 	if (rc)
 		return rc;
 	long total = 0;
@@ -306,6 +309,15 @@ void sim_truth_get(const struct sim *sim, struct sim_truth *t)
 	t->stream_compute = SIM_STREAM_COMPUTE;
 	t->stream_copy = SIM_STREAM_COPY;
 	t->stream_nccl = SIM_STREAM_NCCL;
+	if (sim->o.flags & (SIM_F_MEMORY | SIM_F_MEMLEAK)) {
+		uint64_t h = sim->plan.n * (uint64_t)sim->o.gpus / 2;
+		int leak = !!(sim->o.flags & SIM_F_MEMLEAK);
+		t->mem_leak_bytes = leak ? SIM_MEM_LEAK : 0;
+		t->mem_peak_bytes = (int64_t)h * SIM_MEM_ACT + SIM_MEM_PEAK +
+				    (leak ? (int64_t)sim->steps * SIM_MEM_LEAK : 0);
+		t->mem_peak_op = h ? sim->plan.it[(h - 1) / (uint64_t)sim->o.gpus].op : 0;
+		t->mem_peak_step = leak ? sim->steps - 1 : 0;
+	}
 	switch (sim->o.scenario) {
 	case SIM_STRAGGLER:
 		t->straggler_pct = SIM_STRAGGLER_PCT;

@@ -170,4 +170,11 @@ static inline int64_t sim_jitter(struct sim_rng *r, int64_t v, double j)
 	return (int64_t)((double)v * (1.0 + j * (2.0 * sim_rng_unit(r) - 1.0)));
 }
 
+/* planted allocator records (sim_mem.c) */
+#define SIM_MEM_ACT  ((int64_t)1 << 20)    /* per op of the first half, freed in the second */
+#define SIM_MEM_PEAK ((int64_t)64 << 20)   /* in the last op of the first half, freed in it */
+#define SIM_MEM_LEAK ((int64_t)8 << 20)    /* per step, never freed */
+uint64_t sim_mem_events(const struct sim_opts *o, uint64_t n_ops);
+int sim_mem_step(struct sim *sim);
+
 #endif

@@ -38,6 +38,11 @@ int agent_autostart(uint32_t records, char *err, size_t errlen);
  * records > 0 (GTRACE_AUTOSTART; < 64 = the default ring), before the
  * control socket listens (a start that fails is tried again by the first
  * viewer's start).  0 or negative errno (the socket) */
+/* at process exit: while the capture started by agent_autostart has not
+ * been handed to a viewer yet (`gtrace run`/`record -- CMD` connecting to a
+ * short-lived process), wait for it, at most max_ms; its memfd dies with
+ * the process otherwise */
+void agent_exit_wait(int max_ms);
 int agent_init_autostart(const struct agent_source *src, uint32_t records, char *err,
 			 size_t errlen);
 /* stop serving; the current ring is marked stopped */

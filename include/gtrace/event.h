@@ -31,7 +31,7 @@ enum gt_ev_kind {
 	GT_EV_CPU_OP,      /* framework operator (aten::..., tf op) */
 	GT_EV_PYTHON,      /* Python function */
 	GT_EV_STEP,        /* training step span (ProfilerStep#N); arg = N */
-	GT_EV_INSTANT,     /* point event (dur 0) */
+	GT_EV_INSTANT,     /* point event (dur 0); GT_EVF_MEMORY: arg = bytes, aux = device */
 	GT_EV_COUNTER,     /* counter sample; arg = IEEE double bits of value */
 	GT_EV_OVERHEAD,    /* profiler's own overhead */
 	GT_EV_KIND_COUNT
@@ -64,6 +64,11 @@ enum gt_sync_kind {
 #define GT_EVF_LAUNCH      0x0010u  /* runtime/driver call that launches GPU work */
 #define GT_EVF_INFERRED    0x0020u  /* step inferred, not annotated */
 #define GT_EVF_TRUNCATED   0x0040u  /* range cut off by the capture end */
+#define GT_EVF_MEMORY      0x0080u  /* instant is an allocator record (Kineto [memory]):
+					 arg = bytes as int64 (negative = a free), aux = device:
+					 a CUDA ordinal, or GT_MEM_HOST for host memory */
+
+#define GT_MEM_HOST 0xffffu
 
 struct gt_event {
 	int64_t start_ns;

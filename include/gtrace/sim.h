@@ -42,6 +42,11 @@ struct sim_opts {
  * nothing); the others are collectives or the shared step plan: -EINVAL.
  * Without the flag every rank gets it (the default). */
 #define SIM_F_ONE_RANK 0x1u
+/* planted allocator records on device 0 of every rank (docs/simulator.md
+ * "Memory"): a peak in the middle op of each step; with MEMLEAK also
+ * 8 MiB per step never freed.  Without these flags no record is written. */
+#define SIM_F_MEMORY  0x2u
+#define SIM_F_MEMLEAK 0x4u
 
 /* "balanced" -> SIM_BALANCED ...; -1 when unknown */
 int sim_scenario_parse(const char *name);
@@ -87,6 +92,11 @@ struct sim_truth {
 	int64_t step_ns;            /* nominal step time (calibrated, with the plant) */
 	int64_t step_base_ns;       /* step time measured without the plant */
 	int64_t stream_compute, stream_copy, stream_nccl;  /* stream ids of the lanes */
+	/* SIM_F_MEMORY / SIM_F_MEMLEAK (device 0 of each rank; 0 when not asked) */
+	int64_t mem_peak_bytes;     /* the highest allocated bytes (in the last step with a leak) */
+	uint32_t mem_peak_op;       /* string id of the CPU op the peak is in */
+	int64_t mem_peak_step;      /* ProfilerStep number of the peak's step */
+	int64_t mem_leak_bytes;     /* growth of allocated bytes per step */
 };
 
 void sim_truth_get(const struct sim *sim, struct sim_truth *t);

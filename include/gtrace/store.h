@@ -85,7 +85,7 @@ struct gt_rank {
 struct gt_drops {
 	uint64_t cupti_dropped;     /* CUPTI's cuptiActivityGetNumDroppedRecords */
 	uint64_t buffers_declined;  /* buffer requests we could not serve */
-	uint64_t zero_timestamps;   /* records with start == end == 0 */
+	uint64_t zero_timestamps;   /* records without usable timestamps (start == end == 0, or end < start) */
 	uint64_t ring_overflow;     /* events lost because the ring was full */
 	uint64_t import_skipped;    /* events an importer skipped (malformed) */
 };

@@ -31,6 +31,7 @@ TESTDATA = os.environ.get("GTRACE_TESTDATA", "../shared/testdata")
 GTRACE = os.path.join(BUILD, "tui", "gtrace")
 REPORTS = ["kernels", "memory", "api", "nvtx", "nccl", "summary", "steps", "breakdown",
            "pipeline", "gputime", "multigpu", "overview"]
+REPORTS += ["ops", "memory-usage"]   # issue 15
 TRACES = {
     "resnet": ["kineto/resnet50_num_workers_0.pt.trace.json.gz"],
     "two_ranks": ["hta/trace_filter/sampled_rank-0.json.gz", "hta/trace_filter/sampled_rank-1.json.gz"],

@@ -43,6 +43,8 @@ struct cudaemu_work {
 	uint8_t copy_kind;       /* CUpti_ActivityMemcpyKind */
 	uint8_t src_kind, dst_kind;   /* CUpti_ActivityMemoryKind */
 	int64_t dur_ns;          /* time on the device */
+	int bad_ts;              /* CUPTI writes the work's record with 1: start = end
+				  * = 0 (no timestamp memory), 2: end before start */
 	uint8_t driver;          /* CUDAEMU_CALL: a driver API call (else runtime) */
 	uint32_t nodes;          /* CUDAEMU_GRAPH: kernel nodes (>= 1) */
 	uint32_t graph_id;       /* CUDAEMU_GRAPH: the graph's id (>= 1) */
@@ -52,6 +54,9 @@ struct cudaemu_work {
 	uint32_t tid;            /* system thread id of the launching thread */
 	uint64_t api_start_ns, api_end_ns;
 	uint64_t start_ns, end_ns;
+	int foreign_clock;       /* set by CUPTI: records carrying a client's clock
+				  * (cuptiActivityRegisterTimestampCallback): bit 0
+				  * the work's, bit 1 the launch call's */
 };
 
 struct cudaemu_device {
@@ -65,8 +70,8 @@ struct cudaemu_device {
 /* what CUPTI registers with the driver to see API calls and GPU work; the
  * driver calls it on the launching thread */
 struct cudaemu_sink {
-	void (*api)(const struct cudaemu_work *w);
-	void (*work)(const struct cudaemu_work *w);
+	void (*api)(struct cudaemu_work *w);
+	void (*work)(struct cudaemu_work *w);
 };
 
 /* ---- exported by libcuda.so.1 ---- */

@@ -56,6 +56,7 @@ static struct {
 	uint8_t rt_off[1024], drv_off[1024];
 	CUpti_ActivityThreadIdType tid_type;
 	CUpti_TimestampCallbackFunc ts_cb;
+	double ts_rate;              /* client clock units per host ns */
 	struct pend cur;
 	int have_cur;
 	struct pend full[MAX_PENDING];
@@ -132,12 +133,14 @@ static uint64_t now_ns(void)
 	return cudaemu_now_ns();
 }
 
-/* a CUPTI timestamp for host time t: the client's clock when installed */
+/* a CUPTI timestamp for host time t: the client's clock when installed
+ * (taken as linear: its value now plus its rate times the distance) */
 static uint64_t cupti_time(uint64_t t)
 {
 	if (!cu.ts_cb || t == 0)
 		return t;
-	return t + (cu.ts_cb() - now_ns());
+	uint64_t c = cu.ts_cb(), h = now_ns();
+	return (uint64_t)((double)c + ((double)t - (double)h) * cu.ts_rate);
 }
 
 /* a stable copy of a kernel name (CUPTI's names outlive the records) */
@@ -196,9 +199,10 @@ static uint32_t thread_id(void)
 								   : (uint32_t)pthread_self();
 }
 
-static void sink_api(const struct cudaemu_work *w)
+static void sink_api(struct cudaemu_work *w)
 {
 	lock("the driver");
+	w->foreign_clock = cu.ts_cb ? 2 : 0;
 	CUpti_ActivityKind k = w->driver ? CUPTI_ACTIVITY_KIND_DRIVER : CUPTI_ACTIVITY_KIND_RUNTIME;
 	const uint8_t *off = w->driver ? cu.drv_off : cu.rt_off;
 	if (cu.kind_on[k] && !off[w->cbid % 1024]) {
@@ -232,6 +236,13 @@ static void put_kernel(const struct cudaemu_work *w, const struct cudaemu_device
 	k->registersPerThread = 32;
 	k->start = cupti_time(s0);
 	k->end = cupti_time(s1);
+	if (w->bad_ts == 1) {
+		k->start = k->end = 0;
+	} else if (w->bad_ts == 2) {
+		uint64_t x = k->start;
+		k->start = k->end;
+		k->end = x;
+	}
 	if (node) {
 		k->graphId = w->graph_id;
 		k->graphNodeId = ((uint64_t)w->graph_id << 32) | node;
@@ -253,10 +264,11 @@ static void put_kernel(const struct cudaemu_work *w, const struct cudaemu_device
 	k->submitted = CUPTI_TIMESTAMP_UNKNOWN;
 }
 
-static void sink_work(const struct cudaemu_work *w)
+static void sink_work(struct cudaemu_work *w)
 {
 	const struct cudaemu_device *d = cudaemu_device_at(w->device);
 	lock("the driver");
+	w->foreign_clock |= cu.ts_cb ? 1 : 0;
 	if (w->kind == CUDAEMU_KERNEL && cu.kind_on[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) {
 		put_kernel(w, d, 0);
 	} else if (w->kind == CUDAEMU_GRAPH && cu.kind_on[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) {
@@ -405,7 +417,19 @@ CUptiResult CUPTIAPI cuptiGetTimestamp(uint64_t *t)
 CUptiResult CUPTIAPI cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc f)
 {
 	check(__func__);
+	double rate = 1;
+	if (f) {
+		/* the client clock's rate against the host's, over 2 ms */
+		uint64_t h1 = now_ns(), c1 = f();
+		struct timespec ts = { 0, 2000000 };
+		nanosleep(&ts, NULL);
+		uint64_t h2 = now_ns(), c2 = f();
+		rate = h2 > h1 ? (double)(c2 - c1) / (double)(h2 - h1) : 1;
+	}
+	lock(__func__);
+	cu.ts_rate = rate;
 	cu.ts_cb = f;
+	unlock();
 	return CUPTI_SUCCESS;
 }
 

@@ -10,7 +10,7 @@
  *
  *   cudaemu_trainer --out TRUTH [--threads T] [--work N] [--configs C]
  *                   [--dur-ns D] [--gap-us G] [--fork N] [--rate R]
- *                   [--tail-ms M] [--graphs N]
+ *                   [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N]
  *
  * Truth file (TSV): a '#' header line with pid, devices and the window
  * (first API call start, last work end); one line per piece of work:
@@ -24,6 +24,13 @@
  * (graph id 1000 + thread); a line per node: `G device stream corr tid
  * api_start api_end graph_id node start end name` (all nodes share the
  * cudaGraphLaunch's correlation id).
+ * --tsc-at I: at its I-th submission, thread 0 does what torch.profiler's
+ * Kineto does in the same process: installs its own CUPTI clock (a TSC-like
+ * count, 1.5 ticks per ns of CLOCK_MONOTONIC_RAW) with
+ * cuptiActivityRegisterTimestampCallback.  Every W line has an 18th column:
+ * bit 0 set when the work's record carries that clock, bit 1 the launch's.
+ * --bad-ts N: of every N kernels, one is recorded by CUPTI with zero
+ * timestamps and one with its end before its start (19th W column: 1, 2).
  * --tail-ms M: each thread's last kernel runs M ms and the trainer exits
  * without waiting for the device (the capture's exit flush meets work
  * still running).
@@ -40,7 +47,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <cupti_activity.h>
+#include <cupti.h>
 #include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>
 #include "cudaemu.h"
@@ -52,12 +59,15 @@ static struct {
 	int forks;
 	int tail_ms;
 	int graphs;
+	int tsc_at;
+	int bad_ts;
 	double rate;
 	int keep;                /* truth kept (not --out -) */
 	FILE *out;
 	pthread_mutex_t lock;
 	uint64_t first, last;
-} tr = { 4, 2000, 50, 3000, 0, 0, 0, 0, 0, 1, NULL, PTHREAD_MUTEX_INITIALIZER, UINT64_MAX, 0 };
+} tr = { .threads = 4, .work = 2000, .configs = 50, .dur_ns = 3000, .tsc_at = -1, .keep = 1,
+	 .lock = PTHREAD_MUTEX_INITIALIZER, .first = UINT64_MAX };
 
 /* LeakSanitizer asks this before its exit check: a forked child exits
  * holding its parent's threads' memory (those threads do not exist in
@@ -69,14 +79,32 @@ int __lsan_is_turned_off(void)
 	return forked_child;
 }
 
+/* a TSC-like clock, as a profiler in the process would install */
+static uint64_t CUPTIAPI tsc_clock(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) * 3 / 2;
+}
+
+static void install_tsc(void)
+{
+	void *cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+	CUptiResult (*reg)(CUpti_TimestampCallbackFunc) = NULL;
+	if (cupti)
+		*(void **)&reg = dlsym(cupti, "cuptiActivityRegisterTimestampCallback");
+	if (reg)
+		reg(tsc_clock);
+}
+
 static void put(const struct cudaemu_work *w)
 {
-	fprintf(tr.out, "W\t%d\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%s\n",
+	fprintf(tr.out, "W\t%d\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%s\t%d\t%d\n",
 		w->kind, w->device, w->stream, w->corr, w->tid,
 		(unsigned long long)w->api_start_ns, (unsigned long long)w->api_end_ns,
 		(unsigned long long)w->start_ns, (unsigned long long)w->end_ns,
 		(unsigned long long)w->bytes, w->grid[0], w->grid[1], w->grid[2],
-		w->block[0], w->block[1], w->block[2], w->name ? w->name : "-");
+		w->block[0], w->block[1], w->block[2], w->name ? w->name : "-", w->foreign_clock, w->bad_ts);
 }
 
 static void *thread_main(void *arg)
@@ -126,6 +154,10 @@ static void *thread_main(void *arg)
 			w->block[1] = 1 + (uint32_t)(c % 2);
 			w->block[2] = 1;
 		}
+		if (tr.bad_ts && w->kind == CUDAEMU_KERNEL && i % tr.bad_ts < 2)
+			w->bad_ts = 1 + i % tr.bad_ts;
+		if (t == 0 && i == tr.tsc_at)
+			install_tsc();
 		if (tr.tail_ms && i == tr.work - 1) {
 			w->kind = CUDAEMU_KERNEL;
 			w->name = "emu_tail_kernel";
@@ -222,6 +254,10 @@ int main(int argc, char **argv)
 			tr.dur_ns = atoll(argv[++i]);
 		else if (!strcmp(argv[i], "--gap-us") && v)
 			tr.gap_us = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--bad-ts") && v)
+			tr.bad_ts = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--tsc-at") && v)
+			tr.tsc_at = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--graphs") && v)
 			tr.graphs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--tail-ms") && v)
@@ -232,7 +268,7 @@ int main(int argc, char **argv)
 			tr.forks = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "usage: cudaemu_trainer --out TRUTH [--threads T] [--work N] "
-				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N]\n");
+				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N]\n");
 			return 2;
 		}
 	}

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "gtrace/gtfile.h"
@@ -26,6 +28,8 @@ struct truth_w {
 	unsigned long long api_start, api_end, start, end, bytes;
 	unsigned grid[3], block[3];
 	char name[64];
+	int foreign;             /* records on another client's clock: 1 work, 2 launch */
+	int bad_ts;              /* its record's timestamps: 1 zero, 2 end before start */
 	int seen, seen_api;
 };
 
@@ -69,6 +73,7 @@ static int run(const char *log, char *const argv[])
 {
 	pid_t p = fork();
 	if (p == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);    /* no stray gtrace after a timeout */
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		dup2(fd, 1);
 		dup2(fd, 2);
@@ -127,11 +132,12 @@ static void read_truth(const char *path, struct truth *t)
 		}
 		struct truth_w *w = &t->w[t->n];
 		memset(w, 0, sizeof(*w));
-		int k = sscanf(line, "W\t%d\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%63s",
+		int k = sscanf(line, "W\t%d\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%63s\t%d\t%d",
 			       &w->kind, &w->device, &w->stream, &w->corr, &w->tid, &w->api_start,
 			       &w->api_end, &w->start, &w->end, &w->bytes, &w->grid[0], &w->grid[1],
-			       &w->grid[2], &w->block[0], &w->block[1], &w->block[2], w->name);
-		cr_assert_eq(k, 17, "truth line: %s", line);
+			       &w->grid[2], &w->block[0], &w->block[1], &w->block[2], w->name,
+			       &w->foreign, &w->bad_ts);
+		cr_assert_eq(k, 19, "truth line: %s", line);
 		t->n++;
 	}
 	fclose(f);
@@ -357,6 +363,85 @@ Test(cudaemu, exit_with_kernels_running)
 	free(t.idx);
 	free(t.g);
 	unlink("emu_tail.gtrace");
+}
+
+/* a profiler in the process (Kineto) installs its own CUPTI clock mid-run:
+ * the records made before it arrive exact, none made after it is
+ * published with shifted or scaled times, and the recorder says why the
+ * capture stopped */
+Test(cudaemu, foreign_clock_stops_capture_never_shifts_times)
+{
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char *argv[] = { gtrace, "record", "-o", "emu_tsc.gtrace", "--", trainer,
+			 "--out", "emu_tsc.tsv", "--threads", "2", "--work", "3000",
+			 "--tsc-at", "1500", "--gap-us", "20", NULL };
+	cr_assert_eq(run("emu_tsc.log", argv), 0);
+	struct truth t;
+	read_truth("emu_tsc.tsv", &t);
+	struct gt_store *s = load("emu_tsc.gtrace");
+	size_t n_gpu, n_api;
+	compare_n(s, &t, 1, &n_gpu, &n_api);
+	size_t before = 0, after = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		const struct truth_w *w = &t.w[i];
+		cr_assert_eq(w->seen, !(w->foreign & 1), "work %u (clock %d) seen %d", w->corr,
+			     w->foreign, w->seen);
+		cr_assert_eq(w->seen_api, !(w->foreign & 2), "launch %u (clock %d) seen %d", w->corr,
+			     w->foreign, w->seen_api);
+		before += w->foreign == 0;
+		after += w->foreign != 0;
+	}
+	cr_assert_gt(before, 1000);
+	cr_assert_gt(after, 1000);
+	FILE *f = fopen("emu_tsc.log", "r");
+	char buf[4096] = "";
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	cr_assert(strstr(buf, "ended its capture: another CUPTI client (torch.profiler?) installed "
+			 "its own clock"), "recorder said: %s", buf);
+	store_free(s);
+	free(t.w);
+	free(t.idx);
+	free(t.g);
+	unlink("emu_tsc.gtrace");
+}
+
+/* records without usable timestamps (zero, as CUPTI writes when its
+ * timestamp memory runs out; end before start): none becomes an event (no
+ * zero-length kernels), every one is counted, the rest is exact */
+Test(cudaemu, bad_timestamps_counted_never_zero_length)
+{
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char *argv[] = { gtrace, "record", "-o", "emu_badts.gtrace", "-q", "--", trainer,
+			 "--out", "emu_badts.tsv", "--threads", "3", "--work", "2000",
+			 "--bad-ts", "50", NULL };
+	cr_assert_eq(run("emu_badts.log", argv), 0);
+	struct truth t;
+	read_truth("emu_badts.tsv", &t);
+	struct gt_store *s = load("emu_badts.gtrace");
+	size_t n_gpu, n_api;
+	compare_n(s, &t, 1, &n_gpu, &n_api);
+	uint64_t bad = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		cr_assert_eq(t.w[i].seen, t.w[i].bad_ts == 0, "work %u (timestamps %d) seen %d",
+			     t.w[i].corr, t.w[i].bad_ts, t.w[i].seen);
+		cr_assert(t.w[i].seen_api);
+		bad += t.w[i].bad_ts != 0;
+	}
+	cr_assert_eq(bad, 3 * 2 * 40);
+	cr_assert_eq(n_gpu, t.n - bad);
+	cr_assert_eq(store_drops(s)->zero_timestamps, bad);
+	cr_assert_eq(store_drops_lost(store_drops(s)), bad);
+	store_free(s);
+	free(t.w);
+	free(t.idx);
+	free(t.g);
+	unlink("emu_badts.gtrace");
 }
 
 /* a burst larger than the buffer pool: 2 buffers, handed back by CUPTI's

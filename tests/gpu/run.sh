@@ -7,12 +7,24 @@
 #      per-name total time within 1 %
 #   3. overhead: median step time plain / under gtrace / under torch.profiler
 # usage: tests/gpu/run.sh [OUTDIR]   (exit 0 = every check passed)
+#        tests/gpu/run.sh --emulator OUTDIR: the same build, with the CUDA
+#        driver + CUPTI emulator (tests/cudaemu/) in place of the driver: its
+#        stand-in trainer's every kernel, copy and memset must arrive exactly
+#        (start, duration, name), nothing lost (runs in CI, no GPU needed);
+#        EMU_CFLAGS (e.g. -fsanitize=thread) is added to the library's, the
+#        emulator's and the trainer's builds, and the trainer must exit 0
 # Needs: cc, $CUDA_HOME/bin/nvcc (default /usr/local/cuda), python3; PyTorch
 # with CUDA for parts 2 and 3 (skipped, and said so, without it).  Nothing
 # is installed or downloaded; results go to OUTDIR (default $OUT or
 # /tmp/gtrace-gpu): summary.txt, *.tsv, *.out, torchprof.json.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+emu=0
+if [ "${1:-}" = "--emulator" ]; then
+	emu=1
+	shift
+	[ -n "${1:-}" ] || { echo "usage: tests/gpu/run.sh --emulator OUTDIR" >&2; exit 2; }
+fi
 out=${1:-${OUT:-/tmp/gtrace-gpu}}
 mkdir -p "$out/build"
 CUDA=${CUDA_HOME:-/usr/local/cuda}
@@ -27,13 +39,67 @@ cat > "$b/gtrace_config.h" <<CFG
 #define GTRACE_HAVE_SQLITE 0
 #define GTRACE_CUDA_HOME "$CUDA"
 CFG
-CF="-std=c11 -D_GNU_SOURCE -O2 -g -fPIC -Iinclude -I$b -I$CUDA/include -pthread"
-cc $CF -fvisibility=hidden -shared -o "$b/libgtrace-inject.so" \
+# headers where a standard toolkit has them (CUPTI's also under extras/)
+CF="-std=c11 -D_GNU_SOURCE -O2 -g -fPIC -Iinclude -I$b -I$CUDA/include -I$CUDA/extras/CUPTI/include -pthread"
+[ $emu -eq 1 ] && CF="$CF ${EMU_CFLAGS:-}"
+cc $CF -fvisibility=hidden -shared -Wl,--no-undefined -o "$b/libgtrace-inject.so" \
 	capture/ring.c capture/pub.c capture/ctl.c capture/ctl_client.c capture/agent.c \
-	capture/convert.c capture/gcupti.c capture/inject.c -ldl || { note "FAIL build inject"; exit 1; }
+	capture/convert.c capture/gcupti.c capture/inject.c capture/synth.c -ldl -lpthread \
+	|| { note "FAIL build inject"; exit 1; }
 cc $CF -o "$b/gpu_recv" tests/gpu/recv.c capture/ring.c capture/ctl.c capture/ctl_client.c \
 	|| { note "FAIL build recv"; exit 1; }
 lib=$b/libgtrace-inject.so
+
+# ---- the emulator in place of the driver ----
+if [ $emu -eq 1 ]; then
+	e=$b/emu
+	mkdir -p "$e"
+	cc $CF -shared -Wl,--no-undefined -Wl,-soname,libcuda.so.1 -o "$e/libcuda.so.1" \
+		tests/cudaemu/cudaemu_cuda.c -ldl -lpthread \
+	&& cc $CF -shared -Wl,--no-undefined -Wl,-soname,libcupti.so.13 -o "$e/libcupti.so.13" \
+		tests/cudaemu/cudaemu_cupti.c "$e/libcuda.so.1" -lpthread \
+	&& cc $CF -o "$e/cudaemu_trainer" tests/cudaemu/cudaemu_trainer.c "$e/libcuda.so.1" \
+		-Wl,-rpath,"$e" -ldl -lpthread \
+	|| { note "FAIL build emulator"; note "result: FAIL"; exit 1; }
+	LD_LIBRARY_PATH="$e" GPU_RECV_EVENTS="$out/emu_events.tsv" "$b/gpu_recv" "$lib" \
+		"$out/emu.tsv" -- "$e/cudaemu_trainer" --out "$out/emu_truth.tsv" --threads 4 \
+		--work 3000 --configs 1000 --graphs 10 > "$out/emu.out" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		note "FAIL emulator: the trainer exited $rc: $(grep -m1 -E 'WARNING|ERROR|error' "$out/emu.out")"
+		fail=1
+	fi
+	python3 - "$out/emu_truth.tsv" "$out/emu_events.tsv" "$out/emu.tsv" <<'PY' | tee -a "$out/summary.txt"
+import collections, sys
+want = collections.Counter()
+for line in open(sys.argv[1]):
+    f = line.rstrip("\n").split("\t")
+    if f[0] == "W":      # kind dev stream corr tid api0 api1 start end bytes g.. b.. name foreign
+        kind, s, e, name = int(f[1]), int(f[8]), int(f[9]), f[17]
+        name = {2: "Memcpy HtoD (Pinned -> Device)", 3: "Memset (Device)"}.get(kind, name)
+        want[(kind, s, e - s, name)] += 1
+    elif f[0] == "G":    # dev stream corr tid api0 api1 graph node start end name
+        want[(1, int(f[9]), int(f[10]) - int(f[9]), f[11])] += 1
+got = collections.Counter()
+for line in open(sys.argv[2]):
+    f = line.rstrip("\n").split("\t")
+    got[(int(f[0]), int(f[1]), int(f[2]), f[3])] += 1
+lost = None
+for line in open(sys.argv[3]):
+    if line.startswith("#lost"):
+        lost = int(line.split()[1])
+missing, extra = want - got, got - want
+print("emulator: %d pieces of GPU work emitted, %d received, %d missing, %d not emitted, lost %s"
+      % (sum(want.values()), sum(got.values()), sum(missing.values()), sum(extra.values()), lost))
+ok = want and not missing and not extra and lost == 0
+print("PASS emulator: every kernel, copy and memset exact" if ok else "FAIL emulator: capture differs from the ground truth")
+sys.exit(0 if ok else 1)
+PY
+	[ $? -eq 0 ] || fail=1
+	note "SKIP kernels.cu and PyTorch checks: --emulator (no GPU)"
+	note "result: $([ $fail -eq 0 ] && echo PASS || echo FAIL)"
+	exit $fail
+fi
 
 # ---- 1. known counts ----
 if "$CUDA/bin/nvcc" -O2 -o "$b/kernels" tests/gpu/kernels.cu; then

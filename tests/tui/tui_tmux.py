@@ -1842,6 +1842,48 @@ def case_attach():
         fail("the target's output changed")
 
 
+def case_emulive():
+    """gtrace run on the CUDA/CUPTI emulator's stand-in trainer (tests/cudaemu):
+    the live view fills with both GPUs, ends with the target, nothing lost,
+    and the capture saved with W holds every launch and every piece of GPU
+    work of the trainer's ground truth"""
+    emu = os.path.abspath(os.path.join(BUILD, "tests", "cudaemu"))
+    trainer = os.path.join(emu, "cudaemu_trainer")
+    if not os.path.exists(trainer):
+        fail("no emulator trainer at " + trainer)
+    d = tempfile.mkdtemp(prefix="gtrace-emulive-")
+    cmd = ("cd %s && env LANG=C.UTF-8 TERM=xterm-256color LD_LIBRARY_PATH=%s %s run -- %s "
+           "--out truth.tsv --threads 2 --work 30000 --rate 15000; echo EXIT=$?; sleep 600"
+           % (d, emu, os.path.abspath(GTRACE), trainer))
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "40", cmd)
+    tmux("set-option", "-t", "t", "status", "off", check=False)
+    s = wait_for(r"live: 1 proc capturing", 20)
+    s = wait_for(r"GPU 1", 10)
+    if "GPU 0" not in s:
+        fail("live view lacks GPU 0", s)
+    s = wait_for(r"live: 1 proc target exited", 40)
+    if not re.search(r"events, 0 lost", s):
+        fail("the live capture lost events", s)
+    keys("W")
+    wait_for(r"saved gtrace-", 10)          # the name may be cut at 120 columns
+    files = [f for f in os.listdir(d) if f.startswith("gtrace-") and f.endswith(".gtrace")]
+    if len(files) != 1:
+        fail("W saved %s in %s" % (files, d))
+    saved = os.path.join(d, files[0])
+    keys("q")
+    wait_for(r"EXIT=0", 20)
+    works = sum(1 for line in open(os.path.join(d, "truth.tsv")) if line.startswith("W\t"))
+    if works != 60000:
+        fail("the trainer wrote %d pieces of work, not 60000" % works)
+    out = subprocess.run([GTRACE, "stats", saved, "--report", "summary", "--format", "csv"],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    got = int(out[1].split(",")[0])
+    if got != 2 * works:
+        fail("saved capture holds %d events, the truth %d launches + %d GPU work"
+             % (got, works, works))
+    shutil.rmtree(d, ignore_errors=True)
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 

@@ -1,0 +1,16 @@
+/*
+ * diff_priv.h - the parts of `gtrace diff` shared between diff.c and
+ * diff_breakdown.c.
+ */
+#ifndef GTRACE_ANALYSIS_DIFF_PRIV_H
+#define GTRACE_ANALYSIS_DIFF_PRIV_H
+
+#include "gtrace/diff.h"
+
+/* the rank compared in run s: o->rank, else the lowest rank of s (0 when none) */
+int32_t diff_rank(const struct gt_store *s, const struct diff_opts *o);
+/* the breakdown tables (diff_breakdown.c); 0 or negative errno */
+int diff_breakdown(const struct gt_store *a, const struct gt_store *b, const struct diff_opts *o,
+		   struct gt_report_out *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,73 @@
+/*
+ * ops_report.c - the "ops" report: the PyTorch TensorBoard plugin's operator
+ * table (grouped by name), gtrace/ops.h has the rules.  Times in us.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include "gtrace/ops.h"
+#include "reports.h"
+#include "tables.h"
+
+static const char *const cols[] = {
+	"Name", "Calls:i", "Device Self Duration (us):f:1", "Device Total Duration (us):f:1",
+	"Host Self Duration (us):f:1", "Host Total Duration (us):f:1", "Tensor Cores Eligible",
+	"Tensor Cores Self (%):p:2", "Tensor Cores Total (%):p:2", NULL
+};
+
+/* fill one table row from an operator row; 0 or -ENOMEM */
+static int put_row(struct gt_table *t, const struct gt_store *s, const struct ops_row *o)
+{
+	long r = gt_table_row(t);
+	if (r < 0 || gt_table_set_str(t, (size_t)r, 0, store_str(s, o->name)))
+		return -ENOMEM;
+	size_t row = (size_t)r;
+	gt_table_set_int(t, row, 1, (int64_t)o->calls);
+	gt_table_set_float(t, row, 2, (double)o->dev_self_ns / 1e3);
+	gt_table_set_float(t, row, 3, (double)o->dev_total_ns / 1e3);
+	gt_table_set_float(t, row, 4, (double)o->host_self_ns / 1e3);
+	gt_table_set_float(t, row, 5, (double)o->host_total_ns / 1e3);
+	if (gt_table_set_str(t, row, 6, o->tc_eligible ? "Yes" : "No"))
+		return -ENOMEM;
+	if (o->dev_self_ns > 0)
+		gt_table_set_float(t, row, 7, 100.0 * (double)o->tc_self_ns / (double)o->dev_self_ns);
+	if (o->dev_total_ns > 0)
+		gt_table_set_float(t, row, 8, 100.0 * (double)o->tc_total_ns / (double)o->dev_total_ns);
+	return 0;
+}
+
+static int ops_run(const struct gt_store *s, const struct gt_scope *sc_in,
+		   struct gt_report_out *out, char *err, size_t errlen)
+{
+	struct gt_scope sc;
+	if (tables_scope(s, sc_in, &sc, err, errlen))
+		return -ENOENT;
+	struct ops_result r;
+	int rc = ops_compute(s, &sc, &r, err, errlen);
+	if (rc)
+		return rc;
+	struct gt_table *t = tables_new("ops", "Operators (PyTorch TensorBoard plugin operator view)",
+					cols);
+	rc = t ? 0 : -ENOMEM;
+	for (size_t i = 0; i < r.n && !rc; i++)
+		rc = put_row(t, s, &r.rows[i]);
+	if (!rc && !r.n)
+		rc = gt_table_note(t, "No framework operators (CPU ops) in the scope");
+	if (!rc && r.dropped)
+		rc = gt_table_note(t, "%llu operators left out: they partly overlap an enclosing "
+				   "one on their thread", (unsigned long long)r.dropped);
+	if (!rc)
+		rc = tables_scope_note(t, s, &sc);
+	ops_result_done(&r);
+	if (!rc)
+		return gt_report_out_add(out, t);
+	gt_table_free(t);
+	snprintf(err, errlen, "ops: out of memory");
+	return rc;
+}
+
+const struct gt_report gt_report_ops = {
+	.name = "ops",
+	.help = "framework operators per name: calls, host and device self/total time, Tensor "
+		"Core eligibility (PyTorch TensorBoard plugin operator view)",
+	.run = ops_run,
+};

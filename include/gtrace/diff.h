@@ -1,0 +1,66 @@
+/*
+ * gtrace/diff.h - two runs compared: a baseline (A) and an experiment (B),
+ * after the PyTorch TensorBoard plugin's Diff view and Holistic Trace
+ * Analysis' trace_diff (docs/analyses.md "Comparing two runs").
+ *
+ * Reports (each a list of tables, printed like `gtrace stats` reports):
+ *   breakdown  the step-time breakdown of the average aligned step, one row
+ *              per category then Total: Baseline (us), Experiment (us),
+ *              Delta (us), Delta (%); then the aligned steps side by side
+ *   kernels    per kernel name: time, count and mean of both runs and the
+ *              deltas, sorted by absolute time delta; Change says
+ *              "appeared" / "disappeared" for names in one run only
+ *   ops        the same per operator name with device self and host self time
+ *   overview   both runs' overview tables, baseline first
+ *
+ * Alignment of steps: DIFF_ALIGN_FIRST pairs each run's complete steps in
+ * order from its first one (the steps analysis already dropped steps cut
+ * off by the capture); DIFF_ALIGN_STEP pairs from step number `step` in both
+ * runs on; DIFF_ALIGN_START takes each whole run from its start as one
+ * window.  Only the aligned pairs (as many as the shorter run has) enter
+ * the average step.
+ */
+#ifndef GTRACE_DIFF_H
+#define GTRACE_DIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gtrace/report.h"
+#include "gtrace/store.h"
+
+enum diff_align { DIFF_ALIGN_FIRST = 0, DIFF_ALIGN_STEP, DIFF_ALIGN_START };
+
+struct diff_opts {
+	enum diff_align align;
+	int64_t step;             /* DIFF_ALIGN_STEP: the first step number paired */
+	int32_t rank;             /* rank compared in both runs, -1 = rank 0 / all */
+	unsigned flags;
+};
+
+/* one named figure set of a run, for the per-name tables */
+#define DIFF_MAX_FIG 2
+struct diff_item {
+	const char *name;         /* borrowed from the run's store */
+	uint64_t count;
+	int64_t fig_ns[DIFF_MAX_FIG];
+};
+
+/* the report `name` (breakdown, kernels, ops, overview) of runs a and b;
+ * 0, -EINVAL for an unknown name or a step that is not in both runs,
+ * other negative errno; message in err */
+int diff_run(const struct gt_store *a, const struct gt_store *b, const char *name,
+	     const struct diff_opts *o, struct gt_report_out *out, char *err, size_t errlen);
+
+/* the per-name table: rows of a and b joined by name; fig_names[nfig]
+ * name the figures ("Time", "Device Self"), the mean is of the first;
+ * sorted by absolute delta of the first figure, then of the second, then
+ * name.  NULL on ENOMEM. */
+struct gt_table *diff_names_table(const char *tname, const char *title,
+				  const struct diff_item *a, size_t na,
+				  const struct diff_item *b, size_t nb,
+				  const char *const *fig_names, int nfig);
+
+/* names of the reports, NULL-terminated */
+extern const char *const diff_report_names[];
+
+#endif

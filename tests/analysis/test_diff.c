@@ -1,0 +1,179 @@
+/*
+ * test_diff.c - `gtrace diff` in core (gtrace/diff.h) on planted truths:
+ *  - the per-name table on hand-made items (join, deltas, means, appeared /
+ *    disappeared, order by absolute delta);
+ *  - simulator pairs with the same seed and one planted change:
+ *    balanced vs input-bound (a DataLoader of 40 % of the experiment's step:
+ *    the DataLoader row carries the whole change), balanced vs straggler
+ *    (2 GPUs, GPU 1's compute kernels 18 % longer: every compute kernel
+ *    name's time grows by 9 % over the two GPUs, counts unchanged);
+ *  - step alignment: step=N pairs from N, a missing step is an error.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include "gtrace/diff.h"
+#include "gtrace/sim.h"
+#include "gtrace/store.h"
+
+static const struct gt_table *table(const struct gt_report_out *o, const char *name)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (!strcmp(o->tables[i]->name, name))
+			return o->tables[i];
+	cr_assert_fail("no table %s", name);
+	return NULL;
+}
+
+static long col(const struct gt_table *t, const char *name)
+{
+	for (size_t c = 0; c < t->ncols; c++)
+		if (!strcmp(t->cols[c].name, name))
+			return (long)c;
+	cr_assert_fail("no column %s", name);
+	return -1;
+}
+
+static long row(const struct gt_table *t, const char *first)
+{
+	for (size_t r = 0; r < t->nrows; r++)
+		if (!strcmp(gt_table_cell(t, r, 0)->s, first))
+			return (long)r;
+	return -1;
+}
+
+static double fval(const struct gt_table *t, long r, const char *c)
+{
+	cr_assert_geq(r, 0);
+	long k = col(t, c);
+	cr_assert(!gt_table_is_null(t, (size_t)r, (size_t)k), "%s is n/a", c);
+	return t->cols[k].type == GT_COL_INT ? (double)gt_table_cell(t, (size_t)r, (size_t)k)->i
+					    : gt_table_cell(t, (size_t)r, (size_t)k)->f;
+}
+
+Test(analysis_diff, names_table_planted)
+{
+	struct diff_item a[] = { { "k_same", 10, { 1000000 } }, { "k_gone", 2, { 50000 } },
+				 { "k_slower", 4, { 400000 } } };
+	struct diff_item b[] = { { "k_slower", 4, { 4400000 } }, { "k_new", 1, { 70000 } },
+				 { "k_same", 10, { 1000000 } } };
+	static const char *const fig[] = { "Time" };
+	struct gt_table *t = diff_names_table("d", "d", a, 3, b, 3, fig, 1);
+	cr_assert_not_null(t);
+	cr_assert_eq(t->nrows, 4);
+	/* |deltas|: k_slower 4000 us, k_new 70, k_gone 50, k_same 0 */
+	cr_expect_str_eq(gt_table_cell(t, 0, 0)->s, "k_slower");
+	cr_expect_str_eq(gt_table_cell(t, 1, 0)->s, "k_new");
+	cr_expect_str_eq(gt_table_cell(t, 2, 0)->s, "k_gone");
+	cr_expect_str_eq(gt_table_cell(t, 3, 0)->s, "k_same");
+	cr_expect_float_eq(fval(t, 0, "Delta Time (us)"), 4000.0, 1e-9);
+	cr_expect_float_eq(fval(t, 0, "Baseline Mean Time (us)"), 100.0, 1e-9);
+	cr_expect_float_eq(fval(t, 0, "Experiment Mean Time (us)"), 1100.0, 1e-9);
+	cr_expect_float_eq(fval(t, 0, "Delta Mean Time (us)"), 1000.0, 1e-9);
+	cr_expect_str_eq(gt_table_cell(t, 1, col(t, "Change"))->s, "appeared");
+	cr_expect(gt_table_is_null(t, 1, (size_t)col(t, "Baseline Time (us)")));
+	cr_expect_float_eq(fval(t, 1, "Delta Count"), 1.0, 1e-9);
+	cr_expect_str_eq(gt_table_cell(t, 2, col(t, "Change"))->s, "disappeared");
+	cr_expect_float_eq(fval(t, 2, "Delta Time (us)"), -50.0, 1e-9);
+	cr_expect_str_eq(gt_table_cell(t, 3, col(t, "Change"))->s, "");
+	gt_table_free(t);
+}
+
+static struct gt_store *sim(enum sim_scenario sc, int gpus, int steps)
+{
+	struct gt_store *s = store_new();
+	char err[256];
+	struct sim_opts o = { .gpus = gpus, .steps = steps, .scenario = sc, .seed = 7 };
+	cr_assert_eq(sim_generate(&o, s, err, sizeof(err)), 0, "%s", err);
+	return s;
+}
+
+Test(analysis_diff, sim_input_bound_dataloader_row, .timeout = 60)
+{
+	struct gt_store *a = sim(SIM_BALANCED, 1, 8), *b = sim(SIM_INPUT_BOUND, 1, 8);
+	struct diff_opts o = { .rank = -1 };
+	struct gt_report_out out = { 0 };
+	char err[256];
+	cr_assert_eq(diff_run(a, b, "breakdown", &o, &out, err, sizeof(err)), 0, "%s", err);
+	const struct gt_table *t = table(&out, "diff_breakdown");
+	long dl = row(t, "DataLoader"), tot = row(t, "Total");
+	double exp_dl = fval(t, dl, "Experiment (us)"), exp_tot = fval(t, tot, "Experiment (us)");
+	/* planted: 40 % of the experiment's step (docs/simulator.md), within 2 points */
+	cr_expect(fabs(100.0 * exp_dl / exp_tot - 40.0) < 2.0, "DataLoader %.1f %% of step",
+		  100.0 * exp_dl / exp_tot);
+	/* the plant is serial with the step: the DataLoader delta is the total delta
+	   (the rest moves by the +-3 % noise only) */
+	double d_dl = fval(t, dl, "Delta (us)"), d_tot = fval(t, tot, "Delta (us)");
+	cr_expect(d_dl > 0 && fabs(d_dl - d_tot) < 0.05 * d_tot, "DataLoader +%.0f, total +%.0f",
+		  d_dl, d_tot);
+	for (size_t r = 0; r + 1 < t->nrows; r++)
+		if ((long)r != dl)
+			cr_expect(fabs(fval(t, (long)r, "Delta (us)")) < 0.1 * d_dl, "%s",
+				  gt_table_cell(t, r, 0)->s);
+	const struct gt_table *ts = table(&out, "diff_steps");
+	cr_expect_eq(ts->nrows, 8);
+	gt_report_out_done(&out);
+	store_free(a);
+	store_free(b);
+}
+
+Test(analysis_diff, sim_straggler_kernels, .timeout = 60)
+{
+	struct gt_store *a = sim(SIM_BALANCED, 2, 6), *b = sim(SIM_STRAGGLER, 2, 6);
+	struct diff_opts o = { .rank = -1 };
+	struct gt_report_out out = { 0 };
+	char err[256];
+	cr_assert_eq(diff_run(a, b, "kernels", &o, &out, err, sizeof(err)), 0, "%s", err);
+	const struct gt_table *t = table(&out, "diff_kernels");
+	size_t checked = 0;
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *n = gt_table_cell(t, r, 0)->s;
+		cr_expect_str_eq(gt_table_cell(t, r, col(t, "Change"))->s, "", "%s", n);
+		cr_expect_eq(fval(t, (long)r, "Delta Count"), 0.0, "%s", n);
+		if (strstr(n, "nccl") || fval(t, (long)r, "Baseline Count") < 100)
+			continue;
+		double q = fval(t, (long)r, "Experiment Time (us)") / fval(t, (long)r, "Baseline Time (us)");
+		cr_expect(fabs(q - 1.09) < 0.015, "%s: x%.4f", n, q);
+		checked++;
+	}
+	cr_expect_gt(checked, 5);
+	gt_report_out_done(&out);
+	store_free(a);
+	store_free(b);
+}
+
+Test(analysis_diff, align_step, .timeout = 60)
+{
+	struct gt_store *a = sim(SIM_BALANCED, 1, 6), *b = sim(SIM_BALANCED, 1, 4);
+	struct diff_opts o = { .rank = -1 };
+	struct gt_report_out out = { 0 };
+	char err[256];
+	cr_assert_eq(diff_run(a, b, "breakdown", &o, &out, err, sizeof(err)), 0, "%s", err);
+	const struct gt_table *ts = table(&out, "diff_steps");
+	size_t n_first = ts->nrows;
+	cr_expect_geq(n_first, 3);
+	int64_t s0 = gt_table_cell(ts, 0, 0)->i;
+	gt_report_out_done(&out);
+	/* from the second step on: one pair fewer, starting there in both runs */
+	o.align = DIFF_ALIGN_STEP;
+	o.step = s0 + 1;
+	cr_assert_eq(diff_run(a, b, "breakdown", &o, &out, err, sizeof(err)), 0, "%s", err);
+	ts = table(&out, "diff_steps");
+	cr_expect_eq(ts->nrows, n_first - 1);
+	cr_expect_eq(gt_table_cell(ts, 0, 0)->i, s0 + 1);
+	cr_expect_eq(gt_table_cell(ts, 0, 1)->i, s0 + 1);
+	gt_report_out_done(&out);
+	o.step = 1000;
+	cr_expect_eq(diff_run(a, b, "breakdown", &o, &out, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "step 1000") != NULL, "%s", err);
+	gt_report_out_done(&out);
+	/* start: each run as one window */
+	o.align = DIFF_ALIGN_START;
+	cr_assert_eq(diff_run(a, b, "breakdown", &o, &out, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(table(&out, "diff_steps")->nrows, 1);
+	gt_report_out_done(&out);
+	cr_expect_eq(diff_run(a, b, "nope", &o, &out, err, sizeof(err)), -EINVAL);
+	store_free(a);
+	store_free(b);
+}

@@ -1,0 +1,238 @@
+/*
+ * test_cli_diff.c - `gtrace diff` through the binary on the two ResNet-50
+ * runs (0 vs 4 DataLoader workers).  Truth: the TensorBoard plugin's
+ * published average step of the 0-worker run (../shared/testdata/MANIFEST.md:
+ * Kernel 98,589 ... DataLoader 59,262, Total 177,592 us) and, for both runs,
+ * an independent Python pass over the raw JSON (breakdown_ref.py beside
+ * this file).  The DataLoader row must carry the difference.  Also the
+ * operator and kernel comparisons' shape and the error paths.
+ */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define NW0 "kineto/resnet50_num_workers_0.pt.trace.json.gz"
+#define NW4 "kineto/resnet50_num_workers_4.pt.trace.json.gz"
+
+static const char *td(void)
+{
+	const char *t = getenv("GTRACE_TESTDATA");
+	return t ? t : "../shared/testdata";
+}
+
+/* run a command, stdout into *out (malloc'ed); exit status */
+static int run(const char *cmd, char **out)
+{
+	FILE *p = popen(cmd, "r");
+	cr_assert(p);
+	size_t len = 0;
+	FILE *m = open_memstream(out, &len);
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+		fwrite(buf, 1, n, m);
+	fclose(m);
+	int st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int gtrace(const char *args, char **out)
+{
+	char *cmd = NULL;
+	cr_assert(asprintf(&cmd, "'%s/tui/gtrace' %s 2>&1", getenv("GTRACE_BUILD"), args) > 0);
+	int rc = run(cmd, out);
+	free(cmd);
+	return rc;
+}
+
+/* Average (us) of `cat` from breakdown_ref.py's CSV */
+static double ref(const char *csv, const char *cat)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "\n%s,", cat);
+	const char *p = strstr(csv, key);
+	cr_assert_not_null(p, "%s not in the reference", cat);
+	return strtod(p + strlen(key), NULL);
+}
+
+static char *ref_run(const char *rel)
+{
+	char *cmd = NULL, *out = NULL;
+	cr_assert(asprintf(&cmd, "python3 '%s/tests/cli/breakdown_ref.py' '%s/%s'",
+			   getenv("GTRACE_SRC"), td(), rel) > 0);
+	cr_assert_eq(run(cmd, &out), 0, "breakdown_ref.py failed");
+	free(cmd);
+	return out;
+}
+
+static const cJSON *rows_of(const cJSON *root, const char *table)
+{
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(root, "tables"))
+		if (!strcmp(cJSON_GetObjectItem(t, "name")->valuestring, table))
+			return cJSON_GetObjectItem(t, "rows");
+	cr_assert_fail("no table %s", table);
+	return NULL;
+}
+
+static const cJSON *row_named(const cJSON *rows, const char *key, const char *val)
+{
+	const cJSON *r;
+	cJSON_ArrayForEach(r, rows) {
+		const cJSON *v = cJSON_GetObjectItem(r, key);
+		if (cJSON_IsString(v) && !strcmp(v->valuestring, val))
+			return r;
+	}
+	cr_assert_fail("no row %s", val);
+	return NULL;
+}
+
+static double num(const cJSON *r, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(r, k);
+	cr_assert(cJSON_IsNumber(v), "%s is not a number", k);
+	return v->valuedouble;
+}
+
+Test(cli_diff, resnet50_dataloader_row, .timeout = 180)
+{
+	char args[2048], *out = NULL;
+	snprintf(args, sizeof(args), "diff '%s/" NW0 "' '%s/" NW4 "' --format json", td(), td());
+	cr_assert_eq(gtrace(args, &out), 0, "%s", out);
+	cJSON *root = cJSON_Parse(out);
+	cr_assert_not_null(root, "not JSON: %.200s", out);
+	const cJSON *rows = rows_of(root, "diff_breakdown");
+	char *ra = ref_run(NW0), *rb = ref_run(NW4);
+	static const char *const cats[] = { "Kernel", "Memcpy", "Memset", "Runtime", "DataLoader",
+					    "CPU Exec", "Other", "Total", NULL };
+	for (size_t i = 0; cats[i]; i++) {
+		const cJSON *r = row_named(rows, "Category", cats[i]);
+		double a = ref(ra, cats[i]), b = ref(rb, cats[i]);
+		cr_expect(fabs(num(r, "Baseline (us)") - a) < 0.06, "%s baseline %f vs %f", cats[i],
+			  num(r, "Baseline (us)"), a);
+		cr_expect(fabs(num(r, "Experiment (us)") - b) < 0.06, "%s experiment %f vs %f",
+			  cats[i], num(r, "Experiment (us)"), b);
+		cr_expect(fabs(num(r, "Delta (us)") - (b - a)) < 0.11, "%s delta", cats[i]);
+	}
+	/* the plugin's published figures for the baseline */
+	const cJSON *dl = row_named(rows, "Category", "DataLoader");
+	cr_expect(fabs(num(dl, "Baseline (us)") - 59262) <= 1.0);
+	cr_expect(fabs(num(row_named(rows, "Category", "Total"), "Baseline (us)") - 177592) <= 1.0);
+	/* the DataLoader row carries the difference: the largest change, by far */
+	double d = num(dl, "Delta (us)");
+	cr_expect_lt(d, -50000.0);
+	cr_expect_lt(num(dl, "Delta (%)"), -95.0);
+	const cJSON *r;
+	cJSON_ArrayForEach(r, rows) {
+		const char *c = cJSON_GetObjectItem(r, "Category")->valuestring;
+		if (strcmp(c, "DataLoader") && strcmp(c, "Total"))
+			cr_expect_lt(fabs(num(r, "Delta (us)")), fabs(d) / 4, "%s", c);
+	}
+	cr_expect_eq(cJSON_GetArraySize(rows_of(root, "diff_steps")), 6);
+	free(ra);
+	free(rb);
+	cJSON_Delete(root);
+	free(out);
+}
+
+Test(cli_diff, resnet50_ops_and_kernels, .timeout = 180)
+{
+	char args[2048], *out = NULL;
+	snprintf(args, sizeof(args), "diff '%s/" NW0 "' '%s/" NW4 "' --report ops --format json",
+		 td(), td());
+	cr_assert_eq(gtrace(args, &out), 0, "%s", out);
+	cJSON *root = cJSON_Parse(out);
+	cr_assert_not_null(root);
+	const cJSON *rows = rows_of(root, "diff_ops");
+	/* same model: every operator of the plugin's table in both runs, same conv count */
+	const cJSON *conv = row_named(rows, "Name", "aten::cudnn_convolution");
+	cr_expect_eq(num(conv, "Baseline Count"), 318);
+	cr_expect_eq(num(conv, "Delta Count"), 0);
+	cr_expect_eq(num(conv, "Baseline Device Self (us)"), 126619);  /* plugin's table */
+	/* sorted by absolute device self delta */
+	double prev = INFINITY;
+	cJSON_ArrayForEach(conv, rows) {
+		double v = fabs(num(conv, "Delta Device Self (us)"));
+		cr_expect_leq(v, prev);
+		prev = v;
+	}
+	cJSON_Delete(root);
+	free(out);
+	snprintf(args, sizeof(args), "diff '%s/" NW0 "' '%s/" NW4 "' --report kernels --format csv",
+		 td(), td());
+	cr_assert_eq(gtrace(args, &out), 0, "%s", out);
+	cr_expect(strstr(out, "Name,Baseline Time (us),Experiment Time (us),Delta Time (us),") != NULL,
+		  "%.100s", out);
+	free(out);
+}
+
+/* CSV is one table: the main one, or the one --table names */
+Test(cli_diff, csv_tables, .timeout = 120)
+{
+	char args[2048], *out = NULL;
+	snprintf(args, sizeof(args), "diff '%s/" NW0 "' '%s/" NW4 "' --format csv --table diff_steps",
+		 td(), td());
+	cr_assert_eq(gtrace(args, &out), 0, "%s", out);
+	cr_expect(!strncmp(out, "Baseline Step,Experiment Step,", 30), "%.80s", out);
+	size_t lines = 0;
+	for (const char *p = out; *p; p++)
+		lines += *p == '\n';
+	cr_expect_eq(lines, 7, "header and six aligned steps: %s", out);
+	free(out);
+	snprintf(args, sizeof(args), "diff '%s/" NW0 "' '%s/" NW4 "' --format csv", td(), td());
+	cr_assert_eq(gtrace(args, &out), 0, "%s", out);
+	cr_expect(!strncmp(out, "Category,Baseline (us),Experiment (us),Delta (us),Delta (%)\n", 60),
+		  "%.80s", out);
+	cr_expect_null(strstr(out, "Baseline Step"), "one table per CSV");
+	free(out);
+}
+
+Test(cli_diff, errors, .timeout = 60)
+{
+	char args[2048], *out = NULL;
+	snprintf(args, sizeof(args), "diff '%s/" NW0 "' /nonexistent/b.json", td());
+	cr_expect_eq(gtrace(args, &out), 1);
+	cr_expect(strstr(out, "/nonexistent/b.json") != NULL, "%s", out);
+	cr_expect_eq(strchr(out, '\n') - out + 1, (long)strlen(out), "one line: %s", out);
+	free(out);
+	cr_expect_eq(gtrace("diff only_one.json", &out), 2);
+	free(out);
+	cr_expect_eq(gtrace("diff a b --report nope", &out), 2);
+	free(out);
+	cr_expect_eq(gtrace("diff a b --align step=x", &out), 2);
+	free(out);
+	snprintf(args, sizeof(args), "diff '%s/" NW0 "' '%s/" NW4 "' --align step=99", td(), td());
+	cr_expect_eq(gtrace(args, &out), 1);
+	cr_expect(strstr(out, "step 99 is not in the baseline run") != NULL, "%s", out);
+	free(out);
+}
+
+/* the two new stats reports through the binary: JSON numbers are numbers,
+ * the plugin's first operator and the memory peak of GPU 0 (mem_ref.py:
+ * 2,791,636,480 bytes) */
+Test(cli_diff, stats_ops_and_memory_json, .timeout = 120)
+{
+	char args[2048], *out = NULL;
+	snprintf(args, sizeof(args), "stats '%s/" NW0 "' --report ops,memory-usage --format json",
+		 td());
+	cr_assert_eq(gtrace(args, &out), 0, "%s", out);
+	cJSON *root = cJSON_Parse(out);
+	cr_assert_not_null(root, "not JSON: %.200s", out);
+	cr_assert(cJSON_IsArray(root));
+	const cJSON *ops = rows_of(cJSON_GetArrayItem(root, 0), "ops");
+	const cJSON *first = cJSON_GetArrayItem(ops, 0);
+	cr_expect_str_eq(cJSON_GetObjectItem(first, "Name")->valuestring,
+			 "aten::cudnn_convolution_backward_weight");
+	cr_expect_eq(num(first, "Calls"), 318);
+	cr_expect_eq(num(first, "Device Self Duration (us)"), 142461);
+	const cJSON *mu = rows_of(cJSON_GetArrayItem(root, 1), "memory_usage");
+	const cJSON *gpu = row_named(mu, "Device", "GPU 0");
+	cr_expect_eq(num(gpu, "Peak Allocated (bytes)"), 2791636480.0);
+	cr_expect_eq(num(gpu, "Records"), 8220);
+	cJSON_Delete(root);
+	free(out);
+}
