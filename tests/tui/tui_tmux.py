@@ -1912,6 +1912,7 @@ def case_ops():
     import ops_truth
     path = resnet()
     exp = os.path.join(TESTDATA, "kineto", "expected", "tb_plugin_operators_nw0.json")
+    need_testdata(exp)
     with open(exp) as f:
         top = max(json.load(f)["data"]["data"], key=lambda r: r["device_self_duration"])
     evs = ops_truth.load(path)
@@ -2030,7 +2031,7 @@ def case_memory():
         r = subprocess.run([GTRACE, "sim", "-o", path, "--gpus", "2", "--steps", "10",
                             "--memory", pat], capture_output=True, text=True)
         if r.returncode:
-            skip("gtrace sim --memory does not work: " + r.stderr.strip())
+            fail("gtrace sim --memory failed: " + r.stderr.strip())
         s = mem_page(path)
         m = re.search(r"r0 GPU 0: peak ([0-9.]+) MiB at \+(\S+) in step (\d+), operator (\S+);", s)
         if not m:
