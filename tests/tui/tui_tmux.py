@@ -2024,7 +2024,8 @@ def case_memory():
     """the Memory page (6) on the simulator's planted allocations (docs/simulator.md
     "Memory"): with `--memory leak` every step grows by the planted 8 MiB, the peak is in
     the last step and 10 x 8 MiB above the `steady` run's peak (same op, step 0, no growth);
-    the peak column is marked; Enter zooms the trace view around the peak"""
+    the peak column is marked; Enter zooms the trace view around the peak; the overview's
+    memory row shows the same peak"""
     peaks = {}
     for pat in ("steady", "leak"):
         path = os.path.join(TMP, "mem-%s.gtrace" % pat)
@@ -2058,6 +2059,12 @@ def case_memory():
             if not v0 - 0.01 <= peak_ms <= v0 + vw + 0.01:
                 fail("the trace view [%g, +%g] ms does not hold the peak at %g ms"
                      % (v0, vw, peak_ms), s)
+        # the overview's memory row: the same peak (whole MiB)
+        keys("4")
+        s = wait_for(r"mem r0 GPU0\s+\d+MiB ")
+        ov = int(re.search(r"mem r0 GPU0\s+(\d+)MiB ", s).group(1))
+        if ov != round(peaks[pat][0]):
+            fail("%s: overview memory row %d MiB, the peak %.2f MiB" % (pat, ov, peaks[pat][0]), s)
         quit_ok()
         tmux("kill-server", check=False)
     if abs(peaks["leak"][0] - peaks["steady"][0] - 80.0) > 0.005:
