@@ -2,8 +2,9 @@
  * convert.c - CUPTI activity records -> gt_events (capture/convert.h).
  * Record layouts are CUDA 13's: Kernel10, Memcpy6, MemcpyPtoP4, Memset4,
  * API, Marker2, Synchronization2, Device5, Context3, ExternalCorrelation,
- * Overhead3.  Times: CUPTI ns + clock_offset_ns.  Lanes: GPU (device,
- * stream) and host (pid, thread).  Strings are interned by content.
+ * Overhead3; CUDA 12's are lifted to those first (convert12.c).
+ * Times: CUPTI ns + clock_offset_ns.  Lanes: GPU (device, stream) and
+ * host (pid, thread).  Strings are interned by content.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <cupti_activity.h>
 #include "convert.h"
+#include "convert12.h"
 
 void convert_init(struct convert *c, int64_t pid, int32_t rank)
 {
@@ -430,6 +432,9 @@ static void conv_device(struct convert *c, const CUpti_ActivityDevice5 *d)
 
 int convert_record(struct convert *c, const void *record, struct gt_event *out)
 {
+	union convert12_rec up;
+	if (c->cupti_major == 12)
+		record = convert12_up(record, &up);
 	const CUpti_Activity *r = record;
 	memset(out, 0, sizeof(*out));
 	/* zero timestamps: the device buffer ran out for this record */

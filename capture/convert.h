@@ -1,5 +1,6 @@
 /*
- * convert.h - CUPTI activity records (CUDA 13 layouts) -> gt_events with
+ * convert.h - CUPTI activity records (CUDA 13 layouts, or CUDA 12's when
+ * cupti_major is 12) -> gt_events with
  * the converter's own string/lane/kconf ids, as a pure function of the
  * record and the converter's tables (no CUPTI calls; the API-name lookup
  * is a callback).  One converter per drain thread; it is also the pub_dict
@@ -41,6 +42,7 @@ struct convert {
 	int clock_set;             /* a calibration was taken */
 	int32_t rank;
 	int64_t pid;
+	int cupti_major;           /* 12: records are CUDA 12's (convert12.h); else 13 */
 	/* API name: driver = 1 for the driver API; NULL when unknown */
 	const char *(*api_name)(void *ctx, int driver, uint32_t cbid);
 	void *api_ctx;

@@ -1,6 +1,10 @@
 /*
  * cudaemu_cupti.c - CUPTI's activity API emulated from the real CUDA 13
- * header structs, built as libcupti.so.13 (tests/cudaemu/cudaemu.h).
+ * header structs, built as libcupti.so.13 (tests/cudaemu/cudaemu.h); with
+ * CUDAEMU_CUPTI_MAJOR=12 built as libcupti.so.12: a CUDA 12.6 CUPTI (API
+ * version 24) writing the CUDA 12 record versions of
+ * cupti_activity_deprecated.h (Kernel9, Memcpy5, Device4, Context2;
+ * Memset4 and API records are the same in both).
  *
  * Rules it enforces as the real library does (and stricter):
  * - one subscriber (cuptiSubscribe); one buffer-callback pair: a second
@@ -36,6 +40,20 @@
 #include "cudaemu.h"
 
 #define EXPORT CUDAEMU_API
+
+#if CUDAEMU_CUPTI_MAJOR == 12
+typedef CUpti_ActivityKernel9 emu_kernel;
+typedef CUpti_ActivityMemcpy5 emu_memcpy;
+typedef CUpti_ActivityDevice4 emu_device;
+typedef CUpti_ActivityContext2 emu_context;
+#define EMU_API_VERSION 24u            /* CUDA 12.6 (cupti_version.h) */
+#else
+typedef CUpti_ActivityKernel10 emu_kernel;
+typedef CUpti_ActivityMemcpy6 emu_memcpy;
+typedef CUpti_ActivityDevice5 emu_device;
+typedef CUpti_ActivityContext3 emu_context;
+#define EMU_API_VERSION ((uint32_t)CUPTI_API_VERSION)
+#endif
 #define MAX_KIND 128
 #define MAX_PENDING 4096
 #define NAME_SLOTS 65536
@@ -114,19 +132,19 @@ static size_t rec_size(CUpti_ActivityKind k)
 {
 	switch (k) {
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-	case CUPTI_ACTIVITY_KIND_KERNEL: return sizeof(CUpti_ActivityKernel10);
-	case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
+	case CUPTI_ACTIVITY_KIND_KERNEL: return sizeof(emu_kernel);
+	case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(emu_memcpy);
 	case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset4);
 	case CUPTI_ACTIVITY_KIND_RUNTIME:
 	case CUPTI_ACTIVITY_KIND_DRIVER: return sizeof(CUpti_ActivityAPI);
-	case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(CUpti_ActivityDevice5);
-	case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
+	case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(emu_device);
+	case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(emu_context);
 	default: return 0;
 	}
 }
 
 #define ALIGN8(n) (((n) + 7u) & ~(size_t)7u)
-#define MAX_REC ALIGN8(sizeof(CUpti_ActivityKernel10))
+#define MAX_REC ALIGN8(sizeof(emu_kernel))
 
 static uint64_t now_ns(void)
 {
@@ -229,7 +247,7 @@ static void put_kernel(const struct cudaemu_work *w, const struct cudaemu_device
 		s0 = w->start_ns + (uint64_t)(node - 1) * ((uint64_t)w->dur_ns + 1);
 		s1 = s0 + (uint64_t)w->dur_ns;
 	}
-	CUpti_ActivityKernel10 *k = (void *)room(sizeof(*k), s1);
+	emu_kernel *k = (void *)room(sizeof(*k), s1);
 	if (!k)
 		return;
 	k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
@@ -276,7 +294,7 @@ static void sink_work(struct cudaemu_work *w)
 		for (uint32_t n = 1; n <= w->nodes; n++)
 			put_kernel(w, d, n);
 	} else if (w->kind == CUDAEMU_MEMCPY && cu.kind_on[CUPTI_ACTIVITY_KIND_MEMCPY]) {
-		CUpti_ActivityMemcpy6 *m = (void *)room(sizeof(*m), w->end_ns);
+		emu_memcpy *m = (void *)room(sizeof(*m), w->end_ns);
 		if (m) {
 			m->kind = CUPTI_ACTIVITY_KIND_MEMCPY;
 			m->copyKind = w->copy_kind;
@@ -343,9 +361,9 @@ static void complete(int forced, int cur_too, int hold)
 				size_t n = rec_size(r->kind);
 				uint64_t end = 0;
 				if (r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
-					end = ((CUpti_ActivityKernel10 *)r)->end;
+					end = ((emu_kernel *)r)->end;
 				else if (r->kind == CUPTI_ACTIVITY_KIND_MEMCPY)
-					end = ((CUpti_ActivityMemcpy6 *)r)->end;
+					end = ((emu_memcpy *)r)->end;
 				else if (r->kind == CUPTI_ACTIVITY_KIND_MEMSET)
 					end = ((CUpti_ActivityMemset4 *)r)->end;
 				if (end >= now) {
@@ -394,7 +412,7 @@ static void *worker_main(void *arg)
 CUptiResult CUPTIAPI cuptiGetVersion(uint32_t *v)
 {
 	check(__func__);
-	*v = CUPTI_API_VERSION;
+	*v = EMU_API_VERSION;
 	return CUPTI_SUCCESS;
 }
 
@@ -563,7 +581,7 @@ CUptiResult CUPTIAPI cuptiActivityEnableAndDump(CUpti_ActivityKind k)
 	for (int i = 0; i < cudaemu_device_count(); i++) {
 		const struct cudaemu_device *d = cudaemu_device_at(i);
 		if (k == CUPTI_ACTIVITY_KIND_DEVICE) {
-			CUpti_ActivityDevice5 *o = (void *)room(sizeof(*o), 0);
+			emu_device *o = (void *)room(sizeof(*o), 0);
 			if (!o)
 				continue;
 			o->kind = k;
@@ -574,7 +592,7 @@ CUptiResult CUPTIAPI cuptiActivityEnableAndDump(CUpti_ActivityKind k)
 			o->computeCapabilityMajor = d->cc_major;
 			o->computeCapabilityMinor = d->cc_minor;
 		} else if (k == CUPTI_ACTIVITY_KIND_CONTEXT) {
-			CUpti_ActivityContext3 *o = (void *)room(sizeof(*o), 0);
+			emu_context *o = (void *)room(sizeof(*o), 0);
 			if (!o)
 				continue;
 			o->kind = k;

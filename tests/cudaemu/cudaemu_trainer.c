@@ -11,6 +11,7 @@
  *   cudaemu_trainer --out TRUTH [--threads T] [--work N] [--configs C]
  *                   [--dur-ns D] [--gap-us G] [--fork N] [--rate R]
  *                   [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N]
+ *                   [--cupti LIB]
  *
  * Truth file (TSV): a '#' header line with pid, devices and the window
  * (first API call start, last work end); one line per piece of work:
@@ -34,6 +35,9 @@
  * --tail-ms M: each thread's last kernel runs M ms and the trainer exits
  * without waiting for the device (the capture's exit flush meets work
  * still running).
+ * --cupti LIB: dlopen LIB (e.g. the emulator's libcupti.so.12) before
+ * cuInit, as a framework linked with its own CUPTI maps it; the CUPTI the
+ * trainer asks for its counters is that one (default libcupti.so.13).
  * --fork N: while the threads submit, the main thread forks N DataLoader-
  * like children that exit at once with exit(0) (atexit handlers run); a
  * line `F pid status ms` each (exit status, ms from fork to reaped).
@@ -58,6 +62,7 @@ static struct {
 	int gap_us;
 	int forks;
 	int tail_ms;
+	const char *cupti;       /* the CUPTI library's name (--cupti) */
 	int graphs;
 	int tsc_at;
 	int bad_ts;
@@ -89,7 +94,7 @@ static uint64_t CUPTIAPI tsc_clock(void)
 
 static void install_tsc(void)
 {
-	void *cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+	void *cupti = dlopen(tr.cupti ? tr.cupti : "libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
 	CUptiResult (*reg)(CUpti_TimestampCallbackFunc) = NULL;
 	if (cupti)
 		*(void **)&reg = dlsym(cupti, "cuptiActivityRegisterTimestampCallback");
@@ -264,11 +269,13 @@ int main(int argc, char **argv)
 			tr.tail_ms = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--rate") && v)
 			tr.rate = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--cupti") && v)
+			tr.cupti = argv[++i];
 		else if (!strcmp(argv[i], "--fork") && v)
 			tr.forks = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "usage: cudaemu_trainer --out TRUTH [--threads T] [--work N] "
-				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N]\n");
+				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N] [--cupti LIB]\n");
 			return 2;
 		}
 	}
@@ -280,6 +287,10 @@ int main(int argc, char **argv)
 	tr.out = tr.keep ? fopen(out, "w") : stdout;
 	if (!tr.out) {
 		fprintf(stderr, "cudaemu_trainer: %s: cannot create\n", out);
+		return 1;
+	}
+	if (tr.cupti && !dlopen(tr.cupti, RTLD_NOW | RTLD_GLOBAL)) {
+		fprintf(stderr, "cudaemu_trainer: %s\n", dlerror());
 		return 1;
 	}
 	if (cuInit(0) != CUDA_SUCCESS) {
@@ -314,7 +325,7 @@ int main(int argc, char **argv)
 	fprintf(tr.out, "# pid %d devices %d window %llu %llu\n", (int)getpid(),
 		cudaemu_device_count(), (unsigned long long)tr.first, (unsigned long long)tr.last);
 	void (*stats)(struct cudaemu_cupti_stats *) = NULL;
-	void *cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+	void *cupti = dlopen(tr.cupti ? tr.cupti : "libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
 	if (cupti)
 		*(void **)&stats = dlsym(cupti, "cudaemu_cupti_stats");
 	if (stats) {

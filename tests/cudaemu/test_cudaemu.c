@@ -316,6 +316,40 @@ Test(cudaemu, record_equals_ground_truth)
 	unlink("emu_exact.gtrace");
 }
 
+/* a CUDA 12 framework (its own libcupti.so.12 mapped before cuInit, as a
+ * CUDA 12 PyTorch wheel does): gtrace uses that copy, accepts its API
+ * version (24, CUDA 12.6) and decodes its CUDA 12 records (Kernel9,
+ * Memcpy5, Device4, Context2): the same exact match with the truth, and
+ * every record written by that libcupti.so.12 (its own counter) */
+Test(cudaemu, cupti12_record_equals_ground_truth)
+{
+	char gtrace[1100], trainer[1100], lib[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	snprintf(lib, sizeof(lib), "%s/tests/cudaemu/cupti12/libcupti.so.12", build);
+	char *argv[] = { gtrace, "record", "-o", "emu_c12.gtrace", "-q", "--", trainer,
+			 "--out", "emu_c12.tsv", "--cupti", lib, "--threads", "4", "--work", "2000",
+			 "--configs", "300", "--graphs", "10", NULL };
+	cr_assert_eq(run("emu_c12.log", argv), 0);
+	struct truth t;
+	read_truth("emu_c12.tsv", &t);
+	cr_assert_eq(t.n, 4 * 2000);
+	cr_assert_eq(t.n_g, 4 * 10 * 5);
+	cr_assert(t.have_stats, "the trainer's libcupti.so.12 gave no counters");
+	/* every launch and every piece of work went through the .so.12 */
+	cr_assert_geq(t.records, 2 * t.n + t.n_g / 5 + t.n_g);
+	cr_assert_eq(t.dropped, 0);
+	struct gt_store *s = load("emu_c12.gtrace");
+	compare(s, &t);
+	cr_assert_eq(store_drops_lost(store_drops(s)), 0);
+	cr_assert_eq(store_drops(s)->zero_timestamps, 0);
+	store_free(s);
+	free(t.w);
+	free(t.idx);
+	free(t.g);
+	unlink("emu_c12.gtrace");
+}
+
 /* `gtrace run --record` (no terminal: the recording only) gets the same */
 Test(cudaemu, run_record_equals_ground_truth)
 {
