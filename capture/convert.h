@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "gtrace/pub.h"
+#include "convmark.h"
 
 struct convert_str {
 	char *text;
@@ -19,20 +20,11 @@ struct convert_str {
 	uint32_t hash;
 };
 
-struct convert_marker {
-	uint32_t id;             /* CUPTI marker id, 0 = free slot */
-	uint32_t name;
-	int64_t start_ns;
-	uint32_t tid;
-	uint32_t pad;
-};
-
 struct convert_corr {
 	uint32_t corr;
 	uint32_t ext;
 };
 
-#define CONVERT_MARKERS 4096
 #define CONVERT_CTX 256
 #define CONVERT_CORR 4096
 #define CONVERT_DEVICES 64
@@ -59,7 +51,7 @@ struct convert {
 	size_t n_kconf, cap_kconf;
 	uint32_t *kconf_hash;    /* open addressing: kconf ids, 0 = empty */
 	size_t kconf_hash_cap;
-	struct convert_marker markers[CONVERT_MARKERS];
+	struct convmark markers;               /* open NVTX ranges, any depth */
 	int32_t ctx_dev[CONVERT_CTX];           /* contextId -> device, -1 unknown */
 	struct convert_corr corr_ext[CONVERT_CORR];  /* correlation -> external id */
 	struct ring_device_def dev[CONVERT_DEVICES];
