@@ -25,7 +25,12 @@
  * - the record walk ends with CUPTI_ERROR_MAX_LIMIT_REACHED;
  * - cuptiGetTimestamp is CLOCK_REALTIME unless a client installed its own
  *   clock with cuptiActivityRegisterTimestampCallback;
- * - after the library's destructor, every call aborts with a message.
+ * - after the library's destructor, every call aborts with a message;
+ * - NVTX: InitializeInjectionNvtx2 (called through the injection library
+ *   that NVTX_INJECTION64_PATH names, by the NVTX v3 code compiled into
+ *   the program) takes over RangePushA / RangePushEx / RangePop of the core
+ *   module's function table; each range becomes a START and an END
+ *   Marker2 record with one id (a per-thread stack of ids, any depth).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -37,6 +42,8 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <cupti.h>
+#define NVTX_NO_IMPL
+#include <nvtx3/nvToolsExt.h>
 #include "cudaemu.h"
 
 #define EXPORT CUDAEMU_API
@@ -139,6 +146,7 @@ static size_t rec_size(CUpti_ActivityKind k)
 	case CUPTI_ACTIVITY_KIND_DRIVER: return sizeof(CUpti_ActivityAPI);
 	case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(emu_device);
 	case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(emu_context);
+	case CUPTI_ACTIVITY_KIND_MARKER: return sizeof(CUpti_ActivityMarker2);
 	default: return 0;
 	}
 }
@@ -681,4 +689,95 @@ void cudaemu_cupti_stats(struct cudaemu_cupti_stats *out)
 	lock(__func__);
 	*out = cu.st;
 	unlock();
+}
+
+/* ---- NVTX (CUPTI's InitializeInjectionNvtx2) ---- */
+
+static _Atomic uint32_t marker_ids;
+static __thread uint32_t *range_ids;       /* this thread's open ranges */
+static __thread size_t range_n, range_cap;
+static __thread uint64_t marker_last_ns;   /* time of its last marker record */
+
+/* one marker record (START with name, or END) on the calling thread */
+static void put_marker(uint32_t id, const char *name, uint32_t flags)
+{
+	uint64_t t = now_ns();
+	lock("nvtx");
+	uint64_t ts = cupti_time(t);
+	marker_last_ns = ts;
+	if (cu.kind_on[CUPTI_ACTIVITY_KIND_MARKER]) {
+		CUpti_ActivityMarker2 *m = (void *)room(sizeof(*m), 0);
+		if (m) {
+			m->kind = CUPTI_ACTIVITY_KIND_MARKER;
+			m->flags = (CUpti_ActivityFlag)flags;
+			m->timestamp = ts;
+			m->id = id;
+			m->objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+			m->objectId.pt.processId = (uint32_t)getpid();
+			m->objectId.pt.threadId = thread_id();
+			m->name = name ? intern(name) : NULL;
+		}
+	}
+	unlock();
+}
+
+static int NVTX_API range_push(const char *msg)
+{
+	check(__func__);
+	if (range_n == range_cap) {
+		size_t nc = range_cap ? range_cap * 2 : 64;
+		uint32_t *n = realloc(range_ids, nc * sizeof(*n));
+		if (!n)
+			return -1;
+		range_ids = n;
+		range_cap = nc;
+	}
+	uint32_t id = atomic_fetch_add(&marker_ids, 1) + 1;
+	range_ids[range_n++] = id;
+	put_marker(id, msg ? msg : "", CUPTI_ACTIVITY_FLAG_MARKER_START);
+	return (int)range_n - 1;
+}
+
+static int NVTX_API range_push_ex(const nvtxEventAttributes_t *a)
+{
+	const char *msg = a && a->messageType == NVTX_MESSAGE_TYPE_ASCII ? a->message.ascii : "";
+	return range_push(msg);
+}
+
+static int NVTX_API range_pop(void)
+{
+	check(__func__);
+	if (!range_n)
+		return -1;
+	uint32_t id = range_ids[--range_n];
+	put_marker(id, NULL, CUPTI_ACTIVITY_FLAG_MARKER_END);
+	if (!range_n) {                      /* nothing left open: give it back */
+		free(range_ids);
+		range_ids = NULL;
+		range_cap = 0;
+	}
+	return (int)range_n;
+}
+
+/* NVTX calls this once, at the process's first NVTX call; 1 = taken */
+EXPORT int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t));
+int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t))
+{
+	check(__func__);
+	const NvtxExportTableCallbacks *cb = get_export_table ? get_export_table(NVTX_ETID_CALLBACKS) : NULL;
+	NvtxFunctionTable t = NULL;
+	unsigned int n = 0;
+	if (!cb || !cb->GetModuleFunctionTable ||
+	    !cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &t, &n) || !t ||
+	    n <= NVTX_CBID_CORE_RangePop)
+		return 0;
+	*t[NVTX_CBID_CORE_RangePushA] = (NvtxFunctionPointer)range_push;
+	*t[NVTX_CBID_CORE_RangePushEx] = (NvtxFunctionPointer)range_push_ex;
+	*t[NVTX_CBID_CORE_RangePop] = (NvtxFunctionPointer)range_pop;
+	return 1;
+}
+
+uint64_t cudaemu_cupti_marker_ns(void)
+{
+	return marker_last_ns;
 }

@@ -42,7 +42,16 @@ struct truth_g {
 	int seen, seen_api;
 };
 
+/* one NVTX range (--nvtx) */
+struct truth_n {
+	unsigned tid, depth;
+	unsigned long long start, end;
+	int seen;
+};
+
 struct truth {
+	struct truth_n *nv;
+	size_t n_nv;
 	struct truth_w *w;
 	size_t n;
 	struct truth_g *g;
@@ -118,6 +127,15 @@ static void read_truth(const char *path, struct truth *t)
 					    &g->api_end, &g->graph, &g->node, &g->start, &g->end, g->name),
 				     11, "truth line: %s", line);
 			t->n_g++;
+			continue;
+		}
+		if (line[0] == 'N') {
+			t->nv = realloc(t->nv, (t->n_nv + 1) * sizeof(*t->nv));
+			struct truth_n *n = &t->nv[t->n_nv];
+			memset(n, 0, sizeof(*n));
+			cr_assert_eq(sscanf(line, "N\t%u\t%u\t%llu\t%llu", &n->tid, &n->depth, &n->start,
+					    &n->end), 4, "truth line: %s", line);
+			t->n_nv++;
 			continue;
 		}
 		if (line[0] == 'S') {
@@ -348,6 +366,72 @@ Test(cudaemu, cupti12_record_equals_ground_truth)
 	free(t.idx);
 	free(t.g);
 	unlink("emu_c12.gtrace");
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct truth_n *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* NVTX through NVTX_INJECTION64_PATH as the NVTX v3 code in a program
+ * does it (InitializeInjectionNvtx2 of the injection library, handed on
+ * to CUPTI's): 3 threads each open 5,000 nested ranges (deeper than the
+ * 4,096 a fixed table held) and close them; every range arrives once, on
+ * its system thread, with its exact start, end and name */
+Test(cudaemu, nvtx_nested_ranges_equal_ground_truth)
+{
+	enum { THREADS = 3, DEPTH = 5000 };
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char threads[8], depth[8];
+	snprintf(threads, sizeof(threads), "%d", THREADS);
+	snprintf(depth, sizeof(depth), "%d", DEPTH);
+	char *argv[] = { gtrace, "record", "-o", "emu_nvtx.gtrace", "-q", "--", trainer,
+			 "--out", "emu_nvtx.tsv", "--threads", threads, "--work", "200",
+			 "--nvtx", depth, NULL };
+	cr_assert_eq(run("emu_nvtx.log", argv), 0);
+	struct truth t;
+	read_truth("emu_nvtx.tsv", &t);
+	cr_assert_eq(t.n_nv, THREADS * DEPTH);
+	for (size_t i = 0; i < t.n_nv; i++)
+		cr_assert(t.nv[i].start && t.nv[i].end > t.nv[i].start, "NVTX was not taken by CUPTI");
+	qsort(t.nv, t.n_nv, sizeof(*t.nv), by_start);
+	struct gt_store *s = load("emu_nvtx.gtrace");
+	compare(s, &t);
+	size_t found = 0;
+	for (uint32_t l = 0; l < store_lane_count(s); l++) {
+		const struct gt_lane *ln = store_lane_at(s, l);
+		for (size_t i = 0; i < ln->n; i++) {
+			const struct gt_event *e = &ln->ev[i];
+			if (e->kind != GT_EV_NVTX)
+				continue;
+			struct truth_n key = { .tid = (unsigned)ln->key.id,
+					       .start = (unsigned long long)e->start_ns };
+			struct truth_n *n = bsearch(&key, t.nv, t.n_nv, sizeof(*t.nv), by_start);
+			cr_assert_not_null(n, "NVTX range at %lld on thread %lld not in the truth",
+					   (long long)e->start_ns, (long long)ln->key.id);
+			cr_assert_eq(n->seen, 0, "range twice");
+			n->seen = 1;
+			found++;
+			cr_assert_eq(ln->key.pid, t.pid);
+			cr_assert_eq(e->dur_ns, (long long)(n->end - n->start), "depth %u", n->depth);
+			char name[32];
+			snprintf(name, sizeof(name), "nvtx_range_%u", n->depth);
+			cr_assert_str_eq(store_str(s, e->name), name);
+		}
+	}
+	cr_assert_eq(found, t.n_nv, "%zu NVTX ranges, %zu in the truth", found, t.n_nv);
+	cr_assert_eq(store_drops_lost(store_drops(s)), 0);
+	store_free(s);
+	free(t.w);
+	free(t.idx);
+	free(t.g);
+	free(t.nv);
+	unlink("emu_nvtx.gtrace");
 }
 
 /* `gtrace run --record` (no terminal: the recording only) gets the same */
