@@ -527,6 +527,60 @@ Test(cudaemu, foreign_clock_stops_capture_never_shifts_times)
 	unlink("emu_tsc.gtrace");
 }
 
+/* the same end seen from outside: a trainer started with the library
+ * (autostart, no viewer) is recorded for a second by pid, installs its
+ * clock in that second and runs on; the recorder's line names the reason,
+ * and `gtrace attach --list` then shows the process ended, with the
+ * reason on a line under its row */
+Test(cudaemu, attach_list_says_why_a_capture_ended)
+{
+	char gtrace[1100], trainer[1100], lib[1100], pid[16];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	snprintf(lib, sizeof(lib), "%s/capture/libgtrace-inject.so", build);
+	pid_t tp = fork();
+	if (tp == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		int fd = open("emu_list_tr.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		setenv("CUDA_INJECTION64_PATH", lib, 1);
+		setenv("GTRACE_AUTOSTART", "1", 1);
+		execl(trainer, trainer, "--out", "-", "--threads", "1", "--work", "30000",
+		      "--rate", "3000", "--tsc-at", "1500", (char *)NULL);
+		_exit(127);
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)tp);
+	usleep(300000);
+	char *rec[] = { gtrace, "record", "-o", "emu_list.gtrace", "-q", "--duration", "1.5",
+			"--pid", pid, NULL };
+	cr_assert_eq(run("emu_list_rec.log", rec), 0);
+	char *argv[] = { gtrace, "attach", "--list", NULL };
+	cr_assert_eq(run("emu_list.log", argv), 0);
+	kill(tp, SIGKILL);
+	waitpid(tp, NULL, 0);
+	char buf[8192] = "", want[64];
+	FILE *f = fopen("emu_list_rec.log", "r");
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	cr_assert(strstr(buf, "ended its capture: another CUPTI client (torch.profiler?) installed "
+			 "its own clock"), "recorder said: %s", buf);
+	f = fopen("emu_list.log", "r");
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	snprintf(want, sizeof(want), "%-8d %-5s %-10s ", (int)tp, "2", "ended");
+	const char *row = strstr(buf, want);
+	cr_assert_not_null(row, "no ended row for %d: %s", (int)tp, buf);
+	const char *nl = strchr(row, '\n');
+	cr_assert_not_null(nl);
+	static const char line[] = "         ended: another CUPTI client (torch.profiler?) "
+				   "installed its own clock";
+	cr_assert(!strncmp(nl + 1, line, sizeof(line) - 1), "list: %s", buf);
+	unlink("emu_list.gtrace");
+}
+
 /* records without usable timestamps (zero, as CUPTI writes when its
  * timestamp memory runs out; end before start): none becomes an event (no
  * zero-length kernels), every one is counted, the rest is exact */
