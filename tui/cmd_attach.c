@@ -78,6 +78,10 @@ static int list(void)
 				snprintf(state, sizeof(state), "busy");   /* another viewer has it */
 			}
 			close(fd);
+		} else if (fd == -EPERM) {
+			/* a name another process or user binds: not a capture */
+			snprintf(state, sizeof(state), "impostor");
+			fprintf(stderr, "gtrace attach: %s\n", err);
 		}
 		cmdline(pids[i], cmd, sizeof(cmd));
 		printf("%-8d %-5s %-10s %-5s %s\n", (int)pids[i], gpus, state, rank, cmd);

@@ -16,13 +16,14 @@
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: gtrace record -o FILE [--duration S] [--ring RECORDS] (--pid PID | --all | -- CMD [ARGS])\n\n"
+	fprintf(f, "usage: gtrace record -o FILE [--force] [--duration S] [--ring RECORDS] (--pid PID | --all | -- CMD [ARGS])\n\n"
 		   "Capture without a terminal into a .gtrace file.  With --pid, attach to a process\n"
 		   "(the capture library is loaded into it with ptrace when it was not started under\n"
 		   "gtrace); --all attaches to every process of yours that uses CUDA, as ranks; with -- CMD,\n"
 		   "start CMD with the library injected and record it and every child that uses CUDA.\n"
 		   "Ctrl-C stops the recording and keeps everything captured so far.\n\n"
 		   "  -o, --output FILE   the .gtrace file to write\n"
+		   "  --force             replace FILE if it exists\n"
 		   "  --duration S        stop after S seconds\n"
 		   "  --ring RECORDS      ring size per process in 64-byte records (default 1M)\n"
 		   "  -q, --quiet         no status line every second\n");
@@ -35,7 +36,7 @@ int cmd_record(int argc, char **argv)
 	double duration = 0;
 	long pid = 0;
 	unsigned long ring = 0;
-	int quiet = 0, all = 0, i;
+	int quiet = 0, force = 0, all = 0, i;
 	char **cmd = NULL;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -47,6 +48,10 @@ int cmd_record(int argc, char **argv)
 		}
 		if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			quiet = 1;
+			continue;
+		}
+		if (!strcmp(a, "--force")) {
+			force = 1;
 			continue;
 		}
 		if (!strcmp(a, "--all")) {
@@ -61,16 +66,18 @@ int cmd_record(int argc, char **argv)
 			out = v;
 		} else if (!strcmp(a, "--duration")) {
 			duration = strtod(v, &end);
-			if (*end || end == v || duration <= 0)
-				return cmd_usage_error("record", "--duration: '%s' is not a positive number", v);
+			if (*end || end == v || !(duration > 0 && duration <= 1e7))
+				return cmd_usage_error("record", "--duration: '%s' is not a number of "
+						       "seconds in (0, 1e7]", v);
 		} else if (!strcmp(a, "--pid")) {
 			pid = strtol(v, &end, 10);
 			if (*end || end == v || pid <= 0)
 				return cmd_usage_error("record", "--pid: '%s' is not a process id", v);
 		} else if (!strcmp(a, "--ring")) {
 			ring = strtoul(v, &end, 10);
-			if (*end || end == v || ring < 64)
-				return cmd_usage_error("record", "--ring: '%s' is not a record count >= 64", v);
+			if (*end || end == v || ring < 64 || ring > (1ul << 26) || v[0] == '-')
+				return cmd_usage_error("record", "--ring: '%s' is not a record count "
+						       "64..67108864", v);
 		} else {
 			return cmd_usage_error("record", "unknown option '%s'", a);
 		}
@@ -103,7 +110,8 @@ int cmd_record(int argc, char **argv)
 	/* with --pid the file is created once connected (a wrong pid leaves no
 	 * empty file); with a command, before it starts (a bad path must not
 	 * leave the command running untraced) */
-	ss.w = gtfile_writer_open(out, NULL, err, sizeof(err));
+	struct gtfile_writer_opts wo = { .open_flags = force ? 0 : GTFILE_W_KEEP };
+	ss.w = gtfile_writer_open(out, &wo, err, sizeof(err));
 	if (!ss.w) {
 		cmd_error("%s", err);
 		live_sess_close(&ss);

@@ -217,7 +217,8 @@ static int ui_save(void *ctx, char *msg, size_t len)
 	snprintf(path, sizeof(path), "gtrace-%ld.gtrace", (long)time(NULL));
 	live_sess_drops(ss);
 	char err[256];
-	int rc = gtfile_write_store(ss->s, path, err, sizeof(err));
+	struct gtfile_writer_opts wo = { .open_flags = GTFILE_W_KEEP };   /* W never replaces */
+	int rc = gtfile_write_store_opts(ss->s, path, &wo, err, sizeof(err));
 	if (rc < 0)
 		snprintf(msg, len, "%s", err);
 	else

@@ -186,7 +186,7 @@ Test(attach, c_program_recorded_three_times_output_unchanged)
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%d", (int)t);
 	for (int k = 0; k < 3; k++) {
-		char *args[] = { "record", "-q", "-o", (char *)at("r.gtrace"), "--duration", "0.3",
+		char *args[] = { "record", "-q", "--force", "-o", (char *)at("r.gtrace"), "--duration", "0.3",
 				 "--pid", pid, NULL };
 		cr_assert_eq(run_gtrace(args, -1, err, sizeof(err)), 0, "round %d: %s", k, err);
 		/* loaded once; the second and third attach reuse the dormant library */

@@ -309,7 +309,7 @@ Test(cudaemu, record_equals_ground_truth)
 	char gtrace[1100], trainer[1100];
 	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
 	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
-	char *argv[] = { gtrace, "record", "-o", "emu_exact.gtrace", "-q", "--", trainer,
+	char *argv[] = { gtrace, "record", "--force", "-o", "emu_exact.gtrace", "-q", "--", trainer,
 			 "--out", "emu_exact.tsv", "--threads", "6", "--work", "3000",
 			 "--configs", "500", "--gap-us", "2", "--fork", "3", "--graphs", "20", NULL };
 	cr_assert_eq(run("emu_exact.log", argv), 0);
@@ -440,7 +440,7 @@ Test(cudaemu, run_record_equals_ground_truth)
 	char gtrace[1100], trainer[1100];
 	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
 	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
-	char *argv[] = { gtrace, "run", "--record", "emu_run.gtrace", "--", trainer,
+	char *argv[] = { gtrace, "run", "--record", "emu_run.gtrace", "--force", "--", trainer,
 			 "--out", "emu_run.tsv", "--threads", "3", "--work", "2000",
 			 "--configs", "10000", NULL };
 	cr_assert_eq(run("emu_run.log", argv), 0);
@@ -466,7 +466,7 @@ Test(cudaemu, exit_with_kernels_running)
 	char gtrace[1100], trainer[1100];
 	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
 	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
-	char *argv[] = { gtrace, "record", "-o", "emu_tail.gtrace", "-q", "--", trainer,
+	char *argv[] = { gtrace, "record", "--force", "-o", "emu_tail.gtrace", "-q", "--", trainer,
 			 "--out", "emu_tail.tsv", "--threads", "4", "--work", "1000",
 			 "--tail-ms", "300", NULL };
 	cr_assert_eq(run("emu_tail.log", argv), 0);
@@ -627,7 +627,7 @@ Test(cudaemu, pool_exhausted_losses_counted_exactly)
 	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
 	setenv("GTRACE_CUPTI_BUFFERS", "2", 1);
 	setenv("CUDAEMU_WORKER_MS", "1000", 1);
-	char *argv[] = { gtrace, "record", "-o", "emu_burst.gtrace", "-q", "--", trainer,
+	char *argv[] = { gtrace, "record", "--force", "-o", "emu_burst.gtrace", "-q", "--", trainer,
 			 "--out", "emu_burst.tsv", "--threads", "4", "--work", "50000",
 			 "--dur-ns", "100", NULL };
 	cr_assert_eq(run("emu_burst.log", argv), 0);
@@ -672,7 +672,7 @@ Test(cudaemu, torchrun_like_eight_processes)
 			      "RANK=%d LOCAL_RANK=%d %s --out emu_tr%d.tsv --threads 2 --work 400 "
 			      "--gap-us 5 >/dev/null & ", p == 7 ? 3 : p, p == 7 ? 3 : p, trainer, p);
 	snprintf(cmd + n, sizeof(cmd) - (size_t)n, "wait");
-	char *argv[] = { gtrace, "record", "-o", "emu_tr.gtrace", "-q", "--", "/bin/sh", "-c", cmd,
+	char *argv[] = { gtrace, "record", "--force", "-o", "emu_tr.gtrace", "-q", "--", "/bin/sh", "-c", cmd,
 			 NULL };
 	cr_assert_eq(run("emu_tr.log", argv), 0);
 	struct gt_store *s = load("emu_tr.gtrace");

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """tui_tmux.py CASE - drive the real `gtrace open` in a detached tmux pane
 (new-session -x 120 -y 40, send-keys, capture-pane -p) and check what the
-terminal shows.  Each CASE is one meson test.  Exit 77 (skip) when a part
-the case needs is not built yet (gtrace sim, an importer, tmux).
+terminal shows.  Each CASE is one meson test.  Exit 77 (skip) when tmux is
+not installed or a trace of ../shared/testdata the case needs is absent
+(need_testdata: a failure instead when GTRACE_REQUIRE_TESTDATA is set).
 
 Expected values come from planted scenarios (the simulator's input-bound
 scenario is input-bound by construction), from ../shared/testdata/MANIFEST.md
@@ -31,6 +32,16 @@ RESNET = os.path.join(TESTDATA, "kineto", "resnet50_num_workers_0.pt.trace.json.
 def skip(msg):
     print("SKIP: " + msg)
     sys.exit(77)
+
+
+def need_testdata(path):
+    """return when path (under ../shared/testdata) exists; otherwise skip the case
+    (exit 77, counted as skipped), or fail when GTRACE_REQUIRE_TESTDATA is set (CI)"""
+    if os.path.exists(path):
+        return
+    if os.environ.get("GTRACE_REQUIRE_TESTDATA", "0") not in ("", "0"):
+        fail("test data missing and GTRACE_REQUIRE_TESTDATA is set: " + path)
+    skip("test data missing: %s (the traces of ../shared/testdata are not beside this clone)" % path)
 
 
 def fail(msg, screen=None):
@@ -141,17 +152,16 @@ def sim(scenario="input-bound", gpus=2, steps=10):
     r = subprocess.run([GTRACE, "sim", "-o", path, "--gpus", str(gpus), "--steps", str(steps),
                         "--scenario", scenario], capture_output=True, text=True)
     if r.returncode:
-        skip("gtrace sim does not work yet: " + (r.stderr.strip() or r.stdout.strip()))
+        fail("gtrace sim failed: " + (r.stderr.strip() or r.stdout.strip()))
     return path
 
 
 def resnet():
-    if not os.path.exists(RESNET):
-        skip("test data missing: " + RESNET)
+    need_testdata(RESNET)
     r = subprocess.run([GTRACE, "stats", RESNET, "--report", "kernels", "--format", "csv"],
                        capture_output=True, text=True)
     if r.returncode:
-        skip("the Kineto importer does not load %s yet: %s" % (RESNET, r.stderr.strip()))
+        fail("the Kineto importer does not load %s: %s" % (RESNET, r.stderr.strip()))
     return RESNET
 
 
@@ -425,7 +435,7 @@ def case_bigload():
     path = os.path.join(TMP, "big.gtrace")
     r = subprocess.run([GTRACE, "sim", "-o", path, "--events", "1M"], capture_output=True, text=True)
     if r.returncode:
-        skip("gtrace sim does not work yet: " + r.stderr.strip())
+        fail("gtrace sim failed: " + r.stderr.strip())
     # the delay is 0.3 s normally; 0 here so that the line is written before the first wait
     s, out = open_logged(path)
     lines = re.findall(r"gtrace: loading big\.gtrace \(\d+\.\d MB\) +(\d+) % . \d+\.\d s", out)
@@ -444,7 +454,7 @@ def case_steps():
     r = subprocess.run([GTRACE, "sim", "-o", path, "--scenario", "straggler", "--gpus", "2",
                         "--ranks", "2", "--steps", "20"], capture_output=True, text=True)
     if r.returncode:
-        skip("gtrace sim does not work yet: " + r.stderr.strip())
+        fail("gtrace sim failed: " + r.stderr.strip())
     start(path, 120, 30)
     s = wait_for(r"^steps\s+\|#0")
     row = re.search(r"^steps\s+(.*)$", s, re.M).group(1)
@@ -473,8 +483,7 @@ def case_envgpus():
     the nsys export describes GPUs 0-3 (TARGET_INFO_GPU) but its kernels all ran on
     device 0 (sqlite3: SELECT DISTINCT deviceId FROM CUPTI_ACTIVITY_KIND_KERNEL -> 0)"""
     nsys = os.path.join(TESTDATA, "nsys", "a100_cloverleaf.nsys.sqlite")
-    if not os.path.exists(nsys):
-        skip("test data missing: " + nsys)
+    need_testdata(nsys)
     start(nsys)
     wait_for(r"GPU 0")
     keys("4")
@@ -491,7 +500,7 @@ def case_envgpus():
     r = subprocess.run([GTRACE, "sim", "-o", path, "--gpus", "4", "--ranks", "2"],
                        capture_output=True, text=True)
     if r.returncode:
-        skip("gtrace sim does not work yet: " + r.stderr.strip())
+        fail("gtrace sim failed: " + r.stderr.strip())
     start(path)
     wait_for(r"GPU 0")
     keys("4")
@@ -507,8 +516,7 @@ def case_detail():
     by python over the raw JSON (earliest X event with that name), at +11.219 ms from
     the first X event, dur 10 us, 147456 bytes, on device 0 stream 25, correlation 824980"""
     path = os.path.join(TESTDATA, "hta", "a100_16rank_rank0.json.gz")
-    if not os.path.exists(path):
-        skip("test data missing: " + path)
+    need_testdata(path)
     start(path)
     wait_for(r"GPU 0")
     keys("/")
@@ -583,13 +591,13 @@ def case_utilagree():
     r = subprocess.run([GTRACE, "sim", "-o", path, "--scenario", "straggler", "--gpus", "4",
                         "--ranks", "2"], capture_output=True, text=True)
     if r.returncode:
-        skip("gtrace sim does not work yet: " + r.stderr.strip())
+        fail("gtrace sim failed: " + r.stderr.strip())
     r = subprocess.run([GTRACE, "stats", path, "--report", "overview", "--format", "csv",
                         "--table", "overview_gpus"], capture_output=True, text=True)
     lines = r.stdout.splitlines()
     hdr = next((i for i, l in enumerate(lines) if l.startswith("Rank,GPU,Busy (%)")), None)
     if r.returncode or hdr is None:
-        skip("gtrace stats has no per-GPU busy table")
+        fail("gtrace stats printed no per-GPU busy table: " + r.stderr.strip())
     want = {}
     for l in lines[hdr + 1:]:
         f = l.split(",")
@@ -638,8 +646,7 @@ def case_nccldrill():
     durations 2,520.607 / 3,306.963 / 5,993.392 us (python over the raw JSON: ph X, cat
     kernel, args 'In msg nelems' == 2049000)"""
     path = os.path.join(TESTDATA, "hta", "nccl_data.json.gz")
-    if not os.path.exists(path):
-        skip("test data missing: " + path)
+    need_testdata(path)
     start(path)
     wait_for(r"GPU 0", 30)
     keys("2")
@@ -1783,8 +1790,7 @@ def case_xplane():
     and Name Scope lanes in the trace view; the 11 kernel names of the file
     (tests/import/xplane_facts.py) in the kernel table"""
     path = os.path.join(TESTDATA, "tf", "tf_bert_multiworker.xplane.pb")
-    if not os.path.exists(path):
-        skip("test data missing: " + path)
+    need_testdata(path)
     start(path, 120, 60)
     s = wait_for(r"GPU 4", 30)
     for lane in ("TensorFlow Ops", "TensorFlow Name Scope", r"Stream #134\(Compute\)"):
