@@ -7,7 +7,7 @@ FUZZ_BUILD ?= build-fuzz
 MESON_OPTS ?=
 FUZZ_SECONDS ?= 20
 
-.PHONY: all deps build asan demo test test-fast fuzz fuzz-smoke bench clean
+.PHONY: all deps build asan demo test test-fast fuzz fuzz-smoke bench bench-peers clean
 
 all: build
 
@@ -40,8 +40,7 @@ test: build asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		meson test -C $(ASAN_BUILD) --print-errorlogs --timeout-multiplier 3
 	$(MAKE) fuzz-smoke FUZZ_SECONDS=$(FUZZ_SECONDS)
-	@awk '/^Ok:/{p+=$$2} /^(Fail|Timeout|Unexpected Pass):/{f+=$$NF} END{print "test suites, normal and ASan/UBSan builds together:"; print "gtrace: " p " passed, " f " failed"}' \
-		$(BUILD)/meson-logs/testlog.txt $(ASAN_BUILD)/meson-logs/testlog.txt
+	@bash tests/summary.sh $(BUILD)/meson-logs/testlog.txt $(ASAN_BUILD)/meson-logs/testlog.txt
 
 fuzz-smoke: deps $(FUZZ_BUILD)/build.ninja
 	ninja -C $(FUZZ_BUILD)
@@ -52,6 +51,11 @@ fuzz:
 
 bench: build
 	bash bench/run.sh $(BUILD)
+
+# gtrace and Holistic Trace Analysis (../shared/peers) on the same files; ratios into docs/benchmarks.md
+PEERS_OPTS ?=
+bench-peers: build
+	bash bench/peers.sh $(BUILD) --docs $(PEERS_OPTS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

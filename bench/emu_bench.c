@@ -145,7 +145,7 @@ static int e2e(const char *build, double rate, int seconds)
 		setenv("LD_LIBRARY_PATH", lp, 1);
 		int fd = open("/dev/null", O_WRONLY);
 		dup2(fd, 1);
-		execl(gtrace, "gtrace", "record", "-q", "-o", file, "--", trainer, "--out", "-",
+		execl(gtrace, "gtrace", "record", "-q", "--force", "-o", file, "--", trainer, "--out", "-",
 		      "--threads", "4", "--work", work, "--configs", "10000", "--rate", rates,
 		      "--dur-ns", "1000", (char *)NULL);
 		_exit(127);

@@ -164,8 +164,9 @@ static void alternate(uint64_t events, int to_store, double *prod_rate, double *
 		}
 		double t1 = now_s();
 		if (to_store) {
-			long r = live_poll(&l, 1u << 22, NULL, NULL);
-			got += r > 0 ? (uint64_t)r : 0;
+			long r;
+			while ((r = live_poll(&l, 1u << 22, NULL, NULL)) > 0)   /* each poll is bounded */
+				got += (uint64_t)r;
 		} else {
 			uint32_t nr;
 			const struct ring_rec *m;

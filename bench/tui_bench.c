@@ -2,7 +2,9 @@
  * tui_bench.c - frame time of every viewer page on a big store.
  *
  *   tui_bench [EVENTS [FRAMES [VIEWS]]]   defaults: 10000000 events, 40 frames,
- *                                         VIEWS "trace,kernels,pipeline,overview,nesting"
+ *                                         VIEWS "trace,kernels,pipeline,overview,nesting,
+ *                                         operators"; "memory" (asked for by name) also
+ *                                         plants the simulator's leak allocations in the store
  *
  * Builds a simulated 8-GPU capture of about EVENTS events, opens the viewer
  * on a curses screen that writes to /dev/null (newterm, xterm-256color,
@@ -59,11 +61,13 @@ int main(int argc, char **argv)
 {
 	uint64_t events = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
 	int frames = argc > 2 ? atoi(argv[2]) : 40;
-	const char *views = argc > 3 ? argv[3] : "trace,kernels,pipeline,overview,nesting";
+	const char *views = argc > 3 ? argv[3] : "trace,kernels,pipeline,overview,nesting,operators";
 	if (frames < 2)
 		frames = 2;
 	struct gt_store *s = store_new();
 	struct sim_opts o = { .gpus = 8, .events = events, .scenario = SIM_BALANCED };
+	if (strstr(views, "memory"))
+		o.flags |= SIM_F_MEMLEAK;
 	char err[256];
 	double t0 = now_ms();
 	if (!s || sim_generate(&o, s, err, sizeof(err))) {
@@ -180,8 +184,9 @@ int main(int argc, char **argv)
 		}
 		static const struct { int view; const char *name; } pages[] = {
 			{ VIEW_KERNELS, "kernels" }, { VIEW_PIPELINE, "pipeline" }, { VIEW_OVERVIEW, "overview" },
+			{ VIEW_OPS, "operators" }, { VIEW_MEMORY, "memory" },
 		};
-		for (size_t p = 0; p < 3; p++) {
+		for (size_t p = 0; p < sizeof(pages) / sizeof(pages[0]); p++) {
 			if (!strstr(views, pages[p].name))
 				continue;
 			ui_switch(a, pages[p].view);

@@ -234,7 +234,16 @@ int ctl_serve_start(const struct ctl_ops *ops, char *err, size_t errlen)
 	srv.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (srv.lfd < 0)
 		goto err;
-	if (bind(srv.lfd, (struct sockaddr *)&a, (socklen_t)alen) < 0 || listen(srv.lfd, 4) < 0)
+	int brc = bind(srv.lfd, (struct sockaddr *)&a, (socklen_t)alen);
+	if (brc < 0 && errno == EADDRINUSE) {
+		/* another process holds our name: a random one nobody can
+		 * have taken first (clients find it and check our pid) */
+		char name[CTL_NAME_MAX];
+		ctl_alt_name(getpid(), name, sizeof(name));
+		alen = ctl_addr_name(&a, name);
+		brc = bind(srv.lfd, (struct sockaddr *)&a, (socklen_t)alen);
+	}
+	if (brc < 0 || listen(srv.lfd, 4) < 0)
 		goto err;
 	if (pipe2(srv.wake, O_CLOEXEC) < 0)
 		goto err;

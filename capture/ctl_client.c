@@ -3,31 +3,98 @@
  * process, send a command line, read the one-line reply and any memfd.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include "gtrace/ctl.h"
 
-int ctl_connect(pid_t pid, char *err, size_t errlen)
+/* is the server on fd the process pid itself, run by pid's owner?  Any
+ * local user can bind an abstract name, so the name proves nothing: the
+ * kernel's SO_PEERCRED (taken when the server called listen) does.
+ * 0, or -EPERM with err */
+static int peer_is_target(int fd, pid_t pid, char *err, size_t errlen)
 {
-	struct sockaddr_un a;
-	size_t alen = ctl_addr(&a, pid);
+	struct ucred cr;
+	socklen_t cl = sizeof(cr);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) < 0) {
+		snprintf(err, errlen, "process %d: cannot check who serves @%s%d: %s", (int)pid,
+			 CTL_SOCK_PREFIX, (int)pid, strerror(errno));
+		return -EPERM;
+	}
+	if (cr.pid != pid) {
+		snprintf(err, errlen, "process %d: refused: @%s%d is served by process %d (uid %u), "
+			 "not by process %d (a squatted name)", (int)pid, CTL_SOCK_PREFIX, (int)pid,
+			 (int)cr.pid, (unsigned)cr.uid, (int)pid);
+		return -EPERM;
+	}
+	char proc[64];
+	struct stat st;
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
+	if (stat(proc, &st) < 0) {
+		snprintf(err, errlen, "process %d: cannot check its owner: %s", (int)pid,
+			 strerror(errno));
+		return -EPERM;
+	}
+	if (cr.uid != st.st_uid) {
+		snprintf(err, errlen, "process %d: refused: its control socket was opened by uid %u "
+			 "but the process belongs to uid %u", (int)pid, (unsigned)cr.uid,
+			 (unsigned)st.st_uid);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* connect without blocking for ever: a server whose listen backlog is
+ * full (one that never accepts) makes a blocking connect wait without end.
+ * 0, or -1 with errno (EAGAIN: still full after wait_ms) */
+static int connect_bounded(int fd, const struct sockaddr_un *a, size_t alen, int wait_ms)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -1;
+	int rc;
+	for (int waited = 0;; waited += 10) {
+		rc = connect(fd, (const struct sockaddr *)a, (socklen_t)alen);
+		if (rc == 0 || errno != EAGAIN || waited >= wait_ms)
+			break;
+		struct timespec ts = { 0, 10 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	int e = errno;
+	if (fcntl(fd, F_SETFL, fl) < 0 && rc == 0)
+		return -1;
+	errno = e;
+	return rc;
+}
+
+/* connect to the name in a, waiting wait_ms at most on a full backlog,
+ * and check that pid serves it; fd or negative errno with err */
+static int try_connect(pid_t pid, const struct sockaddr_un *a, size_t alen, int wait_ms,
+		       char *err, size_t errlen)
+{
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		snprintf(err, errlen, "socket: %s", strerror(errno));
 		return -errno;
 	}
 	/* a target whose backlog is full (it serves another viewer and does
-	 * not accept) must not hang us: connect gives up after 2 s */
-	struct timeval tmo = { 2, 0 };
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tmo, sizeof(tmo));
-	if (connect(fd, (struct sockaddr *)&a, (socklen_t)alen) < 0) {
+	 * not accept) must not hang us: connect_bounded gives up */
+	if (connect_bounded(fd, a, alen, wait_ms) < 0) {
 		int e = errno;
+		if (e == EAGAIN) {
+			snprintf(err, errlen, "process %d: control socket not accepting connections "
+				 "(gave up after %d ms)", (int)pid, wait_ms);
+			close(fd);
+			return -ETIMEDOUT;
+		}
 		if ((e == ECONNREFUSED || e == ENOENT) && kill(pid, 0) < 0 && errno == ESRCH)
 			snprintf(err, errlen, "process %d: no such process", (int)pid);
 		else if (e == ECONNREFUSED || e == ENOENT)
@@ -38,6 +105,35 @@ int ctl_connect(pid_t pid, char *err, size_t errlen)
 		close(fd);
 		return -e;
 	}
+	int rc = peer_is_target(fd, pid, err, errlen);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+int ctl_connect(pid_t pid, char *err, size_t errlen)
+{
+	struct sockaddr_un a;
+	size_t alen = ctl_addr(&a, pid);
+	int fd = try_connect(pid, &a, alen, CTL_CONNECT_MS, err, errlen);
+	if (fd >= 0 || fd == -ESRCH)
+		return fd;
+	/* the name may be squatted and pid listening on its fallback name;
+	 * squatters of fallback names cost 100 ms each at most */
+	char (*names)[CTL_NAME_MAX] = malloc(64 * sizeof(*names));
+	size_t n = names ? ctl_alt_names(pid, names, 64) : 0;
+	for (size_t i = 0; i < n; i++) {
+		char e2[256];
+		alen = ctl_addr_name(&a, names[i]);
+		int f2 = try_connect(pid, &a, alen, 100, e2, sizeof(e2));
+		if (f2 >= 0) {
+			free(names);
+			return f2;
+		}
+	}
+	free(names);
 	return fd;
 }
 

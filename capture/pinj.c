@@ -372,8 +372,8 @@ int pinj_inject(pid_t pid, const struct pinj_opts *o, struct pinj_result *res, c
 	 * would stay loaded (and its thread running) with nothing to record */
 	if ((o->flags & PINJ_F_NEED_CUDA) && pinj_maps_uses_cuda(pid) == 0) {
 		snprintf(err, errlen, "process %d does not use CUDA (no libcuda.so in its maps): "
-			 "nothing to record; attach once it has started CUDA (--force loads the "
-			 "library anyway)", (int)pid);
+			 "nothing to record; attach once it has started CUDA (--force-inject loads "
+			 "the library anyway)", (int)pid);
 		return -PINJ_ENOCUDA;
 	}
 	struct pinj_thread t = { .arch = arch, .pid = pid, .tid = pick_thread(pid), .mem_fd = -1,

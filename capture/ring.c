@@ -4,12 +4,15 @@
  * returns), consumer peeks that validate what the other process wrote.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "gtrace/ring.h"
+
+_Static_assert(RING_SEALS == (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW), "RING_SEALS");
 
 size_t ring_bytes(uint64_t capacity)
 {
@@ -45,10 +48,14 @@ int ring_create(struct ring *r, uint64_t capacity, int64_t pid)
 {
 	capacity = round_pow2(capacity);
 	size_t bytes = ring_bytes(capacity);
-	int fd = memfd_create("gtrace-ring", MFD_CLOEXEC);
+	int fd = memfd_create("gtrace-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
 	if (ftruncate(fd, (off_t)bytes) < 0)
+		goto err;
+	/* the size is fixed for good: a consumer's mapping can never lose
+	 * pages under it (SIGBUS), whoever else holds the fd */
+	if (fcntl(fd, F_ADD_SEALS, RING_SEALS) < 0)
 		goto err;
 	void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (mem == MAP_FAILED)
@@ -69,6 +76,12 @@ int ring_map(struct ring *r, int fd, char *err, size_t errlen)
 	if (fstat(fd, &st) < 0 || st.st_size < (off_t)RING_HDR_BYTES) {
 		snprintf(err, errlen, "capture ring: too small");
 		return -EINVAL;
+	}
+	int seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || (seals & RING_SEALS) != RING_SEALS) {
+		snprintf(err, errlen, "capture ring: memfd is not sealed against resizing "
+			 "(seals %#x); refusing to map it", seals < 0 ? 0 : (unsigned)seals);
+		return -EPERM;
 	}
 	size_t bytes = (size_t)st.st_size;
 	void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -182,8 +195,19 @@ void ring_set_state(struct ring *r, enum ring_state st, const char *reason)
 
 uint64_t ring_readable(struct ring *r)
 {
-	r->c_head_cache = atomic_load_explicit(&r->hdr->head, memory_order_acquire);
-	return r->c_head_cache - r->c_tail;
+	if (r->corrupt)
+		return 0;
+	uint64_t head = atomic_load_explicit(&r->hdr->head, memory_order_acquire);
+	uint64_t avail = head - r->c_tail;
+	if (avail > r->mask + 1) {
+		/* more than the ring holds (or head behind tail): the producer
+		 * wrote nonsense; never cache it, read nothing more */
+		r->corrupt = 1;
+		r->bad_head = head;
+		return 0;
+	}
+	r->c_head_cache = head;
+	return avail;
 }
 
 static const struct ring_rec ring_bad_rec = { .type = RING_REC_NONE, .nrec = 1 };
@@ -191,9 +215,13 @@ static const struct ring_rec ring_bad_rec = { .type = RING_REC_NONE, .nrec = 1 }
 const struct ring_rec *ring_peek(struct ring *r, uint32_t *nrec)
 {
 	uint64_t avail = r->c_head_cache - r->c_tail;
+	if (r->corrupt) {
+		*nrec = 0;
+		return NULL;
+	}
 	if (avail == 0) {
 		avail = ring_readable(r);
-		if (avail == 0 || avail > r->mask + 1) {
+		if (avail == 0) {
 			*nrec = 0;
 			return NULL;
 		}
@@ -202,10 +230,12 @@ const struct ring_rec *ring_peek(struct ring *r, uint32_t *nrec)
 	uint32_t n = m->nrec;
 	int ok = m->type > RING_REC_NONE && m->type < RING_REC_TYPE_COUNT && n >= 1;
 	if (ok && m->type == RING_REC_STR) {
-		uint64_t need = 1;
-		if (m->len > RING_STR_FIRST_BYTES)
-			need += (m->len - RING_STR_FIRST_BYTES + RING_REC_BYTES - 1) / RING_REC_BYTES;
-		ok = need == n;
+		/* in 64 bits: a len near 2^32 wrapped to a one-record string
+		 * (and a 4 GiB allocation by the reader of its text) */
+		uint64_t need = 1, len = m->len;
+		if (len > RING_STR_FIRST_BYTES)
+			need += (len - RING_STR_FIRST_BYTES + RING_REC_BYTES - 1) / RING_REC_BYTES;
+		ok = need == n && len <= 65535ull * RING_REC_BYTES;
 	} else if (ok) {
 		ok = n == 1;
 	}

@@ -16,13 +16,14 @@
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: gtrace attach PID [--force] | --all | --list\n\n"
+	fprintf(f, "usage: gtrace attach PID [--force-inject] | --all | --list\n\n"
 		   "  --list   processes with the capture library loaded or that use CUDA (injectable):\n"
-		   "           pid, GPUs, state, RANK, command\n"
+		   "           pid, GPUs, state, RANK, command; under an ended or passive\n"
+		   "           process, a line with the reason\n"
 		   "  PID      open the live viewer on that process (q quits; the process runs on); a\n"
 		   "           process started without gtrace gets the capture library with ptrace\n"
-		   "  --force  load the library into a process that maps no CUDA driver too (refused\n"
-		   "           otherwise: it would have nothing to record)\n"
+		   "  --force-inject  load the library into a process that maps no CUDA driver too\n"
+		   "           (refused otherwise: it would have nothing to record)\n"
 		   "  --all    every process of yours that uses CUDA, as ranks of one view\n");
 	return f == stdout ? 0 : 2;
 }
@@ -52,7 +53,7 @@ static int list(void)
 	printf("%-8s %-5s %-10s %-5s %s\n", "PID", "GPUS", "STATE", "RANK", "COMMAND");
 	for (size_t i = 0; i < n; i++) {
 		char err[256], reply[CTL_LINE_MAX], gpus[16] = "?", state[32] = "?", cmd[256];
-		char rank[16] = "-";
+		char rank[16] = "-", why[CTL_LINE_MAX] = "";
 		if (kill(pids[i], 0) < 0 && errno == ESRCH)
 			continue;             /* gone since the scan */
 		live_proc_env(pids[i], "RANK", rank, sizeof(rank));
@@ -68,15 +69,26 @@ static int list(void)
 			if (ctl_request(fd, "status", reply, sizeof(reply), NULL, 1000) == 0) {
 				ctl_status_get(reply, "gpus", gpus, sizeof(gpus));
 				ctl_status_get(reply, "state", state, sizeof(state));
+				/* why a capture ended or never could start (reason is
+				 * the reply's last field and may hold spaces) */
+				const char *r = strstr(reply, " reason=");
+				if (r && r[8] && (!strcmp(state, "ended") || !strcmp(state, "passive")))
+					snprintf(why, sizeof(why), "%s", r + 8);
 			} else if (strstr(reply, "permission")) {
 				snprintf(state, sizeof(state), "not-yours");
 			} else {
 				snprintf(state, sizeof(state), "busy");   /* another viewer has it */
 			}
 			close(fd);
+		} else if (fd == -EPERM) {
+			/* a name another process or user binds: not a capture */
+			snprintf(state, sizeof(state), "impostor");
+			fprintf(stderr, "gtrace attach: %s\n", err);
 		}
 		cmdline(pids[i], cmd, sizeof(cmd));
 		printf("%-8d %-5s %-10s %-5s %s\n", (int)pids[i], gpus, state, rank, cmd);
+		if (why[0])
+			printf("%-8s %s: %s\n", "", state, why);
 	}
 	if (!n)
 		fprintf(stderr, "gtrace attach: no process uses CUDA or has the capture library "
@@ -93,9 +105,9 @@ int cmd_attach(int argc, char **argv)
 	if (!strcmp(argv[1], "--list"))
 		return list();
 	int force = 0;
-	if (argc > 2 && !strcmp(argv[2], "--force"))
+	if (argc > 2 && !strcmp(argv[2], "--force-inject"))
 		force = 1;
-	else if (argc > 2 && !strcmp(argv[1], "--force"))
+	else if (argc > 2 && !strcmp(argv[1], "--force-inject"))
 		force = 1, argv++, argc--;
 	int all = !strcmp(argv[1], "--all");
 	char *end;

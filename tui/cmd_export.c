@@ -12,7 +12,7 @@
 
 static void help(void)
 {
-	printf("usage: gtrace export PATH... -o OUT.json[.gz] [--no-flows] [--gzip-level N] [--run NAME]\n\n"
+	printf("usage: gtrace export PATH... -o OUT.json[.gz] [--no-flows] [--gzip-level N] [--run NAME] [--force]\n\n"
 	       "Writes the trace as Chrome trace JSON (opens in ui.perfetto.dev and\n"
 	       "chrome://tracing): one process per rank and GPU or host process, one\n"
 	       "thread per stream or host thread, Kineto categories (kernel, gpu_memcpy,\n"
@@ -22,7 +22,8 @@ static void help(void)
 	       "a directory of per-rank trace files, a TensorFlow/JAX .xplane.pb[.gz] or a\n"
 	       "TensorBoard log directory (its newest run, or --run NAME); several JSON or\n"
 	       "XPlane PATHs are merged as ranks.\n"
-	       "An OUT ending in .gz is gzip-compressed.\n");
+	       "An OUT ending in .gz is gzip-compressed.  An existing OUT is replaced only\n"
+	       "with --force; a failed export leaves no file.\n");
 }
 
 int cmd_export(int argc, char **argv)
@@ -30,7 +31,7 @@ int cmd_export(int argc, char **argv)
 	const char *out = NULL;
 	const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
 	size_t n = 0;
-	struct gt_export_opts eo = { 0 };
+	struct gt_export_opts eo = { .flags = GT_EXPORT_KEEP };
 	const char *run = NULL;
 	int rc = 0;
 	if (!paths) {
@@ -47,6 +48,8 @@ int cmd_export(int argc, char **argv)
 				goto done;
 			}
 			out = argv[i];
+		} else if (!strcmp(argv[i], "--force")) {
+			eo.flags &= ~GT_EXPORT_KEEP;
 		} else if (!strcmp(argv[i], "--run")) {
 			if (++i >= argc) {
 				rc = cmd_usage_error("export", "--run needs the name of a run");

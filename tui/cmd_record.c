@@ -16,17 +16,19 @@
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: gtrace record -o FILE [--duration S] [--ring RECORDS] (--pid PID [--force] | --all | -- CMD [ARGS])\n\n"
+	fprintf(f, "usage: gtrace record -o FILE [--force] [--duration S] [--ring RECORDS]\n"
+		   "                     (--pid PID [--force-inject] | --all | -- CMD [ARGS])\n\n"
 		   "Capture without a terminal into a .gtrace file.  With --pid, attach to a process\n"
 		   "(the capture library is loaded into it with ptrace when it was not started under\n"
 		   "gtrace); --all attaches to every process of yours that uses CUDA, as ranks; with -- CMD,\n"
 		   "start CMD with the library injected and record it and every child that uses CUDA.\n"
 		   "Ctrl-C stops the recording and keeps everything captured so far.\n\n"
 		   "  -o, --output FILE   the .gtrace file to write\n"
+		   "  --force             replace FILE if it exists\n"
 		   "  --duration S        stop after S seconds\n"
 		   "  --ring RECORDS      ring size per process in 64-byte records (default 1M)\n"
 		   "  -q, --quiet         no status line every second\n"
-		   "  --force             with --pid, load the library into a process that maps no\n"
+		   "  --force-inject      with --pid, load the library into a process that maps no\n"
 		   "                      CUDA driver too (refused otherwise: nothing to record)\n");
 	return f == stdout ? 0 : 2;
 }
@@ -37,7 +39,7 @@ int cmd_record(int argc, char **argv)
 	double duration = 0;
 	long pid = 0;
 	unsigned long ring = 0;
-	int quiet = 0, all = 0, force = 0, i;
+	int quiet = 0, force = 0, inject = 0, all = 0, i;
 	char **cmd = NULL;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -51,12 +53,16 @@ int cmd_record(int argc, char **argv)
 			quiet = 1;
 			continue;
 		}
+		if (!strcmp(a, "--force")) {
+			force = 1;
+			continue;
+		}
 		if (!strcmp(a, "--all")) {
 			all = 1;
 			continue;
 		}
-		if (!strcmp(a, "--force")) {
-			force = 1;
+		if (!strcmp(a, "--force-inject")) {
+			inject = 1;
 			continue;
 		}
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -67,16 +73,18 @@ int cmd_record(int argc, char **argv)
 			out = v;
 		} else if (!strcmp(a, "--duration")) {
 			duration = strtod(v, &end);
-			if (*end || end == v || duration <= 0)
-				return cmd_usage_error("record", "--duration: '%s' is not a positive number", v);
+			if (*end || end == v || !(duration > 0 && duration <= 1e7))
+				return cmd_usage_error("record", "--duration: '%s' is not a number of "
+						       "seconds in (0, 1e7]", v);
 		} else if (!strcmp(a, "--pid")) {
 			pid = strtol(v, &end, 10);
 			if (*end || end == v || pid <= 0)
 				return cmd_usage_error("record", "--pid: '%s' is not a process id", v);
 		} else if (!strcmp(a, "--ring")) {
 			ring = strtoul(v, &end, 10);
-			if (*end || end == v || ring < 64)
-				return cmd_usage_error("record", "--ring: '%s' is not a record count >= 64", v);
+			if (*end || end == v || ring < 64 || ring > (1ul << 26) || v[0] == '-')
+				return cmd_usage_error("record", "--ring: '%s' is not a record count "
+						       "64..67108864", v);
 		} else {
 			return cmd_usage_error("record", "unknown option '%s'", a);
 		}
@@ -100,7 +108,7 @@ int cmd_record(int argc, char **argv)
 	store_meta_set(s, "source", "gtrace record");
 	if (pid || all) {
 		if ((all ? live_attach_all(&ss, 0, err, sizeof(err))
-			 : live_attach_add(&ss, (pid_t)pid, force ? LIVE_ATTACH_FORCE : 0, err,
+			 : live_attach_add(&ss, (pid_t)pid, inject ? LIVE_ATTACH_FORCE : 0, err,
 					   sizeof(err))) < 0) {
 			cmd_error("%s", err);
 			store_free(s);
@@ -110,7 +118,8 @@ int cmd_record(int argc, char **argv)
 	/* with --pid the file is created once connected (a wrong pid leaves no
 	 * empty file); with a command, before it starts (a bad path must not
 	 * leave the command running untraced) */
-	ss.w = gtfile_writer_open(out, NULL, err, sizeof(err));
+	struct gtfile_writer_opts wo = { .open_flags = force ? 0 : GTFILE_W_KEEP };
+	ss.w = gtfile_writer_open(out, &wo, err, sizeof(err));
 	if (!ss.w) {
 		cmd_error("%s", err);
 		live_sess_close(&ss);
@@ -130,14 +139,9 @@ int cmd_record(int argc, char **argv)
 		store_meta_set(s, "command", cmd[0]);
 	}
 	int rc = live_headless(&ss, duration, quiet ? 0 : 1.0);
-	char line[512], ended[1024] = "";
+	char line[512];
+	/* with, for a source that ended its capture, why */
 	live_sess_status(&ss, line, sizeof(line));
-	/* a source that ended its capture says why (one line each) */
-	for (int k = 0, n = 0; k < ss.n; k++)
-		if (ss.conn[k].ended[0] && n < (int)sizeof(ended) - 1)
-			n += snprintf(ended + n, sizeof(ended) - (size_t)n,
-				      "gtrace record: process %d ended its capture: %s\n",
-				      (int)ss.conn[k].pid, ss.conn[k].ended);
 	live_sess_close(&ss);
 	int wrc = gtfile_writer_close(ss.w, s, err, sizeof(err));
 	ss.w = NULL;
@@ -150,7 +154,6 @@ int cmd_record(int argc, char **argv)
 	uint64_t lost = store_drops_lost(d);
 	fprintf(stderr, "gtrace record: %s: %llu events, %llu lost (%s)\n", out,
 		(unsigned long long)ss.events, (unsigned long long)lost, line);
-	fputs(ended, stderr);
 	int status = 0;
 	if (ss.root && !ss.root_exited && waitpid(ss.root, &ss.root_status, WNOHANG) == ss.root)
 		ss.root_exited = 1;

@@ -18,10 +18,11 @@
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: gtrace run [--record FILE] -- CMD [ARGS]\n\n"
+	fprintf(f, "usage: gtrace run [--record FILE [--force]] -- CMD [ARGS]\n\n"
 		   "Start CMD with the capture library injected (CUDA_INJECTION64_PATH) and open the\n"
 		   "live viewer on it; every child that initializes CUDA (torchrun, DDP) is a rank.\n"
-		   "  --record FILE   also stream the capture to FILE; without a terminal, only record\n");
+		   "  --record FILE   also stream the capture to FILE; without a terminal, only record\n"
+		   "  --force         replace FILE if it exists\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -29,6 +30,7 @@ int cmd_run(int argc, char **argv)
 {
 	const char *rec = NULL;
 	char **cmd = NULL;
+	int force = 0;
 	for (int i = 1; i < argc; i++) {
 		if (cmd_is_help(argv[i]))
 			return usage(stdout);
@@ -36,8 +38,14 @@ int cmd_run(int argc, char **argv)
 			cmd = argv + i + 1;
 			break;
 		}
-		if (!strcmp(argv[i], "--record") && i + 1 < argc) {
+		if (!strcmp(argv[i], "--record")) {
+			if (i + 1 >= argc || !strcmp(argv[i + 1], "--"))
+				return cmd_usage_error("run", "--record needs a file name");
 			rec = argv[++i];
+			continue;
+		}
+		if (!strcmp(argv[i], "--force")) {
+			force = 1;
 			continue;
 		}
 		return cmd_usage_error("run", "unknown option '%s'", argv[i]);
@@ -53,7 +61,8 @@ int cmd_run(int argc, char **argv)
 	struct live_sess ss;
 	live_sess_init(&ss, s, 0);
 	if (rec) {
-		ss.w = gtfile_writer_open(rec, NULL, err, sizeof(err));
+		struct gtfile_writer_opts wo = { .open_flags = force ? 0 : GTFILE_W_KEEP };
+		ss.w = gtfile_writer_open(rec, &wo, err, sizeof(err));
 		if (!ss.w) {
 			cmd_error("%s", err);
 			store_free(s);
@@ -66,9 +75,10 @@ int cmd_run(int argc, char **argv)
 	int log_fd = -1;
 	if (isatty(0) && isatty(1) && getenv("TERM")) {
 		const char *tmp = getenv("TMPDIR");
-		snprintf(log, sizeof(log), "%s/gtrace-run-%d.log", tmp && *tmp ? tmp : "/tmp",
-			 (int)getpid());
-		log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		/* a fresh name no other user can predict or plant a link at:
+		 * created with O_EXCL, mode 0600 */
+		snprintf(log, sizeof(log), "%s/gtrace-run-XXXXXX.log", tmp && *tmp ? tmp : "/tmp");
+		log_fd = mkostemps(log, 4, O_CLOEXEC);
 		if (log_fd < 0) {
 			cmd_error("%s: %s", log, strerror(errno));
 			if (ss.w)

@@ -478,15 +478,12 @@ static int make_scope(const struct gt_store *s, const struct stats_args *a, stru
 			return cmd_usage_error("stats", "empty --range '%s'", a->range);
 	}
 	if (a->step >= 0) {
-		int64_t t0, t1;
-		if (steps_range(s, a->step, &t0, &t1)) {
+		sc->step = a->step;
+		if (steps_scope(s, sc, sc, NULL, 0)) {   /* the step's window (core) */
 			step_numbers(s, have, sizeof(have));
 			cmd_error("%s: no step %lld in the trace (%s)", a->paths[0], a->step, have);
 			return 1;
 		}
-		sc->step = a->step;
-		sc->t0_ns = t0 > sc->t0_ns ? t0 : sc->t0_ns;
-		sc->t1_ns = t1 < sc->t1_ns ? t1 : sc->t1_ns;
 	}
 	return 0;
 }

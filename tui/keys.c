@@ -102,7 +102,7 @@ int keys_global(struct app *a, int key)
 }
 
 const char *const keys_help[] = {
-	"1-4 Tab S-Tab  switch view (trace, kernels, pipeline, overview)",
+	"1-6 Tab S-Tab  switch view (trace, kernels, pipeline, overview, operators, memory)",
 	"?  F1          this help     Esc  back   ^L  redraw   q  quit",
 	"W              save the capture (live)   Space p  pause/resume (live)",
 	NULL

@@ -9,33 +9,78 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include "gtrace/ctl.h"
+#include "gtrace/evcheck.h"
 #include "live.h"
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static size_t map_slot(uint32_t id, size_t mask)
+{
+	return (size_t)((id * 0x9E3779B1u) >> 7) & mask;
+}
+
+/* 0, -ENOSPC past LIVE_MAP_MAX ids, -ENOMEM */
 static int map_set(struct live_map *m, uint32_t id, uint32_t v)
 {
-	if (id >= m->cap) {
-		size_t nc = m->cap ? m->cap : 1024;
-		while (nc <= id)
-			nc *= 2;
-		if (nc > (1u << 28))
-			return -EINVAL;
-		uint32_t *nv = realloc(m->v, nc * sizeof(*nv));
-		if (!nv)
+	if ((m->n + 1) * 2 > m->cap) {
+		if (m->n >= LIVE_MAP_MAX)
+			return -ENOSPC;
+		size_t nc = m->cap ? m->cap * 2 : 1024;
+		uint32_t *nk = malloc(nc * sizeof(*nk)), *nv = calloc(nc, sizeof(*nv));
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
 			return -ENOMEM;
-		memset(nv + m->cap, 0, (nc - m->cap) * sizeof(*nv));
+		}
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->v[i])
+				continue;
+			size_t j = map_slot(m->key[i], nc - 1);
+			while (nv[j])
+				j = (j + 1) & (nc - 1);
+			nk[j] = m->key[i];
+			nv[j] = m->v[i];
+		}
+		free(m->key);
+		free(m->v);
+		m->key = nk;
 		m->v = nv;
 		m->cap = nc;
 	}
-	m->v[id] = v + 1;
+	size_t j = map_slot(id, m->cap - 1);
+	while (m->v[j] && m->key[j] != id)
+		j = (j + 1) & (m->cap - 1);
+	if (!m->v[j])
+		m->n++;
+	m->key[j] = id;
+	m->v[j] = v + 1;
 	return 0;
 }
 
 /* store id for producer id, or UINT32_MAX when never defined */
 static uint32_t map_get(const struct live_map *m, uint32_t id)
 {
-	return id < m->cap && m->v[id] ? m->v[id] - 1 : UINT32_MAX;
+	if (!m->cap)
+		return UINT32_MAX;
+	for (size_t j = map_slot(id, m->cap - 1); m->v[j]; j = (j + 1) & (m->cap - 1))
+		if (m->key[j] == id)
+			return m->v[j] - 1;
+	return UINT32_MAX;
+}
+
+static void map_free(struct live_map *m)
+{
+	free(m->key);
+	free(m->v);
+	memset(m, 0, sizeof(*m));
 }
 
 static uint32_t map_str(const struct live *l, uint32_t id)
@@ -262,10 +307,18 @@ long live_poll(struct live *l, size_t max_events, live_events_fn on_events, void
 	long added = 0;
 	uint32_t n;
 	const struct ring_rec *m;
-	while ((size_t)added < max_events && (m = ring_peek(&l->ring, &n))) {
+	/* bounded in records (one lap of the ring, whatever their type) and
+	 * in time: a producer cannot keep the caller here */
+	uint64_t budget = l->ring.mask + 1, seen = 0;
+	int64_t t0 = mono_ns();
+	while ((size_t)added < max_events && seen < budget && (m = ring_peek(&l->ring, &n))) {
+		seen += n;
+		if ((seen & 1023) < n && mono_ns() - t0 > LIVE_POLL_MAX_NS)
+			budget = 0;            /* this record is the last of this poll */
 		if (m->type == RING_REC_EVENT) {
 			struct gt_event e;
-			if (map_event(l, &m->u.ev, &e) == 0 && store_add(l->s, &e) == 0) {
+			if (map_event(l, &m->u.ev, &e) == 0 && !evcheck_event(&e) &&
+			    store_add(l->s, &e) == 0) {
 				l->batch[l->batch_n++] = e;
 				added++;
 				if (l->batch_n == l->batch_cap) {
@@ -295,6 +348,15 @@ long live_poll(struct live *l, size_t max_events, live_events_fn on_events, void
 	int rc = flush_batch(l, on_events, ctx);
 	if (rc < 0)
 		return rc;
+	if (l->ring.corrupt && !l->done) {
+		l->bad++;
+		snprintf(l->reason, sizeof(l->reason), "capture ring corrupt: head %llu is not within "
+			 "%llu records of tail %llu; capture of process %d ended",
+			 (unsigned long long)l->ring.bad_head, (unsigned long long)(l->ring.mask + 1),
+			 (unsigned long long)l->ring.c_tail, (int)l->pid);
+		l->done = 1;
+		return added;
+	}
 	/* finished once the producer stopped (state read before draining) or
 	 * the target exited, and everything it wrote is in */
 	if (st == RING_ST_ENDED && !l->ended[0])
@@ -362,13 +424,12 @@ void live_close(struct live *l)
 	}
 	if (l->ring.hdr)
 		ring_unmap(&l->ring);
-	free(l->str.v);
-	free(l->lane.v);
-	free(l->kconf.v);
-	free(l->nccl.v);
+	map_free(&l->str);
+	map_free(&l->lane);
+	map_free(&l->kconf);
+	map_free(&l->nccl);
 	free(l->text);
 	free(l->batch);
-	l->str.v = l->lane.v = l->kconf.v = l->nccl.v = NULL;
 	l->text = NULL;
 	l->batch = NULL;
 }

@@ -19,10 +19,19 @@
 /* called with each batch of events added to the store (store ids) */
 typedef int (*live_events_fn)(void *ctx, struct gt_store *s, const struct gt_event *ev, size_t n);
 
+/* producer id -> store id, open addressing: a producer's ids may be
+ * anything (sparse, hostile), memory follows the ids defined, never their
+ * values; at most LIVE_MAP_MAX ids per map */
 struct live_map {
-	uint32_t *v;             /* producer id -> store id + 1 (0 = unknown) */
-	size_t cap;
+	uint32_t *key;           /* producer id */
+	uint32_t *v;             /* store id + 1; 0 = empty slot */
+	size_t cap, n;           /* slots (a power of two or 0), ids held */
 };
+
+#define LIVE_MAP_MAX (1u << 22)
+
+/* records one live_poll reads at most, and the time it spends */
+#define LIVE_POLL_MAX_NS 50000000
 
 struct live {
 	pid_t pid;
@@ -49,7 +58,10 @@ struct live {
  * map it; 0 or negative errno with a one-line message in err */
 int live_open(struct live *l, pid_t pid, int rank, struct gt_store *s, uint32_t records,
 	      char *err, size_t errlen);
-/* move up to max_events ready records into the store (not finished);
+/* move up to max_events ready records into the store (not finished),
+ * reading at most one ring's capacity of records and for at most
+ * LIVE_POLL_MAX_NS; events that fail evcheck_event are counted bad, not
+ * added; a corrupt ring ends the connection (done, with the reason).
  * on_events (may be NULL) sees each batch; returns events added or
  * negative errno (from on_events) */
 long live_poll(struct live *l, size_t max_events, live_events_fn on_events, void *ctx);

@@ -117,10 +117,15 @@ int live_headless(struct live_sess *ss, double duration_s, double every_s)
 	 * CUPTI still held: stop first (it flushes into the ring), then read */
 	for (int k = 0; rc == 0 && k < ss->n; k++)
 		live_stop_capture(&ss->conn[k]);
-	if (rc == 0) {
+	/* each poll is bounded (one ring lap, 50 ms): poll until nothing more
+	 * came in, at most 64 times (the targets stopped; a hostile one that
+	 * keeps writing cannot hold us) */
+	for (int k = 0; rc == 0 && k < 64; k++) {
 		int r = live_sess_poll(ss);
 		if (r < 0)
 			rc = r;
+		if (r <= 0)
+			break;
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);

@@ -27,7 +27,8 @@ size_t live_list_pids(pid_t *pids, size_t max)
 			continue;
 		char *end;
 		long pid = strtol(p + pl, &end, 10);
-		if (pid <= 0 || (*end != '\n' && *end != 0 && *end != ' '))
+		/* "@gtrace-PID", or the fallback "@gtrace-PID-RANDOM" */
+		if (pid <= 0 || (*end != '\n' && *end != 0 && *end != ' ' && *end != '-'))
 			continue;
 		int dup = 0;
 		for (size_t i = 0; i < n && i < max; i++)

@@ -198,17 +198,27 @@ int live_sim_main(int argc, char **argv)
 				return cmd_usage_error("sim", "%s: '%s' is not 1..64", a, v);
 			*(a[2] == 'g' ? &o.gpus : &o.ranks) = (int)x;
 		} else if (!strcmp(a, "--steps")) {
+			if (x < 1 || x > 100000000 || x != (int)x)
+				return cmd_usage_error("sim", "--steps: '%s' is not 1..100000000", v);
 			o.steps = (int)x;
 			steps_given = 1;
 		} else if (!strcmp(a, "--seed")) {
+			if (x > 9007199254740992.0 || x != (double)(uint64_t)x)
+				return cmd_usage_error("sim", "--seed: '%s' is not an integer 0..2^53", v);
 			o.seed = (uint64_t)x;
 		} else if (!strcmp(a, "--rate")) {
-			if (x <= 0)
-				return cmd_usage_error("sim", "--rate must be > 0");
+			/* below 1 event/s the pacing would not pace (1e-300 ran unthrottled) */
+			if (x < 1 || x > 1e9)
+				return cmd_usage_error("sim", "--rate: '%s' is not 1..1e9 events per second", v);
 			rate = x;
 		} else if (!strcmp(a, "--seconds")) {
+			/* (int64_t)(1e308 * 1e9) is undefined: it ended at once */
+			if (x <= 0 || x > 1e7)
+				return cmd_usage_error("sim", "--seconds: '%s' is not in (0, 1e7]", v);
 			seconds = x;
 		} else if (!strcmp(a, "--linger")) {
+			if (x > 1e7)
+				return cmd_usage_error("sim", "--linger: '%s' is more than 1e7 seconds", v);
 			linger = x;
 		} else {
 			return cmd_usage_error("sim", "unknown option '%s'", a);

@@ -25,19 +25,19 @@ static const struct command commands[] = {
 	{ "open", cmd_open, "open [--param-bytes B --link-gbps X] [--run NAME] PATH...\n"
 	  "      view a .gtrace capture, a Kineto/Chrome JSON(.gz), an nsys .sqlite, a directory of\n"
 	  "      per-rank files, a TensorFlow/JAX .xplane.pb[.gz] or a TensorBoard log directory" },
-	{ "run", cmd_run, "run [--record FILE] -- CMD [ARGS]\n"
+	{ "run", cmd_run, "run [--record FILE [--force]] -- CMD [ARGS]\n"
 	  "      start CMD with capture injected; open the live viewer on it" },
-	{ "attach", cmd_attach, "attach PID [--force] | --all | --list\n"
+	{ "attach", cmd_attach, "attach PID [--force-inject] | --all | --list\n"
 	  "      attach the viewer to running processes (loads the capture library with ptrace\n"
 	  "      into a process that uses CUDA and was started without gtrace)" },
-	{ "record", cmd_record, "record -o FILE [--duration S] [--ring RECORDS] [-q]\n"
-	  "             (--pid PID [--force] | --all | -- CMD [ARGS])\n"
+	{ "record", cmd_record, "record -o FILE [--force] [--duration S] [--ring RECORDS] [-q]\n"
+	  "             (--pid PID [--force-inject] | --all | -- CMD [ARGS])\n"
 	  "      headless capture to a .gtrace file, no terminal needed" },
 	{ "stats", cmd_stats, "stats PATH... [--report NAME[,NAME...]] [--format table|csv|json]\n"
 	  "             [--table NAME|list] [-o DIR] [--step N] [--range T0:T1] [--gpu G] [--rank R]\n"
 	  "             [--param-bytes B --link-gbps X] [--run NAME]\n"
 	  "      analyses as text, CSV or JSON" },
-	{ "export", cmd_export, "export PATH... -o OUT.json[.gz] [--no-flows] [--gzip-level N] [--run NAME]\n"
+	{ "export", cmd_export, "export PATH... -o OUT.json[.gz] [--no-flows] [--gzip-level N] [--run NAME] [--force]\n"
 	  "      Chrome trace JSON (opens in Perfetto) from any input" },
 	{ "sim", cmd_sim, "sim -o FILE [--gpus N] [--ranks R] [--steps N] [--scenario NAME]\n"
 	  "             [--scenario-rank R] [--events N] [--seed S] [--memory steady|leak]\n"

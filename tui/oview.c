@@ -16,6 +16,7 @@
 #include "view.h"
 #include "demangle.h"
 #include "lanes.h"
+#include "ovmem.h"
 
 struct oview {
 	struct view v;
@@ -33,6 +34,7 @@ struct oview {
 	size_t util_ngpu;
 	int util_n;
 	size_t util_events;
+	struct ovmem mem;      /* allocated memory rows (traces with allocator records) */
 };
 
 static const char *const ov_help[] = {
@@ -555,7 +557,12 @@ static void ov_draw(struct view *v, struct lrect r)
 	   scrolls) and the health lines first, then at least two GPU lines (a
 	   row and "... more", never "more" alone), the top kernels (up to 5)
 	   giving way to them; the GPU rows scroll with PgDn PgUp */
-	int left = end - y, ng = (int)o->util_ngpu;
+	/* a row per device with allocator records (up to 2), when the page has room */
+	ovmem_update(&o->mem, v->app, n);
+	int mem_rows = (int)ovmem_rows(&o->mem) < 2 ? (int)ovmem_rows(&o->mem) : 2;
+	if (end - y - mem_rows < 16)
+		mem_rows = 0;
+	int left = end - y - mem_rows, ng = (int)o->util_ngpu;
 	char wt[640];
 	const char *wp[8];
 	int wl[8], sw = sel_wrap(o, r, wt, sizeof(wt), wp, wl);
@@ -625,6 +632,8 @@ static void ov_draw(struct view *v, struct lrect r)
 			snprintf(line, sizeof(line), "... %d more GPUs (PgDn PgUp)", ng - shown);
 		term_put(y++, r.x + 3, r.w - 4, theme_attr(TH_DIM), line);
 	}
+	for (int i = 0; i < mem_rows && y < end; i++)
+		ovmem_draw(&o->mem, (size_t)i, y++, r.x + 3);
 	if (topk || !o->res.ntop)
 		y = section(y, r, "Top kernels");
 	for (size_t i = 0; i < o->res.ntop && (int)i < topk && y < end - 4; i++) {
@@ -749,6 +758,7 @@ static void ov_free(struct view *v)
 		overview_result_done(&o->res);
 	free(o->util);
 	free(o->util_gpu);
+	ovmem_done(&o->mem);
 	free(o);
 }
 

@@ -19,7 +19,7 @@ static void anchors(const struct gt_store *s, int use_steps, const int32_t *rk, 
 		out[i] = INT64_MAX;
 	for (size_t li = 0; li < store_lane_count(s); li++) {
 		const struct gt_lane *l = store_lane_at(s, (uint32_t)li);
-		int32_t r = l->key.rank < 0 ? 0 : l->key.rank;
+		int32_t r = l->key.rank;
 		size_t i = 0;
 		while (i < nr && rk[i] != r)
 			i++;
@@ -55,7 +55,7 @@ int runalign_starts(struct gt_store *s, char *note, size_t len)
 		goto out;
 	}
 	for (size_t i = 0; i < nr; i++)
-		rk[i] = store_rank_at(s, i)->rank < 0 ? 0 : store_rank_at(s, i)->rank;
+		rk[i] = store_rank_at(s, i)->rank;
 	int use_steps = 1;
 	anchors(s, 1, rk, nr, at);
 	for (size_t i = 0; i < nr; i++)

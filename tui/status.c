@@ -7,10 +7,16 @@
 #include "term.h"
 #include "view.h"
 
+int status_tab_w(int cols)
+{
+	int w = cols / VIEW_COUNT;
+	return w > 16 ? 16 : w;   /* the key hint keeps room on wide lines */
+}
+
 void status_tabs(struct app *a, struct lrect r)
 {
 	term_fill(r, theme_attr(TH_TAB));
-	int w = r.w / VIEW_COUNT;
+	int w = status_tab_w(r.w);
 	for (int i = 0; i < VIEW_COUNT; i++)
 		term_printf(r.y, r.x + i * w, w, theme_attr(i == a->cur ? TH_TAB_ON : TH_TAB),
 			    " %d %s%*s", i + 1, a->views[i]->ops->name, w, "");

@@ -226,7 +226,7 @@ static int mouse_event(struct app *a, struct ui_mouse *st)
 		return UI_UNHANDLED;
 	}
 	if (m.y == 0 && (m.click || m.press)) {
-		int w = getmaxx(stdscr) / VIEW_COUNT;
+		int w = status_tab_w(getmaxx(stdscr));
 		if (w > 0 && m.x / w < VIEW_COUNT)
 			ui_switch(a, m.x / w);
 		return UI_HANDLED;
@@ -328,6 +328,8 @@ struct app *ui_app_new(struct ui_source *src)
 	a->views[VIEW_KERNELS] = kview_new(a);
 	a->views[VIEW_PIPELINE] = pview_new(a);
 	a->views[VIEW_OVERVIEW] = oview_new(a);
+	a->views[VIEW_OPS] = opview_new(a);
+	a->views[VIEW_MEMORY] = mview_new(a);
 	for (int i = 0; i < VIEW_COUNT; i++)
 		if (!a->views[i]) {
 			ui_app_free(a);

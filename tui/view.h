@@ -47,7 +47,7 @@ struct view {
 	struct app *app;
 };
 
-enum { VIEW_TRACE = 0, VIEW_KERNELS, VIEW_PIPELINE, VIEW_OVERVIEW, VIEW_COUNT };
+enum { VIEW_TRACE = 0, VIEW_KERNELS, VIEW_PIPELINE, VIEW_OVERVIEW, VIEW_OPS, VIEW_MEMORY, VIEW_COUNT };
 
 typedef void (*prompt_done_fn)(struct view *v, const char *text);
 
@@ -111,12 +111,16 @@ extern const char *const keys_help[];
 /* status.c: the status line and the tab line */
 void status_draw(struct app *a, struct lrect r);
 void status_tabs(struct app *a, struct lrect r);
+/* the width of one tab on a line of `cols` columns (tab i starts at i * it) */
+int status_tab_w(int cols);
 
 /* the views */
 struct view *tlview_new(struct app *a);
 struct view *kview_new(struct app *a);
 struct view *pview_new(struct app *a);
 struct view *oview_new(struct app *a);
+struct view *opview_new(struct app *a);
+struct view *mview_new(struct app *a);
 
 /* trace view entry points for drill-down from the other views */
 void tlview_goto(struct view *v, struct gt_ref r);

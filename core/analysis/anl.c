@@ -144,14 +144,9 @@ long anl_windows(const struct gt_store *s, int32_t rank, const struct steps_list
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		const struct steps_step *st = &steps->v[i];
-		if (sc && sc->step >= 0 && st->number != sc->step)
-			continue;
-		int64_t a = st->t0_ns > r0 ? st->t0_ns : r0;
-		int64_t b = st->t1_ns < r1 ? st->t1_ns : r1;
-		if (b <= a && !(st->t0_ns == st->t1_ns && a == b && a >= r0 && a < r1))
-			continue;
-		v[w++] = (struct anl_win){ st->number, a, b, i };
+		int64_t a, b;
+		if (steps_window(&steps->v[i], sc, &a, &b))
+			v[w++] = (struct anl_win){ steps->v[i].number, a, b, i };
 	}
 	if (!n && !(sc && sc->step >= 0)) {
 		int64_t a, b;

@@ -161,6 +161,26 @@ long anl_pass_dev_index(const struct anl_pass *p, int32_t device);
 const struct ivl_list *anl_pass_get(const struct anl_pass *p, unsigned mask, int with_host,
 				   long dev, struct ivl_list *tmp);
 
+/* priority attribution over a rank's step windows in a scope (anl_attr.c):
+ * mask[0..ncat-2] are the categories' fine classes in priority order, the
+ * last category takes what none covers.  cat_ns[w * ncat + c] is the time of
+ * category c in window w; the windows' times sum to their length. */
+struct anl_attr {
+	long nw;                      /* windows; 0 = nothing in the scope */
+	struct anl_win *win;          /* anl_windows' windows */
+	int ncat;
+	int64_t *cat_ns;
+	const struct anl_pass *pass;  /* the pass used: the caller's, or own */
+	struct anl_pass own;
+	struct anl_names nm;
+};
+/* pass may be NULL or not fit (rank, GPU, range): then one is built;
+ * 0 or -ENOMEM (out is then empty) */
+int anl_attr_run(const struct gt_store *s, int32_t rank, const struct steps_list *steps,
+		 const struct gt_scope *sc, const struct anl_pass *pass,
+		 const unsigned *mask, int ncat, struct anl_attr *out);
+void anl_attr_done(struct anl_attr *a);
+
 /* the analyses on a pass built by the caller (pass may be NULL, or not fit
  * the rank/GPU/range: then they build their own) */
 struct breakdown_result;

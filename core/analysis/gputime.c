@@ -1,5 +1,5 @@
 /*
- * gputime.c - Holistic Trace Analysis' GPU time definitions (ANALYSES.md 5)
+ * gputime.c - Holistic Trace Analysis' GPU time definitions (docs/analyses.md §5)
  * per rank and GPU over a scope: temporal breakdown (span, idle, compute,
  * non-compute), communication/compute overlap, kernel launch statistics,
  * and per stream the idle time by category and the queue length.

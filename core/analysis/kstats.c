@@ -37,9 +37,14 @@ static inline int vec_push(struct vec *v, int64_t x)
 	return 0;
 }
 
-/* summary of values spread over the segments of a group */
+__extension__ typedef __int128 kstats_i128;
+
+/* summary of values spread over the segments of a group; sums are exact
+ * in 128 bits and saturate where they leave int64 (sum) or uint64 (usum) */
 struct dist {
 	int64_t sum, min, max;
+	uint64_t usum;
+	int usum_sat;            /* the true sum is beyond uint64 (or negative) */
 	double mean, sd, med;
 };
 
@@ -47,17 +52,20 @@ struct dist {
  * and exact median of the values in segs[0..nseg) (n values in all) */
 static void dist_of(struct vec *const *segs, int nseg, size_t n, struct dist *d)
 {
-	d->sum = 0;
+	kstats_i128 sum = 0;
 	d->min = INT64_MAX;
 	d->max = INT64_MIN;
 	for (int k = 0; k < nseg; k++)
 		for (size_t i = 0; i < segs[k]->n; i++) {
 			int64_t x = segs[k]->v[i];
-			d->sum += x;
+			sum += x;
 			d->min = x < d->min ? x : d->min;
 			d->max = x > d->max ? x : d->max;
 		}
-	d->mean = (double)d->sum / (double)n;
+	d->sum = sum > INT64_MAX ? INT64_MAX : sum < INT64_MIN ? INT64_MIN : (int64_t)sum;
+	d->usum_sat = sum < 0 || sum > (kstats_i128)UINT64_MAX;
+	d->usum = sum < 0 ? 0 : d->usum_sat ? UINT64_MAX : (uint64_t)sum;
+	d->mean = (double)sum / (double)n;
 	double ss = 0;
 	for (int k = 0; k < nseg; k++)
 		for (size_t i = 0; i < segs[k]->n; i++) {
@@ -277,7 +285,8 @@ void kstats_finish_row(const struct ctx *c, struct acc *a, struct kstats_row *ro
 	if (c->o->flags & KSTATS_WANT_BYTES) {
 		struct vec *bsegs[2] = { &a->bytes, &a->bytes2 };
 		dist_of(bsegs, nseg, n, &d);
-		row->bytes_total = (uint64_t)d.sum;
+		row->bytes_total = d.usum;
+		row->bytes_total_sat = d.usum_sat;
 		row->bytes_min = d.min;
 		row->bytes_max = d.max;
 		row->bytes_avg = d.mean;

@@ -51,7 +51,7 @@ static long gather(const struct gt_store *s, int32_t rank, uint32_t dev, struct 
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < store_lane_count(s); i++) {
 			const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
-			int32_t r = l->key.rank < 0 ? 0 : l->key.rank;
+			int32_t r = l->key.rank;
 			if (l->key.type != GT_LANE_HOST || !(l->kinds_mask & (1u << GT_EV_INSTANT)) ||
 			    (rank >= 0 && r != rank))
 				continue;

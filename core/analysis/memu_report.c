@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include "gtrace/memu.h"
 #include "gtrace/ops.h"
+#include "gtrace/steps.h"
 #include "reports.h"
 #include "tables.h"
 
@@ -121,7 +122,7 @@ static int memu_run(const struct gt_store *s, const struct gt_scope *sc_in,
 		    struct gt_report_out *out, char *err, size_t errlen)
 {
 	struct gt_scope sc;
-	if (tables_scope(s, sc_in, &sc, err, errlen))
+	if (steps_scope(s, sc_in, &sc, err, errlen))
 		return -ENOENT;
 	struct memu_result m;
 	int rc = memu_compute(s, &sc, &m, err, errlen);

@@ -1,6 +1,6 @@
 /*
  * multigpu.c - multi-GPU health from the TensorFlow GPU performance guide's
- * checklist (ANALYSES.md 6).  Participants are the (rank, GPU) pairs of the
+ * checklist (docs/analyses.md §6).  Participants are the (rank, GPU) pairs of the
  * scope; steps are matched by number across ranks.  Per step and GPU: the
  * compute kernel union, collective time and its overlap with compute, the
  * first kernel and the copies.  Straggler: the GPU with the most compute in
@@ -203,7 +203,7 @@ static void parallel(struct multigpu_result *r, int32_t rank, const struct anl_w
 }
 
 /* the expected all-reduce time per step when the user gave parameter bytes
- * and link bandwidth (ANALYSES.md 6: bytes / bandwidth), and each GPU's
+ * and link bandwidth (docs/analyses.md §6: bytes / bandwidth), and each GPU's
  * collective time per step against it */
 static void expected(struct multigpu_result *r, const struct gt_scope *sc)
 {

@@ -252,7 +252,7 @@ static int walk_lane(struct ctx *c, const struct gt_lane *l, struct frame **stk,
 	long n = lane_nodes(l, c->mem ? c->mem_dev : ~0u, &idx);
 	if (n < 0)
 		return (int)n;
-	int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
+	int32_t rank = l->key.rank;
 	struct frame *st = *stk;
 	size_t h = 1;
 	int rc = 0;
@@ -325,7 +325,7 @@ static int in_pass(int pass, const struct gt_event *e)
 
 static int lane_in_pass(int pass, const struct gt_lane *l, const struct gt_scope *sc)
 {
-	int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
+	int32_t rank = l->key.rank;
 	return l->key.type == (pass ? GT_LANE_HOST : GT_LANE_GPU) &&
 	       (sc->rank < 0 || rank == sc->rank) &&
 	       (pass || sc->gpu < 0 || l->key.device == sc->gpu);
@@ -342,7 +342,7 @@ static int init_map(struct ctx *c, int pass, const struct gt_scope *sc, struct o
 		const struct gt_lane *l = store_lane_at(c->s, (uint32_t)i);
 		if (!lane_in_pass(pass, l, sc))
 			continue;
-		int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
+		int32_t rank = l->key.rank;
 		n += l->n;
 		for (size_t j = 0; j < l->n; j++) {
 			if (j == ENDS && l->n > 2 * ENDS)
@@ -373,7 +373,7 @@ static int build_maps(struct ctx *c, const struct gt_scope *sc)
 			const struct gt_lane *l = store_lane_at(c->s, (uint32_t)i);
 			if (!lane_in_pass(pass, l, sc))
 				continue;
-			int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
+			int32_t rank = l->key.rank;
 			for (size_t j = 0; j < l->n; j++) {
 				const struct gt_event *e = &l->ev[j];
 				if (!in_pass(pass, e))
@@ -435,7 +435,7 @@ static int compute(const struct gt_store *s, const struct gt_scope *sc_in, int m
 	size_t nl = store_lane_count(s);
 	for (size_t i = 0; i < nl && !rc; i++) {
 		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
-		int32_t rank = l->key.rank < 0 ? 0 : l->key.rank;
+		int32_t rank = l->key.rank;
 		if (l->key.type != GT_LANE_HOST || (sc.rank >= 0 && rank != sc.rank) ||
 		    !(l->kinds_mask & ((1u << GT_EV_CPU_OP))))
 			continue;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include "gtrace/ops.h"
+#include "gtrace/steps.h"
 #include "reports.h"
 #include "tables.h"
 
@@ -39,7 +40,7 @@ static int ops_run(const struct gt_store *s, const struct gt_scope *sc_in,
 		   struct gt_report_out *out, char *err, size_t errlen)
 {
 	struct gt_scope sc;
-	if (tables_scope(s, sc_in, &sc, err, errlen))
+	if (steps_scope(s, sc_in, &sc, err, errlen))
 		return -ENOENT;
 	struct ops_result r;
 	int rc = ops_compute(s, &sc, &r, err, errlen);

@@ -1,5 +1,5 @@
 /*
- * overview.c - one page like TensorBoard's overview (ANALYSES.md 7): run
+ * overview.c - one page like TensorBoard's overview (docs/analyses.md §7): run
  * environment, average step and breakdown, GPU utilization, top kernels,
  * the input verdict, and recommendations that cite their evidence.  The
  * thresholds of the recommendations are in overview_recs.c.

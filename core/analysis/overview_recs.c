@@ -1,6 +1,6 @@
 /*
  * overview_recs.c - recommendations of the overview, each from a threshold
- * of ANALYSES.md 3-6 and each naming its evidence (numbers, steps, GPUs):
+ * of docs/analyses.md §3-§6 and each naming its evidence (numbers, steps, GPUs):
  *   input-bound   pipeline verdict HIGHLY/MODERATELY with host wait >= H2D
  *   launch-bound  >= 50 % of kernels under 10 us, >= 30 % GPU idle and kernel
  *                 launch >= 3 % of the step, or kernel launch >= 15 %
@@ -428,7 +428,7 @@ static void rec_stagger(struct overview_result *r)
 }
 
 /* collective time per step against the expected all-reduce time
- * (parameter bytes / link bandwidth, ANALYSES.md 6), when the user gave them.
+ * (parameter bytes / link bandwidth, docs/analyses.md §6), when the user gave them.
  * A collective's kernel time includes waiting for the other ranks, so the
  * GPU with the least collective time is the one compared: it is the closest
  * to the transfer itself (a rank that others wait for has the least) */

@@ -1,6 +1,6 @@
 /*
  * pipeline.c - the TensorFlow Profiler's Input Pipeline Analyzer on a
- * step trace (ANALYSES.md 4).  Each instant of a step window goes to the
+ * step trace (docs/analyses.md §4).  Each instant of a step window goes to the
  * first category covering it: device compute > host-to-device input >
  * device-to-device/collectives > output (D2H) > host waiting for input
  * (DataLoader ranges) > kernel launch (kernel and graph launch calls) >
@@ -8,6 +8,8 @@
  * allocation, synchronization, copies) > all others.  Input = H2D + host wait.  The run is HIGHLY
  * input-bound at >= 20 % input, MODERATELY at >= 5 %, POTENTIALLY (I/O or
  * Python) when below that but all-others (host compute + unknown) >= 3 %.
+ * The attribution is anl_attr.c's, shared with the step-time breakdown:
+ * this file holds the category table, the verdict and the advice.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -97,15 +99,10 @@ int pipeline_compute_pass(const struct gt_store *s, int32_t rank,
 			   struct pipeline_result *out, const struct anl_pass *pass,
 			   char *err, size_t errlen)
 {
-	struct anl_pass own_pass = {0};
 	struct steps_list own = {0};
-	struct anl_win *win = NULL;
-	struct ivl_list slots = {0}, cost[PL_NCAT], cat[PL_NCAT], rest = {0};
-	struct anl_names nm = {0};
+	struct anl_attr at;
 	double sum[PL_NCAT] = {0}, total = 0;
 	int rc = 0;
-	memset(cost, 0, sizeof(cost));
-	memset(cat, 0, sizeof(cat));
 	memset(out, 0, sizeof(*out));
 	out->rank = rank;
 	if (!steps) {
@@ -113,46 +110,23 @@ int pipeline_compute_pass(const struct gt_store *s, int32_t rank,
 			return rc;
 		steps = &own;
 	}
-	long nw = anl_windows(s, rank, steps, sc, &win);
-	if (nw < 0 || anl_names_init(&nm, s))
+	if (anl_attr_run(s, rank, steps, sc, pass, cat_mask, PL_NCAT, &at))
 		goto nomem;
+	long nw = at.nw;
 	if (!nw)
 		goto done;
 	out->rows = calloc((size_t)nw, sizeof(*out->rows));
 	if (!out->rows)
 		goto nomem;
 	out->n = (size_t)nw;
-	int64_t T0 = win[0].t0, T1 = win[0].t1;
-	for (long i = 0; i < nw; i++) {
-		if (ivl_push(&slots, win[i].t0, win[i].t1))
-			goto nomem;
-		if (win[i].t1 > T1)
-			T1 = win[i].t1;
-	}
-	int32_t gpu = sc ? sc->gpu : -1;
-	if (!pass || !pass->has_host || pass->rank != rank || pass->gpu != gpu || pass->t0 > T0 || pass->t1 < T1) {
-		if (anl_pass_build(s, rank, gpu, T0, T1, 1, &nm, &own_pass))
-			goto nomem;
-		pass = &own_pass;
-	}
-	const struct ivl_list *cp[PL_OTHER];
-	for (int c = 0; c < PL_OTHER; c++)
-		if (!(cp[c] = anl_pass_get(pass, cat_mask[c], 1, -1, &cat[c])))
-			goto nomem;
-	for (int c = 0; c < PL_OTHER; c++) {   /* the slots left go to the first category */
-		if (ivl_split(&slots, cp[c], &cost[c], &rest))
-			goto nomem;
-		ivl_move(&slots, &rest);
-	}
-	ivl_move(&cost[PL_OTHER], &slots);
 	for (long i = 0; i < nw; i++) {
 		struct pipeline_row *r = &out->rows[i];
-		r->step = win[i].step;
-		r->t0_ns = win[i].t0;
-		r->t1_ns = win[i].t1;
+		r->step = at.win[i].step;
+		r->t0_ns = at.win[i].t0;
+		r->t1_ns = at.win[i].t1;
 		r->total_ns = r->t1_ns - r->t0_ns;
 		for (int c = 0; c < PL_NCAT; c++) {
-			r->cat_ns[c] = ivl_len_in(&cost[c], r->t0_ns, r->t1_ns);
+			r->cat_ns[c] = at.cat_ns[i * PL_NCAT + c];
 			sum[c] += (double)r->cat_ns[c];
 		}
 		total += (double)r->total_ns;
@@ -167,15 +141,7 @@ nomem:
 		snprintf(err, errlen, "pipeline: out of memory");
 	pipeline_result_done(out);
 done:
-	for (int c = 0; c < PL_NCAT; c++) {
-		ivl_done(&cost[c]);
-		ivl_done(&cat[c]);
-	}
-	ivl_done(&slots);
-	ivl_done(&rest);
-	anl_names_done(&nm);
-	free(win);
-	anl_pass_done(&own_pass);
+	anl_attr_done(&at);
 	steps_list_done(&own);
 	return rc;
 }

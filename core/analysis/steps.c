@@ -279,33 +279,3 @@ fail:
 	steps_list_done(out);
 	return rc;
 }
-
-int steps_range(const struct gt_store *s, int64_t step, int64_t *t0_ns, int64_t *t1_ns)
-{
-	int32_t *ranks = NULL;
-	long nr = steps_ranks(s, &ranks);
-	int found = 0;
-	int64_t a = INT64_MAX, b = INT64_MIN;
-	for (long r = 0; r < nr; r++) {
-		struct steps_list l;
-		char err[64];
-		if (steps_find(s, ranks[r], NULL, &l, err, sizeof(err)))
-			continue;
-		for (size_t i = 0; i < l.n; i++) {
-			if (l.v[i].number != step)
-				continue;
-			found = 1;
-			if (l.v[i].t0_ns < a)
-				a = l.v[i].t0_ns;
-			if (l.v[i].t1_ns > b)
-				b = l.v[i].t1_ns;
-		}
-		steps_list_done(&l);
-	}
-	free(ranks);
-	if (!found)
-		return -ENOENT;
-	*t0_ns = a;
-	*t1_ns = b;
-	return 0;
-}

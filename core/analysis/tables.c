@@ -85,22 +85,3 @@ int tables_scope_note(struct gt_table *t, const struct gt_store *s, const struct
 		rc = gt_table_note(t, "Scope: rank %d", (int)sc->rank);
 	return rc;
 }
-
-int tables_scope(const struct gt_store *s, const struct gt_scope *in, struct gt_scope *out,
-		 char *err, size_t errlen)
-{
-	if (in)
-		*out = *in;
-	else
-		gt_scope_all(out);
-	if (out->step < 0)
-		return 0;
-	int64_t t0, t1;
-	if (steps_range(s, out->step, &t0, &t1)) {
-		snprintf(err, errlen, "no step %lld in the trace", (long long)out->step);
-		return -ENOENT;
-	}
-	out->t0_ns = t0 > out->t0_ns ? t0 : out->t0_ns;
-	out->t1_ns = t1 < out->t1_ns ? t1 : out->t1_ns;
-	return 0;
-}

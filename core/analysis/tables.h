@@ -16,11 +16,6 @@ void tables_stat_row(struct gt_table *t, size_t row, size_t col0, const struct k
 /* a table with its columns, or NULL; cols is a "name:type:decimals" list
  * ending with NULL, type one of s i f p */
 struct gt_table *tables_new(const char *name, const char *title, const char *const *cols);
-/* the scope a table report works on: *in (or the whole trace when NULL)
- * with a step (in->step >= 0) turned into its window, intersected with the
- * range; 0, or -ENOENT when the step does not exist (message in err) */
-int tables_scope(const struct gt_store *s, const struct gt_scope *in, struct gt_scope *out,
-		 char *err, size_t errlen);
 /* note lines describing the scope (range, gpu, rank) when it is not the whole trace */
 int tables_scope_note(struct gt_table *t, const struct gt_store *s, const struct gt_scope *sc);
 

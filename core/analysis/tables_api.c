@@ -6,13 +6,14 @@
 #include <errno.h>
 #include <stdio.h>
 #include "reports.h"
+#include "gtrace/steps.h"
 #include "tables.h"
 
 static int api_run(const struct gt_store *s, const struct gt_scope *sc_in,
 		   struct gt_report_out *out, char *err, size_t errlen)
 {
 	struct gt_scope scope;
-	if (tables_scope(s, sc_in, &scope, err, errlen))
+	if (steps_scope(s, sc_in, &scope, err, errlen))
 		return -ENOENT;
 	const struct gt_scope *sc = &scope;
 	struct kstats_opts o = { .kinds_mask = (1u << GT_EV_RUNTIME) | (1u << GT_EV_DRIVER),
@@ -55,7 +56,7 @@ static int nvtx_run(const struct gt_store *s, const struct gt_scope *sc_in,
 		    struct gt_report_out *out, char *err, size_t errlen)
 {
 	struct gt_scope scope;
-	if (tables_scope(s, sc_in, &scope, err, errlen))
+	if (steps_scope(s, sc_in, &scope, err, errlen))
 		return -ENOENT;
 	const struct gt_scope *sc = &scope;
 	struct kstats_opts o = { .kinds_mask = (1u << GT_EV_NVTX) | (1u << GT_EV_GPU_ANNOT),

@@ -164,7 +164,7 @@ static int kernels_run(const struct gt_store *s, const struct gt_scope *sc_in,
 		       struct gt_report_out *out, char *err, size_t errlen)
 {
 	struct gt_scope scope;
-	if (tables_scope(s, sc_in, &scope, err, errlen))
+	if (steps_scope(s, sc_in, &scope, err, errlen))
 		return -ENOENT;
 	const struct gt_scope *sc = &scope;
 	struct step_win sw;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include "reports.h"
+#include "gtrace/steps.h"
 #include "tables.h"
 
 /* nsys's operation names */
@@ -63,7 +64,8 @@ static int memory_size(const struct gt_store *s, const struct gt_scope *sc,
 		if (row < 0)
 			goto nomem;
 		size_t w = (size_t)row;
-		gt_table_set_float(t, w, 0, (double)k->bytes_total / 1e6);
+		if (!k->bytes_total_sat)     /* a saturated sum is no figure: n/a */
+			gt_table_set_float(t, w, 0, (double)k->bytes_total / 1e6);
 		gt_table_set_int(t, w, 1, (int64_t)k->count);
 		gt_table_set_float(t, w, 2, k->bytes_avg / 1e6);
 		gt_table_set_float(t, w, 3, k->bytes_med / 1e6);
@@ -73,7 +75,7 @@ static int memory_size(const struct gt_store *s, const struct gt_scope *sc,
 		if (gt_table_set_str(t, w, 7, op_name(k->cls)))
 			goto nomem;
 		/* bytes per ns = GB/s; unknown when no time or no bytes were recorded */
-		if (k->total_ns > 0 && k->bytes_total > 0)
+		if (k->total_ns > 0 && k->bytes_total > 0 && !k->bytes_total_sat)
 			gt_table_set_float(t, w, 8, (double)k->bytes_total / (double)k->total_ns);
 	}
 	gt_table_sort(t, 0, 1);
@@ -91,7 +93,7 @@ static int memory_run(const struct gt_store *s, const struct gt_scope *sc_in,
 		      struct gt_report_out *out, char *err, size_t errlen)
 {
 	struct gt_scope scope;
-	if (tables_scope(s, sc_in, &scope, err, errlen))
+	if (steps_scope(s, sc_in, &scope, err, errlen))
 		return -ENOENT;
 	const struct gt_scope *sc = &scope;
 	struct kstats_opts o = { .kinds_mask = (1u << GT_EV_MEMCPY) | (1u << GT_EV_MEMSET),

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "reports.h"
+#include "gtrace/steps.h"
 #include "tables.h"
 
 struct nc_ev {
@@ -108,7 +109,7 @@ static int nccl_run(const struct gt_store *s, const struct gt_scope *sc_in,
 		    struct gt_report_out *out, char *err, size_t errlen)
 {
 	struct gt_scope scope;
-	if (tables_scope(s, sc_in, &scope, err, errlen))
+	if (steps_scope(s, sc_in, &scope, err, errlen))
 		return -ENOENT;
 	const struct gt_scope *sc = &scope;
 	static const char *const cols[] = {

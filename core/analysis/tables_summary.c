@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include "reports.h"
+#include "gtrace/steps.h"
 #include "tables.h"
 
 static int lanes_and_kinds(const struct gt_store *s, const struct gt_scope *sc,
@@ -191,7 +192,7 @@ static int summary_run(const struct gt_store *s, const struct gt_scope *sc_in,
 		       struct gt_report_out *out, char *err, size_t errlen)
 {
 	struct gt_scope scope;
-	if (tables_scope(s, sc_in, &scope, err, errlen))
+	if (steps_scope(s, sc_in, &scope, err, errlen))
 		return -ENOENT;
 	const struct gt_scope *sc = &scope;
 	/* one record of figures, numbers as numbers (text mode prints it as

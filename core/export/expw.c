@@ -5,26 +5,46 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "expw.h"
 #include "../util/utf8.h"
 
-int expw_open(struct expw *w, const char *path, int gzip_level)
+int expw_open(struct expw *w, const char *path, int gzip_level, unsigned sw_flags, char *err,
+	      size_t errlen)
 {
 	memset(w, 0, offsetof(struct expw, buf));
 	w->n = 0;
 	w->err = 0;
+	int rc = safew_open(&w->sw, path, sw_flags, err, errlen);
+	if (rc)
+		return rc;
 	size_t l = strlen(path);
 	if (l > 3 && !strcmp(path + l - 3, ".gz")) {
 		char mode[8];
 		snprintf(mode, sizeof(mode), "wb%d", gzip_level >= 1 && gzip_level <= 9 ? gzip_level : 6);
-		w->gz = gzopen(path, mode);
+		w->gz = gzdopen(w->sw.fd, mode);
 		if (!w->gz)
-			return errno ? -errno : -ENOMEM;
+			goto fail;
 		gzbuffer(w->gz, 1u << 18);
 		return 0;
 	}
-	w->f = fopen(path, "wb");
-	return w->f ? 0 : -errno;
+	w->f = fdopen(w->sw.fd, "wb");
+	if (w->f)
+		return 0;
+fail:
+	rc = errno ? -errno : -ENOMEM;
+	snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+	close(w->sw.fd);
+	safew_abort(&w->sw);
+	return rc;
+}
+
+/* the error of a failed gzip write: the system's (ENOSPC) when there is one */
+static int gz_err(gzFile gz)
+{
+	int zerr;
+	gzerror(gz, &zerr);
+	return zerr == Z_ERRNO && errno ? -errno : -EIO;
 }
 
 void expw_open_mem(struct expw *w)
@@ -42,7 +62,7 @@ void expw_flush(struct expw *w)
 	}
 	if (w->gz) {
 		if (gzwrite(w->gz, w->buf, (unsigned)w->n) != (int)w->n)
-			w->err = -EIO;
+			w->err = gz_err(w->gz);
 	} else if (w->f) {
 		if (fwrite(w->buf, 1, w->n, w->f) != w->n)
 			w->err = errno ? -errno : -EIO;
@@ -69,12 +89,24 @@ void expw_flush(struct expw *w)
 int expw_close(struct expw *w)
 {
 	expw_flush(w);
-	if (w->gz && gzclose(w->gz) != Z_OK && !w->err)
-		w->err = -EIO;
+	int file = w->gz || w->f;
+	if (w->gz) {
+		errno = 0;
+		int zc = gzclose(w->gz);
+		if (zc != Z_OK && !w->err)
+			w->err = zc == Z_ERRNO && errno ? -errno : -EIO;
+	}
 	if (w->f && fclose(w->f) && !w->err)
 		w->err = -errno;
 	w->gz = NULL;
 	w->f = NULL;
+	if (file) {
+		char e[256];
+		if (w->err)
+			safew_abort(&w->sw);        /* no truncated output stays */
+		else
+			w->err = safew_commit(&w->sw, e, sizeof(e));
+	}
 	return w->err;
 }
 

@@ -10,11 +10,13 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <zlib.h>
+#include "../util/safew.h"
 
 #define EXPW_BUF (256u * 1024u)
 
 struct expw {
 	FILE *f;
+	struct safew sw;          /* the file's creation, committed at close */
 	gzFile gz;
 	char *mem;                /* memory sink (grown) */
 	size_t mem_len, mem_cap;
@@ -23,9 +25,13 @@ struct expw {
 	int err;                  /* 0 or negative errno */
 };
 
-int expw_open(struct expw *w, const char *path, int gzip_level);
+/* create path through safew (sw_flags: SAFEW_*); 0 or negative errno
+ * with "PATH: problem" in err */
+int expw_open(struct expw *w, const char *path, int gzip_level, unsigned sw_flags, char *err,
+	      size_t errlen);
 void expw_open_mem(struct expw *w);
-/* flush and close; returns the first error */
+/* flush and close; the file is put in place when all went well, removed
+ * otherwise; returns the first error (negative errno) */
 int expw_close(struct expw *w);
 void expw_flush(struct expw *w);
 

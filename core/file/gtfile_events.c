@@ -11,9 +11,11 @@
  * The decoder writes straight into the lanes' event arrays, in sub-blocks
  * of SUB events so that the columns it touches stay in L1.
  */
+#include <inttypes.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "gtrace/evcheck.h"
 #include "gtfile_priv.h"
 
 #define SUB 512
@@ -340,6 +342,14 @@ static int decode_sub(struct col *cols, size_t gi, size_t off, size_t k, int fir
 	}
 	bad |= names >> 32;
 	*mask |= m;
+	for (size_t i = 0; i < k; i++) {
+		const char *no = evcheck_event(&e[i]);
+		if (no) {
+			snprintf(why, whylen, "event (start %" PRId64 " ns, dur %" PRId64
+				 " ns, kind %u): %s", e[i].start_ns, e[i].dur_ns, e[i].kind, no);
+			return -EINVAL;
+		}
+	}
 	if (bad) {
 		for (size_t i = 0; i < k; i++) {
 			if (e[i].name >= nstr) {

@@ -45,6 +45,10 @@ enum gtfile_chunk_type {
 	GTFILE_CH_META = 9,
 	GTFILE_CH_INDEX = 10,
 	GTFILE_CH_END = 11,
+	/* padding, stored raw, never read: the writer adds it after an event
+	 * chunk that compressed so well that the file would hold more than
+	 * GTFILE_MAX_EVENTS_PER_BYTE events per byte (constant columns) */
+	GTFILE_CH_PAD = 12,
 };
 
 /* table entry sizes (each table chunk states its entry size; readers skip

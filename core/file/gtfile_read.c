@@ -46,7 +46,7 @@ const char *gtfile_chunk_name(uint32_t type)
 {
 	static const char *const n[] = {
 		"unknown", "strings", "lanes", "devices", "ranks", "kconf",
-		"nccl", "events", "drops", "metadata", "index", "end",
+		"nccl", "events", "drops", "metadata", "index", "end", "padding",
 	};
 	return type < sizeof(n) / sizeof(n[0]) ? n[type] : "unknown";
 }
@@ -228,6 +228,14 @@ static int walk(struct rd *r, struct gtfile_info *info, int *complete, size_t *l
 		int rc = chunk_at(r, pos, &type, &flags, &raw, &stored);
 		if (rc <= 0)
 			return rc;
+		if (type < GTFILE_CH_STRINGS || type > GTFILE_CH_END) {
+			/* padding or a chunk of a later minor version: skipped
+			 * unread (a zstd frame of it is never decompressed) */
+			info->chunks++;
+			*last = pos;
+			pos += GTFILE_CHUNK_HDR + stored;
+			continue;
+		}
 		const unsigned char *p;
 		rc = payload(r, pos, type, flags, raw, stored, &p);
 		if (rc)

@@ -11,11 +11,13 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 #include "gtfile_priv.h"
 #include "gtfile_tables.h"
 #include "gtrace_config.h"
+#include "../util/safew.h"
 
 struct chunk_ref {
 	uint64_t off;
@@ -24,6 +26,7 @@ struct chunk_ref {
 
 struct gtfile_writer {
 	FILE *f;
+	struct safew sw;              /* how the file was created; committed at close */
 	uint64_t off;                 /* bytes written so far */
 	int err;                      /* first write error (negative errno) */
 	int level;
@@ -84,15 +87,16 @@ static void wr(struct gtfile_writer *w, const void *p, size_t n)
 	w->off += n;
 }
 
-/* frame and write one chunk from w->raw; 0 or negative errno */
-int gtfile_writer_chunk(struct gtfile_writer *w, uint32_t type, uint32_t events)
+/* frame and write one chunk from w->raw, compressed when it helps and
+ * zstd is set; 0 or negative errno */
+static int write_chunk(struct gtfile_writer *w, uint32_t type, uint32_t events, int zstd)
 {
 	const unsigned char *pay = w->raw.p;
 	size_t raw = w->raw.n, stored = raw;
 	uint32_t flags = 0;
 	if (raw > GTFILE_MAX_CHUNK_BYTES)
 		return w->err ? w->err : -E2BIG;
-	if (raw >= 64 && type != GTFILE_CH_END) {
+	if (zstd && raw >= 64 && type != GTFILE_CH_END) {
 		size_t bound = ZSTD_compressBound(raw);
 		w->comp.n = 0;
 		if (gtfile_buf_reserve(&w->comp, bound))
@@ -130,13 +134,39 @@ int gtfile_writer_chunk(struct gtfile_writer *w, uint32_t type, uint32_t events)
 	return w->err;
 }
 
+int gtfile_writer_chunk(struct gtfile_writer *w, uint32_t type, uint32_t events)
+{
+	return write_chunk(w, type, events, 1);
+}
+
+/* the reader allows GTFILE_MAX_EVENTS_PER_BYTE events per byte of file
+ * (plus 4096): after events that compressed below that, pad the file so
+ * that what we write our reader reads.  0 or negative errno */
+static int pad_to_limit(struct gtfile_writer *w)
+{
+	if (w->events <= 4096)
+		return 0;
+	uint64_t need = (w->events - 4096 + GTFILE_MAX_EVENTS_PER_BYTE - 1) /
+			GTFILE_MAX_EVENTS_PER_BYTE;
+	if (need <= w->off)
+		return 0;
+	size_t pad = (size_t)(need - w->off);
+	w->raw.n = 0;
+	if (gtfile_buf_reserve(&w->raw, pad))
+		return -ENOMEM;
+	memset(w->raw.p, 0, pad);
+	w->raw.n = pad;
+	return write_chunk(w, GTFILE_CH_PAD, 0, 0);
+}
+
 struct gtfile_buf *gtfile_writer_raw(struct gtfile_writer *w)
 {
 	return &w->raw;
 }
 
-struct gtfile_writer *gtfile_writer_open(const char *path, const struct gtfile_writer_opts *o,
-					 char *err, size_t errlen)
+/* the writer on a file created by safew with flags sw_flags */
+static struct gtfile_writer *writer_open(const char *path, const struct gtfile_writer_opts *o,
+					 unsigned sw_flags, char *err, size_t errlen)
 {
 	struct gtfile_writer *w = calloc(1, sizeof(*w));
 	if (!w) {
@@ -156,9 +186,15 @@ struct gtfile_writer *gtfile_writer_open(const char *path, const struct gtfile_w
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto fail;
 	}
-	w->f = fopen(path, "wb");
+	if (o && (o->open_flags & GTFILE_W_KEEP))
+		sw_flags |= SAFEW_KEEP;
+	if (safew_open(&w->sw, path, sw_flags, err, errlen) < 0)
+		goto fail;
+	w->f = fdopen(w->sw.fd, "wb");
 	if (!w->f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(w->sw.fd);
+		safew_abort(&w->sw);
 		goto fail;
 	}
 	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
@@ -174,6 +210,7 @@ struct gtfile_writer *gtfile_writer_open(const char *path, const struct gtfile_w
 	if (w->err || fflush(w->f)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(w->err ? -w->err : errno));
 		fclose(w->f);
+		safew_abort(&w->sw);
 		goto fail;
 	}
 	return w;
@@ -181,6 +218,12 @@ fail:
 	w->f = NULL;
 	gtfile_writer_abort(w);
 	return NULL;
+}
+
+struct gtfile_writer *gtfile_writer_open(const char *path, const struct gtfile_writer_opts *o,
+					 char *err, size_t errlen)
+{
+	return writer_open(path, o, SAFEW_INPLACE, err, errlen);
 }
 
 /* write the event groups as one chunk (tables must be synced); 0 or -errno */
@@ -198,7 +241,9 @@ static int write_events(struct gtfile_writer *w, const struct gtfile_group *g, s
 	w->events += n;
 	w->raw.n = 0;
 	int rc = gtfile_events_encode(g, ng, n, &w->raw);
-	return rc ? rc : gtfile_writer_chunk(w, GTFILE_CH_EVENTS, (uint32_t)n);
+	if (!rc)
+		rc = gtfile_writer_chunk(w, GTFILE_CH_EVENTS, (uint32_t)n);
+	return rc ? rc : pad_to_limit(w);
 }
 
 /* bring the tables up to date with s and grow the per-lane counters */
@@ -326,8 +371,21 @@ int gtfile_writer_close(struct gtfile_writer *w, const struct gt_store *s, char 
 	if (fclose(w->f) && !rc)
 		rc = -errno;
 	w->f = NULL;
-	if (rc)
+	if (rc) {
 		snprintf(err, errlen, "writing the capture: %s", strerror(-rc));
+		/* a temporary file goes; a recording stays, open up to its
+		 * last complete chunk */
+		if (w->sw.tmp)
+			safew_abort(&w->sw);
+	} else {
+		char e2[256];
+		rc = safew_commit(&w->sw, e2, sizeof(e2));
+		if (rc == -EEXIST)
+			snprintf(err, errlen, "the file appeared while being written; not replaced "
+				 "without --force");
+		else if (rc)
+			snprintf(err, errlen, "putting the file in place: %s", strerror(-rc));
+	}
 	gtfile_writer_abort(w);
 	return rc;
 }
@@ -338,6 +396,9 @@ void gtfile_writer_abort(struct gtfile_writer *w)
 		return;
 	if (w->f)
 		fclose(w->f);
+	if (w->sw.tmp)
+		safew_abort(&w->sw);       /* no half-written file under a temporary name */
+	free(w->sw.path);
 	ZSTD_freeCCtx(w->zc);
 	gtfile_tab_done(&w->tab);
 	free(w->q);
@@ -357,7 +418,7 @@ int gtfile_write_store(const struct gt_store *s, const char *path, char *err, si
 int gtfile_write_store_opts(const struct gt_store *s, const char *path,
 			    const struct gtfile_writer_opts *o, char *err, size_t errlen)
 {
-	struct gtfile_writer *w = gtfile_writer_open(path, o, err, errlen);
+	struct gtfile_writer *w = writer_open(path, o, 0, err, errlen);
 	if (!w)
 		return -EIO;
 	int rc = wsync(w, s);
@@ -384,8 +445,9 @@ int gtfile_write_store_opts(const struct gt_store *s, const char *path,
 		gtfile_writer_abort(w);
 		return rc;
 	}
-	rc = gtfile_writer_close(w, s, err, errlen);
+	char e2[256];
+	rc = gtfile_writer_close(w, s, e2, sizeof(e2));
 	if (rc)
-		snprintf(err, errlen, "%s: writing the capture: %s", path, strerror(-rc));
+		snprintf(err, errlen, "%s: %s", path, e2);
 	return rc;
 }

@@ -26,6 +26,7 @@ static const char *const skip_why[KSKIP_COUNT] = {
 	[KSKIP_BAD_NUMBER] = "bad or out-of-range number",
 	[KSKIP_PHASE] = "unsupported ph",
 	[KSKIP_E_WITHOUT_B] = "E without B",
+	[KSKIP_OUT_OF_RANGE] = "time or kind out of range",
 };
 
 int import_rank_from_name(const char *path)
@@ -102,8 +103,8 @@ static int settle(struct gt_store *s, struct kfile *kf, int truncated, int order
 	}
 	kf->rank = rank;
 	kf->world = kf->have_dist ? kf->dist_world : -1;
-	report(kf, truncated, o);
 	int rc = kfile_flush(kf);
+	report(kf, truncated, o);      /* after the flush: it skips events out of range */
 	if (!rc && kf->flows_unmatched) {
 		char v[32];
 		const char *old = store_meta_get(s, "import.flow_ends_unmatched");

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace_config.h"
+#include "gtrace/evcheck.h"
 #include "../file/import_api.h"
 
 #if GTRACE_HAVE_SQLITE
@@ -221,6 +222,10 @@ static int row(struct nsys *n, int q, sqlite3_stmt *st)
 	}
 	if (e.lane == UINT32_MAX)
 		return -ENOMEM;
+	if (evcheck_event(&e)) {
+		n->skipped++;          /* counted with the bad times */
+		return 0;
+	}
 	return store_add(n->s, &e);
 #undef I
 }

@@ -62,7 +62,7 @@ void kfile_done(struct kfile *kf)
 	free(kf->meta);
 	free(kf->gl);
 	free(kf->flows);
-	free(kf->open_b);
+	kopen_done(&kf->open_b);
 	free(kf->ic);
 	free(kf->map_str);
 	free(kf->map_kconf);
@@ -432,11 +432,10 @@ static int begin_event(struct kfile *kf, const struct kev *ev, struct gt_event *
 	int rc = x_event(kf, ev, g);
 	if (rc || kf->n_events == before)
 		return rc;
-	if (kfile_grow((void **)&kf->open_b, &kf->cap_open, kf->n_open, sizeof(*kf->open_b)))
-		return -ENOMEM;
 	struct klane *l = &kf->lanes[kf->last_lane];
+	if (kopen_push(&kf->open_b, l->cpid, l->ctid, (uint32_t)kf->last_lane, (uint32_t)(l->n - 1)))
+		return -ENOMEM;
 	l->ev[l->n - 1].flags |= GT_EVF_TRUNCATED;   /* until the E arrives */
-	kf->open_b[kf->n_open++] = (struct kopen){ (uint32_t)kf->last_lane, (uint32_t)(l->n - 1) };
 	return 0;
 }
 
@@ -444,15 +443,12 @@ static int begin_event(struct kfile *kf, const struct kev *ev, struct gt_event *
 static int end_event(struct kfile *kf, const struct kev *ev)
 {
 	int64_t cpid = kfile_norm(kf, &ev->pid), ctid = kfile_norm(kf, &ev->tid);
-	for (size_t k = kf->n_open; k-- > 0;) {
-		struct klane *l = &kf->lanes[kf->open_b[k].lane];
-		if (l->cpid != cpid || l->ctid != ctid)
-			continue;
-		struct gt_event *b = &l->ev[kf->open_b[k].idx];
+	struct kopen o;
+	if (kopen_pop(&kf->open_b, cpid, ctid, &o)) {
+		struct klane *l = &kf->lanes[o.lane];
+		struct gt_event *b = &l->ev[o.idx];
 		b->dur_ns = ev->ts_ns > b->start_ns ? ev->ts_ns - b->start_ns : 0;
 		b->flags &= (uint16_t)~GT_EVF_TRUNCATED;
-		memmove(&kf->open_b[k], &kf->open_b[k + 1], (kf->n_open - k - 1) * sizeof(*kf->open_b));
-		kf->n_open--;
 		return 0;
 	}
 	kf->skipped[KSKIP_E_WITHOUT_B]++;

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "gtrace/store.h"
+#include "kopen.h"
 
 /* a pid / tid / id as written: number or string */
 struct kval {
@@ -64,7 +65,7 @@ struct kev {
 
 enum kskip {
 	KSKIP_NOT_OBJECT, KSKIP_NO_TS, KSKIP_NO_DUR, KSKIP_BAD_NUMBER, KSKIP_PHASE,
-	KSKIP_E_WITHOUT_B, KSKIP_COUNT
+	KSKIP_E_WITHOUT_B, KSKIP_OUT_OF_RANGE, KSKIP_COUNT
 };
 
 #define KTAG (1LL << 62)        /* tagged string id in a normalized pid/tid */
@@ -106,11 +107,6 @@ struct kflow {
 	char ph;
 };
 
-/* an open B event: its local lane and index there */
-struct kopen {
-	uint32_t lane;
-	uint32_t idx;
-};
 
 #define KFILE_MAX_DEVS 64
 
@@ -138,6 +134,7 @@ struct kfile {
 	size_t lhcap;
 	struct kmeta *meta;
 	size_t n_meta, cap_meta;
+	struct kflush_ix *ix;      /* kfile_flush's lookup indexes of meta and gl (its own) */
 	struct kglane *gl;
 	size_t n_gl, cap_gl;
 	struct kflow *flows;
@@ -146,8 +143,7 @@ struct kfile {
 	uint64_t n_events, n_nocorr, neg_dur;
 	uint64_t flows_unmatched, flows_linked;
 	int oom;
-	struct kopen *open_b;      /* B events waiting for their E */
-	size_t n_open, cap_open;
+	struct kopens open_b;      /* B events waiting for their E */
 	long last_lane;            /* local lane of the last staged event */
 	struct kic *ic;            /* intern cache (KIC_SIZE slots), may be NULL */
 };

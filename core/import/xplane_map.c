@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "gtrace/evcheck.h"
 #include "xplane.pb-c.h"
 #include "xplane.h"
 #include "xplane_priv.h"
@@ -174,6 +175,10 @@ static int map_event(struct xpmap *m, int pk, int stream, int steps_line, const 
 			e.flags |= GT_EVF_DATALOADER;
 		if (pk == PL_HOST && sv.have_stepnum && add_step(m, 0, sv.stepnum, e.start_ns, gt_event_end(&e)))
 			return -ENOMEM;
+	}
+	if (evcheck_event(&e)) {        /* the one check of every store entry */
+		m->st->skipped++;
+		return 0;
 	}
 	m->st->events++;
 	return store_add(m->s, &e);

@@ -392,7 +392,9 @@ int store_add(struct gt_store *s, const struct gt_event *e)
 		return -EINVAL;
 	struct gt_lane *l = s->lanes[e->lane];
 	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap + l->cap / 2 : 256;
+		/* small first (a file of a million one-event lanes must not
+		 * reserve 12 KiB each), then x1.5 */
+		size_t nc = !l->cap ? 4 : l->cap < 256 ? l->cap * 4 : l->cap + l->cap / 2;
 		struct gt_event *ne = realloc(l->ev, nc * sizeof(*ne));
 		if (!ne)
 			return -ENOMEM;

@@ -13,7 +13,7 @@ int store_shift_rank(struct gt_store *s, int32_t rank, int64_t delta_ns)
 		return 0;
 	for (size_t i = 0; i < s->n_lanes; i++) {
 		struct gt_lane *l = s->lanes[i];
-		if ((l->key.rank < 0 ? 0 : l->key.rank) != (rank < 0 ? 0 : rank))
+		if (l->key.rank != store_rank_norm(rank))   /* lane ranks are >= 0 */
 			continue;
 		for (size_t k = 0; k < l->n; k++)
 			l->ev[k].start_ns += delta_ns;

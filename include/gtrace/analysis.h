@@ -1,5 +1,5 @@
 /*
- * gtrace/analysis.h - the step analyses of ANALYSES.md 3-7 as plain C:
+ * gtrace/analysis.h - the step analyses of docs/analyses.md §3-§7 as plain C:
  * step-time breakdown (PyTorch TensorBoard plugin), input pipeline
  * (TensorFlow Profiler), GPU time (Holistic Trace Analysis), multi-GPU
  * health (TensorFlow GPU performance guide) and the overview with

@@ -2,7 +2,8 @@
  * gtrace/ctl.h - the control channel between a traced process and a viewer.
  *
  * Each traced process listens on the abstract Unix socket "@gtrace-<pid>"
- * (a control thread of libgtrace-inject.so or of `gtrace sim --live`).
+ * (a control thread of libgtrace-inject.so or of `gtrace sim --live`), or
+ * on a random fallback name when that one is squatted (see below).
  * Only a peer with the same uid (or root) is served; others get one "err"
  * line and are closed.  One viewer at a time; viewers in turn.
  *
@@ -26,13 +27,29 @@
 #define CTL_SOCK_PREFIX "gtrace-"
 #define CTL_LINE_MAX 512
 #define CTL_RING_DEFAULT_RECORDS (1u << 20)   /* 64 MiB */
+#define CTL_CONNECT_MS 2000                    /* a connect waits this long at most */
 
 /* fill addr (a struct sockaddr_un) for pid; returns the address length */
 size_t ctl_addr(void *sockaddr_un, pid_t pid);
 
+/* When "@gtrace-<pid>" is taken by another process (a squatter: any local
+ * user can bind an abstract name), the target listens on
+ * "@gtrace-<pid>-<16 random hex digits>" instead, a name nobody can take
+ * first; clients find it in /proc/net/unix and check its SO_PEERCRED. */
+#define CTL_NAME_MAX 64
+/* fill addr for an abstract name (without the '@'); the address length */
+size_t ctl_addr_name(void *sockaddr_un, const char *name);
+/* a fresh random fallback name for pid into name */
+void ctl_alt_name(pid_t pid, char *name, size_t len);
+/* listening fallback names of pid (without '@'), up to max; the count */
+size_t ctl_alt_names(pid_t pid, char (*names)[CTL_NAME_MAX], size_t max);
+
 /* ---- viewer side ---- */
 
-/* connect to pid's control socket; fd or negative errno with err */
+/* connect to pid's control socket; fd or negative errno with err.  The
+ * server must be pid itself (SO_PEERCRED pid) and run as pid's owner
+ * (uid of /proc/PID): -EPERM otherwise (a name squatted by another
+ * process or user); -ETIMEDOUT when its backlog stays full CTL_CONNECT_MS */
 int ctl_connect(pid_t pid, char *err, size_t errlen);
 /* send cmd (no newline) and read the one-line reply into reply (newline
  * stripped); *fd_out (may be NULL) gets a passed descriptor or -1.

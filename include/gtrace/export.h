@@ -16,6 +16,7 @@
 #include "gtrace/store.h"
 
 #define GT_EXPORT_NO_FLOWS 0x1u   /* leave out the ac2g flow events */
+#define GT_EXPORT_KEEP     0x2u   /* never replace an existing file (-EEXIST) */
 
 struct gt_export_opts {
 	unsigned flags;
@@ -23,7 +24,10 @@ struct gt_export_opts {
 };
 
 /* write the (finished) store to path; ".gz" at the end compresses with
- * gzip.  0 or negative errno with "PATH: problem" in err. */
+ * gzip.  The text goes to a temporary file beside path, renamed into place
+ * when complete: a symlink at path is replaced, never followed, and a
+ * failed export (a full disk) leaves no file.  0 or negative errno with
+ * "PATH: problem" in err. */
 int export_chrome(const struct gt_store *s, const char *path, const struct gt_export_opts *o,
 		  char *err, size_t errlen);
 

@@ -31,9 +31,21 @@ struct gtfile_writer_opts {
 	unsigned flags;
 	int zstd_level;          /* 0 = default (fast) */
 	size_t chunk_events;     /* events per event chunk, 0 = default */
+	unsigned open_flags;     /* GTFILE_W_* */
 };
 
-/* create/truncate path; NULL on error with a message in err */
+/* open_flags: refuse to replace an existing file (-EEXIST, "... exists;
+ * not replaced without --force"); the CLI sets it unless --force */
+#define GTFILE_W_KEEP 0x1u
+
+/* Whatever the flags, a file is never written through a symbolic link nor
+ * into a file someone else created: gtfile_writer_open unlinks the old
+ * name and creates path with O_EXCL | O_NOFOLLOW (a recording is visible
+ * as it is written and opens after a crash); gtfile_write_store writes a
+ * temporary file beside path and renames it into place (no partial file
+ * on error). */
+
+/* create path (see above); NULL on error with "PATH: problem" in err */
 struct gtfile_writer *gtfile_writer_open(const char *path, const struct gtfile_writer_opts *o,
 					 char *err, size_t errlen);
 /* queue events whose ids refer to store s; writes full chunks as they fill
@@ -45,7 +57,8 @@ int gtfile_writer_flush(struct gtfile_writer *w, const struct gt_store *s);
 /* flush, write drops, metadata and the index chunk, close; frees w.  On
  * error err holds the problem without the path (callers prefix it) */
 int gtfile_writer_close(struct gtfile_writer *w, const struct gt_store *s, char *err, size_t errlen);
-/* close without the final chunks (tests of cut-off files); frees w */
+/* close without the final chunks, leaving the file as written so far
+ * (tests of cut-off files; callers that want no file unlink it); frees w */
 void gtfile_writer_abort(struct gtfile_writer *w);
 
 /* write a finished store in one go */

@@ -61,6 +61,7 @@ struct kstats_row {
 	uint64_t bytes_total;
 	int64_t bytes_min, bytes_max;
 	double bytes_avg, bytes_med, bytes_stddev;
+	int bytes_total_sat;     /* the total is beyond uint64: bytes_total is UINT64_MAX, n/a */
 	uint32_t kconf;          /* most common launch configuration id, 0 = unknown */
 	uint32_t nkconf;         /* distinct launch configurations seen */
 	int tc;                  /* 1 when the name suggests Tensor Core use */

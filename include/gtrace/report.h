@@ -21,7 +21,7 @@ struct gt_scope {
 	int64_t step;           /* step number, -1 = all */
 	unsigned flags;
 	/* what the user says of the model and the interconnect, for the expected
-	   all-reduce time (ANALYSES.md 6); 0 = not given */
+	   all-reduce time (docs/analyses.md §6); 0 = not given */
 	uint64_t param_bytes;   /* gradient bytes all-reduced per step */
 	double link_gbps;       /* link bandwidth, GB/s (1e9 bytes/s) */
 };

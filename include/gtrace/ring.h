@@ -154,8 +154,13 @@ struct ring {
 	uint64_t p_tail_cache;         /* last tail seen */
 	/* consumer side */
 	uint64_t c_tail;
-	uint64_t c_head_cache;
+	uint64_t c_head_cache;         /* last head seen, validated: c_tail + capacity at most */
+	int corrupt;                   /* the producer's head made no sense: read nothing more */
+	uint64_t bad_head;             /* the head value that did not */
 };
+
+/* seals every ring memfd carries (checked by ring_map): its size is fixed */
+#define RING_SEALS 0x7u   /* F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW (Linux values) */
 
 /* bytes of shared memory for a ring of capacity records */
 size_t ring_bytes(uint64_t capacity);
@@ -167,7 +172,8 @@ int ring_create(struct ring *r, uint64_t capacity, int64_t pid);
 /* initialise a ring in caller-provided memory of ring_bytes(capacity)
  * (capacity a power of two); for tests and benchmarks */
 void ring_init_mem(struct ring *r, void *mem, uint64_t capacity, int64_t pid);
-/* map a ring from its memfd for consuming; 0 or negative errno with err */
+/* map a ring from its memfd for consuming; the memfd must carry RING_SEALS
+ * (-EPERM otherwise); 0 or negative errno with err */
 int ring_map(struct ring *r, int fd, char *err, size_t errlen);
 /* unmap (for rings from ring_create/ring_map) */
 void ring_unmap(struct ring *r);
@@ -194,7 +200,9 @@ int ring_push_rec(struct ring *r, const struct ring_rec *m);
 /* producer: set the state (and reason, may be NULL) */
 void ring_set_state(struct ring *r, enum ring_state st, const char *reason);
 
-/* consumer: records readable now */
+/* consumer: records readable now; a head more than capacity records past
+ * the tail (or behind it) marks the ring corrupt (r->corrupt) and reads 0
+ * from then on */
 uint64_t ring_readable(struct ring *r);
 /* consumer: the next message or NULL when none is complete; *nrec gets the
  * records to release after use.  A malformed message (bad type or length)

@@ -1,5 +1,5 @@
 /*
- * gtrace/steps.h - training steps of a capture, per rank (ANALYSES.md 2).
+ * gtrace/steps.h - training steps of a capture, per rank (docs/analyses.md §2).
  *
  * Sources, first that yields steps for the rank: GT_EV_STEP spans (Kineto
  * ProfilerStep#N, the gtrace step annotation), NVTX ranges matching the step
@@ -80,9 +80,23 @@ void steps_cache_clear(void);
  * *out malloc'ed (NULL when none), negative errno on failure */
 long steps_ranks(const struct gt_store *s, int32_t **out);
 
+/* ---- steps as time windows (steps_scope.c: the one place that does it) ---- */
+struct gt_scope;
+/* step st's window inside the scope: 1 and [*t0_ns, *t1_ns) when the step
+ * counts (its number is sc->step when that is set, and its window overlaps
+ * [sc->t0_ns, sc->t1_ns): clipped to it; an empty step inside the range
+ * counts), else 0.  sc NULL = the whole trace */
+int steps_window(const struct steps_step *st, const struct gt_scope *sc, int64_t *t0_ns,
+		 int64_t *t1_ns);
 /* window of step `step` (its number) over all ranks: earliest start, latest
  * end; 0 or -ENOENT */
 int steps_range(const struct gt_store *s, int64_t step, int64_t *t0_ns, int64_t *t1_ns);
+/* the scope a report runs on: *in (NULL = everything) with its range
+ * narrowed to step in->step's window over all ranks (steps_range) when a
+ * step is set; in and out may be the same.  0, or -ENOENT with "no step N
+ * in the trace" in err */
+int steps_scope(const struct gt_store *s, const struct gt_scope *in, struct gt_scope *out,
+		char *err, size_t errlen);
 
 const char *steps_source_name(enum steps_source src);
 

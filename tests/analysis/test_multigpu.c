@@ -133,7 +133,7 @@ Test(multigpu, ranks_with_different_step_counts)
 }
 
 /*
- * expected all-reduce time = parameter bytes / link bandwidth (ANALYSES.md 6):
+ * expected all-reduce time = parameter bytes / link bandwidth (docs/analyses.md §6):
  * 1000 B at 5 GB/s = 200 ns per step.  NCCL per step: GPU 0 200 ns (1.0x),
  * GPU 1 150 ns (0.75x).  Without the two numbers nothing is claimed.
  */

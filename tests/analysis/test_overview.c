@@ -190,7 +190,7 @@ Test(overview, comm_bound, .timeout = 60)
 	store_free(s);
 }
 
-/* expected all-reduce time (ANALYSES.md 6) from parameter bytes and link
+/* expected all-reduce time (docs/analyses.md §6) from parameter bytes and link
  * bandwidth: the planted NCCL time per step is comm_pct of the step; with
  * a link that should move the bytes in a sixth of it, collectives are
  * 6x the expected time (high, >= 4x); in a third, 3x (warn, >= 2x); in all

@@ -7,6 +7,8 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include "gtrace/analysis.h"
+#include "gtrace/report.h"
 #include "gtrace/steps.h"
 #include "test_steps_fixture.h"
 
@@ -186,5 +188,70 @@ Test(steps, ranks_with_different_step_counts)
 	cr_assert_eq(b, 2950);
 	steps_list_done(&l0);
 	steps_list_done(&l1);
+	store_free(s);
+}
+
+/* a step becomes a time window in one place (steps_scope.c); planted:
+ * rank 0 steps #1 [0,1000) #2 [1000,2000), rank 1 #1 [500,1500) #2
+ * [1500,2600), no correlation, so the windows are the host spans */
+Test(steps, step_to_window_in_one_place)
+{
+	struct steps_step st = { .number = 3, .t0_ns = 100, .t1_ns = 200 };
+	struct gt_scope sc;
+	int64_t a = 0, b = 0;
+	gt_scope_all(&sc);
+	cr_assert_eq(steps_window(&st, NULL, &a, &b), 1);
+	cr_assert(a == 100 && b == 200);
+	sc.step = 4;                               /* another step's scope */
+	cr_assert_eq(steps_window(&st, &sc, &a, &b), 0);
+	sc.step = 3;
+	sc.t0_ns = 150;                            /* clipped to the range */
+	cr_assert_eq(steps_window(&st, &sc, &a, &b), 1);
+	cr_assert(a == 150 && b == 200, "%lld %lld", (long long)a, (long long)b);
+	gt_scope_all(&sc);
+	sc.t0_ns = 200;                            /* no overlap */
+	cr_assert_eq(steps_window(&st, &sc, &a, &b), 0);
+	struct steps_step empty = { .number = 1, .t0_ns = 250, .t1_ns = 250 };
+	sc.t1_ns = 300;                            /* an empty step inside the range counts */
+	cr_assert_eq(steps_window(&empty, &sc, &a, &b), 1);
+	cr_assert(a == 250 && b == 250);
+
+	struct gt_store *s = store_new();
+	uint32_t h0 = fx_lane(s, GT_LANE_HOST, 0, -1, 1);
+	uint32_t h1 = fx_lane(s, GT_LANE_HOST, 1, -1, 2);
+	fx_add(s, h0, GT_EV_STEP, "ProfilerStep#1", 0, 1000, 0, 1);
+	fx_add(s, h0, GT_EV_STEP, "ProfilerStep#2", 1000, 2000, 0, 2);
+	fx_add(s, h1, GT_EV_STEP, "ProfilerStep#1", 500, 1500, 0, 1);
+	fx_add(s, h1, GT_EV_STEP, "ProfilerStep#2", 1500, 2600, 0, 2);
+	cr_assert_eq(store_finish(s), 0);
+	steps_cache_clear();
+	cr_assert_eq(steps_range(s, 2, &a, &b), 0);   /* over all ranks */
+	cr_assert(a == 1000 && b == 2600, "%lld %lld", (long long)a, (long long)b);
+	struct gt_scope in, out;
+	char err[128] = "";
+	gt_scope_all(&in);
+	in.step = 2;
+	in.t0_ns = 1300;
+	cr_assert_eq(steps_scope(s, &in, &out, err, sizeof(err)), 0, "%s", err);
+	cr_assert(out.t0_ns == 1300 && out.t1_ns == 2600 && out.step == 2);
+	cr_assert_eq(steps_scope(s, &out, &out, err, sizeof(err)), 0);   /* in == out */
+	cr_assert(out.t0_ns == 1300 && out.t1_ns == 2600);
+	gt_scope_all(&in);
+	cr_assert_eq(steps_scope(s, &in, &out, err, sizeof(err)), 0);   /* no step: range kept */
+	cr_assert(out.t0_ns == INT64_MIN && out.t1_ns == INT64_MAX);
+	in.step = 9;
+	cr_assert_eq(steps_scope(s, &in, &out, err, sizeof(err)), -ENOENT);
+	cr_assert_str_eq(err, "no step 9 in the trace");
+	/* the analyses' windows: rank 1's step 2 inside the same scope */
+	struct steps_list l;
+	cr_assert_eq(steps_find(s, 1, NULL, &l, err, sizeof(err)), 0, "%s", err);
+	in.step = 2;
+	in.t0_ns = 1300;
+	struct breakdown_result r;
+	cr_assert_eq(breakdown_compute(s, 1, &l, &in, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(r.n, 1);
+	cr_assert(r.rows[0].step == 2 && r.rows[0].t0_ns == 1500 && r.rows[0].t1_ns == 2600);
+	breakdown_result_done(&r);
+	steps_list_done(&l);
 	store_free(s);
 }

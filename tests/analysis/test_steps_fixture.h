@@ -11,15 +11,15 @@
 #include <stdlib.h>
 #include "gtrace/load.h"
 #include "gtrace/store.h"
+#include "../testdata.h"
 
-/* load a testdata file (path relative to $GTRACE_TESTDATA) into *out;
+/* load a testdata file (path relative to $GTRACE_TESTDATA) into *out, or
+ * skip the test when it is absent;
  * gt_load's return, with its message in err */
 static inline int fx_testdata(const char *rel, struct gt_store **out, char *err, size_t errlen)
 {
-	const char *td = getenv("GTRACE_TESTDATA");
-	char path[1024];
-	snprintf(path, sizeof(path), "%s/%s", td ? td : "../shared/testdata", rel);
-	const char *paths[] = { path };
+	td_need(rel);   /* skips the test when ../shared/testdata is absent */
+	const char *paths[] = { td_path(rel) };
 	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
 	*out = NULL;
 	return gt_load(paths, 1, &o, out, err, errlen);

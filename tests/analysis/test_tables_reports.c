@@ -10,6 +10,9 @@
 #include "gtrace/report.h"
 #include "gtrace/steps.h"
 #include "gtrace/store.h"
+#include "../testdata.h"
+
+#define RESNET "kineto/resnet50_num_workers_0.pt.trace.json.gz"
 
 static uint32_t lane(struct gt_store *s, int type, int dev, int64_t id)
 {
@@ -239,16 +242,12 @@ Test(reports, empty_store)
  * as the step's window given as a range */
 Test(reports, step_scope_resolves)
 {
-	char path[4096], err[256];
-	const char *td = getenv("GTRACE_TESTDATA");
-	cr_assert(td);
-	snprintf(path, sizeof(path), "%s/kineto/resnet50_num_workers_0.pt.trace.json.gz", td);
-	const char *paths[] = { path };
+	char err[256];
+	td_need(RESNET);
+	const char *paths[] = { td_path(RESNET) };
 	struct gt_load_opts lo = { .flags = GT_LOAD_QUIET };
 	struct gt_store *s = NULL;
 	int rc = gt_load(paths, 1, &lo, &s, err, sizeof(err));
-	if (rc && strstr(err, "not built yet"))
-		cr_skip("%s", err);
 	cr_assert_eq(rc, 0, "%s", err);
 	const struct gt_report *k = gt_report_find("kernels");
 	struct gt_scope a, b;
@@ -286,15 +285,12 @@ Test(reports, step_scope_resolves)
  */
 Test(reports, step_share_matches_plugin)
 {
-	char path[4096], err[256];
-	snprintf(path, sizeof(path), "%s/kineto/resnet50_num_workers_0.pt.trace.json.gz",
-		 getenv("GTRACE_TESTDATA"));
-	const char *paths[] = { path };
+	char err[256];
+	td_need(RESNET);
+	const char *paths[] = { td_path(RESNET) };
 	struct gt_load_opts lo = { .flags = GT_LOAD_QUIET };
 	struct gt_store *s = NULL;
 	int rc = gt_load(paths, 1, &lo, &s, err, sizeof(err));
-	if (rc && strstr(err, "not built yet"))
-		cr_skip("%s", err);
 	cr_assert_eq(rc, 0, "%s", err);
 	struct gt_report_out o = run(s, "kernels");
 	const struct gt_table *t = o.tables[0];

@@ -186,7 +186,7 @@ Test(attach, c_program_recorded_three_times_output_unchanged)
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%d", (int)t);
 	for (int k = 0; k < 3; k++) {
-		char *args[] = { "record", "-q", "-o", (char *)at("r.gtrace"), "--duration", "0.3",
+		char *args[] = { "record", "-q", "--force", "-o", (char *)at("r.gtrace"), "--duration", "0.3",
 				 "--pid", pid, NULL };
 		cr_assert_eq(run_gtrace(args, -1, err, sizeof(err)), 0, "round %d: %s", k, err);
 		/* loaded once; the second and third attach reuse the dormant library */
@@ -419,7 +419,7 @@ Test(attach, refused_other_version_loaded)
 
 /* a process that maps no CUDA driver has nothing to record: attach and
  * record --pid refuse it in one line before any ptrace (it keeps no library,
- * no thread, and runs on untouched); --force loads the library anyway */
+ * no thread, and runs on untouched); --force-inject loads the library anyway */
 Test(attach, refused_no_cuda)
 {
 	char prog[1100], err[4096], out[4096], exp[1024];
@@ -434,7 +434,7 @@ Test(attach, refused_no_cuda)
 	char want[200];
 	snprintf(want, sizeof(want), "gtrace: process %d does not use CUDA (no libcuda.so in its maps)",
 		 (int)t);
-	cr_assert(!strncmp(err, want, strlen(want)) && strstr(err, "--force") &&
+	cr_assert(!strncmp(err, want, strlen(want)) && strstr(err, "--force-inject") &&
 		  strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
 	char *rec[] = { "record", "-q", "-o", (char *)at("nc.gtrace"), "--pid", pid, NULL };
 	cr_assert_eq(run_gtrace(rec, -1, err, sizeof(err)), 1, "%s", err);
@@ -442,7 +442,7 @@ Test(attach, refused_no_cuda)
 	cr_assert(access(at("nc.gtrace"), F_OK) < 0, "no file for a refused attach");
 	cr_assert(!maps_have(t, "libgtrace-inject.so"));
 	/* forced: the library is loaded (it then finds no driver to record) */
-	char *force[] = { "record", "-q", "--force", "-o", (char *)at("nf.gtrace"), "--duration", "0.2",
+	char *force[] = { "record", "-q", "--force-inject", "-o", (char *)at("nf.gtrace"), "--duration", "0.2",
 			  "--pid", pid, NULL };
 	run_gtrace(force, -1, err, sizeof(err));
 	cr_assert(!strstr(err, "does not use CUDA"), "%s", err);

@@ -153,7 +153,7 @@ static size_t read_capture(const char *path, struct gt_store **out, struct gtfil
 Test(e2e, record_gets_exactly_what_the_simulator_generates)
 {
 	const char *file = "e2e_exact.gtrace";
-	char *args[] = { "gtrace", "record", "-o", (char *)file, "-q", "--", gtrace, "demo",
+	char *args[] = { "gtrace", "record", "-o", (char *)file, "-q", "--force", "--", gtrace, "demo",
 			 "--trainer", "--steps", "6", "--gpus", "2", "--scenario", "comm-bound",
 			 "--rate", "5000000", NULL };
 	cr_assert_eq(wait_exit(start("e2e_exact.log", args)), 0);
@@ -203,7 +203,7 @@ Test(e2e, attach_detach_reattach_and_sigint)
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%d", (int)tr);
 	for (int round = 0; round < 2; round++) {
-		char *args[] = { "gtrace", "record", "-o", "e2e_r.gtrace", "-q", "--duration", "0.5",
+		char *args[] = { "gtrace", "record", "-o", "e2e_r.gtrace", "-q", "--force", "--duration", "0.5",
 				 "--pid", pid, NULL };
 		cr_assert_eq(wait_exit(start(NULL, args)), 0, "round %d", round);
 		struct gt_store *s;
@@ -215,7 +215,7 @@ Test(e2e, attach_detach_reattach_and_sigint)
 		cr_assert_eq(kill(tr, 0), 0, "trainer died after a detach");
 	}
 	/* Ctrl-C: stops cleanly and keeps everything */
-	char *args[] = { "gtrace", "record", "-o", "e2e_int.gtrace", "-q", "--pid", pid, NULL };
+	char *args[] = { "gtrace", "record", "-o", "e2e_int.gtrace", "-q", "--force", "--pid", pid, NULL };
 	pid_t rec = start(NULL, args);
 	msleep(600);
 	kill(rec, SIGINT);
@@ -236,7 +236,7 @@ Test(e2e, target_killed_during_recording)
 	pid_t tr = start_trainer("e2e_tr2.log", targs);
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%d", (int)tr);
-	char *args[] = { "gtrace", "record", "-o", "e2e_k.gtrace", "-q", "--pid", pid, NULL };
+	char *args[] = { "gtrace", "record", "-o", "e2e_k.gtrace", "-q", "--force", "--pid", pid, NULL };
 	pid_t rec = start("e2e_k.log", args);
 	msleep(600);
 	kill(tr, SIGKILL);
@@ -262,7 +262,7 @@ Test(e2e, recorder_killed_target_runs_on)
 	pid_t tr = start_trainer("e2e_tr3.log", targs);
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%d", (int)tr);
-	char *args[] = { "gtrace", "record", "-o", "e2e_v.gtrace", "-q", "--pid", pid, NULL };
+	char *args[] = { "gtrace", "record", "-o", "e2e_v.gtrace", "-q", "--force", "--pid", pid, NULL };
 	pid_t rec = start(NULL, args);
 	msleep(1500);     /* past the first periodic flush */
 	kill(rec, SIGKILL);
@@ -276,7 +276,7 @@ Test(e2e, recorder_killed_target_runs_on)
 	cr_assert_eq(info.truncated, 1);
 	store_free(s);
 	/* and the trainer takes the next recorder */
-	char *args2[] = { "gtrace", "record", "-o", "e2e_v2.gtrace", "-q", "--duration", "0.3",
+	char *args2[] = { "gtrace", "record", "-o", "e2e_v2.gtrace", "-q", "--force", "--duration", "0.3",
 			  "--pid", pid, NULL };
 	cr_assert_eq(wait_exit(start(NULL, args2)), 0);
 	unlink("e2e_v.gtrace");
@@ -289,7 +289,7 @@ Test(e2e, children_of_a_command_join_as_ranks)
 	char sh[4096];
 	snprintf(sh, sizeof(sh), "RANK=0 %s demo --trainer --steps 3 --gpus 2 --rate 2000000 & "
 		 "RANK=1 %s demo --trainer --steps 3 --gpus 2 --rate 2000000; wait", gtrace, gtrace);
-	char *args[] = { "gtrace", "record", "-o", "e2e_ranks.gtrace", "-q", "--", "/bin/sh", "-c",
+	char *args[] = { "gtrace", "record", "-o", "e2e_ranks.gtrace", "-q", "--force", "--", "/bin/sh", "-c",
 			 sh, NULL };
 	cr_assert_eq(wait_exit(start(NULL, args)), 0);
 	struct gt_store *got;
@@ -324,7 +324,7 @@ Test(e2e, passive_library_reported_by_record_and_list)
 	snprintf(lib, sizeof(lib), "%s/capture/libgtrace-inject.so", getenv("GTRACE_BUILD"));
 	if (access("/usr/lib/x86_64-linux-gnu/libcuda.so.1", F_OK) == 0)
 		cr_skip_test("this machine has a CUDA driver");
-	char *args[] = { "gtrace", "record", "-o", "e2e_passive.gtrace", "-q", "--", prog, lib,
+	char *args[] = { "gtrace", "record", "-o", "e2e_passive.gtrace", "-q", "--force", "--", prog, lib,
 			 "1500", NULL };
 	pid_t rec = start("e2e_passive.log", args);
 	/* while it runs, --list shows it as passive */
@@ -367,7 +367,7 @@ Test(e2e, injected_library_with_builtin_synthetic_source)
 	char prog[1024], lib[1024];
 	snprintf(prog, sizeof(prog), "%s/tests/capture/passive_prog", getenv("GTRACE_BUILD"));
 	snprintf(lib, sizeof(lib), "%s/capture/libgtrace-inject.so", getenv("GTRACE_BUILD"));
-	char *args[] = { "gtrace", "record", "-o", "e2e_syn.gtrace", "-q", "--", prog, lib,
+	char *args[] = { "gtrace", "record", "-o", "e2e_syn.gtrace", "-q", "--force", "--", prog, lib,
 			 "800", NULL };
 	setenv("GTRACE_SYNTH", "50000", 1);
 	pid_t rec = start("e2e_syn.log", args);
@@ -423,7 +423,7 @@ Test(e2e, record_gets_what_the_source_held_at_stop)
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%d", (int)tp);
 	unlink(file);
-	pid_t r = start(out, (char *const[]){ gtrace, "record", "-q", "-o", file, "--pid", pid,
+	pid_t r = start(out, (char *const[]){ gtrace, "record", "-q", "--force", "-o", file, "--pid", pid,
 					      "--duration", "1", NULL });
 	cr_assert_eq(wait_exit(r), 0);
 	struct gt_store *s;
@@ -462,14 +462,14 @@ Test(e2e, record_duration_waits_for_the_command_status)
 	char out[] = "/tmp/gtrace-e2e-dur.out", file[] = "/tmp/gtrace-e2e-dur.gtrace";
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	pid_t r = start(out, (char *const[]){ gtrace, "record", "-q", "-o", file, "--duration", "0.3",
+	pid_t r = start(out, (char *const[]){ gtrace, "record", "-q", "--force", "-o", file, "--duration", "0.3",
 					      "--", "sh", "-c", "sleep 1; exit 3", NULL });
 	cr_assert_eq(wait_exit(r), 1);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	cr_assert_geq(s, 0.95, "returned after %.2f s, before the command ended", s);
 	cr_assert_eq(access(file, R_OK), 0);
-	r = start(out, (char *const[]){ gtrace, "record", "-q", "-o", file, "--", "sh", "-c",
+	r = start(out, (char *const[]){ gtrace, "record", "-q", "--force", "-o", file, "--", "sh", "-c",
 					"kill -9 $$", NULL });
 	cr_assert_eq(wait_exit(r), 1);
 	unlink(file);

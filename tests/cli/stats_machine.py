@@ -157,8 +157,13 @@ def main():
         r = one_trace(tag, files)
         if r:
             got[tag] = r
+    if len(got) < len(TRACES) and os.environ.get("GTRACE_REQUIRE_TESTDATA", "0") not in ("", "0"):
+        print("FAIL: GTRACE_REQUIRE_TESTDATA is set and traces are missing under", TESTDATA,
+              "(found: %s)" % ", ".join(sorted(got)))
+        return 1
     if len(got) < 3:
-        print("fewer than 3 of the real traces found under", TESTDATA)
+        print("SKIP: test data missing: fewer than 3 of the real traces found under", TESTDATA,
+              "(the traces of ../shared/testdata are not beside this clone)")
         return 77
 
     if "resnet" in got:

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include "../testdata.h"
 
 #define NW0 "kineto/resnet50_num_workers_0.pt.trace.json.gz"
 #define NW4 "kineto/resnet50_num_workers_4.pt.trace.json.gz"
@@ -100,6 +101,8 @@ static double num(const cJSON *r, const char *k)
 
 Test(cli_diff, resnet50_dataloader_row, .timeout = 180)
 {
+	td_need(NW0);   /* skips without ../shared/testdata */
+	td_need(NW4);
 	char args[2048], *out = NULL;
 	snprintf(args, sizeof(args), "diff '%s/" NW0 "' '%s/" NW4 "' --format json", td(), td());
 	cr_assert_eq(gtrace(args, &out), 0, "%s", out);
@@ -141,6 +144,8 @@ Test(cli_diff, resnet50_dataloader_row, .timeout = 180)
 
 Test(cli_diff, resnet50_ops_and_kernels, .timeout = 180)
 {
+	td_need(NW0);   /* skips without ../shared/testdata */
+	td_need(NW4);
 	char args[2048], *out = NULL;
 	snprintf(args, sizeof(args), "diff '%s/" NW0 "' '%s/" NW4 "' --report ops --format json",
 		 td(), td());
@@ -173,6 +178,8 @@ Test(cli_diff, resnet50_ops_and_kernels, .timeout = 180)
 /* CSV is one table: the main one, or the one --table names */
 Test(cli_diff, csv_tables, .timeout = 120)
 {
+	td_need(NW0);   /* skips without ../shared/testdata */
+	td_need(NW4);
 	char args[2048], *out = NULL;
 	snprintf(args, sizeof(args), "diff '%s/" NW0 "' '%s/" NW4 "' --format csv --table diff_steps",
 		 td(), td());
@@ -193,6 +200,8 @@ Test(cli_diff, csv_tables, .timeout = 120)
 
 Test(cli_diff, errors, .timeout = 60)
 {
+	td_need(NW0);   /* skips without ../shared/testdata */
+	td_need(NW4);
 	char args[2048], *out = NULL;
 	snprintf(args, sizeof(args), "diff '%s/" NW0 "' /nonexistent/b.json", td());
 	cr_expect_eq(gtrace(args, &out), 1);
@@ -216,6 +225,8 @@ Test(cli_diff, errors, .timeout = 60)
  * 2,791,636,480 bytes) */
 Test(cli_diff, stats_ops_and_memory_json, .timeout = 120)
 {
+	td_need(NW0);   /* skips without ../shared/testdata */
+	td_need(NW4);
 	char args[2048], *out = NULL;
 	snprintf(args, sizeof(args), "stats '%s/" NW0 "' --report ops,memory-usage --format json",
 		 td());

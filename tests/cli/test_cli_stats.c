@@ -4,7 +4,7 @@
  * the counts in shared/testdata/MANIFEST.md or independent counts over the
  * raw JSON (the Python one-liners are in the comments); 2021-schema traces
  * have integer microseconds, so ns = us x 1000.
- * Real-trace tests skip while the loader says "not built yet".
+ * Real-trace tests skip when ../shared/testdata is absent (tests/testdata.h).
  */
 #include <criterion/criterion.h>
 #include <cjson/cJSON.h>
@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "gtrace_config.h"
+#include "../testdata.h"
 #if GTRACE_HAVE_SQLITE
 #include <math.h>
 #include <sqlite3.h>
@@ -66,13 +67,6 @@ static void run_free(struct run *r)
 {
 	free(r->out);
 	free(r->err);
-}
-
-/* skip a real-trace test while the importer is a stub */
-static void skip_if_unbuilt(const struct run *r)
-{
-	if (r->rc != 0 && strstr(r->err, "not built yet"))
-		cr_skip("trace import is not built yet: %s", r->err);
 }
 
 /* ---- a small RFC 4180 reader for the first table of a CSV output ---- */
@@ -161,12 +155,12 @@ static long long csv_sum(const struct csv *c, const char *name)
 /* kernels CSV of a trace: rows, sum of Instances, sum of Total Time (ns) */
 static void check_kernels(const char *trace, size_t rows, long long inst, long long total_ns)
 {
+	td_need(trace);
 	char *args = NULL;
 	cr_assert(asprintf(&args, "stats '../shared/testdata/%s' --report kernels --format csv",
 			   trace) > 0);
 	struct run r = gtrace(args);
 	free(args);
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "exit %d: %s", r.rc, r.err);
 	struct csv c;
 	csv_parse(r.out, &c);
@@ -205,9 +199,9 @@ Test(cli_stats, kernels_hta_sampled_rank0)
  */
 Test(cli_stats, kernels_configs_sampled_rank0)
 {
+	td_need("hta/trace_filter/sampled_rank-0.json.gz");
 	struct run r = gtrace("stats ../shared/testdata/hta/trace_filter/sampled_rank-0.json.gz "
 			      "--report kernels --format csv");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	struct csv c;
 	csv_parse(r.out, &c);
@@ -247,9 +241,9 @@ Test(cli_stats, kernels_tracelens_h100)
  */
 Test(cli_stats, memory_and_api_resnet50)
 {
+	td_need("kineto/resnet50_num_workers_0.pt.trace.json.gz");
 	struct run r = gtrace("stats ../shared/testdata/kineto/resnet50_num_workers_0.pt.trace.json.gz "
 			      "--report memory --format csv");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	struct csv c;
 	csv_parse(r.out, &c);
@@ -294,8 +288,9 @@ Test(cli_stats, memory_and_api_resnet50)
  */
 Test(cli_stats, nccl_and_nvtx)
 {
+	td_need("hta/nccl_data.json.gz");
+	td_need("hta/trace_filter/sampled_rank-0.json.gz");
 	struct run r = gtrace("stats ../shared/testdata/hta/nccl_data.json.gz --report nccl --format csv");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	struct csv c;
 	csv_parse(r.out, &c);
@@ -326,9 +321,9 @@ Test(cli_stats, nccl_and_nvtx)
 
 Test(cli_stats, json_is_valid)
 {
+	td_need("tracelens/h100_qwen_inference.json.gz");
 	struct run r = gtrace("stats ../shared/testdata/tracelens/h100_qwen_inference.json.gz "
 			      "--report kernels,memory,summary --format json");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	cJSON *root = cJSON_Parse(r.out);
 	cr_assert(root, "invalid JSON");
@@ -349,6 +344,7 @@ Test(cli_stats, json_is_valid)
 
 Test(cli_stats, range_and_filters)
 {
+	td_need("kineto/resnet50_num_workers_0.pt.trace.json.gz");
 	const char *t = "stats ../shared/testdata/kineto/resnet50_num_workers_0.pt.trace.json.gz "
 			"--report kernels --format csv";
 	char *args = NULL;
@@ -356,7 +352,6 @@ Test(cli_stats, range_and_filters)
 	cr_assert(asprintf(&args, "%s --range 0s:3600s", t) > 0);
 	struct run r = gtrace(args);
 	free(args);
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	struct csv c;
 	csv_parse(r.out, &c);
@@ -399,8 +394,8 @@ Test(cli_stats, range_and_filters)
  */
 Test(cli_stats, directory_and_rank)
 {
+	td_need("hta/trace_filter");
 	struct run r = gtrace("stats ../shared/testdata/hta/trace_filter --report kernels --format csv");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	struct csv c;
 	csv_parse(r.out, &c);
@@ -422,8 +417,8 @@ Test(cli_stats, directory_and_rank)
  * (trace_filter holds ranks 0 and 1, each with its own GPU 0 or 1) */
 Test(cli_stats, unknown_rank_or_gpu)
 {
+	td_need("hta/trace_filter");
 	struct run r = gtrace("stats ../shared/testdata/hta/trace_filter --format csv --rank 5");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 1, "%s", r.out);
 	cr_assert_str_eq(r.err, "gtrace: ../shared/testdata/hta/trace_filter: no rank 5 in the trace "
 				"(ranks: 0, 1)\n");
@@ -451,11 +446,11 @@ Test(cli_stats, unknown_rank_or_gpu)
  * with kernels 1), device 0 */
 Test(cli_stats, gpu_without_events)
 {
+	td_need("kineto/resnet50_num_workers_0.pt.trace.json.gz");
 	const char *f = "../shared/testdata/kineto/resnet50_num_workers_0.pt.trace.json.gz";
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "stats %s --gpu 1 --report overview", f);
 	struct run r = gtrace(cmd);
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 1, "%s", r.out);
 	cr_assert_str_eq(r.out, "");
 	char want[256];
@@ -475,9 +470,9 @@ Test(cli_stats, gpu_without_events)
 /* --step N: the step's window; steps 5..10 exist (MANIFEST: ProfilerStep#5..#10) */
 Test(cli_stats, step_scope)
 {
+	td_need("kineto/resnet50_num_workers_0.pt.trace.json.gz");
 	struct run r = gtrace("stats ../shared/testdata/kineto/resnet50_num_workers_0.pt.trace.json.gz "
 			      "--step 5 --format csv");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	struct csv c;
 	csv_parse(r.out, &c);
@@ -510,16 +505,25 @@ Test(cli_stats, errors)
 			      "--param-bytes 1M", "--link-gbps 25", "--param-bytes 1.5 --link-gbps 10",
 			      "--param-bytes 0x10 --link-gbps 10", "--param-bytes nan --link-gbps 10",
 			      "--param-bytes 1M --link-gbps 1e-300", "--param-bytes 1M --link-gbps=", "" };
+	/* a trace the test writes (the simulator's), so the clone alone runs it */
+	char f[64];
+	snprintf(f, sizeof(f), "/tmp/gtrace_cli_errors_%d.gtrace", (int)getpid());
+	char *sim = NULL;
+	cr_assert(asprintf(&sim, "sim -o %s --gpus 2 --steps 2", f) > 0);
+	r = gtrace(sim);
+	free(sim);
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	run_free(&r);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char *args = NULL;
-		cr_assert(asprintf(&args, "stats ../shared/testdata/hta/nccl_data.json.gz %s%s", bad[i],
+		cr_assert(asprintf(&args, "stats %s %s%s", f, bad[i],
 				   bad[i][0] ? "" : " --range 2s:1s") > 0);
 		r = gtrace(args);
-		if (!strstr(r.err, "not built yet"))
-			cr_assert_eq(r.rc, 2, "%s: exit %d %s", args, r.rc, r.err);
+		cr_assert_eq(r.rc, 2, "%s: exit %d %s", args, r.rc, r.err);
 		free(args);
 		run_free(&r);
 	}
+	unlink(f);
 	r = gtrace("stats");
 	cr_assert_eq(r.rc, 2);
 	run_free(&r);
@@ -536,7 +540,6 @@ Test(cli_stats, expected_allreduce)
 	cr_assert(asprintf(&args, "sim -o %s --gpus 2 --steps 4 --scenario comm-bound", f) > 0);
 	struct run r = gtrace(args);
 	free(args);
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	run_free(&r);
 	cr_assert(asprintf(&args, "stats %s --report multigpu --param-bytes 1G --link-gbps 1073.741824", f) > 0);
@@ -573,6 +576,7 @@ Test(cli_stats, expected_allreduce)
  * command line is good */
 Test(cli_stats, open_command_line)
 {
+	td_need("hta/nccl_data.json.gz");
 	struct run r = gtrace("open ../shared/testdata/hta/nccl_data.json.gz --param-bytes 1M --link-gbps 5 </dev/null");
 	cr_assert_eq(r.rc, 1, "%s", r.err);
 	cr_assert_str_eq(r.err, "gtrace: the viewer needs a terminal (try 'gtrace stats')\n");
@@ -597,8 +601,9 @@ Test(cli_stats, open_command_line)
  * (hta/trace_filter) is not */
 Test(cli_stats, unrelated_runs_warned)
 {
+	td_need("kineto");
+	td_need("hta/trace_filter");
 	struct run r = gtrace("stats ../shared/testdata/kineto --report summary");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	cr_assert(strstr(r.err, "some ranks do not overlap in time"), "%s", r.err);
 	run_free(&r);
@@ -618,7 +623,6 @@ Test(cli_stats, unrelated_runs_warned)
 Test(cli_stats, sim_refuses_json_name)
 {
 	struct run r = gtrace("sim -o /tmp/gtrace_cli_sim_test.json --steps 1");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 2, "%s", r.err);
 	cr_assert(strstr(r.err, "gtrace export"), "%s", r.err);
 	cr_assert_neq(access("/tmp/gtrace_cli_sim_test.json", F_OK), 0, "no file written");
@@ -663,10 +667,10 @@ static int kdur_cmp(const void *pa, const void *pb)
  */
 Test(cli_stats, kernels_match_nsys_definition_on_sqlite)
 {
+	td_need("nsys/a100_cloverleaf.nsys.sqlite");
 	const char *db = "../shared/testdata/nsys/a100_cloverleaf.nsys.sqlite";
 	struct run r = gtrace("stats ../shared/testdata/nsys/a100_cloverleaf.nsys.sqlite "
 			      "--report kernels --format csv");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", getenv("GTRACE_SRC"), db);
@@ -733,9 +737,9 @@ Test(cli_stats, kernels_match_nsys_definition_on_sqlite)
  * HtoD 254 / 9,346,285 ns / 225,065,752 B and DtoH 25 / 44,638 ns / 51,200 B */
 Test(cli_stats, memory_on_sqlite)
 {
+	td_need("nsys/a100_cloverleaf.nsys.sqlite");
 	struct run r = gtrace("stats ../shared/testdata/nsys/a100_cloverleaf.nsys.sqlite "
 			      "--report memory --format csv");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	struct csv c;
 	csv_parse(r.out, &c);
@@ -773,9 +777,9 @@ Test(cli_stats, memory_on_sqlite)
 /* the nsys export names no process for the rank: PID is n/a, not -1 */
 Test(cli_stats, summary_unknown_pid_on_sqlite)
 {
+	td_need("nsys/a100_cloverleaf.nsys.sqlite");
 	struct run r = gtrace("stats ../shared/testdata/nsys/a100_cloverleaf.nsys.sqlite --report summary "
 			      "--format csv --table summary_ranks");
-	skip_if_unbuilt(&r);
 	cr_assert_eq(r.rc, 0, "%s", r.err);
 	cr_assert(!strncmp(r.out, "Rank,PID,World Size,Clock Offset (ns),Host,Source\n0,n/a,n/a,0,n/a,", 63),
 		  "%s", r.out);

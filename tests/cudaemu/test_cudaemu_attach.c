@@ -228,7 +228,7 @@ Test(cudaemu_attach, three_windows_equal_ground_truth)
 	for (int r = 0; r < 3; r++) {
 		snprintf(out[r], sizeof(out[r]), "emu_attach_%d.gtrace", r + 1);
 		snprintf(log[r], sizeof(log[r]), "emu_attach_%d.log", r + 1);
-		char *args[] = { gtrace, "record", "-q", "-o", out[r], "--duration", "2", "--pid", pid,
+		char *args[] = { gtrace, "record", "-q", "--force", "-o", out[r], "--duration", "2", "--pid", pid,
 				 NULL };
 		unsigned long long t0 = realtime_ns();
 		cr_assert_eq(wait_exit(spawn(log[r], args)), 0, "round %d (see %s)", r + 1, log[r]);
@@ -295,7 +295,7 @@ Test(cudaemu_attach, cupti_held_by_another_client)
 	nanosleep(&ts, NULL);
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%d", (int)hp);
-	char *args[] = { gtrace, "record", "-q", "-o", "emu_holder.gtrace", "--pid", pid, NULL };
+	char *args[] = { gtrace, "record", "-q", "--force", "-o", "emu_holder.gtrace", "--pid", pid, NULL };
 	cr_assert_eq(wait_exit(spawn("emu_holder_rec.log", args)), 1);
 	FILE *f = fopen("emu_holder_rec.log", "r");
 	cr_assert_not_null(f);

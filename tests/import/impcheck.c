@@ -5,15 +5,12 @@
 #include <string.h>
 #include "gtrace/load.h"
 #include "impcheck.h"
+#include "../testdata.h"
 
 const char *tpath(const char *rel)
 {
-	static char buf[8][1024];
-	static int k;
-	const char *td = getenv("GTRACE_TESTDATA");
-	char *b = buf[k++ % 8];
-	snprintf(b, 1024, "%s/%s", td ? td : "../shared/testdata", rel);
-	return b;
+	td_need(rel);
+	return td_path(rel);
 }
 
 struct gt_store *tload(const char *rel)

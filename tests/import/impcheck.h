@@ -14,7 +14,8 @@ struct kfacts {
 	int64_t dur_ns;
 };
 
-/* path of a test data file (GTRACE_TESTDATA or ../shared/testdata) */
+/* path of a test data file (GTRACE_TESTDATA or ../shared/testdata); skips
+ * the calling test when it is absent (tests/testdata.h) */
 const char *tpath(const char *rel);
 /* load paths into a store with GT_LOAD_QUIET; asserts success */
 struct gt_store *tload(const char *rel);

@@ -501,7 +501,7 @@ Test(xplane_real, export_roundtrip)
 	int fd = mkstemps(out, 5);
 	cr_assert(fd >= 0);
 	close(fd);
-	snprintf(cmd, sizeof(cmd), "%s/tui/gtrace export '%s' -o '%s' 2>&1", b ? b : "build",
+	snprintf(cmd, sizeof(cmd), "%s/tui/gtrace export '%s' -o '%s' --force 2>&1", b ? b : "build",
 		 tpath(REAL), out);
 	cr_assert_eq(system(cmd), 0);
 	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """tui_tmux.py CASE - drive the real `gtrace open` in a detached tmux pane
 (new-session -x 120 -y 40, send-keys, capture-pane -p) and check what the
-terminal shows.  Each CASE is one meson test.  Exit 77 (skip) when a part
-the case needs is not built yet (gtrace sim, an importer, tmux).
+terminal shows.  Each CASE is one meson test.  Exit 77 (skip) when tmux is
+not installed or a trace of ../shared/testdata the case needs is absent
+(need_testdata: a failure instead when GTRACE_REQUIRE_TESTDATA is set).
 
 Expected values come from planted scenarios (the simulator's input-bound
 scenario is input-bound by construction), from ../shared/testdata/MANIFEST.md
@@ -31,6 +32,16 @@ RESNET = os.path.join(TESTDATA, "kineto", "resnet50_num_workers_0.pt.trace.json.
 def skip(msg):
     print("SKIP: " + msg)
     sys.exit(77)
+
+
+def need_testdata(path):
+    """return when path (under ../shared/testdata) exists; otherwise skip the case
+    (exit 77, counted as skipped), or fail when GTRACE_REQUIRE_TESTDATA is set (CI)"""
+    if os.path.exists(path):
+        return
+    if os.environ.get("GTRACE_REQUIRE_TESTDATA", "0") not in ("", "0"):
+        fail("test data missing and GTRACE_REQUIRE_TESTDATA is set: " + path)
+    skip("test data missing: %s (the traces of ../shared/testdata are not beside this clone)" % path)
 
 
 def fail(msg, screen=None):
@@ -141,17 +152,16 @@ def sim(scenario="input-bound", gpus=2, steps=10):
     r = subprocess.run([GTRACE, "sim", "-o", path, "--gpus", str(gpus), "--steps", str(steps),
                         "--scenario", scenario], capture_output=True, text=True)
     if r.returncode:
-        skip("gtrace sim does not work yet: " + (r.stderr.strip() or r.stdout.strip()))
+        fail("gtrace sim failed: " + (r.stderr.strip() or r.stdout.strip()))
     return path
 
 
 def resnet():
-    if not os.path.exists(RESNET):
-        skip("test data missing: " + RESNET)
+    need_testdata(RESNET)
     r = subprocess.run([GTRACE, "stats", RESNET, "--report", "kernels", "--format", "csv"],
                        capture_output=True, text=True)
     if r.returncode:
-        skip("the Kineto importer does not load %s yet: %s" % (RESNET, r.stderr.strip()))
+        fail("the Kineto importer does not load %s: %s" % (RESNET, r.stderr.strip()))
     return RESNET
 
 
@@ -425,7 +435,7 @@ def case_bigload():
     path = os.path.join(TMP, "big.gtrace")
     r = subprocess.run([GTRACE, "sim", "-o", path, "--events", "1M"], capture_output=True, text=True)
     if r.returncode:
-        skip("gtrace sim does not work yet: " + r.stderr.strip())
+        fail("gtrace sim failed: " + r.stderr.strip())
     # the delay is 0.3 s normally; 0 here so that the line is written before the first wait
     s, out = open_logged(path)
     lines = re.findall(r"gtrace: loading big\.gtrace \(\d+\.\d MB\) +(\d+) % . \d+\.\d s", out)
@@ -444,7 +454,7 @@ def case_steps():
     r = subprocess.run([GTRACE, "sim", "-o", path, "--scenario", "straggler", "--gpus", "2",
                         "--ranks", "2", "--steps", "20"], capture_output=True, text=True)
     if r.returncode:
-        skip("gtrace sim does not work yet: " + r.stderr.strip())
+        fail("gtrace sim failed: " + r.stderr.strip())
     start(path, 120, 30)
     s = wait_for(r"^steps\s+\|#0")
     row = re.search(r"^steps\s+(.*)$", s, re.M).group(1)
@@ -473,8 +483,7 @@ def case_envgpus():
     the nsys export describes GPUs 0-3 (TARGET_INFO_GPU) but its kernels all ran on
     device 0 (sqlite3: SELECT DISTINCT deviceId FROM CUPTI_ACTIVITY_KIND_KERNEL -> 0)"""
     nsys = os.path.join(TESTDATA, "nsys", "a100_cloverleaf.nsys.sqlite")
-    if not os.path.exists(nsys):
-        skip("test data missing: " + nsys)
+    need_testdata(nsys)
     start(nsys)
     wait_for(r"GPU 0")
     keys("4")
@@ -491,7 +500,7 @@ def case_envgpus():
     r = subprocess.run([GTRACE, "sim", "-o", path, "--gpus", "4", "--ranks", "2"],
                        capture_output=True, text=True)
     if r.returncode:
-        skip("gtrace sim does not work yet: " + r.stderr.strip())
+        fail("gtrace sim failed: " + r.stderr.strip())
     start(path)
     wait_for(r"GPU 0")
     keys("4")
@@ -507,8 +516,7 @@ def case_detail():
     by python over the raw JSON (earliest X event with that name), at +11.219 ms from
     the first X event, dur 10 us, 147456 bytes, on device 0 stream 25, correlation 824980"""
     path = os.path.join(TESTDATA, "hta", "a100_16rank_rank0.json.gz")
-    if not os.path.exists(path):
-        skip("test data missing: " + path)
+    need_testdata(path)
     start(path)
     wait_for(r"GPU 0")
     keys("/")
@@ -583,13 +591,13 @@ def case_utilagree():
     r = subprocess.run([GTRACE, "sim", "-o", path, "--scenario", "straggler", "--gpus", "4",
                         "--ranks", "2"], capture_output=True, text=True)
     if r.returncode:
-        skip("gtrace sim does not work yet: " + r.stderr.strip())
+        fail("gtrace sim failed: " + r.stderr.strip())
     r = subprocess.run([GTRACE, "stats", path, "--report", "overview", "--format", "csv",
                         "--table", "overview_gpus"], capture_output=True, text=True)
     lines = r.stdout.splitlines()
     hdr = next((i for i, l in enumerate(lines) if l.startswith("Rank,GPU,Busy (%)")), None)
     if r.returncode or hdr is None:
-        skip("gtrace stats has no per-GPU busy table")
+        fail("gtrace stats printed no per-GPU busy table: " + r.stderr.strip())
     want = {}
     for l in lines[hdr + 1:]:
         f = l.split(",")
@@ -638,8 +646,7 @@ def case_nccldrill():
     durations 2,520.607 / 3,306.963 / 5,993.392 us (python over the raw JSON: ph X, cat
     kernel, args 'In msg nelems' == 2049000)"""
     path = os.path.join(TESTDATA, "hta", "nccl_data.json.gz")
-    if not os.path.exists(path):
-        skip("test data missing: " + path)
+    need_testdata(path)
     start(path)
     wait_for(r"GPU 0", 30)
     keys("2")
@@ -808,7 +815,7 @@ def case_keystorm():
     rnd = random.Random(5)
     start(sim("straggler", gpus=4))
     wait_for(r"GPU 0")
-    pool = list("1234\tjkhlHLadwsf0zZ[]cnNmMoO FGrtT<>/g?eee") + [
+    pool = list("123456K\tjkhlHLadwsf0zZ[]cnNmMoO FGrtT<>/g?eee") + [
         "Enter", "Escape", "Up", "Down", "Left", "Right", "PageUp", "PageDown", "Home", "End",
         "BTab", "C-l"]
     sizes = [(120, 40), (80, 24), (33, 9), (200, 50), (12, 4)]
@@ -1797,8 +1804,7 @@ def case_xplane():
     and Name Scope lanes in the trace view; the 11 kernel names of the file
     (tests/import/xplane_facts.py) in the kernel table"""
     path = os.path.join(TESTDATA, "tf", "tf_bert_multiworker.xplane.pb")
-    if not os.path.exists(path):
-        skip("test data missing: " + path)
+    need_testdata(path)
     start(path, 120, 60)
     s = wait_for(r"GPU 4", 30)
     for lane in ("TensorFlow Ops", "TensorFlow Name Scope", r"Stream #134\(Compute\)"):
@@ -1987,7 +1993,7 @@ def case_helpbox():
             fail("%dx%d: the longest help line is not wrapped whole" % (w, h), s)
         if not re.search(r"Space p\s+pause/resume", s):
             fail("%dx%d: pause is not listed as Space and p" % (w, h), s)
-        for want in ("q  quit", "this help", "^L  redraw", "Esc  back", "1-4 Tab S-Tab"):
+        for want in ("q  quit", "this help", "^L  redraw", "Esc  back", "Tab S-Tab"):
             if want not in s:
                 fail("%dx%d: the help lacks '%s'" % (w, h, want), s)
         keys("?")
@@ -2048,6 +2054,213 @@ def case_statusfit():
     s = wait_for(r"^EXIT=\d+", 15)
     if "EXIT=0" not in s:
         fail("gtrace demo did not exit with 0", s)
+
+
+def fmt_dur_us(us):
+    """a duration in us as the viewer prints it (3 significant digits)"""
+    ns = us * 1000.0
+    for unit, div in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= div:
+            v = ns / div
+            return ("%.0f" if v >= 100 else "%.1f" if v >= 10 else "%.2f") % v + unit
+    return "%.0fns" % ns
+
+
+def case_ops():
+    """the Operators page (5) on ResNet-50 (workers 0): the top row is the TensorBoard
+    plugin's first operator (kineto/expected/tb_plugin_operators_nw0.json); Enter on
+    aten::cudnn_convolution lists its calls, count and host total as an independent pass
+    over the raw JSON finds them (tests/tui/ops_truth.py), the longest first; K lists the
+    GPU work that call launched (count and total from the same pass); Enter lands on it in
+    the trace view; Esc walks back to the table"""
+    import json
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import ops_truth
+    path = resnet()
+    exp = os.path.join(TESTDATA, "kineto", "expected", "tb_plugin_operators_nw0.json")
+    need_testdata(exp)
+    with open(exp) as f:
+        top = max(json.load(f)["data"]["data"], key=lambda r: r["device_self_duration"])
+    evs = ops_truth.load(path)
+    ncalls, host_us, longest = ops_truth.op_calls(evs, "aten::cudnn_convolution")
+    nwork, work_us = ops_truth.call_work(evs, longest)
+    start(path)
+    wait_for(r"GPU 0", 30)
+    keys("5")
+    s = wait_for(r"Device Self Duration \(us\) (▼|v)")
+    row = next((l for l in s.splitlines()[3:4]), "")
+    want = r"^\s*%d\s+%.1f\s" % (top["calls"], top["device_self_duration"])
+    if not re.match(want, row) or top["name"][-12:] not in row:
+        fail("top operator row %r, the plugin's: %s" % (row, top), s)
+    keys("/")
+    type_text("^aten::cudnn_convolution$")
+    keys("Enter")
+    s = wait_for(r"1 of \d+ rows")
+    keys("Enter")
+    s = wait_for(r"calls of aten::cudnn_convolution")
+    title = "%d calls, host total %s" % (ncalls, fmt_dur_us(host_us))
+    if title not in s:
+        fail("calls title: want %r" % title, s)
+    first = re.search(r"^\s+1\s+\S+\s+(\S+)\s+r0 thread", s, re.M)
+    if not first or first.group(1) != fmt_dur_us(float(longest["dur"])):
+        fail("the longest call first: want %s" % fmt_dur_us(float(longest["dur"])), s)
+    keys("K")
+    s = wait_for(r"GPU work of call 1 of aten::cudnn_convolution")
+    title = "%d launched, %s" % (nwork, fmt_dur_us(work_us))
+    if title not in s:
+        fail("GPU work title: want %r" % title, s)
+    if len(re.findall(r"^\s+\d+\s+\S+\s+\S+\s+r0 GPU 0 stream", s, re.M)) != nwork:
+        fail("want %d GPU work rows" % nwork, s)
+    keys("Enter")
+    s = wait_for(r"correlation \d+: launched by")
+    keys("5")
+    wait_for(r"GPU work of call 1")
+    keys("Escape", "Escape")
+    s = wait_for(r"operators  \|  1 of \d+ rows")
+    keys("Escape")
+    wait_for(r"operators  \|  (\d+) of \1 rows")
+    quit_ok()
+
+
+def ops_calls(s):
+    m = re.search(r"^ calls of (\S+)  \|  (\d+) calls", s, re.M)
+    return (m.group(1), int(m.group(2))) if m else (None, -1)
+
+
+def case_liveops():
+    """the Operators page in a live view: an operator's open call list stays open
+    across refreshes and grows in place (the simulator plants one call of each
+    operator per step and GPU); paused, it holds still; Esc is back on the table
+    with that operator selected"""
+    start_live(400)
+    wait_for(r"live: recording, step \d+ of 400")
+    keys("5")
+    wait_for(r"Device Self Duration")
+    for attempt in range(3):   # a key sent while the page computes can be lost
+        keys("Enter")
+        end = time.time() + 4
+        while time.time() < end and ops_calls(screen())[0] is None:
+            time.sleep(0.1)
+        if ops_calls(screen())[0]:
+            break
+    s = wait_for(r"^ calls of ")
+    name, n0 = ops_calls(s)
+    wait_steps(20)
+    time.sleep(2.5)
+    s = screen()
+    name1, n1 = ops_calls(s)
+    if name1 != name:
+        fail("the call list closed or changed operator on a live update (was %s)" % name, s)
+    if n1 <= n0:
+        fail("the open call list did not grow (%d, then %d calls)" % (n0, n1), s)
+    keys("p")
+    wait_for(r"live: paused")
+    time.sleep(2.5)
+    n2 = ops_calls(screen())[1]
+    wait_steps(20)
+    time.sleep(2.5)
+    s = screen()
+    if ops_calls(s) != (name, n2):
+        fail("the paused call list changed (%s, %d calls, then %s)" % (name, n2, ops_calls(s)), s)
+    keys("Escape")
+    s = wait_for(r"operators  \|")
+    sel = [l for l in s.splitlines() if name in l]
+    if not sel:
+        fail("back on the table, %s is not shown" % name, s)
+    keys("p", "q")
+    s = wait_for(r"^EXIT=\d+", 10)
+    if "EXIT=0" not in s:
+        fail("live driver did not exit with 0", s)
+
+
+def mem_page(path):
+    """open PATH, the Memory page (6); return its screen"""
+    start(path)
+    wait_for(r"GPU 0")
+    keys("6")
+    return wait_for(r"^\s+step\s+start\s+end\s+peak\s+growth")
+
+
+def to_ms(text):
+    v, u = re.match(r"([0-9.]+)(ns|us|ms|s)$", text).groups()
+    return float(v) * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[u]
+
+
+def case_memory():
+    """the Memory page (6) on the simulator's planted allocations (docs/simulator.md
+    "Memory"): with `--memory leak` every step grows by the planted 8 MiB, the peak is in
+    the last step and 10 x 8 MiB above the `steady` run's peak (same op, step 0, no growth);
+    the peak column is marked; Enter zooms the trace view around the peak; the overview's
+    memory row shows the same peak"""
+    peaks = {}
+    for pat in ("steady", "leak"):
+        path = os.path.join(TMP, "mem-%s.gtrace" % pat)
+        r = subprocess.run([GTRACE, "sim", "-o", path, "--gpus", "2", "--steps", "10",
+                            "--memory", pat], capture_output=True, text=True)
+        if r.returncode:
+            fail("gtrace sim --memory failed: " + r.stderr.strip())
+        s = mem_page(path)
+        m = re.search(r"r0 GPU 0: peak ([0-9.]+) MiB at \+(\S+) in step (\d+), operator (\S+);", s)
+        if not m:
+            fail("%s: no peak line" % pat, s)
+        peaks[pat] = (float(m.group(1)), m.group(4))
+        want_step = "9" if pat == "leak" else "0"
+        if m.group(3) != want_step:
+            fail("%s: peak in step %s, planted in step %s" % (pat, m.group(3), want_step), s)
+        rows = re.findall(r"^\s+(\d+)\s+(\S+ \S+)\s+(\S+ \S+)\s+(\S+ \S+)\s+(\S+ \S+)$", s, re.M)
+        if len(rows) != 10:
+            fail("%s: want 10 step rows" % pat, s)
+        grow = "8.00 MiB" if pat == "leak" else "0 B"
+        if any(g != grow for *_, g in rows):
+            fail("%s: every step should grow by %s" % (pat, grow), s)
+        if pat == "leak" and rows[-1][2] != "80.00 MiB":
+            fail("leak: 80.00 MiB allocated after 10 steps, got %s" % rows[-1][2], s)
+        if "^peak" not in s and "peak^" not in s:
+            fail("%s: the peak column is not marked" % pat, s)
+        if pat == "leak":
+            peak_ms = to_ms(m.group(2))
+            keys("Enter")
+            s = wait_for(r"view \+(\S+) \((\S+)\)")
+            v0, vw = (to_ms(x) for x in re.search(r"view \+(\S+) \((\S+)\)", s).groups())
+            if not v0 - 0.01 <= peak_ms <= v0 + vw + 0.01:
+                fail("the trace view [%g, +%g] ms does not hold the peak at %g ms"
+                     % (v0, vw, peak_ms), s)
+        # the overview's memory row: the same peak (whole MiB)
+        keys("4")
+        s = wait_for(r"mem r0 GPU0\s+\d+MiB ")
+        ov = int(re.search(r"mem r0 GPU0\s+(\d+)MiB ", s).group(1))
+        if ov != round(peaks[pat][0]):
+            fail("%s: overview memory row %d MiB, the peak %.2f MiB" % (pat, ov, peaks[pat][0]), s)
+        quit_ok()
+        tmux("kill-server", check=False)
+    if abs(peaks["leak"][0] - peaks["steady"][0] - 80.0) > 0.005:
+        fail("leak peak %.2f MiB, steady %.2f MiB: want 10 x 8 MiB apart"
+             % (peaks["leak"][0], peaks["steady"][0]))
+    if peaks["leak"][1] != peaks["steady"][1]:
+        fail("the peak operator differs: %s / %s" % (peaks["leak"][1], peaks["steady"][1]))
+
+
+def case_emuended():
+    """gtrace run on the emulator's trainer that installs its own CUPTI clock
+    mid-run, as torch.profiler does (--tsc-at): the live view's status line
+    says the process ended its capture and why, in one line"""
+    emu = os.path.abspath(os.path.join(BUILD, "tests", "cudaemu"))
+    trainer = os.path.join(emu, "cudaemu_trainer")
+    if not os.path.exists(trainer):
+        fail("no emulator trainer at " + trainer)
+    d = tempfile.mkdtemp(prefix="gtrace-emuended-")
+    cmd = ("cd %s && env LANG=C.UTF-8 TERM=xterm-256color LD_LIBRARY_PATH=%s %s run -- %s "
+           "--out - --threads 1 --work 20000 --rate 5000 --tsc-at 2000; echo EXIT=$?; sleep 600"
+           % (d, emu, os.path.abspath(GTRACE), trainer))
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "250", "-y", "40", cmd)
+    tmux("set-option", "-t", "t", "status", "off", check=False)
+    # (the line is cut to the terminal's width beside the view's own parts)
+    s = wait_for(r"process \d+ ended its capture: another CUPTI client \(torch\.profiler\?\)", 30)
+    if not re.search(r"live: 1 proc ended", s):
+        fail("the status line does not say the capture ended", s)
+    keys("q")
+    wait_for(r"EXIT=0", 20)
+    shutil.rmtree(d, ignore_errors=True)
 
 
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
