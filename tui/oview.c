@@ -213,13 +213,15 @@ static void env_lines(struct oview *o, int *y, int end, struct lrect r)
 {
 	const struct gt_store *s = o->v.app->store;
 	const struct overview_result *res = &o->res;
-	char a[32], ev[40];
+	char a[32], ev[40], other[48] = "";
+	if (res->host_other)
+		snprintf(other, sizeof(other), " (+%zu other host lanes)", res->host_other);
 	if (*y < end) {
 		const char *host = store_meta_get(s, "hostname");
 		term_printf((*y)++, r.x + 3, r.w - 4, 0,
-			    "%s  |  %zu rank(s), %zu GPU(s), %zu streams, %zu host threads  |  %s events over %s%s%s",
+			    "%s  |  %zu rank(s), %zu GPU(s), %zu streams, %zu host threads%s  |  %s events over %s%s%s",
 			    o->v.app->src->name ? o->v.app->src->name : "", res->ranks, res->gpus,
-			    res->streams, res->host_threads, grouped(res->events, ev, sizeof(ev)),
+			    res->streams, res->host_threads, other, grouped(res->events, ev, sizeof(ev)),
 			    layout_fmt_dur(res->t1_ns - res->t0_ns, a, sizeof(a)), host ? "  |  host " : "",
 			    host ? host : "");
 	}

@@ -90,8 +90,10 @@ static void environment(const struct gt_store *s, const struct gt_scope *sc,
 			continue;
 		if (l->key.type == GT_LANE_GPU && (sc->gpu < 0 || l->key.device == sc->gpu))
 			r->streams++;
+		else if (l->key.type == GT_LANE_HOST && l->key.pid >= 0 && l->key.id > 0)
+			r->host_threads++;       /* an OS thread: a process and a thread id */
 		else if (l->key.type == GT_LANE_HOST)
-			r->host_threads++;
+			r->host_other++;         /* a pseudo-lane (negative or no pid/tid) */
 	}
 	r->gpus = r->gt.ngpus;
 	r->events = store_event_count(s);

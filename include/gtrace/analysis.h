@@ -273,7 +273,9 @@ struct overview_rank {
 };
 
 struct overview_result {
-	size_t ranks, gpus, streams, host_threads;
+	size_t ranks, gpus, streams, host_threads;   /* host_threads: real OS threads only */
+	size_t host_other;        /* host lanes that are no thread (a trace's pseudo-lanes:
+				     Kineto's "Traces" / negative tids, XPlane's Steps) */
 	uint64_t events;
 	int64_t t0_ns, t1_ns;
 	uint64_t dropped;

@@ -467,6 +467,23 @@ Test(cli_stats, gpu_without_events)
 	run_free(&r);
 }
 
+/* the overview counts real host threads only: the ResNet-50 trace's CPU
+ * events (cat Operator, Runtime) lie on pid 25738, tids 25738 and 25772 (a
+ * count over the raw JSON: host_threads.py); its "Traces"/"PyTorch Profiler"
+ * lane and an empty-named one are no thread and were counted (4) */
+Test(cli_stats, host_threads_real_only)
+{
+	td_need("kineto/resnet50_num_workers_0.pt.trace.json.gz");
+	struct run r = gtrace("stats ../shared/testdata/kineto/resnet50_num_workers_0.pt.trace.json.gz "
+			      "--report overview --format csv");
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	struct csv c;
+	csv_parse(r.out, &c);
+	cr_assert_eq(csv_sum(&c, "Host threads"), 2);
+	csv_free(&c);
+	run_free(&r);
+}
+
 /* --step N: the step's window; steps 5..10 exist (MANIFEST: ProfilerStep#5..#10) */
 Test(cli_stats, step_scope)
 {
