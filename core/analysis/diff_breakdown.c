@@ -105,17 +105,7 @@ static int tables(const struct breakdown_result *ra, const struct breakdown_resu
 		else
 			rc = gt_table_note(t, "Whole runs compared from their start (no steps aligned)");
 	}
-	if (!rc) {
-		rc = gt_report_out_add(out, t);
-		t = NULL;
-	}
-	if (!rc) {
-		rc = gt_report_out_add(out, ts);
-		ts = NULL;
-	}
-	gt_table_free(t);
-	gt_table_free(ts);
-	return rc;
+	return tables_out_pair(out, rc, t, ts);
 }
 
 /* one run's breakdown, for a thread */
