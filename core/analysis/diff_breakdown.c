@@ -5,7 +5,6 @@
  * category and the aligned steps side by side.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,13 +128,7 @@ int diff_breakdown(const struct gt_store *a, const struct gt_store *b, const str
 {
 	/* the experiment on a second thread while this one does the baseline */
 	struct job ja = { .s = a, .o = o }, jb = { .s = b, .o = o };
-	pthread_t th;
-	int threaded = !pthread_create(&th, NULL, job_run, &jb);
-	job_run(&ja);
-	if (threaded)
-		pthread_join(th, NULL);
-	else
-		job_run(&jb);
+	diff_run_both(job_run, &ja, &jb);
 	struct breakdown_result ra = ja.r, rb = jb.r;
 	int rc = ja.rc ? ja.rc : jb.rc;
 	if (rc)
