@@ -2,8 +2,9 @@
  * convert.c - CUPTI activity records -> gt_events (capture/convert.h).
  * Record layouts are CUDA 13's: Kernel10, Memcpy6, MemcpyPtoP4, Memset4,
  * API, Marker2, Synchronization2, Device5, Context3, ExternalCorrelation,
- * Overhead3.  Times: CUPTI ns + clock_offset_ns.  Lanes: GPU (device,
- * stream) and host (pid, thread).  Strings are interned by content.
+ * Overhead3; CUDA 12's are lifted to those first (convert12.c).
+ * Times: CUPTI ns + clock_offset_ns.  Lanes: GPU (device, stream) and
+ * host (pid, thread).  Strings are interned by content.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <cupti_activity.h>
 #include "convert.h"
+#include "convert12.h"
 
 void convert_init(struct convert *c, int64_t pid, int32_t rank)
 {
@@ -30,6 +32,7 @@ void convert_done(struct convert *c)
 	free(c->lane);
 	free(c->kconf);
 	free(c->kconf_hash);
+	convmark_done(&c->markers);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -362,7 +365,7 @@ static int conv_marker(struct convert *c, const CUpti_ActivityMarker2 *m, struct
 {
 	uint32_t tid = m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
 		       m->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS ? m->objectId.pt.threadId : 0;
-	struct convert_marker *slot = &c->markers[m->id % CONVERT_MARKERS];
+	uint32_t id = m->id ? m->id : 1;
 	if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
 		e->kind = GT_EV_INSTANT;
 		e->name = intern_cstr(c, m->name);
@@ -371,24 +374,24 @@ static int conv_marker(struct convert *c, const CUpti_ActivityMarker2 *m, struct
 		return 1;
 	}
 	if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
-		if (slot->id)
-			c->markers_lost++;
-		slot->id = m->id ? m->id : 1;
-		slot->name = intern_cstr(c, m->name);
-		slot->start_ns = (int64_t)m->timestamp;
-		slot->tid = tid;
+		struct convmark_ent o = { id, intern_cstr(c, m->name), (int64_t)m->timestamp, tid, 0 };
+		int r = convmark_put(&c->markers, &o);
+		if (r == -ENOMEM)
+			return -ENOMEM;
+		if (r != 0)
+			c->markers_lost++;      /* replaced, or too many open */
 		return 0;
 	}
 	if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
-		if (slot->id != (m->id ? m->id : 1)) {
+		struct convmark_ent o;
+		if (!convmark_take(&c->markers, id, &o)) {
 			c->markers_lost++;
 			return 0;
 		}
 		e->kind = GT_EV_NVTX;
-		e->name = slot->name;
-		e->lane = lane_id(c, 2, -1, slot->tid);
-		set_span(c, e, (uint64_t)slot->start_ns, m->timestamp);
-		slot->id = 0;
+		e->name = o.name;
+		e->lane = lane_id(c, 2, -1, o.tid);
+		set_span(c, e, (uint64_t)o.start_ns, m->timestamp);
 		return 1;
 	}
 	c->unknown_records++;
@@ -430,6 +433,9 @@ static void conv_device(struct convert *c, const CUpti_ActivityDevice5 *d)
 
 int convert_record(struct convert *c, const void *record, struct gt_event *out)
 {
+	union convert12_rec up;
+	if (c->cupti_major == 12)
+		record = convert12_up(record, &up);
 	const CUpti_Activity *r = record;
 	memset(out, 0, sizeof(*out));
 	/* zero timestamps: the device buffer ran out for this record */

@@ -1,5 +1,6 @@
 /*
- * convert.h - CUPTI activity records (CUDA 13 layouts) -> gt_events with
+ * convert.h - CUPTI activity records (CUDA 13 layouts, or CUDA 12's when
+ * cupti_major is 12) -> gt_events with
  * the converter's own string/lane/kconf ids, as a pure function of the
  * record and the converter's tables (no CUPTI calls; the API-name lookup
  * is a callback).  One converter per drain thread; it is also the pub_dict
@@ -11,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "gtrace/pub.h"
+#include "convmark.h"
 
 struct convert_str {
 	char *text;
@@ -18,20 +20,11 @@ struct convert_str {
 	uint32_t hash;
 };
 
-struct convert_marker {
-	uint32_t id;             /* CUPTI marker id, 0 = free slot */
-	uint32_t name;
-	int64_t start_ns;
-	uint32_t tid;
-	uint32_t pad;
-};
-
 struct convert_corr {
 	uint32_t corr;
 	uint32_t ext;
 };
 
-#define CONVERT_MARKERS 4096
 #define CONVERT_CTX 256
 #define CONVERT_CORR 4096
 #define CONVERT_DEVICES 64
@@ -41,6 +34,7 @@ struct convert {
 	int clock_set;             /* a calibration was taken */
 	int32_t rank;
 	int64_t pid;
+	int cupti_major;           /* 12: records are CUDA 12's (convert12.h); else 13 */
 	/* API name: driver = 1 for the driver API; NULL when unknown */
 	const char *(*api_name)(void *ctx, int driver, uint32_t cbid);
 	void *api_ctx;
@@ -57,7 +51,7 @@ struct convert {
 	size_t n_kconf, cap_kconf;
 	uint32_t *kconf_hash;    /* open addressing: kconf ids, 0 = empty */
 	size_t kconf_hash_cap;
-	struct convert_marker markers[CONVERT_MARKERS];
+	struct convmark markers;               /* open NVTX ranges, any depth */
 	int32_t ctx_dev[CONVERT_CTX];           /* contextId -> device, -1 unknown */
 	struct convert_corr corr_ext[CONVERT_CORR];  /* correlation -> external id */
 	struct ring_device_def dev[CONVERT_DEVICES];

@@ -81,6 +81,7 @@ static struct {
 	struct convert cv;
 	const char *api_names[2][1024];
 	int gpus;
+	int major;                   /* CUPTI's record layouts: 12 or 13 */
 } gc = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
 
 void *gcupti_lib(void)
@@ -88,12 +89,12 @@ void *gcupti_lib(void)
 	return gc.lib;
 }
 
-/* dl_iterate_phdr: a libcupti of another major version already mapped */
-static int other_cupti(struct dl_phdr_info *info, size_t size, void *data)
+/* dl_iterate_phdr: the path of a libcupti.so.12 / .so.13 already mapped */
+static int mapped_cupti(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
 	const char *p = info->dlpi_name ? strstr(info->dlpi_name, "libcupti.so.") : NULL;
-	if (!p || atoi(p + 12) == CUPTI_API_VERSION / 10000)
+	if (!p || (atoi(p + 12) != 12 && atoi(p + 12) != 13))
 		return 0;
 	*(const char **)data = info->dlpi_name;
 	return 1;
@@ -103,20 +104,17 @@ void *gcupti_load(char *reason, size_t len)
 {
 	if (gc.lib)
 		return gc.lib;
-	/* the framework's own CUPTI of another major (a CUDA 12 PyTorch wheel):
-	 * a second CUPTI in the process would fight it; record layouts differ */
-	const char *other = NULL;
-	dl_iterate_phdr(other_cupti, &other);
-	if (other) {
-		snprintf(reason, len, "this process already uses %s; gtrace was built for CUPTI %d",
-			 other, CUPTI_API_VERSION / 10000);
-		return NULL;
-	}
-	/* a copy already in the process (the framework's own) comes first */
-	static const char *const names[] = { "libcupti.so.13", "libcupti.so" };
-	for (size_t i = 0; i < 2 && !gc.lib; i++)
+	/* the copy already in the process comes first, whichever major (a
+	 * CUDA 12 PyTorch wheel maps libcupti.so.12): a second CUPTI would
+	 * fight it; gcupti_probe decodes that major's records */
+	const char *mapped = NULL;
+	dl_iterate_phdr(mapped_cupti, &mapped);
+	if (mapped)
+		gc.lib = dlopen(mapped, RTLD_NOW | RTLD_NOLOAD);
+	static const char *const names[] = { "libcupti.so.13", "libcupti.so.12", "libcupti.so" };
+	for (size_t i = 0; i < 3 && !gc.lib; i++)
 		gc.lib = dlopen(names[i], RTLD_NOW | RTLD_NOLOAD);
-	for (size_t i = 0; i < 2 && !gc.lib; i++)
+	for (size_t i = 0; i < 3 && !gc.lib; i++)
 		gc.lib = dlopen(names[i], RTLD_NOW);
 	const char *home = getenv("CUDA_HOME");
 	const char *dirs[] = { home, GTRACE_CUDA_HOME };
@@ -131,6 +129,18 @@ void *gcupti_load(char *reason, size_t len)
 	if (!gc.lib)
 		snprintf(reason, len, "libcupti.so.13 not found (set CUDA_HOME or LD_LIBRARY_PATH)");
 	return gc.lib;
+}
+
+/* record layouts of CUPTI API version v: 13 (130000..), 12 (CUDA 12.0 is
+ * v19 .. 12.9 Update 1 v28, cupti_version.h; later 12.x updates taken as
+ * 12 too), 0 for versions we cannot decode */
+static int cupti_major(uint32_t v)
+{
+	if (v / 10000 == 13)
+		return 13;
+	if (v >= 19 && v < 10000)
+		return 12;
+	return 0;
 }
 
 static void gc_forked(void);
@@ -178,11 +188,12 @@ int gcupti_probe(char *reason, size_t len)
 	}
 	uint32_t v = 0;
 	CUptiResult r = gc.f.GetVersion(&v);
-	if (r == CUPTI_SUCCESS && v / 10000 != CUPTI_API_VERSION / 10000) {
-		snprintf(reason, len, "CUPTI API version %u in this process, gtrace was built for %u "
-			 "(record layouts differ)", v, (unsigned)CUPTI_API_VERSION);
+	if (r == CUPTI_SUCCESS && !cupti_major(v)) {
+		snprintf(reason, len, "CUPTI API version %u in this process; gtrace reads CUDA 12 "
+			 "(v19..) and CUDA 13 (v13xxxx) records", v);
 		return -EPROTO;
 	}
+	gc.major = r == CUPTI_SUCCESS ? cupti_major(v) : 13;
 	static int atfork_done;
 	if (!atfork_done && pthread_atfork(NULL, NULL, gc_forked) == 0)
 		atfork_done = 1;
@@ -574,6 +585,7 @@ static int gc_enable(void *ctx, char *err, size_t errlen)
 	if (!gc.drain_started) {
 		convert_init(&gc.cv, getpid(), getenv("RANK") ? atoi(getenv("RANK")) : -1);
 		gc.cv.api_name = api_name;
+		gc.cv.cupti_major = gc.major;
 		if (pthread_create(&gc.drain, NULL, drain_main, NULL) != 0) {
 			snprintf(err, errlen, "cannot start the drain thread");
 			rc = -EAGAIN;

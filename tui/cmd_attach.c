@@ -18,7 +18,8 @@ static int usage(FILE *f)
 {
 	fprintf(f, "usage: gtrace attach PID | --all | --list\n\n"
 		   "  --list   processes with the capture library loaded or that use CUDA (injectable):\n"
-		   "           pid, GPUs, state, RANK, command\n"
+		   "           pid, GPUs, state, RANK, command; under an ended or passive\n"
+		   "           process, a line with the reason\n"
 		   "  PID      open the live viewer on that process (q quits; the process runs on); a\n"
 		   "           process started without gtrace gets the capture library with ptrace\n"
 		   "  --all    every process of yours that uses CUDA, as ranks of one view\n");
@@ -50,7 +51,7 @@ static int list(void)
 	printf("%-8s %-5s %-10s %-5s %s\n", "PID", "GPUS", "STATE", "RANK", "COMMAND");
 	for (size_t i = 0; i < n; i++) {
 		char err[256], reply[CTL_LINE_MAX], gpus[16] = "?", state[32] = "?", cmd[256];
-		char rank[16] = "-";
+		char rank[16] = "-", why[CTL_LINE_MAX] = "";
 		if (kill(pids[i], 0) < 0 && errno == ESRCH)
 			continue;             /* gone since the scan */
 		live_proc_env(pids[i], "RANK", rank, sizeof(rank));
@@ -66,6 +67,11 @@ static int list(void)
 			if (ctl_request(fd, "status", reply, sizeof(reply), NULL, 1000) == 0) {
 				ctl_status_get(reply, "gpus", gpus, sizeof(gpus));
 				ctl_status_get(reply, "state", state, sizeof(state));
+				/* why a capture ended or never could start (reason is
+				 * the reply's last field and may hold spaces) */
+				const char *r = strstr(reply, " reason=");
+				if (r && r[8] && (!strcmp(state, "ended") || !strcmp(state, "passive")))
+					snprintf(why, sizeof(why), "%s", r + 8);
 			} else if (strstr(reply, "permission")) {
 				snprintf(state, sizeof(state), "not-yours");
 			} else {
@@ -79,6 +85,8 @@ static int list(void)
 		}
 		cmdline(pids[i], cmd, sizeof(cmd));
 		printf("%-8d %-5s %-10s %-5s %s\n", (int)pids[i], gpus, state, rank, cmd);
+		if (why[0])
+			printf("%-8s %s: %s\n", "", state, why);
 	}
 	if (!n)
 		fprintf(stderr, "gtrace attach: no process uses CUDA or has the capture library "

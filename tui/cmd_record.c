@@ -131,14 +131,9 @@ int cmd_record(int argc, char **argv)
 		store_meta_set(s, "command", cmd[0]);
 	}
 	int rc = live_headless(&ss, duration, quiet ? 0 : 1.0);
-	char line[512], ended[1024] = "";
+	char line[512];
+	/* with, for a source that ended its capture, why */
 	live_sess_status(&ss, line, sizeof(line));
-	/* a source that ended its capture says why (one line each) */
-	for (int k = 0, n = 0; k < ss.n; k++)
-		if (ss.conn[k].ended[0] && n < (int)sizeof(ended) - 1)
-			n += snprintf(ended + n, sizeof(ended) - (size_t)n,
-				      "gtrace record: process %d ended its capture: %s\n",
-				      (int)ss.conn[k].pid, ss.conn[k].ended);
 	live_sess_close(&ss);
 	int wrc = gtfile_writer_close(ss.w, s, err, sizeof(err));
 	ss.w = NULL;
@@ -151,7 +146,6 @@ int cmd_record(int argc, char **argv)
 	uint64_t lost = store_drops_lost(d);
 	fprintf(stderr, "gtrace record: %s: %llu events, %llu lost (%s)\n", out,
 		(unsigned long long)ss.events, (unsigned long long)lost, line);
-	fputs(ended, stderr);
 	int status = 0;
 	if (ss.root && !ss.root_exited && waitpid(ss.root, &ss.root_status, WNOHANG) == ss.root)
 		ss.root_exited = 1;

@@ -177,8 +177,16 @@ void live_sess_status(struct live_sess *ss, char *buf, size_t len)
 	human(ss->rate, r, sizeof(r));
 	human((double)ss->events, e, sizeof(e));
 	human((double)lost, l, sizeof(l));
-	snprintf(buf, len, "live: %d proc%s %s, %s ev/s, %s events, %s lost%s%s", ss->n,
-		 ss->n == 1 ? "" : "s", state, r, e, l, ss->msg[0] ? " | " : "", ss->msg);
+	int n = snprintf(buf, len, "live: %d proc%s %s, %s ev/s, %s events, %s lost%s%s", ss->n,
+			 ss->n == 1 ? "" : "s", state, r, e, l, ss->msg[0] ? " | " : "", ss->msg);
+	/* a process that ended its capture says why (the first one) */
+	for (int k = 0; k < ss->n && n >= 0 && (size_t)n < len; k++) {
+		if (ss->conn[k].ended[0]) {
+			snprintf(buf + n, len - (size_t)n, " | process %d ended its capture: %s",
+				 (int)ss->conn[k].pid, ss->conn[k].ended);
+			break;
+		}
+	}
 }
 
 void live_sess_close(struct live_sess *ss)

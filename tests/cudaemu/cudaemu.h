@@ -96,5 +96,8 @@ struct cudaemu_cupti_stats {
 	uint64_t buffers_completed;
 };
 void cudaemu_cupti_stats(struct cudaemu_cupti_stats *out) CUDAEMU_API;
+/* the CUPTI timestamp of the calling thread's last NVTX marker record
+ * (what its START / END record carries), 0 before any */
+uint64_t cudaemu_cupti_marker_ns(void) CUDAEMU_API;
 
 #endif

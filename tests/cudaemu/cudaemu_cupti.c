@@ -1,6 +1,10 @@
 /*
  * cudaemu_cupti.c - CUPTI's activity API emulated from the real CUDA 13
- * header structs, built as libcupti.so.13 (tests/cudaemu/cudaemu.h).
+ * header structs, built as libcupti.so.13 (tests/cudaemu/cudaemu.h); with
+ * CUDAEMU_CUPTI_MAJOR=12 built as libcupti.so.12: a CUDA 12.6 CUPTI (API
+ * version 24) writing the CUDA 12 record versions of
+ * cupti_activity_deprecated.h (Kernel9, Memcpy5, Device4, Context2;
+ * Memset4 and API records are the same in both).
  *
  * Rules it enforces as the real library does (and stricter):
  * - one subscriber (cuptiSubscribe); one buffer-callback pair: a second
@@ -21,7 +25,12 @@
  * - the record walk ends with CUPTI_ERROR_MAX_LIMIT_REACHED;
  * - cuptiGetTimestamp is CLOCK_REALTIME unless a client installed its own
  *   clock with cuptiActivityRegisterTimestampCallback;
- * - after the library's destructor, every call aborts with a message.
+ * - after the library's destructor, every call aborts with a message;
+ * - NVTX: InitializeInjectionNvtx2 (called through the injection library
+ *   that NVTX_INJECTION64_PATH names, by the NVTX v3 code compiled into
+ *   the program) takes over RangePushA / RangePushEx / RangePop of the core
+ *   module's function table; each range becomes a START and an END
+ *   Marker2 record with one id (a per-thread stack of ids, any depth).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -33,9 +42,25 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <cupti.h>
+#define NVTX_NO_IMPL
+#include <nvtx3/nvToolsExt.h>
 #include "cudaemu.h"
 
 #define EXPORT CUDAEMU_API
+
+#if CUDAEMU_CUPTI_MAJOR == 12
+typedef CUpti_ActivityKernel9 emu_kernel;
+typedef CUpti_ActivityMemcpy5 emu_memcpy;
+typedef CUpti_ActivityDevice4 emu_device;
+typedef CUpti_ActivityContext2 emu_context;
+#define EMU_API_VERSION 24u            /* CUDA 12.6 (cupti_version.h) */
+#else
+typedef CUpti_ActivityKernel10 emu_kernel;
+typedef CUpti_ActivityMemcpy6 emu_memcpy;
+typedef CUpti_ActivityDevice5 emu_device;
+typedef CUpti_ActivityContext3 emu_context;
+#define EMU_API_VERSION ((uint32_t)CUPTI_API_VERSION)
+#endif
 #define MAX_KIND 128
 #define MAX_PENDING 4096
 #define NAME_SLOTS 65536
@@ -114,19 +139,20 @@ static size_t rec_size(CUpti_ActivityKind k)
 {
 	switch (k) {
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-	case CUPTI_ACTIVITY_KIND_KERNEL: return sizeof(CUpti_ActivityKernel10);
-	case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
+	case CUPTI_ACTIVITY_KIND_KERNEL: return sizeof(emu_kernel);
+	case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(emu_memcpy);
 	case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset4);
 	case CUPTI_ACTIVITY_KIND_RUNTIME:
 	case CUPTI_ACTIVITY_KIND_DRIVER: return sizeof(CUpti_ActivityAPI);
-	case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(CUpti_ActivityDevice5);
-	case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
+	case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(emu_device);
+	case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(emu_context);
+	case CUPTI_ACTIVITY_KIND_MARKER: return sizeof(CUpti_ActivityMarker2);
 	default: return 0;
 	}
 }
 
 #define ALIGN8(n) (((n) + 7u) & ~(size_t)7u)
-#define MAX_REC ALIGN8(sizeof(CUpti_ActivityKernel10))
+#define MAX_REC ALIGN8(sizeof(emu_kernel))
 
 static uint64_t now_ns(void)
 {
@@ -229,7 +255,7 @@ static void put_kernel(const struct cudaemu_work *w, const struct cudaemu_device
 		s0 = w->start_ns + (uint64_t)(node - 1) * ((uint64_t)w->dur_ns + 1);
 		s1 = s0 + (uint64_t)w->dur_ns;
 	}
-	CUpti_ActivityKernel10 *k = (void *)room(sizeof(*k), s1);
+	emu_kernel *k = (void *)room(sizeof(*k), s1);
 	if (!k)
 		return;
 	k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
@@ -276,7 +302,7 @@ static void sink_work(struct cudaemu_work *w)
 		for (uint32_t n = 1; n <= w->nodes; n++)
 			put_kernel(w, d, n);
 	} else if (w->kind == CUDAEMU_MEMCPY && cu.kind_on[CUPTI_ACTIVITY_KIND_MEMCPY]) {
-		CUpti_ActivityMemcpy6 *m = (void *)room(sizeof(*m), w->end_ns);
+		emu_memcpy *m = (void *)room(sizeof(*m), w->end_ns);
 		if (m) {
 			m->kind = CUPTI_ACTIVITY_KIND_MEMCPY;
 			m->copyKind = w->copy_kind;
@@ -343,9 +369,9 @@ static void complete(int forced, int cur_too, int hold)
 				size_t n = rec_size(r->kind);
 				uint64_t end = 0;
 				if (r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
-					end = ((CUpti_ActivityKernel10 *)r)->end;
+					end = ((emu_kernel *)r)->end;
 				else if (r->kind == CUPTI_ACTIVITY_KIND_MEMCPY)
-					end = ((CUpti_ActivityMemcpy6 *)r)->end;
+					end = ((emu_memcpy *)r)->end;
 				else if (r->kind == CUPTI_ACTIVITY_KIND_MEMSET)
 					end = ((CUpti_ActivityMemset4 *)r)->end;
 				if (end >= now) {
@@ -394,7 +420,7 @@ static void *worker_main(void *arg)
 CUptiResult CUPTIAPI cuptiGetVersion(uint32_t *v)
 {
 	check(__func__);
-	*v = CUPTI_API_VERSION;
+	*v = EMU_API_VERSION;
 	return CUPTI_SUCCESS;
 }
 
@@ -563,7 +589,7 @@ CUptiResult CUPTIAPI cuptiActivityEnableAndDump(CUpti_ActivityKind k)
 	for (int i = 0; i < cudaemu_device_count(); i++) {
 		const struct cudaemu_device *d = cudaemu_device_at(i);
 		if (k == CUPTI_ACTIVITY_KIND_DEVICE) {
-			CUpti_ActivityDevice5 *o = (void *)room(sizeof(*o), 0);
+			emu_device *o = (void *)room(sizeof(*o), 0);
 			if (!o)
 				continue;
 			o->kind = k;
@@ -574,7 +600,7 @@ CUptiResult CUPTIAPI cuptiActivityEnableAndDump(CUpti_ActivityKind k)
 			o->computeCapabilityMajor = d->cc_major;
 			o->computeCapabilityMinor = d->cc_minor;
 		} else if (k == CUPTI_ACTIVITY_KIND_CONTEXT) {
-			CUpti_ActivityContext3 *o = (void *)room(sizeof(*o), 0);
+			emu_context *o = (void *)room(sizeof(*o), 0);
 			if (!o)
 				continue;
 			o->kind = k;
@@ -663,4 +689,95 @@ void cudaemu_cupti_stats(struct cudaemu_cupti_stats *out)
 	lock(__func__);
 	*out = cu.st;
 	unlock();
+}
+
+/* ---- NVTX (CUPTI's InitializeInjectionNvtx2) ---- */
+
+static _Atomic uint32_t marker_ids;
+static __thread uint32_t *range_ids;       /* this thread's open ranges */
+static __thread size_t range_n, range_cap;
+static __thread uint64_t marker_last_ns;   /* time of its last marker record */
+
+/* one marker record (START with name, or END) on the calling thread */
+static void put_marker(uint32_t id, const char *name, uint32_t flags)
+{
+	uint64_t t = now_ns();
+	lock("nvtx");
+	uint64_t ts = cupti_time(t);
+	marker_last_ns = ts;
+	if (cu.kind_on[CUPTI_ACTIVITY_KIND_MARKER]) {
+		CUpti_ActivityMarker2 *m = (void *)room(sizeof(*m), 0);
+		if (m) {
+			m->kind = CUPTI_ACTIVITY_KIND_MARKER;
+			m->flags = (CUpti_ActivityFlag)flags;
+			m->timestamp = ts;
+			m->id = id;
+			m->objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+			m->objectId.pt.processId = (uint32_t)getpid();
+			m->objectId.pt.threadId = thread_id();
+			m->name = name ? intern(name) : NULL;
+		}
+	}
+	unlock();
+}
+
+static int NVTX_API range_push(const char *msg)
+{
+	check(__func__);
+	if (range_n == range_cap) {
+		size_t nc = range_cap ? range_cap * 2 : 64;
+		uint32_t *n = realloc(range_ids, nc * sizeof(*n));
+		if (!n)
+			return -1;
+		range_ids = n;
+		range_cap = nc;
+	}
+	uint32_t id = atomic_fetch_add(&marker_ids, 1) + 1;
+	range_ids[range_n++] = id;
+	put_marker(id, msg ? msg : "", CUPTI_ACTIVITY_FLAG_MARKER_START);
+	return (int)range_n - 1;
+}
+
+static int NVTX_API range_push_ex(const nvtxEventAttributes_t *a)
+{
+	const char *msg = a && a->messageType == NVTX_MESSAGE_TYPE_ASCII ? a->message.ascii : "";
+	return range_push(msg);
+}
+
+static int NVTX_API range_pop(void)
+{
+	check(__func__);
+	if (!range_n)
+		return -1;
+	uint32_t id = range_ids[--range_n];
+	put_marker(id, NULL, CUPTI_ACTIVITY_FLAG_MARKER_END);
+	if (!range_n) {                      /* nothing left open: give it back */
+		free(range_ids);
+		range_ids = NULL;
+		range_cap = 0;
+	}
+	return (int)range_n;
+}
+
+/* NVTX calls this once, at the process's first NVTX call; 1 = taken */
+EXPORT int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t));
+int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t))
+{
+	check(__func__);
+	const NvtxExportTableCallbacks *cb = get_export_table ? get_export_table(NVTX_ETID_CALLBACKS) : NULL;
+	NvtxFunctionTable t = NULL;
+	unsigned int n = 0;
+	if (!cb || !cb->GetModuleFunctionTable ||
+	    !cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &t, &n) || !t ||
+	    n <= NVTX_CBID_CORE_RangePop)
+		return 0;
+	*t[NVTX_CBID_CORE_RangePushA] = (NvtxFunctionPointer)range_push;
+	*t[NVTX_CBID_CORE_RangePushEx] = (NvtxFunctionPointer)range_push_ex;
+	*t[NVTX_CBID_CORE_RangePop] = (NvtxFunctionPointer)range_pop;
+	return 1;
+}
+
+uint64_t cudaemu_cupti_marker_ns(void)
+{
+	return marker_last_ns;
 }

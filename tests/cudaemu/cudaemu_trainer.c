@@ -11,6 +11,7 @@
  *   cudaemu_trainer --out TRUTH [--threads T] [--work N] [--configs C]
  *                   [--dur-ns D] [--gap-us G] [--fork N] [--rate R]
  *                   [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N]
+ *                   [--cupti LIB] [--nvtx D]
  *
  * Truth file (TSV): a '#' header line with pid, devices and the window
  * (first API call start, last work end); one line per piece of work:
@@ -34,6 +35,15 @@
  * --tail-ms M: each thread's last kernel runs M ms and the trainer exits
  * without waiting for the device (the capture's exit flush meets work
  * still running).
+ * --cupti LIB: dlopen LIB (e.g. the emulator's libcupti.so.12) before
+ * cuInit, as a framework linked with its own CUPTI maps it; the CUPTI the
+ * trainer asks for its counters is that one (default libcupti.so.13).
+ * --nvtx D: after its work each thread opens D nested NVTX ranges
+ * (nvtxRangePushA, the NVTX v3 code compiled in: NVTX_INJECTION64_PATH
+ * names the tool) named nvtx_range_<depth> and closes them; a line
+ * `N tid depth start end` per range, times as its marker records carry
+ * them (the emulated CUPTI's cudaemu_cupti_marker_ns), 0 when no CUPTI
+ * took NVTX.
  * --fork N: while the threads submit, the main thread forks N DataLoader-
  * like children that exit at once with exit(0) (atexit handlers run); a
  * line `F pid status ms` each (exit status, ms from fork to reaped).
@@ -44,6 +54,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <sys/syscall.h>
+#include <nvtx3/nvToolsExt.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,7 +70,9 @@ static struct {
 	int gap_us;
 	int forks;
 	int tail_ms;
+	const char *cupti;       /* the CUPTI library's name (--cupti) */
 	int graphs;
+	int nvtx;                /* nesting depth of each thread's NVTX ranges */
 	int tsc_at;
 	int bad_ts;
 	double rate;
@@ -89,7 +103,7 @@ static uint64_t CUPTIAPI tsc_clock(void)
 
 static void install_tsc(void)
 {
-	void *cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+	void *cupti = dlopen(tr.cupti ? tr.cupti : "libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
 	CUptiResult (*reg)(CUpti_TimestampCallbackFunc) = NULL;
 	if (cupti)
 		*(void **)&reg = dlsym(cupti, "cuptiActivityRegisterTimestampCallback");
@@ -105,6 +119,35 @@ static void put(const struct cudaemu_work *w)
 		(unsigned long long)w->start_ns, (unsigned long long)w->end_ns,
 		(unsigned long long)w->bytes, w->grid[0], w->grid[1], w->grid[2],
 		w->block[0], w->block[1], w->block[2], w->name ? w->name : "-", w->foreign_clock, w->bad_ts);
+}
+
+/* D nested NVTX ranges on this thread, then their truth lines */
+static void nvtx_ranges(int depth)
+{
+	uint64_t (*marker_ns)(void) = NULL;
+	void *cupti = dlopen(tr.cupti ? tr.cupti : "libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+	if (cupti)
+		*(void **)&marker_ns = dlsym(cupti, "cudaemu_cupti_marker_ns");
+	uint64_t *t = calloc((size_t)depth * 2 + 1, sizeof(*t));
+	if (!t)
+		abort();
+	char name[32];
+	for (int d = 0; d < depth; d++) {
+		snprintf(name, sizeof(name), "nvtx_range_%d", d);
+		nvtxRangePushA(name);
+		t[2 * d] = marker_ns ? marker_ns() : 0;
+	}
+	for (int d = depth; d-- > 0;) {
+		nvtxRangePop();
+		t[2 * d + 1] = marker_ns ? marker_ns() : 0;
+	}
+	unsigned tid = (unsigned)syscall(SYS_gettid);
+	pthread_mutex_lock(&tr.lock);
+	for (int d = 0; d < depth && tr.keep; d++)
+		fprintf(tr.out, "N\t%u\t%d\t%llu\t%llu\n", tid, d, (unsigned long long)t[2 * d],
+			(unsigned long long)t[2 * d + 1]);
+	pthread_mutex_unlock(&tr.lock);
+	free(t);
 }
 
 static void *thread_main(void *arg)
@@ -234,6 +277,8 @@ static void *thread_main(void *arg)
 	pthread_mutex_unlock(&tr.lock);
 	free(done);
 	free(names);
+	if (tr.nvtx > 0)
+		nvtx_ranges(tr.nvtx);
 	return NULL;
 }
 
@@ -260,15 +305,19 @@ int main(int argc, char **argv)
 			tr.tsc_at = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--graphs") && v)
 			tr.graphs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--nvtx") && v)
+			tr.nvtx = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--tail-ms") && v)
 			tr.tail_ms = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--rate") && v)
 			tr.rate = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--cupti") && v)
+			tr.cupti = argv[++i];
 		else if (!strcmp(argv[i], "--fork") && v)
 			tr.forks = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "usage: cudaemu_trainer --out TRUTH [--threads T] [--work N] "
-				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N]\n");
+				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N] [--cupti LIB] [--nvtx D]\n");
 			return 2;
 		}
 	}
@@ -280,6 +329,10 @@ int main(int argc, char **argv)
 	tr.out = tr.keep ? fopen(out, "w") : stdout;
 	if (!tr.out) {
 		fprintf(stderr, "cudaemu_trainer: %s: cannot create\n", out);
+		return 1;
+	}
+	if (tr.cupti && !dlopen(tr.cupti, RTLD_NOW | RTLD_GLOBAL)) {
+		fprintf(stderr, "cudaemu_trainer: %s\n", dlerror());
 		return 1;
 	}
 	if (cuInit(0) != CUDA_SUCCESS) {
@@ -314,7 +367,7 @@ int main(int argc, char **argv)
 	fprintf(tr.out, "# pid %d devices %d window %llu %llu\n", (int)getpid(),
 		cudaemu_device_count(), (unsigned long long)tr.first, (unsigned long long)tr.last);
 	void (*stats)(struct cudaemu_cupti_stats *) = NULL;
-	void *cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+	void *cupti = dlopen(tr.cupti ? tr.cupti : "libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
 	if (cupti)
 		*(void **)&stats = dlsym(cupti, "cudaemu_cupti_stats");
 	if (stats) {

@@ -42,7 +42,16 @@ struct truth_g {
 	int seen, seen_api;
 };
 
+/* one NVTX range (--nvtx) */
+struct truth_n {
+	unsigned tid, depth;
+	unsigned long long start, end;
+	int seen;
+};
+
 struct truth {
+	struct truth_n *nv;
+	size_t n_nv;
 	struct truth_w *w;
 	size_t n;
 	struct truth_g *g;
@@ -118,6 +127,15 @@ static void read_truth(const char *path, struct truth *t)
 					    &g->api_end, &g->graph, &g->node, &g->start, &g->end, g->name),
 				     11, "truth line: %s", line);
 			t->n_g++;
+			continue;
+		}
+		if (line[0] == 'N') {
+			t->nv = realloc(t->nv, (t->n_nv + 1) * sizeof(*t->nv));
+			struct truth_n *n = &t->nv[t->n_nv];
+			memset(n, 0, sizeof(*n));
+			cr_assert_eq(sscanf(line, "N\t%u\t%u\t%llu\t%llu", &n->tid, &n->depth, &n->start,
+					    &n->end), 4, "truth line: %s", line);
+			t->n_nv++;
 			continue;
 		}
 		if (line[0] == 'S') {
@@ -316,6 +334,106 @@ Test(cudaemu, record_equals_ground_truth)
 	unlink("emu_exact.gtrace");
 }
 
+/* a CUDA 12 framework (its own libcupti.so.12 mapped before cuInit, as a
+ * CUDA 12 PyTorch wheel does): gtrace uses that copy, accepts its API
+ * version (24, CUDA 12.6) and decodes its CUDA 12 records (Kernel9,
+ * Memcpy5, Device4, Context2): the same exact match with the truth, and
+ * every record written by that libcupti.so.12 (its own counter) */
+Test(cudaemu, cupti12_record_equals_ground_truth)
+{
+	char gtrace[1100], trainer[1100], lib[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	snprintf(lib, sizeof(lib), "%s/tests/cudaemu/cupti12/libcupti.so.12", build);
+	char *argv[] = { gtrace, "record", "-o", "emu_c12.gtrace", "-q", "--", trainer,
+			 "--out", "emu_c12.tsv", "--cupti", lib, "--threads", "4", "--work", "2000",
+			 "--configs", "300", "--graphs", "10", NULL };
+	cr_assert_eq(run("emu_c12.log", argv), 0);
+	struct truth t;
+	read_truth("emu_c12.tsv", &t);
+	cr_assert_eq(t.n, 4 * 2000);
+	cr_assert_eq(t.n_g, 4 * 10 * 5);
+	cr_assert(t.have_stats, "the trainer's libcupti.so.12 gave no counters");
+	/* every launch and every piece of work went through the .so.12 */
+	cr_assert_geq(t.records, 2 * t.n + t.n_g / 5 + t.n_g);
+	cr_assert_eq(t.dropped, 0);
+	struct gt_store *s = load("emu_c12.gtrace");
+	compare(s, &t);
+	cr_assert_eq(store_drops_lost(store_drops(s)), 0);
+	cr_assert_eq(store_drops(s)->zero_timestamps, 0);
+	store_free(s);
+	free(t.w);
+	free(t.idx);
+	free(t.g);
+	unlink("emu_c12.gtrace");
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct truth_n *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* NVTX through NVTX_INJECTION64_PATH as the NVTX v3 code in a program
+ * does it (InitializeInjectionNvtx2 of the injection library, handed on
+ * to CUPTI's): 3 threads each open 5,000 nested ranges (deeper than the
+ * 4,096 a fixed table held) and close them; every range arrives once, on
+ * its system thread, with its exact start, end and name */
+Test(cudaemu, nvtx_nested_ranges_equal_ground_truth)
+{
+	enum { THREADS = 3, DEPTH = 5000 };
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char threads[8], depth[8];
+	snprintf(threads, sizeof(threads), "%d", THREADS);
+	snprintf(depth, sizeof(depth), "%d", DEPTH);
+	char *argv[] = { gtrace, "record", "-o", "emu_nvtx.gtrace", "-q", "--", trainer,
+			 "--out", "emu_nvtx.tsv", "--threads", threads, "--work", "200",
+			 "--nvtx", depth, NULL };
+	cr_assert_eq(run("emu_nvtx.log", argv), 0);
+	struct truth t;
+	read_truth("emu_nvtx.tsv", &t);
+	cr_assert_eq(t.n_nv, THREADS * DEPTH);
+	for (size_t i = 0; i < t.n_nv; i++)
+		cr_assert(t.nv[i].start && t.nv[i].end > t.nv[i].start, "NVTX was not taken by CUPTI");
+	qsort(t.nv, t.n_nv, sizeof(*t.nv), by_start);
+	struct gt_store *s = load("emu_nvtx.gtrace");
+	compare(s, &t);
+	size_t found = 0;
+	for (uint32_t l = 0; l < store_lane_count(s); l++) {
+		const struct gt_lane *ln = store_lane_at(s, l);
+		for (size_t i = 0; i < ln->n; i++) {
+			const struct gt_event *e = &ln->ev[i];
+			if (e->kind != GT_EV_NVTX)
+				continue;
+			struct truth_n key = { .tid = (unsigned)ln->key.id,
+					       .start = (unsigned long long)e->start_ns };
+			struct truth_n *n = bsearch(&key, t.nv, t.n_nv, sizeof(*t.nv), by_start);
+			cr_assert_not_null(n, "NVTX range at %lld on thread %lld not in the truth",
+					   (long long)e->start_ns, (long long)ln->key.id);
+			cr_assert_eq(n->seen, 0, "range twice");
+			n->seen = 1;
+			found++;
+			cr_assert_eq(ln->key.pid, t.pid);
+			cr_assert_eq(e->dur_ns, (long long)(n->end - n->start), "depth %u", n->depth);
+			char name[32];
+			snprintf(name, sizeof(name), "nvtx_range_%u", n->depth);
+			cr_assert_str_eq(store_str(s, e->name), name);
+		}
+	}
+	cr_assert_eq(found, t.n_nv, "%zu NVTX ranges, %zu in the truth", found, t.n_nv);
+	cr_assert_eq(store_drops_lost(store_drops(s)), 0);
+	store_free(s);
+	free(t.w);
+	free(t.idx);
+	free(t.g);
+	free(t.nv);
+	unlink("emu_nvtx.gtrace");
+}
+
 /* `gtrace run --record` (no terminal: the recording only) gets the same */
 Test(cudaemu, run_record_equals_ground_truth)
 {
@@ -407,6 +525,60 @@ Test(cudaemu, foreign_clock_stops_capture_never_shifts_times)
 	free(t.idx);
 	free(t.g);
 	unlink("emu_tsc.gtrace");
+}
+
+/* the same end seen from outside: a trainer started with the library
+ * (autostart, no viewer) is recorded for a second by pid, installs its
+ * clock in that second and runs on; the recorder's line names the reason,
+ * and `gtrace attach --list` then shows the process ended, with the
+ * reason on a line under its row */
+Test(cudaemu, attach_list_says_why_a_capture_ended)
+{
+	char gtrace[1100], trainer[1100], lib[1100], pid[16];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	snprintf(lib, sizeof(lib), "%s/capture/libgtrace-inject.so", build);
+	pid_t tp = fork();
+	if (tp == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		int fd = open("emu_list_tr.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		setenv("CUDA_INJECTION64_PATH", lib, 1);
+		setenv("GTRACE_AUTOSTART", "1", 1);
+		execl(trainer, trainer, "--out", "-", "--threads", "1", "--work", "30000",
+		      "--rate", "3000", "--tsc-at", "1500", (char *)NULL);
+		_exit(127);
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)tp);
+	usleep(300000);
+	char *rec[] = { gtrace, "record", "-o", "emu_list.gtrace", "-q", "--duration", "1.5",
+			"--pid", pid, NULL };
+	cr_assert_eq(run("emu_list_rec.log", rec), 0);
+	char *argv[] = { gtrace, "attach", "--list", NULL };
+	cr_assert_eq(run("emu_list.log", argv), 0);
+	kill(tp, SIGKILL);
+	waitpid(tp, NULL, 0);
+	char buf[8192] = "", want[64];
+	FILE *f = fopen("emu_list_rec.log", "r");
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	cr_assert(strstr(buf, "ended its capture: another CUPTI client (torch.profiler?) installed "
+			 "its own clock"), "recorder said: %s", buf);
+	f = fopen("emu_list.log", "r");
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	snprintf(want, sizeof(want), "%-8d %-5s %-10s ", (int)tp, "2", "ended");
+	const char *row = strstr(buf, want);
+	cr_assert_not_null(row, "no ended row for %d: %s", (int)tp, buf);
+	const char *nl = strchr(row, '\n');
+	cr_assert_not_null(nl);
+	static const char line[] = "         ended: another CUPTI client (torch.profiler?) "
+				   "installed its own clock";
+	cr_assert(!strncmp(nl + 1, line, sizeof(line) - 1), "list: %s", buf);
+	unlink("emu_list.gtrace");
 }
 
 /* records without usable timestamps (zero, as CUPTI writes when its

@@ -2074,6 +2074,29 @@ def case_memory():
         fail("the peak operator differs: %s / %s" % (peaks["leak"][1], peaks["steady"][1]))
 
 
+def case_emuended():
+    """gtrace run on the emulator's trainer that installs its own CUPTI clock
+    mid-run, as torch.profiler does (--tsc-at): the live view's status line
+    says the process ended its capture and why, in one line"""
+    emu = os.path.abspath(os.path.join(BUILD, "tests", "cudaemu"))
+    trainer = os.path.join(emu, "cudaemu_trainer")
+    if not os.path.exists(trainer):
+        fail("no emulator trainer at " + trainer)
+    d = tempfile.mkdtemp(prefix="gtrace-emuended-")
+    cmd = ("cd %s && env LANG=C.UTF-8 TERM=xterm-256color LD_LIBRARY_PATH=%s %s run -- %s "
+           "--out - --threads 1 --work 20000 --rate 5000 --tsc-at 2000; echo EXIT=$?; sleep 600"
+           % (d, emu, os.path.abspath(GTRACE), trainer))
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "250", "-y", "40", cmd)
+    tmux("set-option", "-t", "t", "status", "off", check=False)
+    # (the line is cut to the terminal's width beside the view's own parts)
+    s = wait_for(r"process \d+ ended its capture: another CUPTI client \(torch\.profiler\?\)", 30)
+    if not re.search(r"live: 1 proc ended", s):
+        fail("the status line does not say the capture ended", s)
+    keys("q")
+    wait_for(r"EXIT=0", 20)
+    shutil.rmtree(d, ignore_errors=True)
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
