@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "gtrace/load.h"
-#include "benchclock.h"
+#include "bench.h"
 
 /* decompressed size of a (maybe gzip) file, or of the files of a directory */
 static double raw_mb(const char *path)
@@ -61,19 +61,19 @@ static int bench_one(const char *path, int runs, int threads)
 		struct gt_load_opts o = { .flags = GT_LOAD_QUIET, .threads = threads };
 		struct gt_store *s = NULL;
 		char err[512];
-		double t0 = benchclock_now_s(), c0 = benchclock_cpu_s();
+		double t0 = bench_ms(CLOCK_MONOTONIC) / 1e3, c0 = bench_cpu_s();
 		if (gt_load(&path, 1, &o, &s, err, sizeof(err))) {
 			fprintf(stderr, "import_bench: %s\n", err);
 			return 1;
 		}
-		t[r] = benchclock_now_s() - t0;
-		c[r] = benchclock_cpu_s() - c0;
+		t[r] = bench_ms(CLOCK_MONOTONIC) / 1e3 - t0;
+		c[r] = bench_cpu_s() - c0;
 		events = store_event_count(s);
 		bytes = store_bytes(s);
 		store_free(s);
 	}
-	qsort(t, (size_t)runs, sizeof(t[0]), benchclock_cmpd);
-	qsort(c, (size_t)runs, sizeof(c[0]), benchclock_cmpd);
+	bench_sort(t, runs);
+	bench_sort(c, runs);
 	double med = t[runs / 2], mb = raw_mb(path);
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);

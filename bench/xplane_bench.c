@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "gtrace/load.h"
-#include "benchclock.h"
+#include "bench.h"
 #include "xplane.pb-c.h"
 
 typedef Tensorflow__Profiler__XEvent XEvent;
@@ -318,7 +318,7 @@ static int floor_one(const char *path, int runs)
 		struct bump eb = { .pa = { bump_alloc, bump_free, NULL } };
 		lb.pa.allocator_data = &lb;
 		eb.pa.allocator_data = &eb;
-		double c0 = benchclock_cpu_s();
+		double c0 = bench_cpu_s();
 		events = 0;
 		Tensorflow__Profiler__XSpacePacked *sp =
 			tensorflow__profiler__xspace_packed__unpack(NULL, (size_t)len, buf);
@@ -338,7 +338,7 @@ static int floor_one(const char *path, int runs)
 				}
 			}
 		tensorflow__profiler__xspace_packed__free_unpacked(sp, NULL);
-		c[r] = benchclock_cpu_s() - c0;
+		c[r] = bench_cpu_s() - c0;
 		for (struct bump *b = &lb; b; b = b == &lb ? &eb : NULL) {
 			for (int k = 0; k < b->nold; k++)
 				free(b->old[k]);
@@ -346,7 +346,7 @@ static int floor_one(const char *path, int runs)
 		}
 	}
 	free(buf);
-	qsort(c, (size_t)runs, sizeof(c[0]), benchclock_cmpd);
+	bench_sort(c, runs);
 	double mb = (double)len / 1e6;
 	printf("floor %s file_mb=%.1f runs=%d median_cpu_s=%.3f mb_per_cpu_s=%.0f events=%zu\n", path, mb,
 	       runs, c[runs / 2], mb / c[runs / 2], events);
@@ -371,13 +371,13 @@ static int bench_one(const char *path, int runs)
 		struct gt_load_opts o = { .flags = GT_LOAD_QUIET, .threads = 1 };
 		struct gt_store *s = NULL;
 		char err[512];
-		double t0 = benchclock_now_s(), c0 = benchclock_cpu_s();
+		double t0 = bench_ms(CLOCK_MONOTONIC) / 1e3, c0 = bench_cpu_s();
 		if (gt_load(&path, 1, &o, &s, err, sizeof(err))) {
 			fprintf(stderr, "xplane_bench: %s\n", err);
 			return 1;
 		}
-		t[r] = benchclock_now_s() - t0;
-		c[r] = benchclock_cpu_s() - c0;
+		t[r] = bench_ms(CLOCK_MONOTONIC) / 1e3 - t0;
+		c[r] = bench_cpu_s() - c0;
 		if (r == 0) {
 			struct rusage ru;
 			getrusage(RUSAGE_SELF, &ru);
@@ -387,8 +387,8 @@ static int bench_one(const char *path, int runs)
 		bytes = store_bytes(s);
 		store_free(s);
 	}
-	qsort(t, (size_t)runs, sizeof(t[0]), benchclock_cmpd);
-	qsort(c, (size_t)runs, sizeof(c[0]), benchclock_cmpd);
+	bench_sort(t, runs);
+	bench_sort(c, runs);
 	double med = t[runs / 2], cmed = c[runs / 2];
 	printf("xplane %s file_mb=%.1f runs=%d median_s=%.3f min_s=%.3f mb_per_s=%.0f median_cpu_s=%.3f "
 	       "mb_per_cpu_s=%.0f events=%zu "
