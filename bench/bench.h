@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 #include "gtrace/report.h"
 #include "gtrace/store.h"
@@ -19,6 +20,15 @@ static inline double bench_ms(clockid_t c)
 	struct timespec ts;
 	clock_gettime(c, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* user + system CPU time of this process so far (all threads, getrusage), in s */
+static inline double bench_cpu_s(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
 static inline int bench_cmp_double(const void *a, const void *b)

@@ -20,27 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "gtrace/load.h"
-
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static double cpu_s(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
+#include "bench.h"
 
 /* decompressed size of a (maybe gzip) file, or of the files of a directory */
 static double raw_mb(const char *path)
@@ -81,19 +61,19 @@ static int bench_one(const char *path, int runs, int threads)
 		struct gt_load_opts o = { .flags = GT_LOAD_QUIET, .threads = threads };
 		struct gt_store *s = NULL;
 		char err[512];
-		double t0 = now_s(), c0 = cpu_s();
+		double t0 = bench_ms(CLOCK_MONOTONIC) / 1e3, c0 = bench_cpu_s();
 		if (gt_load(&path, 1, &o, &s, err, sizeof(err))) {
 			fprintf(stderr, "import_bench: %s\n", err);
 			return 1;
 		}
-		t[r] = now_s() - t0;
-		c[r] = cpu_s() - c0;
+		t[r] = bench_ms(CLOCK_MONOTONIC) / 1e3 - t0;
+		c[r] = bench_cpu_s() - c0;
 		events = store_event_count(s);
 		bytes = store_bytes(s);
 		store_free(s);
 	}
-	qsort(t, (size_t)runs, sizeof(t[0]), cmpd);
-	qsort(c, (size_t)runs, sizeof(c[0]), cmpd);
+	bench_sort(t, runs);
+	bench_sort(c, runs);
 	double med = t[runs / 2], mb = raw_mb(path);
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);

@@ -32,31 +32,11 @@
 #include <time.h>
 #include <unistd.h>
 #include "gtrace/load.h"
+#include "bench.h"
 #include "xplane.pb-c.h"
 
 typedef Tensorflow__Profiler__XEvent XEvent;
 typedef Tensorflow__Profiler__XStat XStat;
-
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static double cpu_s(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 static double rss_mb(void)
 {
@@ -338,7 +318,7 @@ static int floor_one(const char *path, int runs)
 		struct bump eb = { .pa = { bump_alloc, bump_free, NULL } };
 		lb.pa.allocator_data = &lb;
 		eb.pa.allocator_data = &eb;
-		double c0 = cpu_s();
+		double c0 = bench_cpu_s();
 		events = 0;
 		Tensorflow__Profiler__XSpacePacked *sp =
 			tensorflow__profiler__xspace_packed__unpack(NULL, (size_t)len, buf);
@@ -358,7 +338,7 @@ static int floor_one(const char *path, int runs)
 				}
 			}
 		tensorflow__profiler__xspace_packed__free_unpacked(sp, NULL);
-		c[r] = cpu_s() - c0;
+		c[r] = bench_cpu_s() - c0;
 		for (struct bump *b = &lb; b; b = b == &lb ? &eb : NULL) {
 			for (int k = 0; k < b->nold; k++)
 				free(b->old[k]);
@@ -366,7 +346,7 @@ static int floor_one(const char *path, int runs)
 		}
 	}
 	free(buf);
-	qsort(c, (size_t)runs, sizeof(c[0]), cmpd);
+	bench_sort(c, runs);
 	double mb = (double)len / 1e6;
 	printf("floor %s file_mb=%.1f runs=%d median_cpu_s=%.3f mb_per_cpu_s=%.0f events=%zu\n", path, mb,
 	       runs, c[runs / 2], mb / c[runs / 2], events);
@@ -391,13 +371,13 @@ static int bench_one(const char *path, int runs)
 		struct gt_load_opts o = { .flags = GT_LOAD_QUIET, .threads = 1 };
 		struct gt_store *s = NULL;
 		char err[512];
-		double t0 = now_s(), c0 = cpu_s();
+		double t0 = bench_ms(CLOCK_MONOTONIC) / 1e3, c0 = bench_cpu_s();
 		if (gt_load(&path, 1, &o, &s, err, sizeof(err))) {
 			fprintf(stderr, "xplane_bench: %s\n", err);
 			return 1;
 		}
-		t[r] = now_s() - t0;
-		c[r] = cpu_s() - c0;
+		t[r] = bench_ms(CLOCK_MONOTONIC) / 1e3 - t0;
+		c[r] = bench_cpu_s() - c0;
 		if (r == 0) {
 			struct rusage ru;
 			getrusage(RUSAGE_SELF, &ru);
@@ -407,8 +387,8 @@ static int bench_one(const char *path, int runs)
 		bytes = store_bytes(s);
 		store_free(s);
 	}
-	qsort(t, (size_t)runs, sizeof(t[0]), cmpd);
-	qsort(c, (size_t)runs, sizeof(c[0]), cmpd);
+	bench_sort(t, runs);
+	bench_sort(c, runs);
 	double med = t[runs / 2], cmed = c[runs / 2];
 	printf("xplane %s file_mb=%.1f runs=%d median_s=%.3f min_s=%.3f mb_per_s=%.0f median_cpu_s=%.3f "
 	       "mb_per_cpu_s=%.0f events=%zu "

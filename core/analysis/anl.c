@@ -416,3 +416,11 @@ int64_t anl_median_i64(int64_t *v, size_t n)
 			lo = v[i];
 	return mid2(lo, hi);
 }
+
+void anl_scope_or_all(struct gt_scope *sc, const struct gt_scope *in)
+{
+	if (in)
+		*sc = *in;
+	else
+		gt_scope_all(sc);
+}

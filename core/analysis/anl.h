@@ -47,6 +47,8 @@ double anl_median_sorted(const int64_t *v, size_t n);
 
 /* ranks of the scope (all, or sc->rank when present); count, *out malloc'ed */
 long anl_scope_ranks(const struct gt_store *s, const struct gt_scope *sc, int32_t **out);
+/* *sc = *in, or the whole trace (gt_scope_all) when in is NULL */
+void anl_scope_or_all(struct gt_scope *sc, const struct gt_scope *in);
 
 
 /* a step window inside a scope */

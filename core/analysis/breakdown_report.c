@@ -97,15 +97,7 @@ int breakdown_report(const struct gt_store *s, const struct gt_scope *sc,
 				   "report's Comm/Step is the total");
 	if (!rc)
 		rc = tables_scope_note(t, s, sc);
-	if (!rc) {
-		rc = gt_report_out_add(out, t);
-		t = NULL;
-		if (!rc)
-			rc = gt_report_out_add(out, tp);
-		tp = NULL;
-	}
-	gt_table_free(t);
-	gt_table_free(tp);
+	rc = tables_out_pair(out, rc, t, tp);
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "breakdown: out of memory");
 	return rc;

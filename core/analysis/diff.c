@@ -87,6 +87,17 @@ struct job {
 	char err[256];
 };
 
+void diff_run_both(void *(*run)(void *), void *a, void *b)
+{
+	pthread_t th;
+	int threaded = !pthread_create(&th, NULL, run, b);
+	run(a);
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		run(b);
+}
+
 static void *job_run(void *arg)
 {
 	struct job *j = arg;
@@ -101,13 +112,7 @@ static int names(const struct gt_store *a, const struct gt_store *b, const struc
 	static const char *const kfig[] = { "Time" }, *const ofig[] = { "Device Self", "Host Self" };
 	/* the experiment on a second thread while this one does the baseline */
 	struct job ja = { .s = a, .o = o, .ops = ops }, jb = { .s = b, .o = o, .ops = ops };
-	pthread_t th;
-	int threaded = !pthread_create(&th, NULL, job_run, &jb);
-	job_run(&ja);
-	if (threaded)
-		pthread_join(th, NULL);
-	else
-		job_run(&jb);
+	diff_run_both(job_run, &ja, &jb);
 	struct diff_item *ia = ja.items, *ib = jb.items;
 	long na = ja.n, nb = jb.n;
 	if (na < 0 || nb < 0)

@@ -5,7 +5,6 @@
  * category and the aligned steps side by side.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,17 +104,7 @@ static int tables(const struct breakdown_result *ra, const struct breakdown_resu
 		else
 			rc = gt_table_note(t, "Whole runs compared from their start (no steps aligned)");
 	}
-	if (!rc) {
-		rc = gt_report_out_add(out, t);
-		t = NULL;
-	}
-	if (!rc) {
-		rc = gt_report_out_add(out, ts);
-		ts = NULL;
-	}
-	gt_table_free(t);
-	gt_table_free(ts);
-	return rc;
+	return tables_out_pair(out, rc, t, ts);
 }
 
 /* one run's breakdown, for a thread */
@@ -139,13 +128,7 @@ int diff_breakdown(const struct gt_store *a, const struct gt_store *b, const str
 {
 	/* the experiment on a second thread while this one does the baseline */
 	struct job ja = { .s = a, .o = o }, jb = { .s = b, .o = o };
-	pthread_t th;
-	int threaded = !pthread_create(&th, NULL, job_run, &jb);
-	job_run(&ja);
-	if (threaded)
-		pthread_join(th, NULL);
-	else
-		job_run(&jb);
+	diff_run_both(job_run, &ja, &jb);
 	struct breakdown_result ra = ja.r, rb = jb.r;
 	int rc = ja.rc ? ja.rc : jb.rc;
 	if (rc)

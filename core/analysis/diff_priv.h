@@ -9,6 +9,9 @@
 
 /* the rank compared in run s: o->rank, else the lowest rank of s (0 when none) */
 int32_t diff_rank(const struct gt_store *s, const struct diff_opts *o);
+/* run(a) on this thread and run(b) on a second one, both done on return
+ * (b on this thread too when no thread can be started) */
+void diff_run_both(void *(*run)(void *), void *a, void *b);
 /* the breakdown tables (diff_breakdown.c); 0 or negative errno */
 int diff_breakdown(const struct gt_store *a, const struct gt_store *b, const struct diff_opts *o,
 		   struct gt_report_out *out, char *err, size_t errlen);

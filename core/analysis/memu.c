@@ -10,6 +10,7 @@
 #include <string.h>
 #include "gtrace/memu.h"
 #include "gtrace/steps.h"
+#include "anl.h"
 
 struct rec {
 	int64_t t, b;
@@ -221,10 +222,7 @@ int memu_compute(const struct gt_store *s, const struct gt_scope *sc_in, struct 
 		 char *err, size_t errlen)
 {
 	struct gt_scope sc;
-	if (sc_in)
-		sc = *sc_in;
-	else
-		gt_scope_all(&sc);
+	anl_scope_or_all(&sc, sc_in);
 	memset(out, 0, sizeof(*out));
 	struct rec *v = NULL;
 	long n = gather(s, sc.rank, UINT32_MAX, &v);

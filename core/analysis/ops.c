@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace/ops.h"
+#include "anl.h"
 #include "ops_priv.h"
 #include "opsmap.h"
 
@@ -415,10 +416,7 @@ static int compute(const struct gt_store *s, const struct gt_scope *sc_in, int m
 		   uint32_t mem_dev, struct ops_result *out, char *err, size_t errlen)
 {
 	struct gt_scope sc;
-	if (sc_in)
-		sc = *sc_in;
-	else
-		gt_scope_all(&sc);
+	anl_scope_or_all(&sc, sc_in);
 	memset(out, 0, sizeof(*out));
 	struct ctx c = { .s = s, .r = out, .t0 = sc.t0_ns, .t1 = sc.t1_ns, .mem = mem,
 			 .mem_dev = mem_dev };

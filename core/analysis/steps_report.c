@@ -97,15 +97,7 @@ int steps_report(const struct gt_store *s, const struct gt_scope *sc,
 		rc = gt_table_note(t, "No steps in the scope");
 	if (!rc)
 		rc = tables_scope_note(t, s, sc);
-	if (!rc) {
-		rc = gt_report_out_add(out, t);
-		t = NULL;
-		if (!rc)
-			rc = gt_report_out_add(out, tg);
-		tg = NULL;
-	}
-	gt_table_free(t);
-	gt_table_free(tg);
+	rc = tables_out_pair(out, rc, t, tg);
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "steps: out of memory");
 	return rc;

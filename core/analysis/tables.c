@@ -85,3 +85,18 @@ int tables_scope_note(struct gt_table *t, const struct gt_store *s, const struct
 		rc = gt_table_note(t, "Scope: rank %d", (int)sc->rank);
 	return rc;
 }
+
+int tables_out_pair(struct gt_report_out *out, int rc, struct gt_table *a, struct gt_table *b)
+{
+	if (!rc) {
+		rc = gt_report_out_add(out, a);
+		a = NULL;
+	}
+	if (!rc) {
+		rc = gt_report_out_add(out, b);
+		b = NULL;
+	}
+	gt_table_free(a);
+	gt_table_free(b);
+	return rc;
+}

@@ -18,5 +18,9 @@ void tables_stat_row(struct gt_table *t, size_t row, size_t col0, const struct k
 struct gt_table *tables_new(const char *name, const char *title, const char *const *cols);
 /* note lines describing the scope (range, gpu, rank) when it is not the whole trace */
 int tables_scope_note(struct gt_table *t, const struct gt_store *s, const struct gt_scope *sc);
+/* a report's main table and a second one: when rc is 0, a then b go into
+ * out (which owns them from then on); the ones not handed over are freed;
+ * returns rc, or the first error of gt_report_out_add */
+int tables_out_pair(struct gt_report_out *out, int rc, struct gt_table *a, struct gt_table *b);
 
 #endif

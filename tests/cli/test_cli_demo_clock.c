@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <cjson/cJSON.h>
 
+#include "clirun.h"
+
 static char tmpdir[256];
 
 static void setup(void)
@@ -28,25 +30,6 @@ static void teardown(void)
 	cr_assert_eq(system(cmd), 0);
 }
 
-/* run the shell command line, stdout and stderr into *out; exit status */
-static int sh(const char *cmd, char **out)
-{
-	char *full = NULL;
-	cr_assert(asprintf(&full, "%s 2>&1", cmd) > 0);
-	FILE *p = popen(full, "r");
-	cr_assert(p);
-	size_t len = 0;
-	FILE *m = open_memstream(out, &len);
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-		fwrite(buf, 1, n, m);
-	fclose(m);
-	int st = pclose(p);
-	free(full);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* record `demo --trainer --seconds S EXTRA`; the span of the trace (s);
  * the trainer's messages in *msg */
 static double record_span(double seconds, const char *extra, char **msg)
@@ -55,12 +38,12 @@ static double record_span(double seconds, const char *extra, char **msg)
 	cr_assert_not_null(b, "GTRACE_BUILD not set");
 	char cmd[1024];
 	snprintf(cmd, sizeof(cmd), "'%s/tui/gtrace' record -q -o '%s/r.gtrace' -- '%s/tui/gtrace' demo "
-		 "--trainer --gpus 2 --seconds %.1f --linger 0 %s", b, tmpdir, b, seconds, extra);
-	cr_assert_eq(sh(cmd, msg), 0, "%s", *msg);
+		 "--trainer --gpus 2 --seconds %.1f --linger 0 %s 2>&1", b, tmpdir, b, seconds, extra);
+	cr_assert_eq(clirun_capture(cmd, msg), 0, "%s", *msg);
 	char *out = NULL;
 	snprintf(cmd, sizeof(cmd), "'%s/tui/gtrace' stats '%s/r.gtrace' --report summary --format json "
-		 "--table summary 2>/dev/null", b, tmpdir);
-	cr_assert_eq(sh(cmd, &out), 0, "%s", out);
+		 "--table summary 2>&1", b, tmpdir);
+	cr_assert_eq(clirun_capture(cmd, &out), 0, "%s", out);
 	cJSON *t = cJSON_Parse(out);
 	cr_assert(t, "%s", out);
 	cJSON *rows = cJSON_GetObjectItem(t, "rows");

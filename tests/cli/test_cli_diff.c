@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "../testdata.h"
+#include "clirun.h"
 
 #define NW0 "kineto/resnet50_num_workers_0.pt.trace.json.gz"
 #define NW4 "kineto/resnet50_num_workers_4.pt.trace.json.gz"
@@ -25,29 +26,9 @@ static const char *td(void)
 	return t ? t : "../shared/testdata";
 }
 
-/* run a command, stdout into *out (malloc'ed); exit status */
-static int run(const char *cmd, char **out)
-{
-	FILE *p = popen(cmd, "r");
-	cr_assert(p);
-	size_t len = 0;
-	FILE *m = open_memstream(out, &len);
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-		fwrite(buf, 1, n, m);
-	fclose(m);
-	int st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static int gtrace(const char *args, char **out)
 {
-	char *cmd = NULL;
-	cr_assert(asprintf(&cmd, "'%s/tui/gtrace' %s 2>&1", getenv("GTRACE_BUILD"), args) > 0);
-	int rc = run(cmd, out);
-	free(cmd);
-	return rc;
+	return clirun_gtrace(args, "2>&1", out);
 }
 
 /* Average (us) of `cat` from breakdown_ref.py's CSV */
@@ -65,7 +46,7 @@ static char *ref_run(const char *rel)
 	char *cmd = NULL, *out = NULL;
 	cr_assert(asprintf(&cmd, "python3 '%s/tests/cli/breakdown_ref.py' '%s/%s'",
 			   getenv("GTRACE_SRC"), td(), rel) > 0);
-	cr_assert_eq(run(cmd, &out), 0, "breakdown_ref.py failed");
+	cr_assert_eq(clirun_capture(cmd, &out), 0, "breakdown_ref.py failed");
 	free(cmd);
 	return out;
 }

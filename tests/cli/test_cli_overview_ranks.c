@@ -14,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "clirun.h"
+
 static char tmpdir[256];
 
 static void setup(void)
@@ -32,22 +34,7 @@ static void teardown(void)
 /* run `gtrace ARGS`, stdout into a malloc'ed string; returns the exit status */
 static int gtrace(const char *args, char **out)
 {
-	const char *b = getenv("GTRACE_BUILD");
-	cr_assert_not_null(b, "GTRACE_BUILD not set");
-	char *cmd = NULL;
-	cr_assert(asprintf(&cmd, "'%s/tui/gtrace' %s 2>/dev/null", b, args) > 0);
-	FILE *p = popen(cmd, "r");
-	cr_assert(p);
-	size_t len = 0;
-	FILE *m = open_memstream(out, &len);
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-		fwrite(buf, 1, n, m);
-	fclose(m);
-	int st = pclose(p);
-	free(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return clirun_gtrace(args, "2>/dev/null", out);
 }
 
 #define HDR "Rank,Steps,Avg step (us),Kernel %,Exposed Comm %,DataLoader %,Input %,Input verdict," \

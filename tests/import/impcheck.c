@@ -1,8 +1,10 @@
 /* impcheck.c - helpers of the import tests (impcheck.h) */
 #include <criterion/criterion.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include "gtrace/load.h"
 #include "impcheck.h"
 #include "../testdata.h"
@@ -66,4 +68,21 @@ size_t count_kind(const struct gt_store *s, int kind)
 			c += l->ev[j].kind == kind;
 	}
 	return c;
+}
+
+int impcheck_cli(char *out, size_t outlen, const char *fmt, ...)
+{
+	const char *b = getenv("GTRACE_BUILD");
+	char args[2048], cmd[2304];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "%s/tui/gtrace %s 2>&1", b ? b : "build", args);
+	FILE *p = popen(cmd, "r");
+	cr_assert(p);
+	size_t n = fread(out, 1, outlen - 1, p);
+	out[n] = 0;
+	int st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

@@ -21,5 +21,10 @@ const char *tpath(const char *rel);
 struct gt_store *tload(const char *rel);
 void kfacts_of(const struct gt_store *s, struct kfacts *f);
 size_t count_kind(const struct gt_store *s, int kind);
+/* run `$GTRACE_BUILD/tui/gtrace ARGS 2>&1` (ARGS from the printf format;
+ * GTRACE_BUILD unset: ./build); the first outlen - 1 bytes of its output
+ * into out (NUL-terminated); its exit status, -1 when it did not exit */
+int impcheck_cli(char *out, size_t outlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -13,15 +13,7 @@
 
 static int run(const char *args, char *out, size_t outlen)
 {
-	const char *b = getenv("GTRACE_BUILD");
-	char cmd[2048];
-	snprintf(cmd, sizeof(cmd), "%s/tui/gtrace export %s 2>&1", b ? b : "build", args);
-	FILE *p = popen(cmd, "r");
-	cr_assert(p);
-	size_t n = fread(out, 1, outlen - 1, p);
-	out[n] = 0;
-	int st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return impcheck_cli(out, outlen, "export %s", args);
 }
 
 Test(export_cli, usage_and_errors)

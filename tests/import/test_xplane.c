@@ -173,15 +173,7 @@ Test(xplane_real, host_devices_links_steps)
 /* `gtrace stats ARGS` with stderr; its exit status */
 static int stats_cli(const char *args, char *out, size_t outlen)
 {
-	const char *b = getenv("GTRACE_BUILD");
-	char cmd[2048];
-	snprintf(cmd, sizeof(cmd), "%s/tui/gtrace stats %s 2>&1", b ? b : "build", args);
-	FILE *p = popen(cmd, "r");
-	cr_assert(p);
-	size_t n = fread(out, 1, outlen - 1, p);
-	out[n] = 0;
-	int st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return impcheck_cli(out, outlen, "stats %s", args);
 }
 
 /* ---- files of our own writer ---- */
@@ -422,15 +414,7 @@ Test(xplane_own, run_directory_hosts_gzip)
 
 static int cli(const char *path, char *out, size_t outlen)
 {
-	const char *b = getenv("GTRACE_BUILD");
-	char cmd[2048];
-	snprintf(cmd, sizeof(cmd), "%s/tui/gtrace stats '%s' 2>&1", b ? b : "build", path);
-	FILE *p = popen(cmd, "r");
-	cr_assert(p);
-	size_t n = fread(out, 1, outlen - 1, p);
-	out[n] = 0;
-	int st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return impcheck_cli(out, outlen, "stats '%s'", path);
 }
 
 static void bad_file(const char *what, const void *buf, size_t len, const char *expect)
