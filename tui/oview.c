@@ -337,7 +337,7 @@ static void rank_lines(const struct oview *o, int *y, int end, struct lrect r)
 			}
 			term_printf((*y)++, r.x + 3, r.w - 4,
 				    k->verdict >= PL_MODERATELY ? theme_attr(TH_WARN) : 0,
-				    "rank %-3d %-22s input %4.1f%%  step %s  Kernel %.0f%%  Comm %.0f%%  DataLoader %.0f%%",
+				    "rank %-3d %-22s input %4.1f%%  step %s  Kernel %.0f%%  Exposed comm %.0f%%  DataLoader %.0f%%",
 				    k->rank, pipeline_verdict_name(k->verdict), k->input_pct,
 				    layout_fmt_dur((int64_t)k->avg_step_ns, a, sizeof(a)),
 				    100.0 * k->avg_ns[BD_KERNEL] / avg, 100.0 * k->avg_ns[BD_COMM] / avg,
@@ -422,6 +422,7 @@ static int step_lines(struct oview *o, int *y, int end, struct lrect r)
 		}
 	for (int i = 0; i < nc && k > 0 && (size_t)k < sizeof(line); i++)
 		k += snprintf(line + k, sizeof(line) - (size_t)k, "  %s %.0f%%",
+			      order[i] == BD_COMM ? "Exposed communication" :
 			      breakdown_cat_name((enum breakdown_cat)order[i]),
 			      bd->avg_total_ns > 0 ? 100.0 * bd->avg_ns[order[i]] / bd->avg_total_ns : 0);
 	/* whole on one line when it fits, else the headline, then the shares */
@@ -433,14 +434,20 @@ static int step_lines(struct oview *o, int *y, int end, struct lrect r)
 	} else {
 		term_put((*y)++, r.x + 3, r.w - 4, 0, line);
 	}
+	/* the largest non-GPU cost of the rank whose verdict is shown */
+	double cost_pct = 0;
+	const char *cost = pipeline_host_cost_name(pipeline_host_cost(&res->pl, &cost_pct));
 	if (*y < end && res->nrk > 1) {
-		snprintf(line, sizeof(line), "input pipeline: %s (input %.1f%%) in rank %d, the worst of %zu ranks",
+		snprintf(line, sizeof(line), "input pipeline: %s (input %.1f%%) in rank %d, the worst of %zu ranks; "
+			 "largest non-GPU cost there: %s, %.1f%% of the step",
 			 pipeline_verdict_name(res->pl.verdict), res->pl.input_pct, res->pl.rank,
-			 with ? with : res->nrk);
+			 with ? with : res->nrk, cost, cost_pct);
 		wrap_put(y, end, r, 0, line, 2);
 	} else if (*y < end) {
-		term_printf((*y)++, r.x + 3, r.w - 4, 0, "input pipeline: %s (input %.1f%%)",
-			    pipeline_verdict_name(o->res.pl.verdict), o->res.pl.input_pct);
+		snprintf(line, sizeof(line), "input pipeline: %s (input %.1f%%); largest non-GPU cost: %s, "
+			 "%.1f%% of the step", pipeline_verdict_name(o->res.pl.verdict), o->res.pl.input_pct,
+			 cost, cost_pct);
+		wrap_put(y, end, r, 0, line, 2);
 	}
 	int y0 = *y;
 	rank_lines(o, y, end, r);
@@ -459,7 +466,7 @@ static void health_text(const struct oview *o, char *buf, size_t len)
 	}
 	comm /= (double)(mg->ngpus ? mg->ngpus : 1);
 	snprintf(buf, len,
-		 "collectives: %.1f%% of the step on average;  staggered starts: up to %.1f%% of a step;  recurring copies %.1f%%",
+		 "collectives (total kernel time, overlapped or not): %.1f%% of the step on average;  staggered starts: up to %.1f%% of a step;  recurring copies %.1f%%",
 		 comm, stag, mg->copy_share_pct);
 }
 

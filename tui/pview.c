@@ -98,8 +98,11 @@ static void pv_draw(struct view *v, struct lrect r)
 		return;
 	}
 	const struct pipeline_result *res = &p->res;
+	double cost_pct = 0;
+	enum pipeline_host_cost cost = pipeline_host_cost(res, &cost_pct);
 	term_printf(r.y, r.x + 1, r.w - 2, theme_attr(res->verdict >= PL_MODERATELY ? TH_WARN : TH_GOOD),
-		    "Verdict: %s", pipeline_verdict_name(res->verdict));
+		    "Verdict: %s;  largest non-GPU cost: %s, %.1f%% of the step",
+		    pipeline_verdict_name(res->verdict), pipeline_host_cost_name(cost), cost_pct);
 	if (r.h < 2)
 		return;
 	term_printf(r.y + 1, r.x + 1, r.w - 2, 0,

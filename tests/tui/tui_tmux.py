@@ -352,6 +352,9 @@ def case_pipeline():
     # planted: the input-bound scenario waits for its data loader every step
     if "HIGHLY input-bound" not in s and "MODERATELY input-bound" not in s:
         fail("input-bound scenario not found input-bound", s)
+    # planted: the data loader is the dominant host cost, and the headline names it
+    if "largest non-GPU cost: input," not in s:
+        fail("the verdict line does not name input as the largest non-GPU cost", s)
     for want in ("step 0", "What to try", "Worst steps", "Device compute"):
         if want not in s:
             fail("pipeline page lacks '%s'" % want, s)
@@ -380,7 +383,8 @@ def case_overview():
     keys("4")
     s = wait_for(r"Recommendations")
     for want in ("Environment", "Average step", "GPU utilization", "Top kernels", "r0 GPU 0",
-                 "r0 GPU 1", "input-bound"):
+                 "r0 GPU 1", "input-bound", "largest non-GPU cost: input,",
+                 "collectives (total kernel time"):
         if want not in s:
             fail("overview lacks '%s'" % want, s)
     keys("Enter")
@@ -753,6 +757,9 @@ def case_real():
     # TensorBoard plugin's numbers: DataLoader 59,262 of a 177,592 us step = 33 % input
     if "HIGHLY input-bound" not in s:
         fail("ResNet-50 with 0 workers should be HIGHLY input-bound", s)
+    # DataLoader 59,262 us is the largest host cost (CPU Exec 13,674, Runtime 2,908)
+    if "largest non-GPU cost: input," not in s:
+        fail("ResNet-50's largest non-GPU cost should be input", s)
     quit_ok()
 
 
@@ -1694,6 +1701,11 @@ def case_ovsmall():
     total = sum(int(x) for x in re.findall(r"(\d+)%", m.group(1)))
     if abs(total - 100) > 5:
         fail("the breakdown shares on screen add up to %d %%: %s" % (total, m.group(1)), s)
+    # the breakdown's communication is the exposed part; the health line's is the total
+    if "Exposed communication" not in m.group(1):
+        fail("the breakdown's communication share does not say it is the exposed part", s)
+    if "collectives (total kernel time" not in flat:
+        fail("the health line's collective share does not say it is the total", s)
     line = next((l for l in s.splitlines() if "per rank, worst first:" in l), "")
     if not re.search(r"per rank, worst first:(  r\d+ [A-Z]+ [0-9.]+%)*(  \.\.\.)?\s*$", line):
         fail("the per-rank line cuts a figure: %r" % line, s)
