@@ -1349,14 +1349,25 @@ def live_step(s):
 
 
 def wait_steps(n, timeout=40):
-    """wait until the live capture has produced n more steps; return the screen"""
+    """wait until the live capture has produced n more steps; return the screen
+    (a message takes precedence over the status fields and can hide the
+    state's step part: the message is cleared until the step shows)"""
     s = screen()
     first = live_step(s)
+    for _ in range(20):
+        if first >= 0:
+            break
+        clear_msg()
+        time.sleep(0.1)
+        first = live_step(screen())
     end = time.time() + timeout
     while time.time() < end:
         s = screen()
-        if live_step(s) >= first + n:
+        k = live_step(s)
+        if first >= 0 and k >= first + n:
             return s
+        if k < 0:
+            clear_msg()
         time.sleep(0.1)
     fail("the live capture did not grow by %d steps" % n, s)
 
