@@ -125,15 +125,15 @@ static const struct {
 		       " dynamicSharedMemory FROM CUPTI_ACTIVITY_KIND_KERNEL" },
 	[Q_MEMCPY] = { "CUPTI_ACTIVITY_KIND_MEMCPY",
 		       "SELECT start, end, deviceId, streamId, correlationId, bytes, copyKind, srcKind,"
-		       " dstKind, srcDeviceId, dstDeviceId FROM CUPTI_ACTIVITY_KIND_MEMCPY" },
+		       " dstKind, srcDeviceId, dstDeviceId FROM CUPTI_ACTIVITY_KIND_MEMCPY", NULL },
 	[Q_MEMSET] = { "CUPTI_ACTIVITY_KIND_MEMSET",
 		       "SELECT start, end, deviceId, streamId, correlationId, bytes"
-		       " FROM CUPTI_ACTIVITY_KIND_MEMSET" },
+		       " FROM CUPTI_ACTIVITY_KIND_MEMSET", NULL },
 	[Q_RUNTIME] = { "CUPTI_ACTIVITY_KIND_RUNTIME",
-			"SELECT start, end, globalTid, correlationId, nameId FROM CUPTI_ACTIVITY_KIND_RUNTIME" },
+			"SELECT start, end, globalTid, correlationId, nameId FROM CUPTI_ACTIVITY_KIND_RUNTIME", NULL },
 	[Q_NVTX] = { "NVTX_EVENTS",
 		     "SELECT start, end, globalTid, text, textId FROM NVTX_EVENTS"
-		     " WHERE eventType IN (59, 60) AND end IS NOT NULL" },
+		     " WHERE eventType IN (59, 60) AND end IS NOT NULL", NULL },
 };
 
 static const uint8_t copy_kind[14] = {
