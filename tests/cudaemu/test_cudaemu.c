@@ -94,6 +94,15 @@ static int run(const char *log, char *const argv[])
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* frees what read_truth allocated */
+static void truth_free(struct truth *t)
+{
+	free(t->w);
+	free(t->idx);
+	free(t->g);
+	free(t->nv);
+}
+
 static void read_truth(const char *path, struct truth *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -328,9 +337,7 @@ Test(cudaemu, record_equals_ground_truth)
 	cr_assert_eq(d->zero_timestamps, 0);
 	cr_assert_eq(d->ring_overflow, 0);
 	store_free(s);
-	free(t.w);
-	free(t.idx);
-	free(t.g);
+	truth_free(&t);
 	unlink("emu_exact.gtrace");
 }
 
@@ -362,9 +369,7 @@ Test(cudaemu, cupti12_record_equals_ground_truth)
 	cr_assert_eq(store_drops_lost(store_drops(s)), 0);
 	cr_assert_eq(store_drops(s)->zero_timestamps, 0);
 	store_free(s);
-	free(t.w);
-	free(t.idx);
-	free(t.g);
+	truth_free(&t);
 	unlink("emu_c12.gtrace");
 }
 
@@ -427,10 +432,7 @@ Test(cudaemu, nvtx_nested_ranges_equal_ground_truth)
 	cr_assert_eq(found, t.n_nv, "%zu NVTX ranges, %zu in the truth", found, t.n_nv);
 	cr_assert_eq(store_drops_lost(store_drops(s)), 0);
 	store_free(s);
-	free(t.w);
-	free(t.idx);
-	free(t.g);
-	free(t.nv);
+	truth_free(&t);
 	unlink("emu_nvtx.gtrace");
 }
 
@@ -451,9 +453,7 @@ Test(cudaemu, run_record_equals_ground_truth)
 	compare(s, &t);
 	cr_assert_eq(store_drops_lost(store_drops(s)), 0);
 	store_free(s);
-	free(t.w);
-	free(t.idx);
-	free(t.g);
+	truth_free(&t);
 	unlink("emu_run.gtrace");
 }
 
@@ -477,9 +477,7 @@ Test(cudaemu, exit_with_kernels_running)
 	compare(s, &t);
 	cr_assert_eq(store_drops_lost(store_drops(s)), 0);
 	store_free(s);
-	free(t.w);
-	free(t.idx);
-	free(t.g);
+	truth_free(&t);
 	unlink("emu_tail.gtrace");
 }
 
@@ -521,9 +519,7 @@ Test(cudaemu, foreign_clock_stops_capture_never_shifts_times)
 	cr_assert(strstr(buf, "ended its capture: another CUPTI client (torch.profiler?) installed "
 			 "its own clock"), "recorder said: %s", buf);
 	store_free(s);
-	free(t.w);
-	free(t.idx);
-	free(t.g);
+	truth_free(&t);
 	unlink("emu_tsc.gtrace");
 }
 
@@ -610,9 +606,7 @@ Test(cudaemu, bad_timestamps_counted_never_zero_length)
 	cr_assert_eq(store_drops(s)->zero_timestamps, bad);
 	cr_assert_eq(store_drops_lost(store_drops(s)), bad);
 	store_free(s);
-	free(t.w);
-	free(t.idx);
-	free(t.g);
+	truth_free(&t);
 	unlink("emu_badts.gtrace");
 }
 
@@ -649,9 +643,7 @@ Test(cudaemu, pool_exhausted_losses_counted_exactly)
 	cr_assert_eq(n_gpu + n_api + t.dropped, 2 * t.n, "%zu + %zu + %llu lost != %zu records",
 		     n_gpu, n_api, t.dropped, 2 * t.n);
 	store_free(s);
-	free(t.w);
-	free(t.idx);
-	free(t.g);
+	truth_free(&t);
 	unlink("emu_burst.gtrace");
 }
 
@@ -701,8 +693,7 @@ Test(cudaemu, torchrun_like_eight_processes)
 		cr_assert_eq(r->world_size, 7);
 		cr_assert_str_eq(store_str(s, r->host), host);
 		compare(s, &t);
-		free(t.w);
-		free(t.idx);
+		truth_free(&t);
 		unlink(f);
 	}
 	store_free(s);
@@ -724,7 +715,5 @@ Test(cudaemu, trainer_runs_without_injection)
 	cr_assert_eq(t.have_stats, 0);       /* no CUPTI in the process */
 	for (size_t i = 0; i < t.n; i++)
 		cr_assert(t.w[i].end > t.w[i].start && t.w[i].start > t.w[i].api_end);
-	free(t.w);
-	free(t.idx);
-	free(t.g);
+	truth_free(&t);
 }
