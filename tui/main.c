@@ -34,19 +34,20 @@ static const struct command commands[] = {
 	  "             (--pid PID [--force-inject] | --all | -- CMD [ARGS])\n"
 	  "      headless capture to a .gtrace file, no terminal needed" },
 	{ "stats", cmd_stats, "stats PATH... [--report NAME[,NAME...]] [--format table|csv|json]\n"
-	  "             [--table NAME|list] [-o DIR] [--step N] [--range T0:T1] [--gpu G] [--rank R]\n"
+	  "             [--table NAME|list] [-o DIR [--force]] [--step N] [--range T0:T1] [--gpu G] [--rank R]\n"
 	  "             [--param-bytes B --link-gbps X] [--run NAME]\n"
 	  "      analyses as text, CSV or JSON" },
 	{ "export", cmd_export, "export PATH... -o OUT.json[.gz] [--no-flows] [--gzip-level N] [--run NAME] [--force]\n"
 	  "      Chrome trace JSON (opens in Perfetto) from any input" },
 	{ "sim", cmd_sim, "sim -o FILE [--gpus N] [--ranks R] [--steps N] [--scenario NAME]\n"
-	  "             [--scenario-rank R] [--events N] [--seed S] [--memory steady|leak]\n"
+	  "             [--scenario-rank R] [--events N] [--seed S] [--memory steady|leak] [--force]\n"
 	  "      write a synthetic capture with a planted bottleneck\n"
 	  "  gtrace sim --live [--gpus N] [--ranks N] [--scenario NAME] [--rate EVENTS_PER_S]\n"
 	  "             [--seconds S] [--steps N] [--seed N] [--wait] [--linger S]\n"
 	  "      a simulated trainer to attach to" },
 	{ "diff", cmd_diff, "diff A B [--report breakdown|kernels|ops|overview] [--format table|csv|json]\n"
 	  "             [--align first|start|step=N] [--rank R] [--table NAME|list] [-o DIR]\n"
+	  "             [--force]\n"
 	  "      compare two runs" },
 };
 
