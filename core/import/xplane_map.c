@@ -60,12 +60,8 @@ static int add_step(struct xpmap *m, int from_gpu, int64_t num, int64_t t0, int6
 {
 	struct xpstep **v = from_gpu ? &m->gsteps : &m->hsteps;
 	size_t *n = from_gpu ? &m->n_gsteps : &m->n_hsteps, *cap = from_gpu ? &m->cap_gsteps : &m->cap_hsteps;
-	for (size_t i = 0; from_gpu && i < *n; i++)
-		if ((*v)[i].num == num) {
-			(*v)[i].t0 = t0 < (*v)[i].t0 ? t0 : (*v)[i].t0;
-			(*v)[i].t1 = t1 > (*v)[i].t1 ? t1 : (*v)[i].t1;
-			return 0;
-		}
+	/* a GPU step's windows are merged per number in emit_steps (sorted),
+	 * not looked up here: 200k distinct numbers made that quadratic */
 	if (*n == *cap) {
 		size_t nc = *cap ? *cap * 2 : 16;
 		struct xpstep *nv = realloc(*v, nc * sizeof(*nv));
@@ -225,9 +221,38 @@ static int plane_kind(const char *name, int32_t *dev)
 	return PL_OTHER;
 }
 
+static int step_cmp(const void *a, const void *b)
+{
+	const struct xpstep *x = a, *y = b;
+	if (x->num != y->num)
+		return x->num < y->num ? -1 : 1;
+	return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+/* the GPU steps sorted by number, the windows of one number merged into
+ * their union (the GPUs of the host ran the step at different times) */
+static void merge_gsteps(struct xpmap *m)
+{
+	if (!m->n_gsteps)
+		return;
+	qsort(m->gsteps, m->n_gsteps, sizeof(*m->gsteps), step_cmp);
+	size_t w = 0;
+	for (size_t i = 1; i < m->n_gsteps; i++) {
+		struct xpstep *d = &m->gsteps[w], *x = &m->gsteps[i];
+		if (x->num == d->num) {
+			d->t0 = x->t0 < d->t0 ? x->t0 : d->t0;
+			d->t1 = x->t1 > d->t1 ? x->t1 : d->t1;
+		} else {
+			m->gsteps[++w] = *x;
+		}
+	}
+	m->n_gsteps = w + 1;
+}
+
 /* the steps found, as GT_EV_STEP on the rank's "Steps" host lane */
 static int emit_steps(struct xpmap *m)
 {
+	merge_gsteps(m);
 	struct xpstep *v = m->n_gsteps ? m->gsteps : m->hsteps;
 	size_t n = m->n_gsteps ? m->n_gsteps : m->n_hsteps;
 	if (!n)
