@@ -174,6 +174,10 @@ uint32_t store_lane(struct gt_store *s, const struct gt_lane_key *in)
 			if (lane_key_eq(&s->lanes[s->lane_hash[i] - 1]->key, key))
 				return s->lane_hash[i] - 1;
 	}
+	if (s->lim_lanes && s->n_lanes >= s->lim_lanes) {
+		s->lim_hit = s->lim_hit ? s->lim_hit : STORE_LIM_LANES;
+		return UINT32_MAX;
+	}
 	if ((s->n_lanes + 1) * 2 > s->lane_hcap &&
 	    lane_rehash(s, s->lane_hcap ? s->lane_hcap * 2 : 64))
 		return UINT32_MAX;
@@ -378,6 +382,10 @@ int store_reserve(struct gt_store *s, uint32_t lane, size_t n)
 	struct gt_lane *l = s->lanes[lane];
 	if (l->n + n <= l->cap)
 		return 0;
+	if (s->lim_events && s->n_added + n > s->lim_events) {
+		s->lim_hit = s->lim_hit ? s->lim_hit : STORE_LIM_EVENTS;
+		return -E2BIG;
+	}
 	struct gt_event *ne = realloc(l->ev, (l->n + n) * sizeof(*ne));
 	if (!ne)
 		return -ENOMEM;
@@ -391,6 +399,11 @@ int store_add(struct gt_store *s, const struct gt_event *e)
 	if (e->lane >= s->n_lanes)
 		return -EINVAL;
 	struct gt_lane *l = s->lanes[e->lane];
+	if (s->lim_events && s->n_added >= s->lim_events) {
+		s->lim_hit = s->lim_hit ? s->lim_hit : STORE_LIM_EVENTS;
+		return -E2BIG;
+	}
+	s->n_added++;
 	if (l->n == l->cap) {
 		/* small first (a file of a million one-event lanes must not
 		 * reserve 12 KiB each), then x1.5 */
@@ -405,6 +418,18 @@ int store_add(struct gt_store *s, const struct gt_event *e)
 	if (e->kind < 32)
 		l->kinds_mask |= 1u << e->kind;
 	return 0;
+}
+
+void store_limits_set(struct gt_store *s, size_t max_lanes, uint64_t max_events)
+{
+	s->lim_lanes = max_lanes;
+	s->lim_events = max_events;
+	s->lim_hit = 0;
+}
+
+int store_limit_hit(const struct gt_store *s)
+{
+	return s->lim_hit;
 }
 
 size_t store_event_count(const struct gt_store *s)

@@ -57,6 +57,10 @@ struct gt_store {
 	size_t n_corr_launch, n_corr_gpu;
 	size_t n_events;
 	int64_t t_min, t_max;
+	/* an import's limits (store_limits_set); 0 = none */
+	size_t lim_lanes;
+	uint64_t lim_events, n_added;
+	int lim_hit;              /* STORE_LIM_* of the first refusal */
 };
 
 int strtab_init(struct strtab *t);
