@@ -117,6 +117,7 @@ struct kfile {
 				    * parallel (ids remapped into s at flush) */
 	uint32_t *map_str, *map_kconf, *map_nccl;   /* ls id -> s id, 0 = not yet */
 	const char *path;
+	char damage[160];          /* damaged gzip input: kread's words for it, "" none */
 	int32_t rank;              /* final rank (set before flush) */
 	int32_t world;             /* -1 unknown */
 	int have_dist;             /* distributedInfo seen */
