@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "gtrace/evcheck.h"
+#include "../util/mapguard.h"
 #include "xplane.pb-c.h"
 #include "xplane.h"
 #include "xplane_priv.h"
@@ -286,12 +287,21 @@ int xplane_map_space(void *buf, size_t len, int mapped, const char *name, int32_
 	int rc = 0;
 	xplane_meta_arena_init(&m.arena);
 	xplane_meta_arena_init(&m.earena);
+	/* another process may truncate a mapped file while it is read (mapguard.h) */
+	int guard = mapped ? mapguard_begin(buf, len) : -1;
 	XSpaceP *sp = tensorflow__profiler__xspace_packed__unpack(NULL, len, buf);
+	int shrank = mapguard_end(guard);
 	/* the lines are copies now: lower the peak */
 	if (mapped)
 		munmap(buf, len);
 	else
 		free(buf);
+	if (shrank) {
+		snprintf(err, errlen, "%s: the file shrank while it was read (truncated or rewritten by "
+			 "another process); open it again when it is complete", name);
+		rc = -EIO;
+		goto out;
+	}
 	if (!sp) {
 		snprintf(err, errlen, "%s: not an XPlane profile (damaged, truncated or not a protobuf XSpace)",
 			 name);
