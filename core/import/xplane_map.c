@@ -137,6 +137,8 @@ static int map_event(struct xpmap *m, int pk, int stream, int steps_line, const 
 	if (rc)
 		return rc;
 	e.corr = sv.corr;
+	if (sv.ctx && stream)
+		m->line_ctx = !m->line_ctx || m->line_ctx == sv.ctx ? sv.ctx : UINT32_MAX;
 	if (pk == PL_GPU && stream) {
 		const char *lname = ln->name;
 		if (sv.have_memcpy || (!sv.have_kernel && strstr(lname, "Memcpy"))) {
@@ -181,6 +183,17 @@ static int map_event(struct xpmap *m, int pk, int stream, int steps_line, const 
 	return store_add(m->s, &e);
 }
 
+/* the stream's CUDA context (context_id of its events) as metadata
+ * xplane.rankR.gpuN.streamS.context_id ("several" when they differ) */
+static int stream_ctx(struct xpmap *m, int32_t dev, int64_t id)
+{
+	char k[96];
+	snprintf(k, sizeof(k), "xplane.rank%" PRId32 ".gpu%" PRId32 ".stream%" PRId64 ".context_id",
+		 m->rank < 0 ? 0 : m->rank, dev, id);
+	return store_meta_set(m->s, k, m->line_ctx == UINT32_MAX ? "several" :
+				       store_str(m->s, m->line_ctx)) ? -ENOMEM : 0;
+}
+
 /* one packed line: unpacked into the arena (its events still packed), each
  * event unpacked into a second arena and mapped, the arenas reset */
 static int map_line(struct xpmap *m, int pk, int32_t dev, const uint8_t *data, size_t len,
@@ -200,8 +213,11 @@ static int map_line(struct xpmap *m, int pk, int32_t dev, const uint8_t *data, s
 		m->bare = (pk == PL_GPU && !stream && !steps_line) || pk == PL_OTHER;
 		if (lane == UINT32_MAX || store_reserve(m->s, lane, ln->n_events))
 			rc = -ENOMEM;
+		m->line_ctx = 0;
 		for (size_t i = 0; i < ln->n_events && !rc; i++)
 			rc = map_event(m, pk, stream, steps_line, ln, &ln->events[i], lane);
+		if (!rc && stream && m->line_ctx)
+			rc = stream_ctx(m, dev, ln->id);
 	}
 	xplane_meta_arena_reset(&m->arena);
 	return rc;

@@ -111,6 +111,9 @@ int xplane_memo_stats(struct xpmap *m, size_t n, const ProtobufCBinaryData *stat
 			o->have_stepnum = 1;
 			o->stepnum = r.ival;
 			break;
+		case XS_CTX:
+			o->ctx = r.sval;
+			break;
 		}
 	}
 	return 0;

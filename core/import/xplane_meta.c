@@ -121,6 +121,7 @@ static uint8_t stat_role(const char *n)
 		{ "clock_rate", XS_CLOCK }, { "core_count", XS_CORES },
 		{ "memory_bandwidth", XS_MBW }, { "memory_size", XS_MSIZE },
 		{ "compute_cap_major", XS_CCMAJ }, { "compute_cap_minor", XS_CCMIN },
+		{ "context_id", XS_CTX },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if (!strcmp(n, t[i].n))
@@ -365,6 +366,17 @@ int xplane_meta_stat1(struct xpmap *m, const Tensorflow__Profiler__XStat *x, str
 			return -ENOMEM;
 		if (ref)
 			ref->kconf = r->kconf_id;
+		break;
+	}
+	case XS_CTX: {
+		/* TensorFlow writes "$$5"; kept as written (a number as decimal) */
+		char num[24];
+		const char *t = x->value_case == TENSORFLOW__PROFILER__XSTAT__VALUE_STR_VALUE ||
+				x->value_case == TENSORFLOW__PROFILER__XSTAT__VALUE_REF_VALUE ? stat_str(m, x) : num;
+		if (t == num)
+			snprintf(num, sizeof(num), "%lld", (long long)stat_int(x));
+		if (!(r->sval = store_intern_cstr(m->s, t)))
+			return -ENOMEM;
 		break;
 	}
 	case XS_MCPY:
