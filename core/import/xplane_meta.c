@@ -131,6 +131,11 @@ static uint8_t stat_role(const char *n)
 
 static const struct xpst *stat_meta(const struct xpmap *m, int64_t id)
 {
+	if (m->stm_dense) {
+		if (id < 0 || (uint64_t)id >= m->n_stm_dense || !m->stm_dense[id])
+			return NULL;
+		return &m->stm[m->stm_dense[id] - 1];
+	}
 	size_t lo = 0, hi = m->n_stm;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -239,6 +244,14 @@ int xplane_meta_plane(struct xpmap *m, const Tensorflow__Profiler__XPlanePacked 
 		for (size_t i = 0; i < m->n_ev; i++)
 			m->ev_dense[m->ev[i].id] = (uint32_t)i + 1;
 	}
+	if (m->n_stm && m->stm[0].id >= 0 && m->stm[m->n_stm - 1].id < 4 * (int64_t)m->n_stm + 1024) {
+		m->n_stm_dense = (size_t)m->stm[m->n_stm - 1].id + 1;
+		if (!(m->stm_dense = calloc(m->n_stm_dense, sizeof(*m->stm_dense))))
+			return -ENOMEM;
+		/* backwards: of equal ids the first wins, as in the binary search */
+		for (size_t i = m->n_stm; i-- > 0;)
+			m->stm_dense[m->stm[i].id] = (uint32_t)i + 1;
+	}
 	if (dev < 0)
 		return 0;
 	/* GPU plane stats: the device's properties */
@@ -283,6 +296,9 @@ void xplane_meta_done(struct xpmap *m)
 	free(m->ev_dense);
 	m->ev_dense = NULL;
 	m->n_dense = 0;
+	free(m->stm_dense);
+	m->stm_dense = NULL;
+	m->n_stm_dense = 0;
 	m->ev = NULL;
 	m->stm = NULL;
 	m->n_ev = m->n_stm = 0;
