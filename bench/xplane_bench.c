@@ -316,16 +316,12 @@ static int floor_one(const char *path, int runs)
 	for (int r = 0; r < runs; r++) {
 		struct bump lb = { .pa = { bump_alloc, bump_free, NULL } };
 		struct bump eb = { .pa = { bump_alloc, bump_free, NULL } };
-		/* the space in a bump arena too (gt_load's allocator puts its
-		 * small objects in one, xplane_space.c) */
-		struct bump sb = { .pa = { bump_alloc, bump_free, NULL } };
 		lb.pa.allocator_data = &lb;
 		eb.pa.allocator_data = &eb;
-		sb.pa.allocator_data = &sb;
 		double c0 = bench_cpu_s();
 		events = 0;
 		Tensorflow__Profiler__XSpacePacked *sp =
-			tensorflow__profiler__xspace_packed__unpack(&sb.pa, (size_t)len, buf);
+			tensorflow__profiler__xspace_packed__unpack(NULL, (size_t)len, buf);
 		if (!sp) {
 			free(buf);
 			return 1;
@@ -341,8 +337,9 @@ static int floor_one(const char *path, int runs)
 							ln->events[e].data) != NULL;
 				}
 			}
+		tensorflow__profiler__xspace_packed__free_unpacked(sp, NULL);
 		c[r] = bench_cpu_s() - c0;
-		for (struct bump *b = &lb; b; b = b == &lb ? &eb : b == &eb ? &sb : NULL) {
+		for (struct bump *b = &lb; b; b = b == &lb ? &eb : NULL) {
 			for (int k = 0; k < b->nold; k++)
 				free(b->old[k]);
 			free(b->p);

@@ -305,9 +305,7 @@ int xplane_map_space(void *buf, size_t len, int mapped, const char *name, int32_
 	xplane_meta_arena_init(&m.earena);
 	/* another process may truncate a mapped file while it is read (mapguard.h) */
 	int guard = mapped ? mapguard_begin(buf, len) : -1;
-	struct xpspace sa;
-	xplane_space_init(&sa);
-	XSpaceP *sp = tensorflow__profiler__xspace_packed__unpack(&sa.pa, len, buf);
+	XSpaceP *sp = tensorflow__profiler__xspace_packed__unpack(NULL, len, buf);
 	int shrank = mapguard_end(guard);
 	/* the lines are copies now: lower the peak */
 	if (mapped)
@@ -341,7 +339,7 @@ int xplane_map_space(void *buf, size_t len, int mapped, const char *name, int32_
 			goto plane_oom;
 		for (size_t l = 0; l < pl->n_lines && !rc; l++) {
 			rc = map_line(&m, pk, dev, pl->lines[l].data, pl->lines[l].len, pl->name, p);
-			xplane_space_release(&sa, pl->lines[l].data);
+			free(pl->lines[l].data);
 			pl->lines[l].data = NULL;
 			if (rc == -EINVAL)
 				snprintf(err, errlen, "%s: plane %s: line %zu is damaged (not a protobuf XLine "
@@ -364,7 +362,8 @@ plane_oom:
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", name);
 out:
-	xplane_space_done(&sa);        /* sp and all it holds */
+	if (sp)
+		tensorflow__profiler__xspace_packed__free_unpacked(sp, NULL);
 	xplane_meta_arena_done(&m.arena);
 	xplane_meta_arena_done(&m.earena);
 	xplane_memo_free(&m);

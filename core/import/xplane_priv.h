@@ -24,22 +24,6 @@ struct xparena {
 	size_t used_total;
 };
 
-/* the allocator an XSpace is unpacked with (xplane_space.c): small
- * objects in an arena, blocks of 16 KiB or more (the packed lines) malloc'd
- * alone, released one by one; everything given back by done */
-struct xpspace {
-	ProtobufCAllocator pa;
-	struct xparena small;
-	void **big;
-	size_t n_big, cap_big, cursor;
-};
-
-void xplane_space_init(struct xpspace *a);
-/* give back a block the space allocator made (a packed line), now; a
- * small one (in the arena) waits for done */
-void xplane_space_release(struct xpspace *a, void *p);
-void xplane_space_done(struct xpspace *a);
-
 void xplane_meta_arena_init(struct xparena *a);
 void xplane_meta_arena_reset(struct xparena *a);
 void xplane_meta_arena_done(struct xparena *a);
