@@ -23,25 +23,9 @@
 #include <unistd.h>
 #include "gtrace/gtfile.h"
 #include "gtrace/store.h"
+#include "truth.h"
 
-struct tw {
-	int kind, device;
-	unsigned stream, corr, tid;
-	unsigned long long api_start, api_end, start, end, bytes;
-	unsigned grid[3], block[3];
-	char name[64];
-	int seen, seen_api;      /* in which round (1..3), 0 = not recorded */
-};
-
-static struct {
-	struct tw *w;
-	size_t n;
-	struct tw **idx;         /* by correlation id 1..max_corr (NULL: no work) */
-	unsigned max_corr;
-	long pid;
-	unsigned long long records;
-	int devices, have_stats;
-} T;
+static struct truth T;
 
 static char build[1024];
 
@@ -84,52 +68,22 @@ static int wait_exit(pid_t p)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* the truth at path; correlation ids are the driver's process-wide
+ * counter: calls that submit no work take ids too, so the work's ids have
+ * gaps, but none is on two W lines */
 static void read_truth(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	cr_assert_not_null(f, "%s", path);
-	char line[512];
-	size_t cap = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (line[0] == '#') {
-			sscanf(line, "# pid %ld devices %d", &T.pid, &T.devices);
-			continue;
-		}
-		if (line[0] == 'S') {
-			unsigned long long d, r;
-			cr_assert_eq(sscanf(line, "S\trecords\t%llu\tdropped\t%llu\trefused\t%llu",
-					    &T.records, &d, &r), 3);
-			cr_assert_eq(d, 0);
-			cr_assert_eq(r, 0);
-			T.have_stats = 1;
-			continue;
-		}
-		if (line[0] != 'W')
-			continue;
-		if (T.n == cap) {
-			cap = cap ? cap * 2 : 4096;
-			T.w = realloc(T.w, cap * sizeof(*T.w));
-		}
-		struct tw *w = &T.w[T.n];
-		memset(w, 0, sizeof(*w));
-		int k = sscanf(line, "W\t%d\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%63s",
-			       &w->kind, &w->device, &w->stream, &w->corr, &w->tid, &w->api_start,
-			       &w->api_end, &w->start, &w->end, &w->bytes, &w->grid[0], &w->grid[1],
-			       &w->grid[2], &w->block[0], &w->block[1], &w->block[2], w->name);
-		cr_assert_eq(k, 17, "truth line: %s", line);
-		T.n++;
+	char err[300];
+	cr_assert_eq(truth_read(path, &T, err, sizeof(err)), 0, "%s", err);
+	if (T.have_stats) {
+		cr_assert_eq(T.dropped, 0);
+		cr_assert_eq(T.refused, 0);
 	}
-	fclose(f);
-	/* correlation ids are the driver's process-wide counter: calls that
-	 * submit no work take ids too, so the work's ids have gaps */
+	truth_by_corr(&T, 0);          /* builds the index */
+	cr_assert_not_null(T.idx);
 	for (size_t i = 0; i < T.n; i++)
-		T.max_corr = T.w[i].corr > T.max_corr ? T.w[i].corr : T.max_corr;
-	T.idx = calloc((size_t)T.max_corr + 1, sizeof(*T.idx));
-	for (size_t i = 0; i < T.n; i++) {
-		cr_assert(T.w[i].corr >= 1 && !T.idx[T.w[i].corr], "correlation %u twice in the truth",
-			  T.w[i].corr);
-		T.idx[T.w[i].corr] = &T.w[i];
-	}
+		cr_assert(T.w[i].corr >= 1 && T.idx[T.w[i].corr] == &T.w[i],
+			  "correlation %u twice in the truth", T.w[i].corr);
 }
 
 static const char *const api_names[] = { "", "cudaLaunchKernel", "cudaMemcpyAsync",
@@ -160,7 +114,7 @@ static size_t compare_round(const char *path, int round, unsigned lo[4], unsigne
 			if (!api && e->kind != GT_EV_KERNEL && e->kind != GT_EV_MEMCPY &&
 			    e->kind != GT_EV_MEMSET)
 				continue;
-			struct tw *w = e->corr >= 1 && e->corr <= T.max_corr ? T.idx[e->corr] : NULL;
+			struct truth_w *w = e->corr >= 1 && e->corr <= T.max_corr ? T.idx[e->corr] : NULL;
 			cr_assert_not_null(w, "round %d: unknown correlation %u", round, e->corr);
 			int k = api ? 0 : w->kind;
 			lo[k] = e->corr < lo[k] ? e->corr : lo[k];
@@ -253,7 +207,7 @@ Test(cudaemu_attach, three_windows_equal_ground_truth)
 			cr_assert_leq(lo[k], hi[k], "round %d: nothing of kind %d", r + 1, k);
 			cr_assert_gt(lo[k], prev_hi, "round %d overlaps the one before", r + 1);
 			for (unsigned c = lo[k]; c <= hi[k]; c++) {
-				struct tw *w = T.idx[c];
+				struct truth_w *w = T.idx[c];
 				if (!w)
 					continue;       /* an id of a call without work */
 				if (k == 0)
@@ -276,8 +230,7 @@ Test(cudaemu_attach, three_windows_equal_ground_truth)
 	cr_assert_gt(before, 1000, "too few launches before the first attach: %.0f/s", before);
 	cr_assert_geq(after, 0.7 * before, "launch rate %.0f/s after detach, %.0f/s before", after,
 		      before);
-	free(T.w);
-	free(T.idx);
+	truth_free(&T);
 	for (int r = 0; r < 3; r++)
 		unlink(out[r]);
 }
