@@ -68,14 +68,27 @@ static int wait_exit(pid_t p)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+static void read_truth_drops(const char *path, int dormant_drops);
+
+/* the truth at path (nothing dropped by CUPTI) */
+static void read_truth(const char *path)
+{
+	read_truth_drops(path, 0);
+}
+
 /* the truth at path; correlation ids are the driver's process-wide
  * counter: calls that submit no work take ids too, so the work's ids have
  * gaps, but none is on two W lines */
-static void read_truth(const char *path)
+static void read_truth_drops(const char *path, int dormant_drops)
 {
 	char err[300];
 	cr_assert_eq(truth_read(path, &T, err, sizeof(err)), 0, "%s", err);
-	if (T.have_stats) {
+	if (T.have_stats && dormant_drops) {
+		/* kernels traced while the library was dormant: CUPTI dropped
+		 * them (every buffer request declined), nothing else */
+		cr_assert_gt(T.dropped, 0);
+		cr_assert_eq(T.dropped, T.refused);
+	} else if (T.have_stats) {
 		cr_assert_eq(T.dropped, 0);
 		cr_assert_eq(T.refused, 0);
 	}
@@ -264,4 +277,139 @@ Test(cudaemu_attach, cupti_held_by_another_client)
 	buf[n] = 0;
 	fclose(f);
 	cr_assert_str_eq(buf, "held\ndone ok\n");
+}
+
+/* what a recording holds of the trainer's graph replays */
+struct graph_rec {
+	size_t launches;         /* cudaGraphLaunch calls recorded */
+	size_t complete;         /* of those, with all their node kernels */
+	size_t nodes;            /* graph node kernels recorded */
+	char log[4096];          /* gtrace record's output */
+};
+
+/* a trainer replaying its graph every 10 pieces of work (graphs
+ * instantiated when its threads start), started with the library
+ * (`inject`, dormant: no autostart; GTRACE_PREPARE_GRAPHS=`prepare`) or
+ * without; recorded by pid for 1.5 s; every node kernel in the recording
+ * checked exact against the truth and linked to its launch */
+static void graph_round(const char *tag, int inject, const char *prepare, struct graph_rec *g)
+{
+	char gtrace[1100], trainer[1100], lib[1100], tsv[64], out[64], log[64], tlog[64];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	snprintf(lib, sizeof(lib), "%s/capture/libgtrace-inject.so", build);
+	snprintf(tsv, sizeof(tsv), "emu_%s.tsv", tag);
+	snprintf(out, sizeof(out), "emu_%s.gtrace", tag);
+	snprintf(log, sizeof(log), "emu_%s.log", tag);
+	snprintf(tlog, sizeof(tlog), "emu_%s_trainer.log", tag);
+	if (inject)
+		setenv("CUDA_INJECTION64_PATH", lib, 1);
+	setenv("GTRACE_PREPARE_GRAPHS", prepare, 1);
+	char *targv[] = { trainer, "--out", tsv, "--threads", "2", "--work", "10000", "--gap-us",
+			  "300", "--graph-every", "10", NULL };
+	pid_t tp = spawn(tlog, targv);
+	unsetenv("CUDA_INJECTION64_PATH");
+	unsetenv("GTRACE_PREPARE_GRAPHS");
+	struct timespec ts = { 1, 200000000 };
+	nanosleep(&ts, NULL);
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)tp);
+	char *args[] = { gtrace, "record", "-q", "--force", "-o", out, "--duration", "1.5", "--pid",
+			 pid, NULL };
+	cr_assert_eq(wait_exit(spawn(log, args)), 0, "see %s", log);
+	cr_assert_eq(kill(tp, 0), 0, "the trainer ended before the recording did");
+	cr_assert_eq(wait_exit(tp), 0);
+	FILE *f = fopen(log, "r");
+	cr_assert_not_null(f);
+	size_t n = fread(g->log, 1, sizeof(g->log) - 1, f);
+	g->log[n] = 0;
+	fclose(f);
+	read_truth_drops(tsv, inject && strcmp(prepare, "0"));
+	cr_assert_gt(T.n_g, 0);
+	struct gt_store *s = store_new();
+	struct gtfile_info info;
+	char err[512];
+	cr_assert_eq(gtfile_read(out, s, &info, err, sizeof(err)), 0, "%s", err);
+	const struct gt_drops *d = store_drops(s);
+	cr_assert_eq(d->cupti_dropped + d->buffers_declined, 0,
+		     "records CUPTI dropped while the library was dormant counted as lost");
+	for (uint32_t l = 0; l < store_lane_count(s); l++) {
+		const struct gt_lane *ln = store_lane_at(s, l);
+		for (size_t i = 0; i < ln->n; i++) {
+			const struct gt_event *e = &ln->ev[i];
+			if (e->kind == GT_EV_RUNTIME && !strcmp(store_str(s, e->name), "cudaGraphLaunch")) {
+				g->launches++;
+				size_t nodes = 0, seen = 0;
+				for (size_t k = 0; k < T.n_g; k++) {
+					nodes += T.g[k].corr == e->corr;
+					seen += T.g[k].corr == e->corr && T.g[k].seen;
+				}
+				cr_assert_eq(nodes, 5, "launch %u: %zu nodes in the truth", e->corr, nodes);
+				(void)seen;
+				continue;
+			}
+			if (e->kind != GT_EV_KERNEL || !e->aux)
+				continue;
+			g->nodes++;
+			struct truth_g *tg = NULL;
+			for (size_t k = 0; k < T.n_g && !tg; k++)
+				if (T.g[k].corr == e->corr && (int64_t)T.g[k].start == e->start_ns)
+					tg = &T.g[k];
+			cr_assert_not_null(tg, "graph kernel %u at %lld not in the truth", e->corr,
+					   (long long)e->start_ns);
+			cr_assert_eq(tg->seen, 0);
+			tg->seen = 1;
+			cr_assert_eq(e->dur_ns, (int64_t)(tg->end - tg->start));
+			cr_assert_eq(e->aux, tg->graph);
+			cr_assert_eq(ln->key.device, tg->device);
+			cr_assert_eq(ln->key.id, (int64_t)tg->stream);
+			struct gt_ref me = { l, (uint32_t)i }, peer;
+			cr_assert_eq(store_corr_peer(s, me, &peer), 0, "graph kernel %u not linked", e->corr);
+			cr_assert_str_eq(store_str(s, store_ev(s, peer)->name), "cudaGraphLaunch");
+		}
+	}
+	/* a launch is complete when all 5 of its nodes were recorded */
+	for (size_t k = 0; k < T.n_g; k += 5) {
+		size_t seen = 0;
+		for (size_t j = k; j < k + 5 && j < T.n_g; j++)
+			seen += T.g[j].seen && T.g[j].corr == T.g[k].corr;
+		g->complete += seen == 5;
+	}
+	store_free(s);
+	truth_free(&T);
+	unlink(out);
+}
+
+/* a process started with the library (dormant, no viewer yet): CUPTI is
+ * prepared at injection, so the graphs its threads instantiated before
+ * any capture are traced once one starts (before: the prepared state did
+ * not exist and no node kernel was recorded, as in the next test) */
+Test(cudaemu_attach, prepared_process_traces_graphs_instantiated_while_dormant)
+{
+	struct graph_rec g = { 0 };
+	graph_round("gprep", 1, "1", &g);
+	cr_assert_gt(g.launches, 10, "%zu graph launches recorded", g.launches);
+	cr_assert_eq(g.nodes, 5 * g.launches, "%zu node kernels for %zu launches", g.nodes, g.launches);
+	cr_assert_eq(g.complete, g.launches);
+	cr_assert_null(strstr(g.log, "have no kernels"), "%s", g.log);
+}
+
+/* a late attach (library loaded with ptrace after the graphs were
+ * instantiated), and the same process with the preparation turned off:
+ * the graphs' kernels cannot be traced; the launches are recorded and
+ * gtrace record says how many have no kernels, and why */
+Test(cudaemu_attach, late_attach_counts_graph_launches_it_cannot_trace)
+{
+	const char *tags[] = { "glate", "gnoprep" };
+	for (int r = 0; r < 2; r++) {
+		struct graph_rec g = { 0 };
+		graph_round(tags[r], r == 1, "0", &g);
+		cr_assert_gt(g.launches, 10, "%s: %zu graph launches recorded", tags[r], g.launches);
+		cr_assert_eq(g.nodes, 0, "%s", tags[r]);
+		char want[160];
+		snprintf(want, sizeof(want), "gtrace record: %zu CUDA graph launches have no kernels in "
+			 "the recording: their graphs were instantiated before the capture could trace "
+			 "kernels", g.launches);
+		cr_assert(strstr(g.log, want), "%s: want '%s' in:\n%s", tags[r], want, g.log);
+	}
 }
