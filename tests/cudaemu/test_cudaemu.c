@@ -319,7 +319,8 @@ Test(cudaemu, record_equals_ground_truth)
 /* a CUDA 12 framework (its own libcupti.so.12 mapped before cuInit, as a
  * CUDA 12 PyTorch wheel does): gtrace uses that copy, accepts its API
  * version (24, CUDA 12.6) and decodes its CUDA 12 records (Kernel9,
- * Memcpy5, Device4, Context2): the same exact match with the truth, and
+ * Memcpy5, Device4, Context2, Synchronization): the same exact match with
+ * the truth (syncs and batched copies included), and
  * every record written by that libcupti.so.12 (its own counter) */
 Test(cudaemu, cupti12_record_equals_ground_truth)
 {
@@ -329,12 +330,15 @@ Test(cudaemu, cupti12_record_equals_ground_truth)
 	snprintf(lib, sizeof(lib), "%s/tests/cudaemu/cupti12/libcupti.so.12", build);
 	char *argv[] = { gtrace, "record", "-o", "emu_c12.gtrace", "-q", "--", trainer,
 			 "--out", "emu_c12.tsv", "--cupti", lib, "--threads", "4", "--work", "2000",
-			 "--configs", "300", "--graphs", "10", NULL };
+			 "--configs", "300", "--graphs", "10", "--syncs", "100", "--batches", "80", NULL };
 	cr_assert_eq(run("emu_c12.log", argv), 0);
 	struct truth t;
 	read_truth("emu_c12.tsv", &t);
 	cr_assert_eq(t.n, 4 * 2000);
 	cr_assert_eq(t.n_g, 4 * 10 * 5);
+	/* CUDA 12 Synchronization records, one Memcpy5 record per batched copy */
+	cr_assert_eq(t.n_y, 4 * 20);
+	cr_assert_eq(t.n_c, 4 * 25 * 6);
 	cr_assert(t.have_stats, "the trainer's libcupti.so.12 gave no counters");
 	/* every launch and every piece of work went through the .so.12 */
 	cr_assert_geq(t.records, 2 * t.n + t.n_g / 5 + t.n_g);
