@@ -672,10 +672,14 @@ static void gc_disable(void *ctx)
 	if (gc.forked)
 		return;
 	gc.enabled = 0;
+	/* API records off before GPU work, the reverse of the start: at either
+	 * edge of a capture a launch may lose its GPU record's partner, never
+	 * the other way round, so a launch without kernels means what
+	 * live_graphs_untraced says (a graph that could not be traced) */
 	static const CUpti_ActivityKind kinds[] = {
+		CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
 		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
 		CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
-		CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
 		CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
 		CUPTI_ACTIVITY_KIND_OVERHEAD, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
 		CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT,
