@@ -154,11 +154,7 @@ int cmd_record(int argc, char **argv)
 	uint64_t lost = store_drops_lost(d);
 	fprintf(stderr, "gtrace record: %s: %llu events, %llu lost (%s)\n", out,
 		(unsigned long long)ss.events, (unsigned long long)lost, line);
-	size_t ug = live_graphs_untraced(s);
-	if (ug)
-		fprintf(stderr, "gtrace record: %zu CUDA graph launches have no kernels in the "
-			"recording: their graphs were instantiated before the capture could trace "
-			"kernels (attached late); start the program with 'gtrace run' to trace them\n", ug);
+	live_graphs_note(s, "record");
 	int status = 0;
 	if (ss.root && !ss.root_exited && waitpid(ss.root, &ss.root_status, WNOHANG) == ss.root)
 		ss.root_exited = 1;

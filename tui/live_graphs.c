@@ -5,6 +5,7 @@
  * kernels (a late attach) replays without any kernel record.  Its launch
  * calls are still recorded: they are what is counted here.
  */
+#include <stdio.h>
 #include <string.h>
 #include "gtrace/store.h"
 #include "live.h"
@@ -32,4 +33,14 @@ size_t live_graphs_untraced(const struct gt_store *s)
 		}
 	}
 	return n;
+}
+
+void live_graphs_note(const struct gt_store *s, const char *cmd)
+{
+	size_t n = live_graphs_untraced(s);
+	if (n)
+		fprintf(stderr, "gtrace %s: %zu CUDA graph launches have no kernels in the %s: their "
+			"graphs were instantiated before the capture could trace kernels (attached "
+			"late); start the program with 'gtrace run' to trace them\n", cmd, n,
+			!strcmp(cmd, "record") ? "recording" : "capture");
 }

@@ -433,3 +433,39 @@ Test(cudaemu_attach, late_attach_counts_graph_launches_it_cannot_trace)
 		cr_assert(strstr(g.log, want), "%s: want '%s' in:\n%s", tags[r], want, g.log);
 	}
 }
+
+/* the live viewer (here without a terminal: status lines until the
+ * trainer exits) says the same when it ends */
+Test(cudaemu_attach, attach_viewer_counts_graph_launches_it_cannot_trace)
+{
+	char gtrace[1100], trainer[1100], buf[8192];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char *targv[] = { trainer, "--out", "emu_gview.tsv", "--threads", "2", "--work", "6000",
+			  "--gap-us", "300", "--graph-every", "10", NULL };
+	pid_t tp = spawn("emu_gview_trainer.log", targv);
+	struct timespec ts = { 1, 0 };
+	nanosleep(&ts, NULL);
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)tp);
+	int in = open("/dev/null", O_RDONLY);
+	pid_t v = fork();
+	if (v == 0) {
+		dup2(in, 0);
+		int fd = open("emu_gview.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(gtrace, gtrace, "attach", pid, (char *)NULL);
+		_exit(127);
+	}
+	close(in);
+	cr_assert_eq(wait_exit(tp), 0);
+	cr_assert_eq(wait_exit(v), 0, "gtrace attach failed");
+	FILE *f = fopen("emu_gview.log", "r");
+	cr_assert_not_null(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	cr_assert(strstr(buf, "CUDA graph launches have no kernels in the capture: their graphs were "
+			      "instantiated before the capture could trace kernels"), "%s", buf);
+}
