@@ -280,16 +280,8 @@ static int walk(struct rd *r, struct gtfile_info *info, int *complete, size_t *l
 /* without an index lanes grew geometrically: give back the slack */
 static void trim_lanes(struct gt_store *s)
 {
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		struct gt_lane *l = store_lane_at(s, (uint32_t)i);
-		if (l->n && l->cap > l->n) {
-			struct gt_event *e = realloc(l->ev, l->n * sizeof(*e));
-			if (e) {
-				l->ev = e;
-				l->cap = l->n;
-			}
-		}
-	}
+	for (size_t i = 0; i < store_lane_count(s); i++)
+		store_lane_fit(s, (uint32_t)i);
 }
 
 static int read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,

@@ -57,6 +57,7 @@ struct gt_store {
 	size_t n_corr_launch, n_corr_gpu;
 	size_t n_events;
 	int64_t t_min, t_max;
+	size_t budget;            /* bytes, 0 = unbounded (store_budget.c) */
 };
 
 int strtab_init(struct strtab *t);
