@@ -49,6 +49,7 @@ struct store_arena {
 	size_t base_shared;           /* resident file pages of the process at creation, bytes */
 	unsigned trim_ms;
 	_Atomic uint64_t trims;
+	size_t since_check;           /* bytes handed out since the last synchronous check */
 	pthread_t thr;
 	int thr_on;
 	pthread_mutex_t mu;
@@ -172,7 +173,7 @@ int store_arena_new(size_t allow, struct store_arena **out)
 		goto err;
 	}
 	const char *ms = getenv("GTRACE_STORE_TRIM_MS");
-	a->trim_ms = ms && atoi(ms) > 0 ? (unsigned)atoi(ms) : 20;
+	a->trim_ms = ms && atoi(ms) > 0 ? (unsigned)atoi(ms) : 10;
 	atomic_store(&a->allow, allow);
 	a->base_shared = a->statm_fd >= 0 ? shared_bytes(a) : 0;
 	pthread_mutex_init(&a->mu, NULL);
@@ -233,9 +234,17 @@ uint64_t store_arena_trims(const struct store_arena *a)
 	return a ? atomic_load(&a->trims) : 0;
 }
 
-/* take disk space for [off, off + n) of the file (grows it) */
+/* take disk space for [off, off + n) of the file (grows it); every eighth
+ * of the allowance (at least 1 MiB) handed out, the writer checks the budget
+ * itself: a build does not wait for the trimmer thread's turn */
 static int take(struct store_arena *a, size_t off, size_t n)
 {
+	a->since_check += n;
+	size_t step = atomic_load(&a->allow) / 8;
+	if (a->since_check >= (step > ((size_t)1 << 20) ? step : ((size_t)1 << 20))) {
+		a->since_check = 0;
+		store_arena_check(a);
+	}
 	if (off + n > a->reserve)
 		return -ENOMEM;
 	if (fallocate(a->fd, 0, (off_t)off, (off_t)n) == 0)
