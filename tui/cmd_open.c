@@ -32,7 +32,8 @@ static void usage(FILE *f)
 		   "                   the newest, said on stderr)\n"
 		   "  --memory SIZE    decoded events kept in memory (256M, 1G; default: 1 GiB or\n"
 		   "                   a quarter of RAM, whichever is smaller); the rest waits in\n"
-		   "                   a cache file in $TMPDIR (/var/tmp) and is read back on demand\n");
+		   "                   a cache file in $TMPDIR (/var/tmp) and is read back on demand;\n"
+		   "                   0: no budget\n");
 }
 
 struct load_job {
@@ -92,9 +93,9 @@ static int load_with_progress(const char *const *paths, size_t n, const char *ru
 	atomic_store(&done_bytes, 0);
 	struct load_job j = { .paths = paths, .n = n,
 			      .lo = { .flags = GT_LOAD_PROGRESS, .progress_bytes = &done_bytes,
-				      .run = run, .memory_bytes = memory ? memory :
+				      .run = run, .memory_bytes = memory != SIZE_MAX ? memory :
 							     gt_default_memory_budget() } };
-	if (!memory)
+	if (memory == SIZE_MAX)
 		j.lo.flags |= GT_LOAD_MEMORY_SOFT;
 	char why[256];
 	enum gt_format f = n == 1 ? gt_load_detect(paths[0], why, sizeof(why)) : GT_FMT_DIRECTORY;
@@ -218,7 +219,7 @@ int cmd_open(int argc, char **argv)
 	uint64_t param_bytes = 0;
 	double link_gbps = 0;
 	const char *run = NULL;
-	size_t memory = 0;
+	size_t memory = SIZE_MAX;   /* SIZE_MAX: the default budget; 0: none */
 	if (!paths) {
 		cmd_error("out of memory");
 		return 1;
@@ -262,7 +263,7 @@ int cmd_open(int argc, char **argv)
 					      "450, not '%s'", val);
 		if (!bad && which == 3)
 			run = val;
-		if (!bad && which == 4 && (gt_parse_size(val, &memory) || !memory))
+		if (!bad && which == 4 && gt_parse_size(val, &memory))
 			bad = cmd_usage_error("open", "--memory needs a size like 256M or 1G, not '%s'",
 					      val);
 		if (bad) {

@@ -51,7 +51,8 @@ static void stats_help(FILE *f)
 		"  --run NAME       the run of a TensorBoard log directory (default: the newest)\n"
 		"  --memory SIZE    decoded events kept in memory (256M, 1G; default: 1 GiB or\n"
 		"                   a quarter of RAM); the rest waits in a cache file in\n"
-		"                   $TMPDIR (/var/tmp); reports still cover every event\n\n"
+		"                   $TMPDIR (/var/tmp); reports still cover every event;\n"
+		"                   0: no budget\n\n"
 		"Unknown values are printed as n/a, never as 0.  Kernel, memory, API and NVTX\n"
 		"tables use Nsight Systems' definitions: Avg is the mean, Med the exact median\n"
 		"(mean of the two middle values for an even count), StdDev the\n"
@@ -163,7 +164,8 @@ struct stats_args {
 	const char *table;      /* --table NAME or list */
 	const char *dir;        /* -o DIR */
 	const char *run;        /* --run: a TensorBoard log directory's run */
-	size_t memory;          /* --memory, bytes; 0 = the default budget */
+	size_t memory;          /* --memory, bytes (0: unbounded) */
+	int memory_set;         /* --memory given; else the default budget */
 };
 
 /* the options, looked up by name; each takes a value */
@@ -191,9 +193,10 @@ static int set_opt(struct stats_args *a, enum stats_opt id, const char *val)
 		a->report = (char *)val;
 		break;
 	case OPT_MEMORY:
-		if (gt_parse_size(val, &a->memory) || !a->memory)
+		if (gt_parse_size(val, &a->memory))
 			return cmd_usage_error("stats", "--memory needs a size like 256M or 1G, not '%s'",
 					       val);
+		a->memory_set = 1;
 		break;
 	case OPT_FORMAT:
 		if (!strcmp(val, "table"))
@@ -534,8 +537,8 @@ int cmd_stats(int argc, char **argv)
 		goto out;
 	char err[512] = "";
 	struct gt_load_opts lo = { .flags = GT_LOAD_PROGRESS, .run = a.run,
-				   .memory_bytes = a.memory ? a.memory : gt_default_memory_budget() };
-	if (!a.memory)
+				   .memory_bytes = a.memory_set ? a.memory : gt_default_memory_budget() };
+	if (!a.memory_set)
 		lo.flags |= GT_LOAD_MEMORY_SOFT;
 	if (gt_load(paths, a.npaths, &lo, &s, err, sizeof(err))) {
 		cmd_error("%s", err[0] ? err : "cannot load the input");
