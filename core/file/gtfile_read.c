@@ -222,10 +222,10 @@ static int reserve_lanes(struct rd *r, size_t from, size_t to)
 
 /* walk the chunks; *complete = 1 when the END chunk was reached */
 /* a budgeted store: the file's pages already decoded leave the process
- * (every 64 MiB; the file was mapped without MAP_POPULATE) */
+ * (every 4 MiB; the file was mapped without MAP_POPULATE) */
 static void drop_behind(struct rd *r, size_t pos)
 {
-	size_t step = (size_t)64 << 20, pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t step = (size_t)4 << 20, pg = (size_t)sysconf(_SC_PAGESIZE);
 	if (!r->mapped || pos < r->dropped + step)
 		return;
 	size_t upto = pos / pg * pg;

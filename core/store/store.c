@@ -406,6 +406,11 @@ int store_add(struct gt_store *s, const struct gt_event *e)
 		l->cap = nc;
 	}
 	l->ev[l->n++] = *e;
+	if (s->arena && ++s->adds_unchecked >= 65536) {
+		/* a writer filling reserved room checks the budget itself */
+		s->adds_unchecked = 0;
+		store_budget_finished(s);
+	}
 	if (e->kind < 32)
 		l->kinds_mask |= 1u << e->kind;
 	return 0;
@@ -437,6 +442,7 @@ int store_finish(struct gt_store *s)
 		rc = lod_build(s, l);
 		if (rc)
 			return rc;
+		store_budget_finished(s);   /* lane by lane: indexing reads every event */
 		n += l->n;
 		if (l->n) {
 			if (l->ev[0].start_ns < lo)

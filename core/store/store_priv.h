@@ -61,6 +61,7 @@ struct gt_store {
 	size_t heap_bytes;        /* bytes of store_mem blocks on the heap */
 	struct store_arena *arena;/* the cache file, once engaged */
 	int arena_err;            /* engaging failed: -errno, not retried */
+	unsigned adds_unchecked;  /* store_add calls since the last budget check */
 };
 
 int strtab_init(struct strtab *t);
@@ -88,7 +89,8 @@ void store_mem_free(struct gt_store *s, void *p);
 /* a safe point (no array pointer held): engage the cache file when the heap
  * share passed half the budget */
 void store_budget_poll(struct gt_store *s);
-/* after store_finish: recompute the arena's share of the budget and trim */
+/* recompute the arena's share of the budget and trim when over it (store_finish
+ * lane by lane, store_add every 65536 events) */
 void store_budget_finished(struct gt_store *s);
 
 struct store_arena;
