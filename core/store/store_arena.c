@@ -289,6 +289,14 @@ void *store_arena_alloc(struct store_arena *a, size_t n)
 	return a->base + off + ARENA_HDR;
 }
 
+void store_arena_cold(struct store_arena *a)
+{
+	size_t u = atomic_load(&a->used);
+	madvise(a->base, u, MADV_DONTNEED);
+	fdatasync(a->fd);
+	posix_fadvise(a->fd, 0, (off_t)u, POSIX_FADV_DONTNEED);
+}
+
 size_t store_arena_size(const struct store_arena *a, void *p)
 {
 	return (size_t)hdr_of(a, p)->user_bytes;

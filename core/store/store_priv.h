@@ -113,6 +113,9 @@ void store_arena_set_allow(struct store_arena *a, size_t allow);
 void store_arena_trim(struct store_arena *a);
 int store_arena_check(struct store_arena *a);
 uint64_t store_arena_trims(const struct store_arena *a);
+/* benchmarks: out of the process and out of the page cache (written to the
+ * file first), so the next touch reads the disk */
+void store_arena_cold(struct store_arena *a);
 int corr_build(struct gt_store *s);
 
 /* the store's edge for ranks: an unknown rank (-1, any negative) is rank 0.
