@@ -161,6 +161,7 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "gtrace record: nothing traced: %s: process %.*s could not be traced: %s\n",
 			cmd[0], sp ? (int)(sp - why) : 0, why, sp ? sp + 1 : why);
 	}
+	live_graphs_note(s, "record");
 	int status = 0;
 	if (ss.root && !ss.root_exited && waitpid(ss.root, &ss.root_status, WNOHANG) == ss.root)
 		ss.root_exited = 1;
