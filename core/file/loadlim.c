@@ -13,15 +13,22 @@
 #include <sys/stat.h>
 #include "loadlim.h"
 
-/* the input bytes and files under one path (a directory's regular files,
- * links not followed); nftw has no user pointer, so one walk at a time */
+/* the input bytes and files under one path (a directory's regular files
+ * and links to regular files); nftw has no user pointer, so one walk at a
+ * time */
 static uint64_t walk_bytes, walk_files;
 
 static int walk_one(const char *p, const struct stat *st, int type, struct FTW *f)
 {
-	(void)p;
 	(void)f;
-	if (type == FTW_F && S_ISREG(st->st_mode)) {
+	struct stat t;
+	/* a link to a trace file counts as the file (rank directories are
+	 * often links); links to directories are not walked */
+	if (type == FTW_SL && !stat(p, &t) && S_ISREG(t.st_mode))
+		st = &t;
+	else if (type != FTW_F)
+		return 0;
+	if (S_ISREG(st->st_mode)) {
 		walk_bytes += (uint64_t)st->st_size;
 		walk_files++;
 	}
