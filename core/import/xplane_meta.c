@@ -198,17 +198,22 @@ static const char *stat_str(const struct xpmap *m, const Tensorflow__Profiler__X
 static uint16_t name_flags(const char *n)
 {
 	uint16_t f = 0;
-	if (!strncmp(n, "nccl", 4) || strstr(n, "ncclKernel") || strstr(n, "ncclDevKernel"))
-		f |= XN_NCCL;
-	if (!strncmp(n, "cudaLaunch", 10) || !strncmp(n, "cuLaunch", 8) ||
-	    !strncmp(n, "cudaMemcpy", 10) || !strncmp(n, "cuMemcpy", 8) ||
-	    !strncmp(n, "cudaMemset", 10) || !strncmp(n, "cuMemset", 8) ||
-	    !strncmp(n, "cudaGraphLaunch", 15) || !strncmp(n, "cuGraphLaunch", 13) ||
-	    strncmp(n, "cuda", 4))   /* TensorFlow names launch events after their kernel */
+	/* one scan for "nccl" instead of two strstr per name */
+	for (const char *q = n; (q = strstr(q, "nccl")) != NULL; q += 4)
+		if (q == n || !strncmp(q + 4, "Kernel", 6) || !strncmp(q + 4, "DevKernel", 9)) {
+			f |= XN_NCCL;
+			break;
+		}
+	if (n[0] != 'c' || n[1] != 'u') {
+		/* not an API name: TensorFlow names launch events after their kernel */
 		f |= XN_LAUNCH;
-	if (!strncmp(n, "cu", 2) && strncmp(n, "cuda", 4))
-		f |= XN_DRIVER;
-	if (!strncmp(n, "Iterator::", 10))
+	} else if (strncmp(n, "cuda", 4)) {
+		f |= XN_DRIVER | XN_LAUNCH;   /* cu* but not cuda*: a driver call */
+	} else if (!strncmp(n, "cudaLaunch", 10) || !strncmp(n, "cudaMemcpy", 10) ||
+		   !strncmp(n, "cudaMemset", 10) || !strncmp(n, "cudaGraphLaunch", 15)) {
+		f |= XN_LAUNCH;
+	}
+	if (n[0] == 'I' && !strncmp(n, "Iterator::", 10))
 		f |= XN_INPUT;
 	return f;
 }
@@ -234,8 +239,16 @@ int xplane_meta_plane(struct xpmap *m, const Tensorflow__Profiler__XPlanePacked 
 		const char *n = v && v->name ? v->name : "";
 		m->stm[m->n_stm++] = (struct xpst){ pl->stat_metadata[i]->key, stat_role(n), n, 0, 0, 0 };
 	}
-	qsort(m->ev, m->n_ev, sizeof(*m->ev), cmp_ev);
-	qsort(m->stm, m->n_stm, sizeof(*m->stm), cmp_st);
+	/* written in id order by some profilers: then there is nothing to sort */
+	size_t k = 1;
+	while (k < m->n_ev && m->ev[k - 1].id <= m->ev[k].id)
+		k++;
+	if (k < m->n_ev)
+		qsort(m->ev, m->n_ev, sizeof(*m->ev), cmp_ev);
+	for (k = 1; k < m->n_stm && m->stm[k - 1].id <= m->stm[k].id;)
+		k++;
+	if (k < m->n_stm)
+		qsort(m->stm, m->n_stm, sizeof(*m->stm), cmp_st);
 	/* ids are small and dense in what TensorFlow writes: index them directly */
 	if (m->n_ev && m->ev[0].id >= 0 && m->ev[m->n_ev - 1].id < 4 * (int64_t)m->n_ev + 1024) {
 		m->n_dense = (size_t)m->ev[m->n_ev - 1].id + 1;
