@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gtrace/ops.h"
 #include "term.h"
 #include "opview.h"
 
@@ -17,6 +18,7 @@ static const char *const op_help[] = {
 	"< >         sort column left / right     r  reverse the order",
 	"h l  Left Right   scroll the columns",
 	"/           filter names (regex; empty clears)",
+	"g           group by name / name + input shapes / name + call stack",
 	"calls:      K  GPU work the call launched (Enter: show it)",
 	"            d  by duration   T  by time   Esc  back",
 	NULL
@@ -67,6 +69,22 @@ static void sel_name(const struct opview *o, char *buf, size_t len)
 	snprintf(buf, len, "%s", c && c->s ? c->s : "");
 }
 
+/* the selected row's key (grouped: its shapes / stack column) into
+ * calls_keyed / calls_key */
+static void sel_key(struct opview *o)
+{
+	o->calls_keyed = o->group != OPS_BY_NAME;
+	o->calls_key = UINT32_MAX;
+	if (!o->calls_keyed || !o->tb || o->tb->ncols < 2 || o->st.sel >= o->nrows)
+		return;
+	const union gt_cell *c = gt_table_cell(o->tb, o->rows[o->st.sel], 1);
+	const char *k = c && c->s ? c->s : "";
+	if (!strcmp(k, "None"))
+		o->calls_key = 0;
+	else
+		o->calls_key = store_str_find(o->v.app->store, k, strlen(k));
+}
+
 /* select the row named `name` */
 static void select_name(struct opview *o, const char *name)
 {
@@ -96,6 +114,7 @@ static void compute(struct opview *o)
 	const struct gt_report *rep = gt_report_find("ops");
 	struct gt_scope sc;
 	gt_scope_all(&sc);
+	sc.flags |= (unsigned)o->group << OPS_SCOPE_GROUP_SHIFT;
 	if (!rep) {
 		snprintf(o->err, sizeof(o->err), "the 'ops' report is not available in this build");
 		return;
@@ -132,9 +151,11 @@ static void op_draw(struct view *v, struct lrect r)
 		opview_calls_draw(o, r);
 		return;
 	}
-	term_printf(r.y, r.x + 1, r.w - 2, 0, "operators  |  %zu of %zu rows%s%s%s  |  Enter: calls",
+	static const char *const by[] = { "name", "name + input shapes", "name + call stack" };
+	term_printf(r.y, r.x + 1, r.w - 2, 0,
+		    "operators  |  %zu of %zu rows%s%s%s  |  by %s  |  Enter: calls  g: grouping",
 		    o->nrows, o->tb ? o->tb->nrows : 0, o->has_re ? "  filter /" : "",
-		    o->has_re ? o->filter : "", o->has_re ? "/" : "");
+		    o->has_re ? o->filter : "", o->has_re ? "/" : "", by[o->group % 3]);
 	if (r.h < 3)
 		return;
 	if (!o->tb) {
@@ -199,8 +220,17 @@ static int op_key(struct view *v, int ch)
 		refilter(o);
 		break;
 	case '/': ui_prompt(v->app, v, "filter operators (regex, empty clears): ", "", filter_done); break;
+	case 'g':
+		/* the columns change: default sort, first column */
+		o->group = (o->group + 1) % OPS_GROUP_COUNT;
+		o->st.sort_col = -1;
+		o->st.left = 0;
+		o->st.sel = o->st.top = 0;
+		o->dirty = 1;
+		break;
 	case '\n': case '\r': case KEY_ENTER:
 		sel_name(o, o->calls_name, sizeof(o->calls_name));
+		sel_key(o);
 		if (o->calls_name[0])
 			opview_calls_open(o);
 		break;

@@ -3,6 +3,10 @@
  * report table: sort, filter) and opview_calls.c (the calls of one
  * operator, and the GPU work one call launched).
  *
+ * g cycles the table's grouping (the plugin's: by name, name + input
+ * shapes, name + call stack); Enter on a grouped row lists the calls of
+ * that name with that key.
+ *
  * The calls list holds refs into the store; a live update may move them,
  * so the open list is rebuilt by operator name on every recompute and the
  * selection follows the same event (lane key and start time).
@@ -26,8 +30,11 @@ struct opview {
 	int has_re;
 	char filter[128];
 	char err[160];
+	int group;                 /* enum ops_group: rows per name, + shapes, + stack */
 	/* 0 table, 1 calls of calls_name, 2 GPU work of one call */
 	int mode;
+	int calls_keyed;           /* grouped: only calls whose shapes / stack is calls_key */
+	uint32_t calls_key;        /* string id (0 = none, UINT32_MAX = matches no call) */
 	int calls_by_time;         /* calls ordered by start, else longest first */
 	char calls_name[256];
 	struct gt_ref *calls;

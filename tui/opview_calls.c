@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gtrace/ops.h"
 #include "term.h"
 #include "opview.h"
 
@@ -66,6 +67,9 @@ static void load_calls(struct opview *o)
 		for (size_t j = 0; j < l->n; j++) {
 			const struct gt_event *e = &l->ev[j];
 			if (e->kind != GT_EV_CPU_OP || e->name != id)
+				continue;
+			if (o->calls_keyed && (o->group == OPS_BY_SHAPE ? ops_event_shape(e) :
+					       ops_event_stack(e)) != o->calls_key)
 				continue;
 			if (e->start_ns < cover_end && e->start_ns + e->dur_ns <= cover_end)
 				continue;   /* inside a call of the same name */
@@ -213,9 +217,10 @@ void opview_calls_draw(struct opview *o, struct lrect r)
 		return;
 	}
 	layout_fmt_dur(o->calls_total_ns, tot, sizeof(tot));
-	snprintf(title, sizeof(title), "calls of %s  |  %zu calls, host total %s  |  by %s  |  "
-		 "Enter: show in trace  K: its GPU work  Esc: back", o->calls_name, o->ncalls, tot,
-		 o->calls_by_time ? "time" : "duration");
+	snprintf(title, sizeof(title), "calls of %s%s  |  %zu calls, host total %s  |  by %s  |  "
+		 "Enter: show in trace  K: its GPU work  Esc: back", o->calls_name,
+		 !o->calls_keyed ? "" : o->group == OPS_BY_SHAPE ? " (these input shapes)" :
+		 " (this call stack)", o->ncalls, tot, o->calls_by_time ? "time" : "duration");
 	draw_list(o, r, o->calls, o->ncalls, &o->top, o->sel, title, 0);
 }
 
