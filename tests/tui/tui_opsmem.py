@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""tmux test of the Operators page's groupings (issue 15), beside tui_tmux.py
-whose helpers it uses: on ResNet-50 (workers 0), g groups by name + input
+"""tmux tests of issue 15's viewer parts, beside tui_tmux.py whose helpers
+they use.
+
+groups: the Operators page's groupings: on ResNet-50 (workers 0), g groups by name + input
 shapes, then name + call stack, then name again; the row counts, the rows of
 aten::cudnn_convolution and the calls Enter lists for its top (name,
 shapes) row are checked against an independent pass over the raw JSON
@@ -8,7 +10,13 @@ written here (Python's str() of the Input Dims / Call stack args, GPU time
 of a call = the kernels, copies and memsets of the runtime calls on its
 thread inside it, joined by correlation).
 
-usage: tui_opsgroup.py groups
+counters: the trace view's counter tracks of the allocator's totals (TraceLens
+H100 trace): the rows "Total Allocated (GPU 0)" and "Total Reserved (GPU 0)"
+are sparklines scaled to their peak; the last column of Total Allocated shows
+the last sample over the peak, Total Reserved (constant in this trace) full
+blocks, both from the raw JSON's [memory] args.
+
+usage: tui_opsmem.py groups|counters
 """
 import collections
 import os
@@ -84,10 +92,41 @@ def case_groups():
     t.quit_ok()
 
 
+SPARK = "\u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588"
+
+
+def case_counters():
+    path = os.path.join(t.TESTDATA, "tracelens", "h100_qwen_inference.json.gz")
+    t.need_testdata(path)
+    evs = ops_truth.load(path)
+    recs = sorted((e for e in evs if e.get("name") == "[memory]" and
+                   e.get("args", {}).get("Device Type") == 1 and
+                   e["args"].get("Device Id") == 0), key=lambda e: float(e["ts"]))
+    alloc = [e["args"]["Total Allocated"] for e in recs]
+    reserved = {e["args"]["Total Reserved"] for e in recs}
+    last = SPARK[min(7, int(8 * alloc[-1] / max(alloc)))]
+    t.start(path, w=140, h=45)
+    s = t.wait_for(r"Total Reserved \(GPU 0\)", 30)
+    rows = {}
+    for line in s.splitlines():
+        m = re.match(r"^\s*(Total (Allocated|Reserved) \(GPU 0\))\s+(\S.*)$", line)
+        if m:
+            rows[m.group(1)] = m.group(3).rstrip()
+    a, r = rows.get("Total Allocated (GPU 0)", ""), rows.get("Total Reserved (GPU 0)", "")
+    if not a or set(a) - set(SPARK) or "\u2588" not in a:
+        t.fail("Total Allocated row is not a sparkline reaching its peak: %r" % a, s)
+    if a[-1] != last:
+        t.fail("Total Allocated ends with %r, the last sample over the peak (%d / %d) is %r" %
+               (a[-1], alloc[-1], max(alloc), last), s)
+    if len(reserved) != 1 or set(r) != {"\u2588"}:
+        t.fail("Total Reserved (constant %s) should be full blocks: %r" % (reserved, r), s)
+    t.quit_ok()
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] != "groups":
-        print("usage: tui_opsgroup.py groups")
+    cases = {"groups": case_groups, "counters": case_counters}
+    if len(sys.argv) != 2 or sys.argv[1] not in cases:
+        print("usage: tui_opsmem.py groups|counters")
         sys.exit(2)
-    t.CASES = {"groups": case_groups}
-    sys.argv = [sys.argv[0], "groups"]
+    t.CASES = cases
     sys.exit(t.main())
