@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gtrace/diff.h"
 #include "gtrace/ops.h"
 #include "term.h"
 #include "opview.h"
@@ -19,6 +20,8 @@ static const char *const op_help[] = {
 	"h l  Left Right   scroll the columns",
 	"/           filter names (regex; empty clears)",
 	"g           group by name / name + input shapes / name + call stack",
+	"c           compare two runs opened together (gtrace open A B): operator",
+	"            deltas, kernel deltas, off; Enter: the instances in both runs",
 	"calls:      K  GPU work the call launched (Enter: show it)",
 	"            d  by duration   T  by time   Esc  back",
 	NULL
@@ -100,6 +103,40 @@ static void select_name(struct opview *o, const char *name)
 	}
 }
 
+/* the two lowest ranks of the store into cmp_ra / cmp_rb; 0 when it has
+ * fewer than two */
+static int two_ranks(struct opview *o)
+{
+	const struct gt_store *s = o->v.app->store;
+	int32_t a = INT32_MAX, b = INT32_MAX;
+	for (size_t i = 0; i < store_lane_count(s); i++) {
+		int32_t r = store_lane_at(s, (uint32_t)i)->key.rank;
+		if (r < a) {
+			b = a;
+			a = r;
+		} else if (r > a && r < b) {
+			b = r;
+		}
+	}
+	o->cmp_ra = a;
+	o->cmp_rb = b;
+	return b != INT32_MAX;
+}
+
+/* compare mode: the diff table of the two ranks into o->out; 0 or -1 (err set) */
+static int compute_cmp(struct opview *o)
+{
+	if (!two_ranks(o)) {
+		snprintf(o->err, sizeof(o->err), "compare: the store has one rank (open two runs: "
+			 "gtrace open A B)");
+		return -1;
+	}
+	struct diff_opts d = { .rank = o->cmp_ra, .rank_b = o->cmp_rb, .flags = DIFF_F_RANK_B };
+	const struct gt_store *s = o->v.app->store;
+	return diff_run(s, s, o->cmp == 1 ? "ops" : "kernels", &d, &o->out, o->err,
+			sizeof(o->err)) ? -1 : 0;
+}
+
 /* run the ops report over the whole store, sort, filter; the selected row
  * and an open list survive (a live update) */
 static void compute(struct opview *o)
@@ -119,7 +156,8 @@ static void compute(struct opview *o)
 		snprintf(o->err, sizeof(o->err), "the 'ops' report is not available in this build");
 		return;
 	}
-	if (rep->run(o->v.app->store, &sc, &o->out, o->err, sizeof(o->err)) || !o->out.n) {
+	if ((o->cmp ? compute_cmp(o) : rep->run(o->v.app->store, &sc, &o->out, o->err,
+						   sizeof(o->err))) || !o->out.n) {
 		if (!o->err[0])
 			snprintf(o->err, sizeof(o->err), "ops: no table");
 		gt_report_out_done(&o->out);
@@ -129,7 +167,7 @@ static void compute(struct opview *o)
 	o->tb = o->out.tables[0];
 	if (o->st.sort_col >= (int)o->tb->ncols)
 		o->st.sort_col = -1;
-	if (o->st.sort_col < 0) {
+	if (o->st.sort_col < 0 && !o->cmp) {   /* a diff table comes sorted by |delta| */
 		o->st.sort_col = tables_find_col(o->tb, "device self");
 		o->st.sort_desc = 1;
 	}
@@ -152,6 +190,14 @@ static void op_draw(struct view *v, struct lrect r)
 		return;
 	}
 	static const char *const by[] = { "name", "name + input shapes", "name + call stack" };
+	if (o->cmp) {
+		term_printf(r.y, r.x + 1, r.w - 2, 0, "compare %s  |  r%d baseline vs r%d experiment  |  "
+			    "%zu of %zu rows%s%s%s  |  Enter: instances in both  c: %s",
+			    o->cmp == 1 ? "operators" : "kernels", o->cmp_ra, o->cmp_rb, o->nrows,
+			    o->tb ? o->tb->nrows : 0, o->has_re ? "  filter /" : "",
+			    o->has_re ? o->filter : "", o->has_re ? "/" : "",
+			    o->cmp == 1 ? "kernels" : "off");
+	} else
 	term_printf(r.y, r.x + 1, r.w - 2, 0,
 		    "operators  |  %zu of %zu rows%s%s%s  |  by %s  |  Enter: calls  g: grouping",
 		    o->nrows, o->tb ? o->tb->nrows : 0, o->has_re ? "  filter /" : "",
@@ -220,8 +266,23 @@ static int op_key(struct view *v, int ch)
 		refilter(o);
 		break;
 	case '/': ui_prompt(v->app, v, "filter operators (regex, empty clears): ", "", filter_done); break;
+	case 'c':
+		if (!o->cmp && !two_ranks(o)) {
+			ui_msg(v->app, "c: compare needs two runs opened together (gtrace open A B)");
+			break;
+		}
+		o->cmp = (o->cmp + 1) % 3;
+		o->st.sort_col = -1;
+		o->st.left = 0;
+		o->st.sel = o->st.top = 0;
+		o->dirty = 1;
+		break;
 	case 'g':
 		/* the columns change: default sort, first column */
+		if (o->cmp) {
+			ui_msg(v->app, "g: the compare tables are per name (c turns compare off)");
+			break;
+		}
 		o->group = (o->group + 1) % OPS_GROUP_COUNT;
 		o->st.sort_col = -1;
 		o->st.left = 0;
@@ -231,6 +292,8 @@ static int op_key(struct view *v, int ch)
 	case '\n': case '\r': case KEY_ENTER:
 		sel_name(o, o->calls_name, sizeof(o->calls_name));
 		sel_key(o);
+		o->calls_keyed &= !o->cmp;
+		o->calls_kernels = o->cmp == 2;
 		if (o->calls_name[0])
 			opview_calls_open(o);
 		break;

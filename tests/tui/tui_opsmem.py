@@ -16,11 +16,21 @@ are sparklines scaled to their peak; the last column of Total Allocated shows
 the last sample over the peak, Total Reserved (constant in this trace) full
 blocks, both from the raw JSON's [memory] args.
 
-usage: tui_opsmem.py groups|counters
+compare: the two ResNet-50 runs opened together (gtrace open A B: ranks 0
+and 1), Operators page, c: the operator delta table's top row is the
+operator whose device self time changed most (tests/analysis/ops_ref.py on
+each file); Enter on aten::cudnn_convolution lists its calls in both runs
+(counts per run from the raw JSON) and Enter shows one in the trace view;
+c again: the kernel delta table, its top row the kernel whose total time
+changed most, Enter lists its instances in both runs (counts per run).
+
+usage: tui_opsmem.py groups|counters|compare
 """
 import collections
+import csv
 import os
 import re
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -123,10 +133,83 @@ def case_counters():
     t.quit_ok()
 
 
+def ops_ref(path):
+    """{name: device self us} of one run, by tests/analysis/ops_ref.py"""
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = subprocess.run([sys.executable, os.path.join(here, "..", "analysis", "ops_ref.py"), path],
+                         capture_output=True, text=True, check=True).stdout
+    r = {}
+    for row in csv.reader(out.splitlines()[1:]):
+        r[row[0]] = float(row[5])
+    return r
+
+
+def kernels_of(path):
+    """{kernel name: [count, total dur us]} of one run"""
+    r = collections.defaultdict(lambda: [0, 0.0])
+    for e in ops_truth.load(path):
+        if e.get("ph") == "X" and ops_truth.cat(e) == "kernel":
+            r[e["name"]][0] += 1
+            r[e["name"]][1] += float(e["dur"])
+    return r
+
+
+def case_compare():
+    a = t.resnet()
+    b = os.path.join(t.TESTDATA, "kineto", "resnet50_num_workers_4.pt.trace.json.gz")
+    t.need_testdata(b)
+    oa, ob = ops_ref(a), ops_ref(b)
+    top_op = max(set(oa) | set(ob), key=lambda n: abs(ob.get(n, 0) - oa.get(n, 0)))
+    na = ops_truth.op_calls(ops_truth.load(a), "aten::cudnn_convolution")[0]
+    nb = ops_truth.op_calls(ops_truth.load(b), "aten::cudnn_convolution")[0]
+    ka, kb = kernels_of(a), kernels_of(b)
+    top_k = max(set(ka) | set(kb), key=lambda n: abs(kb[n][1] - ka[n][1]))
+    t.start("%s %s" % (a, b), w=300, h=40)
+    t.wait_for(r"GPU 0", 40)
+    t.keys("5")
+    t.wait_for(r"Device Self Duration \(us\) (▼|v)")
+    t.keys("c")
+    s = t.wait_for(r"compare operators  \|  r0 baseline vs r1 experiment")
+    row = s.splitlines()[3]
+    d = ob.get(top_op, 0) - oa.get(top_op, 0)
+    if not row.rstrip().endswith(top_op) or " %.1f " % d not in row:
+        t.fail("top delta row %r, want %s with delta %.1f" % (row, top_op, d), s)
+    t.keys("/")
+    t.type_text("^aten::cudnn_convolution$")
+    t.keys("Enter")
+    t.wait_for(r"1 of \d+ rows")
+    t.keys("Enter")
+    s = t.wait_for(r"calls of aten::cudnn_convolution  \|  r0 baseline (\d+), r1 experiment (\d+)")
+    if "r0 baseline %d, r1 experiment %d" % (na, nb) not in s:
+        t.fail("want %d and %d calls" % (na, nb), s)
+    if not re.search(r"^\s+\d+\s+\S+\s+\S+\s+r0 thread", s, re.M) or \
+            not re.search(r"^\s+\d+\s+\S+\s+\S+\s+r1 thread", s, re.M):
+        t.fail("the list should hold calls of both runs", s)
+    t.keys("Enter")
+    t.wait_for(r"\[cpu_op\] aten::cudnn_convolution")
+    t.keys("5")
+    t.wait_for(r"calls of aten::cudnn_convolution")
+    t.keys("Escape", "Escape")
+    t.wait_for(r"compare operators  \|  r0 baseline vs r1 experiment  \|  (\d+) of \1 rows")
+    t.keys("c")
+    s = t.wait_for(r"compare kernels  \|")
+    row = s.splitlines()[3]   # the name column is shortened: the figures identify it
+    dk = kb[top_k][1] - ka[top_k][1]
+    if not re.match(r"^\s*%.1f\s+%.1f\s+%.1f\s+%d\s+%d\s" % (ka[top_k][1], kb[top_k][1], dk,
+                                                             ka[top_k][0], kb[top_k][0]), row):
+        t.fail("top kernel delta row %r, want %s (%.1f us)" % (row, top_k, dk), s)
+    t.keys("Enter")
+    s = t.wait_for(r"instances of .*  \|  r0 baseline \d+, r1 experiment \d+")
+    want = "instances of %s  |  r0 baseline %d, r1 experiment %d" % (top_k, ka[top_k][0], kb[top_k][0])
+    if want not in s:
+        t.fail("want %r" % want, s)
+    t.quit_ok()
+
+
 if __name__ == "__main__":
-    cases = {"groups": case_groups, "counters": case_counters}
+    cases = {"groups": case_groups, "counters": case_counters, "compare": case_compare}
     if len(sys.argv) != 2 or sys.argv[1] not in cases:
-        print("usage: tui_opsmem.py groups|counters")
+        print("usage: tui_opsmem.py groups|counters|compare")
         sys.exit(2)
     t.CASES = cases
     sys.exit(t.main())
