@@ -27,9 +27,19 @@ static size_t shape_text(const char *in, size_t n, char *out)
 			return o + 3;
 		}
 		if (instr) {
-			out[o++] = c == '"' && !esc ? '\'' : c;
-			esc = !esc && c == '\\';
-			instr = esc || c != '"';
+			/* Python's repr: \" is a plain " in its '...' quotes, other
+			   escapes stay as written */
+			if (esc) {
+				if (c != '"')
+					out[o++] = '\\';
+				out[o++] = c;
+				esc = 0;
+			} else if (c == '\\') {
+				esc = 1;
+			} else {
+				out[o++] = c == '"' ? '\'' : c;
+				instr = c != '"';
+			}
 			continue;
 		}
 		if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
