@@ -14,7 +14,9 @@ counters: the trace view's counter tracks of the allocator's totals (TraceLens
 H100 trace): the rows "Total Allocated (GPU 0)" and "Total Reserved (GPU 0)"
 are sparklines scaled to their peak; the last column of Total Allocated shows
 the last sample over the peak, Total Reserved (constant in this trace) full
-blocks, both from the raw JSON's [memory] args.
+blocks, both from the raw JSON's [memory] args; the Memory page's allocator
+line gives the peaks and the peak's operator as tests/analysis/mem_ref.py
+--totals finds them.
 
 compare: the two ResNet-50 runs opened together (gtrace open A B: ranks 0
 and 1), Operators page, c: the operator delta table's top row is the
@@ -130,6 +132,19 @@ def case_counters():
                (a[-1], alloc[-1], max(alloc), last), s)
     if len(reserved) != 1 or set(r) != {"\u2588"}:
         t.fail("Total Reserved (constant %s) should be full blocks: %r" % (reserved, r), s)
+    # the Memory page's allocator line: peaks and the peak's operator by mem_ref.py --totals
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = subprocess.run([sys.executable, os.path.join(here, "..", "analysis", "mem_ref.py"), path,
+                          "--totals"], capture_output=True, text=True, check=True).stdout
+    ref = next(row for row in csv.reader(out.splitlines()[1:]) if row[0] == "0")
+    want = "r0 GPU 0 allocator: Total Allocated peak %.2f GiB at " % (int(ref[2]) / 2**30)
+    t.keys("6")
+    s = t.wait_for(r"allocator: Total Allocated peak")
+    line = next((l for l in s.splitlines() if "allocator:" in l), "")
+    if want not in line or ("operator %s;" % ref[4]) not in line or \
+            ("Total Reserved peak %.2f GiB" % (int(ref[6]) / 2**30)) not in line:
+        t.fail("allocator line %r, want %r, operator %s, reserved %s B" % (line, want, ref[4], ref[6]),
+               s)
     t.quit_ok()
 
 
