@@ -21,7 +21,8 @@ static const char *const op_help[] = {
 	"/           filter names (regex; empty clears)",
 	"g           group by name / name + input shapes / name + call stack",
 	"c           compare two runs opened together (gtrace open A B): operator",
-	"            deltas, kernel deltas, off; Enter: the instances in both runs",
+	"            deltas, kernel deltas, step breakdown, off; Enter: the instances",
+	"            in both runs",
 	"calls:      K  GPU work the call launched (Enter: show it)",
 	"            d  by duration   T  by time   Esc  back",
 	NULL
@@ -133,8 +134,8 @@ static int compute_cmp(struct opview *o)
 	}
 	struct diff_opts d = { .rank = o->cmp_ra, .rank_b = o->cmp_rb, .flags = DIFF_F_RANK_B };
 	const struct gt_store *s = o->v.app->store;
-	return diff_run(s, s, o->cmp == 1 ? "ops" : "kernels", &d, &o->out, o->err,
-			sizeof(o->err)) ? -1 : 0;
+	static const char *const rep[] = { "", "ops", "kernels", "breakdown" };
+	return diff_run(s, s, rep[o->cmp & 3], &d, &o->out, o->err, sizeof(o->err)) ? -1 : 0;
 }
 
 /* run the ops report over the whole store, sort, filter; the selected row
@@ -191,12 +192,13 @@ static void op_draw(struct view *v, struct lrect r)
 	}
 	static const char *const by[] = { "name", "name + input shapes", "name + call stack" };
 	if (o->cmp) {
+		static const char *const what[] = { "", "operators", "kernels", "step breakdown" };
 		term_printf(r.y, r.x + 1, r.w - 2, 0, "compare %s  |  r%d baseline vs r%d experiment  |  "
-			    "%zu of %zu rows%s%s%s  |  Enter: instances in both  c: %s",
-			    o->cmp == 1 ? "operators" : "kernels", o->cmp_ra, o->cmp_rb, o->nrows,
-			    o->tb ? o->tb->nrows : 0, o->has_re ? "  filter /" : "",
+			    "%zu of %zu rows%s%s%s  |  %sc: %s", what[o->cmp & 3], o->cmp_ra, o->cmp_rb,
+			    o->nrows, o->tb ? o->tb->nrows : 0, o->has_re ? "  filter /" : "",
 			    o->has_re ? o->filter : "", o->has_re ? "/" : "",
-			    o->cmp == 1 ? "kernels" : "off");
+			    o->cmp < 3 ? "Enter: instances in both  " : "",
+			    what[(o->cmp + 1) & 3][0] ? what[(o->cmp + 1) & 3] : "off");
 	} else
 	term_printf(r.y, r.x + 1, r.w - 2, 0,
 		    "operators  |  %zu of %zu rows%s%s%s  |  by %s  |  Enter: calls  g: grouping",
@@ -271,7 +273,7 @@ static int op_key(struct view *v, int ch)
 			ui_msg(v->app, "c: compare needs two runs opened together (gtrace open A B)");
 			break;
 		}
-		o->cmp = (o->cmp + 1) % 3;
+		o->cmp = (o->cmp + 1) % 4;
 		o->st.sort_col = -1;
 		o->st.left = 0;
 		o->st.sel = o->st.top = 0;
@@ -290,6 +292,10 @@ static int op_key(struct view *v, int ch)
 		o->dirty = 1;
 		break;
 	case '\n': case '\r': case KEY_ENTER:
+		if (o->cmp == 3) {
+			ui_msg(v->app, "Enter: a step category has no instances to list");
+			break;
+		}
 		sel_name(o, o->calls_name, sizeof(o->calls_name));
 		sel_key(o);
 		o->calls_keyed &= !o->cmp;

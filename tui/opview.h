@@ -34,9 +34,10 @@ struct opview {
 	char filter[128];
 	char err[160];
 	int group;                 /* enum ops_group: rows per name, + shapes, + stack */
-	/* compare mode (c): 0 off, 1 operators, 2 kernels of rank cmp_ra (baseline)
-	   vs cmp_rb (experiment): the `gtrace diff` tables; the lists then hold
-	   both ranks' instances (kernels: calls_kernels) */
+	/* compare mode (c): 0 off, 1 operators, 2 kernels, 3 the average step's
+	   breakdown of rank cmp_ra (baseline) vs cmp_rb (experiment): the `gtrace
+	   diff` tables; the lists then hold both ranks' instances (kernels:
+	   calls_kernels) */
 	int cmp;
 	int32_t cmp_ra, cmp_rb;
 	int calls_kernels;         /* the list holds kernels of calls_name, not CPU ops */

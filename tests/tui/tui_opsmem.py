@@ -24,7 +24,9 @@ operator whose device self time changed most (tests/analysis/ops_ref.py on
 each file); Enter on aten::cudnn_convolution lists its calls in both runs
 (counts per run from the raw JSON) and Enter shows one in the trace view;
 c again: the kernel delta table, its top row the kernel whose total time
-changed most, Enter lists its instances in both runs (counts per run).
+changed most, Enter lists its instances in both runs (counts per run); c
+again: the average step's breakdown of both runs, the DataLoader row as
+tests/cli/breakdown_ref.py finds it in each file.
 
 usage: tui_opsmem.py groups|counters|compare
 """
@@ -218,7 +220,29 @@ def case_compare():
     want = "instances of %s  |  r0 baseline %d, r1 experiment %d" % (top_k, ka[top_k][0], kb[top_k][0])
     if want not in s:
         t.fail("want %r" % want, s)
+    # c again: the average step's breakdown of both runs, the DataLoader row as
+    # tests/cli/breakdown_ref.py finds it in each file
+    ba, bb = breakdown_ref(a), breakdown_ref(b)
+    t.keys("Escape")
+    t.wait_for(r"compare kernels  \|")
+    t.keys("c")
+    s = t.wait_for(r"compare step breakdown  \|  r0 baseline vs r1 experiment")
+    row = next((l for l in s.splitlines() if l.startswith("DataLoader")), "")
+    want = r"^DataLoader\s+%.1f\s+%.1f\s+%.1f\s" % (ba["DataLoader"], bb["DataLoader"],
+                                                    bb["DataLoader"] - ba["DataLoader"])
+    if not re.match(want, row):
+        t.fail("DataLoader row %r, want %s" % (row, want), s)
+    t.keys("c")
+    t.wait_for(r"operators  \|  \d+ of \d+ rows  \|  by name")
     t.quit_ok()
+
+
+def breakdown_ref(path):
+    """{category: average us} of one run, by tests/cli/breakdown_ref.py"""
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = subprocess.run([sys.executable, os.path.join(here, "..", "cli", "breakdown_ref.py"), path],
+                         capture_output=True, text=True, check=True).stdout
+    return {row[0]: float(row[1]) for row in csv.reader(out.splitlines()[1:]) if len(row) == 2}
 
 
 if __name__ == "__main__":
