@@ -2,6 +2,10 @@
  * opview.c - the Operators page: the "ops" report table (framework
  * operators per name, gtrace/ops.h rules), sortable by any column, filtered
  * by a name regex; Enter lists an operator's calls (opview_calls.c).
+ * g cycles the plugin's groupings (name, + input shapes, + call stack); c
+ * shows `gtrace diff`'s operator, kernel and step-breakdown tables of the
+ * store's two lowest ranks (two runs opened together), Enter on a delta row
+ * listing the instances in both.
  * A live store is recomputed as the Kernels page does (ui_recompute_due),
  * the selected row and an open list kept.
  */
@@ -199,11 +203,12 @@ static void op_draw(struct view *v, struct lrect r)
 			    o->has_re ? o->filter : "", o->has_re ? "/" : "",
 			    o->cmp < 3 ? "Enter: instances in both  " : "",
 			    what[(o->cmp + 1) & 3][0] ? what[(o->cmp + 1) & 3] : "off");
-	} else
-	term_printf(r.y, r.x + 1, r.w - 2, 0,
-		    "operators  |  %zu of %zu rows%s%s%s  |  by %s  |  Enter: calls  g: grouping",
-		    o->nrows, o->tb ? o->tb->nrows : 0, o->has_re ? "  filter /" : "",
-		    o->has_re ? o->filter : "", o->has_re ? "/" : "", by[o->group % 3]);
+	} else {
+		term_printf(r.y, r.x + 1, r.w - 2, 0,
+			    "operators  |  %zu of %zu rows%s%s%s  |  by %s  |  Enter: calls  g: grouping",
+			    o->nrows, o->tb ? o->tb->nrows : 0, o->has_re ? "  filter /" : "",
+			    o->has_re ? o->filter : "", o->has_re ? "/" : "", by[o->group % 3]);
+	}
 	if (r.h < 3)
 		return;
 	if (!o->tb) {
