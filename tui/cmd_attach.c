@@ -57,6 +57,14 @@ static int list(void)
 		if (kill(pids[i], 0) < 0 && errno == ESRCH)
 			continue;             /* gone since the scan */
 		live_proc_env(pids[i], "RANK", rank, sizeof(rank));
+		/* RANK/LOCAL_RANK when the process sets LOCAL_RANK (torchrun) */
+		char lrank[8] = "";
+		live_proc_env(pids[i], "LOCAL_RANK", lrank, sizeof(lrank));
+		if (lrank[0] && strcmp(lrank, "-")) {
+			char both[16];
+			snprintf(both, sizeof(both), "%.7s/%.7s", rank, lrank);
+			snprintf(rank, sizeof(rank), "%s", both);
+		}
 		if (!live_listening(pids[i])) {
 			/* uses CUDA, no library yet: gtrace attach loads it */
 			live_proc_gpus(pids[i], gpus, sizeof(gpus));
@@ -74,6 +82,14 @@ static int list(void)
 				const char *r = strstr(reply, " reason=");
 				if (r && r[8] && (!strcmp(state, "ended") || !strcmp(state, "passive")))
 					snprintf(why, sizeof(why), "%s", r + 8);
+				/* pool buffers another CUPTI client took with it */
+				char cb[24] = "";
+				ctl_status_get(reply, "client_buffers_lost", cb, sizeof(cb));
+				if (why[0] && atoll(cb) > 0) {
+					size_t wl = strlen(why);
+					snprintf(why + wl, sizeof(why) - wl, " (%s activity buffers lost "
+						 "to it)", cb);
+				}
 			} else if (strstr(reply, "permission")) {
 				snprintf(state, sizeof(state), "not-yours");
 			} else {

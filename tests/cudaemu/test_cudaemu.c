@@ -147,6 +147,8 @@ static void read_truth(const char *path, struct truth *t)
 			t->n_nv++;
 			continue;
 		}
+		if (line[0] == 'K' || line[0] == 'O' || line[0] == 'X')
+			continue;            /* --kineto-at: read by kineto_truth */
 		if (line[0] == 'S') {
 			cr_assert_eq(sscanf(line, "S\trecords\t%llu\tdropped\t%llu\trefused\t%llu",
 					    &t->records, &t->dropped, &t->refused), 3);
@@ -716,4 +718,135 @@ Test(cudaemu, trainer_runs_without_injection)
 	for (size_t i = 0; i < t.n; i++)
 		cr_assert(t.w[i].end > t.w[i].start && t.w[i].start > t.w[i].api_end);
 	truth_free(&t);
+}
+
+/* --kineto-at: the trainer's `O corr owner` lines (which callback pair
+ * got each id's records) into owner[corr] (calloc'd, max_corr + 1), the
+ * K line's unknown-buffer count and the S line's handed_over */
+static uint8_t *kineto_truth(const char *path, uint32_t max_corr, unsigned long long *unknown,
+			     unsigned long long *handed_over)
+{
+	uint8_t *owner = calloc(max_corr + 1, 1);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f);
+	char line[512];
+	*unknown = *handed_over = ~0ull;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned corr;
+		int o;
+		unsigned long long r, d, x;
+		if (sscanf(line, "O\t%u\t%d", &corr, &o) == 2 && corr <= max_corr)
+			owner[corr] = (uint8_t)o;
+		else if (line[0] == 'K')
+			sscanf(line, "K\tunknown\t%llu", unknown);
+		else if (line[0] == 'S')
+			sscanf(line, "S\trecords\t%llu\tdropped\t%llu\trefused\t%llu\thanded_over\t%llu", &r,
+			       &d, &x, handed_over);
+	}
+	fclose(f);
+	return owner;
+}
+
+/* torch.profiler started while gtrace captures: a Kineto-like client in
+ * the trainer re-registers the buffer callbacks (the one pair CUPTI has),
+ * enables its kinds, later disables them, flushes (forced) and finalizes
+ * CUPTI.  gtrace notices (launches go on, its buffer callbacks fall
+ * silent), ends its capture with one line, and counts the pool buffers
+ * CUPTI handed to the other client (equal to the emulator's count and to
+ * the buffers the client saw as unknown).  What it recorded is exact, and
+ * is exactly the work whose records CUPTI delivered to gtrace's pair
+ * (the emulator's own account, per correlation id). */
+Test(cudaemu, kineto_takes_over_counted_and_said)
+{
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	setenv("GTRACE_CLIENT_WATCH_MS", "800", 1);
+	char *argv[] = { gtrace, "record", "--force", "-o", "emu_kineto.gtrace", "--", trainer,
+			 "--out", "emu_kineto.tsv", "--threads", "2", "--work", "6000",
+			 "--rate", "4000", "--kineto-at", "1000,4000", "--kineto-finalize", NULL };
+	int rc = run("emu_kineto.log", argv);
+	unsetenv("GTRACE_CLIENT_WATCH_MS");
+	cr_assert_eq(rc, 0);
+	struct truth t;
+	read_truth("emu_kineto.tsv", &t);
+	cr_assert_eq(t.n, 12000);
+	struct gt_store *s = load("emu_kineto.gtrace");
+	size_t n_gpu, n_api;
+	compare_n(s, &t, 1, &n_gpu, &n_api);
+	uint32_t max = 0;
+	for (size_t i = 0; i < t.n; i++)
+		max = t.w[i].corr > max ? t.w[i].corr : max;
+	unsigned long long unknown, handed;
+	uint8_t *owner = kineto_truth("emu_kineto.tsv", max, &unknown, &handed);
+	size_t to_us = 0, to_kineto = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		const struct truth_w *w = &t.w[i];
+		int ow = owner[w->corr] & 15, oa = owner[w->corr] >> 4;
+		cr_assert_eq(w->seen, ow == 1, "work %u delivered to pair %d, in the capture: %d",
+			     w->corr, ow, w->seen);
+		cr_assert_eq(w->seen_api, oa == 1, "launch %u delivered to pair %d, in the capture: %d",
+			     w->corr, oa, w->seen_api);
+		to_us += ow == 1;
+		to_kineto += ow == 2;
+	}
+	free(owner);
+	/* the scenario happened: both clients got records */
+	cr_assert_gt(to_us, 500);
+	cr_assert_gt(to_kineto, 500);
+	cr_assert_neq(handed, ~0ull, "no S line");
+	cr_assert_eq(unknown, handed, "the client saw %llu foreign buffers, the emulator handed over "
+		     "%llu", unknown, handed);
+	cr_assert_eq(store_drops(s)->client_buffers, handed, "counted %llu pool buffers lost, "
+		     "%llu handed to the other client", (unsigned long long)store_drops(s)->client_buffers,
+		     handed);
+	char buf[8192] = "";
+	FILE *f = fopen("emu_kineto.log", "r");
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	cr_assert(strstr(buf, "ended its capture: another CUPTI client (torch.profiler?) took the "
+			 "activity buffers/kinds: capture stopped"), "recorder said: %s", buf);
+	if (handed) {
+		char want[96];
+		snprintf(want, sizeof(want), "%llu activity buffers lost to another CUPTI client", handed);
+		cr_assert(strstr(buf, want), "recorder said: %s", buf);
+	}
+	store_free(s);
+	truth_free(&t);
+	unlink("emu_kineto.gtrace");
+}
+
+/* NVTX extensions: the trainer calls nvtxMemHeapRegister (NVTX's memory
+ * extension module) 50 times; NVTX loads NVTX_INJECTION64_PATH (gtrace's
+ * library) and calls its InitializeInjectionNvtxExtension, which hands the
+ * module to CUPTI's; the emulated CUPTI takes that function, so all 50
+ * calls reach it, and the capture is whole.  Before: gtrace's library had
+ * no such entry, NVTX disabled the extension (0 reached CUPTI). */
+Test(cudaemu, nvtx_extension_reaches_cupti)
+{
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char *argv[] = { gtrace, "record", "--force", "-o", "emu_ext.gtrace", "-q", "--", trainer,
+			 "--out", "emu_ext.tsv", "--threads", "2", "--work", "500", "--nvtx", "3",
+			 "--nvtx-ext", "50", NULL };
+	cr_assert_eq(run("emu_ext.log", argv), 0);
+	struct truth t;
+	read_truth("emu_ext.tsv", &t);
+	struct gt_store *s = load("emu_ext.gtrace");
+	compare(s, &t);
+	FILE *f = fopen("emu_ext.tsv", "r");
+	char line[256];
+	int calls = -1;
+	unsigned long long handled = 0;
+	while (fgets(line, sizeof(line), f))
+		if (line[0] == 'X')
+			sscanf(line, "X\tcalls\t%d\thandled\t%llu", &calls, &handled);
+	fclose(f);
+	cr_assert_eq(calls, 50);
+	cr_assert_eq(handled, 50, "%llu of 50 NVTX extension calls reached CUPTI", handled);
+	store_free(s);
+	truth_free(&t);
+	unlink("emu_ext.gtrace");
 }
