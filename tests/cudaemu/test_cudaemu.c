@@ -544,6 +544,8 @@ Test(cudaemu, attach_list_says_why_a_capture_ended)
 		dup2(fd, 2);
 		setenv("CUDA_INJECTION64_PATH", lib, 1);
 		setenv("GTRACE_AUTOSTART", "1", 1);
+		setenv("RANK", "5", 1);          /* --list shows RANK/LOCAL_RANK */
+		setenv("LOCAL_RANK", "1", 1);
 		execl(trainer, trainer, "--out", "-", "--threads", "1", "--work", "30000",
 		      "--rate", "3000", "--tsc-at", "1500", (char *)NULL);
 		_exit(127);
@@ -568,7 +570,7 @@ Test(cudaemu, attach_list_says_why_a_capture_ended)
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	buf[n] = 0;
 	fclose(f);
-	snprintf(want, sizeof(want), "%-8d %-5s %-10s ", (int)tp, "2", "ended");
+	snprintf(want, sizeof(want), "%-8d %-5s %-10s %-5s ", (int)tp, "2", "ended", "5/1");
 	const char *row = strstr(buf, want);
 	cr_assert_not_null(row, "no ended row for %d: %s", (int)tp, buf);
 	const char *nl = strchr(row, '\n');
@@ -693,6 +695,8 @@ Test(cudaemu, torchrun_like_eight_processes)
 		else         /* one keeps 3, the other goes past the world size */
 			cr_assert(r->rank == 3 || r->rank == 7, "RANK=3 became rank %d", r->rank);
 		cr_assert_eq(r->world_size, 7);
+		cr_assert_eq(r->local_rank1, (p == 7 ? 3 : p) + 1, "LOCAL_RANK=%d kept as %d - 1",
+			     p == 7 ? 3 : p, r->local_rank1);
 		cr_assert_str_eq(store_str(s, r->host), host);
 		compare(s, &t);
 		truth_free(&t);
