@@ -291,6 +291,13 @@ void agent_set_client_buffers(uint64_t n)
 		atomic_store_explicit(&ag.cur.hdr->client_buffers, n, memory_order_relaxed);
 }
 
+void agent_forked_declined(void)
+{
+	struct ring *r = ag.cur.hdr ? &ag.cur : ag.pending_valid ? &ag.pending : NULL;
+	if (r)
+		atomic_fetch_add_explicit(&r->hdr->buffers_declined, 1, memory_order_relaxed);
+}
+
 void agent_end(const char *reason)
 {
 	pthread_mutex_lock(&ag.lock);

@@ -223,6 +223,18 @@ int gcupti_probe(char *reason, size_t len)
 
 static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
+	if (gc.forked) {
+		/* a fork()ed child's CUPTI (an NVTX range in a DataLoader
+		 * worker): no drain thread here, gc.lock maybe held by a thread
+		 * that does not exist in it.  Declined without a lock, counted
+		 * in the ring the child shares with its parent (atomics only):
+		 * the child's records are not captured, and say so. */
+		*buffer = NULL;
+		*size = 0;
+		*max_records = 0;
+		agent_forked_declined();
+		return;
+	}
 	atomic_fetch_add_explicit(&gc.watch.traffic, 1, memory_order_relaxed);
 	pthread_mutex_lock(&gc.lock);
 	int i = gc.n_free ? gc.free_stack[--gc.n_free] : -1;
@@ -245,6 +257,8 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
 	(void)ctx;
 	(void)stream;
 	(void)size;
+	if (gc.forked)
+		return;              /* nothing of a child's is ours to drain */
 	atomic_fetch_add_explicit(&gc.watch.traffic, 1, memory_order_relaxed);
 	if (!buffer || buffer < gc.pool || buffer >= gc.pool + (size_t)gc.nbuf * GC_BUF_BYTES) {
 		/* another client's (registered before our start): not ours

@@ -128,13 +128,23 @@ static void check(const char *fn)
 	}
 }
 
-__attribute__((constructor)) static void cu_ctor(void)
+static void lock_init(void)
 {
 	pthread_mutexattr_t a;
 	pthread_mutexattr_init(&a);
 	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
 	pthread_mutex_init(&cu.lock, &a);
 	pthread_mutexattr_destroy(&a);
+}
+
+static void fork_prepare(void);
+static void fork_parent(void);
+static void fork_child(void);
+
+__attribute__((constructor)) static void cu_ctor(void)
+{
+	lock_init();
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 __attribute__((destructor)) static void cu_dtor(void)
@@ -1025,4 +1035,30 @@ int InitializeInjectionNvtxExtension(nvtxExtModuleInfo_t *mi)
 uint64_t cudaemu_cupti_nvtx_ext_calls(void)
 {
 	return atomic_load(&ext_calls);
+}
+
+/* ---- fork ----
+ *
+ * The lock is taken around fork() so a child never inherits it held; in
+ * the child (one thread, no worker) CUPTI starts over: the buffers in
+ * flight are the parent's and are dropped from its queue (never handed
+ * back in the child), so the child's first record asks the client for a
+ * new buffer on the calling thread. */
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&cu.lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&cu.lock);
+}
+
+static void fork_child(void)
+{
+	lock_init();                 /* held by the parent's thread id */
+	cu.worker_started = 0;       /* no worker thread in the child */
+	cu.have_cur = 0;
+	cu.n_full = 0;
 }

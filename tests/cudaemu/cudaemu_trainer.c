@@ -61,6 +61,10 @@
  * extension, its v3 code compiled in: the extension's first call loads
  * NVTX_INJECTION64_PATH and calls InitializeInjectionNvtxExtension) N
  * times; a line `X calls N handled H`, H the emulated CUPTI's count.
+ * --fork-calls: each forked child, before it exits, makes an NVTX range
+ * (nvtxRangePushA "child_range", nvtxRangePop: its first NVTX call, so
+ * NVTX initializes in the child) and calls cuInit (CUDA_ERROR_NOT_INITIALIZED
+ * in a child of an initialized process: its exit status is 0 only then).
  * --fork N: while the threads submit, the main thread forks N DataLoader-
  * like children that exit at once with exit(0) (atexit handlers run); a
  * line `F pid status ms` each (exit status, ms from fork to reaped).
@@ -95,6 +99,7 @@ static struct {
 	int bad_ts;
 	int kineto_at, kineto_stop, kineto_fin;
 	int nvtx_ext;
+	int fork_calls;
 	const char *out_path;
 	uint32_t max_corr;       /* highest correlation id in the truth */
 	double rate;
@@ -478,13 +483,15 @@ int main(int argc, char **argv)
 			tr.kineto_stop = c ? atoi(c + 1) : -2;
 		} else if (!strcmp(argv[i], "--nvtx-ext") && v)
 			tr.nvtx_ext = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--fork-calls"))
+			tr.fork_calls = 1;
 		else if (!strcmp(argv[i], "--kineto-finalize"))
 			tr.kineto_fin = 1;
 		else if (!strcmp(argv[i], "--fork") && v)
 			tr.forks = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "usage: cudaemu_trainer --out TRUTH [--threads T] [--work N] "
-				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N] [--cupti LIB] [--nvtx D] [--kineto-at I[,J]] [--kineto-finalize] [--nvtx-ext N]\n");
+				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N] [--cupti LIB] [--nvtx D] [--kineto-at I[,J]] [--kineto-finalize] [--nvtx-ext N] [--fork-calls]\n");
 			return 2;
 		}
 	}
@@ -525,6 +532,12 @@ int main(int argc, char **argv)
 		pthread_mutex_unlock(&tr.lock);
 		if (c == 0) {
 			forked_child = 1;
+			if (tr.fork_calls) {
+				nvtxRangePushA("child_range");
+				nvtxRangePop();
+				/* the refusal a forked child gets: exit status 0 */
+				exit(cuInit(0) == CUDA_ERROR_NOT_INITIALIZED ? 0 : 1);
+			}
 			exit(0);       /* a DataLoader worker that ends normally */
 		}
 		int st = -1;

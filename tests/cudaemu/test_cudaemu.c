@@ -854,3 +854,42 @@ Test(cudaemu, nvtx_extension_reaches_cupti)
 	truth_free(&t);
 	unlink("emu_ext.gtrace");
 }
+
+/* forked DataLoader-like children that make an NVTX range (their first
+ * NVTX call: NVTX initializes in the child, through gtrace's library, into
+ * the child's CUPTI) and call cuInit (refused: CUDA is not fork-safe):
+ * each exits 0 at once (no lock of the parent's taken in the child), the
+ * parent's capture is exact and whole, nothing of a child's is in it, and
+ * each buffer the child's CUPTI asked for is declined and counted in the
+ * ring the child shares (2 per child: its range's START and END records,
+ * each asking anew).  Before: the child took gtrace's buffer lock (held by
+ * a thread that does not exist in it, at worst) and was handed a pool
+ * buffer nobody would drain: nothing counted. */
+Test(cudaemu, forked_children_nvtx_and_cuinit)
+{
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char *argv[] = { gtrace, "record", "--force", "-o", "emu_fork.gtrace", "-q", "--", trainer,
+			 "--out", "emu_fork.tsv", "--threads", "4", "--work", "2000", "--gap-us", "2",
+			 "--fork", "5", "--fork-calls", NULL };
+	cr_assert_eq(run("emu_fork.log", argv), 0);
+	struct truth t;
+	read_truth("emu_fork.tsv", &t);    /* each child: status 0, under 500 ms */
+	cr_assert_eq(t.forks, 5);
+	struct gt_store *s = load("emu_fork.gtrace");
+	compare(s, &t);
+	for (uint32_t l = 0; l < store_lane_count(s); l++) {
+		const struct gt_lane *ln = store_lane_at(s, l);
+		cr_assert_eq(ln->key.pid, t.pid, "a lane of process %lld", (long long)ln->key.pid);
+		for (size_t i = 0; i < ln->n; i++)
+			cr_assert_str_neq(store_str(s, ln->ev[i].name), "child_range");
+	}
+	const struct gt_drops *d = store_drops(s);
+	cr_assert_eq(d->buffers_declined, 10, "%llu buffer requests of the children declined",
+		     (unsigned long long)d->buffers_declined);
+	cr_assert_eq(store_drops_lost(d), 0);
+	store_free(s);
+	truth_free(&t);
+	unlink("emu_fork.gtrace");
+}
