@@ -376,7 +376,7 @@ static void drain_buffer(int i, size_t valid, struct pub *p)
 	uint8_t *buf = gc.pool + (size_t)i * GC_BUF_BYTES;
 	CUpti_Activity *rec = NULL;
 	struct pub_dict d = convert_dict(&gc.cv);
-	uint64_t z0 = gc.cv.zero_timestamps;
+	uint64_t z0 = gc.cv.zero_timestamps, failed = 0;
 	CUptiResult r;
 	/* after another client's clock: only records still on ours (made
 	 * before it) are published, the rest are dropped, never shifted */
@@ -384,7 +384,9 @@ static void drain_buffer(int i, size_t valid, struct pub *p)
 	int64_t now = realtime_ns();
 	while ((r = gc.f.GetNextRecord(buf, valid, &rec)) == CUPTI_SUCCESS) {
 		struct gt_event e;
-		if (convert_record(&gc.cv, rec, &e) != 1 || !p)
+		int cr = convert_record(&gc.cv, rec, &e);
+		failed += cr < 0;            /* out of memory: the record is lost, counted */
+		if (cr != 1 || !p)
 			continue;
 		if (foreign && (e.start_ns < now - 3600000000000ll || e.start_ns > now + 3600000000000ll)) {
 			atomic_fetch_add(&gc.foreign_records, 1);
@@ -405,6 +407,7 @@ static void drain_buffer(int i, size_t valid, struct pub *p)
 		for (size_t k = 0; k < n; k++)
 			pub_device(p, &dv[k], &d);
 		agent_count_loss(0, 0, gc.cv.zero_timestamps - z0);
+		agent_count_read_errors(failed);      /* records not converted */
 	}
 }
 

@@ -893,3 +893,33 @@ Test(cudaemu, forked_children_nvtx_and_cuinit)
 	truth_free(&t);
 	unlink("emu_fork.gtrace");
 }
+
+/* the trainer exits while kernels run longer than the exit flush waits
+ * (1.5 s; gtrace waits 1 s for completed buffers, then forces): CUPTI
+ * hands back records still incomplete, where the record walk stops.  Each
+ * such walk is a read error, counted in the ring and the recording
+ * (read_errors, part of "lost"), and what did arrive is exact.  Before:
+ * the walk's error went only to the `status` line, the recording said 0
+ * lost with the running kernels (and whatever followed them) missing. */
+Test(cudaemu, read_errors_counted_in_the_recording)
+{
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char *argv[] = { gtrace, "record", "--force", "-o", "emu_rderr.gtrace", "-q", "--", trainer,
+			 "--out", "emu_rderr.tsv", "--threads", "2", "--work", "500",
+			 "--tail-ms", "1500", NULL };
+	cr_assert_eq(run("emu_rderr.log", argv), 0);
+	struct truth t;
+	read_truth("emu_rderr.tsv", &t);
+	struct gt_store *s = load("emu_rderr.gtrace");
+	size_t n_gpu, n_api;
+	compare_n(s, &t, 1, &n_gpu, &n_api);
+	cr_assert_lt(n_gpu, t.n, "the running kernels cannot have arrived");
+	const struct gt_drops *d = store_drops(s);
+	cr_assert_geq(d->read_errors, 1, "a record walk stopped at an incomplete record, not counted");
+	cr_assert_geq(store_drops_lost(d), d->read_errors);
+	store_free(s);
+	truth_free(&t);
+	unlink("emu_rderr.gtrace");
+}
