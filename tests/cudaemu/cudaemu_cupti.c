@@ -459,7 +459,10 @@ CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult r, const char **s)
 CUptiResult CUPTIAPI cuptiGetTimestamp(uint64_t *t)
 {
 	check(__func__);
-	*t = cu.ts_cb ? cu.ts_cb() : now_ns();
+	lock(__func__);              /* the clock may change (a client's, finalize) */
+	CUpti_TimestampCallbackFunc f = cu.ts_cb;
+	unlock();
+	*t = f ? f() : now_ns();
 	return CUPTI_SUCCESS;
 }
 

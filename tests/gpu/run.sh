@@ -102,6 +102,20 @@ print("PASS emulator: every kernel, copy and memset exact" if ok else "FAIL emul
 sys.exit(0 if ok else 1)
 PY
 	[ $? -eq 0 ] || fail=1
+	# a second CUPTI client (Kineto-like: takes the callbacks, disables its
+	# kinds, finalizes) and forked children making NVTX calls and cuInit:
+	# the trainer must exit 0 (with EMU_CFLAGS=-fsanitize=thread: no report)
+	# and the capture must say it ended
+	LD_LIBRARY_PATH="$e" GTRACE_CLIENT_WATCH_MS=500 "$b/gpu_recv" "$lib" "$out/emu2.tsv" -- \
+		"$e/cudaemu_trainer" --out "$out/emu2_truth.tsv" --threads 3 --work 3000 --rate 6000 \
+		--kineto-at 400,2000 --kineto-finalize --fork 3 --fork-calls > "$out/emu2.out" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q "another CUPTI client" "$out/emu2.out"; then
+		note "PASS emulator: second CUPTI client and forked children (trainer exit 0, capture ended with the reason)"
+	else
+		note "FAIL emulator: second CUPTI client / forked children: exit $rc: $(grep -m1 -E 'WARNING|ERROR|error|ended' "$out/emu2.out")"
+		fail=1
+	fi
 	note "SKIP kernels.cu and PyTorch checks: --emulator (no GPU)"
 	note "result: $([ $fail -eq 0 ] && echo PASS || echo FAIL)"
 	exit $fail
