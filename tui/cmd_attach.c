@@ -87,8 +87,8 @@ static int list(void)
 				ctl_status_get(reply, "client_buffers_lost", cb, sizeof(cb));
 				if (why[0] && atoll(cb) > 0) {
 					size_t wl = strlen(why);
-					snprintf(why + wl, sizeof(why) - wl, " (%s activity buffers lost "
-						 "to it)", cb);
+					snprintf(why + wl, sizeof(why) - wl, " (%s activity buffer%s lost "
+						 "to it)", cb, strcmp(cb, "1") ? "s" : "");
 				}
 			} else if (strstr(reply, "permission")) {
 				snprintf(state, sizeof(state), "not-yours");

@@ -813,7 +813,8 @@ Test(cudaemu, kineto_takes_over_counted_and_said)
 			 "activity buffers/kinds: capture stopped"), "recorder said: %s", buf);
 	if (handed) {
 		char want[96];
-		snprintf(want, sizeof(want), "%llu activity buffers lost to another CUPTI client", handed);
+		snprintf(want, sizeof(want), "lost (+%llu activity buffer%s taken by another CUPTI client)",
+			 handed, handed == 1 ? "" : "s");
 		cr_assert(strstr(buf, want), "recorder said: %s", buf);
 	}
 	store_free(s);
@@ -922,4 +923,56 @@ Test(cudaemu, read_errors_counted_in_the_recording)
 	store_free(s);
 	truth_free(&t);
 	unlink("emu_rderr.gtrace");
+}
+
+/* the same seen from outside: a trainer started with the library
+ * (autostart, no viewer) is recorded by pid while its Kineto-like client
+ * takes CUPTI's callbacks; `gtrace attach --list` then shows it ended,
+ * with the reason and the buffers lost under its row */
+Test(cudaemu, attach_list_says_a_client_took_cupti)
+{
+	char gtrace[1100], trainer[1100], lib[1100], pid[16];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	snprintf(lib, sizeof(lib), "%s/capture/libgtrace-inject.so", build);
+	pid_t tp = fork();
+	if (tp == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		int fd = open("emu_klist_tr.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		setenv("CUDA_INJECTION64_PATH", lib, 1);
+		setenv("GTRACE_AUTOSTART", "1", 1);
+		setenv("GTRACE_CLIENT_WATCH_MS", "500", 1);
+		execl(trainer, trainer, "--out", "-", "--threads", "1", "--work", "30000",
+		      "--rate", "3000", "--kineto-at", "1500,29000", (char *)NULL);
+		_exit(127);
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)tp);
+	usleep(300000);
+	char *rec[] = { gtrace, "record", "-o", "emu_klist.gtrace", "-q", "--duration", "1.8",
+			"--pid", pid, NULL };
+	cr_assert_eq(run("emu_klist_rec.log", rec), 0);
+	char *argv[] = { gtrace, "attach", "--list", NULL };
+	cr_assert_eq(run("emu_klist.log", argv), 0);
+	kill(tp, SIGKILL);
+	waitpid(tp, NULL, 0);
+	char buf[8192] = "", want[64];
+	FILE *f = fopen("emu_klist.log", "r");
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	snprintf(want, sizeof(want), "%-8d %-5s %-10s ", (int)tp, "2", "ended");
+	const char *row = strstr(buf, want);
+	cr_assert_not_null(row, "no ended row for %d: %s", (int)tp, buf);
+	const char *nl = strchr(row, '\n');
+	cr_assert_not_null(nl);
+	static const char line[] = "         ended: another CUPTI client (torch.profiler?) took the "
+				   "activity buffers/kinds: capture stopped (";
+	cr_assert(!strncmp(nl + 1, line, sizeof(line) - 1), "list: %s", buf);
+	unsigned nb = 0;
+	cr_assert_eq(sscanf(nl + sizeof(line), "%u activity buffer", &nb), 1, "list: %s", buf);
+	cr_assert(strstr(nl, nb == 1 ? "buffer lost to it)" : "buffers lost to it)"), "list: %s", buf);
+	cr_assert_geq(nb, 1);
+	unlink("emu_klist.gtrace");
 }
