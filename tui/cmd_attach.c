@@ -18,8 +18,8 @@ static int usage(FILE *f)
 {
 	fprintf(f, "usage: gtrace attach PID [--force-inject] | --all | --list\n\n"
 		   "  --list   processes with the capture library loaded or that use CUDA (injectable):\n"
-		   "           pid, GPUs, state, RANK, command; under an ended or passive\n"
-		   "           process, a line with the reason\n"
+		   "           pid, GPUs, state, RANK (RANK/LOCAL_RANK when both are set),\n"
+		   "           command; under an ended or passive process, a line with the reason\n"
 		   "  PID      open the live viewer on that process (q quits; the process runs on); a\n"
 		   "           process started without gtrace gets the capture library with ptrace\n"
 		   "  --force-inject  load the library into a process that maps no CUDA driver too\n"
