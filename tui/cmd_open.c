@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "gtrace/load.h"
 #include "cmd.h"
+#include "netsess.h"
 #include "runalign.h"
 #include "ui.h"
 
@@ -29,7 +30,13 @@ static void usage(FILE *f)
 		   "  --link-gbps X    link bandwidth, GB/s: with --param-bytes the overview\n"
 		   "                   compares collective time with the expected B / X\n"
 		   "  --run NAME       the run of a TensorBoard log directory to open (default:\n"
-		   "                   the newest, said on stderr)\n");
+		   "                   the newest, said on stderr)\n"
+		   "  -                read a .gtrace stream from stdin as it arrives (gtrace record -o -)\n"
+		   "  --live CMD...    the rest of the line: commands whose stdout is a .gtrace stream\n"
+		   "                   (e.g. 'ssh node7 gtrace record --all -o -'), one node each\n"
+		   "  --align-clocks   apply the residual clock offsets between nodes estimated from\n"
+		   "                   NCCL collectives (otherwise only shown)\n"
+		   "Several .gtrace files (run-*.gtrace, one per node) open as one job.\n");
 }
 
 struct load_job {
@@ -212,6 +219,8 @@ int cmd_open(int argc, char **argv)
 	uint64_t param_bytes = 0;
 	double link_gbps = 0;
 	const char *run = NULL;
+	char **live = NULL;
+	int nlive = 0, align = 0;
 	if (!paths) {
 		cmd_error("out of memory");
 		return 1;
@@ -225,6 +234,19 @@ int cmd_open(int argc, char **argv)
 		if (!strcmp(a, "--")) {
 			only_paths = 1;
 			continue;
+		}
+		if (!strcmp(a, "--align-clocks")) {
+			align = 1;
+			continue;
+		}
+		if (!strcmp(a, "--live")) {
+			live = argv + i + 1;
+			nlive = argc - i - 1;
+			if (!nlive) {
+				free(paths);
+				return cmd_usage_error("open", "--live needs at least one command");
+			}
+			break;
 		}
 		if (cmd_is_help(a)) {
 			usage(stdout);
@@ -259,9 +281,16 @@ int cmd_open(int argc, char **argv)
 			return bad;
 		}
 	}
+	int stdin_stream = 0;
+	for (int i = 0; i < np; i++)
+		stdin_stream |= !strcmp(paths[i], "-");
 	int rc = !param_bytes != !(link_gbps > 0) ?
 		 cmd_usage_error("open", "--param-bytes and --link-gbps go together") :
-		 np == 0 ? cmd_usage_error("open", "no PATH given") : -1;
+		 np == 0 && !nlive ? cmd_usage_error("open", "no PATH given") : -1;
+	if (rc < 0 && (nlive || stdin_stream))
+		rc = netsess_open_live(paths, np, live, nlive, align);
+	else if (rc < 0 && netsess_all_gtrace(paths, np))
+		rc = netsess_open_files(paths, np, align);
 	if (rc < 0)
 		rc = open_paths(paths, np, run, param_bytes, link_gbps);
 	free(paths);
