@@ -31,9 +31,9 @@ static void usage(FILE *f)
 		   "                   compares collective time with the expected B / X\n"
 		   "  --run NAME       the run of a TensorBoard log directory to open (default:\n"
 		   "                   the newest, said on stderr)\n"
-		   "  -                read a .gtrace stream from stdin as it arrives (gtrace record -o -)\n"
+		   "  -                read a .gtrace stream from stdin as it arrives (from gtrace record)\n"
 		   "  --live CMD...    the rest of the line: commands whose stdout is a .gtrace stream\n"
-		   "                   (e.g. 'ssh node7 gtrace record --all -o -'), one node each\n"
+		   "                   (gtrace record writing to stdout, run over ssh), one node each\n"
 		   "  --align-clocks   apply the residual clock offsets between nodes estimated from\n"
 		   "                   NCCL collectives (otherwise only shown)\n"
 		   "Several .gtrace files (run-*.gtrace, one per node) open as one job.\n");

@@ -56,7 +56,10 @@ int gtjob_add_node(struct gtjob *j, const char *label)
 	snprintf(n->label, sizeof(n->label), "%s", label);
 	snprintf(n->host, sizeof(n->host), "%s", label);
 	n->ns = store_new();
-	n->st = n->ns ? gtstream_new(label, n->ns) : NULL;
+	/* messages name the node by its label, a long command cut short */
+	char nm[64];
+	snprintf(nm, sizeof(nm), "%.56s%s", label, strlen(label) > 56 ? "..." : "");
+	n->st = n->ns ? gtstream_new(nm, n->ns) : NULL;
 	n->batch = malloc(GTJOB_BATCH * sizeof(*n->batch));
 	n->clock_synced = -1;
 	n->clock_maxerror_us = n->clock_esterror_us = -1;
@@ -247,8 +250,9 @@ static long sync_events(struct gtjob *j, struct gtjob_node *n, gtjob_events_fn f
 			e.start_ns += n->applied_ns;
 			if (e.kind == GT_EV_KERNEL && e.arg) {
 				uint32_t kc = gt_event_kconf(&e), nc = gt_event_nccl(&e);
-				kc = kc < n->cap_kconf && kc <= n->n_kconf ? n->kconf[kc] : 0;
-				nc = nc < n->cap_nccl && nc <= n->n_nccl ? n->nccl[nc] : 0;
+				/* id 0 is "none" (never in the maps) */
+				kc = kc && kc <= n->n_kconf ? n->kconf[kc] : 0;
+				nc = nc && nc <= n->n_nccl ? n->nccl[nc] : 0;
 				e.arg = (uint64_t)kc | (uint64_t)nc << 32;
 			}
 			if (store_add(j->s, &e))
