@@ -2286,6 +2286,46 @@ def case_emuended():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def case_netlive():
+    """open --live (issue 17): a node streaming beside a node that stalls and
+    a node that sends garbage: the view grows, the stalled node is named
+    with a growing silence (the viewer keeps drawing), the bad one ended
+    with its line; q ends it at once"""
+    g = os.path.abspath(GTRACE)
+    node = ("GTRACE_HOSTNAME=nodeA RANK=0 %s record -q -o - -- %s sim --live --ranks 1 --gpus 2 "
+            "--seconds 20 --linger 0 2>/dev/null" % (g, g))
+    cmd = ("env LANG=C.UTF-8 TERM=xterm-256color %s open --live '%s' 'sleep 600' 'echo garbage'; "
+           "echo EXIT=$?; sleep 600" % (g, node))
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "220", "-y", "40", cmd)
+    tmux("set-option", "-t", "t", "status", "off", check=False)
+    s = wait_for(r"nodes: 2 receiving, 1 ended", 20)
+    if "echo garbage ended: echo garbage: not a gtrace stream" not in s:
+        fail("the garbage node is not named with its problem", s)
+    s = wait_for(r"sleep 600: no data for \d+ s", 20)
+    n = int(re.search(r"sleep 600: no data for (\d+) s", s).group(1))
+    m = re.search(r"nodes: 2 receiving, 1 ended, \S+ ev/s, (\S+) events", s)
+    ev0 = m.group(1) if m else ""
+    if "GPU 0" not in s:
+        fail("the streaming node's GPUs are not in the view", s)
+    deadline = time.time() + 15
+    while True:
+        s = screen()
+        m2 = re.search(r"sleep 600: no data for (\d+) s", s)
+        m3 = re.search(r"nodes: 2 receiving, 1 ended, \S+ ev/s, (\S+) events", s)
+        if m2 and int(m2.group(1)) >= n + 2 and m3 and m3.group(1) != ev0:
+            break
+        if time.time() > deadline:
+            fail("the view stopped drawing while a node stalled", s)
+        time.sleep(0.2)
+    t = time.time()
+    keys("q")
+    s = wait_for(r"^EXIT=\d+", 10)
+    if "EXIT=0" not in s:
+        fail("open --live did not exit with 0", s)
+    if time.time() - t > 5:
+        fail("quitting waited %.1f s for the stalled node" % (time.time() - t), s)
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
