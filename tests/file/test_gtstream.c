@@ -282,10 +282,10 @@ Test(gtjob, two_nodes_merge_ranks_hosts_and_the_planted_offset)
 				continue;
 			found = 1;
 			cr_assert_eq(x->n, l->n);
-			int64_t sa = 0, sb = 0;
+			uint64_t sa = 0, sb = 0;   /* modulo 2^64: a checksum */
 			for (size_t k = 0; k < l->n; k++) {
-				sa += l->ev[k].start_ns;
-				sb += x->ev[k].start_ns;
+				sa += (uint64_t)l->ev[k].start_ns;
+				sb += (uint64_t)x->ev[k].start_ns;
 				cr_assert_str_eq(store_str(s, x->ev[k].name), store_str(t.all, l->ev[k].name));
 			}
 			cr_assert_eq(sa, sb);
