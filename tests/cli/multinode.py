@@ -16,7 +16,9 @@ chunks and is named, the other node completes; bad streams (garbage, a future
 format version, a stream that stalls) end as one line each without a hang;
 `-o run-%h.gtrace` and `gtrace stats run-*.gtrace` (files of one job);
 `attach --hosts` builds `SSH HOST GTRACE record --all -q -o -` (a stand-in
-transport records what it was given); and through a real OpenSSH server on
+transport records what it was given); two CUDA-emulator trainers (the real
+capture library, GTRACE_HOSTNAME, a planted clock through the emulator's
+CLOCK_REALTIME, collectives on a shared grid) against their truth files; and through a real OpenSSH server on
 127.0.0.1 (throwaway keys, an unprivileged port): two streams into one
 merged recording, then the server killed mid-stream (skipped, with the
 reason, when sshd cannot start).
@@ -336,6 +338,38 @@ def over_ssh(d):
             p.wait()
 
 
+def emulator_nodes(d):
+    """two CUDA-emulator trainers (tests/cudaemu) as nodes: the real capture
+    library in each, a planted host name and, on one, a planted clock"""
+    emu = os.path.join(BUILD, "tests", "cudaemu")
+    trainer = os.path.join(emu, "cudaemu_trainer")
+    if not os.path.exists(trainer):
+        skipped.append("emulator nodes: tests/cudaemu not built")
+        print("SKIP emulator nodes: tests/cudaemu not built")
+        return
+    out = os.path.join(d, "emu.gtrace")
+    cmds = []
+    for h, rk, off in (("emuA", 0, 0), ("emuB", 1, PLANT)):
+        cmds.append("GTRACE_HOSTNAME=%s RANK=%d GTRACE_TEST_CLOCK_OFFSET_NS=%d LD_LIBRARY_PATH=%s "
+                    "%s record -q -o - -- %s --out %s --threads 2 --work 2000 --rate 1000 "
+                    "--collectives 80" % (h, rk, off, emu, G, trainer,
+                                          os.path.join(d, "truth-%s.tsv" % h)))
+    r, _ = record_from(out, cmds)
+    check(r.returncode == 0, "emulator nodes: recorded (%s)" % r.stderr.strip()[-200:])
+    m = stats([out])
+    check({x["Rank"]: x["Host"] for x in m["summary_ranks"]} == {0: "emuA", 1: "emuB"},
+          "emulator nodes: ranks and the planted host names")
+    for h, rk in (("emuA", 0), ("emuB", 1)):
+        want = sum(1 for line in open(os.path.join(d, "truth-%s.tsv" % h))
+                   if line.startswith("W\t"))
+        got = sum(x["Events"] for x in m["summary_lanes"] if x["Rank"] == rk and x["Type"] == "stream")
+        check(got == want, "emulator node %s: every piece of GPU work of its truth once (%d of %d)"
+              % (h, got, want))
+    res = int(meta(m).get("node.1.clock_residual_ns", "0"))
+    check(abs(res - PLANT) <= 100000, "emulator nodes: planted offset %d recovered as %d ns "
+          "(collective 100 us)" % (PLANT, res))
+
+
 def main():
     d = tempfile.mkdtemp(prefix="gtrace-multinode-")
     try:
@@ -343,6 +377,7 @@ def main():
         percent_h(d)
         cut_and_bad(d)
         hosts_transport(d)
+        emulator_nodes(d)
         over_ssh(d)
     finally:
         shutil.rmtree(d, ignore_errors=True)

@@ -48,6 +48,8 @@ struct cudaemu_work {
 	uint8_t driver;          /* CUDAEMU_CALL: a driver API call (else runtime) */
 	uint32_t nodes;          /* CUDAEMU_GRAPH: kernel nodes (>= 1) */
 	uint32_t graph_id;       /* CUDAEMU_GRAPH: the graph's id (>= 1) */
+	uint64_t end_at_ns;      /* a collective: the work runs at least until this
+				  * time, when its slowest peer arrives (0: none) */
 	/* out: what the driver did (the ground truth) */
 	uint32_t corr;           /* correlation id of the launch call */
 	uint32_t cbid;           /* API callback id of the call (in for CUDAEMU_CALL) */

@@ -2324,6 +2324,21 @@ def case_netlive():
         fail("open --live did not exit with 0", s)
     if time.time() - t > 5:
         fail("quitting waited %.1f s for the stalled node" % (time.time() - t), s)
+    # `open -`: the stream on stdin, the keys from the terminal
+    tmux("kill-session", "-t", "t", check=False)
+    cmd = ("GTRACE_HOSTNAME=nodeS %s record -q -o - -- %s sim --live --seconds 3 --linger 0 "
+           "2>/dev/null | env LANG=C.UTF-8 TERM=xterm-256color %s open -; echo EXIT=$?; sleep 600"
+           % (g, g, g))
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "200", "-y", "40", cmd)
+    tmux("set-option", "-t", "t", "status", "off", check=False)
+    s = wait_for(r"nodes: 1 receiving, \S+ ev/s, [1-9]\S* events", 20)
+    if "GPU 0" not in s:
+        fail("open -: the stream's GPUs are not in the view", s)
+    s = wait_for(r"nodes: 0 receiving, 1 ended", 20)
+    keys("q")
+    s = wait_for(r"^EXIT=\d+", 10)
+    if "EXIT=0" not in s:
+        fail("open - did not exit with 0", s)
 
 
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
