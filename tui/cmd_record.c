@@ -139,6 +139,12 @@ int cmd_record(int argc, char **argv)
 	if (out && record_out_path(out, outx, sizeof(outx)) < 0)
 		return cmd_usage_error("record", "-o: '%s' is too long once %%h is expanded", out);
 	out = out ? outx : NULL;
+	if (out && !strcmp(out, "-") && isatty(1)) {
+		free(from);
+		cmd_error("-o -: stdout is a terminal; pipe the stream to a reader "
+			  "(| gtrace open -) or give -o FILE");
+		return 1;
+	}
 	if (out && nfrom && !pid && !all && !cmd) {
 		int frc = netsess_record(out, from, nfrom, force, duration, quiet, align);
 		free(from);

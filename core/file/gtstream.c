@@ -200,6 +200,9 @@ static long walk(struct gtstream *st, const unsigned char *p, size_t len, size_t
 		st->in.done_bytes = GTFILE_HDR_BYTES;
 	}
 	for (;;) {
+		if (st->in.state == GTSTREAM_COMPLETE && off < len)
+			return fail(st, -EINVAL, "data after the end marker at byte %llu",
+				    (unsigned long long)st->in.done_bytes);
 		long sz = chunk_size(st, p + off, len - off, st->in.done_bytes);
 		if (sz < 0)
 			return sz;

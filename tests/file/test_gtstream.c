@@ -150,6 +150,13 @@ Test(gtstream, bad_streams_one_line_each)
 	cr_assert(strstr(err, "h4: data after the end marker at byte"), "%s", err);
 	gtstream_free(st);
 	store_free(s);
+	/* a few stray bytes after the end (less than a chunk header) */
+	s = store_new();
+	st = gtstream_new("h6", s);
+	cr_assert_lt(feed(st, b2, n + 10, 0), 0);
+	cr_assert(strstr(err, "h6: data after the end marker at byte"), "%s", err);
+	gtstream_free(st);
+	store_free(s);
 	b[n / 2] ^= 4;
 	s = store_new();
 	st = gtstream_new("h5", s);
