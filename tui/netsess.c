@@ -216,9 +216,10 @@ int netsess_poll(struct netsess *ns)
 		ns->last_align_ns = now;
 		gtjob_align(ns->j);
 		if (ns->apply_clock) {
-			if (gtjob_apply(ns->j) < 0)
+			int moved = gtjob_apply(ns->j);
+			if (moved < 0)
 				return -ENOMEM;
-			changed = 1;
+			changed |= moved > 0;
 		}
 	}
 	if (ns->w && now - ns->last_flush_ns >= 1000000000) {
@@ -414,6 +415,24 @@ static int ui_save(void *ctx, char *msg, size_t len)
 	return rc;
 }
 
+static int ui_align(void *ctx, char *msg, size_t len)
+{
+	struct netsess *ns = ctx;
+	char c[512];
+	gtjob_clock_line(ns->j, c, sizeof(c));
+	if (!c[0]) {
+		snprintf(msg, len, "no clock offset estimated yet (no NCCL collectives matched "
+			 "between nodes)");
+		return -EAGAIN;
+	}
+	/* the shift happens in the next poll, where the viewer expects the
+	 * store to change */
+	ns->apply_clock = 1;
+	ns->last_align_ns = 0;
+	snprintf(msg, len, "applying the clock offsets: %s", c + 7);
+	return 0;
+}
+
 int netsess_view(struct netsess *ns, const char *name)
 {
 	if (isatty(0) && isatty(1) && getenv("TERM")) {
@@ -427,6 +446,7 @@ int netsess_view(struct netsess *ns, const char *name)
 		src.save = ui_save;
 		src.poll_ms = 200;
 		src.flags = UI_SRC_LIVE;
+		src.align_clocks = ui_align;
 		int rc = ui_run(&src);
 		netsess_stop(ns, 1.0);
 		return rc;

@@ -406,7 +406,7 @@ int gtjob_load_files(const char *const *paths, size_t n, struct gt_store *s, int
 	if (!rc) {
 		gtjob_drops(j);
 		gtjob_align(j);
-		if (apply_clock && gtjob_apply(j))
+		if (apply_clock && gtjob_apply(j) < 0)
 			rc = -ENOMEM;
 		gtjob_meta(j);
 	}

@@ -195,6 +195,7 @@ int gtjob_align(struct gtjob *j)
 
 int gtjob_apply(struct gtjob *j)
 {
+	int moved = 0;
 	j->applied = 1;
 	for (size_t i = 0; i < j->n; i++) {
 		struct gtjob_node *nd = j->node[i];
@@ -205,8 +206,9 @@ int gtjob_apply(struct gtjob *j)
 		for (int r = 0; r < nd->n_ranks; r++)
 			if (store_shift_rank(j->s, nd->rk_to[r], delta))
 				return -ENOMEM;
+		moved++;
 	}
-	return 0;
+	return moved;
 }
 
 void gtjob_clock_line(const struct gtjob *j, char *buf, size_t len)

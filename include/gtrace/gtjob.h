@@ -70,7 +70,8 @@ void gtjob_drops(struct gtjob *j);
  * number of nodes with an estimate */
 int gtjob_align(struct gtjob *j);
 /* shift every node with an estimate by minus its residual (now and for
- * events still to come); finishes the store again; 0 or -ENOMEM */
+ * events still to come); finishes the store again when it moved any;
+ * the number of nodes moved, or -ENOMEM */
 int gtjob_apply(struct gtjob *j);
 /* one line on the clocks: "clock: node2 +3.012 ms vs node1 (212
  * collectives, +-0.004 ms; not applied)" or "" when nothing to say */

@@ -2324,6 +2324,23 @@ def case_netlive():
         fail("open --live did not exit with 0", s)
     if time.time() - t > 5:
         fail("quitting waited %.1f s for the stalled node" % (time.time() - t), s)
+    # C applies the residual clock offset between two nodes (planted: 3 ms)
+    tmux("kill-session", "-t", "t", check=False)
+    t0 = time.time_ns()
+    node = ("GTRACE_SIM_T0_NS=%d GTRACE_HOSTNAME=%s RANK=%d GTRACE_TEST_CLOCK_OFFSET_NS=%d %s "
+            "record -q -o - -- %s sim --live --ranks 1 --gpus 2 --seconds 30 --linger 0 2>/dev/null")
+    cmd = ("env LANG=C.UTF-8 TERM=xterm-256color %s open --live '%s' '%s'; echo EXIT=$?; sleep 600"
+           % (g, node % (t0, "nodeA", 0, 0, g, g), node % (t0, "nodeB", 1, 3000000, g, g)))
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "220", "-y", "40", cmd)
+    tmux("set-option", "-t", "t", "status", "off", check=False)
+    wait_for(r"clock: nodeB \+3\.000 ms vs nodeA \(\d+ collectives, \S+ ms; not applied\)", 30)
+    keys("C")
+    clear_msg()
+    wait_for(r"clock: nodeB \+3\.000 ms vs nodeA \(\d+ collectives, \S+ ms; applied\)", 15)
+    keys("q")
+    s = wait_for(r"^EXIT=\d+", 10)
+    if "EXIT=0" not in s:
+        fail("open --live (two nodes) did not exit with 0", s)
     # `open -`: the stream on stdin, the keys from the terminal
     tmux("kill-session", "-t", "t", check=False)
     cmd = ("GTRACE_HOSTNAME=nodeS %s record -q -o - -- %s sim --live --seconds 3 --linger 0 "
