@@ -6,7 +6,8 @@
  * metadata).
  *
  * The estimate: a collective ends within its own duration on every rank
- * that takes part.  For the lowest rank of each node, the NCCL kernels are
+ * that takes part.  For the lowest rank of each node, the newest NCCL
+ * kernels (at most 4096 per GPU lane, among its last 262,144 events) are
  * listed by end.  Up to GTJOB_ALIGN_SAMPLES of a node's collectives are
  * paired with every collective of the same name on the reference node
  * (the first node that has any) whose end lies within GTJOB_ALIGN_MAX_NS;
@@ -27,6 +28,9 @@
 #define GTJOB_ALIGN_SAMPLES 256
 #define GTJOB_ALIGN_MAX_NS 250000000LL
 #define GTJOB_ALIGN_MIN_MATCHES 3
+/* collectives taken from the end of each GPU lane, events looked at */
+#define GTJOB_ALIGN_PER_LANE 4096
+#define GTJOB_ALIGN_WALK 262144
 
 struct coll {
 	int64_t end_ns, dur_ns;
@@ -55,25 +59,34 @@ static struct coll *collectives(const struct gt_store *s, const struct gtjob_nod
 	int32_t rk = nd->rk_to[0];
 	for (int i = 1; i < nd->n_ranks; i++)
 		rk = nd->rk_to[i] < rk ? nd->rk_to[i] : rk;
-	size_t cnt = 0;
+	/* the newest events of each lane only: a live view re-estimates every
+	 * second, so the cost is bounded whatever the capture's length */
+	size_t cap = 0;
 	for (size_t li = 0; li < store_lane_count(s); li++) {
 		const struct gt_lane *l = store_lane_at(s, (uint32_t)li);
 		if (l->key.type == GT_LANE_GPU && l->key.rank == rk)
-			for (size_t k = 0; k < l->n; k++)
-				cnt += l->ev[k].kind == GT_EV_KERNEL && (l->ev[k].flags & GT_EVF_NCCL);
+			cap += GTJOB_ALIGN_PER_LANE;
 	}
-	struct coll *c = cnt ? malloc(cnt * sizeof(*c)) : NULL;
+	struct coll *c = cap ? malloc(cap * sizeof(*c)) : NULL;
 	if (!c)
 		return NULL;
 	for (size_t li = 0; li < store_lane_count(s); li++) {
 		const struct gt_lane *l = store_lane_at(s, (uint32_t)li);
 		if (l->key.type != GT_LANE_GPU || l->key.rank != rk)
 			continue;
-		for (size_t k = 0; k < l->n; k++) {
+		size_t took = 0;
+		for (size_t k = l->n, walked = 0; k-- > 0 && took < GTJOB_ALIGN_PER_LANE &&
+		     walked < GTJOB_ALIGN_WALK; walked++) {
 			const struct gt_event *e = &l->ev[k];
-			if (e->kind == GT_EV_KERNEL && (e->flags & GT_EVF_NCCL))
+			if (e->kind == GT_EV_KERNEL && (e->flags & GT_EVF_NCCL)) {
 				c[(*n)++] = (struct coll){ gt_event_end(e), e->dur_ns, e->name };
+				took++;
+			}
 		}
+	}
+	if (!*n) {
+		free(c);
+		return NULL;
 	}
 	qsort(c, *n, sizeof(*c), by_end);
 	return c;
