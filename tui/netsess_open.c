@@ -1,15 +1,17 @@
 /*
- * netsess_open.c - `gtrace open` on streams and on the files of one job:
- * `open -` (stdin), `open --live CMD...` (each command a node), and
- * `open a.gtrace b.gtrace ...` (several .gtrace files: the nodes of one
- * job, merged with ranks, hosts and clocks kept).
+ * netsess_open.c - the commands over node streams: `gtrace open -` (stdin),
+ * `open --live CMD...` (each command a node), `open a.gtrace b.gtrace ...`
+ * (several .gtrace files: the nodes of one job, merged with ranks, hosts
+ * and clocks kept), `attach --hosts` and `record --from`.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "gtrace/gtfile.h"
 #include "gtrace/load.h"
 #include "netsess.h"
 #include "ui.h"
@@ -169,4 +171,58 @@ int netsess_attach_hosts(int argc, char **argv)
 	free(cmds);
 	free(list);
 	return rc;
+}
+
+int netsess_record(const char *out, char **cmds, int n, int force, double duration, int quiet,
+		   int apply_clock)
+{
+	struct gt_store *s = store_new();
+	struct netsess ns;
+	char err[512];
+	if (!s || netsess_init(&ns, s, apply_clock)) {
+		fprintf(stderr, "gtrace: out of memory\n");
+		store_free(s);
+		return 1;
+	}
+	store_meta_set(s, "source", "gtrace record --from");
+	struct gtfile_writer_opts wo = { .open_flags = force ? 0 : GTFILE_W_KEEP };
+	int to_stdout = !strcmp(out, "-");
+	if (to_stdout)
+		signal(SIGPIPE, SIG_IGN);
+	ns.w = to_stdout ? gtfile_writer_open_fd(1, "stdout", &wo, err, sizeof(err)) :
+			   gtfile_writer_open(out, &wo, err, sizeof(err));
+	int rc = ns.w ? 0 : -1;
+	if (!ns.w)
+		fprintf(stderr, "gtrace: %s\n", err);
+	for (int i = 0; i < n && !rc; i++)
+		if (netsess_add_cmd(&ns, cmds[i], err, sizeof(err)) < 0) {
+			fprintf(stderr, "gtrace: %s\n", err);
+			rc = -1;
+		}
+	if (rc) {
+		netsess_stop(&ns, 0);
+		if (ns.w)
+			gtfile_writer_abort(ns.w);
+		if (ns.w && !to_stdout)
+			unlink(out);
+		netsess_free(&ns);
+		store_free(s);
+		return 1;
+	}
+	int hr = netsess_headless(&ns, duration, quiet ? 0 : 1.0);
+	char line[1024];
+	netsess_status(&ns, line, sizeof(line));
+	int wrc = gtfile_writer_close(ns.w, s, err, sizeof(err));
+	ns.w = NULL;
+	int status = 0;
+	if (hr < 0 || wrc < 0) {
+		fprintf(stderr, "gtrace: %s: %s\n", out, wrc < 0 ? err : strerror(-hr));
+		status = 1;
+	} else {
+		fprintf(stderr, "gtrace record: %s: %llu events from %d nodes (%s)\n", out,
+			(unsigned long long)store_event_count(s), ns.n, line);
+	}
+	netsess_free(&ns);
+	store_free(s);
+	return status;
 }
