@@ -219,8 +219,8 @@ int netsess_record(const char *out, char **cmds, int n, int force, double durati
 		fprintf(stderr, "gtrace: %s: %s\n", out, wrc < 0 ? err : strerror(-hr));
 		status = 1;
 	} else {
-		fprintf(stderr, "gtrace record: %s: %llu events from %d nodes (%s)\n", out,
-			(unsigned long long)store_event_count(s), ns.n, line);
+		fprintf(stderr, "gtrace record: %s: %llu events from %d node%s (%s)\n", out,
+			(unsigned long long)store_event_count(s), ns.n, ns.n == 1 ? "" : "s", line);
 	}
 	netsess_free(&ns);
 	store_free(s);
