@@ -8,7 +8,10 @@
  * sent: nothing lost), wall time, the receiver's CPU time, and how far
  * behind the senders it ended (wall time after the last sender finished).
  *
- *   net_bench [NODES [RATE [SECONDS [RUNS]]]]   (default 4 500000 5 3)
+ *   net_bench [NODES [RATE [SECONDS [RUNS [BUDGET]]]]]   (default 4 500000 5 3 0)
+ *
+ * BUDGET: the merged store's memory budget (store_set_budget: 64M, 1G;
+ * 0 none), the resident peak of the store then reported too.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -86,8 +89,13 @@ int main(int argc, char **argv)
 	double rate = argc > 2 ? atof(argv[2]) : 500000;
 	double secs = argc > 3 ? atof(argv[3]) : 5;
 	int runs = argc > 4 ? atoi(argv[4]) : 3;
+	size_t budget = 0;
+	if (argc > 5 && gt_parse_size(argv[5], &budget)) {
+		fprintf(stderr, "net_bench: BUDGET: '%s' is not a size\n", argv[5]);
+		return 2;
+	}
 	if (nodes < 1 || nodes > MAXN || runs < 1 || secs <= 0) {
-		fprintf(stderr, "usage: net_bench [NODES [RATE [SECONDS [RUNS]]]]\n");
+		fprintf(stderr, "usage: net_bench [NODES [RATE [SECONDS [RUNS [BUDGET]]]]]\n");
 		return 2;
 	}
 	uint64_t per = (uint64_t)((rate > 0 ? rate : 500000) * secs);
@@ -121,7 +129,12 @@ int main(int argc, char **argv)
 			fcntl(fd[i], F_SETFL, O_NONBLOCK);
 		}
 		struct gt_store *s = store_new();
+		if (budget && store_set_budget(s, budget)) {
+			fprintf(stderr, "net_bench: no cache file for the budget\n");
+			return 1;
+		}
 		store_finish(s);
+		size_t peak = 0;
 		struct gtjob *j = gtjob_new(s);
 		for (int i = 0; i < nodes; i++) {
 			char nm[32];
@@ -165,6 +178,8 @@ int main(int argc, char **argv)
 			if (bench_ms(CLOCK_MONOTONIC) - last_fin >= 200) {
 				store_finish(s);
 				last_fin = bench_ms(CLOCK_MONOTONIC);
+				size_t res = store_resident_bytes(s);
+				peak = res > peak ? res : peak;
 			}
 		}
 		store_finish(s);
@@ -177,8 +192,10 @@ int main(int argc, char **argv)
 		lag[r] = senders_done > 0 && t1 > senders_done ? (t1 - senders_done) / 1e3 : 0;
 		bad |= got != total || store_event_count(s) != total;
 		printf("run %d: %llu of %llu events merged, wall %.2f s (%.2f M ev/s), receiver CPU "
-		       "%.2f s, done %.3f s after the last sender\n", r, (unsigned long long)got,
-		       (unsigned long long)total, wall[r], (double)total / wall[r] / 1e6, cpu[r], lag[r]);
+		       "%.2f s, done %.3f s after the last sender; store resident peak %.0f MB "
+		       "(budget %.0f MB)\n", r, (unsigned long long)got,
+		       (unsigned long long)total, wall[r], (double)total / wall[r] / 1e6, cpu[r], lag[r],
+		       (double)peak / 1e6, (double)budget / 1e6);
 		gtjob_free(j);
 		store_free(s);
 	}

@@ -29,6 +29,10 @@ int netsess_init(struct netsess *ns, struct gt_store *s, int apply_clock)
 	ns->j = gtjob_new(s);
 	ns->buf = malloc(READ_BYTES);
 	ns->rate_t_ns = ns->last_flush_ns = ns->last_align_ns = live_mono_ns();
+	/* a long session of many nodes: the default memory budget (docs/store.md),
+	 * unbounded when its cache file cannot be made */
+	if (store_set_budget(s, gt_default_memory_budget()))
+		store_set_budget(s, 0);
 	if (!ns->j || !ns->buf || store_finish(s)) {
 		gtjob_free(ns->j);
 		free(ns->buf);

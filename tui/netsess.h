@@ -48,7 +48,8 @@ struct netsess {
 	char msg[256];
 };
 
-/* 0 or -ENOMEM; s is finished once here */
+/* 0 or -ENOMEM; s is finished once here and given the default memory
+ * budget (unbounded when its cache file cannot be made) */
 int netsess_init(struct netsess *ns, struct gt_store *s, int apply_clock);
 /* start `sh -c CMD` as a node (stdout a .gtrace stream); 0 or negative errno with err */
 int netsess_add_cmd(struct netsess *ns, const char *cmd, char *err, size_t errlen);
