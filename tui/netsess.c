@@ -21,7 +21,7 @@
 
 #define READ_BYTES (1u << 20)
 
-int netsess_init(struct netsess *ns, struct gt_store *s, int apply_clock)
+int netsess_init(struct netsess *ns, struct gt_store *s, int apply_clock, size_t memory)
 {
 	memset(ns, 0, sizeof(*ns));
 	ns->s = s;
@@ -29,11 +29,15 @@ int netsess_init(struct netsess *ns, struct gt_store *s, int apply_clock)
 	ns->j = gtjob_new(s);
 	ns->buf = malloc(READ_BYTES);
 	ns->rate_t_ns = ns->last_flush_ns = ns->last_align_ns = live_mono_ns();
-	/* a long session of many nodes: the default memory budget (docs/store.md),
-	 * unbounded when its cache file cannot be made */
-	if (store_set_budget(s, gt_default_memory_budget()))
+	/* a long session of many nodes: a memory budget (docs/store.md); the
+	 * default one stays unbounded when its cache file cannot be made */
+	int brc = memory ? store_set_budget(s, memory == SIZE_MAX ? gt_default_memory_budget() :
+					    memory) : 0;
+	if (brc && memory == SIZE_MAX) {
 		store_set_budget(s, 0);
-	if (!ns->j || !ns->buf || store_finish(s)) {
+		brc = 0;
+	}
+	if (brc || !ns->j || !ns->buf || store_finish(s)) {
 		gtjob_free(ns->j);
 		free(ns->buf);
 		return -ENOMEM;

@@ -48,9 +48,10 @@ struct netsess {
 	char msg[256];
 };
 
-/* 0 or -ENOMEM; s is finished once here and given the default memory
- * budget (unbounded when its cache file cannot be made) */
-int netsess_init(struct netsess *ns, struct gt_store *s, int apply_clock);
+/* 0 or negative errno; s is finished once here and given a memory budget
+ * of `memory` bytes (0: none; SIZE_MAX: the default, unbounded when its
+ * cache file cannot be made) */
+int netsess_init(struct netsess *ns, struct gt_store *s, int apply_clock, size_t memory);
 /* start `sh -c CMD` as a node (stdout a .gtrace stream); 0 or negative errno with err */
 int netsess_add_cmd(struct netsess *ns, const char *cmd, char *err, size_t errlen);
 /* an open descriptor as a node (made non-blocking; closed by the session) */
@@ -80,7 +81,8 @@ int netsess_record(const char *out, char **cmds, int n, int force, double durati
 		   int apply_clock);
 /* `gtrace open [-] [--live CMD...]`: the viewer on stdin's stream (path
  * "-") and the commands' streams; the exit status */
-int netsess_open_live(const char *const *paths, int np, char **cmds, int ncmd, int align);
+int netsess_open_live(const char *const *paths, int np, char **cmds, int ncmd, int align,
+		      size_t memory);
 /* `gtrace open A.gtrace B.gtrace ...`: the files as the nodes of one job */
 int netsess_open_files(const char *const *paths, int np, int align);
 /* 1 when there are at least two paths and each is a .gtrace file */

@@ -16,13 +16,15 @@
 #include "netsess.h"
 #include "ui.h"
 
-int netsess_open_live(const char *const *paths, int np, char **cmds, int ncmd, int align)
+int netsess_open_live(const char *const *paths, int np, char **cmds, int ncmd, int align,
+		      size_t memory)
 {
 	struct gt_store *s = store_new();
 	struct netsess ns;
 	char err[512];
-	if (!s || netsess_init(&ns, s, align)) {
-		fprintf(stderr, "gtrace: out of memory\n");
+	if (!s || netsess_init(&ns, s, align, memory)) {
+		fprintf(stderr, "gtrace: %s\n", s ? "memory budget: no cache file in $TMPDIR "
+			"(or out of memory)" : "out of memory");
 		store_free(s);
 		return 1;
 	}
@@ -165,7 +167,7 @@ int netsess_attach_hosts(int argc, char **argv)
 		rc = 2;
 	}
 	if (!rc)
-		rc = netsess_open_live(NULL, 0, cmds, n, align);
+		rc = netsess_open_live(NULL, 0, cmds, n, align, SIZE_MAX);
 	for (int i = 0; i < n; i++)
 		free(cmds[i]);
 	free(cmds);
@@ -179,7 +181,7 @@ int netsess_record(const char *out, char **cmds, int n, int force, double durati
 	struct gt_store *s = store_new();
 	struct netsess ns;
 	char err[512];
-	if (!s || netsess_init(&ns, s, apply_clock)) {
+	if (!s || netsess_init(&ns, s, apply_clock, SIZE_MAX)) {
 		fprintf(stderr, "gtrace: out of memory\n");
 		store_free(s);
 		return 1;
