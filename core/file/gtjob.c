@@ -115,8 +115,9 @@ static int32_t rank_of(struct gtjob *j, struct gtjob_node *n, int32_t r)
 	}
 	if (owner) {
 		to = max + 1;
-		snprintf(n->msg, sizeof(n->msg), "rank %d is also on %s: shown as rank %d",
-			 (int)r, owner->host, (int)to);
+		if (!n->msg[0])   /* a stream's error, said first, stays */
+			snprintf(n->msg, sizeof(n->msg), "rank %d is also on %s: shown as rank %d",
+				 (int)r, owner->host, (int)to);
 	}
 	if (n->n_ranks < GTJOB_MAX_RANKS) {
 		n->rk_from[n->n_ranks] = r;
