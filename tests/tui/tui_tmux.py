@@ -2286,6 +2286,22 @@ def case_emuended():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def netlive_session(cmd, w=220, h=40):
+    """a fresh tmux server and session running cmd (the last session's end
+    stops its server, and a new one can lose that race: try again)"""
+    tmux("kill-server", check=False)
+    for attempt in range(3):
+        r = subprocess.run(["tmux", "-L", SOCK, "-f", "/dev/null", "new-session", "-d", "-s", "t",
+                            "-x", str(w), "-y", str(h), cmd], capture_output=True, text=True)
+        if r.returncode == 0:
+            break
+        tmux("kill-server", check=False)
+        time.sleep(0.3)
+    else:
+        fail("tmux new-session: %s" % r.stderr.strip())
+    tmux("set-option", "-t", "t", "status", "off", check=False)
+
+
 def case_netlive():
     """open --live (issue 17): a node streaming beside a node that stalls and
     a node that sends garbage: the view grows, the stalled node is named
@@ -2296,8 +2312,7 @@ def case_netlive():
             "--seconds 20 --linger 0 2>/dev/null" % (g, g))
     cmd = ("env LANG=C.UTF-8 TERM=xterm-256color %s open --live '%s' 'sleep 600' 'echo garbage'; "
            "echo EXIT=$?; sleep 600" % (g, node))
-    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "220", "-y", "40", cmd)
-    tmux("set-option", "-t", "t", "status", "off", check=False)
+    netlive_session(cmd)
     s = wait_for(r"nodes: 2 receiving, 1 ended", 20)
     if "echo garbage ended: echo garbage: not a gtrace stream" not in s:
         fail("the garbage node is not named with its problem", s)
@@ -2325,14 +2340,12 @@ def case_netlive():
     if time.time() - t > 5:
         fail("quitting waited %.1f s for the stalled node" % (time.time() - t), s)
     # C applies the residual clock offset between two nodes (planted: 3 ms)
-    tmux("kill-session", "-t", "t", check=False)
     t0 = time.time_ns()
     node = ("GTRACE_SIM_T0_NS=%d GTRACE_HOSTNAME=%s RANK=%d GTRACE_TEST_CLOCK_OFFSET_NS=%d %s "
             "record -q -o - -- %s sim --live --ranks 1 --gpus 2 --seconds 30 --linger 0 2>/dev/null")
     cmd = ("env LANG=C.UTF-8 TERM=xterm-256color %s open --live '%s' '%s'; echo EXIT=$?; sleep 600"
            % (g, node % (t0, "nodeA", 0, 0, g, g), node % (t0, "nodeB", 1, 3000000, g, g)))
-    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "220", "-y", "40", cmd)
-    tmux("set-option", "-t", "t", "status", "off", check=False)
+    netlive_session(cmd)
     wait_for(r"clock: nodeB \+3\.000 ms vs nodeA \(\d+ collectives, \S+ ms; not applied\)", 30)
     keys("C")
     clear_msg()
@@ -2342,12 +2355,10 @@ def case_netlive():
     if "EXIT=0" not in s:
         fail("open --live (two nodes) did not exit with 0", s)
     # `open -`: the stream on stdin, the keys from the terminal
-    tmux("kill-session", "-t", "t", check=False)
     cmd = ("GTRACE_HOSTNAME=nodeS %s record -q -o - -- %s sim --live --seconds 3 --linger 0 "
            "2>/dev/null | env LANG=C.UTF-8 TERM=xterm-256color %s open -; echo EXIT=$?; sleep 600"
            % (g, g, g))
-    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "200", "-y", "40", cmd)
-    tmux("set-option", "-t", "t", "status", "off", check=False)
+    netlive_session(cmd, w=200)
     s = wait_for(r"nodes: 1 receiving, \S+ ev/s, [1-9]\S* events", 20)
     if "GPU 0" not in s:
         fail("open -: the stream's GPUs are not in the view", s)
