@@ -434,7 +434,7 @@ int64_t store_t_max(const struct gt_store *s)
 int store_finish(struct gt_store *s)
 {
 	int rc;
-	size_t n = 0;
+	size_t n = 0, unchecked = 0;
 	store_budget_poll(s);
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	for (size_t i = 0; i < s->n_lanes; i++) {
@@ -442,7 +442,13 @@ int store_finish(struct gt_store *s)
 		rc = lod_build(s, l);
 		if (rc)
 			return rc;
-		store_budget_finished(s);   /* lane by lane: indexing reads every event */
+		/* indexing reads every event: check the budget every 1 M events
+		   (not every lane: the check costs O(lanes)) */
+		unchecked += l->n;
+		if (s->arena && unchecked >= ((size_t)1 << 20)) {
+			unchecked = 0;
+			store_budget_finished(s);
+		}
 		n += l->n;
 		if (l->n) {
 			if (l->ev[0].start_ns < lo)
