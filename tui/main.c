@@ -44,6 +44,7 @@ static const struct command commands[] = {
 	{ "stats", cmd_stats, "stats PATH... [--report NAME[,NAME...]] [--format table|csv|json]\n"
 	  "             [--table NAME|list] [-o DIR] [--step N] [--range T0:T1] [--gpu G] [--rank R]\n"
 	  "             [--param-bytes B --link-gbps X] [--run NAME] [--memory SIZE]\n"
+	  "             [--group-by name|shape|stack]\n"
 	  "      analyses as text, CSV or JSON" },
 	{ "export", cmd_export, "export PATH... -o OUT.json[.gz] [--no-flows] [--gzip-level N] [--run NAME] [--force]\n"
 	  "      Chrome trace JSON (opens in Perfetto) from any input" },
