@@ -99,10 +99,18 @@ int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
 		static const char *const what[] = { [GT_FMT_GTRACE] = "a .gtrace capture",
 			[GT_FMT_NSYS_SQLITE] = "an nsys SQLite export", [GT_FMT_DIRECTORY] = "a directory",
 			[GT_FMT_XPLANE] = "an XPlane profile" };
-		/* several .gtrace files: the nodes of one job (gtjob.h) */
+		/* every path is checked first: a missing or unreadable one is named
+		   before any "cannot be merged" complaint about another */
 		size_t ng = 0;
-		for (size_t i = 0; i < n; i++)
-			ng += gt_load_detect(paths[i], err, errlen) == GT_FMT_GTRACE;
+		for (size_t i = 0; i < n; i++) {
+			enum gt_format f = gt_load_detect(paths[i], err, errlen);
+			if (f == GT_FMT_UNKNOWN) {
+				store_free(s);
+				return -EINVAL;
+			}
+			/* several .gtrace files: the nodes of one job (gtjob.h) */
+			ng += f == GT_FMT_GTRACE;
+		}
 		if (ng == n) {
 			char warn[512];
 			/* the .gtrace reader has its own events-per-byte rule */

@@ -323,6 +323,10 @@ Test(bad, fifo_and_bad_files_in_directory, .timeout = 20)
 	const char *mixed[2] = { good, dir };
 	cr_expect_neq(gt_load(mixed, 2, &o, &s, err, sizeof(err)), 0);
 	cr_expect(strstr(err, "is a directory; only trace JSON files can be merged"), "%s", err);
+	/* a missing path is named before any complaint about another (trial 2) */
+	const char *gone[2] = { dir, "/nonexistent/missing.gtrace" };
+	cr_expect_neq(gt_load(gone, 2, &o, &s, err, sizeof(err)), 0);
+	cr_expect(strstr(err, "missing.gtrace: No such file or directory"), "%s", err);
 	/* nothing readable in the directory: the first file's error */
 	remove(good);
 	cr_expect_neq(gt_load(&p, 1, &o, &s, err, sizeof(err)), 0);
