@@ -90,7 +90,9 @@ void tldraw_ruler(struct tlview *t)
 					     t->steps[i + 1].num == t->steps[i].num))
 			i++;
 		long next_c = i + 1 < t->nsteps ? layout_t2col(&t->m, t->steps[i + 1].t0_ns) : sr->w;
-		if (next_c - c > (long)strlen(buf))
+		/* whole or not at all: a label cut at the right edge would read
+		   as another step ("#1" for 133) */
+		if (next_c - c > (long)strlen(buf) && sr->w - c - 1 >= (long)strlen(buf))
 			term_put(sr->y, sr->x + (int)c + 1, (int)(sr->w - c - 1), theme_attr(TH_STEP), buf);
 	}
 	if (t->lay.labels.w > 0)

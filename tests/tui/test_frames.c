@@ -14,6 +14,7 @@
 #include "gtrace/sim.h"
 #include "term.h"
 #include "view.h"
+#include "tlview.h"
 
 static SCREEN *scr;
 static FILE *fout, *fin;
@@ -189,4 +190,45 @@ Test(frames, cached_frames_equal_fresh_frames)
 Test(frames, two_thread_rows_equal_one_thread_rows)
 {
 	cached_equals_fresh(16, 220, 70);
+}
+
+/* a step label at the right edge is drawn whole or not at all: step 133
+ * starting in the last columns must never read "#1" (trial 2) */
+Test(frames, step_label_never_truncated)
+{
+	struct gt_store *s = store_new();
+	struct gt_lane_key hk = { .type = GT_LANE_HOST, .rank = 0, .device = -1, .id = 1 };
+	uint32_t h = store_lane(s, &hk), a = gpu_lane(s, 0, 7);
+	static const struct { const char *name; int64_t t0, t1; } st[] = {
+		{ "ProfilerStep#131", 0, 400000000 }, { "ProfilerStep#132", 400000000, 970000000 },
+		{ "ProfilerStep#133", 970000000, 1500000000 }, { "ProfilerStep#134", 1500000000, 2000000000 },
+	};
+	for (size_t i = 0; i < 4; i++) {
+		struct gt_event e = { .start_ns = st[i].t0, .dur_ns = st[i].t1 - st[i].t0, .lane = h,
+				      .kind = GT_EV_STEP, .name = store_intern_cstr(s, st[i].name),
+				      .arg = (uint64_t)(131 + i) };
+		cr_assert_eq(store_add(s, &e), 0);
+	}
+	add(s, a, "k", 0, 1000);
+	add(s, a, "k", 1999999000, 1000);
+	cr_assert_eq(store_finish(s), 0);
+	screen_open(120, 40);
+	struct ui_source src = { .name = "planted", .store = s };
+	struct app *ap = ui_app_new(&src);
+	ui_frame(ap);
+	/* the view ends at 1 s: step 133 starts in its last columns, 134 after */
+	struct tlview *t = (struct tlview *)ap->views[VIEW_TRACE];
+	layout_tmap_fit(&t->m, 0, 1000000000, t->m.cols);
+	ui_frame(ap);
+	char *txt = screen_text(), line[1024];
+	cr_assert_not_null(line_with(txt, "steps", line, sizeof(line)), "%s", txt);
+	cr_expect(strstr(line, "#131") && strstr(line, "#132"), "'%s'", line);
+	/* every number drawn is a whole step number */
+	for (const char *p = strchr(line, '#'); p; p = strchr(p + 1, '#'))
+		cr_expect(!strncmp(p, "#131", 4) || !strncmp(p, "#132", 4) || !strncmp(p, "#133", 4),
+			  "a cut step label: '%s'", line);
+	free(txt);
+	ui_app_free(ap);
+	screen_close();
+	store_free(s);
 }
