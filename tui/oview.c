@@ -404,9 +404,10 @@ static int step_lines(struct oview *o, int *y, int end, struct lrect r)
 			     "utilization %.1f%% (kernel time / capture):",
 			     layout_fmt_dur((int64_t)bd->avg_total_ns, a, sizeof(a)), bd->gpu_util_pct);
 	else
-		k = snprintf(line, sizeof(line), "%s over %zu steps (%s)%s, GPU utilization %.1f%% (kernel time / step):",
+		k = snprintf(line, sizeof(line), "%s over %zu step%s (%s)%s, GPU utilization %.1f%% (kernel time / step):",
 			     layout_fmt_dur((int64_t)bd->avg_total_ns, a, sizeof(a)),
 			     res->nrk > 1 ? res->step_rows : bd->n,
+			     (res->nrk > 1 ? res->step_rows : bd->n) == 1 ? "" : "s",
 			     steps_source_name(o->res.source), of, bd->gpu_util_pct);
 	/* the categories, largest first, so that a narrow screen leaves out
 	   the smallest shares, never a figure of the sum */
@@ -437,15 +438,17 @@ static int step_lines(struct oview *o, int *y, int end, struct lrect r)
 	/* the largest non-GPU cost of the rank whose verdict is shown */
 	double cost_pct = 0;
 	const char *cost = pipeline_host_cost_name(pipeline_host_cost(&res->pl, &cost_pct));
+	char why[160];
+	pipeline_verdict_why(&res->pl, why, sizeof(why));
 	if (*y < end && res->nrk > 1) {
-		snprintf(line, sizeof(line), "input pipeline: %s (input %.1f%%) in rank %d, the worst of %zu ranks; "
+		snprintf(line, sizeof(line), "input pipeline: %s (%s) in rank %d, the worst of %zu ranks; "
 			 "largest non-GPU cost there: %s, %.1f%% of the step",
-			 pipeline_verdict_name(res->pl.verdict), res->pl.input_pct, res->pl.rank,
+			 pipeline_verdict_name(res->pl.verdict), why, res->pl.rank,
 			 with ? with : res->nrk, cost, cost_pct);
 		wrap_put(y, end, r, 0, line, 2);
 	} else if (*y < end) {
-		snprintf(line, sizeof(line), "input pipeline: %s (input %.1f%%); largest non-GPU cost: %s, "
-			 "%.1f%% of the step", pipeline_verdict_name(o->res.pl.verdict), o->res.pl.input_pct,
+		snprintf(line, sizeof(line), "input pipeline: %s (%s); largest non-GPU cost: %s, "
+			 "%.1f%% of the step", pipeline_verdict_name(o->res.pl.verdict), why,
 			 cost, cost_pct);
 		wrap_put(y, end, r, 0, line, 2);
 	}

@@ -100,14 +100,16 @@ static void pv_draw(struct view *v, struct lrect r)
 	const struct pipeline_result *res = &p->res;
 	double cost_pct = 0;
 	enum pipeline_host_cost cost = pipeline_host_cost(res, &cost_pct);
+	char why[160];
+	pipeline_verdict_why(res, why, sizeof(why));
 	term_printf(r.y, r.x + 1, r.w - 2, theme_attr(res->verdict >= PL_MODERATELY ? TH_WARN : TH_GOOD),
-		    "Verdict: %s;  largest non-GPU cost: %s, %.1f%% of the step",
-		    pipeline_verdict_name(res->verdict), pipeline_host_cost_name(cost), cost_pct);
+		    "Verdict: %s (%s);  largest non-GPU cost: %s, %.1f%% of the step",
+		    pipeline_verdict_name(res->verdict), why, pipeline_host_cost_name(cost), cost_pct);
 	if (r.h < 2)
 		return;
 	term_printf(r.y + 1, r.x + 1, r.w - 2, 0,
-		    "rank %d%s, %zu steps: input %.1f%%  launch %.1f%%  all others %.1f%%  compute %.1f%%",
-		    res->rank, p->nranks > 1 ? " (R: next rank)" : "", res->n, res->input_pct, res->launch_pct, res->others_pct,
+		    "rank %d%s, %zu step%s: input %.1f%%  launch %.1f%%  all others %.1f%%  compute %.1f%%",
+		    res->rank, p->nranks > 1 ? " (R: next rank)" : "", res->n, res->n == 1 ? "" : "s", res->input_pct, res->launch_pct, res->others_pct,
 		    res->avg_pct[PL_COMPUTE]);
 	/* legend */
 	int x = r.x + 1, y = r.y + 2;

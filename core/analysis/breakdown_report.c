@@ -8,34 +8,43 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "gtrace/analysis.h"
 #include "reports.h"
 #include "tables.h"
 #include "anl.h"
 
 static const char *const us_cols[] = {
-	"Rank:i", "Step", "Kernel (us):f:1", "Memcpy (us):f:1", "Memset (us):f:1",
+	"Rank:i", "Step:k", "Row", "Kernel (us):f:1", "Memcpy (us):f:1", "Memset (us):f:1",
 	"Communication (us):f:1", "Runtime (us):f:1", "DataLoader (us):f:1",
 	"CPU Exec (us):f:1", "Other (us):f:1", "Total (us):f:1", NULL
 };
 static const char *const pct_cols[] = {
-	"Rank:i", "Step", "Kernel (%):p:2", "Memcpy (%):p:2", "Memset (%):p:2",
+	"Rank:i", "Step:k", "Row", "Kernel (%):p:2", "Memcpy (%):p:2", "Memset (%):p:2",
 	"Communication (%):p:2", "Runtime (%):p:2", "DataLoader (%):p:2",
 	"CPU Exec (%):p:2", "Other (%):p:2", "Total (us):f:1", NULL
 };
 
-/* one row: Rank, Step label, the categories (us or % of total), Total (us) */
-static int put_row(struct gt_table *t, int32_t rank, const char *label, const double *v,
-		   double total, int pct)
+/* one row: Rank, Step (null unless the row is one step), Row (what the
+ * row is: "step", "whole capture" without steps, "average"), the categories
+ * (us or % of total), Total (us); step < 0 with kind "step" is the whole
+ * capture */
+static int put_row(struct gt_table *t, int32_t rank, int64_t step, const char *kind,
+		   const double *v, double total, int pct)
 {
 	long r = gt_table_row(t);
-	if (r < 0 || gt_table_set_str(t, (size_t)r, 1, label))
+	if (r < 0)
+		return -ENOMEM;
+	int whole = step < 0 && !strcmp(kind, "step");
+	if (gt_table_set_str(t, (size_t)r, 2, whole ? "whole capture" : kind))
 		return -ENOMEM;
 	gt_table_set_int(t, (size_t)r, 0, rank);
+	if (step >= 0)
+		gt_table_set_int(t, (size_t)r, 1, step);
 	for (int c = 0; c < BD_NCAT; c++)
-		gt_table_set_float(t, (size_t)r, (size_t)c + 2,
+		gt_table_set_float(t, (size_t)r, (size_t)c + 3,
 				   pct ? (total > 0 ? 100.0 * v[c] / total : 0) : v[c] / 1e3);
-	gt_table_set_float(t, (size_t)r, BD_NCAT + 2, total / 1e3);
+	gt_table_set_float(t, (size_t)r, BD_NCAT + 3, total / 1e3);
 	return 0;
 }
 
@@ -48,22 +57,17 @@ static int rank_rows(const struct gt_store *s, const struct gt_scope *sc, int32_
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < r.n && !rc; i++) {
-		char lab[32];
 		double v[BD_NCAT];
-		if (r.rows[i].step < 0)
-			snprintf(lab, sizeof(lab), "all");
-		else
-			snprintf(lab, sizeof(lab), "%lld", (long long)r.rows[i].step);
 		for (int c = 0; c < BD_NCAT; c++)
 			v[c] = (double)r.rows[i].cat_ns[c];
-		rc = put_row(t, rank, lab, v, (double)r.rows[i].total_ns, 0);
+		rc = put_row(t, rank, r.rows[i].step, "step", v, (double)r.rows[i].total_ns, 0);
 		if (!rc)
-			rc = put_row(tp, rank, lab, v, (double)r.rows[i].total_ns, 1);
+			rc = put_row(tp, rank, r.rows[i].step, "step", v, (double)r.rows[i].total_ns, 1);
 	}
 	if (!rc && r.n) {
-		rc = put_row(t, rank, "Average", r.avg_ns, r.avg_total_ns, 0);
+		rc = put_row(t, rank, -1, "average", r.avg_ns, r.avg_total_ns, 0);
 		if (!rc)
-			rc = put_row(tp, rank, "Average", r.avg_ns, r.avg_total_ns, 1);
+			rc = put_row(tp, rank, -1, "average", r.avg_ns, r.avg_total_ns, 1);
 	}
 	if (!rc && r.n)
 		rc = gt_table_note(t, "Rank %d GPU Utilization: %.2f %% (time covered by any kernel / "

@@ -166,6 +166,14 @@ enum pipeline_host_cost pipeline_host_cost(const struct pipeline_result *r, doub
 	return (enum pipeline_host_cost)best;
 }
 
+int pipeline_verdict_why(const struct pipeline_result *r, char *buf, size_t len)
+{
+	if (r->verdict == PL_POTENTIALLY)
+		return snprintf(buf, len, "input %.1f %%; all others (host compute + unaccounted) "
+				"%.1f %% >= 3 %%", r->input_pct, r->others_pct);
+	return snprintf(buf, len, "input %.1f %%", r->input_pct);
+}
+
 const char *pipeline_host_cost_name(enum pipeline_host_cost c)
 {
 	static const char *const names[] = { "input", "kernel launch",

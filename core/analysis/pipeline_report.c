@@ -14,24 +14,28 @@
 #include "anl.h"
 
 static const char *const cols[] = {
-	"Rank:i", "Step", "Device Compute (us):f:1", "Input H2D (us):f:1",
+	"Rank:i", "Step:k", "Row", "Device Compute (us):f:1", "Input H2D (us):f:1",
 	"Device-to-Device & Collectives (us):f:1", "Output D2H (us):f:1",
 	"Input Host Wait (us):f:1", "Kernel Launch (us):f:1", "Host Compute (us):f:1",
 	"All Others (us):f:1", "Total (us):f:1", "Input (%):p:1", NULL
 };
 
-/* one row: Rank, Step label, the categories (us), Total (us), Input (%) */
-static int put_row(struct gt_table *t, int32_t rank, const char *label, const double *v,
+/* one row: Rank, Step (null unless the row is one step), Row ("step",
+ * "whole capture" for a step < 0, "average"), the categories (us), Total
+ * (us), Input (%) */
+static int put_row(struct gt_table *t, int32_t rank, int64_t step, int avg, const double *v,
 		   double total, double in)
 {
 	long r = gt_table_row(t);
-	if (r < 0 || gt_table_set_str(t, (size_t)r, 1, label))
+	if (r < 0 || gt_table_set_str(t, (size_t)r, 2, avg ? "average" : step < 0 ? "whole capture" : "step"))
 		return -ENOMEM;
 	gt_table_set_int(t, (size_t)r, 0, rank);
+	if (!avg && step >= 0)
+		gt_table_set_int(t, (size_t)r, 1, step);
 	for (int c = 0; c < PL_NCAT; c++)
-		gt_table_set_float(t, (size_t)r, (size_t)c + 2, v[c] / 1e3);
-	gt_table_set_float(t, (size_t)r, PL_NCAT + 2, total / 1e3);
-	gt_table_set_float(t, (size_t)r, PL_NCAT + 3, in);
+		gt_table_set_float(t, (size_t)r, (size_t)c + 3, v[c] / 1e3);
+	gt_table_set_float(t, (size_t)r, PL_NCAT + 3, total / 1e3);
+	gt_table_set_float(t, (size_t)r, PL_NCAT + 4, in);
 	return 0;
 }
 
@@ -41,9 +45,11 @@ static int notes(struct gt_table *t, const struct pipeline_result *r, const char
 {
 	static const char *const lv[] = { "low", "moderate", "high" };
 	char adv[8][PIPELINE_ADVICE_LEN];
-	int rc = gt_table_note(t, "%sVerdict: %s (input %.1f %% of step time; thresholds: HIGHLY >= 20 %%, "
+	char why[160];
+	pipeline_verdict_why(r, why, sizeof(why));
+	int rc = gt_table_note(t, "%sVerdict: %s (%s of step time; thresholds: HIGHLY >= 20 %% input, "
 			       "MODERATELY >= 5 %%, POTENTIALLY when all others >= 3 %%)",
-			       who, pipeline_verdict_name(r->verdict), r->input_pct);
+			       who, pipeline_verdict_name(r->verdict), why);
 	double cost_pct = 0;
 	enum pipeline_host_cost cost = pipeline_host_cost(r, &cost_pct);
 	if (!rc)
@@ -82,18 +88,16 @@ static int rank_rows(const struct gt_store *s, const struct gt_scope *sc, int32_
 		snprintf(who, sizeof(who), "Rank %d: ", rank);
 	double sum[PL_NCAT] = {0}, total = 0;
 	for (size_t i = 0; i < r.n && !rc; i++) {
-		char lab[32];
 		double v[PL_NCAT];
-		snprintf(lab, sizeof(lab), r.rows[i].step < 0 ? "all" : "%lld", (long long)r.rows[i].step);
 		for (int c = 0; c < PL_NCAT; c++) {
 			v[c] = (double)r.rows[i].cat_ns[c];
 			sum[c] += v[c] / (double)r.n;
 		}
 		total += (double)r.rows[i].total_ns / (double)r.n;
-		rc = put_row(t, rank, lab, v, (double)r.rows[i].total_ns, r.rows[i].input_pct);
+		rc = put_row(t, rank, r.rows[i].step, 0, v, (double)r.rows[i].total_ns, r.rows[i].input_pct);
 	}
 	if (!rc && r.n)
-		rc = put_row(t, rank, "Average", sum, total, r.input_pct);
+		rc = put_row(t, rank, -1, 1, sum, total, r.input_pct);
 	if (!rc)
 		rc = r.n ? notes(t, &r, who) : gt_table_note(t, "%sNo events in the scope", who);
 	pipeline_result_done(&r);

@@ -79,6 +79,7 @@ int gt_table_col(struct gt_table *t, const char *name, enum gt_col_type type, in
 	c->type = type;
 	c->decimals = decimals < 0 ? 0 : decimals > 12 ? 12 : decimals;
 	c->align_left = type == GT_COL_STR;
+	c->plain = 0;
 	return (int)t->ncols++;
 }
 

@@ -53,7 +53,7 @@ struct gt_table *tables_new(const char *name, const char *title, const char *con
 		enum gt_col_type ty = GT_COL_STR;
 		int dec = 0;
 		if (p) {
-			ty = p[1] == 'i' ? GT_COL_INT : p[1] == 'f' ? GT_COL_FLOAT :
+			ty = p[1] == 'i' || p[1] == 'k' ? GT_COL_INT : p[1] == 'f' ? GT_COL_FLOAT :
 			     p[1] == 'p' ? GT_COL_PCT : GT_COL_STR;
 			if (p[1] && p[2] == ':')
 				dec = atoi(p + 3);
@@ -62,6 +62,7 @@ struct gt_table *tables_new(const char *name, const char *title, const char *con
 			gt_table_free(t);
 			return NULL;
 		}
+		t->cols[t->ncols - 1].plain = p && p[1] == 'k';
 	}
 	return t;
 }

@@ -14,7 +14,8 @@ int tables_stat_cols(struct gt_table *t, const char *count_col);
 /* fill the eight columns from col0 on from a kstats row */
 void tables_stat_row(struct gt_table *t, size_t row, size_t col0, const struct kstats_row *k);
 /* a table with its columns, or NULL; cols is a "name:type:decimals" list
- * ending with NULL, type one of s i f p */
+ * ending with NULL, type one of s i f p, or k: an int identifier (PID, step)
+ * printed without thousands separators */
 struct gt_table *tables_new(const char *name, const char *title, const char *const *cols);
 /* note lines describing the scope (range, gpu, rank) when it is not the whole trace */
 int tables_scope_note(struct gt_table *t, const struct gt_store *s, const struct gt_scope *sc);

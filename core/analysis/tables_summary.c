@@ -17,7 +17,7 @@ static int lanes_and_kinds(const struct gt_store *s, const struct gt_scope *sc,
 {
 	static const char *const kcols[] = { "Kind", "Events:i", "Total Time (ns):i", NULL };
 	static const char *const lcols[] = {
-		"Rank:i", "Type", "GPU:i", "PID", "ID", "Events:i", "Busy (ns):i", "Name", NULL
+		"Rank:i", "Type", "GPU:i", "PID:k", "ID:k", "Events:i", "Busy (ns):i", "Name", NULL
 	};
 	uint64_t cnt[GT_EV_KIND_COUNT] = { 0 };
 	int64_t dur[GT_EV_KIND_COUNT] = { 0 };
@@ -54,13 +54,9 @@ static int lanes_and_kinds(const struct gt_store *s, const struct gt_scope *sc,
 			goto nomem;
 		if (l->key.device >= 0)
 			gt_table_set_int(lt, w, 2, l->key.device);
-		char id[32];
-		snprintf(id, sizeof(id), "%lld", (long long)l->key.pid);
-		if (l->key.pid && gt_table_set_str(lt, w, 3, id))
-			goto nomem;
-		snprintf(id, sizeof(id), "%lld", (long long)l->key.id);
-		if (gt_table_set_str(lt, w, 4, id))
-			goto nomem;
+		if (l->key.pid)
+			gt_table_set_int(lt, w, 3, l->key.pid);
+		gt_table_set_int(lt, w, 4, l->key.id);
 		gt_table_set_int(lt, w, 5, (int64_t)(last - first));
 		if (sc->t0_ns == INT64_MIN && sc->t1_ns == INT64_MAX)
 			gt_table_set_int(lt, w, 6, l->busy_total_ns);
@@ -95,7 +91,7 @@ static int devices_ranks(const struct gt_store *s, struct gt_report_out *out)
 		"Rank:i", "GPU:i", "SMs:i", "Memory (bytes):i", "Compute Capability", "Name", NULL
 	};
 	static const char *const rcols[] = {
-		"Rank:i", "PID", "World Size:i", "Clock Offset (ns):i", "Host", "Source", NULL
+		"Rank:i", "PID:k", "World Size:i", "Clock Offset (ns):i", "Host", "Source", NULL
 	};
 	struct gt_table *dt = tables_new("summary_devices", "Devices", dcols);
 	struct gt_table *rt = tables_new("summary_ranks", "Ranks", rcols);
@@ -126,10 +122,8 @@ static int devices_ranks(const struct gt_store *s, struct gt_report_out *out)
 			goto nomem;
 		size_t w = (size_t)r;
 		gt_table_set_int(rt, w, 0, k->rank);
-		char pid[32];
-		snprintf(pid, sizeof(pid), "%lld", (long long)k->pid);
-		if (k->pid > 0 && gt_table_set_str(rt, w, 1, pid))
-			goto nomem;
+		if (k->pid > 0)
+			gt_table_set_int(rt, w, 1, k->pid);
 		if (k->world_size > 0)
 			gt_table_set_int(rt, w, 2, k->world_size);
 		gt_table_set_int(rt, w, 3, k->clock_offset_ns);

@@ -96,6 +96,10 @@ enum pipeline_host_cost { PL_COST_INPUT = 0, PL_COST_LAUNCH, PL_COST_HOST, PL_CO
 enum pipeline_host_cost pipeline_host_cost(const struct pipeline_result *r, double *pct);
 /* "input", "kernel launch", "host compute (Python, CPU ops)", "unaccounted host time" */
 const char *pipeline_host_cost_name(enum pipeline_host_cost c);
+/* why the verdict fired, for the line beside it: "input 0.7 %", and for
+ * POTENTIALLY (fired by all others, not by input) "input 0.7 %; all others
+ * (host compute + unaccounted) 94.8 % >= 3 %"; returns snprintf's count */
+int pipeline_verdict_why(const struct pipeline_result *r, char *buf, size_t len);
 /* what-to-try lines for the result (with its numbers); returns the count */
 #define PIPELINE_ADVICE_LEN 200
 size_t pipeline_advice(const struct pipeline_result *r, char lines[][PIPELINE_ADVICE_LEN],

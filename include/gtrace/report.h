@@ -40,6 +40,7 @@ struct gt_col {
 	enum gt_col_type type;
 	int decimals;
 	int align_left;
+	int plain;              /* an identifier (PID, step): no thousands separators */
 };
 
 union gt_cell {

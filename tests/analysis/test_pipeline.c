@@ -117,6 +117,35 @@ Test(pipeline, report_notes)
 	store_free(s);
 }
 
+/* a POTENTIALLY verdict fires on all others, not on input: the verdict line
+ * says so with the share (planted: 0.8 % wait, 30 % Python of a 1000 ns step) */
+Test(pipeline, potentially_says_all_others)
+{
+	struct gt_store *s = mix(8, 300);
+	const struct gt_report *rep = gt_report_find("pipeline");
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	struct gt_report_out o = {0};
+	char err[128];
+	cr_assert_eq(rep->run(s, &sc, &o, err, sizeof(err)), 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	gt_report_out_write(f, "pipeline", &o, GT_OUT_TABLE);
+	fclose(f);
+	cr_expect(strstr(buf, "Verdict: POTENTIALLY input-bound (I/O or Python) (input 0.8 %; all others "
+			 "(host compute + unaccounted) 30.0 % >= 3 % of step time"), "%s", buf);
+	free(buf);
+	gt_report_out_done(&o);
+	struct pipeline_result r;
+	char why[160];
+	cr_assert_eq(pipeline_compute(s, 0, NULL, NULL, &r, err, sizeof(err)), 0);
+	pipeline_verdict_why(&r, why, sizeof(why));
+	cr_expect_str_eq(why, "input 0.8 %; all others (host compute + unaccounted) 30.0 % >= 3 %");
+	pipeline_result_done(&r);
+	store_free(s);
+}
+
 /* the verdict stays TensorFlow's, and the largest non-GPU cost is named
  * beside it: a DataLoader of 0.8 % and 30 % of Python is POTENTIALLY
  * input-bound whose cost is host compute, not input (planted mixes) */

@@ -44,6 +44,9 @@ TRACES = {
 PER_RANK = {"steps", "steps_gpu", "breakdown", "breakdown_pct", "pipeline", "gputime",
             "gputime_idle", "gputime_launch", "multigpu", "multigpu_copies", "overview_ranks",
             "overview_gpus", "summary_lanes", "summary_devices", "summary_ranks"}
+# key columns: numbers in every table (a CSV Step column mixing "551" with
+# "Average" reads as text in pandas; PID "4037" as a JSON string), trial 2
+KEY_COLS = {"Rank", "GPU", "Step", "PID", "ID"}
 UNIT_RE = re.compile(r"\((ns|us|ms|s|%|bytes|MB|GB/s|x)\)$")
 failures = []
 
@@ -70,6 +73,8 @@ def check_json_table(tag, t, seen):
     seen.add(name)
     cols = t["columns"]
     for c in cols:
+        check(c["name"] not in KEY_COLS or c["type"] == "int",
+              "%s/%s: key column %s is typed %s, not int" % (tag, name, c["name"], c["type"]))
         check(set(c) >= {"name", "type", "unit"}, "%s/%s: column metadata %s" % (tag, name, c))
         m = UNIT_RE.search(c["name"])
         if m and c["type"] != "string":
@@ -185,9 +190,14 @@ def main():
             for name in ("breakdown", "breakdown_pct", "pipeline"):
                 df = dfs[name]
                 mine = df[df["Rank"] == rank]
-                want = sorted(s.split("#")[1] for s in steps) + ["Average"]
-                check(sorted(mine["Step"].astype(str)) == sorted(want),
-                      "%s rank %d steps %s, raw trace %s" % (name, rank, list(mine["Step"]), want))
+                want = sorted(int(s.split("#")[1]) for s in steps)
+                got_steps = sorted(int(v) for v in mine[mine["Row"] == "step"]["Step"])
+                check(got_steps == want,
+                      "%s rank %d steps %s, raw trace %s" % (name, rank, got_steps, want))
+                avg = mine[mine["Row"] == "average"]
+                check(len(avg) == 1 and avg["Step"].isna().all(),
+                      "%s rank %d: one average row, Step empty: %s" % (name, rank, avg))
+                check(pd.api.types.is_numeric_dtype(df["Step"]), "%s: Step is %s" % (name, df["Step"].dtype))
         # each communication figure says whether it is exposed or total
         for name, word in (("breakdown", "exposed"), ("pipeline", "exposed"), ("overview", "exposed"),
                            ("overview_ranks", "Exposed"), ("multigpu", "total"), ("gputime_launch", "total")):

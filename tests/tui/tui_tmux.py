@@ -1982,7 +1982,7 @@ def case_ovevidence():
     whole = span_s(re.search(r"view \+\S+ \((\S+)\)", status_line(s)).group(1))
     keys("4")
     s = wait_for(r"\[staggered\] GPU 6", 30)
-    step = span_s(re.search(r"Average step\s+(\S+) over 1 steps", s).group(1))
+    step = span_s(re.search(r"Average step\s+(\S+) over 1 step \(", s).group(1))
     recs = re.findall(r"^\s+(?:!!|! |- ) \[([a-z-]+)\]", s, re.M)
     for _ in range(recs.index("staggered")):
         keys("j")
