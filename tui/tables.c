@@ -50,6 +50,9 @@ void tables_cell_text(const struct gt_table *t, size_t row, size_t col, char *bu
 	case GT_COL_STR:
 		if (!strcasecmp(c->name, "name"))
 			demangle_name(v->s ? v->s : "", buf, len);
+		else if ((!strcmp(c->name, "Call Stack") || !strcmp(c->name, "Input Shape")) &&
+			 v->s && !strcmp(v->s, "None"))
+			snprintf(buf, len, "-");   /* the plugin's str(None): nothing recorded */
 		else
 			snprintf(buf, len, "%s", v->s ? v->s : "");
 		break;
@@ -197,6 +200,12 @@ void tables_draw(const struct gt_table *t, struct tables_state *st, struct lrect
 		for (int k = 0; k < ns; k++) {
 			int c = shown[k];
 			tables_cell_text(t, rows[i], (size_t)c, buf, sizeof(buf));
+			if (t->cols[c].type == GT_COL_STR && (int)strlen(buf) > w[c]) {
+				/* cut in the middle as the name column, both ends stay */
+				char full[512];
+				snprintf(full, sizeof(full), "%s", buf);
+				layout_ellipsize(full, w[c], term_caps.utf8, buf, sizeof(buf));
+			}
 			int l = (int)strlen(buf);
 			int right = t->cols[c].type != GT_COL_STR;
 			term_put(y, r.x + xs[k] + (right && l < w[c] ? w[c] - l : 0), w[c], a, buf);

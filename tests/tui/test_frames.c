@@ -232,3 +232,36 @@ Test(frames, step_label_never_truncated)
 	screen_close();
 	store_free(s);
 }
+
+/* the operators page grouped by shape or stack: a long key is cut in the
+ * middle like the name column (both ends stay), and the plugin's "None"
+ * (no stack recorded) shows as "-" (trial 2) */
+Test(frames, grouped_keys_elided_in_the_middle)
+{
+	struct gt_table *t = gt_table_new("ops", "planted");
+	cr_assert_eq(gt_table_col(t, "Call Stack", GT_COL_STR, 0), 0);
+	cr_assert_eq(gt_table_col(t, "Calls", GT_COL_INT, 0), 1);
+	cr_assert_eq(gt_table_col(t, "Name", GT_COL_STR, 0), 2);
+	const char *stack = "/home/u/envs/lib/python3.8/site-packages/torch/nn/modules/conv.py(443): forward_END";
+	cr_assert_eq(gt_table_row(t), 0);
+	cr_assert_eq(gt_table_set_str(t, 0, 0, stack), 0);
+	gt_table_set_int(t, 0, 1, 36);
+	cr_assert_eq(gt_table_set_str(t, 0, 2, "aten::cudnn_convolution"), 0);
+	cr_assert_eq(gt_table_row(t), 1);
+	cr_assert_eq(gt_table_set_str(t, 1, 0, "None"), 0);
+	gt_table_set_int(t, 1, 1, 318);
+	cr_assert_eq(gt_table_set_str(t, 1, 2, "cudnn_batch_norm_backward"), 0);
+	screen_open(120, 10);
+	struct tables_state st = { .sort_col = -1 };
+	size_t rows[2] = { 0, 1 };
+	tables_draw(t, &st, (struct lrect){ 0, 0, 120, 5 }, rows, 2);
+	char *txt = screen_text(), line[1024];
+	cr_assert_not_null(line_with(txt, "aten::cudnn_convolution", line, sizeof(line)), "%s", txt);
+	cr_expect(strstr(line, "/home/u/") && strstr(line, "forward_END") && strstr(line, "\u2026"),
+		  "stack not cut in the middle: '%s'", line);
+	cr_assert_not_null(line_with(txt, "cudnn_batch_norm_backward", line, sizeof(line)), "%s", txt);
+	cr_expect(!strstr(line, "None") && !strncmp(line, "-  ", 3), "empty stack: '%s'", line);
+	free(txt);
+	screen_close();
+	gt_table_free(t);
+}
