@@ -415,6 +415,9 @@ def case_overview():
     g = re.search(r"straggler: rank (\d+) GPU (\d+)", s0)
     if not re.search(r"cursor on rank %s GPU %s\b" % g.groups(), s):
         fail("straggler evidence: cursor not on rank %s GPU %s" % g.groups(), s)
+    # as README says: the trace over the steps it cites (all of its rank's: sim --steps 10 plants 0-9)
+    if not re.search(r"evidence: straggler, steps 0-9, cursor", s):
+        fail("straggler evidence: the status does not name its rank's steps 0-9", s)
     d = re.search(r" on rank (\d+) GPU (\d+) stream", s)
     if d and d.groups() != g.groups():
         fail("straggler evidence: selected event on another GPU", s)
