@@ -15,6 +15,7 @@
 #include "gtrace/ops.h"
 #include "gtrace/report.h"
 #include "gtrace/steps.h"
+#include "runalign.h"
 #include "stats_out.h"
 
 #define MAX_REPORTS 32
@@ -565,6 +566,13 @@ int cmd_stats(int argc, char **argv)
 		lo.flags |= GT_LOAD_MEMORY_SOFT;
 	if (gt_load(paths, a.npaths, &lo, &s, err, sizeof(err))) {
 		cmd_error("%s", err[0] ? err : "cannot load the input");
+		rc = 1;
+		goto out;
+	}
+	/* separate runs (import.mixed_runs) start together, as in gtrace open */
+	char note[96];
+	if (runalign_starts(s, note, sizeof(note))) {
+		cmd_error("out of memory");
 		rc = 1;
 		goto out;
 	}

@@ -417,6 +417,13 @@ int multigpu_compute_pass(const struct gt_store *s, const struct gt_scope *sc,
 		ivl_done(&rank_busy);
 	}
 	summarize(out);
+	/* separate runs opened together (no time overlap, different world
+	   sizes: import.mixed_runs) are no job: no straggler across them */
+	if (store_meta_get(s, "import.mixed_runs")) {
+		out->separate_runs = 1;
+		out->straggler = -1;
+		out->straggler_pct = 0;
+	}
 	expected(out, sc);
 	goto done;
 nomem:

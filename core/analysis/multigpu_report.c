@@ -46,7 +46,10 @@ static struct gt_table *gpu_table(const struct multigpu_result *r)
 	if (!t)
 		return NULL;
 	int rc;
-	if (r->straggler >= 0)
+	if (r->separate_runs)
+		rc = gt_table_note(t, "No straggler verdict: the ranks are separate runs (no time overlap or "
+				   "different world sizes), not one job; compare them with gtrace diff A B");
+	else if (r->straggler >= 0)
 		rc = gt_table_note(t, "Straggler: rank %d GPU %d, compute %.1f %% above the other GPUs' mean, "
 				   "slowest in %u of %zu steps", r->gpus[r->straggler].rank,
 				   r->gpus[r->straggler].device, r->straggler_pct,

@@ -296,11 +296,13 @@ static int mixed_runs(struct gt_store *s, const struct gt_load_opts *o, const ch
 	if (!(o->flags & GT_LOAD_QUIET)) {
 		if (w1 > 0)
 			fprintf(stderr, "gtrace: warning: %s: the files come from different runs (world "
-				"sizes %d and %d): they are shown as ranks of one job anyway\n", src,
+				"sizes %d and %d): treated as separate runs (one rank each, aligned at their first "
+				"step, no straggler across them)\n", src,
 				(int)w0, (int)w1);
 		else
 			fprintf(stderr, "gtrace: warning: %s: some ranks do not overlap in time (%.1f s "
-				"apart): separate runs? they are shown as ranks of one job anyway\n", src,
+				"apart): treated as separate runs (one rank each, aligned at their first step, no "
+				"straggler across them)\n", src,
 				(double)(max_lo - min_hi) / 1e9);
 	}
 	return store_meta_set(s, "import.mixed_runs", w1 > 0 ? "world sizes differ" : "no overlap");

@@ -192,6 +192,8 @@ struct multigpu_result {
 	size_t ngpus;
 	int straggler;                  /* index into gpus, -1 = none */
 	double straggler_pct;           /* its skew */
+	int separate_runs;              /* the ranks are separate runs (import.mixed_runs):
+					   no straggler is named across them */
 	struct multigpu_copy *copies;
 	size_t ncopies;
 	double copy_share_pct;          /* recurring copy time / step time */

@@ -674,6 +674,35 @@ Test(cli_stats, unrelated_runs_warned)
 	run_free(&r);
 }
 
+/* two runs of one model from different times (the ResNet-50 traces, 19 h
+ * apart) are aligned as gtrace open aligns them, not put on a 19-hour
+ * axis, and no straggler is named across them; a real two-rank job
+ * (hta/trace_filter) keeps its verdict (trial 2) */
+Test(cli_stats, separate_runs_aligned_no_straggler)
+{
+	td_need("kineto");
+	td_need("hta/trace_filter");
+	struct run r = gtrace("stats ../shared/testdata/kineto/resnet50_num_workers_0.pt.trace.json.gz "
+			      "../shared/testdata/kineto/resnet50_num_workers_4.pt.trace.json.gz "
+			      "--report summary,multigpu --format json");
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	cr_assert(strstr(r.err, "treated as separate runs"), "%s", r.err);
+	/* each run spans about 1.07 s and 0.85 s (their trace_span metadata):
+	   aligned, the whole lies between the longer one and their sum */
+	const char *p = strstr(r.out, "\"Span (s)\": ");
+	cr_assert_not_null(p, "%s", r.out);
+	double span = strtod(p + strlen("\"Span (s)\": "), NULL);
+	cr_expect(span >= 1.06 && span < 1.92, "span %.3f s", span);
+	cr_expect(strstr(r.out, "No straggler verdict: the ranks are separate runs"), "%s", r.out);
+	cr_expect_null(strstr(r.out, "Straggler: rank"), "%s", r.out);
+	run_free(&r);
+	r = gtrace("stats ../shared/testdata/hta/trace_filter --report multigpu");
+	cr_assert_eq(r.rc, 0, "%s", r.err);
+	cr_expect_null(strstr(r.out, "separate runs"), "%s", r.out);
+	cr_expect(strstr(r.out, "traggler"), "%s", r.out);
+	run_free(&r);
+}
+
 /* sim writes the .gtrace format whatever the name: a .json name is refused
  * (it would hold a binary capture) and points to gtrace export */
 Test(cli_stats, sim_refuses_json_name)
