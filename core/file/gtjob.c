@@ -383,6 +383,44 @@ static int feed_file(struct gtjob *j, int i, const char *path, char *err, size_t
 	return 0;
 }
 
+/* the gap (ns) between the latest rank start and the earliest rank end
+ * when some ranks never ran together (captures taken at different times:
+ * separate runs, not nodes of one job); 0 when all overlap, -1 out of memory */
+static int64_t ranks_apart_ns(const struct gt_store *s)
+{
+	size_t nr = store_rank_count(s);
+	if (nr < 2)
+		return 0;
+	int64_t *lo = malloc(nr * sizeof(*lo)), *hi = malloc(nr * sizeof(*hi));
+	if (!lo || !hi) {
+		free(lo);
+		free(hi);
+		return -1;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		lo[i] = INT64_MAX;
+		hi[i] = INT64_MIN;
+	}
+	for (size_t l = 0; l < store_lane_count(s); l++) {
+		const struct gt_lane *ln = store_lane_at(s, (uint32_t)l);
+		for (size_t i = 0; i < nr && ln->n; i++)
+			if (store_rank_at(s, i)->rank == ln->key.rank) {
+				int64_t a = ln->ev[0].start_ns, b = gt_event_end(&ln->ev[ln->n - 1]);
+				lo[i] = a < lo[i] ? a : lo[i];
+				hi[i] = b > hi[i] ? b : hi[i];
+			}
+	}
+	int64_t max_lo = INT64_MIN, min_hi = INT64_MAX;
+	for (size_t i = 0; i < nr; i++)
+		if (lo[i] <= hi[i]) {
+			max_lo = lo[i] > max_lo ? lo[i] : max_lo;
+			min_hi = hi[i] < min_hi ? hi[i] : min_hi;
+		}
+	free(lo);
+	free(hi);
+	return max_lo != INT64_MIN && max_lo > min_hi ? max_lo - min_hi : 0;
+}
+
 int gtjob_load_files(const char *const *paths, size_t n, struct gt_store *s, int apply_clock,
 		     char *warn, size_t warnlen, char *err, size_t errlen)
 {
@@ -410,6 +448,15 @@ int gtjob_load_files(const char *const *paths, size_t n, struct gt_store *s, int
 		if (apply_clock && gtjob_apply(j) < 0)
 			rc = -ENOMEM;
 		gtjob_meta(j);
+		/* captures that never ran together are separate runs (as for
+		   trace JSON files, import.mixed_runs): aligned, compared, no
+		   straggler across them */
+		int64_t gap = ranks_apart_ns(s);
+		if (gap < 0 || (gap > 0 && store_meta_set(s, "import.mixed_runs", "no overlap")))
+			rc = -ENOMEM;
+		else if (gap > 0 && !warn[0])
+			snprintf(warn, warnlen, "%s: the captures do not overlap in time (%.1f s apart): "
+				 "treated as separate runs, not nodes of one job", paths[0], (double)gap / 1e9);
 	}
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "out of memory");

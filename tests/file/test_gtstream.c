@@ -423,6 +423,7 @@ Test(gtjob, files_of_one_job_load_as_one)
 	cr_assert_eq(store_rank_count(s), 2);
 	cr_assert_str_eq(store_meta_get(s, "job.nodes"), "2");
 	cr_assert_str_eq(store_meta_get(s, "clock.applied"), "no");
+	cr_assert_null(store_meta_get(s, "import.mixed_runs"), "overlapping nodes are one job");
 	store_free(s);
 	/* a bad file is an error naming it */
 	f = fopen(b, "wb");
@@ -433,6 +434,35 @@ Test(gtjob, files_of_one_job_load_as_one)
 	char want[512];
 	snprintf(want, sizeof(want), "%s: not a gtrace stream (no GTRACE header)", b);
 	cr_assert_str_eq(err, want);
+	store_free(s);
+	unlink(a);
+	unlink(b);
+	two_free(&t);
+}
+
+/* two captures taken an hour apart (planted: beta's rank shifted 3600 s past
+ * alpha's 30 steps) are separate runs, not nodes of one job: the store says
+ * so (import.mixed_runs, as for trace JSON files) and the warning names it */
+Test(gtjob, captures_apart_are_separate_runs)
+{
+	struct two t;
+	two_nodes(&t, 3600000000000LL);
+	char a[256], b[256];
+	snprintf(a, sizeof(a), "/tmp/gtjob-apart-a.gtrace.%d", (int)getpid());
+	snprintf(b, sizeof(b), "/tmp/gtjob-apart-b.gtrace.%d", (int)getpid());
+	FILE *f = fopen(a, "wb");
+	fwrite(t.a, 1, t.na, f);
+	fclose(f);
+	f = fopen(b, "wb");
+	fwrite(t.b, 1, t.nb, f);
+	fclose(f);
+	const char *paths[] = { a, b };
+	struct gt_store *s = store_new();
+	char warn[512];
+	cr_assert_eq(gtjob_load_files(paths, 2, s, 0, warn, sizeof(warn), err, sizeof(err)), 0, "%s",
+		     err);
+	cr_expect_str_eq(store_meta_get(s, "import.mixed_runs"), "no overlap");
+	cr_expect(strstr(warn, "do not overlap in time") && strstr(warn, "separate runs"), "%s", warn);
 	store_free(s);
 	unlink(a);
 	unlink(b);
