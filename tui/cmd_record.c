@@ -10,13 +10,15 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "gtrace/gtfile.h"
 #include "cmd.h"
 #include "live.h"
+#include "live_opts.h"
+#include "live_rec.h"
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: gtrace record -o FILE [--force] [--duration S] [--ring RECORDS]\n"
+	fprintf(f, "usage: gtrace record -o FILE [--force] [--duration S] [--ring-size RECORDS]\n"
+		   "                     [--memory SIZE] [--ring DURATION]\n"
 		   "                     (--pid PID [--force-inject] | --all | -- CMD [ARGS])\n\n"
 		   "Capture without a terminal into a .gtrace file.  With --pid, attach to a process\n"
 		   "(the capture library is loaded into it with ptrace when it was not started under\n"
@@ -26,7 +28,8 @@ static int usage(FILE *f)
 		   "  -o, --output FILE   the .gtrace file to write\n"
 		   "  --force             replace FILE if it exists\n"
 		   "  --duration S        stop after S seconds\n"
-		   "  --ring RECORDS      ring size per process in 64-byte records (default 1M)\n"
+		   "  --ring-size RECORDS shared-memory ring per process in 64-byte records (default 1M)\n"
+		   LIVE_OPTS_HELP
 		   "  -q, --quiet         no status line every second\n"
 		   "  --force-inject      with --pid, load the library into a process that maps no\n"
 		   "                      CUDA driver too (refused otherwise: nothing to record)\n");
@@ -39,12 +42,18 @@ int cmd_record(int argc, char **argv)
 	double duration = 0;
 	long pid = 0;
 	unsigned long ring = 0;
+	struct live_opts lo = { 0 };
 	int quiet = 0, force = 0, inject = 0, all = 0, i;
 	char **cmd = NULL;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (cmd_is_help(a))
 			return usage(stdout);
+		int k = live_opts_arg(&lo, "record", argc, argv, &i);
+		if (k < 0)
+			return 2;
+		if (k)
+			continue;
 		if (!strcmp(a, "--")) {
 			cmd = argv + i + 1;
 			break;
@@ -80,10 +89,10 @@ int cmd_record(int argc, char **argv)
 			pid = strtol(v, &end, 10);
 			if (*end || end == v || pid <= 0)
 				return cmd_usage_error("record", "--pid: '%s' is not a process id", v);
-		} else if (!strcmp(a, "--ring")) {
+		} else if (!strcmp(a, "--ring-size")) {
 			ring = strtoul(v, &end, 10);
 			if (*end || end == v || ring < 64 || ring > (1ul << 26) || v[0] == '-')
-				return cmd_usage_error("record", "--ring: '%s' is not a record count "
+				return cmd_usage_error("record", "--ring-size: '%s' is not a record count "
 						       "64..67108864", v);
 		} else {
 			return cmd_usage_error("record", "unknown option '%s'", a);
@@ -118,9 +127,9 @@ int cmd_record(int argc, char **argv)
 	/* with --pid the file is created once connected (a wrong pid leaves no
 	 * empty file); with a command, before it starts (a bad path must not
 	 * leave the command running untraced) */
-	struct gtfile_writer_opts wo = { .open_flags = force ? 0 : GTFILE_W_KEEP };
-	ss.w = gtfile_writer_open(out, &wo, err, sizeof(err));
-	if (!ss.w) {
+	lo.record = out;
+	lo.force = force;
+	if (live_opts_start(&ss, &lo, err, sizeof(err)) < 0) {
 		cmd_error("%s", err);
 		live_sess_close(&ss);
 		store_free(s);
@@ -130,8 +139,7 @@ int cmd_record(int argc, char **argv)
 		pid_t child;
 		if (live_spawn(cmd, &child, err, sizeof(err)) < 0) {
 			cmd_error("%s", err);
-			gtfile_writer_abort(ss.w);
-			unlink(out);
+			live_opts_abort(&ss);
 			store_free(s);
 			return 1;
 		}
@@ -143,17 +151,23 @@ int cmd_record(int argc, char **argv)
 	/* with, for a source that ended its capture, why */
 	live_sess_status(&ss, line, sizeof(line));
 	live_sess_close(&ss);
-	int wrc = gtfile_writer_close(ss.w, s, err, sizeof(err));
-	ss.w = NULL;
+	uint64_t disc = ss.rec->disc_events;
+	char rerr[768];
+	int wrc = live_rec_close(ss.rec, s, rerr, sizeof(rerr));
+	free(ss.rec);
+	ss.rec = NULL;
 	if (rc < 0 || wrc < 0) {
-		cmd_error("%s: %s", out, wrc < 0 ? err : strerror(-rc));
+		if (wrc < 0)
+			cmd_error("%s", rerr);
+		else
+			cmd_error("%s: %s", out, strerror(-rc));
 		store_free(s);
 		return 1;
 	}
 	const struct gt_drops *d = store_drops(s);
 	uint64_t lost = store_drops_lost(d);
 	fprintf(stderr, "gtrace record: %s: %llu events, %llu lost (%s)\n", out,
-		(unsigned long long)ss.events, (unsigned long long)lost, line);
+		(unsigned long long)(ss.events - disc), (unsigned long long)lost, line);
 	int status = 0;
 	if (ss.root && !ss.root_exited && waitpid(ss.root, &ss.root_status, WNOHANG) == ss.root)
 		ss.root_exited = 1;

@@ -4,6 +4,7 @@
  * UI_* flags; they never draw.
  */
 #include <stdio.h>
+#include <time.h>
 #include "term.h"
 #include "view.h"
 
@@ -45,9 +46,25 @@ static int act_back(struct app *a)
 	return UI_HANDLED;
 }
 
-/* W: the source's save action, its message in the status line */
+/* the W prompt's Enter: keep the capture under that name */
+static void save_done(struct view *v, const char *text)
+{
+	struct app *a = v->app;
+	char m[160] = "";
+	a->src->save_as(a->src->ctx, text, m, sizeof(m));
+	ui_msg(a, "%s", m);
+}
+
+/* W: the source's save action (asking for a name where the source keeps
+ * its capture file under one), its message in the status line */
 static int act_save(struct app *a)
 {
+	if (a->src->save_as) {
+		char name[64];
+		snprintf(name, sizeof(name), "gtrace-%ld.gtrace", (long)time(NULL));
+		ui_prompt(a, a->views[a->cur], "keep the capture as: ", name, save_done);
+		return UI_HANDLED;
+	}
 	if (!a->src->save) {
 		ui_msg(a, "nothing to save: this capture is already a file");
 		return UI_HANDLED;

@@ -87,7 +87,7 @@ int live_is_descendant(pid_t pid, pid_t ancestor);
 
 #define LIVE_SESS_MAX 64
 
-struct gtfile_writer;
+struct live_rec;
 
 struct live_sess {
 	struct gt_store *s;
@@ -99,7 +99,7 @@ struct live_sess {
 	int root_exited;
 	int root_status;         /* wait status of root */
 	uint32_t records;        /* ring size asked of each target */
-	struct gtfile_writer *w; /* record: events are streamed here */
+	struct live_rec *rec;    /* the capture file events are streamed to (live_rec.h) */
 	int64_t last_flush_ns;
 	uint64_t events;
 	/* event rate, sampled once per second */
@@ -116,14 +116,15 @@ void live_sess_init(struct live_sess *ss, struct gt_store *s, uint32_t records);
 /* connect pid as the next rank; 0 or negative errno with err */
 int live_sess_add(struct live_sess *ss, pid_t pid, char *err, size_t errlen);
 /* receive from every connection (and, with a root, join new traced
- * descendants); streams to ss->w when set; finishes the store when events
+ * descendants); streams to ss->rec when set (flushed once a second); finishes the store when events
  * came in.  Returns 1 when the store changed, 0 when not, negative errno
  * from the writer. */
 int live_sess_poll(struct live_sess *ss);
 /* 1 when every connection is done (target ended or exited) and, with a
  * root, the root has exited */
 int live_sess_done(struct live_sess *ss);
-/* one status line: "live: 2 procs capturing, 120k ev/s, 1.2M events, 0 lost" */
+/* one status line: "live: 2 procs capturing, 120k ev/s, 1.2M events, 0 lost,
+ * mem 120M/1.0G, file 34M" (with --ring, what it discarded) */
 void live_sess_status(struct live_sess *ss, char *buf, size_t len);
 /* sum of the connections' loss counters into the store's drops */
 void live_sess_drops(struct live_sess *ss);

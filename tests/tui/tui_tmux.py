@@ -1907,7 +1907,9 @@ def case_emulive():
     s = wait_for(r"live: 1 proc target exited", 40)
     if not re.search(r"events, 0 lost", s):
         fail("the live capture lost events", s)
-    keys("W")
+    keys("W")                               # asks for a name, offers gtrace-TIME.gtrace
+    wait_for(r"keep the capture as: gtrace-", 10)
+    keys("Enter")
     wait_for(r"saved gtrace-", 10)          # the name may be cut at 120 columns
     files = [f for f in os.listdir(d) if f.startswith("gtrace-") and f.endswith(".gtrace")]
     if len(files) != 1:
@@ -1924,6 +1926,59 @@ def case_emulive():
     if got != 2 * works:
         fail("saved capture holds %d events, the truth %d launches + %d GPU work"
              % (got, works, works))
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def case_livekeep():
+    """the live capture streams to a temporary file under $TMPDIR (issue 16):
+    the status line shows memory used / budget and the file's size; W asks
+    for a name and keeps the capture there (a link, complete at exit); the
+    temporary file is gone after q; the kept file holds every event the
+    trainer published (its own count, in gtrace run's log)"""
+    d = tempfile.mkdtemp(prefix="gtrace-livekeep-")
+    g = os.path.abspath(GTRACE)
+    cmd = ("cd %s && env TMPDIR=%s LANG=C.UTF-8 TERM=xterm-256color %s run --memory 64M -- %s demo "
+           "--trainer --gpus 1 --seconds 3 --rate 20000 --linger 1; echo EXIT=$?; sleep 600"
+           % (d, d, g, g))
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "200", "-y", "40", cmd)
+    tmux("set-option", "-t", "t", "status", "off", check=False)
+    s = wait_for(r"live: 1 proc capturing", 20)
+    s = wait_for(r"mem [0-9.]+[kMG]?/64\.0M, file [0-9.]+[kMG]?", 10)
+    live = [f for f in os.listdir(d) if f.startswith("gtrace-live-")]
+    if len(live) != 1 or not os.path.exists(os.path.join(d, live[0], "capture.gtrace")):
+        fail("no temporary capture file under TMPDIR: %s" % os.listdir(d), s)
+    keys("W")
+    wait_for(r"keep the capture as: gtrace-", 10)
+    for _ in range(40):
+        keys("BSpace", settle=0)
+    type_text("kept.gtrace")
+    keys("Enter")
+    wait_for(r"saved kept\.gtrace", 10)
+    keys("W")                                # the same name again: refused, nothing replaced
+    wait_for(r"keep the capture as:", 10)
+    for _ in range(40):
+        keys("BSpace", settle=0)
+    type_text("kept.gtrace")
+    keys("Enter")
+    wait_for(r"kept\.gtrace exists; not replaced", 10)
+    s = wait_for(r"live: 1 proc (target exited|ended)", 30)
+    keys("q")
+    s = wait_for(r"EXIT=0", 20)
+    if any(f.startswith("gtrace-live-") for f in os.listdir(d)):
+        fail("the temporary capture was not removed: %s" % os.listdir(d), s)
+    logs = [f for f in os.listdir(d) if f.startswith("gtrace-run-")]
+    if len(logs) != 1:
+        fail("no log of the trainer in %s" % os.listdir(d), s)
+    m = re.search(r"(\d+) events generated, (\d+) published", open(os.path.join(d, logs[0])).read())
+    if not m or m.group(1) != m.group(2):
+        fail("trainer log: %s" % (m and m.group(0)))
+    out = subprocess.run([GTRACE, "stats", os.path.join(d, "kept.gtrace"), "--report", "summary",
+                          "--format", "csv"], capture_output=True, text=True)
+    if out.returncode != 0 or out.stderr.strip():
+        fail("the kept capture does not open cleanly: %s" % out.stderr)
+    got = int(out.stdout.splitlines()[1].split(",")[0])
+    if got != int(m.group(2)):
+        fail("kept capture holds %d events, the trainer published %s" % (got, m.group(2)))
     shutil.rmtree(d, ignore_errors=True)
 
 
