@@ -54,8 +54,9 @@ int live_opts_start(struct live_sess *ss, const struct live_opts *o, char *err, 
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	rc = live_rec_open(ss->rec, o->record, o->force, o->ring_ns, err, errlen);
+	rc = live_rec_open(ss->rec, ss->s, o->record, o->force, o->ring_ns, err, errlen);
 	if (rc < 0) {
+		live_rec_abort(ss->rec);
 		free(ss->rec);
 		ss->rec = NULL;
 	}

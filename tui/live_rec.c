@@ -18,7 +18,17 @@ static const char *tmp_root(void)
 	return t && *t ? t : "/tmp";
 }
 
-static int seg_open(struct live_rec *r, char *err, size_t errlen)
+/* a first flush: the file holds complete chunks (opens, with no events)
+ * from the start; 0 or -EIO with err */
+static int first_flush(struct live_rec *r, struct gt_store *s, char *err, size_t errlen)
+{
+	int rc = gtfile_writer_flush(r->w, s);
+	if (rc < 0)
+		snprintf(err, errlen, "%s: %s", r->path, strerror(-rc));
+	return rc < 0 ? -EIO : 0;
+}
+
+static int seg_open(struct live_rec *r, struct gt_store *s, char *err, size_t errlen)
 {
 	r->seq++;
 	snprintf(r->path, sizeof(r->path), "%.*s/seg-%06u.gtrace", PATH_MAX - 32, r->dir, r->seq);
@@ -27,11 +37,11 @@ static int seg_open(struct live_rec *r, char *err, size_t errlen)
 	r->cur_events = 0;
 	r->cur_t0 = INT64_MAX;
 	r->cur_t1 = INT64_MIN;
-	return r->w ? 0 : -EIO;
+	return r->w ? first_flush(r, s, err, errlen) : -EIO;
 }
 
-int live_rec_open(struct live_rec *r, const char *record, int force, int64_t ring_ns,
-		  char *err, size_t errlen)
+int live_rec_open(struct live_rec *r, struct gt_store *s, const char *record, int force,
+		  int64_t ring_ns, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof(*r));
 	r->ring_ns = ring_ns;
@@ -46,7 +56,7 @@ int live_rec_open(struct live_rec *r, const char *record, int force, int64_t rin
 		snprintf(r->path, sizeof(r->path), "%s", record);
 		struct gtfile_writer_opts wo = { .open_flags = force ? 0 : GTFILE_W_KEEP };
 		r->w = gtfile_writer_open(record, &wo, err, errlen);
-		return r->w ? 0 : -EIO;
+		return r->w ? first_flush(r, s, err, errlen) : -EIO;
 	}
 	struct stat st;
 	if (record && !force && lstat(record, &st) == 0) {
@@ -66,7 +76,7 @@ int live_rec_open(struct live_rec *r, const char *record, int force, int64_t rin
 		return -e;
 	}
 	if (ring_ns)
-		return seg_open(r, err, errlen);
+		return seg_open(r, s, err, errlen);
 	snprintf(r->path, sizeof(r->path), "%.*s/capture.gtrace", PATH_MAX - 32, r->dir);
 	struct gtfile_writer_opts wo = { .open_flags = GTFILE_W_KEEP };
 	r->w = gtfile_writer_open(r->path, &wo, err, errlen);
@@ -75,7 +85,7 @@ int live_rec_open(struct live_rec *r, const char *record, int force, int64_t rin
 		r->dir[0] = 0;
 		return -EIO;
 	}
-	return 0;
+	return first_flush(r, s, err, errlen);
 }
 
 static uint64_t file_size(const char *path)
@@ -107,7 +117,7 @@ static int rotate(struct live_rec *r, struct gt_store *s)
 	g->t1 = r->cur_t1;
 	g->bytes = file_size(r->path);
 	r->written_bytes += g->bytes;
-	return seg_open(r, err, sizeof(err));
+	return seg_open(r, s, err, sizeof(err));
 }
 
 /* remove the segments wholly older than the window; never the newest */

@@ -62,11 +62,13 @@ struct live_rec {
 	int nkept;
 };
 
-/* start writing: to record (when not NULL; refused when it exists unless
- * force) or to a temporary file; ring_ns > 0 makes it a flight recorder.
- * 0, or negative errno with "PATH: problem" in err */
-int live_rec_open(struct live_rec *r, const char *record, int force, int64_t ring_ns,
-		  char *err, size_t errlen);
+/* start writing the capture of s: to record (when not NULL; refused when
+ * it exists unless force) or to a temporary file; ring_ns > 0 makes it a
+ * flight recorder.  The file holds complete chunks from the start (it
+ * opens, empty, whenever gtrace is killed).  0, or negative errno with
+ * "PATH: problem" in err */
+int live_rec_open(struct live_rec *r, struct gt_store *s, const char *record, int force,
+		  int64_t ring_ns, char *err, size_t errlen);
 /* write events whose ids refer to s (rotating and discarding segments of a
  * ring); 0 or negative errno */
 int live_rec_add(struct live_rec *r, struct gt_store *s, const struct gt_event *ev, size_t n);

@@ -119,7 +119,9 @@ int live_sess_poll(struct live_sess *ss)
 	}
 	if (added && store_finish(ss->s) < 0)
 		return -ENOMEM;
-	if (ss->rec && now - ss->last_flush_ns >= 1000000000) {
+	/* once a second, and at the first events (a file killed early opens
+	 * with them) */
+	if (ss->rec && (now - ss->last_flush_ns >= 1000000000 || (added && ss->events == (uint64_t)added))) {
 		ss->last_flush_ns = now;
 		int rc = live_rec_flush(ss->rec, ss->s);
 		if (rc < 0)

@@ -153,7 +153,7 @@ Test(livefile, hour_equivalent, .timeout = 900)
 	char err[512];
 	cr_assert_eq(live_sess_add(&ss, tp, err, sizeof(err)), 0, "%s", err);
 	struct live_rec rec;
-	cr_assert_eq(live_rec_open(&rec, NULL, 0, 0, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(live_rec_open(&rec, s, NULL, 0, 0, err, sizeof(err)), 0, "%s", err);
 	ss.rec = &rec;
 	cr_assert(!strncmp(rec.path, dir, strlen(dir)), "temporary file %s not under TMPDIR", rec.path);
 
