@@ -12,6 +12,7 @@
  * then being held twice in memory by this test).
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -64,14 +65,14 @@ static size_t rss_bytes(void)
 
 /* start the trainer (waiting for its viewer); its pid, its stderr into
  * errpath */
-static pid_t start_trainer(double seconds, const char *errpath)
+static pid_t start_trainer_at(double seconds, double rate_ev_s, const char *errpath)
 {
 	const char *b = getenv("GTRACE_BUILD");
 	cr_assert_not_null(b, "GTRACE_BUILD not set");
 	char exe[512], secs[32], rate[32];
 	snprintf(exe, sizeof(exe), "%s/tui/gtrace", b);
 	snprintf(secs, sizeof(secs), "%.3f", seconds);
-	snprintf(rate, sizeof(rate), "%.0f", RATE);
+	snprintf(rate, sizeof(rate), "%.0f", rate_ev_s);
 	int out[2];
 	cr_assert_eq(pipe(out), 0);
 	pid_t p = fork();
@@ -93,6 +94,11 @@ static pid_t start_trainer(double seconds, const char *errpath)
 	cr_assert(f && fgets(line, sizeof(line), f), "the trainer did not start");
 	fclose(f);
 	return p;
+}
+
+static pid_t start_trainer(double seconds, const char *errpath)
+{
+	return start_trainer_at(seconds, RATE, errpath);
 }
 
 /* the trainer's "N events generated, M published" */
@@ -222,4 +228,127 @@ Test(livefile, hour_equivalent, .timeout = 900)
 			     (double)rss_max / 1048576.0, pub);
 	cr_assert(rss_max < BUDGET + OVERHEAD, "max RSS %.1f MiB over budget %llu MiB + %llu MiB",
 		  (double)rss_max / 1048576.0, BUDGET >> 20, OVERHEAD >> 20);
+}
+
+/* run a session on the trainer until it ends; every dt_ms call fn (may be
+ * NULL) once with the session */
+static void drive(struct live_sess *ss, int at_ms, void (*fn)(struct live_sess *ss, void *ctx),
+		  void *ctx)
+{
+	int64_t t0 = live_mono_ns(), t_end = t0 + 120 * (int64_t)1000000000;
+	int called = 0;
+	while (!live_sess_done(ss) && live_mono_ns() < t_end) {
+		int r = live_sess_poll(ss);
+		cr_assert(r >= 0, "poll: %d %s", r, ss->msg);
+		if (fn && !called && live_mono_ns() - t0 >= (int64_t)at_ms * 1000000) {
+			fn(ss, ctx);
+			called = 1;
+		}
+		if (r == 0) {
+			struct timespec ts = { 0, 5000000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	cr_assert(live_sess_done(ss), "the session did not end");
+	cr_assert(!fn || called);
+}
+
+struct keep_ctx {
+	char name[320];
+	uint64_t events_then;
+};
+
+static void keep_now(struct live_sess *ss, void *ctx)
+{
+	struct keep_ctx *k = ctx;
+	char msg[256];
+	cr_assert_eq(live_rec_keep(ss->rec, ss->s, k->name, msg, sizeof(msg)), 0, "%s", msg);
+	cr_assert(strstr(msg, "saved "), "%s", msg);
+	/* a second W to the same name is refused, nothing replaced */
+	cr_assert_eq(live_rec_keep(ss->rec, ss->s, k->name, msg, sizeof(msg)), -EEXIST);
+	cr_assert(strstr(msg, "exists; not replaced"), "%s", msg);
+	k->events_then = ss->rec->events - ss->rec->disc_events;
+	/* what W wrote opens now, while the capture goes on */
+	struct gt_store *f = store_new();
+	struct gtfile_info info;
+	char err[512];
+	cr_assert_eq(gtfile_read(k->name, f, &info, err, sizeof(err)), 0, "%s", err);
+	cr_assert(store_event_count(f) > 0);
+	cr_assert(store_event_count(f) <= k->events_then, "%zu > %llu", store_event_count(f),
+		  (unsigned long long)k->events_then);
+	store_free(f);
+}
+
+static const char *meta(const struct gt_store *s, const char *key)
+{
+	const char *v = store_meta_get(s, key);
+	cr_assert_not_null(v, "no metadata %s", key);
+	return v;
+}
+
+/* --ring with W in the middle: the kept name holds the merged segments then,
+ * the whole ring at exit; kept + discarded = published, the discarded range
+ * before the kept one */
+Test(livefile, ring_keep, .timeout = 180)
+{
+	char errpath[320];
+	snprintf(errpath, sizeof(errpath), "%s/trainer.err", dir);
+	/* 2.5 wall s at 300k events/s: ~70 s of comm-bound trace, a 5 s ring */
+	pid_t tp = start_trainer_at(2.5, 300000, errpath);
+	struct gt_store *s = store_new();
+	struct live_sess ss;
+	live_sess_init(&ss, s, 0);
+	char err[512];
+	cr_assert_eq(live_sess_add(&ss, tp, err, sizeof(err)), 0, "%s", err);
+	struct live_rec rec;
+	int64_t ring = 5 * (int64_t)1000000000;
+	cr_assert_eq(live_rec_open(&rec, s, NULL, 0, ring, err, sizeof(err)), 0, "%s", err);
+	ss.rec = &rec;
+	struct keep_ctx k;
+	snprintf(k.name, sizeof(k.name), "%s/ring-kept.gtrace", dir);
+	drive(&ss, 1500, keep_now, &k);
+	live_sess_close(&ss);
+	int st;
+	cr_assert_eq(waitpid(tp, &st, 0), tp);
+	unsigned long long gen, pub;
+	trainer_counts(errpath, &gen, &pub);
+	cr_assert(gen > 0 && gen == pub && ss.events == pub);
+	cr_assert(rec.disc_events > 0, "a 5 s ring over ~70 s discarded nothing");
+	uint64_t disc = rec.disc_events;
+	char segdir[PATH_MAX];
+	snprintf(segdir, sizeof(segdir), "%s", rec.dir);
+	cr_assert_eq(live_rec_close(&rec, s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_neq(access(segdir, F_OK), 0, "%s left behind", segdir);
+	struct gt_store *f = store_new();
+	struct gtfile_info info;
+	cr_assert_eq(gtfile_read(k.name, f, &info, err, sizeof(err)), 0, "%s", err);
+	cr_assert(!info.truncated);
+	cr_assert_eq(store_event_count(f) + disc, pub, "kept %zu + discarded %llu != %llu",
+		     store_event_count(f), (unsigned long long)disc, pub);
+	cr_assert(store_event_count(f) > k.events_then / 4);
+	cr_assert_eq(strtoull(meta(f, "ring_discarded_events"), NULL, 10), disc);
+	cr_assert_str_eq(meta(f, "ring_window_ns"), "5000000000");
+	int64_t d1 = strtoll(meta(f, "ring_discarded_to_ns"), NULL, 10);
+	int64_t d0 = strtoll(meta(f, "ring_discarded_from_ns"), NULL, 10);
+	cr_assert(d0 == store_t_min(s), "the discarded range starts at the capture's start");
+	cr_assert(d1 < store_t_max(f) - ring, "discarded events within the last 5 s");
+	double span = (double)(store_t_max(f) - store_t_min(f)) / 1e9;
+	cr_assert(span >= 5.0 && span < 5.0 + 5.0 / 8 + 1.0, "kept span %.3f s", span);
+	/* the kept events are the store's newest: every event of the store
+	 * ending after the kept file's start is in the file */
+	size_t newer = 0;
+	for (uint32_t l = 0; l < store_lane_count(s); l++) {
+		const struct gt_lane *ln = store_lane_at(s, l);
+		for (size_t i = 0; i < ln->n; i++)
+			newer += ln->ev[i].start_ns >= store_t_max(f) - ring;
+	}
+	size_t in_file = 0;
+	for (uint32_t l = 0; l < store_lane_count(f); l++) {
+		const struct gt_lane *ln = store_lane_at(f, l);
+		for (size_t i = 0; i < ln->n; i++)
+			in_file += ln->ev[i].start_ns >= store_t_max(f) - ring;
+	}
+	cr_assert_eq(in_file, newer, "the last 5 s: %zu events in the file, %zu in the store", in_file, newer);
+	store_free(f);
+	store_free(s);
 }
