@@ -24,10 +24,11 @@ int live_opts_arg(struct live_opts *o, const char *cmd, int argc, char **argv, i
 	const char *v = argv[++*i];
 	if (mem) {
 		size_t b;
-		if (gt_parse_size(v, &b) < 0 || b < (1u << 20))
-			return cmd_usage_error(cmd, "--memory: '%s' is not a size of at least 1M "
-					       "(e.g. 256M, 2G)", v), -2;
+		if (gt_parse_size(v, &b) < 0 || (b && b < (1u << 20)))
+			return cmd_usage_error(cmd, "--memory: '%s' is not 0 (no bound) or a size of at "
+					       "least 1M (e.g. 256M, 2G)", v), -2;
 		o->memory = b;
+		o->memory_set = 1;
 		return 1;
 	}
 	char *end;
@@ -43,7 +44,7 @@ int live_opts_arg(struct live_opts *o, const char *cmd, int argc, char **argv, i
 
 int live_opts_start(struct live_sess *ss, const struct live_opts *o, char *err, size_t errlen)
 {
-	size_t budget = o->memory ? o->memory : gt_default_memory_budget();
+	size_t budget = o->memory_set ? o->memory : gt_default_memory_budget();
 	int rc = store_set_budget(ss->s, budget);
 	if (rc < 0) {
 		snprintf(err, errlen, "--memory: %s", strerror(-rc));
@@ -70,13 +71,21 @@ int live_opts_finish(struct live_sess *ss, const char *cmd)
 	char err[768], rec[PATH_MAX];
 	snprintf(rec, sizeof(rec), "%s", ss->rec->record);
 	uint64_t disc = ss->rec->disc_events;
+	int nkept = ss->rec->nkept;
+	char (*kept)[PATH_MAX] = malloc(sizeof(ss->rec->kept));
+	if (kept)
+		memcpy(kept, ss->rec->kept, sizeof(ss->rec->kept));
 	int rc = live_rec_close(ss->rec, ss->s, err, sizeof(err));
 	free(ss->rec);
 	ss->rec = NULL;
 	if (rc < 0) {
+		free(kept);
 		cmd_error("%s", err);
 		return 1;
 	}
+	for (int i = 0; kept && i < nkept; i++)
+		fprintf(stderr, "gtrace %s: kept the capture as %s\n", cmd, kept[i]);
+	free(kept);
 	if (rec[0] && disc)
 		fprintf(stderr, "gtrace %s: recorded %llu events to %s (%llu older ones discarded "
 			"by --ring)\n", cmd, (unsigned long long)(ss->events - disc), rec,

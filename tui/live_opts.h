@@ -15,14 +15,15 @@ struct live_sess;
 struct live_opts {
 	const char *record;      /* --record FILE, NULL = a temporary capture file */
 	int force;               /* --force: replace FILE */
-	size_t memory;           /* --memory SIZE; 0 = gt_default_memory_budget() */
+	size_t memory;           /* --memory SIZE (0 = unbounded) */
+	int memory_set;          /* --memory given; else gt_default_memory_budget() */
 	int64_t ring_ns;         /* --ring DURATION; 0 = keep everything */
 };
 
 /* the help lines of --memory and --ring (for each command's usage) */
 #define LIVE_OPTS_HELP \
-	"  --memory SIZE   events held in memory at most (e.g. 256M, 2G; default: 1G or a\n" \
-	"                  quarter of RAM, whichever is smaller)\n" \
+	"  --memory SIZE   events held in memory at most (e.g. 256M, 2G; 0 = no bound; default:\n" \
+	"                  1G or a quarter of RAM, whichever is smaller)\n" \
 	"  --ring DURATION flight recorder: keep only the last DURATION (e.g. 10m, 1h) on disk\n" \
 	"                  too; what is discarded is counted in the status and the file\n"
 
