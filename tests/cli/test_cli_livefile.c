@@ -293,7 +293,7 @@ Test(cli_livefile, option_errors)
 		{ "record -o x.gtrace --ring 100 --pid 1", "--ring-size" },
 		{ "run --ring 4096 -- true", "--ring-size" },
 		{ "demo --ring 5x", "--ring: '5x' is not a duration" },
-		{ "attach 1 --memory lots", "--memory: 'lots' is not a size" },
+		{ "attach 1 --memory lots", "--memory: 'lots' is not 0 (no bound) or a size" },
 		{ "run --memory 100 -- true", "--memory: '100' is not 0 (no bound) or a size of at least 1M" },
 		{ "record -o x.gtrace --ring-size 10 --pid 1", "--ring-size: '10' is not a record count" },
 	};
