@@ -46,10 +46,9 @@ int live_opts_start(struct live_sess *ss, const struct live_opts *o, char *err, 
 {
 	size_t budget = o->memory_set ? o->memory : gt_default_memory_budget();
 	int rc = store_set_budget(ss->s, budget);
-	if (rc < 0) {
-		snprintf(err, errlen, "--memory: %s", strerror(-rc));
-		return rc;
-	}
+	if (rc < 0)        /* the store stays unbounded: the capture goes on */
+		fprintf(stderr, "gtrace: warning: --memory: %s; the store holds every event\n",
+			strerror(-rc));
 	ss->rec = calloc(1, sizeof(*ss->rec));
 	if (!ss->rec) {
 		snprintf(err, errlen, "out of memory");

@@ -31,8 +31,9 @@ struct live_opts {
  * *i on the value), 0 when it is not one of them, -2 after printing a
  * usage error (the command returns 2) */
 int live_opts_arg(struct live_opts *o, const char *cmd, int argc, char **argv, int *i);
-/* set the store's budget and open the capture file (ss->rec, allocated);
- * 0 or negative errno with one line in err */
+/* set the store's budget (a failure is a warning on stderr: the store
+ * stays unbounded) and open the capture file (ss->rec, allocated); 0 or
+ * negative errno with one line in err */
 int live_opts_start(struct live_sess *ss, const struct live_opts *o, char *err, size_t errlen);
 /* close the capture file (complete, temporary files removed); prints
  * "gtrace CMD: recorded N events to FILE" with --record, the error
