@@ -254,10 +254,13 @@ Test(cli_livefile, ring_keeps_the_window_and_counts_the_rest, .timeout = 120)
 	snprintf(f, sizeof(f), "%s/ring.gtrace", dir);
 	/* 3 s at 100k events/s of a trainer whose clock runs about 2.2x the
 	 * wall: ~6.6 s of trace, a 1 s ring */
-	snprintf(cmd, sizeof(cmd), "TMPDIR='%s' '%s/tui/gtrace' record -q -o '%s' --ring 1s -- " TRAINER
+	snprintf(cmd, sizeof(cmd), "TMPDIR='%s' '%s/tui/gtrace' record -o '%s' --ring 1s -- " TRAINER
 		 " --seconds 3 --rate 100000 2>&1", dir, bld, f, bld);
 	cr_assert_eq(clirun_capture(cmd, &out), 0, "%s", out);
 	unsigned long long pub = published(out);
+	/* the status line (each second, and the closing one) says it */
+	cr_assert(strstr(out, ", ring 1.0s: ") && strstr(out, " ev discarded ("), "%s", out);
+	cr_assert(strstr(out, "older ones discarded by --ring") || strstr(out, "gtrace record: "), "%s", out);
 	free(out);
 	unsigned long long kept = file_events(f);
 	char *disc = summary(f, "summary_metadata", "ring_discarded_events");

@@ -2081,7 +2081,8 @@ def case_helpbox():
 
 WHOLE_FIELDS = [r"\S+ ev", r"[\d.]+(ns|us|ms|s)", r"dropped \d+",
                 r"live: \d+ procs? [a-z]+( \(view paused\))?(, [\d.]+[kM]? ev/s"
-                r"(, [\d.]+[kM]? events(, \d+ lost)?)?)?",
+                r"(, [\d.]+[kM]? events(, \d+ lost(, mem [\d.]+[kMG]?(/[\d.]+[kMG]?)?"
+                r"(, file [\d.]+[kMG]?(, ring \S+: [\d.]+[kM]? ev discarded \([^)]*\))?)?)?)?)?)?",
                 r"(view|range) \+\S+ \(\S+\)( paused| follow)?", r"cursor \+\S+",
                 r"/nccl: match \d+ of \d+ \(case-insensitive\)"]
 
