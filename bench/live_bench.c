@@ -22,7 +22,6 @@
 #include <unistd.h>
 #include "bench.h"
 #include "live.h"
-#include "live_budget.h"
 #include "live_rec.h"
 
 static double rss_mib(void)
@@ -86,8 +85,7 @@ int main(int argc, char **argv)
 	double rss[4096];
 	int nr = 0;
 	uint64_t ev_last = 0;
-	printf("# t_s events ev_per_s rss_mib file_mib (budget %.0f MiB, %s)\n", budget_mib,
-	       live_budget_enforced() ? "enforced" : "not enforced: the store keeps every event");
+	printf("# t_s events ev_per_s rss_mib file_mib (budget %.0f MiB)\n", budget_mib);
 	while (!live_sess_done(&ss)) {
 		int r = live_sess_poll(&ss);
 		if (r < 0) {
@@ -138,8 +136,7 @@ int main(int argc, char **argv)
 	       (double)bytes / 1048576.0);
 	for (int q = 1; q <= 4 && nr; q++)
 		printf("rss_mib_at_%d_of_4 %.1f\n", q, rss[(nr - 1) * q / 4]);
-	printf("rss_mib_max %.1f\nbudget_mib %.0f\nbudget_enforced %d\n", mx, budget_mib,
-	       live_budget_enforced());
+	printf("rss_mib_max %.1f\nbudget_mib %.0f\n", mx, budget_mib);
 	store_free(s);
 	if (rc < 0)
 		fprintf(stderr, "live_bench: %s\n", err);

@@ -9,7 +9,6 @@
 #include <unistd.h>
 #include "cmd.h"
 #include "live.h"
-#include "live_budget.h"
 #include "live_opts.h"
 #include "live_rec.h"
 

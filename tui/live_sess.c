@@ -14,7 +14,6 @@
 #include <unistd.h>
 #include "gtrace/gtfile.h"
 #include "live.h"
-#include "live_budget.h"
 #include "live_rec.h"
 #include "ui.h"
 
@@ -25,13 +24,6 @@ int64_t live_mono_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
-
-#ifndef LIVE_BUDGET_FALLBACK
-int live_budget_enforced(void)
-{
-	return 1;
-}
-#endif
 
 void live_sess_init(struct live_sess *ss, struct gt_store *s, uint32_t records)
 {
