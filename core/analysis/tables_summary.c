@@ -44,7 +44,9 @@ static int lanes_and_kinds(const struct gt_store *s, const struct gt_scope *sc,
 			goto nomem;
 		size_t w = (size_t)r;
 		int gpu = l->key.type == GT_LANE_GPU;
-		*ngpu_lanes += gpu;
+		/* streams only: annotation and synchronization lanes (pid < 0)
+		 * are no stream (as in gputime) */
+		*ngpu_lanes += gpu && l->key.pid >= 0 && l->key.id >= 0;
 		*nhost_lanes += l->key.type == GT_LANE_HOST;
 		gt_table_set_int(lt, w, 0, l->key.rank);
 		if (gt_table_set_str(lt, w, 1, gpu ? "stream" : l->key.type == GT_LANE_HOST ?
@@ -162,6 +164,8 @@ static int drops_meta(const struct gt_store *s, struct gt_report_out *out)
 		{ "zero_timestamps", d->zero_timestamps },
 		{ "ring_overflow", d->ring_overflow },
 		{ "import_skipped", d->import_skipped },
+		{ "read_errors", d->read_errors },
+		{ "client_buffers", d->client_buffers },
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		long r = gt_table_row(dt);

@@ -11,7 +11,9 @@
  *   cudaemu_trainer --out TRUTH [--threads T] [--work N] [--configs C]
  *                   [--dur-ns D] [--gap-us G] [--fork N] [--rate R]
  *                   [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N]
- *                   [--cupti LIB] [--nvtx D]
+ *                   [--cupti LIB] [--nvtx D] [--graph-every K] [--syncs K]
+ *                   [--batches K] [--kineto-at I[,J]] [--kineto-finalize]
+ *                   [--nvtx-ext N] [--fork-calls]
  *
  * Truth file (TSV): a '#' header line with pid, devices and the window
  * (first API call start, last work end); one line per piece of work:
@@ -44,6 +46,40 @@
  * `N tid depth start end` per range, times as its marker records carry
  * them (the emulated CUPTI's cudaemu_cupti_marker_ns), 0 when no CUPTI
  * took NVTX.
+ * --kineto-at I[,J]: at its I-th submission thread 0 does what
+ * torch.profiler's Kineto does when a profile starts in the same process:
+ * cuptiSubscribe (refused while another tool holds CUPTI; Kineto goes on),
+ * cuptiActivityRegisterCallbacks with its own buffers (taking over the one
+ * callback pair), cuptiActivityEnable of its kinds; at its J-th (default
+ * I + work/4) what it does when the profile ends: cuptiActivityDisable of
+ * those kinds, cuptiActivityFlushAll(FORCED) and, with --kineto-finalize,
+ * cuptiFinalize.  Its completion callback counts buffers it never gave
+ * out (it ignores them, as Kineto does) and the records of its own: a line
+ * `K unknown U records R`.  At exit, after the capture library's own exit
+ * flush, lines `O corr owner` are appended for every correlation id up to
+ * the highest in the truth: cudaemu_cupti_owner, which callback pair got
+ * the work's (low 4 bits) and the launch's (high 4 bits) records.
+ * --nvtx-ext N: the main thread calls nvtxMemHeapRegister (NVTX's memory
+ * extension, its v3 code compiled in: the extension's first call loads
+ * NVTX_INJECTION64_PATH and calls InitializeInjectionNvtxExtension) N
+ * times; a line `X calls N handled H`, H the emulated CUPTI's count.
+ * --fork-calls: each forked child, before it exits, makes an NVTX range
+ * (nvtxRangePushA "child_range", nvtxRangePop: its first NVTX call, so
+ * NVTX initializes in the child) and calls cuInit (CUDA_ERROR_NOT_INITIALIZED
+ * in a child of an initialized process: its exit status is 0 only then).
+ * --graph-every K: each thread also replays its graph after every K-th
+ * piece of work (G lines as for --graphs).  Each thread instantiates its
+ * graph (cudaemu_graph_instantiate) when it starts, before its work: the
+ * emulated CUPTI traces the graph's kernels only if kernels were traced
+ * then.
+ * --syncs K: after every K-th piece of work the thread synchronizes,
+ * alternately the whole device (cudaDeviceSynchronize) and its stream
+ * (cudaStreamSynchronize); a line `Y device stream corr tid api_start
+ * api_end start end` each (stream 0: the device).
+ * --batches K: after every K-th piece of work a batched copy
+ * (cudaMemcpyBatchAsync) of 6 copies, 3 H2D, 2 D2H, 1 H2D, on the thread's
+ * stream; a line per copy: `C device stream corr tid api_start api_end
+ * start end bytes copy_kind index`.
  * --fork N: while the threads submit, the main thread forks N DataLoader-
  * like children that exit at once with exit(0) (atexit handlers run); a
  * line `F pid status ms` each (exit status, ms from fork to reaped).
@@ -56,6 +92,7 @@
 #include <sys/wait.h>
 #include <sys/syscall.h>
 #include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtMem.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,15 +109,22 @@ static struct {
 	int tail_ms;
 	const char *cupti;       /* the CUPTI library's name (--cupti) */
 	int graphs;
+	int graph_every, syncs, batches;
 	int nvtx;                /* nesting depth of each thread's NVTX ranges */
 	int tsc_at;
 	int bad_ts;
+	int kineto_at, kineto_stop, kineto_fin;
+	int nvtx_ext;
+	int fork_calls;
+	const char *out_path;
+	uint32_t max_corr;       /* highest correlation id in the truth */
 	double rate;
 	int keep;                /* truth kept (not --out -) */
 	FILE *out;
 	pthread_mutex_t lock;
 	uint64_t first, last;
 } tr = { .threads = 4, .work = 2000, .configs = 50, .dur_ns = 3000, .tsc_at = -1, .keep = 1,
+	 .kineto_at = -1, .kineto_stop = -1,
 	 .lock = PTHREAD_MUTEX_INITIALIZER, .first = UINT64_MAX };
 
 /* LeakSanitizer asks this before its exit check: a forked child exits
@@ -111,6 +155,136 @@ static void install_tsc(void)
 		reg(tsc_clock);
 }
 
+/* ---- a Kineto-like second CUPTI client (--kineto-at) ---- */
+
+#define KIN_BUF_BYTES (256u << 10)
+#define KIN_MAX_BUFS 4096
+
+static struct {
+	void *cupti;
+	pthread_mutex_t lock;
+	uint8_t *bufs[KIN_MAX_BUFS];     /* handed to CUPTI, not back yet */
+	int n;
+	unsigned long long unknown, records;
+	CUptiResult (*next)(uint8_t *, size_t, CUpti_Activity **);
+	int (*owner)(uint32_t);
+} kin = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static const CUpti_ActivityKind kin_kinds[] = {
+	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+	CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+	CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+	CUPTI_ACTIVITY_KIND_OVERHEAD,
+};
+
+static void CUPTIAPI kin_requested(uint8_t **b, size_t *size, size_t *max)
+{
+	*max = 0;
+	*b = aligned_alloc(8, KIN_BUF_BYTES);
+	*size = *b ? KIN_BUF_BYTES : 0;
+	pthread_mutex_lock(&kin.lock);
+	if (*b && kin.n < KIN_MAX_BUFS)
+		kin.bufs[kin.n++] = *b;
+	pthread_mutex_unlock(&kin.lock);
+}
+
+static void CUPTIAPI kin_completed(CUcontext c, uint32_t s, uint8_t *b, size_t size, size_t valid)
+{
+	(void)c;
+	(void)s;
+	(void)size;
+	pthread_mutex_lock(&kin.lock);
+	int mine = 0;
+	for (int i = 0; i < kin.n && !mine; i++) {
+		if (kin.bufs[i] == b) {
+			kin.bufs[i] = kin.bufs[--kin.n];
+			mine = 1;
+		}
+	}
+	if (!mine) {
+		/* a buffer it never gave out: Kineto logs it and leaves it */
+		kin.unknown++;
+		pthread_mutex_unlock(&kin.lock);
+		return;
+	}
+	CUpti_Activity *r = NULL;
+	while (kin.next && kin.next(b, valid, &r) == CUPTI_SUCCESS)
+		kin.records++;
+	pthread_mutex_unlock(&kin.lock);
+	free(b);
+}
+
+static void *kin_sym(const char *name)
+{
+	void *f = kin.cupti ? dlsym(kin.cupti, name) : NULL;
+	if (!f) {
+		fprintf(stderr, "cudaemu_trainer: --kineto: no %s\n", name);
+		abort();
+	}
+	return f;
+}
+
+static void CUPTIAPI kin_sub_cb(void *ud, CUpti_CallbackDomain d, CUpti_CallbackId id, const void *data)
+{
+	(void)ud;
+	(void)d;
+	(void)id;
+	(void)data;
+}
+
+/* a profile starts: subscribe (may be refused), take the callbacks, enable */
+static void kineto_start(void)
+{
+	kin.cupti = dlopen(tr.cupti ? tr.cupti : "libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+	*(void **)&kin.next = kin_sym("cuptiActivityGetNextRecord");
+	CUptiResult (*subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+	CUptiResult (*reg)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+	CUptiResult (*enable)(CUpti_ActivityKind);
+	*(void **)&subscribe = kin_sym("cuptiSubscribe");
+	*(void **)&reg = kin_sym("cuptiActivityRegisterCallbacks");
+	*(void **)&enable = kin_sym("cuptiActivityEnable");
+	CUpti_SubscriberHandle sub;
+	subscribe(&sub, (CUpti_CallbackFunc)kin_sub_cb, NULL);   /* refused: Kineto goes on */
+	reg(kin_requested, kin_completed);
+	for (size_t k = 0; k < sizeof(kin_kinds) / sizeof(kin_kinds[0]); k++)
+		enable(kin_kinds[k]);
+}
+
+/* the profile ends: disable its kinds, forced flush, maybe finalize */
+static void kineto_end(void)
+{
+	CUptiResult (*disable)(CUpti_ActivityKind);
+	CUptiResult (*flush)(uint32_t);
+	*(void **)&disable = kin_sym("cuptiActivityDisable");
+	*(void **)&flush = kin_sym("cuptiActivityFlushAll");
+	for (size_t k = 0; k < sizeof(kin_kinds) / sizeof(kin_kinds[0]); k++)
+		disable(kin_kinds[k]);
+	flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	if (tr.kineto_fin) {
+		CUptiResult (*fin)(void);
+		*(void **)&fin = kin_sym("cuptiFinalize");
+		fin();
+	}
+}
+
+/* atexit, registered before cuInit so that it runs after the capture
+ * library's exit flush: which callback pair got each id's records */
+static void owners_at_exit(void)
+{
+	void *c = dlopen(tr.cupti ? tr.cupti : "libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+	if (c)
+		*(void **)&kin.owner = dlsym(c, "cudaemu_cupti_owner");
+	FILE *f = tr.out_path ? fopen(tr.out_path, "a") : NULL;
+	if (!f || !kin.owner) {
+		if (f)
+			fclose(f);
+		return;
+	}
+	for (uint32_t corr = 1; corr <= tr.max_corr; corr++)
+		fprintf(f, "O\t%u\t%d\n", corr, kin.owner(corr));
+	fclose(f);
+}
+
 static void put(const struct cudaemu_work *w)
 {
 	fprintf(tr.out, "W\t%d\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%s\t%d\t%d\n",
@@ -119,6 +293,8 @@ static void put(const struct cudaemu_work *w)
 		(unsigned long long)w->start_ns, (unsigned long long)w->end_ns,
 		(unsigned long long)w->bytes, w->grid[0], w->grid[1], w->grid[2],
 		w->block[0], w->block[1], w->block[2], w->name ? w->name : "-", w->foreign_clock, w->bad_ts);
+	if (w->corr > tr.max_corr)
+		tr.max_corr = w->corr;
 }
 
 /* D nested NVTX ranges on this thread, then their truth lines */
@@ -150,6 +326,106 @@ static void nvtx_ranges(int depth)
 	free(t);
 }
 
+/* what a thread does besides its W work (--graph-every, --syncs,
+ * --batches), kept for the truth */
+struct batch {
+	struct cudaemu_work w;
+	uint64_t bytes[6];
+	uint8_t kinds[6];
+};
+
+struct extras {
+	struct cudaemu_work *g;  /* graph replays (also those of --graphs) */
+	int n_g;
+	struct cudaemu_work *y;  /* synchronizations */
+	int n_y;
+	struct batch *b;         /* batched copies */
+	int n_b;
+};
+
+/* submit one replay of thread t's graph */
+static void graph_replay(struct cudaemu_work *w, int t, int device, uint32_t stream)
+{
+	memset(w, 0, sizeof(*w));
+	w->kind = CUDAEMU_GRAPH;
+	w->device = device;
+	w->stream = stream;
+	w->nodes = 5;
+	w->graph_id = 1000u + (uint32_t)t;
+	w->name = "emu_graph_node_kernel";
+	w->grid[0] = 64;
+	w->grid[1] = w->grid[2] = 1;
+	w->block[0] = 256;
+	w->block[1] = w->block[2] = 1;
+	w->dur_ns = 1500;
+	if (cudaemu_submit(w) != 0)
+		abort();
+}
+
+/* after piece of work i (on device, stream) of thread t */
+static void extras(struct extras *ex, int t, int i, int device, uint32_t stream)
+{
+	if (tr.graph_every && i % tr.graph_every == tr.graph_every - 1)
+		graph_replay(&ex->g[ex->n_g++], t, device, stream);
+	if (tr.syncs && i % tr.syncs == tr.syncs - 1) {
+		struct cudaemu_work *y = &ex->y[ex->n_y];
+		memset(y, 0, sizeof(*y));
+		y->kind = CUDAEMU_SYNC;
+		y->device = device;
+		y->stream = ex->n_y % 2 ? stream : 0;   /* 0: the whole device */
+		if (cudaemu_submit(y) != 0)
+			abort();
+		ex->n_y++;
+	}
+	if (tr.batches && i % tr.batches == tr.batches - 1) {
+		static const uint8_t kinds[6] = {
+			CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
+			CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH,
+			CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
+		};
+		struct batch *b = &ex->b[ex->n_b++];
+		memset(b, 0, sizeof(*b));
+		for (int k = 0; k < 6; k++) {
+			b->kinds[k] = kinds[k];
+			b->bytes[k] = 1024u << (k + i % 3);
+		}
+		b->w.kind = CUDAEMU_MEMCPY_BATCH;
+		b->w.device = device;
+		b->w.stream = stream;
+		b->w.copies = 6;
+		b->w.copy_bytes = b->bytes;
+		b->w.copy_kinds = b->kinds;
+		b->w.dur_ns = 800;
+		if (cudaemu_submit(&b->w) != 0)
+			abort();
+	}
+}
+
+/* the Y and C truth lines (tr.lock held) */
+static void put_extras(const struct extras *ex)
+{
+	for (int k = 0; k < ex->n_y && tr.keep; k++) {
+		const struct cudaemu_work *y = &ex->y[k];
+		fprintf(tr.out, "Y\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\n", y->device, y->stream,
+			y->corr, y->tid, (unsigned long long)y->api_start_ns,
+			(unsigned long long)y->api_end_ns, (unsigned long long)y->start_ns,
+			(unsigned long long)y->end_ns);
+	}
+	for (int k = 0; k < ex->n_b && tr.keep; k++) {
+		const struct cudaemu_work *w = &ex->b[k].w;
+		for (uint32_t c = 0; c < w->copies; c++) {
+			uint64_t s0 = w->start_ns + (uint64_t)c * ((uint64_t)w->dur_ns + 1);
+			fprintf(tr.out, "C\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\n",
+				w->device, w->stream, w->corr, w->tid,
+				(unsigned long long)w->api_start_ns, (unsigned long long)w->api_end_ns,
+				(unsigned long long)s0, (unsigned long long)(s0 + (uint64_t)w->dur_ns),
+				(unsigned long long)w->copy_bytes[c], w->copy_kinds[c], c);
+		}
+		if (w->end_ns > tr.last)
+			tr.last = w->end_ns;
+	}
+}
+
 static void *thread_main(void *arg)
 {
 	int t = (int)(intptr_t)arg;
@@ -160,6 +436,17 @@ static void *thread_main(void *arg)
 	if (!done || !names)
 		abort();
 	unsigned seed = 12345u + (unsigned)t;
+	if (tr.graphs || tr.graph_every)
+		cudaemu_graph_instantiate(1000u + (uint32_t)t);
+	struct extras ex = { 0 };
+	size_t n_extra = (size_t)tr.work + 1;
+	if (tr.graph_every || tr.syncs || tr.batches) {
+		ex.g = calloc((size_t)tr.graphs + n_extra, sizeof(*ex.g));
+		ex.y = calloc(n_extra, sizeof(*ex.y));
+		ex.b = calloc(n_extra, sizeof(*ex.b));
+		if (!ex.g || !ex.y || !ex.b)
+			abort();
+	}
 	uint64_t t0 = cudaemu_now_ns();
 	double per_ns = tr.rate > 0 ? tr.rate / tr.threads / 1e9 : 0;
 	for (int i = 0; i < tr.work; i++) {
@@ -201,6 +488,10 @@ static void *thread_main(void *arg)
 			w->bad_ts = 1 + i % tr.bad_ts;
 		if (t == 0 && i == tr.tsc_at)
 			install_tsc();
+		if (t == 0 && i == tr.kineto_at)
+			kineto_start();
+		if (t == 0 && i == tr.kineto_stop)
+			kineto_end();
 		if (tr.tail_ms && i == tr.work - 1) {
 			w->kind = CUDAEMU_KERNEL;
 			w->name = "emu_tail_kernel";
@@ -230,30 +521,21 @@ static void *thread_main(void *arg)
 				cudaemu_submit(&call);
 			}
 		}
+		extras(&ex, t, i, w->device, w->stream);
 		if (tr.gap_us) {
 			struct timespec ts = { 0, tr.gap_us * 1000L };
 			nanosleep(&ts, NULL);
 		}
 	}
-	struct cudaemu_work *gl = calloc((size_t)tr.graphs + 1, sizeof(*gl));
+	struct cudaemu_work *gl = ex.g ? ex.g : calloc((size_t)tr.graphs + 1, sizeof(*gl));
+	int n_gl = ex.n_g;
 	for (int g = 0; g < tr.graphs && gl; g++) {
-		struct cudaemu_work *w = &gl[g];
-		w->kind = CUDAEMU_GRAPH;
-		w->device = t % ndev;
-		w->stream = 1 + (uint32_t)(t / ndev) * 2;
-		w->nodes = 5;
-		w->graph_id = 1000u + (uint32_t)t;
-		w->name = "emu_graph_node_kernel";
-		w->grid[0] = 64;
-		w->grid[1] = w->grid[2] = 1;
-		w->block[0] = 256;
-		w->block[1] = w->block[2] = 1;
-		w->dur_ns = 1500;
-		if (cudaemu_submit(w) != 0)
-			abort();
+		struct cudaemu_work *w = &gl[n_gl++];
+		graph_replay(w, t, t % ndev, 1 + (uint32_t)(t / ndev) * 2);
 	}
 	pthread_mutex_lock(&tr.lock);
-	for (int g = 0; g < tr.graphs && gl; g++) {
+	put_extras(&ex);
+	for (int g = 0; g < n_gl && gl; g++) {
 		const struct cudaemu_work *w = &gl[g];
 		for (uint32_t n = 1; n <= w->nodes; n++) {
 			uint64_t s0 = w->start_ns + (uint64_t)(n - 1) * ((uint64_t)w->dur_ns + 1);
@@ -267,6 +549,8 @@ static void *thread_main(void *arg)
 			tr.last = w->end_ns;
 	}
 	free(gl);
+	free(ex.y);
+	free(ex.b);
 	for (size_t i = 0; i < keep && tr.keep; i++) {
 		put(&done[i]);
 		if (done[i].api_start_ns < tr.first)
@@ -305,6 +589,12 @@ int main(int argc, char **argv)
 			tr.tsc_at = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--graphs") && v)
 			tr.graphs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--graph-every") && v)
+			tr.graph_every = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--syncs") && v)
+			tr.syncs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--batches") && v)
+			tr.batches = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--nvtx") && v)
 			tr.nvtx = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--tail-ms") && v)
@@ -313,11 +603,21 @@ int main(int argc, char **argv)
 			tr.rate = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--cupti") && v)
 			tr.cupti = argv[++i];
+		else if (!strcmp(argv[i], "--kineto-at") && v) {
+			tr.kineto_at = atoi(argv[++i]);
+			const char *c = strchr(argv[i], ',');
+			tr.kineto_stop = c ? atoi(c + 1) : -2;
+		} else if (!strcmp(argv[i], "--nvtx-ext") && v)
+			tr.nvtx_ext = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--fork-calls"))
+			tr.fork_calls = 1;
+		else if (!strcmp(argv[i], "--kineto-finalize"))
+			tr.kineto_fin = 1;
 		else if (!strcmp(argv[i], "--fork") && v)
 			tr.forks = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "usage: cudaemu_trainer --out TRUTH [--threads T] [--work N] "
-				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N] [--cupti LIB] [--nvtx D]\n");
+				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N] [--cupti LIB] [--nvtx D] [--graph-every K] [--syncs K] [--batches K] [--kineto-at I[,J]] [--kineto-finalize] [--nvtx-ext N] [--fork-calls]\n");
 			return 2;
 		}
 	}
@@ -325,11 +625,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cudaemu_trainer: --out is required; --threads 1..256, --work, --configs >= 1\n");
 		return 2;
 	}
+	if (tr.kineto_stop == -2)
+		tr.kineto_stop = tr.kineto_at + tr.work / 4;
 	tr.keep = strcmp(out, "-") != 0;
 	tr.out = tr.keep ? fopen(out, "w") : stdout;
 	if (!tr.out) {
 		fprintf(stderr, "cudaemu_trainer: %s: cannot create\n", out);
 		return 1;
+	}
+	if (tr.kineto_at >= 0 && tr.keep) {
+		tr.out_path = out;
+		atexit(owners_at_exit);
 	}
 	if (tr.cupti && !dlopen(tr.cupti, RTLD_NOW | RTLD_GLOBAL)) {
 		fprintf(stderr, "cudaemu_trainer: %s\n", dlerror());
@@ -352,6 +658,12 @@ int main(int argc, char **argv)
 		pthread_mutex_unlock(&tr.lock);
 		if (c == 0) {
 			forked_child = 1;
+			if (tr.fork_calls) {
+				nvtxRangePushA("child_range");
+				nvtxRangePop();
+				/* the refusal a forked child gets: exit status 0 */
+				exit(cuInit(0) == CUDA_ERROR_NOT_INITIALIZED ? 0 : 1);
+			}
 			exit(0);       /* a DataLoader worker that ends normally */
 		}
 		int st = -1;
@@ -375,9 +687,33 @@ int main(int argc, char **argv)
 		 * hands buffers back) */
 		struct cudaemu_cupti_stats s;
 		stats(&s);
-		fprintf(tr.out, "S\trecords\t%llu\tdropped\t%llu\trefused\t%llu\n",
+		fprintf(tr.out, "S\trecords\t%llu\tdropped\t%llu\trefused\t%llu\thanded_over\t%llu"
+			"\tabandoned\t%llu\n",
 			(unsigned long long)s.records, (unsigned long long)s.dropped,
-			(unsigned long long)s.requests_refused);
+			(unsigned long long)s.requests_refused,
+			(unsigned long long)s.buffers_handed_over,
+			(unsigned long long)s.buffers_abandoned);
+	}
+	if (tr.nvtx_ext > 0) {
+		nvtxMemHeapDesc_t hd;
+		memset(&hd, 0, sizeof(hd));
+		hd.extCompatID = NVTX_EXT_COMPATID_MEM;
+		hd.structSize = sizeof(hd);
+		hd.usage = NVTX_MEM_HEAP_USAGE_TYPE_SUB_ALLOCATOR;
+		hd.type = NVTX_MEM_TYPE_VIRTUAL_ADDRESS;
+		for (int k = 0; k < tr.nvtx_ext; k++)
+			nvtxMemHeapRegister(NULL, &hd);
+		uint64_t (*calls)(void) = NULL;
+		void *c = dlopen(tr.cupti ? tr.cupti : "libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+		if (c)
+			*(void **)&calls = dlsym(c, "cudaemu_cupti_nvtx_ext_calls");
+		fprintf(tr.out, "X\tcalls\t%d\thandled\t%llu\n", tr.nvtx_ext,
+			(unsigned long long)(calls ? calls() : 0));
+	}
+	if (tr.kineto_at >= 0) {
+		pthread_mutex_lock(&kin.lock);
+		fprintf(tr.out, "K\tunknown\t%llu\trecords\t%llu\n", kin.unknown, kin.records);
+		pthread_mutex_unlock(&kin.lock);
 	}
 	if (tr.keep)
 		fclose(tr.out);
