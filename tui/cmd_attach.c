@@ -14,11 +14,13 @@
 #include "cmd.h"
 #include "live.h"
 #include "live_opts.h"
+#include "netsess.h"
 
 static int usage(FILE *f)
 {
 	fprintf(f, "usage: gtrace attach PID [--force-inject] | --all | --list\n"
-		   "                     [--record FILE [--force]] [--memory SIZE] [--ring DURATION]\n\n"
+		   "                     [--record FILE [--force]] [--memory SIZE] [--ring DURATION]\n"
+		   "       gtrace attach --hosts H1,H2,... [--ssh CMD] [--gtrace PATH] [--align-clocks]\n\n"
 		   "  --list   processes with the capture library loaded or that use CUDA (injectable):\n"
 		   "           pid, GPUs, state, RANK (RANK/LOCAL_RANK when both are set),\n"
 		   "           command; under an ended or passive process, a line with the reason\n"
@@ -27,6 +29,10 @@ static int usage(FILE *f)
 		   "  --force-inject  load the library into a process that maps no CUDA driver too\n"
 		   "           (refused otherwise: it would have nothing to record)\n"
 		   "  --all    every process of yours that uses CUDA, as ranks of one view\n"
+		   "  --hosts  one live view of every node: runs 'SSH HOST GTRACE record --all -q -o -'\n"
+		   "           per host (SSH: --ssh, default 'ssh -T -o BatchMode=yes', e.g. 'srun\n"
+		   "           --overlap -w'; GTRACE: --gtrace, default 'gtrace'); --align-clocks\n"
+		   "           applies the residual clock offsets estimated from NCCL collectives\n"
 		   "The capture streams to a temporary file (removed at exit; W in the viewer keeps it).\n"
 		   "  --record FILE   stream the capture to FILE instead\n"
 		   "  --force         replace FILE if it exists\n"
@@ -126,6 +132,8 @@ int cmd_attach(int argc, char **argv)
 		return usage(stdout);
 	if (!strcmp(argv[1], "--list"))
 		return list();
+	if (!strcmp(argv[1], "--hosts"))
+		return netsess_attach_hosts(argc, argv);
 	int force = 0, all = 0;
 	long pid = 0;
 	struct live_opts lo = { 0 };
@@ -146,6 +154,10 @@ int cmd_attach(int argc, char **argv)
 			if (i + 1 >= argc)
 				return cmd_usage_error("attach", "--record needs a file name");
 			lo.record = argv[++i];
+		} else if (!strcmp(a, "--hosts") || !strcmp(a, "--ssh") || !strcmp(a, "--gtrace") ||
+			   !strcmp(a, "--align-clocks")) {
+			return cmd_usage_error("attach", "%s goes with 'gtrace attach --hosts H1,H2,...' "
+					       "(--hosts first)", a);
 		} else if (a[0] == '-') {
 			return cmd_usage_error("attach", "unknown option '%s'", a);
 		} else if (pid || all) {

@@ -99,7 +99,7 @@ void live_opts_abort(struct live_sess *ss)
 	if (!ss->rec)
 		return;
 	char rec[PATH_MAX];
-	snprintf(rec, sizeof(rec), "%s", ss->rec->ring_ns ? "" : ss->rec->record);
+	snprintf(rec, sizeof(rec), "%s", ss->rec->ring_ns || ss->rec->stream ? "" : ss->rec->record);
 	live_rec_abort(ss->rec);
 	if (rec[0])
 		unlink(rec);

@@ -51,6 +51,18 @@ int live_rec_open(struct live_rec *r, struct gt_store *s, const char *record, in
 	r->disc_t1 = INT64_MIN;
 	if (record)
 		snprintf(r->record, sizeof(r->record), "%s", record);
+	if (record && !strcmp(record, "-")) {
+		/* a stream on stdout: nothing created, kept or removed */
+		if (ring_ns) {
+			snprintf(err, errlen, "--ring needs -o FILE: a stream on stdout cannot drop "
+				 "its past");
+			return -EINVAL;
+		}
+		struct gtfile_writer_opts wo = { 0 };
+		r->w = gtfile_writer_open_fd(1, "stdout", &wo, err, errlen);
+		r->stream = 1;
+		return r->w ? first_flush(r, s, err, errlen) : -EIO;
+	}
 	if (record && !ring_ns) {
 		/* the recording itself, written in place */
 		snprintf(r->path, sizeof(r->path), "%s", record);
@@ -301,6 +313,10 @@ int live_rec_keep(struct live_rec *r, struct gt_store *s, const char *name, char
 {
 	if (!name || !*name) {
 		snprintf(msg, len, "not saved: no name given");
+		return -EINVAL;
+	}
+	if (r->stream) {
+		snprintf(msg, len, "not saved: the capture is a stream on stdout");
 		return -EINVAL;
 	}
 	if (r->nkept == LIVE_REC_KEEP_MAX) {

@@ -43,6 +43,7 @@ struct live_rec {
 	char path[PATH_MAX];     /* the file being written */
 	char record[PATH_MAX];   /* --record FILE, '' = temporary */
 	int force;               /* replace an existing --record FILE */
+	int stream;              /* record "-": a stream on stdout (no file) */
 	struct gtfile_writer *w;
 	uint64_t events;         /* events written, discarded ones included */
 	uint64_t written_bytes;  /* bytes of the segments closed (ring) */
@@ -63,7 +64,7 @@ struct live_rec {
 };
 
 /* start writing the capture of s: to record (when not NULL; refused when
- * it exists unless force) or to a temporary file; ring_ns > 0 makes it a
+ * it exists unless force; "-" is a stream on stdout) or to a temporary file; ring_ns > 0 makes it a
  * flight recorder.  The file holds complete chunks from the start (it
  * opens, empty, whenever gtrace is killed).  0, or negative errno with
  * "PATH: problem" in err */

@@ -62,6 +62,8 @@ struct cudaemu_work {
 	const uint8_t *copy_kinds;    /* their CUpti_ActivityMemcpyKind (HTOD: pinned
 				       * -> device, DTOH: device -> pinned, else
 				       * device -> device) */
+	uint64_t end_at_ns;      /* a collective: the work runs at least until this
+				  * time, when its slowest peer arrives (0: none) */
 	/* out: what the driver did (the ground truth) */
 	uint32_t corr;           /* correlation id of the launch call */
 	uint32_t cbid;           /* API callback id of the call (in for CUDAEMU_CALL) */
