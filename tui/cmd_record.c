@@ -69,6 +69,9 @@ static int record_out_path(const char *v, char *out, size_t len)
 	return 0;
 }
 
+/* leave cmd_record's option parsing: from (the --from list) freed */
+#define RECORD_RETURN(x) do { int rr_ = (x); free(from); return rr_; } while (0)
+
 int cmd_record(int argc, char **argv)
 {
 	const char *out = NULL;
@@ -85,7 +88,7 @@ int cmd_record(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (cmd_is_help(a))
-			return usage(stdout);
+			RECORD_RETURN(usage(stdout));
 		int k = live_opts_arg(&lo, "record", argc, argv, &i);
 		if (k < 0) {
 			free(from);
@@ -123,32 +126,32 @@ int cmd_record(int argc, char **argv)
 		}
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v)
-			return cmd_usage_error("record", "%s needs a value", a);
+			RECORD_RETURN(cmd_usage_error("record", "%s needs a value", a));
 		char *end;
 		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
 			out = v;
 		} else if (!strcmp(a, "--duration")) {
 			duration = strtod(v, &end);
 			if (*end || end == v || !(duration > 0 && duration <= 1e7))
-				return cmd_usage_error("record", "--duration: '%s' is not a number of "
-						       "seconds in (0, 1e7]", v);
+				RECORD_RETURN(cmd_usage_error("record", "--duration: '%s' is not a number of "
+						       "seconds in (0, 1e7]", v));
 		} else if (!strcmp(a, "--pid")) {
 			pid = strtol(v, &end, 10);
 			if (*end || end == v || pid <= 0)
-				return cmd_usage_error("record", "--pid: '%s' is not a process id", v);
+				RECORD_RETURN(cmd_usage_error("record", "--pid: '%s' is not a process id", v));
 		} else if (!strcmp(a, "--ring-size")) {
 			ring = strtoul(v, &end, 10);
 			if (*end || end == v || ring < 64 || ring > (1ul << 26) || v[0] == '-')
-				return cmd_usage_error("record", "--ring-size: '%s' is not a record count "
-						       "64..67108864", v);
+				RECORD_RETURN(cmd_usage_error("record", "--ring-size: '%s' is not a record count "
+						       "64..67108864", v));
 		} else {
-			return cmd_usage_error("record", "unknown option '%s'", a);
+			RECORD_RETURN(cmd_usage_error("record", "unknown option '%s'", a));
 		}
 		i++;
 	}
 	char outx[4096];
 	if (out && record_out_path(out, outx, sizeof(outx)) < 0)
-		return cmd_usage_error("record", "-o: '%s' is too long once %%h is expanded", out);
+		RECORD_RETURN(cmd_usage_error("record", "-o: '%s' is too long once %%h is expanded", out));
 	out = out ? outx : NULL;
 	if (out && !strcmp(out, "-") && isatty(1)) {
 		free(from);
