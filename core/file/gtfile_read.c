@@ -23,6 +23,7 @@
 #include <zlib.h>
 #include <zstd.h>
 #include "gtfile_tables.h"
+#include "gtfile_summary.h"
 #include "gtrace_config.h"
 
 struct rd {
@@ -42,6 +43,7 @@ struct rd {
 	_Atomic uint64_t *progress;   /* optional: bytes walked so far, for a loading line */
 	int mapped;                   /* p is a page-aligned mapping that may be dropped behind */
 	size_t dropped;               /* bytes of it dropped so far */
+	struct gt_lsum *sum;          /* summary chunks read so far, or NULL */
 };
 
 const char *gtfile_chunk_name(uint32_t type)
@@ -49,6 +51,7 @@ const char *gtfile_chunk_name(uint32_t type)
 	static const char *const n[] = {
 		"unknown", "strings", "lanes", "devices", "ranks", "kconf",
 		"nccl", "events", "drops", "metadata", "index", "end", "padding",
+		"summary",
 	};
 	return type < sizeof(n) / sizeof(n[0]) ? n[type] : "unknown";
 }
@@ -243,7 +246,7 @@ static int walk(struct rd *r, struct gtfile_info *info, int *complete, size_t *l
 		int rc = chunk_at(r, pos, &type, &flags, &raw, &stored);
 		if (rc <= 0)
 			return rc;
-		if (type < GTFILE_CH_STRINGS || type > GTFILE_CH_END) {
+		if (type < GTFILE_CH_STRINGS || (type > GTFILE_CH_END && type != GTFILE_CH_SUMMARY)) {
 			/* padding or a chunk of a later minor version: skipped
 			 * unread (a zstd frame of it is never decompressed) */
 			info->chunks++;
@@ -275,6 +278,8 @@ static int walk(struct rd *r, struct gtfile_info *info, int *complete, size_t *l
 			rc = gtfile_tab_read(type, p, raw, r->s, why, sizeof(why));
 			if (!rc)
 				rc = reserve_lanes(r, before, store_lane_count(r->s));
+		} else if (type == GTFILE_CH_SUMMARY) {
+			rc = gtfile_summary_read(p, raw, r->s, &r->sum, why, sizeof(why));
 		} else if (type != GTFILE_CH_INDEX) {
 			rc = gtfile_tab_read(type, p, raw, r->s, why, sizeof(why));
 		}
@@ -334,6 +339,10 @@ static int read_mem(const void *buf, size_t len, const char *name, struct gt_sto
 		if (rc)
 			fail(&r, rc, "out of memory");
 	}
+	if (!rc) {
+		store_set_summary(s, r.sum);   /* the store owns it now */
+		r.sum = NULL;
+	}
 	if (!rc && !complete) {
 		info->truncated = 1;
 		fail(&r, 0, "cut off after %llu events (last complete chunk at byte %zu)",
@@ -342,6 +351,7 @@ static int read_mem(const void *buf, size_t len, const char *name, struct gt_sto
 	ZSTD_freeDCtx(r.dc);
 	gtfile_buf_free(&r.out);
 	free(r.idx_lane);
+	lsum_free(r.sum);
 	return rc;
 }
 

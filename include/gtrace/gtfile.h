@@ -23,7 +23,7 @@
 
 #define GTFILE_MAGIC "GTRACE\r\n"
 #define GTFILE_VERSION_MAJOR 1
-#define GTFILE_VERSION_MINOR 0
+#define GTFILE_VERSION_MINOR 1
 
 struct gtfile_writer;
 
