@@ -44,6 +44,8 @@ struct rd {
 	int mapped;                   /* p is a page-aligned mapping that may be dropped behind */
 	size_t dropped;               /* bytes of it dropped so far */
 	struct gt_lsum *sum;          /* summary chunks read so far, or NULL */
+	int head;                     /* tables, summary and index only (gtfile_read_head) */
+	int64_t idx_t0, idx_t1;       /* the index's span */
 };
 
 const char *gtfile_chunk_name(uint32_t type)
@@ -97,6 +99,8 @@ static int chunk_at(struct rd *r, size_t pos, uint32_t *type, uint32_t *flags, u
 			    gtfile_chunk_name(*type), pos);
 	if (r->len - pos - GTFILE_CHUNK_HDR < *stored)
 		return 0;
+	if (r->head && *type == GTFILE_CH_EVENTS)
+		return 1;   /* not read: the full load that follows checks it */
 	uLong crc = crc32(0, h, 16);
 	crc = crc32(crc, h + GTFILE_CHUNK_HDR, *stored);
 	if (gtfile_get32(h + 16) != (uint32_t)crc)
@@ -165,6 +169,8 @@ static void peek_index(struct rd *r)
 	}
 	r->idx_nlanes = nl;
 	r->idx_events = ev;
+	r->idx_t0 = (int64_t)gtfile_get64(p + 8);
+	r->idx_t1 = (int64_t)gtfile_get64(p + 16);
 	r->have_index = 1;
 none:
 	r->err[0] = '\0';
@@ -254,6 +260,12 @@ static int walk(struct rd *r, struct gtfile_info *info, int *complete, size_t *l
 			pos += GTFILE_CHUNK_HDR + stored;
 			continue;
 		}
+		if (r->head && type == GTFILE_CH_EVENTS) {
+			info->chunks++;
+			*last = pos;
+			pos += GTFILE_CHUNK_HDR + stored;
+			continue;
+		}
 		const unsigned char *p;
 		rc = payload(r, pos, type, flags, raw, stored, &p);
 		if (rc)
@@ -262,6 +274,8 @@ static int walk(struct rd *r, struct gtfile_info *info, int *complete, size_t *l
 		if (type == GTFILE_CH_END) {
 			if (raw != 16 || pos + GTFILE_END_BYTES != r->len)
 				return fail(r, -EINVAL, "misplaced end marker at byte %zu", pos);
+			if (r->head)
+				info->events = gtfile_get64(p + 8);   /* not decoded */
 			if (gtfile_get64(p + 8) != info->events ||
 			    (r->have_index && r->idx_events != info->events))
 				return fail(r, -EINVAL, "end marker says %llu events, file holds %llu",
@@ -276,7 +290,7 @@ static int walk(struct rd *r, struct gtfile_info *info, int *complete, size_t *l
 		} else if (type == GTFILE_CH_LANES) {
 			size_t before = store_lane_count(r->s);
 			rc = gtfile_tab_read(type, p, raw, r->s, why, sizeof(why));
-			if (!rc)
+			if (!rc && !r->head)
 				rc = reserve_lanes(r, before, store_lane_count(r->s));
 		} else if (type == GTFILE_CH_SUMMARY) {
 			rc = gtfile_summary_read(p, raw, r->s, &r->sum, why, sizeof(why));
@@ -306,15 +320,15 @@ static void trim_lanes(struct gt_store *s)
 }
 
 static int read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,
-		    struct gtfile_info *info, _Atomic uint64_t *progress, int mapped, char *err,
-		    size_t errlen)
+		    struct gtfile_info *info, _Atomic uint64_t *progress, int mapped, int head,
+		    char *err, size_t errlen)
 {
 	struct gtfile_info dummy;
 	if (!info)
 		info = &dummy;
 	memset(info, 0, sizeof(*info));
 	struct rd r = { .p = buf, .len = len, .name = name, .s = s, .err = err, .errlen = errlen,
-			.progress = progress, .mapped = mapped };
+			.progress = progress, .mapped = mapped, .head = head };
 	err[0] = '\0';
 	r.max_events = len * GTFILE_MAX_EVENTS_PER_BYTE + 4096;
 	int rc = check_header(&r, info);
@@ -329,6 +343,10 @@ static int read_mem(const void *buf, size_t len, const char *name, struct gt_sto
 	peek_index(&r);
 	int complete = 0;
 	size_t last = 0;
+	if (head && !r.have_index) {
+		rc = fail(&r, -ENOENT, "no index (a cut-off file): read it whole");
+		goto out;
+	}
 	rc = walk(&r, info, &complete, &last);
 	if (!rc && !complete && info->chunks == 0)
 		rc = fail(&r, -EINVAL, "cut off before the first complete chunk");
@@ -339,10 +357,17 @@ static int read_mem(const void *buf, size_t len, const char *name, struct gt_sto
 		if (rc)
 			fail(&r, rc, "out of memory");
 	}
+	if (!rc && head && !r.sum)
+		rc = fail(&r, -ENOENT, "no summary (written by an older gtrace): read it whole");
 	if (!rc) {
 		store_set_summary(s, r.sum);   /* the store owns it now */
 		r.sum = NULL;
 	}
+	if (!rc && head) {
+		store_set_span(s, r.idx_t0, r.idx_t1, (size_t)r.idx_events);
+		info->events = r.idx_events;
+	}
+out:
 	if (!rc && !complete) {
 		info->truncated = 1;
 		fail(&r, 0, "cut off after %llu events (last complete chunk at byte %zu)",
@@ -358,7 +383,7 @@ static int read_mem(const void *buf, size_t len, const char *name, struct gt_sto
 int gtfile_read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,
 		    struct gtfile_info *info, char *err, size_t errlen)
 {
-	return read_mem(buf, len, name, s, info, NULL, 0, err, errlen);
+	return read_mem(buf, len, name, s, info, NULL, 0, 0, err, errlen);
 }
 
 int gtfile_read(const char *path, struct gt_store *s, struct gtfile_info *info,
@@ -367,8 +392,23 @@ int gtfile_read(const char *path, struct gt_store *s, struct gtfile_info *info,
 	return gtfile_read_progress(path, s, info, NULL, err, errlen);
 }
 
+static int read_path(const char *path, struct gt_store *s, struct gtfile_info *info,
+		     _Atomic uint64_t *progress, int head, char *err, size_t errlen);
+
 int gtfile_read_progress(const char *path, struct gt_store *s, struct gtfile_info *info,
 			 _Atomic uint64_t *progress, char *err, size_t errlen)
+{
+	return read_path(path, s, info, progress, 0, err, errlen);
+}
+
+int gtfile_read_head(const char *path, struct gt_store *s, struct gtfile_info *info, char *err,
+		     size_t errlen)
+{
+	return read_path(path, s, info, NULL, 1, err, errlen);
+}
+
+static int read_path(const char *path, struct gt_store *s, struct gtfile_info *info,
+		     _Atomic uint64_t *progress, int head, char *err, size_t errlen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -387,7 +427,7 @@ int gtfile_read_progress(const char *path, struct gt_store *s, struct gtfile_inf
 	void *p = NULL;
 	if (len) {
 		/* a budgeted store reads the file as it goes and drops it behind */
-		int fl = store_budget(s) ? MAP_PRIVATE : MAP_PRIVATE | MAP_POPULATE;
+		int fl = store_budget(s) || head ? MAP_PRIVATE : MAP_PRIVATE | MAP_POPULATE;
 		p = mmap(NULL, len, PROT_READ, fl, fd, 0);
 		if (p == MAP_FAILED) {
 			e = errno;
@@ -397,8 +437,8 @@ int gtfile_read_progress(const char *path, struct gt_store *s, struct gtfile_inf
 		}
 	}
 	close(fd);
-	int rc = read_mem(len ? p : "", len, path, s, info, progress, len && store_budget(s), err,
-			  errlen);
+	int rc = read_mem(len ? p : "", len, path, s, info, progress, len && store_budget(s), head,
+			  err, errlen);
 	if (len)
 		munmap(p, len);
 	return rc;

@@ -329,3 +329,17 @@ void store_set_summary(struct gt_store *s, struct gt_lsum *m)
 		lsum_free(s->summary);
 	s->summary = m;
 }
+
+void store_set_span(struct gt_store *s, int64_t t_min, int64_t t_max, size_t n_events)
+{
+	s->n_events = n_events;
+	s->t_min = t_min;
+	s->t_max = t_max;
+}
+
+void store_swap(struct gt_store *a, struct gt_store *b)
+{
+	struct gt_store t = *a;
+	*a = *b;
+	*b = t;
+}

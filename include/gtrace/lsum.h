@@ -75,4 +75,12 @@ const struct gt_lsum *store_summary(const struct gt_store *s);
  * store_shift_rank drop it: it describes the events it was built from */
 void store_set_summary(struct gt_store *s, struct gt_lsum *m);
 
+/* the span and event count of a store read by gtfile_read_head (its
+ * events not loaded): what store_t_min, store_t_max and store_event_count
+ * say until the events arrive (its lanes hold none) */
+void store_set_span(struct gt_store *s, int64_t t_min, int64_t t_max, size_t n_events);
+/* exchange the contents of two stores (each keeps its address): a store
+ * loaded on another thread replaces the one the viewer holds */
+void store_swap(struct gt_store *a, struct gt_store *b);
+
 #endif
