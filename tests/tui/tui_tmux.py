@@ -1294,6 +1294,11 @@ def case_bgopen():
     for i, (a, b) in enumerate(zip(shots[0], shots[1])):
         if a != b:
             fail("page %d after the background load differs from a whole open:\n%s" % (i, a), b)
+    # quitting while the events load: at once, exit status 0
+    start(path, env="LANG=C.UTF-8 TERM=xterm-256color GTRACE_OPEN_BG_MIN_MB=0 "
+                    "GTRACE_LOAD_DELAY_MS=20000")
+    wait_for(r"loading \d+%", 3)
+    quit_ok()
 
 
 def case_cutload():
