@@ -242,6 +242,15 @@ int main(int argc, char **argv)
 	printf("open_rate %.1f Mevents/s\n", store_event_count(s) / t_open / 1e6);
 	printf("rss_peak_open %.0f MB\n", atomic_load(&rss_peak) / 1e6);
 	printf("rss_base %.0f MB\n", base / 1e6);
+	{
+		/* what the writers add at close: the summary built from the store */
+		struct gt_lsum *m = NULL;
+		double tb = now_s();
+		if (lsum_build(s, &m))
+			fprintf(stderr, "budget_bench: lsum_build: out of memory\n");
+		printf("summary_build %.2f s\n", now_s() - tb);
+		lsum_free(m);
+	}
 	frames(s, nf, 0, "warm");
 	frames(s, nf, 1, "cold");
 	frames_view(s, nf, 0, "warm");
