@@ -7,13 +7,16 @@
  * page cache before each frame (fdatasync + POSIX_FADV_DONTNEED: the frame
  * reads the disk), the same frames warm, and the whole-capture kernel table
  * (kstats_compute) cold.  Make the capture with bench/budget_gen.sh.
- * With a file of format 1.1 (a per-lane summary): the head open and first
+ * With a file of format 1.1 (a per-lane summary): the head open (file
+ * evicted from the page cache first: POSIX_FADV_DONTNEED) and first
  * frame from the summary (what `gtrace open` shows while the events load),
  * and the same frames drawn as the viewer draws them (the summary when the
  * columns are at least two finest buckets wide, else the events).
  * Prints "name value unit" lines.
- * usage: budget_bench FILE [BUDGET (default 1G)] [FRAMES (default 200)]
+ * usage: budget_bench FILE [BUDGET (default 1G)] [FRAMES (default 200)] [zoomed-out]
+ * (zoomed-out: only the frames the summary draws, FRAMES of them warm and cold)
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -156,6 +159,36 @@ static void frames_view(struct gt_store *s, int n, int cold, const char *tag)
 	free(zs);
 }
 
+/* zoomed-out frames only: widths log-uniform from the narrowest the
+ * summary draws (200 columns of two finest buckets) to the whole span */
+static void frames_zoomed_out(struct gt_store *s, int n, int cold, const char *tag)
+{
+	const struct gt_lsum *m = store_summary(s);
+	int64_t lo = store_t_min(s), span = store_t_max(s) - lo;
+	if (!m || 400 * m->base_ns >= span)
+		return;
+	double *ms = calloc((size_t)n, sizeof(*ms));
+	double wmin = 400.0 * (double)m->base_ns;
+	uint64_t sink = 0;
+	int nz = 0;
+	for (int k = 0; k < n; k++) {
+		double lw = unif() * __builtin_log((double)span / wmin);
+		int64_t w = (int64_t)(wmin * __builtin_exp(lw));
+		int64_t t0 = lo + (int64_t)(unif() * (double)(span - w));
+		if (cold && s->arena)
+			store_arena_cold(s->arena);
+		int fs;
+		double f = frame_view(s, t0, w, &sink, &fs) * 1e3;
+		if (fs)
+			ms[nz++] = f;
+	}
+	char t2[64];
+	snprintf(t2, sizeof(t2), "zoomed_out_%s", tag);
+	pr_dist(t2, ms, nz);
+	fprintf(stderr, "(sink %llu)\n", (unsigned long long)sink);
+	free(ms);
+}
+
 static void frames(struct gt_store *s, int n, int cold, const char *tag)
 {
 	double *ms = calloc((size_t)n, sizeof(*ms));
@@ -181,7 +214,7 @@ static void frames(struct gt_store *s, int n, int cold, const char *tag)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: budget_bench FILE [BUDGET] [FRAMES]\n");
+		fprintf(stderr, "usage: budget_bench FILE [BUDGET] [FRAMES] [zoomed-out]\n");
 		return 2;
 	}
 	size_t budget = (size_t)1 << 30;
@@ -196,6 +229,12 @@ int main(int argc, char **argv)
 	/* the viewer's open of a file with a summary: the head (tables, index,
 	 * summary) and the first frame from it, before any event is decoded */
 	{
+		/* the file out of the page cache: the head reads the disk */
+		int fd = open(argv[1], O_RDONLY);
+		if (fd >= 0) {
+			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+			close(fd);
+		}
 		struct gt_store *h = store_new();
 		struct gtfile_info info;
 		char e2[512];
@@ -251,10 +290,15 @@ int main(int argc, char **argv)
 		printf("summary_build %.2f s\n", now_s() - tb);
 		lsum_free(m);
 	}
-	frames(s, nf, 0, "warm");
-	frames(s, nf, 1, "cold");
-	frames_view(s, nf, 0, "warm");
-	frames_view(s, nf, 1, "cold");
+	int only_zoomed = argc > 4 && !strcmp(argv[4], "zoomed-out");
+	if (!only_zoomed) {
+		frames(s, nf, 0, "warm");
+		frames(s, nf, 1, "cold");
+		frames_view(s, nf, 0, "warm");
+		frames_view(s, nf, 1, "cold");
+	}
+	frames_zoomed_out(s, nf, 0, "warm");
+	frames_zoomed_out(s, nf, 1, "cold");
 	if (s->arena)
 		store_arena_cold(s->arena);
 	struct gt_scope sc;

@@ -46,6 +46,8 @@ struct rd {
 	struct gt_lsum *sum;          /* summary chunks read so far, or NULL */
 	int head;                     /* tables, summary and index only (gtfile_read_head) */
 	int64_t idx_t0, idx_t1;       /* the index's span */
+	uint64_t *jump;               /* head: offsets of the chunks that are not events */
+	size_t njump, jk;
 };
 
 const char *gtfile_chunk_name(uint32_t type)
@@ -171,6 +173,21 @@ static void peek_index(struct rd *r)
 	r->idx_events = ev;
 	r->idx_t0 = (int64_t)gtfile_get64(p + 8);
 	r->idx_t1 = (int64_t)gtfile_get64(p + 16);
+	/* head: where the chunks other than events are, to jump over runs of
+	 * event chunks without touching their pages (a cold disk reads only
+	 * the tables, the summary and the index) */
+	size_t nch = gtfile_get32(p + 28);
+	if (r->head && (raw - 40 - nl * 8) / 16 >= nch) {
+		r->jump = malloc((nch + 2) * sizeof(uint64_t));
+		const unsigned char *c = p + 40 + nl * 8;
+		for (size_t i = 0; r->jump && i < nch; i++, c += 16)
+			if (gtfile_get32(c + 8) != GTFILE_CH_EVENTS)
+				r->jump[r->njump++] = gtfile_get64(c);
+		if (r->jump) {
+			r->jump[r->njump++] = at;
+			r->jump[r->njump++] = pos;
+		}
+	}
 	r->have_index = 1;
 none:
 	r->err[0] = '\0';
@@ -263,7 +280,11 @@ static int walk(struct rd *r, struct gtfile_info *info, int *complete, size_t *l
 		if (r->head && type == GTFILE_CH_EVENTS) {
 			info->chunks++;
 			*last = pos;
-			pos += GTFILE_CHUNK_HDR + stored;
+			size_t nxt = pos + GTFILE_CHUNK_HDR + stored;
+			while (r->jk < r->njump && r->jump[r->jk] < nxt)
+				r->jk++;
+			/* the next chunk that is not events, when the index says where */
+			pos = r->jk < r->njump && r->jump[r->jk] < r->len ? (size_t)r->jump[r->jk] : nxt;
 			continue;
 		}
 		const unsigned char *p;
@@ -376,6 +397,7 @@ out:
 	ZSTD_freeDCtx(r.dc);
 	gtfile_buf_free(&r.out);
 	free(r.idx_lane);
+	free(r.jump);
 	lsum_free(r.sum);
 	return rc;
 }
