@@ -181,7 +181,8 @@ static void geometry(int64_t span, size_t lanes, size_t n, int64_t *base, int *n
 	while (span / b >= MAX_BUCKETS)
 		b <<= 1;
 	int k = 1;
-	while (k < GT_LSUM_MAXLEV && span / (b << (2 * (k - 1))) > TOP_BUCKETS)
+	for (int64_t wk = b; k < GT_LSUM_MAXLEV && span / wk > TOP_BUCKETS && wk <= INT64_MAX / 8;
+	     wk *= 4)
 		k++;
 	*base = b;
 	*nlev = k;

@@ -319,6 +319,14 @@ Test(gtfile_summary, cut_before_summary_and_old_files)
 		cr_assert(round ? strstr(err, "lane 4") != NULL : strstr(err, want[1]) != NULL, "%s", err);
 		cr_assert_null(strchr(err, '\n'));
 	}
+	/* a level wider than 2^62 ns (queries would overflow): bad geometry */
+	gtfile_put32(pay + 32, 0);
+	gtfile_put64(pay + 8, (uint64_t)1 << 61);
+	size_t blen = tgf_chunk(bad, at, GTFILE_CH_SUMMARY, pay, sizeof(pay));
+	r = store_new();
+	cr_assert_lt(gtfile_read_mem(bad, blen, "x.gtrace", r, &info, err, sizeof(err)), 0);
+	store_free(r);
+	cr_assert(strstr(err, "bad geometry") != NULL, "%s", err);
 	free(bad);
 	free(buf);
 	store_free(s);
