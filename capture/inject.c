@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include "gtrace_config.h"
 #include "gtrace/agent.h"
+#include "ireport.h"
 #include "synth.h"
 #if GTRACE_HAVE_CUPTI
 #include <dlfcn.h>
@@ -31,6 +32,7 @@
 int InitializeInjection(void) INJECT_API;
 int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t)) INJECT_API;
 int gtrace_inject_attach(void) INJECT_API;
+int InitializeInjectionNvtxExtension(void *module_info) INJECT_API;
 
 /* found by pinj in a loaded copy: which gtrace it belongs to */
 __attribute__((used)) static const char inject_ident[] = "gtrace-inject-version=" GTRACE_VERSION;
@@ -50,8 +52,12 @@ static void inject_start(void)
 	const char *autostart = inject_late ? NULL : getenv("GTRACE_AUTOSTART");
 	if (getenv("GTRACE_SYNTH")) {
 		/* the built-in synthetic source instead of CUPTI */
-		if (synth_start(strtod(getenv("GTRACE_SYNTH"), NULL), err, sizeof(err)) == 0 && autostart)
-			agent_autostart((uint32_t)strtoul(autostart, NULL, 10), err, sizeof(err));
+		if (synth_start(strtod(getenv("GTRACE_SYNTH"), NULL), err, sizeof(err)) == 0) {
+			if (autostart)
+				agent_autostart((uint32_t)strtoul(autostart, NULL, 10), err, sizeof(err));
+		} else {
+			ireport_failure(err);
+		}
 		return;
 	}
 #if GTRACE_HAVE_CUPTI
@@ -62,7 +68,9 @@ static void inject_start(void)
 			gcupti_prepare();
 		/* autostart before the socket listens (agent_init_autostart) */
 		uint32_t rec = autostart ? (uint32_t)strtoul(autostart, NULL, 10) : 0;
-		agent_init_autostart(gcupti_source(), autostart && rec == 0 ? 1 : rec, err, sizeof(err));
+		if (agent_init_autostart(gcupti_source(), autostart && rec == 0 ? 1 : rec, err,
+					 sizeof(err)) < 0)
+			ireport_failure(err);
 		return;
 	}
 #else
@@ -73,7 +81,8 @@ static void inject_start(void)
 	/* passive before the socket listens: a viewer that connects at once
 	 * must not be handed a ring nothing will fill */
 	agent_set_passive(reason);
-	agent_init(&passive, err, sizeof(err));
+	if (agent_init(&passive, err, sizeof(err)) < 0)
+		ireport_failure(err);
 }
 
 int InitializeInjection(void)
@@ -118,6 +127,30 @@ int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t))
 	return fwd ? fwd(get_export_table) : 0;
 #else
 	(void)get_export_table;
+	return 0;
+#endif
+}
+
+/* NVTX's extension modules (memory, payload, counters: nvtxMem*,
+ * nvtxPayload*, ...) call this at their first call with a
+ * nvtxExtModuleInfo_t whose function slots a tool fills.  gtrace itself
+ * records none of them: the call goes to libcupti's, which registers what
+ * that CUPTI supports; without one (or without CUPTI) 0 declines, and NVTX
+ * keeps the extension's functions no-ops.  Without this entry NVTX fails
+ * the same way, but CUPTI's support would be lost. */
+int InitializeInjectionNvtxExtension(void *module_info)
+{
+	if (!module_info)
+		return 0;
+#if GTRACE_HAVE_CUPTI
+	char reason[200];
+	void *lib = gcupti_load(reason, sizeof(reason));
+	if (!lib)
+		return 0;
+	int (*fwd)(void *);
+	*(void **)&fwd = dlsym(lib, "InitializeInjectionNvtxExtension");
+	return fwd ? fwd(module_info) : 0;
+#else
 	return 0;
 #endif
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gtrace/ops.h"
 #include "term.h"
 #include "opview.h"
 
@@ -58,19 +59,31 @@ static void load_calls(struct opview *o)
 	if (id == UINT32_MAX)
 		return;
 	size_t cap = 0;
+	o->calls_n_ra = o->calls_n_rb = 0;
+	int kind = o->calls_kernels ? GT_EV_KERNEL : GT_EV_CPU_OP;
 	for (size_t i = 0; i < store_lane_count(s); i++) {
 		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
-		if (l->key.type != GT_LANE_HOST || !(l->kinds_mask & (1u << GT_EV_CPU_OP)))
+		if (l->key.type != (kind == GT_EV_KERNEL ? GT_LANE_GPU : GT_LANE_HOST) ||
+		    !(l->kinds_mask & (1u << kind)))
+			continue;
+		if (o->cmp && l->key.rank != o->cmp_ra && l->key.rank != o->cmp_rb)
 			continue;
 		int64_t cover_end = INT64_MIN;   /* end of the last call kept on this thread */
 		for (size_t j = 0; j < l->n; j++) {
 			const struct gt_event *e = &l->ev[j];
-			if (e->kind != GT_EV_CPU_OP || e->name != id)
+			if (e->kind != kind || e->name != id)
+				continue;
+			if (o->calls_keyed && (o->group == OPS_BY_SHAPE ? ops_event_shape(e) :
+					       ops_event_stack(e)) != o->calls_key)
 				continue;
 			if (e->start_ns < cover_end && e->start_ns + e->dur_ns <= cover_end)
 				continue;   /* inside a call of the same name */
 			if (push(&o->calls, &o->ncalls, &cap, (struct gt_ref){ (uint32_t)i, (uint32_t)j }))
 				return;
+			if (o->cmp) {
+				o->calls_n_ra += l->key.rank == o->cmp_ra;
+				o->calls_n_rb += l->key.rank == o->cmp_rb;
+			}
 			cover_end = e->start_ns + e->dur_ns;
 			o->calls_total_ns += e->dur_ns;
 		}
@@ -213,9 +226,20 @@ void opview_calls_draw(struct opview *o, struct lrect r)
 		return;
 	}
 	layout_fmt_dur(o->calls_total_ns, tot, sizeof(tot));
-	snprintf(title, sizeof(title), "calls of %s  |  %zu calls, host total %s  |  by %s  |  "
-		 "Enter: show in trace  K: its GPU work  Esc: back", o->calls_name, o->ncalls, tot,
-		 o->calls_by_time ? "time" : "duration");
+	if (o->cmp) {
+		snprintf(title, sizeof(title), "%s of %s  |  r%d baseline %zu, r%d experiment %zu  |  "
+			 "by %s  |  Enter: show in trace%s  Esc: back",
+			 o->calls_kernels ? "instances" : "calls", o->calls_name, o->cmp_ra,
+			 o->calls_n_ra, o->cmp_rb, o->calls_n_rb,
+			 o->calls_by_time ? "time" : "duration",
+			 o->calls_kernels ? "" : "  K: its GPU work");
+		draw_list(o, r, o->calls, o->ncalls, &o->top, o->sel, title, 0);
+		return;
+	}
+	snprintf(title, sizeof(title), "calls of %s%s  |  %zu calls, host total %s  |  by %s  |  "
+		 "Enter: show in trace  K: its GPU work  Esc: back", o->calls_name,
+		 !o->calls_keyed ? "" : o->group == OPS_BY_SHAPE ? " (these input shapes)" :
+		 " (this call stack)", o->ncalls, tot, o->calls_by_time ? "time" : "duration");
 	draw_list(o, r, o->calls, o->ncalls, &o->top, o->sel, title, 0);
 }
 
@@ -248,7 +272,7 @@ int opview_calls_key(struct opview *o, int ch)
 		}
 		break;
 	case 'K':
-		if (o->mode == 1 && o->sel < o->ncalls) {
+		if (o->mode == 1 && o->sel < o->ncalls && !o->calls_kernels) {
 			load_work(o);
 			o->mode = 2;
 		}

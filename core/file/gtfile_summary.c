@@ -105,10 +105,12 @@ int gtfile_summary_read(const unsigned char *p, size_t len, const struct gt_stor
 	int64_t origin = (int64_t)gtfile_get64(p), base = (int64_t)gtfile_get64(p + 8);
 	uint32_t nlev = gtfile_get32(p + 16), esz = gtfile_get32(p + 20);
 	uint32_t nrec = gtfile_get32(p + 24);
-	/* times are below 2^62 (evcheck): the widest level and every bucket's
-	 * end must be too, so that no query overflows */
+	/* times are within +-2^62 (evcheck): the origin and every bucket's start
+	 * too, and the widest level is at most 2^61, so that a bucket's end
+	 * fits in 63 bits (queries compute offsets from the origin in 128) */
 	if (base <= 0 || nlev < 1 || nlev > GT_LSUM_MAXLEV ||
-	    base > (TIME_LIMIT >> (2 * (nlev - 1))) || origin < -TIME_LIMIT || origin > TIME_LIMIT ||
+	    base > ((TIME_LIMIT / 2) >> (2 * (nlev - 1))) || origin < -TIME_LIMIT ||
+	    origin > TIME_LIMIT ||
 	    esz < GTFILE_SUMMARY_ENTRY_BYTES || esz > 4096) {
 		snprintf(why, whylen, "bad geometry (base %lld ns, %u levels, entry %u bytes)",
 			 (long long)base, nlev, esz);
@@ -151,7 +153,7 @@ int gtfile_summary_read(const unsigned char *p, size_t len, const struct gt_stor
 						 gtfile_get32(q + 24), gtfile_get32(q + 28) };
 			size_t n = ln->n[lev];
 			if ((n && x.idx <= ne[n - 1].idx) || x.busy_ns < 0 || x.busy_ns > W ||
-			    (__int128)origin + ((__int128)x.idx + 1) * W > TIME_LIMIT ||
+			    (__int128)origin + (__int128)x.idx * W > TIME_LIMIT ||
 			    x.dom_dur < 0 || (x.dom_name != UINT32_MAX && x.dom_name >= nstr)) {
 				snprintf(why, whylen, "lane %u level %u bucket %u: out of order or bad "
 					 "values", lane, lev, x.idx);

@@ -8,8 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "gtrace/gtfile.h"
+#include "gtrace/gtjob.h"
 #include "gtrace/load.h"
 #include "import_api.h"
+#include "loadlim.h"
 
 enum gt_format gt_load_detect(const char *path, char *err, size_t errlen)
 {
@@ -85,11 +87,36 @@ int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
 		store_free(s);
 		return rc;
 	}
+	/* lanes per input file, events per input byte (loadlim.h) */
+	struct loadlim lim;
+	if ((rc = loadlim_get(&lim, err, errlen))) {
+		store_free(s);
+		return rc;
+	}
+	loadlim_apply(&lim, s, paths, n, 1);
 	if (n > 1) {
 		/* only trace JSON files merge as ranks; say so instead of "not JSON" */
 		static const char *const what[] = { [GT_FMT_GTRACE] = "a .gtrace capture",
 			[GT_FMT_NSYS_SQLITE] = "an nsys SQLite export", [GT_FMT_DIRECTORY] = "a directory",
 			[GT_FMT_XPLANE] = "an XPlane profile" };
+		/* several .gtrace files: the nodes of one job (gtjob.h) */
+		size_t ng = 0;
+		for (size_t i = 0; i < n; i++)
+			ng += gt_load_detect(paths[i], err, errlen) == GT_FMT_GTRACE;
+		if (ng == n) {
+			char warn[512];
+			/* the .gtrace reader has its own events-per-byte rule */
+			store_limits_set(s, (size_t)(lim.max_lanes < SIZE_MAX ? lim.max_lanes : SIZE_MAX), 0);
+			rc = gtjob_load_files(paths, n, s, 0, warn, sizeof(warn), err, errlen);
+			if (!rc && warn[0]) {
+				snprintf(err, errlen, "%s", warn);
+				keep_warning = (o->flags & GT_LOAD_QUIET) != 0;
+				if (!keep_warning)
+					fprintf(stderr, "gtrace: warning: %s\n", err);
+			}
+			goto merged;
+		}
+		err[0] = 0;
 		/* several XPlane host files: ranks of one run */
 		size_t nx = 0;
 		for (size_t i = 0; i < n; i++)
@@ -109,9 +136,12 @@ int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
 		if (!rc)
 			rc = nx == n ? xplane_import_files(paths, n, o, s, err, errlen) :
 				       import_files(paths, n, o, s, err, errlen);
+merged:;
 	} else {
 		switch (gt_load_detect(paths[0], err, errlen)) {
 		case GT_FMT_GTRACE:
+			/* its reader has its own events-per-byte rule */
+			store_limits_set(s, (size_t)(lim.max_lanes < SIZE_MAX ? lim.max_lanes : SIZE_MAX), 0);
 			rc = gtfile_read_progress(paths[0], s, NULL, o->progress_bytes, err, errlen);
 			keep_warning = (o->flags & GT_LOAD_QUIET) != 0;
 			if (rc == 0 && err[0] && !(o->flags & GT_LOAD_QUIET))
@@ -137,10 +167,18 @@ int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
 			rc = -EINVAL;
 		}
 	}
+	/* a limit that refused a lane or an event, whatever the importer made
+	 * of the refusal (most say "out of memory"), is named as such */
+	if (store_limit_hit(s)) {
+		char name[512];
+		snprintf(name, sizeof(name), n > 1 ? "%s (and %zu more inputs)" : "%s", paths[0], n - 1);
+		rc = loadlim_check(&lim, s, name, err, errlen);
+	}
 	if (rc) {
 		store_free(s);
 		return rc;
 	}
+	store_limits_set(s, 0, 0);
 	/* a warning stays in err only for a caller that asked for quiet (it prints
 	   it itself); otherwise it went to stderr above */
 	if (!keep_warning)

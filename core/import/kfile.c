@@ -53,8 +53,16 @@ uint32_t kfile_intern(struct kfile *kf, const char *s, size_t len)
 	return id;
 }
 
+void kfile_release(struct kfile *kf)
+{
+	if (kf->held_lanes || kf->held_events)
+		store_limit_take(kf->s, -kf->held_lanes, -kf->held_events);
+	kf->held_lanes = kf->held_events = 0;
+}
+
 void kfile_done(struct kfile *kf)
 {
+	kfile_release(kf);
 	for (size_t i = 0; i < kf->n_lanes; i++)
 		free(kf->lanes[i].ev);
 	free(kf->lanes);
@@ -171,6 +179,12 @@ static long klane_get(struct kfile *kf, uint8_t cls, int64_t cpid, int64_t ctid,
 	}
 	if (!create)
 		return -1;
+	/* the store's limits bound what this file holds before its flush */
+	if (store_limit_take(kf->s, 1, 0)) {
+		store_limit_take(kf->s, -1, 0);
+		return -2;
+	}
+	kf->held_lanes++;
 	if ((kf->n_lanes + 1) * 2 > kf->lhcap && lrehash(kf, kf->lhcap ? kf->lhcap * 2 : 64))
 		return -2;
 	if (kfile_grow((void **)&kf->lanes, &kf->cap_lanes, kf->n_lanes, sizeof(*kf->lanes)))
@@ -325,6 +339,14 @@ static int stage(struct kfile *kf, uint8_t cls, const struct kev *ev, struct gt_
 		l->ev = ne;
 		l->cap = nc;
 	}
+	if (kf->n_events >= (uint64_t)kf->held_events) {
+		/* counted 4096 at a time: one atomic per 4096 events */
+		if (store_limit_take(kf->s, 0, 4096)) {
+			store_limit_take(kf->s, 0, -4096);
+			return -ENOMEM;
+		}
+		kf->held_events += 4096;
+	}
 	g->lane = (uint32_t)li;
 	l->ev[l->n++] = *g;
 	kf->n_events++;
@@ -416,6 +438,8 @@ static int x_event(struct kfile *kf, const struct kev *ev, struct gt_event *g)
 		}
 		if ((ev->have & KA_COLL) && kind != GT_EV_STEP)
 			g->arg = (uint64_t)nccl_id(kf, ev) << 32;
+		if (kind == GT_EV_CPU_OP)
+			kfile_op(kf, ev, g);
 		break;
 	}
 	g->kind = (uint8_t)kind;
@@ -452,6 +476,44 @@ static int end_event(struct kfile *kf, const struct kev *ev)
 		return 0;
 	}
 	kf->skipped[KSKIP_E_WITHOUT_B]++;
+	return 0;
+}
+
+/* one counter sample named nm (the series: its own counter lane of the
+ * event's Chrome pid); 0 or -ENOMEM */
+static int counter_sample(struct kfile *kf, const struct kev *ev, struct gt_event *g,
+			  const char *nm, size_t nl, double v)
+{
+	struct kev one = *ev;
+	memcpy(&g->arg, &v, sizeof(v));
+	g->kind = GT_EV_COUNTER;
+	kfile_mem_counter(ev, g);
+	g->name = store_intern(kf->ls, nm, nl);
+	one.tid.t = 1;
+	one.tid.num = KTAG | g->name;
+	one.id = ev->tid;  /* stage() keeps it for the gtrace_lane lookup */
+	return stage(kf, KCLS_COUNTER, &one, g);
+}
+
+/* an allocator record's Total Allocated / Total Reserved args as samples
+ * of the counters "Total Allocated (GPU n)" / "... (CPU)" (GT_EVF_MEMORY,
+ * sub = 0 allocated / 1 reserved, aux = device); 0 or -ENOMEM */
+static int mem_totals(struct kfile *kf, const struct kev *ev, const struct gt_event *rec)
+{
+	static const char *const what[2] = { "Total Allocated", "Total Reserved" };
+	for (int k = 0; k < 2; k++) {
+		int64_t v;
+		if (!kfile_mem_total(ev, k, &v))
+			continue;
+		char nm[64];
+		int nl = rec->aux == GT_MEM_HOST ? snprintf(nm, sizeof(nm), "%s (CPU)", what[k]) :
+			 snprintf(nm, sizeof(nm), "%s (GPU %u)", what[k], rec->aux);
+		struct gt_event g = *rec;
+		g.sub = (uint8_t)k;
+		g.corr = g.ext = 0;
+		if (counter_sample(kf, ev, &g, nm, (size_t)nl, (double)v))
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -516,27 +578,22 @@ int kfile_event(struct kfile *kf, const struct kev *ev)
 		/* one sample per numeric series; the lane is the series */
 		for (uint32_t i = 0; i < ev->n_num; i++) {
 			const char *q = ev->num_val[i].s;
-			struct kev one = *ev;
 			char nm[512];
 			size_t nl = (size_t)snprintf(nm, sizeof(nm), "%.*s%s%.*s", (int)ev->name.len,
 					ev->name.s ? ev->name.s : "", ev->n_num > 1 ? " " : "",
 					ev->n_num > 1 ? (int)ev->num_key[i].len : 0, ev->num_key[i].s);
 			if (nl >= sizeof(nm))
 				nl = sizeof(nm) - 1;
-			double v = strtod(q, NULL);
-			memcpy(&g.arg, &v, sizeof(v));
-			g.kind = GT_EV_COUNTER;
-			g.name = store_intern(kf->ls, nm, nl);
-			one.tid.t = 1;
-			one.tid.num = KTAG | g.name;
-			one.id = ev->tid;  /* stage() keeps it for the gtrace_lane lookup */
-			if (stage(kf, KCLS_COUNTER, &one, &g))
+			if (counter_sample(kf, ev, &g, nm, nl, strtod(q, NULL)))
 				return -ENOMEM;
 		}
 		return 0;
 	}
 	g.kind = GT_EV_INSTANT;
 	kfile_mem(ev, &g);
-	return stage(kf, KCLS_HOST, ev, &g);
+	int rc = stage(kf, KCLS_HOST, ev, &g);
+	if (!rc && (g.flags & GT_EVF_MEMORY))
+		rc = mem_totals(kf, ev, &g);
+	return rc;
 }
 

@@ -56,6 +56,8 @@ struct kev {
 	int64_t in_nelems, out_nelems, group_size;
 	/* metadata args */
 	struct kstr aname, labels;
+	/* CPU op args: Input Dims (its raw JSON array text), Call stack */
+	struct kstr dims, stack;
 	/* gtrace_lane metadata (our own export) */
 	int64_t gl_type, gl_rank, gl_device, gl_pid, gl_id;
 	/* other numeric args, raw (for counters) */
@@ -117,6 +119,8 @@ struct kfile {
 				    * parallel (ids remapped into s at flush) */
 	uint32_t *map_str, *map_kconf, *map_nccl;   /* ls id -> s id, 0 = not yet */
 	const char *path;
+	char damage[160];          /* damaged gzip input: kread's words for it, "" none */
+	int64_t held_lanes, held_events;   /* counted in s's limits (store_limit_take) */
 	int32_t rank;              /* final rank (set before flush) */
 	int32_t world;             /* -1 unknown */
 	int have_dist;             /* distributedInfo seen */
@@ -162,6 +166,9 @@ void kfile_init(struct kfile *kf, struct gt_store *s, const char *path);
 /* parse into a private store (for a parser thread); 0 or -ENOMEM */
 int kfile_private(struct kfile *kf);
 void kfile_done(struct kfile *kf);
+/* give back what the file holds in the store's limits (store_limit_take):
+ * before its flush adds it for real, or when it is dropped */
+void kfile_release(struct kfile *kf);
 /* take one event object; 0 or -ENOMEM */
 int kfile_event(struct kfile *kf, const struct kev *ev);
 /* a top-level key's value (deviceProperties, distributedInfo, ...) as raw JSON text */
@@ -172,6 +179,16 @@ int kfile_flow(struct kfile *kf, const struct kev *ev);
 /* an instant named [memory] with a Bytes arg becomes an allocator record
  * (GT_EVF_MEMORY, kfile_mem.c); other events are left as they are */
 void kfile_mem(const struct kev *ev, struct gt_event *g);
+/* an allocator record's "Total Allocated" (which 0) or "Total Reserved"
+ * (1) arg; 1 when present (a whole number >= 0) */
+int kfile_mem_total(const struct kev *ev, int which, int64_t *out);
+/* a counter event of our own export's category gtrace_memory_total, named
+ * "Total Allocated (GPU n)" / "Total Reserved (CPU)"...: flagged as the
+ * importer flags the totals it makes of [memory] args; others untouched */
+void kfile_mem_counter(const struct kev *ev, struct gt_event *g);
+/* a CPU op's Input Dims and Call stack interned: arg bits 0-31 and aux
+ * (kfile_op.c) */
+void kfile_op(struct kfile *kf, const struct kev *ev, struct gt_event *g);
 /* a Chrome pid / tid as a number (numeric strings as numbers, others KTAG | string id) */
 int64_t kfile_norm(struct kfile *kf, const struct kval *v);
 /* grow an array to hold n + 1 items; 0 or -ENOMEM */

@@ -175,6 +175,15 @@ static int arg_val(const char **pp, const char *e, const char *k, size_t kl, str
 			dst = &ev->gl_device;
 		break;
 	case 10:
+		if (KEYIS(k, kl, "Input Dims") && *(*pp) == '[') {
+			const char *p0 = *pp;
+			rc = jtok_skip(pp, e);
+			if (rc == JT_OK)
+				ev->dims = (struct kstr){ p0, (uint32_t)(*pp - p0), 0 };
+			return rc;
+		}
+		if (KEYIS(k, kl, "Call stack"))
+			return str_val(pp, e, &ev->stack);
 		if (KEYIS(k, kl, "Group size"))
 			dst = &ev->group_size;
 		else if (KEYIS(k, kl, "sort_index"))
@@ -333,6 +342,7 @@ static void unesc_all(struct kev *ev)
 	unesc(&ev->pg);
 	unesc(&ev->aname);
 	unesc(&ev->labels);
+	unesc(&ev->stack);
 }
 
 enum { S_START, S_KEY_FIRST, S_KEY, S_OBJ_COMMA, S_ARR_FIRST, S_ARR_VAL, S_ARR_COMMA, S_DONE };
@@ -523,6 +533,10 @@ int kjson_parse(struct kfile *kf, struct kread *r, unsigned flags, char *err, si
 			continue;
 		}
 		if (jr == JT_BAD) {
+			/* damaged gzip data may inflate to garbage before its check
+			 * fails: then the damage explains the bad JSON (below) */
+			if (r->gz && kread_drain(r))
+				break;
 			const char *q = jtok_ws(p, buf + len);
 			uint64_t at = base_off + (uint64_t)(q - buf);
 			if (saw_events < 0)
@@ -592,6 +606,15 @@ int kjson_parse(struct kfile *kf, struct kread *r, unsigned flags, char *err, si
 	free(buf);
 	if (rc)
 		return rc;
+	/* damaged gzip (kread.h): the events before the damage are kept with a
+	 * warning in kread's words, none is an error in the same words */
+	if (kread_damage(r, kf->damage, sizeof(kf->damage))) {
+		*truncated = 2;
+		if (!kf->n_events) {
+			snprintf(err, errlen, "%s: %s; no events before it", path, kf->damage);
+			return -EINVAL;
+		}
+	}
 	if (r->truncated && !*truncated)
 		*truncated = 1;
 	if (!saw_events) {

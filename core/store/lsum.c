@@ -260,8 +260,9 @@ int lsum_applies(const struct gt_lsum *m, uint32_t lane, int64_t dt)
 /* floor((t - o) / w) */
 static int64_t bucket_of(int64_t t, int64_t o, int64_t w)
 {
-	int64_t d = t - o;
-	return d >= 0 ? d / w : -((-d + w - 1) / w);
+	__int128 d = (__int128)t - o;   /* both within +-2^62, t a little past */
+	__int128 b = d >= 0 ? d / w : -((-d + w - 1) / w);
+	return b > INT64_MAX ? INT64_MAX : b < INT64_MIN ? INT64_MIN : (int64_t)b;
 }
 
 int lsum_buckets(const struct gt_lsum *m, uint32_t lane, int64_t t0, int64_t dt, int ncols,

@@ -79,6 +79,7 @@ struct gt_rank {
 	uint32_t source;         /* string id: file it came from */
 	int64_t clock_offset_ns; /* device -> host clock offset the source applied (information only: events are already on the host axis) */
 	int32_t world_size;      /* -1 = unknown */
+	int32_t local_rank1;     /* LOCAL_RANK + 1 of the process; 0 = unknown */
 };
 
 /* losses a capture reports; all counts since capture start */
@@ -88,6 +89,12 @@ struct gt_drops {
 	uint64_t zero_timestamps;   /* records without usable timestamps (start == end == 0, or end < start) */
 	uint64_t ring_overflow;     /* events lost because the ring was full */
 	uint64_t import_skipped;    /* events an importer skipped (malformed) */
+	uint64_t read_errors;       /* records the capture could not read or publish
+				     * (CUPTI record walks that failed, ring records
+				     * the receiver could not use) */
+	uint64_t client_buffers;    /* activity buffers another CUPTI client in the
+				     * process took (their records are lost; not
+				     * a record count) */
 };
 
 struct gt_store;
@@ -135,8 +142,9 @@ const struct gt_rank *store_rank_at(const struct gt_store *s, size_t i);
 
 struct gt_drops *store_drops(struct gt_store *s);
 /* events lost of d: CUPTI's dropped records, records without timestamps,
- * ring overflow, import skips (buffers_declined is a cause of CUPTI's
- * drops, already in cupti_dropped, and not added) */
+ * ring overflow, import skips, read errors (buffers_declined is a cause of
+ * CUPTI's drops, already in cupti_dropped, and not added; client_buffers
+ * counts buffers, not records, and is shown on its own) */
 uint64_t store_drops_lost(const struct gt_drops *d);
 
 /* free-form metadata (source path, format, environment): key -> value */
@@ -160,6 +168,20 @@ int store_shift_rank(struct gt_store *s, int32_t rank, int64_t delta_ns);
 
 /* totals (valid after finish) */
 size_t store_event_count(const struct gt_store *s);
+
+/* limits for a store being filled from untrusted input (gt_load sets them,
+ * core/file/loadlim.c): at most max_lanes lanes and max_events events added
+ * (0 = no limit).  Past one, store_lane returns UINT32_MAX and store_add /
+ * store_reserve -E2BIG, and store_limit_hit says which limit refused first */
+enum { STORE_LIM_LANES = 1, STORE_LIM_EVENTS = 2 };
+void store_limits_set(struct gt_store *s, size_t max_lanes, uint64_t max_events);
+int store_limit_hit(const struct gt_store *s);
+/* an importer that holds lanes and events before it adds them (the JSON
+ * importer's per-file buffers, parsed by several threads at once) counts
+ * them here as it makes them, so the limits bound its memory too, and gives
+ * them back (negative counts) just before adding them; -E2BIG (the limit
+ * marked as refused) once held plus added passes a limit, else 0 */
+int store_limit_take(struct gt_store *s, int64_t lanes, int64_t events);
 int64_t store_t_min(const struct gt_store *s);   /* earliest start */
 int64_t store_t_max(const struct gt_store *s);   /* latest end */
 
