@@ -240,9 +240,11 @@ static void tl_draw(struct view *v, struct lrect area)
 	if (cols > t->bk_cap) {
 		free(t->bk);
 		free(t->bk2);
+		free(t->cat2);
 		t->bk = malloc((size_t)cols * sizeof(*t->bk));
 		t->bk2 = malloc((size_t)cols * sizeof(*t->bk2));
-		t->bk_cap = t->bk && t->bk2 ? cols : 0;
+		t->cat2 = malloc((size_t)cols);
+		t->bk_cap = t->bk && t->bk2 && t->cat2 ? cols : 0;
 	}
 	if (t->col >= cols)
 		t->col = cols - 1;
@@ -486,6 +488,7 @@ static void tl_free(struct view *v)
 	free(t->steps);
 	free(t->bk);
 	free(t->bk2);
+	free(t->cat2);
 	tldraw_free(t);
 	free(t);
 }

@@ -66,6 +66,7 @@ struct tlview {
 	struct layout_trace lay;
 	/* per-frame scratch bounded by the screen width */
 	struct gt_bucket *bk, *bk2;
+	uint8_t *cat2;         /* categories of bk2 when drawn from the summary */
 	int bk_cap;
 	/* bucket rows of the last frame, one per screen row: a frame that only
 	 * moves the cursor queries nothing, a pan only the new columns */

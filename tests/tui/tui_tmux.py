@@ -426,7 +426,7 @@ def open_logged(path, w=120):
     and everything the terminal receives logged; wait for the viewer and
     return (screen, the log as text)"""
     log = os.path.join(TMP, "pane.log")
-    cmd = "sleep 0.5; env LANG=C.UTF-8 TERM=xterm-256color GTRACE_PROGRESS_DELAY_MS=0 %s open %s; " \
+    cmd = "sleep 0.5; env LANG=C.UTF-8 TERM=xterm-256color GTRACE_PROGRESS_DELAY_MS=0 GTRACE_OPEN_WHOLE=1 %s open %s; " \
           "echo EXIT=$?; sleep 600" % (os.path.abspath(GTRACE), path)
     tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", str(w), "-y", "40", cmd)
     tmux("pipe-pane", "-o", "-t", "t", "cat >> %s" % log)
@@ -1253,6 +1253,51 @@ def case_rankinput():
     s = wait_for(r"^ rank 3 \(R: next rank\)")
     if "NOT input-bound" not in s:
         fail("rank 3 is not NOT input-bound", s)
+    quit_ok()
+
+
+def case_bgopen():
+    """issue 16: a big .gtrace (format 1.1, with its per-lane summary) shows
+    its first frame while the events still load (status 'loading N%', lanes
+    drawn from the summary), and once loaded every page equals a whole open
+    (GTRACE_OPEN_WHOLE=1): the zoomed-out trace (from the summary in both),
+    zoomed in (from the events), the kernel table"""
+    path = os.path.join(TMP, "bg.gtrace")
+    r = subprocess.run([GTRACE, "sim", "-o", path, "--events", "1M", "--ranks", "2", "--gpus", "2"],
+                       capture_output=True, text=True)
+    if r.returncode:
+        fail("gtrace sim failed: " + r.stderr.strip())
+    shots = []
+    for whole in (0, 1):
+        env = "LANG=C.UTF-8 TERM=xterm-256color GTRACE_OPEN_BG_MIN_MB=0 GTRACE_OPEN_WHOLE=%d " \
+              "GTRACE_LOAD_DELAY_MS=%d" % (
+            whole, 0 if whole else 4000)
+        start(path, env=env)
+        if not whole:
+            # the first frame, while loading: lanes with their blocks
+            s = wait_for(r"loading \d+%", 3)
+            if not re.search(r"stream 7 \(compute\)\s+[\u2581-\u2588]{20}", s):
+                fail("no lane drawn from the summary while loading", s)
+            s = wait_for(r"loading \d+%", 30, absent=True)
+        else:
+            s = wait_for(r"stream 7 \(compute\)\s+[\u2581-\u2588]", 30)
+        pages = [s]
+        keys("j", "j")
+        for _ in range(8):
+            keys("w", settle=0.05)
+        pages.append(wait_for(r"view \+", 5))
+        keys("2")
+        pages.append(wait_for(r"\d+ of \d+ rows", 10))
+        quit_ok()
+        tmux("kill-server", check=False)
+        shots.append(pages)
+    for i, (a, b) in enumerate(zip(shots[0], shots[1])):
+        if a != b:
+            fail("page %d after the background load differs from a whole open:\n%s" % (i, a), b)
+    # quitting while the events load: at once, exit status 0
+    start(path, env="LANG=C.UTF-8 TERM=xterm-256color GTRACE_OPEN_BG_MIN_MB=0 "
+                    "GTRACE_LOAD_DELAY_MS=20000")
+    wait_for(r"loading \d+%", 3)
     quit_ok()
 
 
