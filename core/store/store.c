@@ -321,7 +321,8 @@ uint64_t store_drops_lost(const struct gt_drops *d)
 {
 	/* a declined buffer request is why CUPTI dropped records, which its
 	 * own count already has: not added again */
-	return d->cupti_dropped + d->zero_timestamps + d->ring_overflow + d->import_skipped;
+	return d->cupti_dropped + d->zero_timestamps + d->ring_overflow + d->import_skipped +
+	       d->read_errors;
 }
 
 int store_meta_set(struct gt_store *s, const char *key, const char *value)

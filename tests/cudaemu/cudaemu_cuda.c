@@ -89,9 +89,26 @@ static void init_once(void)
 		fprintf(stderr, "cudaemu: InitializeInjection of %s did not return 1\n", path);
 }
 
+/* CUDA is not fork-safe: a child of a process that initialized it gets
+ * CUDA_ERROR_NOT_INITIALIZED from cuInit (no second injection) */
+static int drv_inited, drv_child;
+
+static void drv_fork_child(void)
+{
+	drv_child = drv_inited;
+}
+
+__attribute__((constructor)) static void drv_ctor(void)
+{
+	pthread_atfork(NULL, NULL, drv_fork_child);
+}
+
 CUresult CUDAAPI cuInit(unsigned int flags)
 {
 	(void)flags;
+	if (drv_child)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	drv_inited = 1;
 	pthread_once(&drv.init_once, init_once);
 	return drv.init_rc;
 }

@@ -2286,6 +2286,32 @@ def case_emuended():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def case_emukineto():
+    """gtrace run on the emulator's trainer where a Kineto-like client takes
+    CUPTI's buffer callbacks mid-run (--kineto-at): the live view's status
+    line says how many of gtrace's buffers it took and why the capture ended"""
+    emu = os.path.abspath(os.path.join(BUILD, "tests", "cudaemu"))
+    trainer = os.path.join(emu, "cudaemu_trainer")
+    if not os.path.exists(trainer):
+        fail("no emulator trainer at " + trainer)
+    d = tempfile.mkdtemp(prefix="gtrace-emukineto-")
+    cmd = ("cd %s && env LANG=C.UTF-8 TERM=xterm-256color LD_LIBRARY_PATH=%s "
+           "GTRACE_CLIENT_WATCH_MS=800 %s run -- %s --out - --threads 1 --work 20000 "
+           "--rate 5000 --kineto-at 2000,12000; echo EXIT=$?; sleep 600"
+           % (d, emu, os.path.abspath(GTRACE), trainer))
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "250", "-y", "40", cmd)
+    tmux("set-option", "-t", "t", "status", "off", check=False)
+    # (the reason itself is cut to the terminal's width here; the recorder's
+    # line has it whole: cudaemu-record kineto_takes_over_counted_and_said)
+    s = wait_for(r"lost \(\+[1-9]\d* activity buffers? taken by another CUPTI client\) \| "
+                 r"process \d+ ended its capt", 30)
+    if not re.search(r"live: 1 proc ended", s):
+        fail("the status line does not say the capture ended", s)
+    keys("q")
+    wait_for(r"EXIT=0", 20)
+    shutil.rmtree(d, ignore_errors=True)
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
