@@ -32,15 +32,73 @@ struct total {
 	int64_t pid;
 	uint32_t dev;
 	int64_t sum;
+	uint32_t name, lane;        /* its counter's name and lane, made once */
+};
+
+/* correlationId + process -> the API call's globalTid (open addressing) */
+struct corr_ent {
+	int64_t key;                /* corr << 24 | pid, -1 = empty */
+	int64_t gtid;
 };
 
 struct memrun {
 	struct gt_store *s;
 	struct total *t;
 	size_t n, cap;
+	struct corr_ent *c;
+	size_t c_cap;               /* power of two, 0 = no API table */
+	uint32_t rec_name;          /* "[memory]" */
 };
 
-/* the running sum of (pid, dev), created at 0; NULL when out of memory */
+static size_t corr_slot(const struct memrun *m, int64_t key)
+{
+	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
+	size_t i = (size_t)(h >> 20) & (m->c_cap - 1);
+	while (m->c[i].key != -1 && m->c[i].key != key)
+		i = (i + 1) & (m->c_cap - 1);
+	return i;
+}
+
+/* the API calls' threads by (correlationId, process), the first call of
+ * each; 0 (also when the table or its columns are missing) or -ENOMEM */
+static int corr_load(struct memrun *m, sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME", -1, &st,
+			       NULL) != SQLITE_OK)
+		return 0;
+	int64_t rows = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (rows <= 0 || rows > (1ll << 30) ||
+	    sqlite3_prepare_v2(db, "SELECT correlationId, globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	size_t cap = 16;
+	while (cap < (size_t)rows * 2)
+		cap *= 2;
+	m->c = malloc(cap * sizeof(*m->c));
+	if (!m->c) {
+		sqlite3_finalize(st);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < cap; i++)
+		m->c[i].key = -1;
+	m->c_cap = cap;
+	for (int64_t n = 0; n < rows && sqlite3_step(st) == SQLITE_ROW; n++) {
+		int64_t corr = sqlite3_column_int64(st, 0), gtid = sqlite3_column_int64(st, 1);
+		if (corr < 0 || corr > 0xffffffffll || gtid < 0)
+			continue;
+		int64_t key = corr << 24 | ((gtid >> 24) & 0xffffff);
+		size_t i = corr_slot(m, key);
+		if (m->c[i].key == -1)
+			m->c[i] = (struct corr_ent){ key, gtid };
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* the running sum of (pid, dev) with its counter's name and lane, created
+ * at 0; NULL when out of memory */
 static struct total *total_of(struct memrun *m, int64_t pid, uint32_t dev)
 {
 	for (size_t i = 0; i < m->n; i++)
@@ -54,40 +112,27 @@ static struct total *total_of(struct memrun *m, int64_t pid, uint32_t dev)
 		m->t = nt;
 		m->cap = nc;
 	}
-	m->t[m->n] = (struct total){ .pid = pid, .dev = dev };
-	return &m->t[m->n++];
-}
-
-/* the counter sample "Total Allocated (...)" = v at t on pid's lane of it */
-static int counter(struct memrun *m, int64_t pid, uint32_t dev, int64_t t, int64_t v)
-{
 	char nm[64];
 	if (dev == GT_MEM_HOST)
 		snprintf(nm, sizeof(nm), "Total Allocated (CPU)");
 	else
 		snprintf(nm, sizeof(nm), "Total Allocated (GPU %u)", dev);
-	struct gt_event e;
-	memset(&e, 0, sizeof(e));
-	e.kind = GT_EV_COUNTER;
-	e.flags = GT_EVF_MEMORY;
-	e.start_ns = t;
-	e.aux = dev;
-	e.name = store_intern_cstr(m->s, nm);
-	double d = (double)v;
-	memcpy(&e.arg, &d, sizeof(d));
+	struct total *t = &m->t[m->n];
+	*t = (struct total){ .pid = pid, .dev = dev, .name = store_intern_cstr(m->s, nm) };
 	struct gt_lane_key k = { .type = GT_LANE_COUNTER, .rank = 0, .device = -1, .pid = pid,
-				 .id = e.name };
-	e.lane = store_lane(m->s, &k);
-	struct gt_lane *l = store_lane_at(m->s, e.lane);
-	if (!e.name || !l)
-		return -ENOMEM;
+				 .id = t->name };
+	t->lane = store_lane(m->s, &k);
+	struct gt_lane *l = store_lane_at(m->s, t->lane);
+	if (!t->name || !l)
+		return NULL;
 	if (!l->name)
-		store_lane_set_name(m->s, e.lane, nm);
-	return store_add(m->s, &e);
+		store_lane_set_name(m->s, t->lane, nm);
+	m->n++;
+	return t;
 }
 
 /* one row: start, globalPid, deviceId, bytes, memKind, memoryOperationType,
- * globalTid of the matching API call (NULL = none) */
+ * correlationId (NULL in an older export) */
 static int mem_row(struct memrun *m, sqlite3_stmt *st, int64_t t0, uint64_t *skipped)
 {
 #define I(c) sqlite3_column_int64(st, c)
@@ -97,8 +142,13 @@ static int mem_row(struct memrun *m, sqlite3_stmt *st, int64_t t0, uint64_t *ski
 		(*skipped)++;
 		return 0;
 	}
-	int64_t pid = (gpid >> 24) & 0xffffff;
-	int64_t gtid = sqlite3_column_type(st, 6) == SQLITE_NULL ? gpid + pid : I(6);
+	int64_t pid = (gpid >> 24) & 0xffffff, gtid = gpid + pid;
+	if (m->c_cap && sqlite3_column_type(st, 6) != SQLITE_NULL && I(6) >= 0 &&
+	    I(6) <= 0xffffffffll) {
+		size_t i = corr_slot(m, I(6) << 24 | pid);
+		if (m->c[i].key != -1)
+			gtid = m->c[i].gtid;
+	}
 	struct gt_event e;
 	memset(&e, 0, sizeof(e));
 	e.kind = GT_EV_INSTANT;
@@ -107,31 +157,37 @@ static int mem_row(struct memrun *m, sqlite3_stmt *st, int64_t t0, uint64_t *ski
 	e.aux = kind == 0 || kind == 1 ? GT_MEM_HOST : (uint32_t)dev;
 	int64_t signed_bytes = op == 0 ? bytes : -bytes;
 	memcpy(&e.arg, &signed_bytes, sizeof(signed_bytes));
-	e.name = store_intern_cstr(m->s, "[memory]");
+	e.name = m->rec_name;
 	e.lane = import_nsys_host_lane(m->s, gtid);
-	if (e.lane == UINT32_MAX || !e.name)
+	if (e.lane == UINT32_MAX)
 		return -ENOMEM;
 	if (evcheck_event(&e)) {
 		(*skipped)++;
 		return 0;
 	}
-	int rc = store_add(m->s, &e);
-	struct total *tot = rc ? NULL : total_of(m, pid, e.aux);
-	if (rc || !tot)
+	struct total *tot = total_of(m, pid, e.aux);
+	if (!tot || store_add(m->s, &e))
 		return -ENOMEM;
+	/* the counter sample "Total Allocated (...)" after this record */
 	tot->sum += signed_bytes;
-	return counter(m, pid, e.aux, e.start_ns, tot->sum);
+	struct gt_event c;
+	memset(&c, 0, sizeof(c));
+	c.kind = GT_EV_COUNTER;
+	c.flags = GT_EVF_MEMORY;
+	c.start_ns = e.start_ns;
+	c.aux = e.aux;
+	c.name = tot->name;
+	c.lane = tot->lane;
+	double d = (double)tot->sum;
+	memcpy(&c.arg, &d, sizeof(d));
+	return store_add(m->s, &c);
 #undef I
 }
 
-/* the API call's thread: one per (correlationId, process), so no row doubles */
-static const char q_join[] =
-	"SELECT m.start, m.globalPid, m.deviceId, m.bytes, m.memKind, m.memoryOperationType, r.g"
-	" FROM CUDA_GPU_MEMORY_USAGE_EVENTS m LEFT JOIN (SELECT correlationId AS c,"
-	" globalTid >> 24 AS p, MIN(globalTid) AS g FROM CUPTI_ACTIVITY_KIND_RUNTIME"
-	" GROUP BY c, p) r ON r.c = m.correlationId AND r.p = m.globalPid >> 24"
-	" ORDER BY m.start, m.rowid";
-static const char q_plain[] =
+static const char q_new[] =
+	"SELECT start, globalPid, deviceId, bytes, memKind, memoryOperationType, correlationId"
+	" FROM CUDA_GPU_MEMORY_USAGE_EVENTS ORDER BY start, rowid";
+static const char q_old[] =
 	"SELECT start, globalPid, deviceId, bytes, memKind, memoryOperationType, NULL"
 	" FROM CUDA_GPU_MEMORY_USAGE_EVENTS ORDER BY start, rowid";
 
@@ -139,16 +195,15 @@ int import_nsys_mem(sqlite3 *db, struct gt_store *s, int64_t t0, uint64_t *skipp
 		    char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(db, q_join, -1, &st, NULL) != SQLITE_OK &&
-	    sqlite3_prepare_v2(db, q_plain, -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, q_new, -1, &st, NULL) != SQLITE_OK &&
+	    sqlite3_prepare_v2(db, q_old, -1, &st, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "CUDA_GPU_MEMORY_USAGE_EVENTS skipped (%s)", sqlite3_errmsg(db));
 		return -EINVAL;
 	}
-	struct memrun m = { .s = s };
-	int rc = 0, sr;
-	while ((sr = sqlite3_step(st)) == SQLITE_ROW)
-		if ((rc = mem_row(&m, st, t0, skipped)))
-			break;
+	struct memrun m = { .s = s, .rec_name = store_intern_cstr(s, "[memory]") };
+	int rc = m.rec_name ? corr_load(&m, db) : -ENOMEM, sr = SQLITE_DONE;
+	while (!rc && (sr = sqlite3_step(st)) == SQLITE_ROW)
+		rc = mem_row(&m, st, t0, skipped);
 	if (rc)
 		snprintf(err, errlen, "out of memory");
 	else if (sr != SQLITE_DONE) {
@@ -157,6 +212,7 @@ int import_nsys_mem(sqlite3 *db, struct gt_store *s, int64_t t0, uint64_t *skipp
 	}
 	sqlite3_finalize(st);
 	free(m.t);
+	free(m.c);
 	return rc;
 }
 
