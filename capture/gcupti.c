@@ -472,7 +472,10 @@ static void publish_identity(struct pub *p, const struct pub_dict *d)
 	const char *lr = getenv("LOCAL_RANK");
 	rd.local_rank1 = lr && *lr && atoi(lr) >= 0 ? atoi(lr) + 1 : 0;
 	char host[256] = "";
-	if (gethostname(host, sizeof(host) - 1) == 0 && host[0])
+	const char *hv = getenv("GTRACE_HOSTNAME");   /* as gtjob_hostname: a chosen name */
+	if (hv && *hv)
+		snprintf(host, sizeof(host), "%s", hv);
+	if ((host[0] || gethostname(host, sizeof(host) - 1) == 0) && host[0])
 		rd.host = convert_intern(&gc.cv, host, strlen(host));
 	pub_rank(p, &rd, d);
 }

@@ -13,10 +13,12 @@
 #include "gtrace/ctl.h"
 #include "cmd.h"
 #include "live.h"
+#include "netsess.h"
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: gtrace attach PID [--force-inject] | --all | --list\n\n"
+	fprintf(f, "usage: gtrace attach PID [--force-inject] | --all | --list\n"
+		   "       gtrace attach --hosts H1,H2,... [--ssh CMD] [--gtrace PATH] [--align-clocks]\n\n"
 		   "  --list   processes with the capture library loaded or that use CUDA (injectable):\n"
 		   "           pid, GPUs, state, RANK (RANK/LOCAL_RANK when both are set),\n"
 		   "           command; under an ended or passive process, a line with the reason\n"
@@ -24,7 +26,11 @@ static int usage(FILE *f)
 		   "           process started without gtrace gets the capture library with ptrace\n"
 		   "  --force-inject  load the library into a process that maps no CUDA driver too\n"
 		   "           (refused otherwise: it would have nothing to record)\n"
-		   "  --all    every process of yours that uses CUDA, as ranks of one view\n");
+		   "  --all    every process of yours that uses CUDA, as ranks of one view\n"
+		   "  --hosts  one live view of every node: runs 'SSH HOST GTRACE record --all -q -o -'\n"
+		   "           per host (SSH: --ssh, default 'ssh -T -o BatchMode=yes', e.g. 'srun\n"
+		   "           --overlap -w'; GTRACE: --gtrace, default 'gtrace'); --align-clocks\n"
+		   "           applies the residual clock offsets estimated from NCCL collectives\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -120,6 +126,8 @@ int cmd_attach(int argc, char **argv)
 		return usage(stdout);
 	if (!strcmp(argv[1], "--list"))
 		return list();
+	if (!strcmp(argv[1], "--hosts"))
+		return netsess_attach_hosts(argc, argv);
 	int force = 0;
 	if (argc > 2 && !strcmp(argv[2], "--force-inject"))
 		force = 1;

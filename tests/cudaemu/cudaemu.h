@@ -71,6 +71,8 @@ struct cudaemu_work {
 	uint64_t address;        /* CUDAEMU_MEMALLOC: out; CUDAEMU_MEMFREE: in */
 	uint8_t mem_kind;        /* CUDAEMU_MEMALLOC / FREE: CUpti_ActivityMemoryKind
 				  * (0: device) */
+	uint64_t end_at_ns;      /* a collective: the work runs at least until this
+				  * time, when its slowest peer arrives (0: none) */
 	/* out: what the driver did (the ground truth) */
 	uint32_t corr;           /* correlation id of the launch call */
 	uint32_t cbid;           /* API callback id of the call (in for CUDAEMU_CALL) */

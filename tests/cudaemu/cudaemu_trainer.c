@@ -13,7 +13,8 @@
  *                   [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N]
  *                   [--cupti LIB] [--nvtx D] [--graph-every K] [--syncs K]
  *                   [--batches K] [--kineto-at I[,J]] [--kineto-finalize]
- *                   [--nvtx-ext N] [--fork-calls] [--allocs K]
+ *                   [--nvtx-ext N] [--fork-calls] [--collectives N [--coll-ms P]]
+ *                   [--allocs K]
  *
  * Truth file (TSV): a '#' header line with pid, devices and the window
  * (first API call start, last work end); one line per piece of work:
@@ -89,6 +90,14 @@
  * --fork N: while the threads submit, the main thread forks N DataLoader-
  * like children that exit at once with exit(0) (atexit handlers run); a
  * line `F pid status ms` each (exit status, ms from fork to reaped).
+ * --collectives N: a thread launches N NCCL all-reduce kernels
+ * (ncclDevKernel_AllReduce_Sum_f32_RING_LL, device 0, stream 63), each
+ * ending on a multiple of P ms (--coll-ms, default 20) of the true
+ * CLOCK_REALTIME, as a collective waits for its slowest peer: trainers
+ * started together as stand-in nodes share those instants.  With
+ * GTRACE_TEST_CLOCK_OFFSET_NS the whole process (driver, CUPTI, capture
+ * library) reads a CLOCK_REALTIME off by that much (cudaemu_cuda.c), a node
+ * with a wrong clock; GTRACE_HOSTNAME names its host (capture library).
  */
 #include <cuda.h>
 #include <dlfcn.h>
@@ -127,6 +136,7 @@ static struct {
 	uint32_t max_corr;       /* highest correlation id in the truth */
 	double rate;
 	int keep;                /* truth kept (not --out -) */
+	int colls, coll_ms;      /* --collectives N, --coll-ms P */
 	FILE *out;
 	pthread_mutex_t lock;
 	uint64_t first, last;
@@ -302,6 +312,52 @@ static void put(const struct cudaemu_work *w)
 		w->block[0], w->block[1], w->block[2], w->name ? w->name : "-", w->foreign_clock, w->bad_ts);
 	if (w->corr > tr.max_corr)
 		tr.max_corr = w->corr;
+}
+
+/* --collectives N: N all-reduce kernels on device 0, each ending on a
+ * multiple of P ms of the true CLOCK_REALTIME, as a collective ends when
+ * its slowest peer arrives: trainers started together on several
+ * "nodes" share these instants whatever clock each node has
+ * (GTRACE_TEST_CLOCK_OFFSET_NS shifts this process's clock, see
+ * cudaemu_cuda.c; the true time is the node's minus it) */
+static void *coll_main(void *arg)
+{
+	(void)arg;
+	const char *e = getenv("GTRACE_TEST_CLOCK_OFFSET_NS");
+	int64_t off = e && *e ? strtoll(e, NULL, 10) : 0;
+	uint64_t p = (uint64_t)tr.coll_ms * 1000000u;
+	struct cudaemu_work *c = calloc((size_t)tr.colls, sizeof(*c));
+	if (!c)
+		abort();
+	for (int k = 0; k < tr.colls; k++) {
+		uint64_t now = cudaemu_now_ns() - (uint64_t)off;   /* true time */
+		uint64_t at = (now + p / 2) / p * p + p;          /* a grid instant ahead */
+		uint64_t launch = at - p / 2;
+		if (launch > now) {
+			struct timespec ts = { (time_t)((launch - now) / 1000000000u),
+					       (long)((launch - now) % 1000000000u) };
+			nanosleep(&ts, NULL);
+		}
+		struct cudaemu_work *w = &c[k];
+		w->kind = CUDAEMU_KERNEL;
+		w->device = 0;
+		w->stream = 63;
+		w->name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+		w->grid[0] = 24;
+		w->grid[1] = w->grid[2] = 1;
+		w->block[0] = 256;
+		w->block[1] = w->block[2] = 1;
+		w->dur_ns = 100000;
+		w->end_at_ns = at + (uint64_t)off;                 /* on this node's clock */
+		if (cudaemu_submit(w) != 0)
+			abort();
+	}
+	pthread_mutex_lock(&tr.lock);
+	for (int k = 0; k < tr.colls && tr.keep; k++)
+		put(&c[k]);
+	pthread_mutex_unlock(&tr.lock);
+	free(c);
+	return NULL;
 }
 
 /* D nested NVTX ranges on this thread, then their truth lines */
@@ -658,9 +714,13 @@ int main(int argc, char **argv)
 			tr.kineto_fin = 1;
 		else if (!strcmp(argv[i], "--fork") && v)
 			tr.forks = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--collectives") && v)
+			tr.colls = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--coll-ms") && v)
+			tr.coll_ms = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "usage: cudaemu_trainer --out TRUTH [--threads T] [--work N] "
-				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N] [--cupti LIB] [--nvtx D] [--graph-every K] [--syncs K] [--batches K] [--kineto-at I[,J]] [--kineto-finalize] [--nvtx-ext N] [--fork-calls] [--allocs K]\n");
+				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N] [--cupti LIB] [--nvtx D] [--graph-every K] [--syncs K] [--batches K] [--kineto-at I[,J]] [--kineto-finalize] [--nvtx-ext N] [--fork-calls] [--collectives N [--coll-ms P]] [--allocs K]\n");
 			return 2;
 		}
 	}
@@ -690,7 +750,11 @@ int main(int argc, char **argv)
 	}
 	printf("cudaemu trainer: pid %d, %d devices\n", (int)getpid(), cudaemu_device_count());
 	fflush(stdout);
-	pthread_t th[256];
+	pthread_t th[256], coll;
+	if (tr.colls > 0 && tr.coll_ms < 2)
+		tr.coll_ms = 20;
+	if (tr.colls > 0)
+		pthread_create(&coll, NULL, coll_main, NULL);
 	for (int t = 0; t < tr.threads; t++)
 		pthread_create(&th[t], NULL, thread_main, (void *)(intptr_t)t);
 	for (int f = 0; f < tr.forks; f++) {
@@ -717,6 +781,8 @@ int main(int argc, char **argv)
 	}
 	for (int t = 0; t < tr.threads; t++)
 		pthread_join(th[t], NULL);
+	if (tr.colls > 0)
+		pthread_join(coll, NULL);
 	if (!tr.tail_ms)
 		cudaemu_sync();
 	fprintf(tr.out, "# pid %d devices %d window %llu %llu\n", (int)getpid(),
