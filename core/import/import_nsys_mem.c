@@ -50,6 +50,7 @@ struct memrun {
 	uint32_t rec_name;          /* "[memory]" */
 };
 
+/* the slot of key in m->c: its entry, or the empty slot it would take */
 static size_t corr_slot(const struct memrun *m, int64_t key)
 {
 	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
