@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 	for (size_t si = 0; si < 2; si++) {
 		int w = sizes[si][0], h = sizes[si][1];
 		resizeterm(h, w);
-		ui_switch(a, VIEW_TRACE);
+		ui_show(a, "Trace");
 		ui_frame(a);
 		for (size_t z = 0; strstr(views, "trace") && z < sizeof(zooms) / sizeof(zooms[0]); z++) {
 			int64_t len = zooms[z].div ? span / zooms[z].div : w;
@@ -114,7 +114,7 @@ int main(int argc, char **argv)
 				{ "cursor", 'l', 'h' }, { "pan", 'd', 'a' }, { "zoom", 's', 'w' },
 			};
 			for (size_t kd = 0; kd < 3; kd++) {
-				struct view *tv = a->views[VIEW_TRACE];
+				struct view *tv = ui_page(a, "Trace");
 				tlview_zoom_range(tv, mid - len / 2, mid + len / 2);
 				ui_frame(a);   /* warm-up: the first frame after a jump repaints everything */
 				for (int f = 0; f < frames; f++) {
@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 		}
 		/* the biggest host thread expanded into its depth rows */
 		for (size_t z = 0; strstr(views, "nesting") && z < 4; z++) {
-			struct tlview *tl = (struct tlview *)a->views[VIEW_TRACE];
+			struct tlview *tl = (struct tlview *)ui_page(a, "Trace");
 			uint32_t big = UINT32_MAX;
 			for (size_t li = 0; li < store_lane_count(s); li++) {
 				const struct gt_lane *l = store_lane_at(s, (uint32_t)li);
@@ -163,7 +163,7 @@ int main(int argc, char **argv)
 				{ "cursor", 'l', 'h' }, { "pan", 'd', 'a' }, { "zoom", 's', 'w' },
 			};
 			for (size_t kd = 0; kd < 3; kd++) {
-				struct view *tv = a->views[VIEW_TRACE];
+				struct view *tv = ui_page(a, "Trace");
 				tlview_zoom_range(tv, mid - len / 2, mid + len / 2);
 				ui_frame(a);
 				/* untimed: the first selected runtime call builds the
@@ -182,15 +182,16 @@ int main(int argc, char **argv)
 				report("nesting", w, h, zk, t, c, frames);
 			}
 		}
-		static const struct { int view; const char *name; } pages[] = {
-			{ VIEW_KERNELS, "kernels" }, { VIEW_PIPELINE, "pipeline" }, { VIEW_OVERVIEW, "overview" },
-			{ VIEW_OPS, "operators" }, { VIEW_MEMORY, "memory" },
+		static const struct { const char *page, *name; } pages[] = {
+			{ "Kernels", "kernels" }, { "Pipeline", "pipeline" }, { "Overview", "overview" },
+			{ "Operators", "operators" }, { "Memory", "memory" },
 		};
 		for (size_t p = 0; p < sizeof(pages) / sizeof(pages[0]); p++) {
 			if (!strstr(views, pages[p].name))
 				continue;
-			ui_switch(a, pages[p].view);
-			struct view *v = a->views[pages[p].view];
+			struct view *v = ui_show(a, pages[p].page);
+			if (!v)
+				continue;
 			if (si == 0) {
 				double b = now_ms();
 				ui_frame(a);

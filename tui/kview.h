@@ -15,9 +15,6 @@ struct kview {
 	struct view v;
 	int tab;                   /* 0 kernels, 1 memory, 2 nccl */
 	int gpu;                   /* device ordinal, -1 = all */
-	int dirty;                 /* recompute the report on next draw */
-	int stale;                 /* the store changed: recompute when due */
-	double computed_ms;        /* ui_now_ms() of the last computation */
 	struct gt_report_out out;
 	struct gt_table *tb;       /* out.tables[0] */
 	size_t *rows, nrows;       /* rows passing the filter */

@@ -425,8 +425,8 @@ int kview_inst_key(struct kview *k, int ch)
 	case 'T': k->inst_by_time = 1; load(k); break;
 	case '\n': case '\r': case KEY_ENTER:
 		if (k->inst_sel < n) {
-			tlview_goto(k->v.app->views[VIEW_TRACE], k->inst[k->inst_sel]);
-			ui_switch(k->v.app, VIEW_TRACE);
+			tlview_goto(ui_page(k->v.app, "Trace"), k->inst[k->inst_sel]);
+			ui_show(k->v.app, "Trace");
 		}
 		break;
 	default:

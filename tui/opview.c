@@ -90,8 +90,6 @@ static void compute(struct opview *o)
 	char was[512];
 	sel_name(o, was, sizeof(was));
 	free_table(o);
-	o->dirty = o->stale = 0;
-	o->computed_ms = ui_now_ms();
 	o->err[0] = 0;
 	const struct gt_report *rep = gt_report_find("ops");
 	struct gt_scope sc;
@@ -126,7 +124,7 @@ static void compute(struct opview *o)
 static void op_draw(struct view *v, struct lrect r)
 {
 	struct opview *o = (struct opview *)v;
-	if (ui_recompute_due(v->app, o->dirty, o->stale, o->computed_ms))
+	if (ui_due(v))
 		compute(o);
 	if (o->mode) {
 		opview_calls_draw(o, r);
@@ -225,12 +223,6 @@ static int op_back(struct view *v)
 	return 0;
 }
 
-/* the store changed: recompute when due */
-static void op_data(struct view *v)
-{
-	((struct opview *)v)->stale = 1;
-}
-
 static void op_free(struct view *v)
 {
 	struct opview *o = (struct opview *)v;
@@ -242,11 +234,9 @@ static void op_free(struct view *v)
 }
 
 static const struct view_ops op_ops = {
-	.name = "Operators",
 	.help = op_help,
 	.draw = op_draw,
 	.key = op_key,
-	.data = op_data,
 	.back = op_back,
 	.free = op_free,
 };
@@ -258,7 +248,6 @@ struct view *opview_new(struct app *a)
 		return NULL;
 	o->v.ops = &op_ops;
 	o->v.app = a;
-	o->dirty = 1;
 	o->st.sort_col = -1;
 	return &o->v;
 }

@@ -59,7 +59,7 @@ struct tlview {
 	regex_t re;
 	int has_re;
 	char pattern[128];
-	/* steps from GT_EV_STEP events, sorted by start */
+	/* the analyses' steps (steps_find, every rank), sorted by start */
 	struct tl_step *steps;
 	size_t nsteps;
 	/* geometry of the last frame (for keys and mouse) */
