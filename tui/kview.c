@@ -96,6 +96,7 @@ static void compute(struct kview *k)
 	free_table(k);
 	k->err[0] = 0;
 	const struct gt_report *rep = gt_report_find(tabs[k->tab]);
+	k->rep = rep;
 	if (!rep) {
 		snprintf(k->err, sizeof(k->err), "the '%s' report is not available in this build",
 			 tabs[k->tab]);
@@ -115,7 +116,7 @@ static void compute(struct kview *k)
 	if (k->st.sort_col >= (int)k->tb->ncols)
 		k->st.sort_col = -1;
 	if (k->st.sort_col < 0) {
-		k->st.sort_col = tables_find_col(k->tb, "total time");
+		k->st.sort_col = k->tb->sort_col;
 		k->st.sort_desc = 1;
 	}
 	if (k->st.sort_col >= 0)

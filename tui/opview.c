@@ -92,6 +92,7 @@ static void compute(struct opview *o)
 	free_table(o);
 	o->err[0] = 0;
 	const struct gt_report *rep = gt_report_find("ops");
+	o->rep = rep;
 	struct gt_scope sc;
 	gt_scope_all(&sc);
 	if (!rep) {
@@ -109,7 +110,7 @@ static void compute(struct opview *o)
 	if (o->st.sort_col >= (int)o->tb->ncols)
 		o->st.sort_col = -1;
 	if (o->st.sort_col < 0) {
-		o->st.sort_col = tables_find_col(o->tb, "device self");
+		o->st.sort_col = o->tb->sort_col;
 		o->st.sort_desc = 1;
 	}
 	if (o->st.sort_col >= 0)

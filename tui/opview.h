@@ -15,6 +15,7 @@
 
 struct opview {
 	struct view v;
+	const struct gt_report *rep;   /* the "ops" report */
 	struct gt_report_out out;
 	struct gt_table *tb;       /* out.tables[0] */
 	size_t *rows, nrows;       /* rows passing the filter */
@@ -27,6 +28,7 @@ struct opview {
 	int mode;
 	int calls_by_time;         /* calls ordered by start, else longest first */
 	char calls_name[256];
+	char calls_key[1024];      /* the row's key (drill_key): found again live */
 	struct gt_ref *calls;
 	size_t ncalls, top, sel;
 	int64_t calls_total_ns;

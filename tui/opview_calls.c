@@ -1,7 +1,7 @@
 /*
- * opview_calls.c - the calls of one operator (every framework operator
- * event of that name on the host threads, a call nested in a call of the
- * same name left out as the operator table merges it), longest first or in
+ * opview_calls.c - the calls of one operator (the ops report's drill-down
+ * hook: every framework operator event of that name on the host threads, a
+ * call nested in a call of the same name left out), longest first or in
  * time order; K lists the GPU work one call launched (runtime calls inside
  * it on its thread, joined to their kernels, copies, memsets by
  * correlation).  Enter shows the selected event in the trace view.
@@ -11,42 +11,10 @@
 #include <string.h>
 #include "term.h"
 #include "opview.h"
+#include "drill.h"
 
-static const struct gt_store *sort_store;
-static int sort_by_time;
-
-/* longest first, or earliest first; then lane and index */
-static int ref_cmp(const void *pa, const void *pb)
-{
-	const struct gt_ref *a = pa, *b = pb;
-	const struct gt_event *x = store_ev(sort_store, *a), *y = store_ev(sort_store, *b);
-	if (sort_by_time) {
-		if (x->start_ns != y->start_ns)
-			return x->start_ns < y->start_ns ? -1 : 1;
-	} else if (x->dur_ns != y->dur_ns) {
-		return x->dur_ns > y->dur_ns ? -1 : 1;
-	}
-	if (a->lane != b->lane)
-		return a->lane < b->lane ? -1 : 1;
-	return a->idx < b->idx ? -1 : (a->idx > b->idx);
-}
-
-/* append r to v (cap doubled as needed); 0 or -1 on no memory */
-static int push(struct gt_ref **v, size_t *n, size_t *cap, struct gt_ref r)
-{
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 256;
-		struct gt_ref *nv = realloc(*v, nc * sizeof(*nv));
-		if (!nv)
-			return -1;
-		*v = nv;
-		*cap = nc;
-	}
-	(*v)[(*n)++] = r;
-	return 0;
-}
-
-/* the calls of calls_name, in the chosen order, and their total */
+/* the calls of the kept row (found again by its key in the current table)
+ * from the ops report's drill-down hook, in the chosen order; their total */
 static void load_calls(struct opview *o)
 {
 	const struct gt_store *s = o->v.app->store;
@@ -54,31 +22,16 @@ static void load_calls(struct opview *o)
 	o->calls = NULL;
 	o->ncalls = o->top = o->sel = 0;
 	o->calls_total_ns = 0;
-	uint32_t id = store_str_find(s, o->calls_name, strlen(o->calls_name));
-	if (id == UINT32_MAX)
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	long row = o->tb ? drill_row(o->tb, o->calls_key) : -1;
+	if (row < 0 || drill_load(s, o->rep, &sc, o->tb, (size_t)row, o->calls_by_time, &o->calls,
+				  &o->ncalls)) {
+		o->ncalls = 0;
 		return;
-	size_t cap = 0;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
-		if (l->key.type != GT_LANE_HOST || !(l->kinds_mask & (1u << GT_EV_CPU_OP)))
-			continue;
-		int64_t cover_end = INT64_MIN;   /* end of the last call kept on this thread */
-		for (size_t j = 0; j < l->n; j++) {
-			const struct gt_event *e = &l->ev[j];
-			if (e->kind != GT_EV_CPU_OP || e->name != id)
-				continue;
-			if (e->start_ns < cover_end && e->start_ns + e->dur_ns <= cover_end)
-				continue;   /* inside a call of the same name */
-			if (push(&o->calls, &o->ncalls, &cap, (struct gt_ref){ (uint32_t)i, (uint32_t)j }))
-				return;
-			cover_end = e->start_ns + e->dur_ns;
-			o->calls_total_ns += e->dur_ns;
-		}
 	}
-	sort_store = s;
-	sort_by_time = o->calls_by_time;
-	if (o->ncalls)
-		qsort(o->calls, o->ncalls, sizeof(*o->calls), ref_cmp);
+	for (size_t i = 0; i < o->ncalls; i++)
+		o->calls_total_ns += store_ev(s, o->calls[i])->dur_ns;
 }
 
 /* the GPU work launched by runtime calls inside calls[sel] on its thread,
@@ -102,32 +55,20 @@ static void load_work(struct opview *o)
 			continue;
 		if (store_lane_at(s, g.lane)->key.type != GT_LANE_GPU)
 			continue;
-		if (push(&o->work, &o->nwork, &cap, g))
+		if (drill_push(&o->work, &o->nwork, &cap, g))
 			return;
 		o->work_total_ns += store_ev(s, g)->dur_ns;
 	}
-	sort_store = s;
-	sort_by_time = 1;
-	if (o->nwork)
-		qsort(o->work, o->nwork, sizeof(*o->work), ref_cmp);
+	drill_sort(s, o->work, o->nwork, 1);
 }
 
 void opview_calls_open(struct opview *o)
 {
+	if (!o->tb || o->st.sel >= o->nrows)
+		return;
+	drill_key(o->tb, o->rows[o->st.sel], o->calls_key, sizeof(o->calls_key));
 	load_calls(o);
 	o->mode = 1;
-}
-
-/* the index in v[0..n) of the event on lane key k starting at t, else keep */
-static size_t find_same(const struct gt_store *s, const struct gt_ref *v, size_t n,
-			const struct gt_lane_key *k, int64_t t, size_t keep)
-{
-	for (size_t i = 0; i < n; i++) {
-		const struct gt_lane *l = store_lane_at(s, v[i].lane);
-		if (l->ev[v[i].idx].start_ns == t && !memcmp(&l->key, k, sizeof(*k)))
-			return i;
-	}
-	return keep < n ? keep : (n ? n - 1 : 0);
 }
 
 void opview_calls_refresh(struct opview *o)
@@ -150,11 +91,11 @@ void opview_calls_refresh(struct opview *o)
 		have_w = 1;
 	}
 	load_calls(o);
-	o->sel = have_c ? find_same(s, o->calls, o->ncalls, &ck, ct, csel) :
+	o->sel = have_c ? drill_same(s, o->calls, o->ncalls, &ck, ct, csel) :
 		(csel < o->ncalls ? csel : 0);
 	if (o->mode == 2) {
 		load_work(o);
-		o->wsel = have_w ? find_same(s, o->work, o->nwork, &wk, wt, wsel) :
+		o->wsel = have_w ? drill_same(s, o->work, o->nwork, &wk, wt, wsel) :
 			(wsel < o->nwork ? wsel : 0);
 	}
 }

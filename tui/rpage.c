@@ -69,8 +69,9 @@ static void sel_name(const struct rpage *p, char *buf, size_t len)
 	snprintf(buf, len, "%s", c && c->s ? c->s : "");
 }
 
-/* sort the shown table by the page's sort column (the first numeric one,
- * largest first, when none was chosen) and filter it again */
+/* sort the shown table by the page's sort column (when none was chosen:
+ * the table's own sort_col, else the first numeric column, largest first)
+ * and filter it again */
 static void resort(struct rpage *p)
 {
 	struct gt_table *tb = shown(p);
@@ -78,6 +79,10 @@ static void resort(struct rpage *p)
 		return;
 	if (p->st.sort_col >= (int)tb->ncols)
 		p->st.sort_col = -1;
+	if (p->st.sort_col < 0 && tb->sort_col >= 0 && tb->sort_col < (int)tb->ncols) {
+		p->st.sort_col = tb->sort_col;
+		p->st.sort_desc = 1;
+	}
 	for (size_t c = 0; p->st.sort_col < 0 && c < tb->ncols; c++)
 		if (tb->cols[c].type != GT_COL_STR) {
 			p->st.sort_col = (int)c;

@@ -163,9 +163,10 @@ void tlview_goto_gpu(struct view *v, int32_t rank, int32_t gpu);
 void pview_show_rank(struct view *v, int32_t rank);
 
 /* tables.c: draw a gt_table: header, rows[0..nrows) (indices into the
- * table), the selected one highlighted; a column named "Name" goes last
- * and gets the remaining width (at least what name_wide asks), a name too
- * long for it is cut in the middle; columns "... (ns)" print as durations;
+ * table), the selected one highlighted; the name column (tables_name_col)
+ * goes last and gets the remaining width (at least what name_wide asks), a
+ * name too long for it is cut in the middle; GT_COLF_DUR columns print as
+ * durations;
  * the sort column's heading ends in " ▼" / " ▲" (" v" / " ^" in ASCII) */
 struct tables_state {
 	size_t top, sel;          /* first shown, selected (indices into rows[]) */
@@ -178,10 +179,8 @@ void tables_draw(const struct gt_table *t, struct tables_state *st, struct lrect
 		 const size_t *rows, size_t nrows);
 /* format one cell as the table view shows it */
 void tables_cell_text(const struct gt_table *t, size_t row, size_t col, char *buf, size_t len);
-/* the index of the first column whose name contains `part` (case-insensitive), or -1 */
-int tables_find_col(const struct gt_table *t, const char *part);
-/* the column shown last with the remaining width: "Name", else a last
- * string column ("Operation", "Collective"); -1 when none */
+/* the column shown last with the remaining width: the GT_COLF_NAME column,
+ * else a last string column; -1 when none */
 int tables_name_col(const struct gt_table *t);
 /* move the selection by delta rows (clamped) / to an absolute row */
 void tables_move(struct tables_state *st, size_t nrows, long delta);
