@@ -5,7 +5,7 @@
  * peak's column marked, then the selected device's peak (time, operator,
  * step) and its steps (allocated at start and end, peak, growth).
  * Enter shows the peak in the trace view.  A live store is recomputed as
- * the analysis pages are (ui_recompute_due); paused, the page holds still.
+ * the analysis pages are (ui_due); paused, the page holds still.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * opview.c - the Operators page: the "ops" report table (framework
  * operators per name, gtrace/ops.h rules), sortable by any column, filtered
  * by a name regex; Enter lists an operator's calls (opview_calls.c).
- * A live store is recomputed as the Kernels page does (ui_recompute_due),
+ * A live store is recomputed as every analysis page is (ui_due),
  * the selected row and an open list kept.
  */
 #include <stdio.h>

@@ -225,9 +225,16 @@ static void set_range_text(struct tlview *t)
 static void tl_draw(struct view *v, struct lrect area)
 {
 	struct tlview *t = (struct tlview *)v;
-	/* the step marks: recomputed as the analysis pages are (ui_due) */
-	if (ui_due(v))
+	/* the step marks: found after the first frame is on screen (at 10 M
+	   events that takes a second or two), then recomputed as the analysis
+	   pages are (ui_due) */
+	if (!t->drawn) {
+		t->drawn = 1;
+		v->app->again = 1;
+	} else if (ui_due(v)) {
+		ui_busy(v->app, "finding the steps...");
 		scan_steps(t);
+	}
 	layout_trace(area, &t->lay);
 	int cols = t->lay.cells.w > 0 ? t->lay.cells.w : 1;
 	if (cols != t->m.cols) {

@@ -37,6 +37,7 @@ struct tlview {
 	struct lanes L;
 	struct layout_tmap m;
 	int fitted;               /* map set from the data at least once */
+	int drawn;                /* the first frame is on screen (steps come after it) */
 	int follow;               /* live: keep the newest data on screen */
 	size_t top, row;          /* first visible row, cursor row (indices into L.vis) */
 	int col;                  /* cursor column in the cell area */

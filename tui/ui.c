@@ -398,7 +398,10 @@ int ui_run(struct ui_source *src)
 		if (dirty)
 			ui_frame(a);
 		dirty = 0;
-		timeout(src->poll || src->status ? poll_ms : 500);
+		/* a page that deferred work past this frame gets the next one at once */
+		timeout(a->again ? 0 : src->poll || src->status ? poll_ms : 500);
+		int again = a->again;
+		a->again = 0;
 		int ch = getch();
 		if (ch == KEY_RESIZE) {
 			/* ncurses has resized stdscr; the next frame lays out anew */
@@ -408,7 +411,7 @@ int ui_run(struct ui_source *src)
 		if (ch == ERR) {
 			if (src->poll && src->poll(src->ctx, a->store) > 0)
 				data_changed(a);
-			dirty = src->poll || src->status;
+			dirty = src->poll || src->status || again;
 			continue;
 		}
 		dirty = 1;

@@ -82,6 +82,7 @@ struct app {
 	int cur, prev;
 	int help;                 /* help overlay shown */
 	int paused;
+	int again;                /* a page deferred work: draw the next frame at once */
 	char msg[160];            /* transient message in the status line */
 	char range[96];           /* the trace view's visible or marked range */
 	int follow;               /* the trace view follows the newest data (live) */

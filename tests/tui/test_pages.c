@@ -212,10 +212,13 @@ Test(pages, a_report_as_a_table_page_in_one_line)
 	store_free(s);
 }
 
-/* the trace view's "steps" row: the number of "#N" labels, the first N */
+/* the trace view's "steps" row: the number of "#N" labels, the first N
+ * (the first frame asks for a second one, which finds the steps) */
 static int step_marks(struct app *ap, long *first)
 {
 	ui_show(ap, "Trace");
+	ui_frame(ap);
+	cr_expect(ap->again, "the first frame asks for no second one");
 	ui_frame(ap);
 	char line[512];
 	for (int y = 0; y < getmaxy(stdscr); y++) {
