@@ -102,13 +102,15 @@ static uint32_t intern_cstr(struct convert *c, const char *s)
 	return convert_intern(c, s ? s : "", s ? strlen(s) : 0);
 }
 
-/* lane id for (type, device, tid); UINT32_MAX on allocation failure.
- * Few lanes: a linear scan from the most recent hit is enough. */
-static uint32_t lane_id(struct convert *c, uint8_t type, int32_t device, int64_t tid)
+/* lane id for (type, device, pid, tid); pid < 0: the GPU annotation lane
+ * of the device's synchronizations (tid -1: device-wide ones), never a
+ * stream.  UINT32_MAX on allocation failure.  Few lanes: a linear scan
+ * from the most recent hit is enough. */
+static uint32_t lane_of(struct convert *c, uint8_t type, int32_t device, int64_t pid, int64_t tid)
 {
 	for (size_t i = c->n_lane; i-- > 0;) {
 		const struct ring_lane_def *l = &c->lane[i];
-		if (l->type == type && l->device == device && l->tid == tid)
+		if (l->type == type && l->device == device && l->tid == tid && l->pid == pid)
 			return (uint32_t)i;
 	}
 	if (c->n_lane == c->cap_lane) {
@@ -120,7 +122,11 @@ static uint32_t lane_id(struct convert *c, uint8_t type, int32_t device, int64_t
 		c->cap_lane = nc;
 	}
 	char name[64];
-	if (type == 1)
+	if (type == 1 && pid < 0 && tid < 0)
+		snprintf(name, sizeof(name), "device synchronizations");
+	else if (type == 1 && pid < 0)
+		snprintf(name, sizeof(name), "stream %lld synchronizations", (long long)tid);
+	else if (type == 1)
 		snprintf(name, sizeof(name), "stream %lld", (long long)tid);
 	else
 		snprintf(name, sizeof(name), "thread %lld", (long long)tid);
@@ -130,10 +136,16 @@ static uint32_t lane_id(struct convert *c, uint8_t type, int32_t device, int64_t
 	l->type = type;
 	l->rank = c->rank;
 	l->device = device;
-	l->pid = c->pid;          /* GPU lanes too: two processes on one device stay apart */
+	l->pid = pid;             /* GPU lanes too: two processes on one device stay apart */
 	l->tid = tid;
 	l->name = intern_cstr(c, name);
 	return (uint32_t)c->n_lane++;
+}
+
+/* lane id for (type, device, tid) of this process */
+static uint32_t lane_id(struct convert *c, uint8_t type, int32_t device, int64_t tid)
+{
+	return lane_of(c, type, device, c->pid, tid);
 }
 
 static int32_t dev_of_ctx(const struct convert *c, uint32_t ctx, uint32_t dev_hint)
@@ -311,6 +323,9 @@ static int conv_memcpy(struct convert *c, const CUpti_ActivityMemcpy6 *m, struct
 	copy_common(c, e, m->copyKind, m->srcKind, m->dstKind);
 	e->arg = m->bytes;
 	e->corr = m->correlationId;
+	/* CUDA 13 folds copies of a batch (cudaMemcpyBatchAsync) into one
+	 * record: how many it covers (bytes are their sum) */
+	e->aux = m->copyCount > 1 ? (uint32_t)(m->copyCount > UINT32_MAX ? UINT32_MAX : m->copyCount) : 0;
 	e->lane = lane_id(c, 1, (int32_t)m->deviceId, m->streamId);
 	set_span(c, e, m->start, m->end);
 	return 1;
@@ -407,8 +422,11 @@ static int conv_sync(struct convert *c, const CUpti_ActivitySynchronization2 *s,
 	e->sub = (uint8_t)t;        /* CUPTI's order matches enum gt_sync_kind */
 	e->name = intern_cstr(c, names[t]);
 	e->corr = s->correlationId;
-	uint32_t stream = s->streamId == CUPTI_SYNCHRONIZATION_INVALID_VALUE ? 0 : s->streamId;
-	e->lane = lane_id(c, 1, dev_of_ctx(c, s->contextId, UINT32_MAX), stream);
+	/* on the device's synchronization lane (pid -1, as Kineto traces'
+	 * cuda_sync events are imported), never on a stream lane: a
+	 * device-wide one (no stream) would make a stream 0 up */
+	int64_t stream = s->streamId == CUPTI_SYNCHRONIZATION_INVALID_VALUE ? -1 : (int64_t)s->streamId;
+	e->lane = lane_of(c, 1, dev_of_ctx(c, s->contextId, UINT32_MAX), -1, stream);
 	set_span(c, e, s->start, s->end);
 	return 1;
 }

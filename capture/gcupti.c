@@ -73,6 +73,8 @@ static struct {
 	int foreign_clock;           /* drain thread: CUPTI's clock was replaced */
 	_Atomic uint64_t foreign_records;   /* records dropped for it */
 	int enabled;
+	int prepared;                /* kernel tracing kept on while dormant (graphs) */
+	_Atomic int accept;          /* buffer requests served (a capture runs) */
 	volatile sig_atomic_t forked;   /* this is a fork()ed child: stay inert */
 	/* drain thread */
 	pthread_t drain;
@@ -211,9 +213,12 @@ int gcupti_probe(char *reason, size_t len)
 
 static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-	pthread_mutex_lock(&gc.lock);
-	int i = gc.n_free ? gc.free_stack[--gc.n_free] : -1;
-	pthread_mutex_unlock(&gc.lock);
+	int i = -1;
+	if (atomic_load_explicit(&gc.accept, memory_order_relaxed)) {
+		pthread_mutex_lock(&gc.lock);
+		i = gc.n_free ? gc.free_stack[--gc.n_free] : -1;
+		pthread_mutex_unlock(&gc.lock);
+	}
 	*max_records = 0;
 	if (i < 0) {
 		atomic_fetch_add_explicit(&gc.declined, 1, memory_order_relaxed);
@@ -578,6 +583,14 @@ static int gc_enable(void *ctx, char *err, size_t errlen)
 		goto fail;
 	}
 	gc.registered = 1;
+	/* buffers are served from now on (the pool exists); what CUPTI dropped while we were
+	 * dormant (kernels of a prepared process) is not this capture's loss */
+	atomic_store(&gc.accept, 1);
+	if (gc.prepared) {
+		size_t dropped;
+		gc.f.GetNumDroppedRecords(NULL, 0, &dropped);
+		atomic_store(&gc.declined, 0);
+	}
 	/* system thread ids (gettid), so host lanes match the OS's and
 	 * Kineto's tids; CUPTI's default is pthread_self() */
 	if (gc.f.SetThreadIdType)
@@ -659,10 +672,14 @@ static void gc_disable(void *ctx)
 	if (gc.forked)
 		return;
 	gc.enabled = 0;
+	/* API records off before GPU work, the reverse of the start: at either
+	 * edge of a capture a launch may lose its GPU record's partner, never
+	 * the other way round, so a launch without kernels means what
+	 * live_graphs_untraced says (a graph that could not be traced) */
 	static const CUpti_ActivityKind kinds[] = {
+		CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
 		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
 		CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
-		CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
 		CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
 		CUPTI_ACTIVITY_KIND_OVERHEAD, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
 		CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT,
@@ -672,9 +689,26 @@ static void gc_disable(void *ctx)
 	/* the last records reach the ring before the agent retires it (the
 	 * viewer reads them after the "stop" reply) */
 	flush_and_wait(2000);
+	atomic_store(&gc.accept, 0);
+	if (gc.prepared)
+		gc.f.Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);   /* dormant again: see gcupti_prepare */
 	if (gc.subscribed)
 		gc.f.Unsubscribe(gc.sub);
 	gc.subscribed = 0;
+}
+
+int gcupti_prepare(void)
+{
+	const char *e = getenv("GTRACE_PREPARE_GRAPHS");
+	if (gc.prepared || gc.forked || (e && !strcmp(e, "0")))
+		return 0;
+	/* our callbacks decline every buffer while dormant (gc.accept 0):
+	 * CUPTI drops the records, no memory is used */
+	if (gc.f.RegisterCallbacks(buf_requested, buf_completed) != CUPTI_SUCCESS ||
+	    gc.f.Enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS)
+		return -EIO;
+	gc.prepared = 1;
+	return 0;
 }
 
 static void gc_flush(void *ctx)

@@ -56,6 +56,10 @@ static void inject_start(void)
 	}
 #if GTRACE_HAVE_CUPTI
 	if (gcupti_probe(reason, sizeof(reason)) == 0) {
+		/* started with the library: graphs instantiated while dormant
+		 * must be traceable later (a late load cannot: docs/capture.md) */
+		if (!inject_late)
+			gcupti_prepare();
 		/* autostart before the socket listens (agent_init_autostart) */
 		uint32_t rec = autostart ? (uint32_t)strtoul(autostart, NULL, 10) : 0;
 		agent_init_autostart(gcupti_source(), autostart && rec == 0 ? 1 : rec, err, sizeof(err));

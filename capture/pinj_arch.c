@@ -92,6 +92,10 @@ void pinj_arch_call(const struct pinj_arch *a, union pinj_regs *r, uint64_t fn,
 		for (int i = 0; i < 6; i++)
 			r->a64.x[i] = av[i];
 		r->a64.x[30] = ret_addr;        /* lr */
+		/* PSTATE.BTYPE (bits 11:10) as after a plain call: a thread
+		 * stopped right after an indirect branch keeps BTYPE != 0, and
+		 * a BTI-guarded entry (`bti c`) would fault with SIGILL on 11 */
+		r->a64.pstate &= ~(uint64_t)(3u << 10);
 	}
 }
 

@@ -136,6 +136,7 @@ int cmd_attach(int argc, char **argv)
 	else
 		snprintf(name, sizeof(name), "pid %ld", pid);
 	rc = live_view(&ss, name);
+	live_graphs_note(s, "attach");     /* after the viewer left the terminal */
 	store_free(s);
 	return rc;
 }

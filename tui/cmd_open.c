@@ -20,7 +20,7 @@
 /* the --help text */
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: gtrace open [--param-bytes B --link-gbps X] [--run NAME] PATH...\n\n"
+	fprintf(f, "usage: gtrace open [--param-bytes B --link-gbps X] [--run NAME] [--memory SIZE] PATH...\n\n"
 		   "Open a .gtrace capture, a Kineto/Chrome trace JSON (.json or .json.gz), an nsys\n"
 		   "SQLite export, a directory of per-rank trace files, a TensorFlow/JAX XPlane\n"
 		   "profile (.xplane.pb[.gz]) or a TensorBoard log directory in the terminal viewer.\n"
@@ -29,7 +29,11 @@ static void usage(FILE *f)
 		   "  --link-gbps X    link bandwidth, GB/s: with --param-bytes the overview\n"
 		   "                   compares collective time with the expected B / X\n"
 		   "  --run NAME       the run of a TensorBoard log directory to open (default:\n"
-		   "                   the newest, said on stderr)\n");
+		   "                   the newest, said on stderr)\n"
+		   "  --memory SIZE    decoded events kept in memory (256M, 1G; default: 1 GiB or\n"
+		   "                   a quarter of RAM, whichever is smaller); the rest waits in\n"
+		   "                   a cache file in $TMPDIR (/var/tmp) and is read back on demand;\n"
+		   "                   0: no budget\n");
 }
 
 struct load_job {
@@ -83,13 +87,16 @@ static void progress_line(const char *path, double mb, int pct, double secs, cha
 
 /* gt_load, with a live "loading" line on a terminal when the importer has none */
 static int load_with_progress(const char *const *paths, size_t n, const char *run,
-			      struct gt_store **out, char *err, size_t errlen)
+			      size_t memory, struct gt_store **out, char *err, size_t errlen)
 {
 	static _Atomic uint64_t done_bytes;
 	atomic_store(&done_bytes, 0);
 	struct load_job j = { .paths = paths, .n = n,
 			      .lo = { .flags = GT_LOAD_PROGRESS, .progress_bytes = &done_bytes,
-				      .run = run } };
+				      .run = run, .memory_bytes = memory != SIZE_MAX ? memory :
+							     gt_default_memory_budget() } };
+	if (memory == SIZE_MAX)
+		j.lo.flags |= GT_LOAD_MEMORY_SOFT;
 	char why[256];
 	enum gt_format f = n == 1 ? gt_load_detect(paths[0], why, sizeof(why)) : GT_FMT_DIRECTORY;
 	pthread_t th;
@@ -161,7 +168,7 @@ static int load_with_progress(const char *const *paths, size_t n, const char *ru
 
 /* load the paths and run the viewer on them; the exit status */
 static int open_paths(const char *const *paths, int np, const char *run, uint64_t param_bytes,
-		      double link_gbps)
+		      double link_gbps, size_t memory)
 {
 	/* no terminal: say so before a long load, not after it (a path that cannot
 	 * be opened is still reported first, as "FILE: problem") */
@@ -179,7 +186,7 @@ static int open_paths(const char *const *paths, int np, const char *run, uint64_
 	}
 	struct gt_store *s = NULL;
 	char err[512];
-	int rc = load_with_progress(paths, (size_t)np, run, &s, err, sizeof(err));
+	int rc = load_with_progress(paths, (size_t)np, run, memory, &s, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gtrace: %s\n", err);
 		return 1;
@@ -212,6 +219,7 @@ int cmd_open(int argc, char **argv)
 	uint64_t param_bytes = 0;
 	double link_gbps = 0;
 	const char *run = NULL;
+	size_t memory = SIZE_MAX;   /* SIZE_MAX: the default budget; 0: none */
 	if (!paths) {
 		cmd_error("out of memory");
 		return 1;
@@ -233,7 +241,8 @@ int cmd_open(int argc, char **argv)
 		}
 		int which = !strncmp(a, "--param-bytes", 13) && (a[13] == 0 || a[13] == '=') ? 1 :
 			    !strncmp(a, "--link-gbps", 11) && (a[11] == 0 || a[11] == '=') ? 2 :
-			    !strncmp(a, "--run", 5) && (a[5] == 0 || a[5] == '=') ? 3 : 0;
+			    !strncmp(a, "--run", 5) && (a[5] == 0 || a[5] == '=') ? 3 :
+			    !strncmp(a, "--memory", 8) && (a[8] == 0 || a[8] == '=') ? 4 : 0;
 		int bad = 0;
 		if (!which) {
 			bad = cmd_usage_error("open", "unknown option '%s'", a);
@@ -254,6 +263,9 @@ int cmd_open(int argc, char **argv)
 					      "450, not '%s'", val);
 		if (!bad && which == 3)
 			run = val;
+		if (!bad && which == 4 && gt_parse_size(val, &memory))
+			bad = cmd_usage_error("open", "--memory needs a size like 256M or 1G, not '%s'",
+					      val);
 		if (bad) {
 			free(paths);
 			return bad;
@@ -263,7 +275,7 @@ int cmd_open(int argc, char **argv)
 		 cmd_usage_error("open", "--param-bytes and --link-gbps go together") :
 		 np == 0 ? cmd_usage_error("open", "no PATH given") : -1;
 	if (rc < 0)
-		rc = open_paths(paths, np, run, param_bytes, link_gbps);
+		rc = open_paths(paths, np, run, param_bytes, link_gbps, memory);
 	free(paths);
 	return rc;
 }

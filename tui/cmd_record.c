@@ -154,6 +154,7 @@ int cmd_record(int argc, char **argv)
 	uint64_t lost = store_drops_lost(d);
 	fprintf(stderr, "gtrace record: %s: %llu events, %llu lost (%s)\n", out,
 		(unsigned long long)ss.events, (unsigned long long)lost, line);
+	live_graphs_note(s, "record");
 	int status = 0;
 	if (ss.root && !ss.root_exited && waitpid(ss.root, &ss.root_status, WNOHANG) == ss.root)
 		ss.root_exited = 1;

@@ -24,7 +24,7 @@ static void stats_help(FILE *f)
 		"usage: gtrace stats PATH... [--report NAME[,NAME...]] [--format table|csv|json]\n"
 		"                    [--table NAME|list] [-o DIR]\n"
 		"                    [--step N] [--range T0:T1] [--gpu G] [--rank R]\n"
-		"                    [--param-bytes B --link-gbps X] [--run NAME]\n\n"
+		"                    [--param-bytes B --link-gbps X] [--run NAME] [--memory SIZE]\n\n"
 		"Print analyses of a capture (.gtrace), a Kineto/Chrome trace JSON(.gz), an nsys\n"
 		"SQLite export, a directory of per-rank traces, a TensorFlow/JAX XPlane profile\n"
 		"(.xplane.pb[.gz]) or a TensorBoard log directory.  Several trace JSON (or\n"
@@ -48,7 +48,11 @@ static void stats_help(FILE *f)
 		"  --link-gbps X    link bandwidth in GB/s; with --param-bytes, the multigpu\n"
 		"                   and overview reports compare collective time per step\n"
 		"                   with the expected all-reduce time B / X\n"
-		"  --run NAME       the run of a TensorBoard log directory (default: the newest)\n\n"
+		"  --run NAME       the run of a TensorBoard log directory (default: the newest)\n"
+		"  --memory SIZE    decoded events kept in memory (256M, 1G; default: 1 GiB or\n"
+		"                   a quarter of RAM); the rest waits in a cache file in\n"
+		"                   $TMPDIR (/var/tmp); reports still cover every event;\n"
+		"                   0: no budget\n\n"
 		"Unknown values are printed as n/a, never as 0.  Kernel, memory, API and NVTX\n"
 		"tables use Nsight Systems' definitions: Avg is the mean, Med the exact median\n"
 		"(mean of the two middle values for an even count), StdDev the\n"
@@ -160,12 +164,14 @@ struct stats_args {
 	const char *table;      /* --table NAME or list */
 	const char *dir;        /* -o DIR */
 	const char *run;        /* --run: a TensorBoard log directory's run */
+	size_t memory;          /* --memory, bytes (0: unbounded) */
+	int memory_set;         /* --memory given; else the default budget */
 };
 
 /* the options, looked up by name; each takes a value */
 enum stats_opt {
 	OPT_REPORT, OPT_FORMAT, OPT_STEP, OPT_RANGE, OPT_GPU, OPT_RANK, OPT_PARAM_BYTES,
-	OPT_LINK_GBPS, OPT_TABLE, OPT_OUTDIR, OPT_RUN
+	OPT_LINK_GBPS, OPT_TABLE, OPT_OUTDIR, OPT_RUN, OPT_MEMORY
 };
 
 static const struct {
@@ -176,7 +182,7 @@ static const struct {
 	{ "--range", OPT_RANGE }, { "--gpu", OPT_GPU }, { "--rank", OPT_RANK },
 	{ "--param-bytes", OPT_PARAM_BYTES }, { "--link-gbps", OPT_LINK_GBPS },
 	{ "--table", OPT_TABLE }, { "-o", OPT_OUTDIR }, { "--output-dir", OPT_OUTDIR },
-	{ "--run", OPT_RUN },
+	{ "--run", OPT_RUN }, { "--memory", OPT_MEMORY },
 };
 
 /* one option with its value into a; 0 or the usage error's exit status */
@@ -185,6 +191,12 @@ static int set_opt(struct stats_args *a, enum stats_opt id, const char *val)
 	switch (id) {
 	case OPT_REPORT:
 		a->report = (char *)val;
+		break;
+	case OPT_MEMORY:
+		if (gt_parse_size(val, &a->memory))
+			return cmd_usage_error("stats", "--memory needs a size like 256M or 1G, not '%s'",
+					       val);
+		a->memory_set = 1;
 		break;
 	case OPT_FORMAT:
 		if (!strcmp(val, "table"))
@@ -524,7 +536,10 @@ int cmd_stats(int argc, char **argv)
 	if (rc)
 		goto out;
 	char err[512] = "";
-	struct gt_load_opts lo = { .flags = GT_LOAD_PROGRESS, .run = a.run };
+	struct gt_load_opts lo = { .flags = GT_LOAD_PROGRESS, .run = a.run,
+				   .memory_bytes = a.memory_set ? a.memory : gt_default_memory_budget() };
+	if (!a.memory_set)
+		lo.flags |= GT_LOAD_MEMORY_SOFT;
 	if (gt_load(paths, a.npaths, &lo, &s, err, sizeof(err))) {
 		cmd_error("%s", err[0] ? err : "cannot load the input");
 		rc = 1;

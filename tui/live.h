@@ -136,6 +136,12 @@ void live_sess_ui(struct live_sess *ss, struct ui_source *src, const char *name)
 /* the injection library next to the running gtrace binary (build tree or
  * installed libdir); 0 with the path, -ENOENT */
 int live_inject_path(char *out, size_t len);
+/* CUDA graph launch calls in s without any GPU work of theirs (graphs
+ * instantiated before the capture could trace their kernels) */
+size_t live_graphs_untraced(const struct gt_store *s);
+/* print that count, when not 0, in one line on stderr for the subcommand
+ * cmd ("record", "attach") with the way out */
+void live_graphs_note(const struct gt_store *s, const char *cmd);
 
 /* start argv with the injection library in its environment (and
  * GTRACE_AUTOSTART so capture begins at CUDA's start); 0 or negative

@@ -22,7 +22,7 @@ struct command {
 static const struct command commands[] = {
 	{ "demo", cmd_demo, "demo [--gpus N] [--scenario NAME] [--rate EVENTS_PER_S] [--seconds S]\n"
 	  "      live viewer on the built-in simulated multi-GPU trainer" },
-	{ "open", cmd_open, "open [--param-bytes B --link-gbps X] [--run NAME] PATH...\n"
+	{ "open", cmd_open, "open [--param-bytes B --link-gbps X] [--run NAME] [--memory SIZE] PATH...\n"
 	  "      view a .gtrace capture, a Kineto/Chrome JSON(.gz), an nsys .sqlite, a directory of\n"
 	  "      per-rank files, a TensorFlow/JAX .xplane.pb[.gz] or a TensorBoard log directory" },
 	{ "run", cmd_run, "run [--record FILE [--force]] -- CMD [ARGS]\n"
@@ -35,7 +35,7 @@ static const struct command commands[] = {
 	  "      headless capture to a .gtrace file, no terminal needed" },
 	{ "stats", cmd_stats, "stats PATH... [--report NAME[,NAME...]] [--format table|csv|json]\n"
 	  "             [--table NAME|list] [-o DIR] [--step N] [--range T0:T1] [--gpu G] [--rank R]\n"
-	  "             [--param-bytes B --link-gbps X] [--run NAME]\n"
+	  "             [--param-bytes B --link-gbps X] [--run NAME] [--memory SIZE]\n"
 	  "      analyses as text, CSV or JSON" },
 	{ "export", cmd_export, "export PATH... -o OUT.json[.gz] [--no-flows] [--gzip-level N] [--run NAME] [--force]\n"
 	  "      Chrome trace JSON (opens in Perfetto) from any input" },

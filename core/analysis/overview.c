@@ -88,8 +88,9 @@ static void environment(const struct gt_store *s, const struct gt_scope *sc,
 		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
 		if (!l->n || (sc->rank >= 0 && l->key.rank != sc->rank))
 			continue;
-		if (l->key.type == GT_LANE_GPU && (sc->gpu < 0 || l->key.device == sc->gpu))
-			r->streams++;
+		if (l->key.type == GT_LANE_GPU && l->key.pid >= 0 && l->key.id >= 0 &&
+		    (sc->gpu < 0 || l->key.device == sc->gpu))
+			r->streams++;   /* a CUDA stream; not an annotation or sync lane (pid < 0) */
 		else if (l->key.type == GT_LANE_HOST && l->key.pid >= 0 && l->key.id > 0)
 			r->host_threads++;       /* an OS thread: a process and a thread id */
 		else if (l->key.type == GT_LANE_HOST)

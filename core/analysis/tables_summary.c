@@ -44,7 +44,9 @@ static int lanes_and_kinds(const struct gt_store *s, const struct gt_scope *sc,
 			goto nomem;
 		size_t w = (size_t)r;
 		int gpu = l->key.type == GT_LANE_GPU;
-		*ngpu_lanes += gpu;
+		/* streams only: annotation and synchronization lanes (pid < 0)
+		 * are no stream (as in gputime) */
+		*ngpu_lanes += gpu && l->key.pid >= 0 && l->key.id >= 0;
 		*nhost_lanes += l->key.type == GT_LANE_HOST;
 		gt_table_set_int(lt, w, 0, l->key.rank);
 		if (gt_table_set_str(lt, w, 1, gpu ? "stream" : l->key.type == GT_LANE_HOST ?

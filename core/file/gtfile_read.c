@@ -40,6 +40,8 @@ struct rd {
 	int have_index;
 	size_t max_events;
 	_Atomic uint64_t *progress;   /* optional: bytes walked so far, for a loading line */
+	int mapped;                   /* p is a page-aligned mapping that may be dropped behind */
+	size_t dropped;               /* bytes of it dropped so far */
 };
 
 const char *gtfile_chunk_name(uint32_t type)
@@ -212,12 +214,25 @@ static int reserve_lanes(struct rd *r, size_t from, size_t to)
 	for (size_t i = from; i < to && i < r->idx_nlanes; i++) {
 		if (r->idx_lane[i] && store_reserve(r->s, (uint32_t)i, r->idx_lane[i]))
 			return fail(r, -ENOMEM, "out of memory");
-		huge_hint(store_lane_at(r->s, (uint32_t)i));
+		if (!store_budget(r->s))
+			huge_hint(store_lane_at(r->s, (uint32_t)i));
 	}
 	return 0;
 }
 
 /* walk the chunks; *complete = 1 when the END chunk was reached */
+/* a budgeted store: the file's pages already decoded leave the process
+ * (every 4 MiB; the file was mapped without MAP_POPULATE) */
+static void drop_behind(struct rd *r, size_t pos)
+{
+	size_t step = (size_t)4 << 20, pg = (size_t)sysconf(_SC_PAGESIZE);
+	if (!r->mapped || pos < r->dropped + step)
+		return;
+	size_t upto = pos / pg * pg;
+	madvise((void *)(uintptr_t)(r->p + r->dropped), upto - r->dropped, MADV_DONTNEED);
+	r->dropped = upto;
+}
+
 static int walk(struct rd *r, struct gtfile_info *info, int *complete, size_t *last)
 {
 	size_t pos = GTFILE_HDR_BYTES;
@@ -271,6 +286,7 @@ static int walk(struct rd *r, struct gtfile_info *info, int *complete, size_t *l
 		info->chunks++;
 		*last = pos;
 		pos += GTFILE_CHUNK_HDR + stored;
+		drop_behind(r, pos);
 		if (r->progress)
 			atomic_store_explicit(r->progress, pos, memory_order_relaxed);
 	}
@@ -280,27 +296,20 @@ static int walk(struct rd *r, struct gtfile_info *info, int *complete, size_t *l
 /* without an index lanes grew geometrically: give back the slack */
 static void trim_lanes(struct gt_store *s)
 {
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		struct gt_lane *l = store_lane_at(s, (uint32_t)i);
-		if (l->n && l->cap > l->n) {
-			struct gt_event *e = realloc(l->ev, l->n * sizeof(*e));
-			if (e) {
-				l->ev = e;
-				l->cap = l->n;
-			}
-		}
-	}
+	for (size_t i = 0; i < store_lane_count(s); i++)
+		store_lane_fit(s, (uint32_t)i);
 }
 
 static int read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,
-		    struct gtfile_info *info, _Atomic uint64_t *progress, char *err, size_t errlen)
+		    struct gtfile_info *info, _Atomic uint64_t *progress, int mapped, char *err,
+		    size_t errlen)
 {
 	struct gtfile_info dummy;
 	if (!info)
 		info = &dummy;
 	memset(info, 0, sizeof(*info));
 	struct rd r = { .p = buf, .len = len, .name = name, .s = s, .err = err, .errlen = errlen,
-			.progress = progress };
+			.progress = progress, .mapped = mapped };
 	err[0] = '\0';
 	r.max_events = len * GTFILE_MAX_EVENTS_PER_BYTE + 4096;
 	int rc = check_header(&r, info);
@@ -339,7 +348,7 @@ static int read_mem(const void *buf, size_t len, const char *name, struct gt_sto
 int gtfile_read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,
 		    struct gtfile_info *info, char *err, size_t errlen)
 {
-	return read_mem(buf, len, name, s, info, NULL, err, errlen);
+	return read_mem(buf, len, name, s, info, NULL, 0, err, errlen);
 }
 
 int gtfile_read(const char *path, struct gt_store *s, struct gtfile_info *info,
@@ -367,7 +376,9 @@ int gtfile_read_progress(const char *path, struct gt_store *s, struct gtfile_inf
 	size_t len = (size_t)st.st_size;
 	void *p = NULL;
 	if (len) {
-		p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		/* a budgeted store reads the file as it goes and drops it behind */
+		int fl = store_budget(s) ? MAP_PRIVATE : MAP_PRIVATE | MAP_POPULATE;
+		p = mmap(NULL, len, PROT_READ, fl, fd, 0);
 		if (p == MAP_FAILED) {
 			e = errno;
 			snprintf(err, errlen, "%s: %s", path, strerror(e));
@@ -376,7 +387,8 @@ int gtfile_read_progress(const char *path, struct gt_store *s, struct gtfile_inf
 		}
 	}
 	close(fd);
-	int rc = read_mem(len ? p : "", len, path, s, info, progress, err, errlen);
+	int rc = read_mem(len ? p : "", len, path, s, info, progress, len && store_budget(s), err,
+			  errlen);
 	if (len)
 		munmap(p, len);
 	return rc;

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "gtrace/gtfile.h"
@@ -73,6 +74,17 @@ int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
 		return -ENOMEM;
 	}
 	int rc = 0, keep_warning = 0;
+	if (o->memory_bytes && (rc = store_set_budget(s, o->memory_bytes)) != 0 &&
+	    (o->flags & GT_LOAD_MEMORY_SOFT)) {
+		store_set_budget(s, 0);
+		rc = 0;
+	} else if (rc) {
+		snprintf(err, errlen, "memory budget: cache file in %s: %s",
+			 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp",
+			 strerror(-rc));
+		store_free(s);
+		return rc;
+	}
 	if (n > 1) {
 		/* only trace JSON files merge as ranks; say so instead of "not JSON" */
 		static const char *const what[] = { [GT_FMT_GTRACE] = "a .gtrace capture",

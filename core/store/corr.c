@@ -21,14 +21,14 @@ static int is_gpu_work(const struct gt_event *e)
 }
 
 /* LSD radix sort on key, 16-bit digits, skipping digits that are all equal */
-static int radix_sort(struct corr_ent *a, size_t n)
+static int radix_sort(struct gt_store *s, struct corr_ent *a, size_t n)
 {
 	if (n < 2)
 		return 0;
-	struct corr_ent *tmp = malloc(n * sizeof(*tmp));
+	struct corr_ent *tmp = store_mem_realloc(s, NULL, n * sizeof(*tmp));
 	size_t *cnt = malloc(65536 * sizeof(*cnt));
 	if (!tmp || !cnt) {
-		free(tmp);
+		store_mem_free(s, tmp);
 		free(cnt);
 		return -ENOMEM;
 	}
@@ -53,7 +53,7 @@ static int radix_sort(struct corr_ent *a, size_t n)
 	}
 	if (src != a)
 		memcpy(a, src, n * sizeof(*a));
-	free(tmp);
+	store_mem_free(s, tmp);
 	free(cnt);
 	return 0;
 }
@@ -61,8 +61,8 @@ static int radix_sort(struct corr_ent *a, size_t n)
 int corr_build(struct gt_store *s)
 {
 	/* invalidate; rebuilt on demand */
-	free(s->corr_launch);
-	free(s->corr_gpu);
+	store_mem_free(s, s->corr_launch);
+	store_mem_free(s, s->corr_gpu);
 	s->corr_launch = s->corr_gpu = NULL;
 	s->n_corr_launch = s->n_corr_gpu = 0;
 	return 0;
@@ -80,11 +80,11 @@ static int corr_build_now(struct gt_store *s)
 			ng += is_gpu_work(&l->ev[k]);
 		}
 	}
-	struct corr_ent *L = malloc((nl ? nl : 1) * sizeof(*L));
-	struct corr_ent *G = malloc((ng ? ng : 1) * sizeof(*G));
+	struct corr_ent *L = store_mem_realloc(s, NULL, (nl ? nl : 1) * sizeof(*L));
+	struct corr_ent *G = store_mem_realloc(s, NULL, (ng ? ng : 1) * sizeof(*G));
 	if (!L || !G) {
-		free(L);
-		free(G);
+		store_mem_free(s, L);
+		store_mem_free(s, G);
 		return -ENOMEM;
 	}
 	size_t a = 0, b = 0;
@@ -103,9 +103,9 @@ static int corr_build_now(struct gt_store *s)
 				G[b++] = c;
 		}
 	}
-	if (radix_sort(L, nl) || radix_sort(G, ng)) {
-		free(L);
-		free(G);
+	if (radix_sort(s, L, nl) || radix_sort(s, G, ng)) {
+		store_mem_free(s, L);
+		store_mem_free(s, G);
 		return -ENOMEM;
 	}
 	s->corr_launch = L;

@@ -28,14 +28,14 @@ static int ev_before(const struct gt_event *a, const struct gt_event *b)
 }
 
 /* natural bottom-up merge sort: O(n) on sorted input, stable */
-static int sort_events(struct gt_event *ev, size_t n)
+static int sort_events(struct gt_store *s, struct gt_event *ev, size_t n)
 {
 	size_t i = 1;
 	while (i < n && !ev_before(&ev[i], &ev[i - 1]))
 		i++;
 	if (i >= n)
 		return 0;
-	struct gt_event *tmp = malloc(n * sizeof(*tmp));
+	struct gt_event *tmp = store_mem_realloc(s, NULL, n * sizeof(*tmp));
 	if (!tmp)
 		return -ENOMEM;
 	struct gt_event *src = ev, *dst = tmp;
@@ -70,18 +70,18 @@ static int sort_events(struct gt_event *ev, size_t n)
 	}
 	if (src != ev)
 		memcpy(ev, src, n * sizeof(*ev));
-	free(tmp);
+	store_mem_free(s, tmp);
 	return 0;
 }
 
-void lod_free(struct gt_lane *l)
+void lod_free(struct gt_store *s, struct gt_lane *l)
 {
-	free(l->blk_start);
-	free(l->blk_maxend);
-	free(l->blk_busy);
+	store_mem_free(s, l->blk_start);
+	store_mem_free(s, l->blk_maxend);
+	store_mem_free(s, l->blk_busy);
 	for (int k = 0; k < l->n_lvl; k++) {
-		free(l->lvl_max[k]);
-		free(l->lvl_dur[k]);
+		store_mem_free(s, l->lvl_max[k]);
+		store_mem_free(s, l->lvl_dur[k]);
 	}
 	free(l->lvl_max);
 	free(l->lvl_dur);
@@ -144,7 +144,7 @@ static size_t range_argmax(const struct gt_lane *l, size_t lo, size_t hi)
 	return best;
 }
 
-int lod_build(struct gt_lane *l)
+int lod_build(struct gt_store *s, struct gt_lane *l)
 {
 	size_t n = l->n;
 	if (l->n_indexed == n && (n == 0 || l->blk_maxend))
@@ -158,22 +158,22 @@ int lod_build(struct gt_lane *l)
 			break;
 		}
 	if (from == 0) {
-		int rc = sort_events(l->ev, n);
+		int rc = sort_events(s, l->ev, n);
 		if (rc)
 			return rc;
-		lod_free(l);
+		lod_free(s, l);
 	}
 	size_t nb = (n + B - 1) / B;
 	size_t b0 = from / B;
-	int64_t *me = realloc(l->blk_maxend, (nb ? nb : 1) * sizeof(*me));
+	int64_t *me = store_mem_realloc(s, l->blk_maxend, (nb ? nb : 1) * sizeof(*me));
 	if (!me)
 		return -ENOMEM;
 	l->blk_maxend = me;
-	int64_t *bb = realloc(l->blk_busy, (nb ? nb : 1) * sizeof(*bb));
+	int64_t *bb = store_mem_realloc(s, l->blk_busy, (nb ? nb : 1) * sizeof(*bb));
 	if (!bb)
 		return -ENOMEM;
 	l->blk_busy = bb;
-	int64_t *bs = realloc(l->blk_start, (nb ? nb : 1) * sizeof(*bs));
+	int64_t *bs = store_mem_realloc(s, l->blk_start, (nb ? nb : 1) * sizeof(*bs));
 	if (!bs)
 		return -ENOMEM;
 	l->blk_start = bs;
@@ -186,9 +186,9 @@ int lod_build(struct gt_lane *l)
 		bb[b] = P;
 		size_t end = (b + 1) * B < n ? (b + 1) * B : n;
 		for (size_t i = b * B; i < end; i++) {
-			int64_t s = l->ev[i].start_ns, e = s + l->ev[i].dur_ns;
+			int64_t st = l->ev[i].start_ns, e = st + l->ev[i].dur_ns;
 			if (e > M) {
-				P += e - (s > M ? s : M);
+				P += e - (st > M ? st : M);
 				M = e;
 			}
 		}
@@ -220,11 +220,11 @@ int lod_build(struct gt_lane *l)
 			l->lvl_n[lvl] = 0;
 			l->n_lvl = lvl + 1;
 		}
-		uint32_t *a = realloc(l->lvl_max[lvl], cn * sizeof(*a));
+		uint32_t *a = store_mem_realloc(s, l->lvl_max[lvl], cn * sizeof(*a));
 		if (!a)
 			return -ENOMEM;
 		l->lvl_max[lvl] = a;
-		int64_t *ad = realloc(l->lvl_dur[lvl], cn * sizeof(*ad));
+		int64_t *ad = store_mem_realloc(s, l->lvl_dur[lvl], cn * sizeof(*ad));
 		if (!ad)
 			return -ENOMEM;
 		l->lvl_dur[lvl] = ad;

@@ -61,8 +61,8 @@ void store_free(struct gt_store *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->n_lanes; i++) {
-		lod_free(s->lanes[i]);
-		free(s->lanes[i]->ev);
+		lod_free(s, s->lanes[i]);
+		store_mem_free(s, s->lanes[i]->ev);
 		free(s->lanes[i]);
 	}
 	free(s->lanes);
@@ -78,8 +78,9 @@ void store_free(struct gt_store *s)
 	}
 	free(s->meta);
 	free(s->str_short);
-	free(s->corr_launch);
-	free(s->corr_gpu);
+	store_mem_free(s, s->corr_launch);
+	store_mem_free(s, s->corr_gpu);
+	store_arena_free(s->arena);
 	free(s);
 }
 
@@ -378,7 +379,8 @@ int store_reserve(struct gt_store *s, uint32_t lane, size_t n)
 	struct gt_lane *l = s->lanes[lane];
 	if (l->n + n <= l->cap)
 		return 0;
-	struct gt_event *ne = realloc(l->ev, (l->n + n) * sizeof(*ne));
+	store_budget_poll(s);
+	struct gt_event *ne = store_mem_realloc(s, l->ev, (l->n + n) * sizeof(*ne));
 	if (!ne)
 		return -ENOMEM;
 	l->ev = ne;
@@ -395,13 +397,20 @@ int store_add(struct gt_store *s, const struct gt_event *e)
 		/* small first (a file of a million one-event lanes must not
 		 * reserve 12 KiB each), then x1.5 */
 		size_t nc = !l->cap ? 4 : l->cap < 256 ? l->cap * 4 : l->cap + l->cap / 2;
-		struct gt_event *ne = realloc(l->ev, nc * sizeof(*ne));
+		store_budget_poll(s);
+		l = s->lanes[e->lane];
+		struct gt_event *ne = store_mem_realloc(s, l->ev, nc * sizeof(*ne));
 		if (!ne)
 			return -ENOMEM;
 		l->ev = ne;
 		l->cap = nc;
 	}
 	l->ev[l->n++] = *e;
+	if (s->arena && ++s->adds_unchecked >= 65536) {
+		/* a writer filling reserved room checks the budget itself */
+		s->adds_unchecked = 0;
+		store_budget_finished(s);
+	}
 	if (e->kind < 32)
 		l->kinds_mask |= 1u << e->kind;
 	return 0;
@@ -424,13 +433,16 @@ int64_t store_t_max(const struct gt_store *s)
 
 int store_finish(struct gt_store *s)
 {
+	int rc;
 	size_t n = 0;
+	store_budget_poll(s);
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	for (size_t i = 0; i < s->n_lanes; i++) {
 		struct gt_lane *l = s->lanes[i];
-		int rc = lod_build(l);
+		rc = lod_build(s, l);
 		if (rc)
 			return rc;
+		store_budget_finished(s);   /* lane by lane: indexing reads every event */
 		n += l->n;
 		if (l->n) {
 			if (l->ev[0].start_ns < lo)
@@ -443,7 +455,9 @@ int store_finish(struct gt_store *s)
 	s->n_events = n;
 	s->t_min = lo;
 	s->t_max = hi;
-	return corr_build(s);
+	rc = corr_build(s);
+	store_budget_finished(s);
+	return rc;
 }
 
 size_t store_bytes(const struct gt_store *s)

@@ -57,6 +57,11 @@ struct gt_store {
 	size_t n_corr_launch, n_corr_gpu;
 	size_t n_events;
 	int64_t t_min, t_max;
+	size_t budget;            /* bytes, 0 = unbounded (store_budget.c) */
+	size_t heap_bytes;        /* bytes of store_mem blocks on the heap */
+	struct store_arena *arena;/* the cache file, once engaged */
+	int arena_err;            /* engaging failed: -errno, not retried */
+	unsigned adds_unchecked;  /* store_add calls since the last budget check */
 };
 
 int strtab_init(struct strtab *t);
@@ -70,8 +75,47 @@ void rectab_done(struct rectab *t);
 uint32_t rectab_intern(struct rectab *t, const void *rec);
 const void *rectab_at(const struct rectab *t, uint32_t id);
 
-int lod_build(struct gt_lane *l);
-void lod_free(struct gt_lane *l);
+int lod_build(struct gt_store *s, struct gt_lane *l);
+void lod_free(struct gt_store *s, struct gt_lane *l);
+
+/* ---- memory: every per-event array of the store (lane events, lane
+ * index, correlation index, sort buffers) comes from here (store_budget.c).
+ * A heap block carries a 16-byte size header; with a budget engaged, blocks
+ * of STORE_ARENA_MIN bytes or more live in the cache file (store_arena.c). */
+#define STORE_ARENA_MIN 4096u
+/* realloc (p NULL: malloc); NULL on failure, p then unchanged */
+void *store_mem_realloc(struct gt_store *s, void *p, size_t n);
+void store_mem_free(struct gt_store *s, void *p);
+/* a safe point (no array pointer held): engage the cache file when the heap
+ * share passed half the budget */
+void store_budget_poll(struct gt_store *s);
+/* recompute the arena's share of the budget and trim when over it (store_finish
+ * lane by lane, store_add every 65536 events) */
+void store_budget_finished(struct gt_store *s);
+
+struct store_arena;
+/* 0 when a cache file can be made in $TMPDIR (or /var/tmp), else -errno */
+int store_arena_probe(void);
+int store_arena_new(size_t allow, struct store_arena **out);
+void store_arena_free(struct store_arena *a);
+int store_arena_owns(const struct store_arena *a, const void *p);
+void *store_arena_alloc(struct store_arena *a, size_t n);
+void *store_arena_realloc(struct store_arena *a, void *p, size_t n);
+void store_arena_release(struct store_arena *a, void *p);
+size_t store_arena_size(const struct store_arena *a, void *p);
+/* user bytes of live blocks */
+size_t store_arena_live(const struct store_arena *a);
+/* bytes of the arena mapped into the process now (sampled, an upper bound) */
+size_t store_arena_resident(struct store_arena *a);
+void store_arena_set_allow(struct store_arena *a, size_t allow);
+/* drop the arena from the page tables; check: only when over the allowance
+ * (returns 1 when it trimmed) */
+void store_arena_trim(struct store_arena *a);
+int store_arena_check(struct store_arena *a);
+uint64_t store_arena_trims(const struct store_arena *a);
+/* benchmarks: out of the process and out of the page cache (written to the
+ * file first), so the next touch reads the disk */
+void store_arena_cold(struct store_arena *a);
 int corr_build(struct gt_store *s);
 
 /* the store's edge for ranks: an unknown rank (-1, any negative) is rank 0.

@@ -17,7 +17,7 @@ int store_shift_rank(struct gt_store *s, int32_t rank, int64_t delta_ns)
 			continue;
 		for (size_t k = 0; k < l->n; k++)
 			l->ev[k].start_ns += delta_ns;
-		lod_free(l);
+		lod_free(s, l);
 	}
 	return store_finish(s);
 }

@@ -82,6 +82,8 @@ struct gt_event {
 	uint8_t sub;       /* enum gt_copy_kind / gt_sync_kind */
 	uint16_t flags;    /* GT_EVF_* */
 	uint32_t aux;      /* kind-specific: P2P copy: src dev | dst dev << 16;
+			    * other copy: copies the record covers when more than
+			    * one (CUDA 13 batched copies; bytes are their sum);
 			    * kernel: CUDA graph id (0 = not a graph node) */
 };
 

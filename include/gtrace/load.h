@@ -22,6 +22,7 @@ enum gt_format {
 
 #define GT_LOAD_PROGRESS 0x1u   /* progress bar on stderr when it is a terminal */
 #define GT_LOAD_QUIET    0x2u   /* no warnings on stderr */
+#define GT_LOAD_MEMORY_SOFT 0x4u /* memory_bytes is a default: no cache file, no budget (no error) */
 
 struct gt_load_opts {
 	unsigned flags;
@@ -31,6 +32,9 @@ struct gt_load_opts {
 	_Atomic uint64_t *progress_bytes;
 	/* optional: the run of a TensorBoard log directory to open (NULL: the newest) */
 	const char *run;
+	/* bytes of decoded events and indexes to keep resident
+	   (store_set_budget); 0 = unbounded */
+	size_t memory_bytes;
 };
 
 /* guess the format from the path (directory, extension) and first bytes */

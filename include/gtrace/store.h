@@ -221,6 +221,32 @@ static inline const struct gt_event *store_ev(const struct gt_store *s, struct g
 /* resident bytes of events and indexes (for the memory benchmark) */
 size_t store_bytes(const struct gt_store *s);
 
+/* ---- memory budget (core/store/store_budget.c, docs/store.md) ----
+ * With a budget, lane event arrays and their indexes (and the correlation
+ * index) larger than a page live in a shared mapping of an unlinked cache
+ * file in $TMPDIR (default /var/tmp); a trimmer drops their pages from the
+ * process (MADV_DONTNEED) whenever the resident share passes the budget, and
+ * the kernel reads them back from the page cache or the file on the next
+ * touch.  Readers index lane->ev[i] as before: results are exact. */
+
+/* keep at most `bytes` of decoded events (+ their indexes) resident;
+ * 0 = unbounded (the default).  May be called at any time: arrays already
+ * allocated move into the cache file.  0, -ENOMEM, or -errno of the cache
+ * file (the store then stays unbounded) */
+int    store_set_budget(struct gt_store *s, size_t bytes);
+/* the budget set, 0 when unbounded */
+size_t store_budget(const struct gt_store *s);
+/* bytes of events and indexes resident now (what the status line shows):
+ * the heap part plus the cache file's pages mapped into the process */
+size_t store_resident_bytes(const struct gt_store *s);
+/* min(1 GiB, physical RAM / 4) */
+size_t gt_default_memory_budget(void);
+/* "256M", "1G", "512MiB", "64k", "1048576" (K/M/G/T, optional "iB"/"B",
+ * powers of 1024) -> bytes; 0 or -EINVAL */
+int    gt_parse_size(const char *text, size_t *out);
+/* give back a lane's unused array capacity (after a bulk load) */
+void   store_lane_fit(struct gt_store *s, uint32_t lane);
+
 /* ---- nesting depth index of one lane (core/store/depth.c) ----
  * Built on demand (the viewer's expanded host threads): each event gets a
  * depth by the stack rule (start order, longer first on equal starts; pop

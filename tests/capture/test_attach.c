@@ -6,6 +6,7 @@
  * they are without gtrace, and that its threads kept running.  Targets get
  * GTRACE_SYNTH in their environment so the loaded library has a source
  * without a GPU.  Refusals: another uid, a traced target, a static target,
+ * another mount namespace without the library,
  * a library of another version, a target that dies mid-injection.
  */
 #include <criterion/criterion.h>
@@ -497,6 +498,41 @@ Test(attach, refused_other_network_namespace)
 	cr_assert(!maps_have(t, "libgtrace-inject.so"));
 	cr_assert_eq(wait_exit(t), 7);
 	slurp(at("ns.out"), out, sizeof(out));
+	ticks(exp, sizeof(exp), 12);
+	cr_assert_str_eq(out, exp);
+}
+
+/* a target in another mount namespace where the library is not visible
+ * at gtrace's path (a tmpfs mounted over build/capture in it): refused in
+ * one line before any ptrace, the target untouched */
+Test(attach, refused_other_mount_namespace)
+{
+	if (geteuid() != 0 || access("/usr/bin/unshare", X_OK) < 0)
+		cr_skip_test("needs root and unshare (a mount namespace of its own)");
+	/* can this machine make one at all (a container may forbid it)? */
+	if (system("/usr/bin/unshare -m true >/dev/null 2>&1") != 0)
+		cr_skip_test("unshare -m is not permitted here");
+	char prog[1100], err[4096], out[4096], exp[1024], libdir[1100], sh[9000];
+	snprintf(prog, sizeof(prog), "%s/att_sleeper", tdir);
+	snprintf(libdir, sizeof(libdir), "%s/capture", getenv("GTRACE_BUILD"));
+	char real[4096];
+	cr_assert_not_null(realpath(libdir, real));
+	/* the shell execs the sleeper in its own pid, after hiding the library */
+	snprintf(sh, sizeof(sh), "mount -t tmpfs gtrace-test '%s' && exec '%s' 12 50000 7", real, prog);
+	char *argv[] = { "/usr/bin/unshare", "-m", "--propagation", "private", "--", "/bin/sh", "-c",
+			 sh, NULL };
+	pid_t t = spawn(argv, at("mnt.out"), NULL, -1, -1, NULL, NULL);
+	wait_for(at("mnt.out"), "tick 1\n");
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)t);
+	char *args[] = { "attach", pid, "--force-inject", NULL };
+	cr_assert_eq(run_gtrace(args, -1, err, sizeof(err)), 1, "%s", err);
+	cr_assert(strstr(err, "another mount namespace (a container)") &&
+		  strstr(err, "is not visible") && strstr(err, "libgtrace-inject.so"), "%s", err);
+	cr_assert_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
+	cr_assert(!maps_have(t, "libgtrace-inject.so"));
+	cr_assert_eq(wait_exit(t), 7);
+	slurp(at("mnt.out"), out, sizeof(out));
 	ticks(exp, sizeof(exp), 12);
 	cr_assert_str_eq(out, exp);
 }

@@ -128,6 +128,15 @@ Test(convert, memcpy6_and_ptop4_and_memset4)
 	cr_assert(e.flags & GT_EVF_PINNED);
 	cr_assert_str_eq(name_of(e.name), "Memcpy HtoD (Pinned -> Device)");
 	cr_assert_eq(e.dur_ns, 200);
+	cr_assert_eq(e.aux, 0, "copyCount 0 (CUDA 12 records lifted): one copy");
+	m.copyCount = 1;
+	cr_assert_eq(convert_record(&cv, &m, &e), 1);
+	cr_assert_eq(e.aux, 0, "one copy");
+	m.copyCount = 3;              /* a batch's run of 3 copies in one record */
+	cr_assert_eq(convert_record(&cv, &m, &e), 1);
+	cr_assert_eq(e.aux, 3);
+	cr_assert_eq(e.arg, 1 << 20, "the bytes of the 3 copies, as CUPTI summed them");
+	m.copyCount = 0;
 	m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOH;
 	m.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
 	m.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
@@ -257,9 +266,18 @@ Test(convert, sync2_context3_device5)
 	cr_assert_str_eq(name_of(e.name), "cudaStreamSynchronize");
 	cr_assert_eq(lane_of(e.lane).device, 6);
 	cr_assert_eq(lane_of(e.lane).tid, 21);
+	cr_assert_eq(lane_of(e.lane).pid, -1, "a sync lane, not stream 21's lane");
 	s.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE;
 	cr_assert_eq(convert_record(&cv, &s, &e), 1);
 	cr_assert_eq(e.sub, GT_SYNC_CONTEXT);
+	/* device-wide: no stream (the header's invalid value), never "stream 0" */
+	s.streamId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+	cr_assert_eq(convert_record(&cv, &s, &e), 1);
+	cr_assert_eq(lane_of(e.lane).type, 1);
+	cr_assert_eq(lane_of(e.lane).device, 6);
+	cr_assert_eq(lane_of(e.lane).pid, -1);
+	cr_assert_eq(lane_of(e.lane).tid, -1);
+	cr_assert_str_eq(name_of(lane_of(e.lane).name), "device synchronizations");
 
 	CUpti_ActivityDevice5 d;
 	memset(&d, 0, sizeof(d));

@@ -95,6 +95,52 @@ Test(pinj_arch, aarch64_call_frame)
 	cr_assert_null(pinj_arch_for(EM_386));
 }
 
+/* aarch64, a thread interrupted in a syscall (the kernel has already put
+ * pc back on the svc and x0 back to its argument before the ptrace stop,
+ * arch/arm64/kernel/signal.c do_signal): the call image is a copy, so the
+ * saved image still re-executes the svc with its number (x8) and
+ * arguments; the call image keeps the flags (NZCV, DAIF) but clears
+ * PSTATE.BTYPE, so a BTI-guarded function entry does not fault */
+Test(pinj_arch, aarch64_interrupted_syscall_image)
+{
+	const struct pinj_arch *a = pinj_arch_for(EM_AARCH64);
+	union pinj_regs saved, r;
+	memset(&saved, 0, sizeof(saved));
+	for (int i = 0; i < 31; i++)
+		saved.a64.x[i] = 0x1000 + (uint64_t)i;
+	saved.a64.x[8] = 101;                 /* __NR_nanosleep */
+	saved.a64.sp = 0xffffc0002000;
+	saved.a64.pc = 0x7f0000100c;          /* the svc #0 */
+	saved.a64.pstate = 0x60000000u | (3u << 10) | 0x3c0;   /* Z C, BTYPE 11, DAIF */
+	r = saved;
+	uint64_t args[6] = { PINJ_ARG_STR, 2, 0, 0, 0, 0 };
+	struct pinj_frame fr;
+	pinj_arch_call(a, &r, 0x400000, args, 0x500000, 40, &fr);
+	cr_assert_eq((r.a64.pstate >> 10) & 3, 0, "BTYPE cleared for the call");
+	cr_assert_eq(r.a64.pstate & ~(uint64_t)(3u << 10), saved.a64.pstate & ~(uint64_t)(3u << 10),
+		     "other PSTATE bits kept");
+	for (int i = 6; i < 30; i++)
+		cr_assert_eq(r.a64.x[i], saved.a64.x[i], "x%d changed by the call frame", i);
+	/* the saved image, put back at detach, re-executes the syscall */
+	cr_assert_eq(saved.a64.pc, 0x7f0000100c);
+	cr_assert_eq(saved.a64.x[8], 101);
+	cr_assert_eq(saved.a64.x[0], 0x1000);
+	cr_assert_eq((saved.a64.pstate >> 10) & 3, 3);
+	/* x86-64 for comparison: orig_rax says "no syscall to restart" in the
+	 * call image only */
+	const struct pinj_arch *x = pinj_arch_for(EM_X86_64);
+	union pinj_regs xs, xr;
+	memset(&xs, 0, sizeof(xs));
+	xs.x86.rsp = 0x7ffff0002000;
+	xs.x86.orig_rax = 35;                 /* __NR_nanosleep */
+	xs.x86.rax = (uint64_t)-516;          /* -ERESTART_RESTARTBLOCK */
+	xr = xs;
+	pinj_arch_call(x, &xr, 0x400000, args, 0x500000, 40, &fr);
+	cr_assert_eq(xr.x86.orig_rax, UINT64_MAX);
+	cr_assert_eq(xs.x86.orig_rax, 35);
+	cr_assert_eq(xs.x86.rax, (uint64_t)-516);
+}
+
 /* a minimal aarch64 shared object: one R+X PT_LOAD at vaddr 0x10000 with
  * code at file offset 0x200 (nop, nop, brk #1000 at +8), a .dynsym with
  * "dlopen" = 0x10204 and an undefined "malloc", and their .dynstr */

@@ -29,6 +29,13 @@ enum cudaemu_kind {
 	CUDAEMU_GRAPH,           /* cudaGraphLaunch of `nodes` kernels (name, grid,
 				  * block, dur_ns each; node i runs from
 				  * start_ns + i * (dur_ns + 1) for dur_ns) */
+	CUDAEMU_SYNC,            /* stream 0: cudaDeviceSynchronize (the whole
+				  * device), else cudaStreamSynchronize(stream):
+				  * the call waits for the work submitted before
+				  * it; start_ns..end_ns is the wait */
+	CUDAEMU_MEMCPY_BATCH,    /* cudaMemcpyBatchAsync of `copies` copies on one
+				  * stream, back to back: copy i runs dur_ns from
+				  * start_ns + i * (dur_ns + 1) */
 };
 
 /* one piece of GPU work and the launch call that made it */
@@ -47,7 +54,14 @@ struct cudaemu_work {
 				  * = 0 (no timestamp memory), 2: end before start */
 	uint8_t driver;          /* CUDAEMU_CALL: a driver API call (else runtime) */
 	uint32_t nodes;          /* CUDAEMU_GRAPH: kernel nodes (>= 1) */
-	uint32_t graph_id;       /* CUDAEMU_GRAPH: the graph's id (>= 1) */
+	uint32_t graph_id;       /* CUDAEMU_GRAPH: the graph's id (>= 1; its kernels
+				  * are traced only when CUPTI had CONCURRENT_KERNEL
+				  * on at cudaemu_graph_instantiate) */
+	uint32_t copies;         /* CUDAEMU_MEMCPY_BATCH: copies (1..64) */
+	const uint64_t *copy_bytes;   /* their sizes */
+	const uint8_t *copy_kinds;    /* their CUpti_ActivityMemcpyKind (HTOD: pinned
+				       * -> device, DTOH: device -> pinned, else
+				       * device -> device) */
 	/* out: what the driver did (the ground truth) */
 	uint32_t corr;           /* correlation id of the launch call */
 	uint32_t cbid;           /* API callback id of the call (in for CUDAEMU_CALL) */
@@ -72,12 +86,19 @@ struct cudaemu_device {
 struct cudaemu_sink {
 	void (*api)(struct cudaemu_work *w);
 	void (*work)(struct cudaemu_work *w);
+	/* cuGraphInstantiate of graph_id: CUPTI decides now whether the
+	 * graph's kernels will be traced (NULL: never) */
+	void (*instantiate)(uint32_t graph_id);
 };
 
 /* ---- exported by libcuda.so.1 ---- */
 /* submit w (in fields) on the calling thread; fills the out fields; 0 or
  * -EINVAL (no such device / stream 0 / unknown kind) */
 int cudaemu_submit(struct cudaemu_work *w) CUDAEMU_API;
+/* cuGraphInstantiate of the graph graph_id (>= 1): its kernel nodes are
+ * traced at launch only if CUPTI had CONCURRENT_KERNEL enabled now (the
+ * graph is instrumented when instantiated, as with the real CUPTI) */
+void cudaemu_graph_instantiate(uint32_t graph_id) CUDAEMU_API;
 /* wait until every submitted piece of work has ended */
 void cudaemu_sync(void) CUDAEMU_API;
 /* number of devices and their properties (index < count) */
@@ -94,6 +115,8 @@ struct cudaemu_cupti_stats {
 	uint64_t dropped;        /* records dropped (no buffer) */
 	uint64_t requests_refused;    /* buffer requests answered with NULL */
 	uint64_t buffers_completed;
+	uint64_t graph_kernels_untraced;   /* node kernels of graphs instantiated
+					    * while CONCURRENT_KERNEL was off */
 };
 void cudaemu_cupti_stats(struct cudaemu_cupti_stats *out) CUDAEMU_API;
 /* the CUPTI timestamp of the calling thread's last NVTX marker record

@@ -132,17 +132,67 @@ static uint32_t launch_cbid(int kind)
 	case CUDAEMU_KERNEL: return CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
 	case CUDAEMU_MEMCPY: return CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020;
 	case CUDAEMU_GRAPH: return CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000;
+	case CUDAEMU_SYNC: return CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020;
+	case CUDAEMU_MEMCPY_BATCH: return CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v13000;
 	default: return CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020;
 	}
+}
+
+/* sleep until CLOCK_REALTIME passes end */
+static void wait_until(uint64_t end)
+{
+	for (uint64_t now; (now = cudaemu_now_ns()) <= end;) {
+		uint64_t d = end - now + 1;
+		struct timespec ts = { (time_t)(d / 1000000000u), (long)(d % 1000000000u) };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* CUDAEMU_SYNC: wait for the work submitted before the call on the
+ * device (stream 0) or the stream; the record spans the wait */
+static int submit_sync(struct cudaemu_work *w)
+{
+	w->tid = (uint32_t)syscall(SYS_gettid);
+	w->corr = atomic_fetch_add(&drv.corr, 1) + 1;
+	w->cbid = w->stream ? CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020
+			    : CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020;
+	w->api_start_ns = cudaemu_now_ns();
+	pthread_mutex_lock(&drv.lock);
+	uint64_t end = drv.tail[w->device][w->stream];
+	for (int s = 1; !w->stream && s < STREAMS; s++)
+		end = drv.tail[w->device][s] > end ? drv.tail[w->device][s] : end;
+	pthread_mutex_unlock(&drv.lock);
+	w->start_ns = w->api_start_ns + 1;
+	wait_until(end > w->start_ns ? end : w->start_ns);
+	/* the wait ends when the call sees the work done */
+	w->end_ns = cudaemu_now_ns();
+	w->api_end_ns = w->end_ns + 1;
+	const struct cudaemu_sink *s = atomic_load(&drv.sink);
+	if (s) {
+		s->api(w);
+		s->work(w);
+	}
+	return 0;
+}
+
+void cudaemu_graph_instantiate(uint32_t graph_id)
+{
+	const struct cudaemu_sink *s = atomic_load(&drv.sink);
+	if (s && s->instantiate)
+		s->instantiate(graph_id);
 }
 
 int cudaemu_submit(struct cudaemu_work *w)
 {
 	pthread_once(&drv.dev_once, devices_init);
-	if (w->device < 0 || w->device >= drv.n_dev || w->stream == 0 || w->stream >= STREAMS ||
-	    w->kind < CUDAEMU_KERNEL || w->kind > CUDAEMU_GRAPH || w->dur_ns < 0 ||
-	    (w->kind == CUDAEMU_GRAPH && (w->nodes < 1 || w->graph_id < 1)))
+	if (w->device < 0 || w->device >= drv.n_dev || (w->stream == 0 && w->kind != CUDAEMU_SYNC) ||
+	    w->stream >= STREAMS || w->kind < CUDAEMU_KERNEL || w->kind > CUDAEMU_MEMCPY_BATCH ||
+	    w->dur_ns < 0 || (w->kind == CUDAEMU_GRAPH && (w->nodes < 1 || w->graph_id < 1)) ||
+	    (w->kind == CUDAEMU_MEMCPY_BATCH &&
+	     (w->copies < 1 || w->copies > 64 || !w->copy_bytes || !w->copy_kinds)))
 		return -EINVAL;
+	if (w->kind == CUDAEMU_SYNC)
+		return submit_sync(w);
 	w->tid = (uint32_t)syscall(SYS_gettid);
 	w->corr = atomic_fetch_add(&drv.corr, 1) + 1;
 	w->api_start_ns = cudaemu_now_ns();
@@ -160,9 +210,12 @@ int cudaemu_submit(struct cudaemu_work *w)
 	uint64_t *tail = &drv.tail[w->device][w->stream];
 	w->start_ns = *tail > w->api_end_ns ? *tail + 1 : w->api_end_ns + 1;
 	w->end_ns = w->start_ns + (uint64_t)w->dur_ns;
-	if (w->kind == CUDAEMU_GRAPH)   /* the nodes back to back */
-		w->end_ns = w->start_ns + (uint64_t)(w->nodes - 1) * ((uint64_t)w->dur_ns + 1) +
+	if (w->kind == CUDAEMU_GRAPH || w->kind == CUDAEMU_MEMCPY_BATCH) {
+		/* the nodes (copies) back to back */
+		uint32_t n = w->kind == CUDAEMU_GRAPH ? w->nodes : w->copies;
+		w->end_ns = w->start_ns + (uint64_t)(n - 1) * ((uint64_t)w->dur_ns + 1) +
 			    (uint64_t)w->dur_ns;
+	}
 	*tail = w->end_ns;
 	if (w->end_ns > drv.last_end)
 		drv.last_end = w->end_ns;
@@ -180,9 +233,5 @@ void cudaemu_sync(void)
 	pthread_mutex_lock(&drv.lock);
 	uint64_t end = drv.last_end;
 	pthread_mutex_unlock(&drv.lock);
-	for (uint64_t now; (now = cudaemu_now_ns()) <= end;) {
-		uint64_t d = end - now + 1;
-		struct timespec ts = { (time_t)(d / 1000000000u), (long)(d % 1000000000u) };
-		nanosleep(&ts, NULL);
-	}
+	wait_until(end);
 }

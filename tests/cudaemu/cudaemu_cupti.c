@@ -26,6 +26,15 @@
  * - cuptiGetTimestamp is CLOCK_REALTIME unless a client installed its own
  *   clock with cuptiActivityRegisterTimestampCallback;
  * - after the library's destructor, every call aborts with a message;
+ * - CUDA graphs: a graph's kernels are traced only when CONCURRENT_KERNEL
+ *   was enabled when it was instantiated (cudaemu_graph_instantiate);
+ * - synchronizations: cudaDeviceSynchronize writes a SYNCHRONIZATION
+ *   record without a stream (CUPTI_SYNCHRONIZATION_INVALID_VALUE), as
+ *   the header documents for context syncs; cudaStreamSynchronize one
+ *   with its stream;
+ * - batched copies (cudaMemcpyBatchAsync): CUDA 13 folds a run of copies
+ *   of one kind into one Memcpy6 record with copyCount; 12 writes one
+ *   record per copy;
  * - NVTX: InitializeInjectionNvtx2 (called through the injection library
  *   that NVTX_INJECTION64_PATH names, by the NVTX v3 code compiled into
  *   the program) takes over RangePushA / RangePushEx / RangePop of the core
@@ -53,12 +62,14 @@ typedef CUpti_ActivityKernel9 emu_kernel;
 typedef CUpti_ActivityMemcpy5 emu_memcpy;
 typedef CUpti_ActivityDevice4 emu_device;
 typedef CUpti_ActivityContext2 emu_context;
+typedef CUpti_ActivitySynchronization emu_sync;
 #define EMU_API_VERSION 24u            /* CUDA 12.6 (cupti_version.h) */
 #else
 typedef CUpti_ActivityKernel10 emu_kernel;
 typedef CUpti_ActivityMemcpy6 emu_memcpy;
 typedef CUpti_ActivityDevice5 emu_device;
 typedef CUpti_ActivityContext3 emu_context;
+typedef CUpti_ActivitySynchronization2 emu_sync;
 #define EMU_API_VERSION ((uint32_t)CUPTI_API_VERSION)
 #endif
 #define MAX_KIND 128
@@ -93,6 +104,8 @@ static struct {
 	int worker_started;
 	int stop;
 	const char *names[NAME_SLOTS];
+	uint8_t graph_traced[65536];  /* by graph id: CONCURRENT_KERNEL was on at
+				       * its instantiation */
 } cu;
 
 static void lock(const char *fn)
@@ -147,6 +160,7 @@ static size_t rec_size(CUpti_ActivityKind k)
 	case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(emu_device);
 	case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(emu_context);
 	case CUPTI_ACTIVITY_KIND_MARKER: return sizeof(CUpti_ActivityMarker2);
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(emu_sync);
 	default: return 0;
 	}
 }
@@ -290,6 +304,73 @@ static void put_kernel(const struct cudaemu_work *w, const struct cudaemu_device
 	k->submitted = CUPTI_TIMESTAMP_UNKNOWN;
 }
 
+/* a synchronization record: the device-wide one (cudaDeviceSynchronize)
+ * has no stream (CUPTI_SYNCHRONIZATION_INVALID_VALUE) */
+static void put_sync(const struct cudaemu_work *w, const struct cudaemu_device *d)
+{
+	emu_sync *y = (void *)room(sizeof(*y), w->end_ns);
+	if (!y)
+		return;
+	y->kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+	y->type = w->stream ? CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE
+			    : CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE;
+	y->start = cupti_time(w->start_ns);
+	y->end = cupti_time(w->end_ns);
+	y->correlationId = w->corr;
+	y->contextId = d->context_id;
+	y->streamId = w->stream ? w->stream : CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+	y->cudaEventId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+}
+
+/* the records of a batched copy: CUDA 13's CUPTI folds a run of copies of
+ * one kind into one record (copyCount, the bytes summed, first start to
+ * last end); CUDA 12's writes one record per copy */
+static void put_batch(const struct cudaemu_work *w, const struct cudaemu_device *d)
+{
+	for (uint32_t i = 0; i < w->copies;) {
+		uint32_t j = i + 1;
+#if CUDAEMU_CUPTI_MAJOR != 12
+		while (j < w->copies && w->copy_kinds[j] == w->copy_kinds[i])
+			j++;
+#endif
+		uint64_t bytes = 0;
+		for (uint32_t k = i; k < j; k++)
+			bytes += w->copy_bytes[k];
+		uint64_t s0 = w->start_ns + (uint64_t)i * ((uint64_t)w->dur_ns + 1);
+		uint64_t s1 = w->start_ns + (uint64_t)(j - 1) * ((uint64_t)w->dur_ns + 1) +
+			      (uint64_t)w->dur_ns;
+		emu_memcpy *m = (void *)room(sizeof(*m), s1);
+		if (m) {
+			uint8_t ck = w->copy_kinds[i];
+			m->kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+			m->copyKind = ck;
+			m->srcKind = ck == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD ? CUPTI_ACTIVITY_MEMORY_KIND_PINNED
+									  : CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+			m->dstKind = ck == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH ? CUPTI_ACTIVITY_MEMORY_KIND_PINNED
+									  : CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+			m->bytes = bytes;
+			m->start = cupti_time(s0);
+			m->end = cupti_time(s1);
+			m->deviceId = (uint32_t)w->device;
+			m->contextId = d->context_id;
+			m->streamId = w->stream;
+			m->correlationId = w->corr;
+#if CUDAEMU_CUPTI_MAJOR != 12
+			m->copyCount = j - i;
+#endif
+		}
+		i = j;
+	}
+}
+
+/* cuGraphInstantiate: the graph's kernels will be traced when kernels are */
+static void sink_instantiate(uint32_t graph_id)
+{
+	lock("the driver");
+	cu.graph_traced[graph_id % 65536] = cu.kind_on[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL];
+	unlock();
+}
+
 static void sink_work(struct cudaemu_work *w)
 {
 	const struct cudaemu_device *d = cudaemu_device_at(w->device);
@@ -298,9 +379,16 @@ static void sink_work(struct cudaemu_work *w)
 	if (w->kind == CUDAEMU_KERNEL && cu.kind_on[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) {
 		put_kernel(w, d, 0);
 	} else if (w->kind == CUDAEMU_GRAPH && cu.kind_on[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) {
-		/* every node's record carries the cudaGraphLaunch correlation id */
-		for (uint32_t n = 1; n <= w->nodes; n++)
+		/* every node's record carries the cudaGraphLaunch correlation id;
+		 * a graph instantiated while kernels were not traced is not */
+		if (!cu.graph_traced[w->graph_id % 65536])
+			cu.st.graph_kernels_untraced += w->nodes;
+		for (uint32_t n = 1; n <= w->nodes && cu.graph_traced[w->graph_id % 65536]; n++)
 			put_kernel(w, d, n);
+	} else if (w->kind == CUDAEMU_SYNC && cu.kind_on[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION]) {
+		put_sync(w, d);
+	} else if (w->kind == CUDAEMU_MEMCPY_BATCH && cu.kind_on[CUPTI_ACTIVITY_KIND_MEMCPY]) {
+		put_batch(w, d);
 	} else if (w->kind == CUDAEMU_MEMCPY && cu.kind_on[CUPTI_ACTIVITY_KIND_MEMCPY]) {
 		emu_memcpy *m = (void *)room(sizeof(*m), w->end_ns);
 		if (m) {
@@ -333,7 +421,7 @@ static void sink_work(struct cudaemu_work *w)
 	unlock();
 }
 
-static const struct cudaemu_sink sink = { sink_api, sink_work };
+static const struct cudaemu_sink sink = { sink_api, sink_work, sink_instantiate };
 
 /* ---- completion ---- */
 
@@ -531,6 +619,9 @@ CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain dom, uint32_t cbi
 		case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020: *name = "cudaMemsetAsync_v3020"; return CUPTI_SUCCESS;
 		case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000: *name = "cudaGraphLaunch_v10000"; return CUPTI_SUCCESS;
 		case CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000: *name = "cudaStreamIsCapturing_v10000"; return CUPTI_SUCCESS;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020: *name = "cudaDeviceSynchronize_v3020"; return CUPTI_SUCCESS;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020: *name = "cudaStreamSynchronize_v3020"; return CUPTI_SUCCESS;
+		case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v13000: *name = "cudaMemcpyBatchAsync_v13000"; return CUPTI_SUCCESS;
 		}
 	} else if (dom == CUPTI_CB_DOMAIN_DRIVER_API) {
 		switch (cbid) {

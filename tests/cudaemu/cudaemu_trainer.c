@@ -11,7 +11,8 @@
  *   cudaemu_trainer --out TRUTH [--threads T] [--work N] [--configs C]
  *                   [--dur-ns D] [--gap-us G] [--fork N] [--rate R]
  *                   [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N]
- *                   [--cupti LIB] [--nvtx D]
+ *                   [--cupti LIB] [--nvtx D] [--graph-every K] [--syncs K]
+ *                   [--batches K]
  *
  * Truth file (TSV): a '#' header line with pid, devices and the window
  * (first API call start, last work end); one line per piece of work:
@@ -44,6 +45,19 @@
  * `N tid depth start end` per range, times as its marker records carry
  * them (the emulated CUPTI's cudaemu_cupti_marker_ns), 0 when no CUPTI
  * took NVTX.
+ * --graph-every K: each thread also replays its graph after every K-th
+ * piece of work (G lines as for --graphs).  Each thread instantiates its
+ * graph (cudaemu_graph_instantiate) when it starts, before its work: the
+ * emulated CUPTI traces the graph's kernels only if kernels were traced
+ * then.
+ * --syncs K: after every K-th piece of work the thread synchronizes,
+ * alternately the whole device (cudaDeviceSynchronize) and its stream
+ * (cudaStreamSynchronize); a line `Y device stream corr tid api_start
+ * api_end start end` each (stream 0: the device).
+ * --batches K: after every K-th piece of work a batched copy
+ * (cudaMemcpyBatchAsync) of 6 copies, 3 H2D, 2 D2H, 1 H2D, on the thread's
+ * stream; a line per copy: `C device stream corr tid api_start api_end
+ * start end bytes copy_kind index`.
  * --fork N: while the threads submit, the main thread forks N DataLoader-
  * like children that exit at once with exit(0) (atexit handlers run); a
  * line `F pid status ms` each (exit status, ms from fork to reaped).
@@ -72,6 +86,7 @@ static struct {
 	int tail_ms;
 	const char *cupti;       /* the CUPTI library's name (--cupti) */
 	int graphs;
+	int graph_every, syncs, batches;
 	int nvtx;                /* nesting depth of each thread's NVTX ranges */
 	int tsc_at;
 	int bad_ts;
@@ -150,6 +165,106 @@ static void nvtx_ranges(int depth)
 	free(t);
 }
 
+/* what a thread does besides its W work (--graph-every, --syncs,
+ * --batches), kept for the truth */
+struct batch {
+	struct cudaemu_work w;
+	uint64_t bytes[6];
+	uint8_t kinds[6];
+};
+
+struct extras {
+	struct cudaemu_work *g;  /* graph replays (also those of --graphs) */
+	int n_g;
+	struct cudaemu_work *y;  /* synchronizations */
+	int n_y;
+	struct batch *b;         /* batched copies */
+	int n_b;
+};
+
+/* submit one replay of thread t's graph */
+static void graph_replay(struct cudaemu_work *w, int t, int device, uint32_t stream)
+{
+	memset(w, 0, sizeof(*w));
+	w->kind = CUDAEMU_GRAPH;
+	w->device = device;
+	w->stream = stream;
+	w->nodes = 5;
+	w->graph_id = 1000u + (uint32_t)t;
+	w->name = "emu_graph_node_kernel";
+	w->grid[0] = 64;
+	w->grid[1] = w->grid[2] = 1;
+	w->block[0] = 256;
+	w->block[1] = w->block[2] = 1;
+	w->dur_ns = 1500;
+	if (cudaemu_submit(w) != 0)
+		abort();
+}
+
+/* after piece of work i (on device, stream) of thread t */
+static void extras(struct extras *ex, int t, int i, int device, uint32_t stream)
+{
+	if (tr.graph_every && i % tr.graph_every == tr.graph_every - 1)
+		graph_replay(&ex->g[ex->n_g++], t, device, stream);
+	if (tr.syncs && i % tr.syncs == tr.syncs - 1) {
+		struct cudaemu_work *y = &ex->y[ex->n_y];
+		memset(y, 0, sizeof(*y));
+		y->kind = CUDAEMU_SYNC;
+		y->device = device;
+		y->stream = ex->n_y % 2 ? stream : 0;   /* 0: the whole device */
+		if (cudaemu_submit(y) != 0)
+			abort();
+		ex->n_y++;
+	}
+	if (tr.batches && i % tr.batches == tr.batches - 1) {
+		static const uint8_t kinds[6] = {
+			CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
+			CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH,
+			CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
+		};
+		struct batch *b = &ex->b[ex->n_b++];
+		memset(b, 0, sizeof(*b));
+		for (int k = 0; k < 6; k++) {
+			b->kinds[k] = kinds[k];
+			b->bytes[k] = 1024u << (k + i % 3);
+		}
+		b->w.kind = CUDAEMU_MEMCPY_BATCH;
+		b->w.device = device;
+		b->w.stream = stream;
+		b->w.copies = 6;
+		b->w.copy_bytes = b->bytes;
+		b->w.copy_kinds = b->kinds;
+		b->w.dur_ns = 800;
+		if (cudaemu_submit(&b->w) != 0)
+			abort();
+	}
+}
+
+/* the Y and C truth lines (tr.lock held) */
+static void put_extras(const struct extras *ex)
+{
+	for (int k = 0; k < ex->n_y && tr.keep; k++) {
+		const struct cudaemu_work *y = &ex->y[k];
+		fprintf(tr.out, "Y\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\n", y->device, y->stream,
+			y->corr, y->tid, (unsigned long long)y->api_start_ns,
+			(unsigned long long)y->api_end_ns, (unsigned long long)y->start_ns,
+			(unsigned long long)y->end_ns);
+	}
+	for (int k = 0; k < ex->n_b && tr.keep; k++) {
+		const struct cudaemu_work *w = &ex->b[k].w;
+		for (uint32_t c = 0; c < w->copies; c++) {
+			uint64_t s0 = w->start_ns + (uint64_t)c * ((uint64_t)w->dur_ns + 1);
+			fprintf(tr.out, "C\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\n",
+				w->device, w->stream, w->corr, w->tid,
+				(unsigned long long)w->api_start_ns, (unsigned long long)w->api_end_ns,
+				(unsigned long long)s0, (unsigned long long)(s0 + (uint64_t)w->dur_ns),
+				(unsigned long long)w->copy_bytes[c], w->copy_kinds[c], c);
+		}
+		if (w->end_ns > tr.last)
+			tr.last = w->end_ns;
+	}
+}
+
 static void *thread_main(void *arg)
 {
 	int t = (int)(intptr_t)arg;
@@ -160,6 +275,17 @@ static void *thread_main(void *arg)
 	if (!done || !names)
 		abort();
 	unsigned seed = 12345u + (unsigned)t;
+	if (tr.graphs || tr.graph_every)
+		cudaemu_graph_instantiate(1000u + (uint32_t)t);
+	struct extras ex = { 0 };
+	size_t n_extra = (size_t)tr.work + 1;
+	if (tr.graph_every || tr.syncs || tr.batches) {
+		ex.g = calloc((size_t)tr.graphs + n_extra, sizeof(*ex.g));
+		ex.y = calloc(n_extra, sizeof(*ex.y));
+		ex.b = calloc(n_extra, sizeof(*ex.b));
+		if (!ex.g || !ex.y || !ex.b)
+			abort();
+	}
 	uint64_t t0 = cudaemu_now_ns();
 	double per_ns = tr.rate > 0 ? tr.rate / tr.threads / 1e9 : 0;
 	for (int i = 0; i < tr.work; i++) {
@@ -230,30 +356,21 @@ static void *thread_main(void *arg)
 				cudaemu_submit(&call);
 			}
 		}
+		extras(&ex, t, i, w->device, w->stream);
 		if (tr.gap_us) {
 			struct timespec ts = { 0, tr.gap_us * 1000L };
 			nanosleep(&ts, NULL);
 		}
 	}
-	struct cudaemu_work *gl = calloc((size_t)tr.graphs + 1, sizeof(*gl));
+	struct cudaemu_work *gl = ex.g ? ex.g : calloc((size_t)tr.graphs + 1, sizeof(*gl));
+	int n_gl = ex.n_g;
 	for (int g = 0; g < tr.graphs && gl; g++) {
-		struct cudaemu_work *w = &gl[g];
-		w->kind = CUDAEMU_GRAPH;
-		w->device = t % ndev;
-		w->stream = 1 + (uint32_t)(t / ndev) * 2;
-		w->nodes = 5;
-		w->graph_id = 1000u + (uint32_t)t;
-		w->name = "emu_graph_node_kernel";
-		w->grid[0] = 64;
-		w->grid[1] = w->grid[2] = 1;
-		w->block[0] = 256;
-		w->block[1] = w->block[2] = 1;
-		w->dur_ns = 1500;
-		if (cudaemu_submit(w) != 0)
-			abort();
+		struct cudaemu_work *w = &gl[n_gl++];
+		graph_replay(w, t, t % ndev, 1 + (uint32_t)(t / ndev) * 2);
 	}
 	pthread_mutex_lock(&tr.lock);
-	for (int g = 0; g < tr.graphs && gl; g++) {
+	put_extras(&ex);
+	for (int g = 0; g < n_gl && gl; g++) {
 		const struct cudaemu_work *w = &gl[g];
 		for (uint32_t n = 1; n <= w->nodes; n++) {
 			uint64_t s0 = w->start_ns + (uint64_t)(n - 1) * ((uint64_t)w->dur_ns + 1);
@@ -267,6 +384,8 @@ static void *thread_main(void *arg)
 			tr.last = w->end_ns;
 	}
 	free(gl);
+	free(ex.y);
+	free(ex.b);
 	for (size_t i = 0; i < keep && tr.keep; i++) {
 		put(&done[i]);
 		if (done[i].api_start_ns < tr.first)
@@ -305,6 +424,12 @@ int main(int argc, char **argv)
 			tr.tsc_at = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--graphs") && v)
 			tr.graphs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--graph-every") && v)
+			tr.graph_every = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--syncs") && v)
+			tr.syncs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--batches") && v)
+			tr.batches = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--nvtx") && v)
 			tr.nvtx = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--tail-ms") && v)
@@ -317,7 +442,7 @@ int main(int argc, char **argv)
 			tr.forks = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "usage: cudaemu_trainer --out TRUTH [--threads T] [--work N] "
-				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N] [--cupti LIB] [--nvtx D]\n");
+				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N] [--cupti LIB] [--nvtx D] [--graph-every K] [--syncs K] [--batches K]\n");
 			return 2;
 		}
 	}

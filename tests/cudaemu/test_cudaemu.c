@@ -20,49 +20,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "gtrace/gtfile.h"
+#include "gtrace/analysis.h"
 #include "gtrace/store.h"
-
-struct truth_w {
-	int kind, device;
-	unsigned stream, corr, tid;
-	unsigned long long api_start, api_end, start, end, bytes;
-	unsigned grid[3], block[3];
-	char name[64];
-	int foreign;             /* records on another client's clock: 1 work, 2 launch */
-	int bad_ts;              /* its record's timestamps: 1 zero, 2 end before start */
-	int seen, seen_api;
-};
-
-/* one kernel node of a graph replay */
-struct truth_g {
-	int device;
-	unsigned stream, corr, tid, graph, node;
-	unsigned long long api_start, api_end, start, end;
-	char name[64];
-	int seen, seen_api;
-};
-
-/* one NVTX range (--nvtx) */
-struct truth_n {
-	unsigned tid, depth;
-	unsigned long long start, end;
-	int seen;
-};
-
-struct truth {
-	struct truth_n *nv;
-	size_t n_nv;
-	struct truth_w *w;
-	size_t n;
-	struct truth_g *g;
-	size_t n_g;
-	struct truth_w **idx;        /* by correlation id */
-	uint32_t max_corr;
-	long pid;
-	unsigned long long records, dropped, refused;
-	int have_stats;
-	int forks;               /* forked children, each checked quick and clean */
-};
+#include "truth.h"
 
 static char build[1024];
 
@@ -94,94 +54,20 @@ static int run(const char *log, char *const argv[])
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* frees what read_truth allocated */
-static void truth_free(struct truth *t)
-{
-	free(t->w);
-	free(t->idx);
-	free(t->g);
-	free(t->nv);
-}
-
+/* the truth at path, every forked child checked quick and clean */
 static void read_truth(const char *path, struct truth *t)
 {
-	memset(t, 0, sizeof(*t));
-	FILE *f = fopen(path, "r");
-	cr_assert_not_null(f, "%s", path);
-	char line[512];
-	size_t cap = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (line[0] == '#') {
-			sscanf(line, "# pid %ld", &t->pid);
-			continue;
-		}
-		if (line[0] == 'F') {
-			int pid, st;
-			unsigned long long ms;
-			cr_assert_eq(sscanf(line, "F\t%d\t%d\t%llu", &pid, &st, &ms), 3);
-			cr_assert_gt(pid, 0);
-			if (st != 0 || ms >= 500)
-				free(t->w);
-			cr_assert_eq(st, 0, "forked child %d: status %d", pid, st);
-			cr_assert_lt(ms, 500, "forked child %d took %llu ms to exit", pid, ms);
-			t->forks++;
-			continue;
-		}
-		if (line[0] == 'G') {
-			t->g = realloc(t->g, (t->n_g + 1) * sizeof(*t->g));
-			struct truth_g *g = &t->g[t->n_g];
-			memset(g, 0, sizeof(*g));
-			cr_assert_eq(sscanf(line, "G\t%d\t%u\t%u\t%u\t%llu\t%llu\t%u\t%u\t%llu\t%llu\t%63s",
-					    &g->device, &g->stream, &g->corr, &g->tid, &g->api_start,
-					    &g->api_end, &g->graph, &g->node, &g->start, &g->end, g->name),
-				     11, "truth line: %s", line);
-			t->n_g++;
-			continue;
-		}
-		if (line[0] == 'N') {
-			t->nv = realloc(t->nv, (t->n_nv + 1) * sizeof(*t->nv));
-			struct truth_n *n = &t->nv[t->n_nv];
-			memset(n, 0, sizeof(*n));
-			cr_assert_eq(sscanf(line, "N\t%u\t%u\t%llu\t%llu", &n->tid, &n->depth, &n->start,
-					    &n->end), 4, "truth line: %s", line);
-			t->n_nv++;
-			continue;
-		}
-		if (line[0] == 'S') {
-			cr_assert_eq(sscanf(line, "S\trecords\t%llu\tdropped\t%llu\trefused\t%llu",
-					    &t->records, &t->dropped, &t->refused), 3);
-			t->have_stats = 1;
-			continue;
-		}
-		if (t->n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			t->w = realloc(t->w, cap * sizeof(*t->w));
-		}
-		struct truth_w *w = &t->w[t->n];
-		memset(w, 0, sizeof(*w));
-		int k = sscanf(line, "W\t%d\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%63s\t%d\t%d",
-			       &w->kind, &w->device, &w->stream, &w->corr, &w->tid, &w->api_start,
-			       &w->api_end, &w->start, &w->end, &w->bytes, &w->grid[0], &w->grid[1],
-			       &w->grid[2], &w->block[0], &w->block[1], &w->block[2], w->name,
-			       &w->foreign, &w->bad_ts);
-		cr_assert_eq(k, 19, "truth line: %s", line);
-		t->n++;
-	}
-	fclose(f);
-}
-
-/* truth entry of a correlation id (indexed on first use); NULL for ids
- * of calls without work (the chatty ones) */
-static struct truth_w *by_corr(struct truth *t, uint32_t corr)
-{
-	if (!t->idx) {
-		for (size_t i = 0; i < t->n; i++)
-			t->max_corr = t->w[i].corr > t->max_corr ? t->w[i].corr : t->max_corr;
-		t->idx = calloc(t->max_corr + 1, sizeof(*t->idx));
-		for (size_t i = 0; i < t->n; i++)
-			t->idx[t->w[i].corr] = &t->w[i];
-	}
-	return corr <= t->max_corr ? t->idx[corr] : NULL;
+	char err[300];
+	int rc = truth_read(path, t, err, sizeof(err));
+	if (rc != 0)
+		truth_free(t);
+	cr_assert_eq(rc, 0, "%s", err);
+	int bad = t->fork_bad_status;
+	unsigned long long ms = t->fork_max_ms;
+	if (bad || ms >= 500)
+		truth_free(t);
+	cr_assert_eq(bad, 0, "a forked child exited with status %d", bad);
+	cr_assert_lt(ms, 500, "a forked child took %llu ms to exit", ms);
 }
 
 static struct gt_store *load(const char *path)
@@ -240,6 +126,90 @@ static int graph_event(struct gt_store *s, struct truth *t, const struct gt_lane
 	return 0;
 }
 
+/* a synchronization call or its record (event i of lane ln) against the
+ * truth's Y lines; 1 when it was one (checked), else 0.  The record is on
+ * the device's synchronization lane (pid -1; id -1 for the whole device),
+ * never on a stream lane. */
+static int sync_event(struct gt_store *s, struct truth *t, const struct gt_lane *ln, size_t i)
+{
+	const struct gt_event *e = &ln->ev[i];
+	for (size_t k = 0; k < t->n_y; k++) {
+		struct truth_y *y = &t->y[k];
+		if (y->corr != e->corr)
+			continue;
+		if (e->kind == GT_EV_RUNTIME) {
+			cr_assert_eq(y->seen_api, 0, "sync call %u twice", e->corr);
+			y->seen_api = 1;
+			cr_assert_str_eq(store_str(s, e->name), y->stream ? "cudaStreamSynchronize" :
+					 "cudaDeviceSynchronize");
+			cr_assert_eq(ln->key.id, (int64_t)y->tid);
+			cr_assert_eq(e->start_ns, (int64_t)y->api_start);
+			cr_assert_eq(e->dur_ns, (int64_t)(y->api_end - y->api_start));
+			return 1;
+		}
+		cr_assert_eq(e->kind, GT_EV_SYNC, "corr %u: kind %d", e->corr, e->kind);
+		cr_assert_eq(y->seen, 0, "sync record %u twice", e->corr);
+		y->seen = 1;
+		cr_assert_eq(e->sub, y->stream ? GT_SYNC_STREAM : GT_SYNC_CONTEXT);
+		cr_assert_eq(ln->key.type, GT_LANE_GPU);
+		cr_assert_eq(ln->key.pid, -1, "sync %u on a stream lane (pid %lld)", e->corr,
+			     (long long)ln->key.pid);
+		cr_assert_eq(ln->key.device, y->device);
+		cr_assert_eq(ln->key.id, y->stream ? (int64_t)y->stream : -1);
+		cr_assert_eq(e->start_ns, (int64_t)y->start);
+		cr_assert_eq(e->dur_ns, (int64_t)(y->end - y->start));
+		return 1;
+	}
+	return 0;
+}
+
+/* a batched copy call or one of its records against the truth's C lines
+ * (one per copy); 1 when it was one (checked), else 0.  A record covers
+ * `aux` copies (0: one) back to back from the copy that starts with it:
+ * their bytes summed, to the last one's end; each copy covered once. */
+static int batch_event(struct gt_store *s, struct truth *t, const struct gt_lane *ln, size_t i)
+{
+	const struct gt_event *e = &ln->ev[i];
+	for (size_t k = 0; k < t->n_c; k++) {
+		struct truth_c *c = &t->c[k];
+		if (c->corr != e->corr)
+			continue;
+		if (e->kind == GT_EV_RUNTIME) {
+			cr_assert_str_eq(store_str(s, e->name), "cudaMemcpyBatchAsync");
+			cr_assert_eq(ln->key.id, (int64_t)c->tid);
+			cr_assert_eq(e->start_ns, (int64_t)c->api_start);
+			cr_assert_eq(e->dur_ns, (int64_t)(c->api_end - c->api_start));
+			cr_assert_eq(c->seen & 2, 0, "batch call %u twice", e->corr);
+			for (size_t j = k; j < t->n_c && t->c[j].corr == e->corr; j++)
+				t->c[j].seen |= 2;
+			return 1;
+		}
+		if (e->start_ns != (int64_t)c->start)
+			continue;
+		cr_assert_eq(e->kind, GT_EV_MEMCPY);
+		cr_assert_eq(ln->key.pid, t->pid);
+		cr_assert_eq(ln->key.device, c->device);
+		cr_assert_eq(ln->key.id, (int64_t)c->stream);
+		uint32_t n = e->aux ? e->aux : 1;
+		unsigned long long bytes = 0;
+		for (uint32_t j = 0; j < n; j++) {
+			cr_assert_lt(k + j, t->n_c);
+			struct truth_c *cj = &t->c[k + j];
+			cr_assert_eq(cj->corr, e->corr, "record %u covers copies of another call", e->corr);
+			cr_assert_eq(cj->copy_kind, c->copy_kind, "record %u folds copies of two kinds",
+				     e->corr);
+			cr_assert_eq(cj->seen & 1, 0, "copy %u of batch %u twice", cj->index, e->corr);
+			cj->seen |= 1;
+			bytes += cj->bytes;
+		}
+		cr_assert_eq(e->arg, bytes, "batch %u: %llu bytes, the copies %llu", e->corr,
+			     (unsigned long long)e->arg, bytes);
+		cr_assert_eq(gt_event_end(e), (int64_t)t->c[k + n - 1].end);
+		return 1;
+	}
+	return 0;
+}
+
 /* every GPU event and launch call against the truth, exactly; each piece
  * of work and its launch found once (all of them unless `partial`); the
  * numbers of GPU events and launch calls found into n_gpu, n_api */
@@ -249,12 +219,13 @@ static void compare_n(struct gt_store *s, struct truth *t, int partial, size_t *
 	size_t n_gpu = 0, n_api = 0;
 	for (uint32_t l = 0; l < store_lane_count(s); l++) {
 		const struct gt_lane *ln = store_lane_at(s, l);
-		if (ln->key.pid != t->pid)
-			continue;           /* another process's */
+		if (ln->key.pid != t->pid && ln->key.pid != -1)
+			continue;           /* another process's (-1: sync lanes) */
 		for (size_t i = 0; i < ln->n; i++) {
 			const struct gt_event *e = &ln->ev[i];
-			struct truth_w *w = by_corr(t, e->corr);
-			if (!w && graph_event(s, t, ln, l, i))
+			struct truth_w *w = truth_by_corr(t, e->corr);
+			if (!w && (graph_event(s, t, ln, l, i) || sync_event(s, t, ln, i) ||
+				   batch_event(s, t, ln, i)))
 				continue;
 			cr_assert_neq(e->kind, GT_EV_DRIVER, "driver call %s captured (the trainer makes "
 				      "only chatty ones)", store_str(s, e->name));
@@ -303,6 +274,10 @@ static void compare_n(struct gt_store *s, struct truth *t, int partial, size_t *
 	for (size_t k = 0; k < t->n_g; k++)
 		cr_assert(t->g[k].seen && t->g[k].seen_api, "graph launch %u node %u missing",
 			  t->g[k].corr, t->g[k].node);
+	for (size_t k = 0; k < t->n_y; k++)
+		cr_assert(t->y[k].seen && t->y[k].seen_api, "sync %u missing", t->y[k].corr);
+	for (size_t k = 0; k < t->n_c; k++)
+		cr_assert_eq(t->c[k].seen, 3, "batch %u copy %u missing", t->c[k].corr, t->c[k].index);
 	cr_assert_eq(n_gpu, t->n, "%zu GPU events, %zu in the truth", n_gpu, t->n);
 	cr_assert_eq(n_api, t->n, "%zu launch calls, %zu in the truth", n_api, t->n);
 }
@@ -344,7 +319,8 @@ Test(cudaemu, record_equals_ground_truth)
 /* a CUDA 12 framework (its own libcupti.so.12 mapped before cuInit, as a
  * CUDA 12 PyTorch wheel does): gtrace uses that copy, accepts its API
  * version (24, CUDA 12.6) and decodes its CUDA 12 records (Kernel9,
- * Memcpy5, Device4, Context2): the same exact match with the truth, and
+ * Memcpy5, Device4, Context2, Synchronization): the same exact match with
+ * the truth (syncs and batched copies included), and
  * every record written by that libcupti.so.12 (its own counter) */
 Test(cudaemu, cupti12_record_equals_ground_truth)
 {
@@ -354,12 +330,15 @@ Test(cudaemu, cupti12_record_equals_ground_truth)
 	snprintf(lib, sizeof(lib), "%s/tests/cudaemu/cupti12/libcupti.so.12", build);
 	char *argv[] = { gtrace, "record", "-o", "emu_c12.gtrace", "-q", "--", trainer,
 			 "--out", "emu_c12.tsv", "--cupti", lib, "--threads", "4", "--work", "2000",
-			 "--configs", "300", "--graphs", "10", NULL };
+			 "--configs", "300", "--graphs", "10", "--syncs", "100", "--batches", "80", NULL };
 	cr_assert_eq(run("emu_c12.log", argv), 0);
 	struct truth t;
 	read_truth("emu_c12.tsv", &t);
 	cr_assert_eq(t.n, 4 * 2000);
 	cr_assert_eq(t.n_g, 4 * 10 * 5);
+	/* CUDA 12 Synchronization records, one Memcpy5 record per batched copy */
+	cr_assert_eq(t.n_y, 4 * 20);
+	cr_assert_eq(t.n_c, 4 * 25 * 6);
 	cr_assert(t.have_stats, "the trainer's libcupti.so.12 gave no counters");
 	/* every launch and every piece of work went through the .so.12 */
 	cr_assert_geq(t.records, 2 * t.n + t.n_g / 5 + t.n_g);
@@ -715,5 +694,49 @@ Test(cudaemu, trainer_runs_without_injection)
 	cr_assert_eq(t.have_stats, 0);       /* no CUPTI in the process */
 	for (size_t i = 0; i < t.n; i++)
 		cr_assert(t.w[i].end > t.w[i].start && t.w[i].start > t.w[i].api_end);
+	truth_free(&t);
+}
+
+/* device-wide and stream synchronizations, and batched copies
+ * (cudaMemcpyBatchAsync, CUDA 13 records folding a run of copies with
+ * copyCount): each sync once on its device's synchronization lane with its
+ * exact times, none on a stream lane, so the stream count stays the
+ * trainer's; every copy of every batch covered once with its bytes */
+Test(cudaemu, syncs_and_batched_copies_equal_ground_truth)
+{
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char *argv[] = { gtrace, "record", "--force", "-o", "emu_sync.gtrace", "-q", "--", trainer,
+			 "--out", "emu_sync.tsv", "--threads", "4", "--work", "1000", "--syncs", "50",
+			 "--batches", "40", NULL };
+	cr_assert_eq(run("emu_sync.log", argv), 0);
+	struct truth t;
+	read_truth("emu_sync.tsv", &t);
+	cr_assert_eq(t.n_y, 4 * 20);
+	cr_assert_eq(t.n_c, 4 * 25 * 6);
+	size_t device_wide = 0;
+	for (size_t k = 0; k < t.n_y; k++)
+		device_wide += t.y[k].stream == 0;
+	cr_assert_eq(device_wide, t.n_y / 2);
+	struct gt_store *s = load("emu_sync.gtrace");
+	compare(s, &t);
+	/* streams: the trainer's (device, stream) pairs, and no stream 0 */
+	size_t streams = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		int dup = 0;
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = t.w[j].device == t.w[i].device && t.w[j].stream == t.w[i].stream;
+		streams += !dup;
+	}
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	struct overview_result o;
+	char err[256];
+	cr_assert_eq(overview_compute(s, &sc, &o, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(o.streams, streams, "overview: %zu streams, the trainer used %zu", o.streams,
+		     streams);
+	overview_result_done(&o);
+	store_free(s);
 	truth_free(&t);
 }

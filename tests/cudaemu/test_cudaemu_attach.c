@@ -23,25 +23,9 @@
 #include <unistd.h>
 #include "gtrace/gtfile.h"
 #include "gtrace/store.h"
+#include "truth.h"
 
-struct tw {
-	int kind, device;
-	unsigned stream, corr, tid;
-	unsigned long long api_start, api_end, start, end, bytes;
-	unsigned grid[3], block[3];
-	char name[64];
-	int seen, seen_api;      /* in which round (1..3), 0 = not recorded */
-};
-
-static struct {
-	struct tw *w;
-	size_t n;
-	struct tw **idx;         /* by correlation id 1..max_corr (NULL: no work) */
-	unsigned max_corr;
-	long pid;
-	unsigned long long records;
-	int devices, have_stats;
-} T;
+static struct truth T;
 
 static char build[1024];
 
@@ -84,52 +68,35 @@ static int wait_exit(pid_t p)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+static void read_truth_drops(const char *path, int dormant_drops);
+
+/* the truth at path (nothing dropped by CUPTI) */
 static void read_truth(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	cr_assert_not_null(f, "%s", path);
-	char line[512];
-	size_t cap = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (line[0] == '#') {
-			sscanf(line, "# pid %ld devices %d", &T.pid, &T.devices);
-			continue;
-		}
-		if (line[0] == 'S') {
-			unsigned long long d, r;
-			cr_assert_eq(sscanf(line, "S\trecords\t%llu\tdropped\t%llu\trefused\t%llu",
-					    &T.records, &d, &r), 3);
-			cr_assert_eq(d, 0);
-			cr_assert_eq(r, 0);
-			T.have_stats = 1;
-			continue;
-		}
-		if (line[0] != 'W')
-			continue;
-		if (T.n == cap) {
-			cap = cap ? cap * 2 : 4096;
-			T.w = realloc(T.w, cap * sizeof(*T.w));
-		}
-		struct tw *w = &T.w[T.n];
-		memset(w, 0, sizeof(*w));
-		int k = sscanf(line, "W\t%d\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%63s",
-			       &w->kind, &w->device, &w->stream, &w->corr, &w->tid, &w->api_start,
-			       &w->api_end, &w->start, &w->end, &w->bytes, &w->grid[0], &w->grid[1],
-			       &w->grid[2], &w->block[0], &w->block[1], &w->block[2], w->name);
-		cr_assert_eq(k, 17, "truth line: %s", line);
-		T.n++;
+	read_truth_drops(path, 0);
+}
+
+/* the truth at path; correlation ids are the driver's process-wide
+ * counter: calls that submit no work take ids too, so the work's ids have
+ * gaps, but none is on two W lines */
+static void read_truth_drops(const char *path, int dormant_drops)
+{
+	char err[300];
+	cr_assert_eq(truth_read(path, &T, err, sizeof(err)), 0, "%s", err);
+	if (T.have_stats && dormant_drops) {
+		/* kernels traced while the library was dormant: CUPTI dropped
+		 * them (every buffer request declined), nothing else */
+		cr_assert_gt(T.dropped, 0);
+		cr_assert_eq(T.dropped, T.refused);
+	} else if (T.have_stats) {
+		cr_assert_eq(T.dropped, 0);
+		cr_assert_eq(T.refused, 0);
 	}
-	fclose(f);
-	/* correlation ids are the driver's process-wide counter: calls that
-	 * submit no work take ids too, so the work's ids have gaps */
+	truth_by_corr(&T, 0);          /* builds the index */
+	cr_assert_not_null(T.idx);
 	for (size_t i = 0; i < T.n; i++)
-		T.max_corr = T.w[i].corr > T.max_corr ? T.w[i].corr : T.max_corr;
-	T.idx = calloc((size_t)T.max_corr + 1, sizeof(*T.idx));
-	for (size_t i = 0; i < T.n; i++) {
-		cr_assert(T.w[i].corr >= 1 && !T.idx[T.w[i].corr], "correlation %u twice in the truth",
-			  T.w[i].corr);
-		T.idx[T.w[i].corr] = &T.w[i];
-	}
+		cr_assert(T.w[i].corr >= 1 && T.idx[T.w[i].corr] == &T.w[i],
+			  "correlation %u twice in the truth", T.w[i].corr);
 }
 
 static const char *const api_names[] = { "", "cudaLaunchKernel", "cudaMemcpyAsync",
@@ -160,7 +127,7 @@ static size_t compare_round(const char *path, int round, unsigned lo[4], unsigne
 			if (!api && e->kind != GT_EV_KERNEL && e->kind != GT_EV_MEMCPY &&
 			    e->kind != GT_EV_MEMSET)
 				continue;
-			struct tw *w = e->corr >= 1 && e->corr <= T.max_corr ? T.idx[e->corr] : NULL;
+			struct truth_w *w = e->corr >= 1 && e->corr <= T.max_corr ? T.idx[e->corr] : NULL;
 			cr_assert_not_null(w, "round %d: unknown correlation %u", round, e->corr);
 			int k = api ? 0 : w->kind;
 			lo[k] = e->corr < lo[k] ? e->corr : lo[k];
@@ -253,7 +220,7 @@ Test(cudaemu_attach, three_windows_equal_ground_truth)
 			cr_assert_leq(lo[k], hi[k], "round %d: nothing of kind %d", r + 1, k);
 			cr_assert_gt(lo[k], prev_hi, "round %d overlaps the one before", r + 1);
 			for (unsigned c = lo[k]; c <= hi[k]; c++) {
-				struct tw *w = T.idx[c];
+				struct truth_w *w = T.idx[c];
 				if (!w)
 					continue;       /* an id of a call without work */
 				if (k == 0)
@@ -276,8 +243,7 @@ Test(cudaemu_attach, three_windows_equal_ground_truth)
 	cr_assert_gt(before, 1000, "too few launches before the first attach: %.0f/s", before);
 	cr_assert_geq(after, 0.7 * before, "launch rate %.0f/s after detach, %.0f/s before", after,
 		      before);
-	free(T.w);
-	free(T.idx);
+	truth_free(&T);
 	for (int r = 0; r < 3; r++)
 		unlink(out[r]);
 }
@@ -311,4 +277,195 @@ Test(cudaemu_attach, cupti_held_by_another_client)
 	buf[n] = 0;
 	fclose(f);
 	cr_assert_str_eq(buf, "held\ndone ok\n");
+}
+
+/* what a recording holds of the trainer's graph replays */
+struct graph_rec {
+	size_t launches;         /* cudaGraphLaunch calls recorded */
+	size_t complete;         /* of those, with all their node kernels */
+	size_t nodes;            /* graph node kernels recorded */
+	char log[4096];          /* gtrace record's output */
+};
+
+/* a trainer replaying its graph every 10 pieces of work (graphs
+ * instantiated when its threads start), started with the library
+ * (`inject`, dormant: no autostart; GTRACE_PREPARE_GRAPHS=`prepare`) or
+ * without; recorded by pid for 1.5 s; every node kernel in the recording
+ * checked exact against the truth and linked to its launch */
+static void graph_round(const char *tag, int inject, const char *prepare, struct graph_rec *g)
+{
+	char gtrace[1100], trainer[1100], lib[1100], tsv[64], out[64], log[64], tlog[64];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	snprintf(lib, sizeof(lib), "%s/capture/libgtrace-inject.so", build);
+	snprintf(tsv, sizeof(tsv), "emu_%s.tsv", tag);
+	snprintf(out, sizeof(out), "emu_%s.gtrace", tag);
+	snprintf(log, sizeof(log), "emu_%s.log", tag);
+	snprintf(tlog, sizeof(tlog), "emu_%s_trainer.log", tag);
+	if (inject)
+		setenv("CUDA_INJECTION64_PATH", lib, 1);
+	setenv("GTRACE_PREPARE_GRAPHS", prepare, 1);
+	char *targv[] = { trainer, "--out", tsv, "--threads", "2", "--work", "10000", "--gap-us",
+			  "300", "--graph-every", "10", NULL };
+	pid_t tp = spawn(tlog, targv);
+	unsetenv("CUDA_INJECTION64_PATH");
+	unsetenv("GTRACE_PREPARE_GRAPHS");
+	struct timespec ts = { 1, 200000000 };
+	nanosleep(&ts, NULL);
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)tp);
+	char *args[] = { gtrace, "record", "-q", "--force", "-o", out, "--duration", "1.5", "--pid",
+			 pid, NULL };
+	cr_assert_eq(wait_exit(spawn(log, args)), 0, "see %s", log);
+	cr_assert_eq(kill(tp, 0), 0, "the trainer ended before the recording did");
+	cr_assert_eq(wait_exit(tp), 0);
+	FILE *f = fopen(log, "r");
+	cr_assert_not_null(f);
+	size_t n = fread(g->log, 1, sizeof(g->log) - 1, f);
+	g->log[n] = 0;
+	fclose(f);
+	read_truth_drops(tsv, inject && strcmp(prepare, "0"));
+	cr_assert_gt(T.n_g, 0);
+	struct gt_store *s = store_new();
+	struct gtfile_info info;
+	char err[512];
+	cr_assert_eq(gtfile_read(out, s, &info, err, sizeof(err)), 0, "%s", err);
+	const struct gt_drops *d = store_drops(s);
+	cr_assert_eq(d->cupti_dropped + d->buffers_declined, 0,
+		     "records CUPTI dropped while the library was dormant counted as lost");
+	/* the first and last graph launches recorded: a node kernel of an
+	 * earlier or later launch is at an edge of the window (its launch call
+	 * made before the start enabled API records, or after the stop
+	 * disabled them) */
+	uint32_t first_launch = UINT32_MAX, last_launch = 0;
+	for (uint32_t l = 0; l < store_lane_count(s); l++) {
+		const struct gt_lane *ln = store_lane_at(s, l);
+		for (size_t i = 0; i < ln->n; i++) {
+			const struct gt_event *e = &ln->ev[i];
+			if (e->kind != GT_EV_RUNTIME || strcmp(store_str(s, e->name), "cudaGraphLaunch"))
+				continue;
+			first_launch = e->corr < first_launch ? e->corr : first_launch;
+			last_launch = e->corr > last_launch ? e->corr : last_launch;
+		}
+	}
+	for (uint32_t l = 0; l < store_lane_count(s); l++) {
+		const struct gt_lane *ln = store_lane_at(s, l);
+		for (size_t i = 0; i < ln->n; i++) {
+			const struct gt_event *e = &ln->ev[i];
+			if (e->kind == GT_EV_RUNTIME && !strcmp(store_str(s, e->name), "cudaGraphLaunch")) {
+				g->launches++;
+				size_t nodes = 0, seen = 0;
+				for (size_t k = 0; k < T.n_g; k++) {
+					nodes += T.g[k].corr == e->corr;
+					seen += T.g[k].corr == e->corr && T.g[k].seen;
+				}
+				cr_assert_eq(nodes, 5, "launch %u: %zu nodes in the truth", e->corr, nodes);
+				(void)seen;
+				continue;
+			}
+			if (e->kind != GT_EV_KERNEL || !e->aux)
+				continue;
+			struct truth_g *tg = NULL;
+			for (size_t k = 0; k < T.n_g && !tg; k++)
+				if (T.g[k].corr == e->corr && (int64_t)T.g[k].start == e->start_ns)
+					tg = &T.g[k];
+			cr_assert_not_null(tg, "graph kernel %u at %lld not in the truth", e->corr,
+					   (long long)e->start_ns);
+			cr_assert_eq(tg->seen, 0);
+			tg->seen = 1;
+			cr_assert_eq(e->dur_ns, (int64_t)(tg->end - tg->start));
+			cr_assert_eq(e->aux, tg->graph);
+			cr_assert_eq(ln->key.device, tg->device);
+			cr_assert_eq(ln->key.id, (int64_t)tg->stream);
+			struct gt_ref me = { l, (uint32_t)i }, peer;
+			if ((e->corr < first_launch || e->corr > last_launch) &&
+			    store_corr_peer(s, me, &peer) != 0) {
+				tg->seen = 0;      /* an edge: not counted */
+				continue;
+			}
+			g->nodes++;
+			cr_assert_eq(store_corr_peer(s, me, &peer), 0, "graph kernel %u not linked", e->corr);
+			cr_assert_str_eq(store_str(s, store_ev(s, peer)->name), "cudaGraphLaunch");
+		}
+	}
+	/* a launch is complete when all 5 of its nodes were recorded */
+	for (size_t k = 0; k < T.n_g; k += 5) {
+		size_t seen = 0;
+		for (size_t j = k; j < k + 5 && j < T.n_g; j++)
+			seen += T.g[j].seen && T.g[j].corr == T.g[k].corr;
+		g->complete += seen == 5;
+	}
+	store_free(s);
+	truth_free(&T);
+	unlink(out);
+}
+
+/* a process started with the library (dormant, no viewer yet): CUPTI is
+ * prepared at injection, so the graphs its threads instantiated before
+ * any capture are traced once one starts (before: the prepared state did
+ * not exist and no node kernel was recorded, as in the next test) */
+Test(cudaemu_attach, prepared_process_traces_graphs_instantiated_while_dormant)
+{
+	struct graph_rec g = { 0 };
+	graph_round("gprep", 1, "1", &g);
+	cr_assert_gt(g.launches, 10, "%zu graph launches recorded", g.launches);
+	cr_assert_eq(g.nodes, 5 * g.launches, "%zu node kernels for %zu launches", g.nodes, g.launches);
+	cr_assert_eq(g.complete, g.launches);
+	cr_assert_null(strstr(g.log, "have no kernels"), "%s", g.log);
+}
+
+/* a late attach (library loaded with ptrace after the graphs were
+ * instantiated), and the same process with the preparation turned off:
+ * the graphs' kernels cannot be traced; the launches are recorded and
+ * gtrace record says how many have no kernels, and why */
+Test(cudaemu_attach, late_attach_counts_graph_launches_it_cannot_trace)
+{
+	const char *tags[] = { "glate", "gnoprep" };
+	for (int r = 0; r < 2; r++) {
+		struct graph_rec g = { 0 };
+		graph_round(tags[r], r == 1, "0", &g);
+		cr_assert_gt(g.launches, 10, "%s: %zu graph launches recorded", tags[r], g.launches);
+		cr_assert_eq(g.nodes, 0, "%s", tags[r]);
+		char want[160];
+		snprintf(want, sizeof(want), "gtrace record: %zu CUDA graph launches have no kernels in "
+			 "the recording: their graphs were instantiated before the capture could trace "
+			 "kernels", g.launches);
+		cr_assert(strstr(g.log, want), "%s: want '%s' in:\n%s", tags[r], want, g.log);
+	}
+}
+
+/* the live viewer (here without a terminal: status lines until the
+ * trainer exits) says the same when it ends */
+Test(cudaemu_attach, attach_viewer_counts_graph_launches_it_cannot_trace)
+{
+	char gtrace[1100], trainer[1100], buf[8192];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char *targv[] = { trainer, "--out", "emu_gview.tsv", "--threads", "2", "--work", "6000",
+			  "--gap-us", "300", "--graph-every", "10", NULL };
+	pid_t tp = spawn("emu_gview_trainer.log", targv);
+	struct timespec ts = { 1, 0 };
+	nanosleep(&ts, NULL);
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)tp);
+	int in = open("/dev/null", O_RDONLY);
+	pid_t v = fork();
+	if (v == 0) {
+		dup2(in, 0);
+		int fd = open("emu_gview.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(gtrace, gtrace, "attach", pid, (char *)NULL);
+		_exit(127);
+	}
+	close(in);
+	cr_assert_eq(wait_exit(tp), 0);
+	cr_assert_eq(wait_exit(v), 0, "gtrace attach failed");
+	FILE *f = fopen("emu_gview.log", "r");
+	cr_assert_not_null(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	cr_assert(strstr(buf, "CUDA graph launches have no kernels in the capture: their graphs were "
+			      "instantiated before the capture could trace kernels"), "%s", buf);
 }

@@ -1,0 +1,352 @@
+/*
+ * store_arena.c - the cache file behind a budgeted store.
+ *
+ * One unlinked file in $TMPDIR (default /var/tmp) is mapped MAP_SHARED over
+ * a large reserved virtual range; blocks are handed out from its start by a
+ * bump pointer, page-aligned, each with a 64-byte header (block bytes, user
+ * bytes) before its data.  Disk space is taken with fallocate when a block
+ * is made (a full disk is then -ENOSPC, never a SIGBUS on first touch) and
+ * given back with a punched hole when it is freed; the last block grows in
+ * place.  A trimmer thread samples the process's resident file pages
+ * (/proc/self/statm) every trim_ms and, when the arena's share passes what
+ * the budget allows, drops the whole arena from the page tables
+ * (MADV_DONTNEED): dirty pages stay in the page cache and are written to the
+ * file by the kernel, and the next touch maps them back (the page cache is
+ * the LRU).  Readers never see a difference: results stay exact.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include "store_priv.h"
+
+#define ARENA_HDR 64u
+#define ARENA_MAGIC 0x6172656e61677472ull  /* "rtgarena" */
+#define ARENA_RESERVE ((size_t)1 << 40)     /* 1 TiB of address space, halved until it maps */
+
+struct arena_hdr {
+	uint64_t magic;
+	uint64_t blk_bytes;    /* whole block, header included, page multiple */
+	uint64_t user_bytes;   /* what the caller asked for */
+};
+
+struct store_arena {
+	int fd;
+	int statm_fd;
+	unsigned char *base;
+	size_t reserve;
+	size_t page;
+	_Atomic size_t used;          /* bump: bytes of the file handed out */
+	_Atomic size_t live_bytes;    /* user bytes of live blocks */
+	_Atomic size_t allow;         /* arena resident bytes allowed before a trim */
+	size_t base_shared;           /* resident file pages of the process at creation, bytes */
+	unsigned trim_ms;
+	_Atomic uint64_t trims;
+	size_t since_check;           /* bytes handed out since the last synchronous check */
+	pthread_t thr;
+	int thr_on;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int stop;
+};
+
+static size_t page_round(const struct store_arena *a, size_t n)
+{
+	return (n + a->page - 1) / a->page * a->page;
+}
+
+/* resident file-backed bytes of the process (statm's shared field) */
+static size_t shared_bytes(struct store_arena *a)
+{
+	char buf[128];
+	ssize_t n = pread(a->statm_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	unsigned long size = 0, res = 0, shr = 0;
+	if (sscanf(buf, "%lu %lu %lu", &size, &res, &shr) != 3)
+		return 0;
+	return (size_t)shr * a->page;
+}
+
+size_t store_arena_resident(struct store_arena *a)
+{
+	size_t sh = shared_bytes(a);
+	size_t r = sh > a->base_shared ? sh - a->base_shared : 0;
+	size_t u = atomic_load(&a->used);
+	return r < u ? r : u;
+}
+
+void store_arena_trim(struct store_arena *a)
+{
+	size_t u = atomic_load(&a->used);
+	if (u) {
+		madvise(a->base, u, MADV_DONTNEED);
+		atomic_fetch_add(&a->trims, 1);
+	}
+}
+
+int store_arena_check(struct store_arena *a)
+{
+	if (store_arena_resident(a) <= atomic_load(&a->allow))
+		return 0;
+	store_arena_trim(a);
+	return 1;
+}
+
+static void *trimmer(void *arg)
+{
+	struct store_arena *a = arg;
+	pthread_mutex_lock(&a->mu);
+	while (!a->stop) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += (long)a->trim_ms * 1000000L;
+		ts.tv_sec += ts.tv_nsec / 1000000000L;
+		ts.tv_nsec %= 1000000000L;
+		pthread_cond_timedwait(&a->cv, &a->mu, &ts);
+		if (a->stop)
+			break;
+		pthread_mutex_unlock(&a->mu);
+		store_arena_check(a);
+		pthread_mutex_lock(&a->mu);
+	}
+	pthread_mutex_unlock(&a->mu);
+	return NULL;
+}
+
+static int open_cache_file(void)
+{
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/var/tmp";
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/gtrace-cache-XXXXXX", dir);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	return fd;
+}
+
+int store_arena_probe(void)
+{
+	int fd = open_cache_file();
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+int store_arena_new(size_t allow, struct store_arena **out)
+{
+	struct store_arena *a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	a->page = (size_t)sysconf(_SC_PAGESIZE);
+	a->statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	int rc = open_cache_file();
+	if (rc < 0)
+		goto err;
+	a->fd = rc;
+	for (a->reserve = ARENA_RESERVE; a->reserve >= ((size_t)1 << 30); a->reserve /= 2) {
+		void *p = mmap(NULL, a->reserve, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+			       a->fd, 0);
+		if (p != MAP_FAILED) {
+			a->base = p;
+			break;
+		}
+	}
+	if (!a->base) {
+		rc = -ENOMEM;
+		close(a->fd);
+		goto err;
+	}
+	const char *ms = getenv("GTRACE_STORE_TRIM_MS");
+	a->trim_ms = ms && atoi(ms) > 0 ? (unsigned)atoi(ms) : 10;
+	atomic_store(&a->allow, allow);
+	a->base_shared = a->statm_fd >= 0 ? shared_bytes(a) : 0;
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&a->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if (a->statm_fd >= 0 && pthread_create(&a->thr, NULL, trimmer, a) == 0)
+		a->thr_on = 1;
+	*out = a;
+	return 0;
+err:
+	if (a->statm_fd >= 0)
+		close(a->statm_fd);
+	free(a);
+	return rc;
+}
+
+void store_arena_free(struct store_arena *a)
+{
+	if (!a)
+		return;
+	if (a->thr_on) {
+		pthread_mutex_lock(&a->mu);
+		a->stop = 1;
+		pthread_cond_signal(&a->cv);
+		pthread_mutex_unlock(&a->mu);
+		pthread_join(a->thr, NULL);
+	}
+	pthread_mutex_destroy(&a->mu);
+	pthread_cond_destroy(&a->cv);
+	munmap(a->base, a->reserve);
+	close(a->fd);
+	if (a->statm_fd >= 0)
+		close(a->statm_fd);
+	free(a);
+}
+
+int store_arena_owns(const struct store_arena *a, const void *p)
+{
+	const unsigned char *c = p;
+	return a && c >= a->base && c < a->base + a->reserve;
+}
+
+void store_arena_set_allow(struct store_arena *a, size_t allow)
+{
+	atomic_store(&a->allow, allow);
+}
+
+size_t store_arena_live(const struct store_arena *a)
+{
+	return a ? atomic_load(&a->live_bytes) : 0;
+}
+
+uint64_t store_arena_trims(const struct store_arena *a)
+{
+	return a ? atomic_load(&a->trims) : 0;
+}
+
+/* take disk space for [off, off + n) of the file (grows it); every eighth
+ * of the allowance (at least 1 MiB) handed out, the writer checks the budget
+ * itself: a build does not wait for the trimmer thread's turn */
+static int take(struct store_arena *a, size_t off, size_t n)
+{
+	a->since_check += n;
+	size_t step = atomic_load(&a->allow) / 8;
+	if (a->since_check >= (step > ((size_t)1 << 20) ? step : ((size_t)1 << 20))) {
+		a->since_check = 0;
+		store_arena_check(a);
+	}
+	if (off + n > a->reserve)
+		return -ENOMEM;
+	if (fallocate(a->fd, 0, (off_t)off, (off_t)n) == 0)
+		return 0;
+	if (errno != EOPNOTSUPP)
+		return -errno;
+	off_t end = (off_t)(off + n);
+	if (lseek(a->fd, 0, SEEK_END) < end && ftruncate(a->fd, end) != 0)
+		return -errno;
+	return 0;
+}
+
+static void give(struct store_arena *a, size_t off, size_t n)
+{
+	if (!n)
+		return;
+	fallocate(a->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)n);
+	/* the last block: the bump pointer comes back */
+	size_t u = atomic_load(&a->used);
+	if (off + n == u)
+		atomic_store(&a->used, off);
+}
+
+static struct arena_hdr *hdr_of(const struct store_arena *a, void *p)
+{
+	(void)a;
+	return (struct arena_hdr *)((unsigned char *)p - ARENA_HDR);
+}
+
+void *store_arena_alloc(struct store_arena *a, size_t n)
+{
+	size_t blk = page_round(a, n + ARENA_HDR);
+	size_t off = atomic_load(&a->used);
+	if (take(a, off, blk))
+		return NULL;
+	atomic_store(&a->used, off + blk);
+	struct arena_hdr *h = (struct arena_hdr *)(a->base + off);
+	h->magic = ARENA_MAGIC;
+	h->blk_bytes = blk;
+	h->user_bytes = n;
+	atomic_fetch_add(&a->live_bytes, n);
+	return a->base + off + ARENA_HDR;
+}
+
+void store_arena_cold(struct store_arena *a)
+{
+	size_t u = atomic_load(&a->used);
+	madvise(a->base, u, MADV_DONTNEED);
+	fdatasync(a->fd);
+	posix_fadvise(a->fd, 0, (off_t)u, POSIX_FADV_DONTNEED);
+}
+
+size_t store_arena_size(const struct store_arena *a, void *p)
+{
+	return (size_t)hdr_of(a, p)->user_bytes;
+}
+
+void store_arena_release(struct store_arena *a, void *p)
+{
+	if (!p)
+		return;
+	struct arena_hdr *h = hdr_of(a, p);
+	size_t off = (size_t)((unsigned char *)h - a->base), blk = (size_t)h->blk_bytes;
+	atomic_fetch_sub(&a->live_bytes, (size_t)h->user_bytes);
+	h->magic = 0;
+	give(a, off, blk);
+}
+
+void *store_arena_realloc(struct store_arena *a, void *p, size_t n)
+{
+	if (!p)
+		return store_arena_alloc(a, n);
+	struct arena_hdr *h = hdr_of(a, p);
+	size_t off = (size_t)((unsigned char *)h - a->base), blk = (size_t)h->blk_bytes;
+	size_t need = page_round(a, n + ARENA_HDR);
+	size_t old = (size_t)h->user_bytes;
+	if (need <= blk) {
+		/* fits: give back whole pages past the end */
+		if (need < blk) {
+			give(a, off + need, blk - need);
+			h->blk_bytes = need;
+		}
+		h->user_bytes = n;
+		atomic_fetch_add(&a->live_bytes, n);
+		atomic_fetch_sub(&a->live_bytes, old);
+		return p;
+	}
+	if (off + blk == atomic_load(&a->used)) {
+		/* the last block grows in place */
+		if (take(a, off + blk, need - blk))
+			return NULL;
+		atomic_store(&a->used, off + need);
+		h->blk_bytes = need;
+		h->user_bytes = n;
+		atomic_fetch_add(&a->live_bytes, n);
+		atomic_fetch_sub(&a->live_bytes, old);
+		return p;
+	}
+	void *q = store_arena_alloc(a, n);
+	if (!q)
+		return NULL;
+	memcpy(q, p, old < n ? old : n);
+	store_arena_release(a, p);
+	return q;
+}

@@ -1,0 +1,237 @@
+/*
+ * store_budget.c - the store's memory budget: sizes as text, the default
+ * budget, and the budget API of gtrace/store.h.  The cache file the budget
+ * works through is store_arena.c; docs/store.md describes both.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include "store_priv.h"
+
+int gt_parse_size(const char *text, size_t *out)
+{
+	if (!text || !*text)
+		return -EINVAL;
+	const char *p = text;
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	uint64_t v = 0;
+	while (*p >= '0' && *p <= '9') {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(*p++ - '0');
+	}
+	unsigned shift = 0;
+	switch (*p) {
+	case 'k': case 'K': shift = 10; p++; break;
+	case 'm': case 'M': shift = 20; p++; break;
+	case 'g': case 'G': shift = 30; p++; break;
+	case 't': case 'T': shift = 40; p++; break;
+	default: break;
+	}
+	if (shift && (!strcasecmp(p, "iB") || !strcasecmp(p, "B")))
+		p += strlen(p);
+	else if (!shift && !strcasecmp(p, "B"))
+		p++;
+	if (*p)
+		return -EINVAL;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	v <<= shift;
+	if (v > SIZE_MAX)
+		return -EINVAL;
+	*out = (size_t)v;
+	return 0;
+}
+
+size_t gt_default_memory_budget(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	size_t gib = (size_t)1 << 30;
+	if (pages <= 0 || psz <= 0)
+		return gib;
+	size_t quarter = (size_t)pages / 4 * (size_t)psz;
+	return quarter < gib ? quarter : gib;
+}
+
+/* ---- store_mem: heap blocks with a size header, or cache-file blocks ---- */
+
+#define MEM_HDR 16u
+
+static size_t heap_size(const void *p)
+{
+	size_t n;
+	memcpy(&n, (const unsigned char *)p - MEM_HDR, sizeof(n));
+	return n;
+}
+
+static void *heap_realloc(struct gt_store *s, void *p, size_t n)
+{
+	size_t old = p ? heap_size(p) : 0;
+	if (n > SIZE_MAX - MEM_HDR)
+		return NULL;
+	unsigned char *b = realloc(p ? (unsigned char *)p - MEM_HDR : NULL, n + MEM_HDR);
+	if (!b)
+		return NULL;
+	memcpy(b, &n, sizeof(n));
+	s->heap_bytes += n;
+	s->heap_bytes -= old;
+	return b + MEM_HDR;
+}
+
+void *store_mem_realloc(struct gt_store *s, void *p, size_t n)
+{
+	if (!n)
+		n = 1;
+	if (p && store_arena_owns(s->arena, p))
+		return store_arena_realloc(s->arena, p, n);
+	if (!s->arena || n < STORE_ARENA_MIN)
+		return heap_realloc(s, p, n);
+	void *q = store_arena_alloc(s->arena, n);
+	if (!q)
+		return NULL;
+	if (p) {
+		size_t old = heap_size(p);
+		memcpy(q, p, old < n ? old : n);
+		store_mem_free(s, p);
+	}
+	return q;
+}
+
+void store_mem_free(struct gt_store *s, void *p)
+{
+	if (!p)
+		return;
+	if (store_arena_owns(s->arena, p)) {
+		store_arena_release(s->arena, p);
+		return;
+	}
+	s->heap_bytes -= heap_size(p);
+	free((unsigned char *)p - MEM_HDR);
+}
+
+/* a heap block of the arena's size moves into it: the new pointer (p when
+ * it stays; on failure p, with *rc = -ENOMEM) */
+static void *move(struct gt_store *s, void *p, int *rc)
+{
+	if (!p || store_arena_owns(s->arena, p) || heap_size(p) < STORE_ARENA_MIN)
+		return p;
+	size_t n = heap_size(p);
+	void *q = store_arena_alloc(s->arena, n);
+	if (!q) {
+		*rc = -ENOMEM;
+		return p;
+	}
+	memcpy(q, p, n);
+	store_mem_free(s, p);
+	return q;
+}
+
+static int move_all(struct gt_store *s)
+{
+	int rc = 0;
+	for (size_t i = 0; i < s->n_lanes; i++) {
+		struct gt_lane *l = s->lanes[i];
+		l->ev = move(s, l->ev, &rc);
+		l->blk_start = move(s, l->blk_start, &rc);
+		l->blk_maxend = move(s, l->blk_maxend, &rc);
+		l->blk_busy = move(s, l->blk_busy, &rc);
+		for (int k = 0; k < l->n_lvl; k++) {
+			l->lvl_max[k] = move(s, l->lvl_max[k], &rc);
+			l->lvl_dur[k] = move(s, l->lvl_dur[k], &rc);
+		}
+	}
+	s->corr_launch = move(s, s->corr_launch, &rc);
+	s->corr_gpu = move(s, s->corr_gpu, &rc);
+	return rc;
+}
+
+/* what stays on the heap whatever the budget: strings, side tables, lane
+ * structs, small arrays */
+static size_t heap_share(const struct gt_store *s)
+{
+	size_t b = store_bytes(s), live = store_arena_live(s->arena);
+	return b > live ? b - live : 0;
+}
+
+/* the arena's share of the budget: what the heap leaves, at least a quarter */
+static size_t arena_allow(const struct gt_store *s)
+{
+	size_t h = heap_share(s), q = s->budget / 4;
+	size_t a = s->budget > h ? s->budget - h : 0;
+	return a > q ? a : q;
+}
+
+static int engage(struct gt_store *s)
+{
+	if (s->arena)
+		return 0;
+	if (s->arena_err)
+		return s->arena_err;
+	int rc = store_arena_new(arena_allow(s), &s->arena);
+	if (rc) {
+		s->arena_err = rc;
+		return rc;
+	}
+	rc = move_all(s);
+	store_arena_set_allow(s->arena, arena_allow(s));
+	store_arena_check(s->arena);
+	return rc;
+}
+
+void store_budget_poll(struct gt_store *s)
+{
+	if (s->budget && !s->arena && !s->arena_err && s->heap_bytes > s->budget / 2)
+		engage(s);
+}
+
+void store_budget_finished(struct gt_store *s)
+{
+	if (!s->arena)
+		return;
+	store_arena_set_allow(s->arena, arena_allow(s));
+	store_arena_check(s->arena);
+}
+
+int store_set_budget(struct gt_store *s, size_t bytes)
+{
+	s->budget = bytes;
+	if (s->arena) {
+		store_arena_set_allow(s->arena, bytes ? arena_allow(s) : SIZE_MAX);
+		if (bytes)
+			store_arena_check(s->arena);
+		return 0;
+	}
+	if (bytes && s->heap_bytes > bytes / 2)
+		return engage(s);
+	if (bytes && !s->arena_err)
+		s->arena_err = store_arena_probe();   /* say now when it cannot work */
+	return s->arena_err;
+}
+
+size_t store_budget(const struct gt_store *s)
+{
+	return s->budget;
+}
+
+size_t store_resident_bytes(const struct gt_store *s)
+{
+	if (!s->arena)
+		return store_bytes(s);
+	return heap_share(s) + store_arena_resident(s->arena);
+}
+
+void store_lane_fit(struct gt_store *s, uint32_t lane)
+{
+	struct gt_lane *l = store_lane_at(s, lane);
+	if (!l || !l->n || l->cap <= l->n)
+		return;
+	struct gt_event *e = store_mem_realloc(s, l->ev, l->n * sizeof(*e));
+	if (e) {
+		l->ev = e;
+		l->cap = l->n;
+	}
+}

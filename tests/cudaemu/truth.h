@@ -1,0 +1,95 @@
+/*
+ * truth.h - the stand-in trainer's ground truth (cudaemu_trainer --out,
+ * docs/capture.md "The emulator"), read by the emulator's tests.
+ *
+ * Lines: `#` header (pid, devices, window), W (a piece of work), G (a graph
+ * node kernel), N (an NVTX range), F (a forked child), S (the emulated
+ * CUPTI's own counts), Y (a synchronization call), C (one copy of a
+ * batched copy call).  Unknown line types are an error.
+ */
+#ifndef GTRACE_TESTS_CUDAEMU_TRUTH_H
+#define GTRACE_TESTS_CUDAEMU_TRUTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* one piece of work and its launch call (W) */
+struct truth_w {
+	int kind, device;
+	unsigned stream, corr, tid;
+	unsigned long long api_start, api_end, start, end, bytes;
+	unsigned grid[3], block[3];
+	char name[64];
+	int foreign;             /* records on another client's clock: 1 work, 2 launch */
+	int bad_ts;              /* its record's timestamps: 1 zero, 2 end before start */
+	int seen, seen_api;      /* for the tests: found (or in which round) */
+};
+
+/* one kernel node of a graph replay (G) */
+struct truth_g {
+	int device;
+	unsigned stream, corr, tid, graph, node;
+	unsigned long long api_start, api_end, start, end;
+	char name[64];
+	int seen, seen_api;
+};
+
+/* one NVTX range (N) */
+struct truth_n {
+	unsigned tid, depth;
+	unsigned long long start, end;
+	int seen;
+};
+
+/* one synchronization call (Y): stream 0 = the whole device
+ * (cudaDeviceSynchronize), else cudaStreamSynchronize of that stream;
+ * start..end is the time the call waited */
+struct truth_y {
+	int device;
+	unsigned stream, corr, tid;
+	unsigned long long api_start, api_end, start, end;
+	int seen, seen_api;
+};
+
+/* one copy of a batched copy call (C): index in the batch, its own times
+ * and bytes, copy kind (CUpti_ActivityMemcpyKind) */
+struct truth_c {
+	int device;
+	unsigned stream, corr, tid, index, copy_kind;
+	unsigned long long api_start, api_end, start, end, bytes;
+	int seen;
+};
+
+struct truth {
+	struct truth_w *w;
+	size_t n;
+	struct truth_g *g;
+	size_t n_g;
+	struct truth_n *nv;
+	size_t n_nv;
+	struct truth_y *y;
+	size_t n_y;
+	struct truth_c *c;
+	size_t n_c;
+	struct truth_w **idx;        /* by correlation id (truth_by_corr) */
+	uint32_t max_corr;
+	long pid;
+	int devices;
+	unsigned long long window[2];    /* first launch start, last work end */
+	unsigned long long records, dropped, refused;
+	int have_stats;
+	int forks;                   /* forked children */
+	int fork_bad_status;         /* the first child that exited non-zero (status), 0 */
+	unsigned long long fork_max_ms;  /* the slowest child, fork to reaped */
+};
+
+/* read the truth file at path into t (zeroed first); 0, or -1 with a
+ * one-line reason in err (t then holds what was read: truth_free it) */
+int truth_read(const char *path, struct truth *t, char *err, size_t errlen);
+/* frees what truth_read allocated */
+void truth_free(struct truth *t);
+/* the W entry of a correlation id (indexed on first use); NULL for ids of
+ * calls without a W line */
+struct truth_w *truth_by_corr(struct truth *t, uint32_t corr);
+
+#endif
