@@ -5,7 +5,8 @@ set -euo pipefail
 pkgs=(build-essential pkg-config meson ninja-build libncurses-dev libcjson-dev
       libzstd-dev zlib1g-dev libsqlite3-dev libcriterion-dev tmux clang
       libclang-rt-14-dev python3 python3-pandas
-      libprotobuf-c-dev protobuf-c-compiler python3-protobuf protobuf-compiler)
+      libprotobuf-c-dev protobuf-c-compiler python3-protobuf protobuf-compiler
+      openssh-server openssh-client)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

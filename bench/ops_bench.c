@@ -4,7 +4,8 @@
  * seed 1, allocator records planted with --memory leak): the "ops" and
  * "memory-usage" reports over the whole capture, then `gtrace diff` of
  * that capture (baseline) against a straggler capture of the same size
- * (experiment), each diff report.  Prints "name value unit" lines
+ * (experiment), each diff report; last the ops report grouped by input
+ * shapes and by call stack, with shapes and stacks planted on the ops.  Prints "name value unit" lines
  * (median wall time of RUNS runs; cpu = median CPU time, less sensitive
  * to a loaded machine).
  * usage: ops_bench [EVENTS] [RUNS]
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include "gtrace/diff.h"
+#include "gtrace/ops.h"
 #include "gtrace/report.h"
 #include "gtrace/sim.h"
 #include "gtrace/store.h"
@@ -31,8 +33,36 @@ static struct gt_store *capture(uint64_t n, enum sim_scenario sc)
 	return s;
 }
 
-/* one run of report `name` (diff when b != NULL); exits on failure */
-static void run_once(const struct gt_store *a, const struct gt_store *b, const char *name)
+/* plant input shapes and call stacks on the capture's CPU ops (the
+ * simulator writes none): 16 shapes and 4 stacks, taken in turn, so each
+ * operator name has up to 16 (name, shapes) and 4 (name, stack) rows */
+static void plant_args(struct gt_store *s)
+{
+	uint32_t sh[16], st[4];
+	char b[96];
+	for (int i = 0; i < 16; i++) {
+		snprintf(b, sizeof(b), "[[%d, 256, 56, 56], [256, 256, 3, 3], [], []]", 8 * (i + 1));
+		sh[i] = store_intern_cstr(s, b);
+	}
+	for (int i = 0; i < 4; i++) {
+		snprintf(b, sizeof(b), "train.py(%d): step;model.py(%d): forward", 40 + i, 100 + i);
+		st[i] = store_intern_cstr(s, b);
+	}
+	uint64_t k = 0;
+	for (size_t i = 0; i < store_lane_count(s); i++) {
+		struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+		for (size_t j = 0; j < l->n; j++, k++)
+			if (l->ev[j].kind == GT_EV_CPU_OP) {
+				l->ev[j].arg = (l->ev[j].arg & ~(uint64_t)0xffffffffu) | sh[k % 16];
+				l->ev[j].aux = st[(k / 16) % 4];
+			}
+	}
+}
+
+/* one run of report `name` (diff when b != NULL; group: the ops report's
+ * --group-by); exits on failure */
+static void run_once(const struct gt_store *a, const struct gt_store *b, const char *name,
+		     int group)
 {
 	struct gt_report_out o = {0};
 	char err[256] = "";
@@ -43,6 +73,7 @@ static void run_once(const struct gt_store *a, const struct gt_store *b, const c
 	} else {
 		struct gt_scope sc;
 		gt_scope_all(&sc);
+		sc.flags |= (unsigned)group << OPS_SCOPE_GROUP_SHIFT;
 		rc = gt_report_find(name)->run(a, &sc, &o, err, sizeof(err));
 	}
 	if (rc) {
@@ -53,12 +84,12 @@ static void run_once(const struct gt_store *a, const struct gt_store *b, const c
 }
 
 static void timed(const char *label, const struct gt_store *a, const struct gt_store *b,
-		  const char *name, int runs)
+		  const char *name, int group, int runs)
 {
 	double *t = calloc((size_t)runs, sizeof(*t)), *c = calloc((size_t)runs, sizeof(*c));
 	for (int i = 0; i < runs; i++) {
 		double w0 = bench_ms(CLOCK_MONOTONIC), c0 = bench_ms(CLOCK_PROCESS_CPUTIME_ID);
-		run_once(a, b, name);
+		run_once(a, b, name, group);
 		t[i] = bench_ms(CLOCK_MONOTONIC) - w0;
 		c[i] = bench_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	}
@@ -77,13 +108,18 @@ int main(int argc, char **argv)
 		runs = 1;
 	struct gt_store *a = capture(n, SIM_BALANCED);
 	printf("events %zu\n", store_event_count(a));
-	timed("ops_report", a, NULL, "ops", runs);
-	timed("memory_usage_report", a, NULL, "memory-usage", runs);
+	timed("ops_report", a, NULL, "ops", OPS_BY_NAME, runs);
+	timed("memory_usage_report", a, NULL, "memory-usage", 0, runs);
 	struct gt_store *b = capture(n, SIM_STRAGGLER);
 	printf("experiment_events %zu\n", store_event_count(b));
-	timed("diff_breakdown", a, b, "breakdown", runs);
-	timed("diff_kernels", a, b, "kernels", runs);
-	timed("diff_ops", a, b, "ops", runs);
+	timed("diff_breakdown", a, b, "breakdown", 0, runs);
+	timed("diff_kernels", a, b, "kernels", 0, runs);
+	timed("diff_ops", a, b, "ops", 0, runs);
+	store_free(b);
+	b = NULL;
+	plant_args(a);
+	timed("ops_report_by_shape", a, NULL, "ops", OPS_BY_SHAPE, runs);
+	timed("ops_report_by_stack", a, NULL, "ops", OPS_BY_STACK, runs);
 	store_free(a);
 	store_free(b);
 	return 0;

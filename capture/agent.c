@@ -147,12 +147,15 @@ static void ag_status(void *ctx, char *buf, size_t len)
 		struct ring_hdr *h = ag.view.hdr;
 		n += snprintf(buf + n, len - (size_t)n,
 			      " events=%llu ring_overflow=%llu cupti_dropped=%llu"
-			      " buffers_declined=%llu zero_timestamps=%llu",
+			      " buffers_declined=%llu zero_timestamps=%llu"
+			      " client_buffers=%llu read_errors=%llu",
 			      (unsigned long long)atomic_load(&h->events_published),
 			      (unsigned long long)atomic_load(&h->ring_overflow),
 			      (unsigned long long)atomic_load(&h->cupti_dropped),
 			      (unsigned long long)atomic_load(&h->buffers_declined),
-			      (unsigned long long)atomic_load(&h->zero_timestamps));
+			      (unsigned long long)atomic_load(&h->zero_timestamps),
+			      (unsigned long long)atomic_load(&h->client_buffers),
+			      (unsigned long long)atomic_load(&h->read_errors));
 	}
 	if ((size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, " reason=%s",
@@ -274,6 +277,25 @@ void agent_count_loss(uint64_t cupti_dropped, uint64_t buffers_declined, uint64_
 	atomic_fetch_add_explicit(&h->cupti_dropped, cupti_dropped, memory_order_relaxed);
 	atomic_fetch_add_explicit(&h->buffers_declined, buffers_declined, memory_order_relaxed);
 	atomic_fetch_add_explicit(&h->zero_timestamps, zero_timestamps, memory_order_relaxed);
+}
+
+void agent_count_read_errors(uint64_t n)
+{
+	if (ag.cur.hdr && n)
+		atomic_fetch_add_explicit(&ag.cur.hdr->read_errors, n, memory_order_relaxed);
+}
+
+void agent_set_client_buffers(uint64_t n)
+{
+	if (ag.cur.hdr)
+		atomic_store_explicit(&ag.cur.hdr->client_buffers, n, memory_order_relaxed);
+}
+
+void agent_forked_declined(void)
+{
+	struct ring *r = ag.cur.hdr ? &ag.cur : ag.pending_valid ? &ag.pending : NULL;
+	if (r)
+		atomic_fetch_add_explicit(&r->hdr->buffers_declined, 1, memory_order_relaxed);
 }
 
 void agent_end(const char *reason)

@@ -23,6 +23,7 @@
 #include "gtrace_config.h"
 #include "convert.h"
 #include "gcupti.h"
+#include "gcwatch.h"
 
 #define GC_NBUF 32
 #define GC_BUF_BYTES (4u << 20)
@@ -47,6 +48,10 @@ struct gc_fns {
 	CUptiResult (*EnableRuntimeApi)(CUpti_CallbackId, uint8_t);
 	CUptiResult (*EnableDriverApi)(CUpti_CallbackId, uint8_t);
 	CUptiResult (*SetThreadIdType)(CUpti_ActivityThreadIdType);
+	CUptiResult (*EnableCallback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
+				      CUpti_CallbackId);
+	CUptiResult (*GetCallbackState)(uint32_t *, CUpti_SubscriberHandle, CUpti_CallbackDomain,
+					CUpti_CallbackId);
 };
 
 static struct {
@@ -75,6 +80,11 @@ static struct {
 	int enabled;
 	int prepared;                /* kernel tracing kept on while dormant (graphs) */
 	_Atomic int accept;          /* buffer requests served (a capture runs) */
+	/* another CUPTI client (capture/gcwatch.h) */
+	struct gcwatch watch;
+	int watching;                /* our launch callbacks are on: the watch can judge */
+	_Atomic int taken;           /* it took CUPTI: nothing more is published */
+	_Atomic uint64_t foreign_buffers;   /* its buffers completed to us (not ours: ignored) */
 	volatile sig_atomic_t forked;   /* this is a fork()ed child: stay inert */
 	/* drain thread */
 	pthread_t drain;
@@ -182,6 +192,8 @@ int gcupti_probe(char *reason, size_t len)
 	*(void **)&gc.f.EnableRuntimeApi = dlsym(gc.lib, "cuptiActivityEnableRuntimeApi");
 	*(void **)&gc.f.EnableDriverApi = dlsym(gc.lib, "cuptiActivityEnableDriverApi");
 	SYM(SetThreadIdType);
+	SYM(EnableCallback);
+	SYM(GetCallbackState);
 	if (!gc.f.GetVersion || !gc.f.GetTimestamp || !gc.f.Subscribe || !gc.f.Unsubscribe ||
 	    !gc.f.RegisterCallbacks || !gc.f.Enable || !gc.f.Disable || !gc.f.FlushAll ||
 	    !gc.f.GetNextRecord || !gc.f.GetNumDroppedRecords) {
@@ -213,6 +225,20 @@ int gcupti_probe(char *reason, size_t len)
 
 static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
+	if (gc.forked) {
+		/* a fork()ed child's CUPTI (an NVTX range in a DataLoader
+		 * worker): no drain thread here, gc.lock maybe held by a thread
+		 * that does not exist in it.  Declined without a lock, counted
+		 * in the ring the child shares with its parent (atomics only):
+		 * the child's records are not captured, and say so. */
+		*buffer = NULL;
+		*size = 0;
+		*max_records = 0;
+		agent_forked_declined();
+		return;
+	}
+	/* a request, served or not, shows our callbacks are still registered */
+	atomic_fetch_add_explicit(&gc.watch.traffic, 1, memory_order_relaxed);
 	int i = -1;
 	if (atomic_load_explicit(&gc.accept, memory_order_relaxed)) {
 		pthread_mutex_lock(&gc.lock);
@@ -237,8 +263,16 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
 	(void)ctx;
 	(void)stream;
 	(void)size;
-	if (!buffer || buffer < gc.pool || buffer >= gc.pool + (size_t)gc.nbuf * GC_BUF_BYTES)
+	if (gc.forked)
+		return;              /* nothing of a child's is ours to drain */
+	atomic_fetch_add_explicit(&gc.watch.traffic, 1, memory_order_relaxed);
+	if (!buffer || buffer < gc.pool || buffer >= gc.pool + (size_t)gc.nbuf * GC_BUF_BYTES) {
+		/* another client's (registered before our start): not ours
+		 * to parse or free; counted (status foreign_buffers) */
+		if (buffer)
+			atomic_fetch_add(&gc.foreign_buffers, 1);
 		return;
+	}
 	int i = (int)((size_t)(buffer - gc.pool) / GC_BUF_BYTES);
 	atomic_fetch_sub(&gc.outstanding, 1);
 	pthread_mutex_lock(&gc.lock);
@@ -257,7 +291,11 @@ static void CUPTIAPI sub_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Call
 	(void)ud;
 	(void)dom;
 	(void)cbid;
-	(void)data;
+	/* launch calls, counted at their exit: the activity-independent
+	 * witness of gcwatch */
+	const CUpti_CallbackData *cb = data;
+	if (cb && cb->callbackSite == CUPTI_API_EXIT)
+		atomic_fetch_add_explicit(&gc.watch.calls, 1, memory_order_relaxed);
 }
 
 /* ---- drain thread ---- */
@@ -344,7 +382,7 @@ static void drain_buffer(int i, size_t valid, struct pub *p)
 	uint8_t *buf = gc.pool + (size_t)i * GC_BUF_BYTES;
 	CUpti_Activity *rec = NULL;
 	struct pub_dict d = convert_dict(&gc.cv);
-	uint64_t z0 = gc.cv.zero_timestamps;
+	uint64_t z0 = gc.cv.zero_timestamps, failed = 0;
 	CUptiResult r;
 	/* after another client's clock: only records still on ours (made
 	 * before it) are published, the rest are dropped, never shifted */
@@ -352,7 +390,9 @@ static void drain_buffer(int i, size_t valid, struct pub *p)
 	int64_t now = realtime_ns();
 	while ((r = gc.f.GetNextRecord(buf, valid, &rec)) == CUPTI_SUCCESS) {
 		struct gt_event e;
-		if (convert_record(&gc.cv, rec, &e) != 1 || !p)
+		int cr = convert_record(&gc.cv, rec, &e);
+		failed += cr < 0;            /* out of memory: the record is lost, counted */
+		if (cr != 1 || !p)
 			continue;
 		if (foreign && (e.start_ns < now - 3600000000000ll || e.start_ns > now + 3600000000000ll)) {
 			atomic_fetch_add(&gc.foreign_records, 1);
@@ -362,15 +402,49 @@ static void drain_buffer(int i, size_t valid, struct pub *p)
 	}
 	/* INVALID_KIND: an incomplete record (a forced flush met work still
 	 * running); the walk cannot go past it */
-	if (r != CUPTI_ERROR_MAX_LIMIT_REACHED)
+	if (r != CUPTI_ERROR_MAX_LIMIT_REACHED) {
 		atomic_fetch_add(&gc.read_errors, 1);
+		if (p)
+			agent_count_read_errors(1);
+	}
 	if (p) {
 		const struct ring_device_def *dv;
 		size_t n = convert_take_devices(&gc.cv, &dv);
 		for (size_t k = 0; k < n; k++)
 			pub_device(p, &dv[k], &d);
 		agent_count_loss(0, 0, gc.cv.zero_timestamps - z0);
+		agent_count_read_errors(failed);      /* records not converted */
 	}
+}
+
+#define GC_TAKEN_MSG "another CUPTI client (torch.profiler?) took the activity buffers/kinds: " \
+	"capture stopped"
+#define GC_FINALIZED_MSG "another CUPTI client (torch.profiler?) finalized CUPTI: capture stopped"
+
+/* once a drain-loop turn: has another client taken CUPTI (gcwatch)?  Then
+ * the capture ends with one line, nothing more is published, and the pool
+ * buffers CUPTI handed to it are counted (the ring's client_buffers, kept
+ * current: one that comes back after all is no longer counted) */
+static void watch_client(void)
+{
+	if (!gc.watching || !gc.enabled)
+		return;
+	if (atomic_load(&gc.taken)) {
+		int64_t o = atomic_load(&gc.outstanding);
+		agent_set_client_buffers(o > 0 ? (uint64_t)o : 0);
+		return;
+	}
+	uint32_t on = 0;
+	int sub_ok = gc.f.GetCallbackState(&on, gc.sub, CUPTI_CB_DOMAIN_RUNTIME_API,
+					   CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000) ==
+		     CUPTI_SUCCESS && on;
+	enum gcwatch_verdict v = gcwatch_check(&gc.watch, realtime_ns(), sub_ok);
+	if (v == GCWATCH_OK)
+		return;
+	atomic_store(&gc.taken, 1);
+	agent_end(v == GCWATCH_FINALIZED ? GC_FINALIZED_MSG : GC_TAKEN_MSG);
+	int64_t o = atomic_load(&gc.outstanding);
+	agent_set_client_buffers(o > 0 ? (uint64_t)o : 0);
 }
 
 /* CUPTI's dropped records (global queue; the count resets on read) and
@@ -385,7 +459,8 @@ static void count_losses(void)
 		agent_count_loss(dropped, declined, 0);
 }
 
-/* who this process is: pid, RANK, WORLD_SIZE (-1 unknown), host name */
+/* who this process is: pid, RANK, LOCAL_RANK, WORLD_SIZE (-1 unknown),
+ * host name */
 static void publish_identity(struct pub *p, const struct pub_dict *d)
 {
 	struct ring_rank_def rd;
@@ -394,8 +469,13 @@ static void publish_identity(struct pub *p, const struct pub_dict *d)
 	rd.rank = gc.cv.rank;
 	const char *ws = getenv("WORLD_SIZE");
 	rd.world_size = ws && *ws ? atoi(ws) : -1;
+	const char *lr = getenv("LOCAL_RANK");
+	rd.local_rank1 = lr && *lr && atoi(lr) >= 0 ? atoi(lr) + 1 : 0;
 	char host[256] = "";
-	if (gethostname(host, sizeof(host) - 1) == 0 && host[0])
+	const char *hv = getenv("GTRACE_HOSTNAME");   /* as gtjob_hostname: a chosen name */
+	if (hv && *hv)
+		snprintf(host, sizeof(host), "%s", hv);
+	if ((host[0] || gethostname(host, sizeof(host) - 1) == 0) && host[0])
 		rd.host = convert_intern(&gc.cv, host, strlen(host));
 	pub_rank(p, &rd, d);
 }
@@ -431,6 +511,8 @@ static void *drain_main(void *arg)
 		}
 		pthread_mutex_unlock(&gc.lock);
 		struct pub *p = agent_pub();
+		if (p)
+			watch_client();
 		if (p && p->resets != last_reset) {
 			/* a new viewer: devices and a fresh calibration first */
 			last_reset = p->resets;
@@ -475,7 +557,9 @@ static void flush_and_wait(int max_ms)
 	 * walk stops (everything after them lost).  Flush completed buffers
 	 * until CUPTI holds none of ours, for at most half of max_ms. */
 	gc.f.FlushAll(0);
-	for (int t = 0; t < max_ms / 10 && atomic_load(&gc.outstanding) > 0; t++) {
+	/* buffers another client holds never come back: no wait for them */
+	for (int t = 0; t < max_ms / 10 && atomic_load(&gc.outstanding) > 0 && !atomic_load(&gc.taken);
+	     t++) {
 		struct timespec ts = { 0, 5000000 };
 		nanosleep(&ts, NULL);
 		gc.f.FlushAll(0);
@@ -524,6 +608,38 @@ static void gc_atexit(void)
 /* ---- agent source operations (control thread) ---- */
 
 static void gc_disable(void *ctx);
+
+/* our launch calls through the callback API (not part of CUPTI's activity
+ * state, which another client can take) for gcwatch; GTRACE_CLIENT_WATCH_MS
+ * sets its silence window (default 3 s) */
+static void watch_start(void)
+{
+	static const CUpti_CallbackId rt[] = {
+		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+		CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+		CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
+		CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+		CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+	};
+	static const CUpti_CallbackId dr[] = {
+		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+	};
+	const char *e = getenv("GTRACE_CLIENT_WATCH_MS");
+	gcwatch_init(&gc.watch, e ? (int64_t)atol(e) * 1000000 : 0);
+	gc.watching = 0;
+	if (!gc.f.EnableCallback || !gc.f.GetCallbackState)
+		return;
+	int ok = gc.f.EnableCallback(1, gc.sub, CUPTI_CB_DOMAIN_RUNTIME_API, rt[0]) == CUPTI_SUCCESS;
+	for (size_t k = 1; ok && k < sizeof(rt) / sizeof(rt[0]); k++)
+		gc.f.EnableCallback(1, gc.sub, CUPTI_CB_DOMAIN_RUNTIME_API, rt[k]);
+	for (size_t k = 0; ok && k < sizeof(dr) / sizeof(dr[0]); k++)
+		gc.f.EnableCallback(1, gc.sub, CUPTI_CB_DOMAIN_DRIVER_API, dr[k]);
+	gc.watching = ok;
+}
 
 static int gc_enable(void *ctx, char *err, size_t errlen)
 {
@@ -654,6 +770,7 @@ static int gc_enable(void *ctx, char *err, size_t errlen)
 	}
 	if (gc.f.FlushPeriod)
 		gc.f.FlushPeriod(100);
+	watch_start();
 	static int atexit_done;
 	if (!atexit_done && atexit(gc_atexit) == 0)
 		atexit_done = 1;
@@ -672,6 +789,17 @@ static void gc_disable(void *ctx)
 	if (gc.forked)
 		return;
 	gc.enabled = 0;
+	if (atomic_load(&gc.taken)) {
+		/* the kinds and callbacks are the other client's now: leave
+		 * them (a prepared process's kernel tracing included: it is
+		 * that client's to keep or end); no buffer is served any more,
+		 * only our subscription goes */
+		atomic_store(&gc.accept, 0);
+		if (gc.subscribed)
+			gc.f.Unsubscribe(gc.sub);
+		gc.subscribed = 0;
+		return;
+	}
 	/* API records off before GPU work, the reverse of the start: at either
 	 * edge of a capture a launch may lose its GPU record's partner, never
 	 * the other way round, so a launch without kernels means what
@@ -722,9 +850,13 @@ static void gc_flush(void *ctx)
 static void gc_status(void *ctx, char *buf, size_t len)
 {
 	(void)ctx;
-	snprintf(buf, len, " gpus=%zu read_errors=%llu foreign_clock_records=%llu", gc.cv.n_dev,
+	int64_t o = atomic_load(&gc.outstanding);
+	snprintf(buf, len, " gpus=%zu read_errors=%llu foreign_clock_records=%llu"
+		 " client_taken=%d client_buffers_lost=%llu foreign_buffers=%llu", gc.cv.n_dev,
 		 (unsigned long long)atomic_load(&gc.read_errors),
-		 (unsigned long long)atomic_load(&gc.foreign_records));
+		 (unsigned long long)atomic_load(&gc.foreign_records), atomic_load(&gc.taken),
+		 (unsigned long long)(atomic_load(&gc.taken) && o > 0 ? o : 0),
+		 (unsigned long long)atomic_load(&gc.foreign_buffers));
 }
 
 static const struct agent_source gc_source = {

@@ -31,6 +31,7 @@
 int InitializeInjection(void) INJECT_API;
 int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t)) INJECT_API;
 int gtrace_inject_attach(void) INJECT_API;
+int InitializeInjectionNvtxExtension(void *module_info) INJECT_API;
 
 /* found by pinj in a loaded copy: which gtrace it belongs to */
 __attribute__((used)) static const char inject_ident[] = "gtrace-inject-version=" GTRACE_VERSION;
@@ -118,6 +119,30 @@ int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t))
 	return fwd ? fwd(get_export_table) : 0;
 #else
 	(void)get_export_table;
+	return 0;
+#endif
+}
+
+/* NVTX's extension modules (memory, payload, counters: nvtxMem*,
+ * nvtxPayload*, ...) call this at their first call with a
+ * nvtxExtModuleInfo_t whose function slots a tool fills.  gtrace itself
+ * records none of them: the call goes to libcupti's, which registers what
+ * that CUPTI supports; without one (or without CUPTI) 0 declines, and NVTX
+ * keeps the extension's functions no-ops.  Without this entry NVTX fails
+ * the same way, but CUPTI's support would be lost. */
+int InitializeInjectionNvtxExtension(void *module_info)
+{
+	if (!module_info)
+		return 0;
+#if GTRACE_HAVE_CUPTI
+	char reason[200];
+	void *lib = gcupti_load(reason, sizeof(reason));
+	if (!lib)
+		return 0;
+	int (*fwd)(void *);
+	*(void **)&fwd = dlsym(lib, "InitializeInjectionNvtxExtension");
+	return fwd ? fwd(module_info) : 0;
+#else
 	return 0;
 #endif
 }

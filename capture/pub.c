@@ -159,8 +159,11 @@ int pub_event(struct pub *p, const struct gt_event *e, const struct pub_dict *d)
 		atomic_fetch_add_explicit(&p->ring->hdr->ring_overflow, 1, memory_order_relaxed);
 	if (rc == 0)
 		p->events++;
-	else if (rc != -ENOSPC)
+	else if (rc != -ENOSPC) {
+		/* a definition the source could not give: counted, never silent */
 		p->lost++;
+		atomic_fetch_add_explicit(&p->ring->hdr->read_errors, 1, memory_order_relaxed);
+	}
 	return rc;
 }
 

@@ -13,18 +13,24 @@
 #include "gtrace/ctl.h"
 #include "cmd.h"
 #include "live.h"
+#include "netsess.h"
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: gtrace attach PID [--force-inject] | --all | --list\n\n"
+	fprintf(f, "usage: gtrace attach PID [--force-inject] | --all | --list\n"
+		   "       gtrace attach --hosts H1,H2,... [--ssh CMD] [--gtrace PATH] [--align-clocks]\n\n"
 		   "  --list   processes with the capture library loaded or that use CUDA (injectable):\n"
-		   "           pid, GPUs, state, RANK, command; under an ended or passive\n"
-		   "           process, a line with the reason\n"
+		   "           pid, GPUs, state, RANK (RANK/LOCAL_RANK when both are set),\n"
+		   "           command; under an ended or passive process, a line with the reason\n"
 		   "  PID      open the live viewer on that process (q quits; the process runs on); a\n"
 		   "           process started without gtrace gets the capture library with ptrace\n"
 		   "  --force-inject  load the library into a process that maps no CUDA driver too\n"
 		   "           (refused otherwise: it would have nothing to record)\n"
-		   "  --all    every process of yours that uses CUDA, as ranks of one view\n");
+		   "  --all    every process of yours that uses CUDA, as ranks of one view\n"
+		   "  --hosts  one live view of every node: runs 'SSH HOST GTRACE record --all -q -o -'\n"
+		   "           per host (SSH: --ssh, default 'ssh -T -o BatchMode=yes', e.g. 'srun\n"
+		   "           --overlap -w'; GTRACE: --gtrace, default 'gtrace'); --align-clocks\n"
+		   "           applies the residual clock offsets estimated from NCCL collectives\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -57,6 +63,14 @@ static int list(void)
 		if (kill(pids[i], 0) < 0 && errno == ESRCH)
 			continue;             /* gone since the scan */
 		live_proc_env(pids[i], "RANK", rank, sizeof(rank));
+		/* RANK/LOCAL_RANK when the process sets LOCAL_RANK (torchrun) */
+		char lrank[8] = "";
+		live_proc_env(pids[i], "LOCAL_RANK", lrank, sizeof(lrank));
+		if (lrank[0] && strcmp(lrank, "-")) {
+			char both[16];
+			snprintf(both, sizeof(both), "%.7s/%.7s", rank, lrank);
+			snprintf(rank, sizeof(rank), "%s", both);
+		}
 		if (!live_listening(pids[i])) {
 			/* uses CUDA, no library yet: gtrace attach loads it */
 			live_proc_gpus(pids[i], gpus, sizeof(gpus));
@@ -74,6 +88,14 @@ static int list(void)
 				const char *r = strstr(reply, " reason=");
 				if (r && r[8] && (!strcmp(state, "ended") || !strcmp(state, "passive")))
 					snprintf(why, sizeof(why), "%s", r + 8);
+				/* pool buffers another CUPTI client took with it */
+				char cb[24] = "";
+				ctl_status_get(reply, "client_buffers_lost", cb, sizeof(cb));
+				if (why[0] && atoll(cb) > 0) {
+					size_t wl = strlen(why);
+					snprintf(why + wl, sizeof(why) - wl, " (%s activity buffer%s lost "
+						 "to it)", cb, strcmp(cb, "1") ? "s" : "");
+				}
 			} else if (strstr(reply, "permission")) {
 				snprintf(state, sizeof(state), "not-yours");
 			} else {
@@ -104,6 +126,8 @@ int cmd_attach(int argc, char **argv)
 		return usage(stdout);
 	if (!strcmp(argv[1], "--list"))
 		return list();
+	if (!strcmp(argv[1], "--hosts"))
+		return netsess_attach_hosts(argc, argv);
 	int force = 0;
 	if (argc > 2 && !strcmp(argv[2], "--force-inject"))
 		force = 1;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "gtrace/load.h"
 #include "cmd.h"
+#include "netsess.h"
 #include "runalign.h"
 #include "ui.h"
 
@@ -33,7 +34,13 @@ static void usage(FILE *f)
 		   "  --memory SIZE    decoded events kept in memory (256M, 1G; default: 1 GiB or\n"
 		   "                   a quarter of RAM, whichever is smaller); the rest waits in\n"
 		   "                   a cache file in $TMPDIR (/var/tmp) and is read back on demand;\n"
-		   "                   0: no budget\n");
+		   "                   0: no budget\n"
+		   "  -                read a .gtrace stream from stdin as it arrives (from gtrace record)\n"
+		   "  --live CMD...    the rest of the line: commands whose stdout is a .gtrace stream\n"
+		   "                   (gtrace record writing to stdout, run over ssh), one node each\n"
+		   "  --align-clocks   apply the residual clock offsets between nodes estimated from\n"
+		   "                   NCCL collectives (otherwise only shown)\n"
+		   "Several .gtrace files (run-*.gtrace, one per node) open as one job.\n");
 }
 
 struct load_job {
@@ -219,6 +226,8 @@ int cmd_open(int argc, char **argv)
 	uint64_t param_bytes = 0;
 	double link_gbps = 0;
 	const char *run = NULL;
+	char **live = NULL;
+	int nlive = 0, align = 0;
 	size_t memory = SIZE_MAX;   /* SIZE_MAX: the default budget; 0: none */
 	if (!paths) {
 		cmd_error("out of memory");
@@ -233,6 +242,19 @@ int cmd_open(int argc, char **argv)
 		if (!strcmp(a, "--")) {
 			only_paths = 1;
 			continue;
+		}
+		if (!strcmp(a, "--align-clocks")) {
+			align = 1;
+			continue;
+		}
+		if (!strcmp(a, "--live")) {
+			live = argv + i + 1;
+			nlive = argc - i - 1;
+			if (!nlive) {
+				free(paths);
+				return cmd_usage_error("open", "--live needs at least one command");
+			}
+			break;
 		}
 		if (cmd_is_help(a)) {
 			usage(stdout);
@@ -271,9 +293,16 @@ int cmd_open(int argc, char **argv)
 			return bad;
 		}
 	}
+	int stdin_stream = 0;
+	for (int i = 0; i < np; i++)
+		stdin_stream |= !strcmp(paths[i], "-");
 	int rc = !param_bytes != !(link_gbps > 0) ?
 		 cmd_usage_error("open", "--param-bytes and --link-gbps go together") :
-		 np == 0 ? cmd_usage_error("open", "no PATH given") : -1;
+		 np == 0 && !nlive ? cmd_usage_error("open", "no PATH given") : -1;
+	if (rc < 0 && (nlive || stdin_stream))
+		rc = netsess_open_live(paths, np, live, nlive, align, memory);
+	else if (rc < 0 && netsess_all_gtrace(paths, np))
+		rc = netsess_open_files(paths, np, align);
 	if (rc < 0)
 		rc = open_paths(paths, np, run, param_bytes, link_gbps, memory);
 	free(paths);

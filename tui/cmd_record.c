@@ -5,6 +5,7 @@
  * target that dies mid-capture ends the recording normally.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,17 +14,24 @@
 #include "gtrace/gtfile.h"
 #include "cmd.h"
 #include "live.h"
+#include "netsess.h"
 
 static int usage(FILE *f)
 {
 	fprintf(f, "usage: gtrace record -o FILE [--force] [--duration S] [--ring RECORDS]\n"
-		   "                     (--pid PID [--force-inject] | --all | -- CMD [ARGS])\n\n"
+		   "                     (--pid PID [--force-inject] | --all | -- CMD [ARGS]\n"
+		   "                      | --from CMD [--from CMD ...] [--align-clocks])\n\n"
 		   "Capture without a terminal into a .gtrace file.  With --pid, attach to a process\n"
 		   "(the capture library is loaded into it with ptrace when it was not started under\n"
 		   "gtrace); --all attaches to every process of yours that uses CUDA, as ranks; with -- CMD,\n"
 		   "start CMD with the library injected and record it and every child that uses CUDA.\n"
 		   "Ctrl-C stops the recording and keeps everything captured so far.\n\n"
-		   "  -o, --output FILE   the .gtrace file to write\n"
+		   "  -o, --output FILE   the .gtrace file to write; - is stdout (a stream another\n"
+		   "                      gtrace reads: open -, open --live, --from); %%h is the host name\n"
+		   "  --from CMD          a command whose stdout is a .gtrace stream (e.g. 'ssh node7\n"
+		   "                      gtrace record --all -o -'): one node; several are merged\n"
+		   "  --align-clocks      with --from, apply the residual clock offsets estimated from\n"
+		   "                      NCCL collectives (otherwise only reported)\n"
 		   "  --force             replace FILE if it exists\n"
 		   "  --duration S        stop after S seconds\n"
 		   "  --ring RECORDS      ring size per process in 64-byte records (default 1M)\n"
@@ -33,14 +41,43 @@ static int usage(FILE *f)
 	return f == stdout ? 0 : 2;
 }
 
+/* -o's value: "-" is stdout, %h the host name, %% a %; 0 or -ENAMETOOLONG */
+static int record_out_path(const char *v, char *out, size_t len)
+{
+	char host[256];
+	gtjob_hostname(host, sizeof(host));
+	size_t o = 0;
+	for (const char *p = v; *p; p++) {
+		const char *add = p;
+		size_t n = 1;
+		if (p[0] == '%' && p[1] == 'h') {
+			add = host;
+			n = strlen(host);
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			p++;
+		}
+		if (o + n >= len)
+			return -ENAMETOOLONG;
+		memcpy(out + o, add, n);
+		o += n;
+	}
+	out[o] = 0;
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	const char *out = NULL;
 	double duration = 0;
 	long pid = 0;
 	unsigned long ring = 0;
-	int quiet = 0, force = 0, inject = 0, all = 0, i;
-	char **cmd = NULL;
+	int quiet = 0, force = 0, inject = 0, all = 0, align = 0, nfrom = 0, i;
+	char **cmd = NULL, **from = calloc((size_t)argc + 1, sizeof(*from));
+	if (!from) {
+		cmd_error("out of memory");
+		return 1;
+	}
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (cmd_is_help(a))
@@ -63,6 +100,14 @@ int cmd_record(int argc, char **argv)
 		}
 		if (!strcmp(a, "--force-inject")) {
 			inject = 1;
+			continue;
+		}
+		if (!strcmp(a, "--align-clocks")) {
+			align = 1;
+			continue;
+		}
+		if (!strcmp(a, "--from") && i + 1 < argc) {
+			from[nfrom++] = argv[++i];
 			continue;
 		}
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -90,6 +135,24 @@ int cmd_record(int argc, char **argv)
 		}
 		i++;
 	}
+	char outx[4096];
+	if (out && record_out_path(out, outx, sizeof(outx)) < 0)
+		return cmd_usage_error("record", "-o: '%s' is too long once %%h is expanded", out);
+	out = out ? outx : NULL;
+	if (out && !strcmp(out, "-") && isatty(1)) {
+		free(from);
+		cmd_error("-o -: stdout is a terminal; pipe the stream to a reader "
+			  "(| gtrace open -) or give -o FILE");
+		return 1;
+	}
+	if (out && nfrom && !pid && !all && !cmd) {
+		int frc = netsess_record(out, from, nfrom, force, duration, quiet, align);
+		free(from);
+		return frc;
+	}
+	free(from);
+	if (nfrom)
+		return cmd_usage_error("record", "--from excludes --pid, --all and -- CMD");
 	if (!out)
 		return cmd_usage_error("record", "-o FILE is required");
 	if (!pid && !all && (!cmd || !cmd[0]))
@@ -106,6 +169,7 @@ int cmd_record(int argc, char **argv)
 	struct live_sess ss;
 	live_sess_init(&ss, s, (uint32_t)ring);
 	store_meta_set(s, "source", "gtrace record");
+	gtjob_stamp(s);   /* the host and its clock, for a job merged from several nodes */
 	if (pid || all) {
 		if ((all ? live_attach_all(&ss, 0, err, sizeof(err))
 			 : live_attach_add(&ss, (pid_t)pid, inject ? LIVE_ATTACH_FORCE : 0, err,
@@ -119,7 +183,11 @@ int cmd_record(int argc, char **argv)
 	 * empty file); with a command, before it starts (a bad path must not
 	 * leave the command running untraced) */
 	struct gtfile_writer_opts wo = { .open_flags = force ? 0 : GTFILE_W_KEEP };
-	ss.w = gtfile_writer_open(out, &wo, err, sizeof(err));
+	int to_stdout = !strcmp(out, "-");   /* a stream: nothing created or removed */
+	if (to_stdout)
+		signal(SIGPIPE, SIG_IGN);    /* a reader that goes away ends the recording */
+	ss.w = to_stdout ? gtfile_writer_open_fd(1, "stdout", &wo, err, sizeof(err)) :
+			   gtfile_writer_open(out, &wo, err, sizeof(err));
 	if (!ss.w) {
 		cmd_error("%s", err);
 		live_sess_close(&ss);
@@ -128,10 +196,13 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!pid && !all) {
 		pid_t child;
-		if (live_spawn(cmd, &child, err, sizeof(err)) < 0) {
+		/* on a stream the command's output must not mix with it */
+		if ((to_stdout ? live_spawn_out(cmd, 2, &child, err, sizeof(err)) :
+				 live_spawn(cmd, &child, err, sizeof(err))) < 0) {
 			cmd_error("%s", err);
 			gtfile_writer_abort(ss.w);
-			unlink(out);
+			if (!to_stdout)
+				unlink(out);
 			store_free(s);
 			return 1;
 		}

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "cmd.h"
 #include "gtrace/load.h"
+#include "gtrace/ops.h"
 #include "gtrace/report.h"
 #include "gtrace/steps.h"
 #include "stats_out.h"
@@ -24,7 +25,8 @@ static void stats_help(FILE *f)
 		"usage: gtrace stats PATH... [--report NAME[,NAME...]] [--format table|csv|json]\n"
 		"                    [--table NAME|list] [-o DIR]\n"
 		"                    [--step N] [--range T0:T1] [--gpu G] [--rank R]\n"
-		"                    [--param-bytes B --link-gbps X] [--run NAME] [--memory SIZE]\n\n"
+		"                    [--param-bytes B --link-gbps X] [--run NAME] [--memory SIZE]\n"
+		"                    [--group-by name|shape|stack]\n\n"
 		"Print analyses of a capture (.gtrace), a Kineto/Chrome trace JSON(.gz), an nsys\n"
 		"SQLite export, a directory of per-rank traces, a TensorFlow/JAX XPlane profile\n"
 		"(.xplane.pb[.gz]) or a TensorBoard log directory.  Several trace JSON (or\n"
@@ -52,7 +54,9 @@ static void stats_help(FILE *f)
 		"  --memory SIZE    decoded events kept in memory (256M, 1G; default: 1 GiB or\n"
 		"                   a quarter of RAM); the rest waits in a cache file in\n"
 		"                   $TMPDIR (/var/tmp); reports still cover every event;\n"
-		"                   0: no budget\n\n"
+		"                   0: no budget\n"
+		"  --group-by G     ops report: rows per operator name (default), name + input\n"
+		"                   shapes (shape) or name + call stack (stack)\n\n"
 		"Unknown values are printed as n/a, never as 0.  Kernel, memory, API and NVTX\n"
 		"tables use Nsight Systems' definitions: Avg is the mean, Med the exact median\n"
 		"(mean of the two middle values for an even count), StdDev the\n"
@@ -166,12 +170,13 @@ struct stats_args {
 	const char *run;        /* --run: a TensorBoard log directory's run */
 	size_t memory;          /* --memory, bytes (0: unbounded) */
 	int memory_set;         /* --memory given; else the default budget */
+	int group;              /* --group-by: enum ops_group */
 };
 
 /* the options, looked up by name; each takes a value */
 enum stats_opt {
 	OPT_REPORT, OPT_FORMAT, OPT_STEP, OPT_RANGE, OPT_GPU, OPT_RANK, OPT_PARAM_BYTES,
-	OPT_LINK_GBPS, OPT_TABLE, OPT_OUTDIR, OPT_RUN, OPT_MEMORY
+	OPT_LINK_GBPS, OPT_TABLE, OPT_OUTDIR, OPT_RUN, OPT_MEMORY, OPT_GROUP
 };
 
 static const struct {
@@ -182,7 +187,7 @@ static const struct {
 	{ "--range", OPT_RANGE }, { "--gpu", OPT_GPU }, { "--rank", OPT_RANK },
 	{ "--param-bytes", OPT_PARAM_BYTES }, { "--link-gbps", OPT_LINK_GBPS },
 	{ "--table", OPT_TABLE }, { "-o", OPT_OUTDIR }, { "--output-dir", OPT_OUTDIR },
-	{ "--run", OPT_RUN }, { "--memory", OPT_MEMORY },
+	{ "--run", OPT_RUN }, { "--memory", OPT_MEMORY }, { "--group-by", OPT_GROUP },
 };
 
 /* one option with its value into a; 0 or the usage error's exit status */
@@ -245,6 +250,17 @@ static int set_opt(struct stats_args *a, enum stats_opt id, const char *val)
 		break;
 	case OPT_RUN:
 		a->run = val;
+		break;
+	case OPT_GROUP:
+		if (!strcmp(val, "name"))
+			a->group = OPS_BY_NAME;
+		else if (!strcmp(val, "shape"))
+			a->group = OPS_BY_SHAPE;
+		else if (!strcmp(val, "stack"))
+			a->group = OPS_BY_STACK;
+		else
+			return cmd_usage_error("stats", "unknown grouping '%s' (name, shape, stack)",
+					       val);
 		break;
 	}
 	return 0;
@@ -452,6 +468,7 @@ static int make_scope(const struct gt_store *s, const struct stats_args *a, stru
 	gt_scope_all(sc);
 	sc->param_bytes = a->param_bytes;
 	sc->link_gbps = a->link_gbps;
+	sc->flags |= (unsigned)a->group << OPS_SCOPE_GROUP_SHIFT;
 	sc->gpu = (int32_t)a->gpu;
 	sc->rank = (int32_t)a->rank;
 	/* an unknown rank or GPU is a mistake, not an empty table */

@@ -72,6 +72,19 @@ static int act_pause(struct app *a)
 	return UI_HANDLED;
 }
 
+/* C: apply the clock offsets between nodes (multi-node live views) */
+static int act_align(struct app *a)
+{
+	if (!a->src->align_clocks) {
+		ui_msg(a, "clock offsets apply to the nodes of a multi-node view (open --live)");
+		return UI_HANDLED;
+	}
+	char m[160] = "";
+	a->src->align_clocks(a->src->ctx, m, sizeof(m));
+	ui_msg(a, "%s", m);
+	return UI_HANDLED;
+}
+
 /* ^L: repaint the whole terminal on the next frame */
 static int act_redraw(struct app *a)
 {
@@ -87,6 +100,7 @@ static const struct {
 	{ 'q', act_quit }, { 'Q', act_quit }, { '?', act_help }, { KEY_F(1), act_help },
 	{ '\t', act_next }, { KEY_BTAB, act_prev }, { 27, act_back },
 	{ 'W', act_save }, { 'p', act_pause }, { ' ', act_pause }, { 12 /* ^L */, act_redraw },
+	{ 'C', act_align },
 };
 
 int keys_global(struct app *a, int key)
@@ -107,6 +121,7 @@ const char *const *keys_help(void)
 		NULL,     /* pages_help() */
 		"?  F1          this help     Esc  back   ^L  redraw   q  quit",
 		"W              save the capture (live)   Space p  pause/resume (live)",
+		"C              apply the clock offsets between nodes (open --live, attach --hosts)",
 		NULL
 	};
 	lines[0] = pages_help();

@@ -218,7 +218,9 @@ static int def_lane(struct live *l, const struct ring_rec *m)
 static void def_other(struct live *l, const struct ring_rec *m)
 {
 	if (m->type == RING_REC_KCONF) {
-		map_set(&l->kconf, m->u.kconf.id, store_kconf(l->s, &m->u.kconf.k));
+		uint32_t k = store_kconf(l->s, &m->u.kconf.k);
+		if (k == UINT32_MAX || map_set(&l->kconf, m->u.kconf.id, k) < 0)
+			l->bad++;            /* the events using it will not map either */
 	} else if (m->type == RING_REC_NCCL) {
 		struct gt_nccl n = m->u.nccl.n;
 		n.collective = map_str(l, n.collective);
@@ -228,7 +230,9 @@ static void def_other(struct live *l, const struct ring_rec *m)
 			l->bad++;
 			return;
 		}
-		map_set(&l->nccl, m->u.nccl.id, store_nccl(l->s, &n));
+		uint32_t id = store_nccl(l->s, &n);
+		if (id == UINT32_MAX || map_set(&l->nccl, m->u.nccl.id, id) < 0)
+			l->bad++;
 	} else if (m->type == RING_REC_DEVICE) {
 		struct gt_device d;
 		memset(&d, 0, sizeof(d));
@@ -241,7 +245,8 @@ static void def_other(struct live *l, const struct ring_rec *m)
 		d.mem_bytes = m->u.dev.mem_bytes;
 		d.cc_major = m->u.dev.cc_major;
 		d.cc_minor = m->u.dev.cc_minor;
-		store_device(l->s, &d);
+		if (store_device(l->s, &d) < 0)
+			l->bad++;
 	} else if (m->type == RING_REC_RANK || m->type == RING_REC_CLOCK) {
 		struct gt_rank r;
 		memset(&r, 0, sizeof(r));
@@ -255,12 +260,14 @@ static void def_other(struct live *l, const struct ring_rec *m)
 				r = *store_rank_at(l->s, i);
 		if (m->type == RING_REC_RANK) {
 			r.world_size = m->u.rank.world_size;
+			r.local_rank1 = m->u.rank.local_rank1;
 			uint32_t h = map_str(l, m->u.rank.host);
 			r.host = h == UINT32_MAX ? 0 : h;
 		} else {
 			r.clock_offset_ns = m->u.clock.offset_ns;
 		}
-		store_rank(l->s, &r);
+		if (store_rank(l->s, &r) < 0)
+			l->bad++;
 	}
 }
 
@@ -381,6 +388,8 @@ void live_drops(const struct live *l, struct gt_drops *d)
 	d->zero_timestamps = atomic_load(&h->zero_timestamps);
 	d->ring_overflow = atomic_load(&h->ring_overflow);
 	d->import_skipped = l->bad;
+	d->read_errors = atomic_load(&h->read_errors);
+	d->client_buffers = atomic_load(&h->client_buffers);
 }
 
 const char *live_state(const struct live *l)

@@ -152,6 +152,8 @@ void live_sess_drops(struct live_sess *ss)
 		sum.zero_timestamps += x.zero_timestamps;
 		sum.ring_overflow += x.ring_overflow;
 		sum.import_skipped += x.import_skipped;
+		sum.read_errors += x.read_errors;
+		sum.client_buffers += x.client_buffers;
 	}
 	*d = sum;
 }
@@ -177,8 +179,14 @@ void live_sess_status(struct live_sess *ss, char *buf, size_t len)
 	human(ss->rate, r, sizeof(r));
 	human((double)ss->events, e, sizeof(e));
 	human((double)lost, l, sizeof(l));
-	int n = snprintf(buf, len, "live: %d proc%s %s, %s ev/s, %s events, %s lost%s%s", ss->n,
-			 ss->n == 1 ? "" : "s", state, r, e, l, ss->msg[0] ? " | " : "", ss->msg);
+	/* activity buffers another CUPTI client took (their records lost:
+	 * how many is unknown), right after the lost figure */
+	char cb[96] = "";
+	if (d->client_buffers)
+		snprintf(cb, sizeof(cb), " (+%llu activity buffer%s taken by another CUPTI client)",
+			 (unsigned long long)d->client_buffers, d->client_buffers == 1 ? "" : "s");
+	int n = snprintf(buf, len, "live: %d proc%s %s, %s ev/s, %s events, %s lost%s%s%s", ss->n,
+			 ss->n == 1 ? "" : "s", state, r, e, l, cb, ss->msg[0] ? " | " : "", ss->msg);
 	/* a process that ended its capture says why (the first one) */
 	for (int k = 0; k < ss->n && n >= 0 && (size_t)n < len; k++) {
 		if (ss->conn[k].ended[0]) {

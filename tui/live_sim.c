@@ -51,6 +51,7 @@ struct lsim {
 	uint64_t last_reset;
 	int gpus;
 	int rank_base;        /* $RANK (torchrun-style launchers), added to sim ranks */
+	uint32_t host;        /* string id of $GTRACE_HOSTNAME for every rank, 0 = the sim's */
 	double rate;          /* events/s, 0 = real time */
 	int64_t sim_t0_ns;    /* simulated time of the first event */
 	int64_t sim_end_ns;   /* latest simulated end emitted so far */
@@ -111,7 +112,8 @@ static void publish_meta(struct lsim *ls, struct pub *p)
 	}
 	for (size_t i = 0; i < store_rank_count(ls->s); i++) {
 		const struct gt_rank *r = store_rank_at(ls->s, i);
-		struct ring_rank_def rd = { r->pid, r->rank + ls->rank_base, r->world_size, r->host, 0 };
+		struct ring_rank_def rd = { r->pid, r->rank + ls->rank_base, r->world_size,
+					    ls->host ? ls->host : r->host, 0 };
 		pub_rank(p, &rd, &ls->dict);
 	}
 }
@@ -230,6 +232,15 @@ int live_sim_main(int argc, char **argv)
 	struct timespec rt;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	o.t0_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
+	/* stand-in "nodes" of a multi-node job on one machine (tests, docs/
+	 * capture.md): GTRACE_SIM_T0_NS pins the simulated start (nodes of
+	 * one job step together), GTRACE_TEST_CLOCK_OFFSET_NS plants a wrong
+	 * host clock (every time published is off by it) */
+	const char *t0v = getenv("GTRACE_SIM_T0_NS"), *offv = getenv("GTRACE_TEST_CLOCK_OFFSET_NS");
+	if (t0v && *t0v)
+		o.t0_ns = strtoll(t0v, NULL, 10);
+	if (offv && *offv)
+		o.t0_ns += strtoll(offv, NULL, 10);
 
 	char err[256];
 	struct lsim ls;
@@ -247,6 +258,9 @@ int live_sim_main(int argc, char **argv)
 		store_free(ls.s);
 		return 1;
 	}
+	/* $GTRACE_HOSTNAME: the host every rank says it runs on (a stand-in node) */
+	const char *hv = getenv("GTRACE_HOSTNAME");
+	ls.host = hv && *hv ? store_intern_cstr(ls.s, hv) : 0;
 	/* sim.h's defaults: 4 GPUs for one rank, 1 per rank otherwise */
 	ls.gpus = (o.gpus ? o.gpus : o.ranks > 1 ? 1 : 4) * (o.ranks > 1 ? o.ranks : 1);
 	ls.dict = (struct pub_dict){ &ls, d_str, d_lane, d_kconf, d_nccl };

@@ -24,18 +24,27 @@ static const struct command commands[] = {
 	  "      live viewer on the built-in simulated multi-GPU trainer" },
 	{ "open", cmd_open, "open [--param-bytes B --link-gbps X] [--run NAME] [--memory SIZE] PATH...\n"
 	  "      view a .gtrace capture, a Kineto/Chrome JSON(.gz), an nsys .sqlite, a directory of\n"
-	  "      per-rank files, a TensorFlow/JAX .xplane.pb[.gz] or a TensorBoard log directory" },
+	  "      per-rank files, a TensorFlow/JAX .xplane.pb[.gz] or a TensorBoard log directory;\n"
+	  "      several .gtrace files (one per node) as one job\n"
+	  "  gtrace open [-] [--align-clocks] [--live CMD...]\n"
+	  "      live view of .gtrace streams: stdin (-) and commands such as\n"
+	  "      'ssh node7 gtrace record --all -o -', one node each" },
 	{ "run", cmd_run, "run [--record FILE [--force]] -- CMD [ARGS]\n"
 	  "      start CMD with capture injected; open the live viewer on it" },
 	{ "attach", cmd_attach, "attach PID [--force-inject] | --all | --list\n"
 	  "      attach the viewer to running processes (loads the capture library with ptrace\n"
-	  "      into a process that uses CUDA and was started without gtrace)" },
+	  "      into a process that uses CUDA and was started without gtrace)\n"
+	  "  gtrace attach --hosts H1,H2,... [--ssh CMD] [--gtrace PATH] [--align-clocks]\n"
+	  "      one live view of several nodes over ssh (or srun, kubectl exec: --ssh)" },
 	{ "record", cmd_record, "record -o FILE [--force] [--duration S] [--ring RECORDS] [-q]\n"
-	  "             (--pid PID [--force-inject] | --all | -- CMD [ARGS])\n"
-	  "      headless capture to a .gtrace file, no terminal needed" },
+	  "             (--pid PID [--force-inject] | --all | -- CMD [ARGS]\n"
+	  "              | --from CMD [--from CMD ...] [--align-clocks])\n"
+	  "      headless capture to a .gtrace file (- is stdout: a stream; %h the host name),\n"
+	  "      no terminal needed; --from merges node streams into one file" },
 	{ "stats", cmd_stats, "stats PATH... [--report NAME[,NAME...]] [--format table|csv|json]\n"
 	  "             [--table NAME|list] [-o DIR] [--step N] [--range T0:T1] [--gpu G] [--rank R]\n"
 	  "             [--param-bytes B --link-gbps X] [--run NAME] [--memory SIZE]\n"
+	  "             [--group-by name|shape|stack]\n"
 	  "      analyses as text, CSV or JSON" },
 	{ "export", cmd_export, "export PATH... -o OUT.json[.gz] [--no-flows] [--gzip-level N] [--run NAME] [--force]\n"
 	  "      Chrome trace JSON (opens in Perfetto) from any input" },

@@ -176,6 +176,18 @@ static void mv_draw(struct view *v, struct lrect r)
 			    d->peak_op ? store_str(v->app->store, d->peak_op) : "(none open)",
 			    (unsigned long long)d->allocs, fmt_bytes(d->alloc_bytes, b, sizeof(b)),
 			    (unsigned long long)d->frees, fmt_bytes(d->end_bytes, c, sizeof(c)));
+	/* the allocator's own totals, when the records carry them */
+	if (d->total_samples[0] && y < end) {
+		char ta[32], tr[32], tt[32], ts[32] = "n/a";
+		layout_fmt_rel(d->total_peak_ns[0] - store_t_min(v->app->store), tt, sizeof(tt));
+		if (d->total_peak_step >= 0)
+			snprintf(ts, sizeof(ts), "%lld", (long long)d->total_peak_step);
+		term_printf(y++, r.x + 1, r.w - 2, 0, "%s allocator: Total Allocated peak %s at %s in "
+			    "step %s, operator %s; Total Reserved peak %s", nm,
+			    fmt_bytes(d->total_peak[0], ta, sizeof(ta)), tt, ts,
+			    d->total_peak_op ? store_str(v->app->store, d->total_peak_op) : "(none open)",
+			    d->total_samples[1] ? fmt_bytes(d->total_peak[1], tr, sizeof(tr)) : "n/a");
+	}
 	if (y < end)
 		term_printf(y++, r.x + 1, r.w - 2, theme_attr(TH_HEADER), "%8s %14s %14s %14s %14s",
 			    "step", "start", "end", "peak", "growth");

@@ -2,12 +2,18 @@
  * opview.c - the Operators page: the "ops" report table (framework
  * operators per name, gtrace/ops.h rules), sortable by any column, filtered
  * by a name regex; Enter lists an operator's calls (opview_calls.c).
+ * g cycles the plugin's groupings (name, + input shapes, + call stack); c
+ * shows `gtrace diff`'s operator, kernel and step-breakdown tables of the
+ * store's two lowest ranks (two runs opened together), Enter on a delta row
+ * listing the instances in both.
  * A live store is recomputed as every analysis page is (ui_due),
  * the selected row and an open list kept.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gtrace/diff.h"
+#include "gtrace/ops.h"
 #include "term.h"
 #include "opview.h"
 
@@ -17,6 +23,10 @@ static const char *const op_help[] = {
 	"< >         sort column left / right     r  reverse the order",
 	"h l  Left Right   scroll the columns",
 	"/           filter names (regex; empty clears)",
+	"g           group by name / name + input shapes / name + call stack",
+	"c           compare two runs opened together (gtrace open A B): operator",
+	"            deltas, kernel deltas, step breakdown, off; Enter: the instances",
+	"            in both runs",
 	"calls:      K  GPU work the call launched (Enter: show it)",
 	"            d  by duration   T  by time   Esc  back",
 	NULL
@@ -67,6 +77,22 @@ static void sel_name(const struct opview *o, char *buf, size_t len)
 	snprintf(buf, len, "%s", c && c->s ? c->s : "");
 }
 
+/* the selected row's key (grouped: its shapes / stack column) into
+ * calls_keyed / calls_key */
+static void sel_key(struct opview *o)
+{
+	o->calls_keyed = o->group != OPS_BY_NAME;
+	o->calls_key = UINT32_MAX;
+	if (!o->calls_keyed || !o->tb || o->tb->ncols < 2 || o->st.sel >= o->nrows)
+		return;
+	const union gt_cell *c = gt_table_cell(o->tb, o->rows[o->st.sel], 1);
+	const char *k = c && c->s ? c->s : "";
+	if (!strcmp(k, "None"))
+		o->calls_key = 0;
+	else
+		o->calls_key = store_str_find(o->v.app->store, k, strlen(k));
+}
+
 /* select the row named `name` */
 static void select_name(struct opview *o, const char *name)
 {
@@ -82,6 +108,40 @@ static void select_name(struct opview *o, const char *name)
 	}
 }
 
+/* the two lowest ranks of the store into cmp_ra / cmp_rb; 0 when it has
+ * fewer than two */
+static int two_ranks(struct opview *o)
+{
+	const struct gt_store *s = o->v.app->store;
+	int32_t a = INT32_MAX, b = INT32_MAX;
+	for (size_t i = 0; i < store_lane_count(s); i++) {
+		int32_t r = store_lane_at(s, (uint32_t)i)->key.rank;
+		if (r < a) {
+			b = a;
+			a = r;
+		} else if (r > a && r < b) {
+			b = r;
+		}
+	}
+	o->cmp_ra = a;
+	o->cmp_rb = b;
+	return b != INT32_MAX;
+}
+
+/* compare mode: the diff table of the two ranks into o->out; 0 or -1 (err set) */
+static int compute_cmp(struct opview *o)
+{
+	if (!two_ranks(o)) {
+		snprintf(o->err, sizeof(o->err), "compare: the store has one rank (open two runs: "
+			 "gtrace open A B)");
+		return -1;
+	}
+	struct diff_opts d = { .rank = o->cmp_ra, .rank_b = o->cmp_rb, .flags = DIFF_F_RANK_B };
+	const struct gt_store *s = o->v.app->store;
+	static const char *const rep[] = { "", "ops", "kernels", "breakdown" };
+	return diff_run(s, s, rep[o->cmp & 3], &d, &o->out, o->err, sizeof(o->err)) ? -1 : 0;
+}
+
 /* run the ops report over the whole store, sort, filter; the selected row
  * and an open list survive (a live update) */
 static void compute(struct opview *o)
@@ -92,14 +152,15 @@ static void compute(struct opview *o)
 	free_table(o);
 	o->err[0] = 0;
 	const struct gt_report *rep = gt_report_find("ops");
-	o->rep = rep;
 	struct gt_scope sc;
 	gt_scope_all(&sc);
+	sc.flags |= (unsigned)o->group << OPS_SCOPE_GROUP_SHIFT;
 	if (!rep) {
 		snprintf(o->err, sizeof(o->err), "the 'ops' report is not available in this build");
 		return;
 	}
-	if (rep->run(o->v.app->store, &sc, &o->out, o->err, sizeof(o->err)) || !o->out.n) {
+	if ((o->cmp ? compute_cmp(o) : rep->run(o->v.app->store, &sc, &o->out, o->err,
+						   sizeof(o->err))) || !o->out.n) {
 		if (!o->err[0])
 			snprintf(o->err, sizeof(o->err), "ops: no table");
 		gt_report_out_done(&o->out);
@@ -109,7 +170,7 @@ static void compute(struct opview *o)
 	o->tb = o->out.tables[0];
 	if (o->st.sort_col >= (int)o->tb->ncols)
 		o->st.sort_col = -1;
-	if (o->st.sort_col < 0) {
+	if (o->st.sort_col < 0 && !o->cmp) {   /* a diff table comes sorted by |delta| */
 		o->st.sort_col = o->tb->sort_col;
 		o->st.sort_desc = 1;
 	}
@@ -131,9 +192,21 @@ static void op_draw(struct view *v, struct lrect r)
 		opview_calls_draw(o, r);
 		return;
 	}
-	term_printf(r.y, r.x + 1, r.w - 2, 0, "operators  |  %zu of %zu rows%s%s%s  |  Enter: calls",
-		    o->nrows, o->tb ? o->tb->nrows : 0, o->has_re ? "  filter /" : "",
-		    o->has_re ? o->filter : "", o->has_re ? "/" : "");
+	static const char *const by[] = { "name", "name + input shapes", "name + call stack" };
+	if (o->cmp) {
+		static const char *const what[] = { "", "operators", "kernels", "step breakdown" };
+		term_printf(r.y, r.x + 1, r.w - 2, 0, "compare %s  |  r%d baseline vs r%d experiment  |  "
+			    "%zu of %zu rows%s%s%s  |  %sc: %s", what[o->cmp & 3], o->cmp_ra, o->cmp_rb,
+			    o->nrows, o->tb ? o->tb->nrows : 0, o->has_re ? "  filter /" : "",
+			    o->has_re ? o->filter : "", o->has_re ? "/" : "",
+			    o->cmp < 3 ? "Enter: instances in both  " : "",
+			    what[(o->cmp + 1) & 3][0] ? what[(o->cmp + 1) & 3] : "off");
+	} else {
+		term_printf(r.y, r.x + 1, r.w - 2, 0,
+			    "operators  |  %zu of %zu rows%s%s%s  |  by %s  |  Enter: calls  g: grouping",
+			    o->nrows, o->tb ? o->tb->nrows : 0, o->has_re ? "  filter /" : "",
+			    o->has_re ? o->filter : "", o->has_re ? "/" : "", by[o->group % 3]);
+	}
 	if (r.h < 3)
 		return;
 	if (!o->tb) {
@@ -198,8 +271,38 @@ static int op_key(struct view *v, int ch)
 		refilter(o);
 		break;
 	case '/': ui_prompt(v->app, v, "filter operators (regex, empty clears): ", "", filter_done); break;
+	case 'c':
+		if (!o->cmp && !two_ranks(o)) {
+			ui_msg(v->app, "c: compare needs two runs opened together (gtrace open A B)");
+			break;
+		}
+		o->cmp = (o->cmp + 1) % 4;
+		o->st.sort_col = -1;
+		o->st.left = 0;
+		o->st.sel = o->st.top = 0;
+		o->v.due.dirty = 1;
+		break;
+	case 'g':
+		/* the columns change: default sort, first column */
+		if (o->cmp) {
+			ui_msg(v->app, "g: the compare tables are per name (c turns compare off)");
+			break;
+		}
+		o->group = (o->group + 1) % OPS_GROUP_COUNT;
+		o->st.sort_col = -1;
+		o->st.left = 0;
+		o->st.sel = o->st.top = 0;
+		o->v.due.dirty = 1;
+		break;
 	case '\n': case '\r': case KEY_ENTER:
+		if (o->cmp == 3) {
+			ui_msg(v->app, "Enter: a step category has no instances to list");
+			break;
+		}
 		sel_name(o, o->calls_name, sizeof(o->calls_name));
+		sel_key(o);
+		o->calls_keyed &= !o->cmp;
+		o->calls_kernels = o->cmp == 2;
 		if (o->calls_name[0])
 			opview_calls_open(o);
 		break;

@@ -3,6 +3,13 @@
  * report table: sort, filter) and opview_calls.c (the calls of one
  * operator, and the GPU work one call launched).
  *
+ * g cycles the table's grouping (the plugin's: by name, name + input
+ * shapes, name + call stack); Enter on a grouped row lists the calls of
+ * that name with that key.  c compares two runs opened together (ranks 0
+ * and 1 of the store, `gtrace open A B`): the operator, then the kernel
+ * delta table of `gtrace diff`; Enter on a delta row lists the instances in
+ * both runs.
+ *
  * The calls list holds refs into the store; a live update may move them,
  * so the open list is rebuilt by operator name on every recompute and the
  * selection follows the same event (lane key and start time).
@@ -15,7 +22,6 @@
 
 struct opview {
 	struct view v;
-	const struct gt_report *rep;   /* the "ops" report */
 	struct gt_report_out out;
 	struct gt_table *tb;       /* out.tables[0] */
 	size_t *rows, nrows;       /* rows passing the filter */
@@ -24,11 +30,21 @@ struct opview {
 	int has_re;
 	char filter[128];
 	char err[160];
+	int group;                 /* enum ops_group: rows per name, + shapes, + stack */
+	/* compare mode (c): 0 off, 1 operators, 2 kernels, 3 the average step's
+	   breakdown of rank cmp_ra (baseline) vs cmp_rb (experiment): the `gtrace
+	   diff` tables; the lists then hold both ranks' instances (kernels:
+	   calls_kernels) */
+	int cmp;
+	int32_t cmp_ra, cmp_rb;
+	int calls_kernels;         /* the list holds kernels of calls_name, not CPU ops */
+	size_t calls_n_ra, calls_n_rb;   /* instances of cmp_ra / cmp_rb in the list */
 	/* 0 table, 1 calls of calls_name, 2 GPU work of one call */
 	int mode;
+	int calls_keyed;           /* grouped: only calls whose shapes / stack is calls_key */
+	uint32_t calls_key;        /* string id (0 = none, UINT32_MAX = matches no call) */
 	int calls_by_time;         /* calls ordered by start, else longest first */
 	char calls_name[256];
-	char calls_key[1024];      /* the row's key (drill_key): found again live */
 	struct gt_ref *calls;
 	size_t ncalls, top, sel;
 	int64_t calls_total_ns;

@@ -1,7 +1,7 @@
 /*
- * opview_calls.c - the calls of one operator (the ops report's drill-down
- * hook: every framework operator event of that name on the host threads, a
- * call nested in a call of the same name left out), longest first or in
+ * opview_calls.c - the calls of one operator (every framework operator
+ * event of that name on the host threads, a call nested in a call of the
+ * same name left out as the operator table merges it), longest first or in
  * time order; K lists the GPU work one call launched (runtime calls inside
  * it on its thread, joined to their kernels, copies, memsets by
  * correlation).  Enter shows the selected event in the trace view.
@@ -9,12 +9,45 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gtrace/ops.h"
 #include "term.h"
 #include "opview.h"
-#include "drill.h"
 
-/* the calls of the kept row (found again by its key in the current table)
- * from the ops report's drill-down hook, in the chosen order; their total */
+static const struct gt_store *sort_store;
+static int sort_by_time;
+
+/* longest first, or earliest first; then lane and index */
+static int ref_cmp(const void *pa, const void *pb)
+{
+	const struct gt_ref *a = pa, *b = pb;
+	const struct gt_event *x = store_ev(sort_store, *a), *y = store_ev(sort_store, *b);
+	if (sort_by_time) {
+		if (x->start_ns != y->start_ns)
+			return x->start_ns < y->start_ns ? -1 : 1;
+	} else if (x->dur_ns != y->dur_ns) {
+		return x->dur_ns > y->dur_ns ? -1 : 1;
+	}
+	if (a->lane != b->lane)
+		return a->lane < b->lane ? -1 : 1;
+	return a->idx < b->idx ? -1 : (a->idx > b->idx);
+}
+
+/* append r to v (cap doubled as needed); 0 or -1 on no memory */
+static int push(struct gt_ref **v, size_t *n, size_t *cap, struct gt_ref r)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		struct gt_ref *nv = realloc(*v, nc * sizeof(*nv));
+		if (!nv)
+			return -1;
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = r;
+	return 0;
+}
+
+/* the calls of calls_name, in the chosen order, and their total */
 static void load_calls(struct opview *o)
 {
 	const struct gt_store *s = o->v.app->store;
@@ -22,16 +55,43 @@ static void load_calls(struct opview *o)
 	o->calls = NULL;
 	o->ncalls = o->top = o->sel = 0;
 	o->calls_total_ns = 0;
-	struct gt_scope sc;
-	gt_scope_all(&sc);
-	long row = o->tb ? drill_row(o->tb, o->calls_key) : -1;
-	if (row < 0 || drill_load(s, o->rep, &sc, o->tb, (size_t)row, o->calls_by_time, &o->calls,
-				  &o->ncalls)) {
-		o->ncalls = 0;
+	uint32_t id = store_str_find(s, o->calls_name, strlen(o->calls_name));
+	if (id == UINT32_MAX)
 		return;
+	size_t cap = 0;
+	o->calls_n_ra = o->calls_n_rb = 0;
+	int kind = o->calls_kernels ? GT_EV_KERNEL : GT_EV_CPU_OP;
+	for (size_t i = 0; i < store_lane_count(s); i++) {
+		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+		if (l->key.type != (kind == GT_EV_KERNEL ? GT_LANE_GPU : GT_LANE_HOST) ||
+		    !(l->kinds_mask & (1u << kind)))
+			continue;
+		if (o->cmp && l->key.rank != o->cmp_ra && l->key.rank != o->cmp_rb)
+			continue;
+		int64_t cover_end = INT64_MIN;   /* end of the last call kept on this thread */
+		for (size_t j = 0; j < l->n; j++) {
+			const struct gt_event *e = &l->ev[j];
+			if (e->kind != kind || e->name != id)
+				continue;
+			if (o->calls_keyed && (o->group == OPS_BY_SHAPE ? ops_event_shape(e) :
+					       ops_event_stack(e)) != o->calls_key)
+				continue;
+			if (e->start_ns < cover_end && e->start_ns + e->dur_ns <= cover_end)
+				continue;   /* inside a call of the same name */
+			if (push(&o->calls, &o->ncalls, &cap, (struct gt_ref){ (uint32_t)i, (uint32_t)j }))
+				return;
+			if (o->cmp) {
+				o->calls_n_ra += l->key.rank == o->cmp_ra;
+				o->calls_n_rb += l->key.rank == o->cmp_rb;
+			}
+			cover_end = e->start_ns + e->dur_ns;
+			o->calls_total_ns += e->dur_ns;
+		}
 	}
-	for (size_t i = 0; i < o->ncalls; i++)
-		o->calls_total_ns += store_ev(s, o->calls[i])->dur_ns;
+	sort_store = s;
+	sort_by_time = o->calls_by_time;
+	if (o->ncalls)
+		qsort(o->calls, o->ncalls, sizeof(*o->calls), ref_cmp);
 }
 
 /* the GPU work launched by runtime calls inside calls[sel] on its thread,
@@ -55,20 +115,32 @@ static void load_work(struct opview *o)
 			continue;
 		if (store_lane_at(s, g.lane)->key.type != GT_LANE_GPU)
 			continue;
-		if (drill_push(&o->work, &o->nwork, &cap, g))
+		if (push(&o->work, &o->nwork, &cap, g))
 			return;
 		o->work_total_ns += store_ev(s, g)->dur_ns;
 	}
-	drill_sort(s, o->work, o->nwork, 1);
+	sort_store = s;
+	sort_by_time = 1;
+	if (o->nwork)
+		qsort(o->work, o->nwork, sizeof(*o->work), ref_cmp);
 }
 
 void opview_calls_open(struct opview *o)
 {
-	if (!o->tb || o->st.sel >= o->nrows)
-		return;
-	drill_key(o->tb, o->rows[o->st.sel], o->calls_key, sizeof(o->calls_key));
 	load_calls(o);
 	o->mode = 1;
+}
+
+/* the index in v[0..n) of the event on lane key k starting at t, else keep */
+static size_t find_same(const struct gt_store *s, const struct gt_ref *v, size_t n,
+			const struct gt_lane_key *k, int64_t t, size_t keep)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct gt_lane *l = store_lane_at(s, v[i].lane);
+		if (l->ev[v[i].idx].start_ns == t && !memcmp(&l->key, k, sizeof(*k)))
+			return i;
+	}
+	return keep < n ? keep : (n ? n - 1 : 0);
 }
 
 void opview_calls_refresh(struct opview *o)
@@ -91,11 +163,11 @@ void opview_calls_refresh(struct opview *o)
 		have_w = 1;
 	}
 	load_calls(o);
-	o->sel = have_c ? drill_same(s, o->calls, o->ncalls, &ck, ct, csel) :
+	o->sel = have_c ? find_same(s, o->calls, o->ncalls, &ck, ct, csel) :
 		(csel < o->ncalls ? csel : 0);
 	if (o->mode == 2) {
 		load_work(o);
-		o->wsel = have_w ? drill_same(s, o->work, o->nwork, &wk, wt, wsel) :
+		o->wsel = have_w ? find_same(s, o->work, o->nwork, &wk, wt, wsel) :
 			(wsel < o->nwork ? wsel : 0);
 	}
 }
@@ -154,9 +226,20 @@ void opview_calls_draw(struct opview *o, struct lrect r)
 		return;
 	}
 	layout_fmt_dur(o->calls_total_ns, tot, sizeof(tot));
-	snprintf(title, sizeof(title), "calls of %s  |  %zu calls, host total %s  |  by %s  |  "
-		 "Enter: show in trace  K: its GPU work  Esc: back", o->calls_name, o->ncalls, tot,
-		 o->calls_by_time ? "time" : "duration");
+	if (o->cmp) {
+		snprintf(title, sizeof(title), "%s of %s  |  r%d baseline %zu, r%d experiment %zu  |  "
+			 "by %s  |  Enter: show in trace%s  Esc: back",
+			 o->calls_kernels ? "instances" : "calls", o->calls_name, o->cmp_ra,
+			 o->calls_n_ra, o->cmp_rb, o->calls_n_rb,
+			 o->calls_by_time ? "time" : "duration",
+			 o->calls_kernels ? "" : "  K: its GPU work");
+		draw_list(o, r, o->calls, o->ncalls, &o->top, o->sel, title, 0);
+		return;
+	}
+	snprintf(title, sizeof(title), "calls of %s%s  |  %zu calls, host total %s  |  by %s  |  "
+		 "Enter: show in trace  K: its GPU work  Esc: back", o->calls_name,
+		 !o->calls_keyed ? "" : o->group == OPS_BY_SHAPE ? " (these input shapes)" :
+		 " (this call stack)", o->ncalls, tot, o->calls_by_time ? "time" : "duration");
 	draw_list(o, r, o->calls, o->ncalls, &o->top, o->sel, title, 0);
 }
 
@@ -189,7 +272,7 @@ int opview_calls_key(struct opview *o, int ch)
 		}
 		break;
 	case 'K':
-		if (o->mode == 1 && o->sel < o->ncalls) {
+		if (o->mode == 1 && o->sel < o->ncalls && !o->calls_kernels) {
 			load_work(o);
 			o->mode = 2;
 		}

@@ -472,6 +472,12 @@ void tldraw_lanes(struct tlview *t)
 				mvchgat(y, c->x + t->col, 1, theme_attr(TH_CURSOR), 0, NULL);
 			continue;
 		}
+		if (r->kind == LROW_LANE &&
+		    store_lane_at(s, r->lane)->key.type == GT_LANE_COUNTER) {
+			t->rc[yy].key = 0;
+			tlcounter_draw(t, y, store_lane_at(s, r->lane), cursor);
+			continue;
+		}
 		struct tl_rowcache *rc = row_buckets(t, yy, ri, w);
 		draw_cells(t, y, rc->b, rc->cat, cursor);
 		if (r->kind == LROW_LANE)

@@ -91,6 +91,10 @@ void tldraw_free(struct tlview *t);
 void tldraw_ruler(struct tlview *t);
 void tldraw_lanes(struct tlview *t);
 void tldraw_legend(struct tlview *t);
+/* tlcounter.c: a counter track's row as a sparkline over the window (y: the
+ * screen row); its highest sample and that sample's time (INT64_MIN: none) */
+void tlcounter_draw(struct tlview *t, int y, const struct gt_lane *l, int cursor);
+double tlcounter_peak(const struct gt_lane *l, int64_t *at_ns);
 /* tldetail.c */
 void tldetail_draw(struct tlview *t);
 /* compute the aggregate of the marked range (on fixing it) */

@@ -39,6 +39,10 @@ struct ui_source {
 	uint64_t param_bytes;
 	double link_gbps;
 	unsigned flags;          /* UI_SRC_* */
+	/* optional: the `C` key: apply the residual clock offsets between the
+	 * nodes of a multi-node view (done at the next poll); 0 or negative
+	 * errno, and a one-line message */
+	int (*align_clocks)(void *ctx, char *msg, size_t len);
 };
 
 /* run the viewer until the user quits.  Returns 0, or 1 with a message on

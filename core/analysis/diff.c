@@ -26,6 +26,15 @@ int32_t diff_rank(const struct gt_store *s, const struct diff_opts *o)
 	return v;
 }
 
+struct diff_opts diff_side(const struct diff_opts *o, int b)
+{
+	struct diff_opts x = *o;
+	if (b && (o->flags & DIFF_F_RANK_B))
+		x.rank = o->rank_b;
+	x.flags &= ~DIFF_F_RANK_B;
+	return x;
+}
+
 static void scope_of(const struct diff_opts *o, struct gt_scope *sc)
 {
 	gt_scope_all(sc);
@@ -111,7 +120,8 @@ static int names(const struct gt_store *a, const struct gt_store *b, const struc
 {
 	static const char *const kfig[] = { "Time" }, *const ofig[] = { "Device Self", "Host Self" };
 	/* the experiment on a second thread while this one does the baseline */
-	struct job ja = { .s = a, .o = o, .ops = ops }, jb = { .s = b, .o = o, .ops = ops };
+	struct diff_opts oa = diff_side(o, 0), ob = diff_side(o, 1);
+	struct job ja = { .s = a, .o = &oa, .ops = ops }, jb = { .s = b, .o = &ob, .ops = ops };
 	diff_run_both(job_run, &ja, &jb);
 	struct diff_item *ia = ja.items, *ib = jb.items;
 	long na = ja.n, nb = jb.n;
@@ -157,8 +167,9 @@ static int overviews(const struct gt_store *a, const struct gt_store *b,
 {
 	const struct gt_report *rep = gt_report_find("overview");
 	struct gt_scope sc;
-	scope_of(o, &sc);
 	for (int k = 0; k < 2; k++) {
+		struct diff_opts ok = diff_side(o, k);
+		scope_of(&ok, &sc);
 		struct gt_report_out one = { 0 };
 		int rc = rep->run(k ? b : a, &sc, &one, err, errlen);
 		for (size_t i = 0; i < one.n && !rc; i++) {

@@ -127,7 +127,8 @@ int diff_breakdown(const struct gt_store *a, const struct gt_store *b, const str
 		   struct gt_report_out *out, char *err, size_t errlen)
 {
 	/* the experiment on a second thread while this one does the baseline */
-	struct job ja = { .s = a, .o = o }, jb = { .s = b, .o = o };
+	struct diff_opts oa = diff_side(o, 0), ob = diff_side(o, 1);
+	struct job ja = { .s = a, .o = &oa }, jb = { .s = b, .o = &ob };
 	diff_run_both(job_run, &ja, &jb);
 	struct breakdown_result ra = ja.r, rb = jb.r;
 	int rc = ja.rc ? ja.rc : jb.rc;

@@ -167,8 +167,47 @@ static int dev_steps(const struct steps_list *l, const struct rec *v, const int6
 				st->peak_bytes = cum[i];
 		if (d->peak_step < 0 && d->peak_ns >= h0 && d->peak_ns < h1 && d->records)
 			d->peak_step = st->number;
+		if (d->total_peak_step < 0 && d->total_samples[0] && d->total_peak_ns[0] >= h0 &&
+		    d->total_peak_ns[0] < h1)
+			d->total_peak_step = st->number;
 	}
 	return 0;
+}
+
+/* the Total Allocated / Total Reserved counter samples of d's rank and
+ * device in scope: counts, first peaks, last values */
+static void totals(const struct gt_store *s, const struct gt_scope *sc, struct memu_dev *d)
+{
+	for (size_t i = 0; i < store_lane_count(s); i++) {
+		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+		if (l->key.type != GT_LANE_COUNTER || l->key.rank != d->rank || !l->n)
+			continue;
+		const struct gt_event *f = &l->ev[0];
+		if (!(f->flags & GT_EVF_MEMORY) || f->aux != d->device || f->sub > 1)
+			continue;
+		for (size_t j = 0; j < l->n; j++) {
+			const struct gt_event *e = &l->ev[j];
+			if (e->kind != GT_EV_COUNTER || !(e->flags & GT_EVF_MEMORY) ||
+			    e->aux != d->device || e->sub > 1 || e->start_ns < sc->t0_ns ||
+			    e->start_ns >= sc->t1_ns)
+				continue;
+			double x;
+			memcpy(&x, &e->arg, sizeof(x));
+			int64_t v = (int64_t)x;
+			int k = e->sub;
+			/* a lane is one series in time order; two lanes of one series
+			   (two pids of a rank) keep the later sample as the end */
+			if (!d->total_samples[k] || v > d->total_peak[k] ||
+			    (v == d->total_peak[k] && e->start_ns < d->total_peak_ns[k])) {
+				d->total_peak[k] = v;
+				d->total_peak_ns[k] = e->start_ns;
+			}
+			if (!d->total_samples[k]++ || e->start_ns >= d->total_end_ns[k]) {
+				d->total_end[k] = v;
+				d->total_end_ns[k] = e->start_ns;
+			}
+		}
+	}
 }
 
 /* one (rank, device) run v[0..n); 0 or negative errno */
@@ -206,6 +245,14 @@ static int one_dev(const struct gt_store *s, const struct gt_scope *sc, const st
 	if (peak_i != SIZE_MAX) {
 		d->peak_ns = v[peak_i].t;
 		d->peak_op = op_at(s, v[peak_i].lane, v[peak_i].t);
+	}
+	d->total_peak_step = -1;
+	totals(s, sc, d);
+	if (d->total_samples[0]) {
+		/* the record the peak sample came with: same time, this device */
+		size_t k = lower(v, n, d->total_peak_ns[0]);
+		if (k < n && v[k].t == d->total_peak_ns[0])
+			d->total_peak_op = op_at(s, v[k].lane, v[k].t);
 	}
 	struct steps_list l;
 	char err[128];

@@ -15,7 +15,11 @@
 static const char *const dev_cols[] = {
 	"Rank:i", "Device", "Records:i", "Allocations:i", "Allocated (bytes):i", "Frees:i",
 	"Freed (bytes):i", "Peak Allocated (bytes):i", "Peak Time (ms):f:3", "Peak Operator",
-	"Peak Step:i", "End Allocated (bytes):i", "Growth per Step (bytes):f:0", NULL
+	"Peak Step:i", "End Allocated (bytes):i", "Growth per Step (bytes):f:0",
+	"Peak Total Allocated (bytes):i", "Total Allocated Peak Time (ms):f:3",
+	"Total Allocated Peak Operator", "Total Allocated Peak Step:i",
+	"Peak Total Reserved (bytes):i", "End Total Allocated (bytes):i",
+	"End Total Reserved (bytes):i", NULL
 };
 static const char *const step_cols[] = {
 	"Rank:i", "Device", "Step:i", "Start (bytes):i", "End (bytes):i", "Peak (bytes):i",
@@ -63,6 +67,19 @@ static int dev_row(struct gt_table *t, const struct gt_store *s, const struct me
 		for (size_t k = 0; k < d->nsteps; k++)
 			g += (double)(d->steps[k].end_bytes - d->steps[k].start_bytes);
 		gt_table_set_float(t, row, 12, g / (double)d->nsteps);
+	}
+	if (d->total_samples[0]) {
+		gt_table_set_int(t, row, 13, d->total_peak[0]);
+		gt_table_set_float(t, row, 14, (double)(d->total_peak_ns[0] - store_t_min(s)) / 1e6);
+		if (d->total_peak_op && gt_table_set_str(t, row, 15, store_str(s, d->total_peak_op)))
+			return -ENOMEM;
+		if (d->total_peak_step >= 0)
+			gt_table_set_int(t, row, 16, d->total_peak_step);
+		gt_table_set_int(t, row, 18, d->total_end[0]);
+	}
+	if (d->total_samples[1]) {
+		gt_table_set_int(t, row, 17, d->total_peak[1]);
+		gt_table_set_int(t, row, 19, d->total_end[1]);
 	}
 	return 0;
 }

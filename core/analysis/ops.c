@@ -28,7 +28,10 @@
 struct ctx {
 	const struct gt_store *s;
 	uint8_t *cls;               /* per string id */
-	uint32_t *row_of;           /* per string id: row + 1, 0 = none */
+	uint32_t *row_of;           /* per string id: row + 1, 0 = none (by name) */
+	struct opsmap rows;         /* (name, key) -> row + 1 in .a (by shape / stack) */
+	int group;                  /* enum ops_group */
+	uint32_t nstr;
 	struct ops_result *r;
 	size_t cap;
 	struct opsmap corr;         /* (rank, corr) -> device ns, tc ns */
@@ -52,6 +55,8 @@ static unsigned name_class(struct ctx *c, uint32_t name)
 /* a node's finished figures */
 struct fin {
 	uint32_t name;
+	uint32_t key;               /* the row key beside the name (shapes / stack id) */
+	uint8_t has_stack;
 	uint8_t is_op, counted;
 	int tc_elig;
 	int64_t dur, host_self, dev_total, dev_self, tc_self, tc_total;
@@ -77,7 +82,16 @@ static int emit(struct ctx *c, const struct fin *f)
 	if (!f->counted)
 		return 0;
 	struct ops_result *r = c->r;
-	uint32_t k = c->row_of[f->name];
+	struct opsmap_val *slot = NULL;
+	uint32_t k;
+	if (c->group == OPS_BY_NAME) {
+		k = c->row_of[f->name];
+	} else {
+		slot = opsmap_put(&c->rows, opsmap_key((int32_t)f->name, f->key));
+		if (!slot)
+			return -ENOMEM;
+		k = (uint32_t)slot->a;
+	}
 	if (!k) {
 		if (r->n == c->cap) {
 			size_t nc = c->cap ? 2 * c->cap : 64;
@@ -89,10 +103,16 @@ static int emit(struct ctx *c, const struct fin *f)
 		}
 		memset(&r->rows[r->n], 0, sizeof(r->rows[0]));
 		r->rows[r->n].name = f->name;
-		c->row_of[f->name] = k = (uint32_t)++r->n;
+		r->rows[r->n].key = f->key;
+		k = (uint32_t)++r->n;
+		if (slot)
+			slot->a = k;
+		else
+			c->row_of[f->name] = k;
 	}
 	struct ops_row *o = &r->rows[k - 1];
 	o->calls++;
+	o->has_stack |= f->has_stack;
 	o->host_total_ns += f->dur;
 	o->host_self_ns += f->host_self;
 	o->dev_total_ns += f->dev_total;
@@ -295,6 +315,11 @@ static int walk_lane(struct ctx *c, const struct gt_lane *l, struct frame **stk,
 		memset(f, 0, sizeof(*f));
 		f->end = end;
 		f->f.name = e->name;
+		f->f.has_stack = ops_event_stack(e) != 0;
+		f->f.key = c->group == OPS_BY_SHAPE ? ops_event_shape(e) :
+			   c->group == OPS_BY_STACK ? ops_event_stack(e) : 0;
+		if (f->f.key >= c->nstr)
+			f->f.key = 0;
 		f->f.dur = e->dur_ns;
 		f->f.is_op = e->kind == GT_EV_CPU_OP;
 		f->f.op_node = f->f.is_op && !(name_class(c, e->name) & NC_EXCL);
@@ -409,25 +434,31 @@ static int by_dev_self(const void *a, const void *b)
 		return x->dev_self_ns > y->dev_self_ns ? -1 : 1;
 	if (x->host_self_ns != y->host_self_ns)
 		return x->host_self_ns > y->host_self_ns ? -1 : 1;
-	return x->name < y->name ? -1 : x->name > y->name;
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
 }
 
 static int compute(const struct gt_store *s, const struct gt_scope *sc_in, int mem,
-		   uint32_t mem_dev, struct ops_result *out, char *err, size_t errlen)
+		   uint32_t mem_dev, int group, struct ops_result *out, char *err, size_t errlen)
 {
 	struct gt_scope sc;
 	anl_scope_or_all(&sc, sc_in);
 	memset(out, 0, sizeof(*out));
 	struct ctx c = { .s = s, .r = out, .t0 = sc.t0_ns, .t1 = sc.t1_ns, .mem = mem,
-			 .mem_dev = mem_dev };
+			 .mem_dev = mem_dev, .group = group };
 	size_t ns = store_str_count(s);
+	c.nstr = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
 	size_t cap = 64;
 	struct frame *stk = malloc(cap * sizeof(*stk));
 	c.cls = calloc(ns ? ns : 1, 1);
 	c.row_of = calloc(ns ? ns : 1, sizeof(*c.row_of));
 	memset(&c.corr, 0, sizeof(c.corr));
 	memset(&c.ext, 0, sizeof(c.ext));
+	memset(&c.rows, 0, sizeof(c.rows));
 	int rc = (stk && c.cls && c.row_of) ? 0 : -ENOMEM;
+	if (!rc && group != OPS_BY_NAME)
+		rc = opsmap_init(&c.rows, 1024) ? -ENOMEM : 0;
 	if (!rc && !mem)
 		rc = build_maps(&c, &sc);   /* memory statistics need no device times */
 	size_t nl = store_lane_count(s);
@@ -444,6 +475,7 @@ static int compute(const struct gt_store *s, const struct gt_scope *sc_in, int m
 	free(c.row_of);
 	opsmap_done(&c.corr);
 	opsmap_done(&c.ext);
+	opsmap_done(&c.rows);
 	if (rc) {
 		ops_result_done(out);
 		snprintf(err, errlen, "ops: out of memory");
@@ -457,13 +489,24 @@ static int compute(const struct gt_store *s, const struct gt_scope *sc_in, int m
 int ops_compute(const struct gt_store *s, const struct gt_scope *sc, struct ops_result *out,
 		char *err, size_t errlen)
 {
-	return compute(s, sc, 0, 0, out, err, errlen);
+	return compute(s, sc, 0, 0, OPS_BY_NAME, out, err, errlen);
+}
+
+int ops_compute_by(const struct gt_store *s, const struct gt_scope *sc, int group,
+		   struct ops_result *out, char *err, size_t errlen)
+{
+	if (group < 0 || group >= OPS_GROUP_COUNT) {
+		memset(out, 0, sizeof(*out));
+		snprintf(err, errlen, "ops: unknown grouping %d", group);
+		return -EINVAL;
+	}
+	return compute(s, sc, 0, 0, group, out, err, errlen);
 }
 
 int ops_compute_mem(const struct gt_store *s, const struct gt_scope *sc, uint32_t mem_device,
 		    struct ops_result *out, char *err, size_t errlen)
 {
-	return compute(s, sc, 1, mem_device, out, err, errlen);
+	return compute(s, sc, 1, mem_device, OPS_BY_NAME, out, err, errlen);
 }
 
 void ops_result_done(struct ops_result *r)

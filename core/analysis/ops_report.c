@@ -11,30 +11,47 @@
 #include "reports.h"
 #include "tables.h"
 
-static const char *const cols[] = {
+static const char *const cols_name[] = {
 	"Name", "Calls:i", "Device Self Duration (us):f:1", "Device Total Duration (us):f:1",
 	"Host Self Duration (us):f:1", "Host Total Duration (us):f:1", "Tensor Cores Eligible",
-	"Tensor Cores Self (%):p:2", "Tensor Cores Total (%):p:2", NULL
+	"Tensor Cores Self (%):p:2", "Tensor Cores Total (%):p:2", "Has Call Stack", NULL
 };
 
+/* grouped by name + input shapes / call stack: the key is the second column */
+#define COLS_KEYED(key) { \
+	"Name", key, "Calls:i", "Device Self Duration (us):f:1", \
+	"Device Total Duration (us):f:1", "Host Self Duration (us):f:1", \
+	"Host Total Duration (us):f:1", "Tensor Cores Eligible", "Tensor Cores Self (%):p:2", \
+	"Tensor Cores Total (%):p:2", NULL }
+static const char *const cols_shape[] = COLS_KEYED("Input Shape");
+static const char *const cols_stack[] = COLS_KEYED("Call Stack");
+
 /* fill one table row from an operator row; 0 or -ENOMEM */
-static int put_row(struct gt_table *t, const struct gt_store *s, const struct ops_row *o)
+static int put_row(struct gt_table *t, const struct gt_store *s, const struct ops_row *o,
+		   int group)
 {
 	long r = gt_table_row(t);
 	if (r < 0 || gt_table_set_str(t, (size_t)r, 0, store_str(s, o->name)))
 		return -ENOMEM;
-	size_t row = (size_t)r;
-	gt_table_set_int(t, row, 1, (int64_t)o->calls);
-	gt_table_set_float(t, row, 2, (double)o->dev_self_ns / 1e3);
-	gt_table_set_float(t, row, 3, (double)o->dev_total_ns / 1e3);
-	gt_table_set_float(t, row, 4, (double)o->host_self_ns / 1e3);
-	gt_table_set_float(t, row, 5, (double)o->host_total_ns / 1e3);
-	if (gt_table_set_str(t, row, 6, o->tc_eligible ? "Yes" : "No"))
+	size_t row = (size_t)r, c = 1;
+	if (group != OPS_BY_NAME) {
+		/* the plugin's str(None) for a call without the arg */
+		if (gt_table_set_str(t, row, c++, o->key ? store_str(s, o->key) : "None"))
+			return -ENOMEM;
+	}
+	gt_table_set_int(t, row, c, (int64_t)o->calls);
+	gt_table_set_float(t, row, c + 1, (double)o->dev_self_ns / 1e3);
+	gt_table_set_float(t, row, c + 2, (double)o->dev_total_ns / 1e3);
+	gt_table_set_float(t, row, c + 3, (double)o->host_self_ns / 1e3);
+	gt_table_set_float(t, row, c + 4, (double)o->host_total_ns / 1e3);
+	if (gt_table_set_str(t, row, c + 5, o->tc_eligible ? "Yes" : "No"))
 		return -ENOMEM;
 	if (o->dev_self_ns > 0)
-		gt_table_set_float(t, row, 7, 100.0 * (double)o->tc_self_ns / (double)o->dev_self_ns);
+		gt_table_set_float(t, row, c + 6, 100.0 * (double)o->tc_self_ns / (double)o->dev_self_ns);
 	if (o->dev_total_ns > 0)
-		gt_table_set_float(t, row, 8, 100.0 * (double)o->tc_total_ns / (double)o->dev_total_ns);
+		gt_table_set_float(t, row, c + 7, 100.0 * (double)o->tc_total_ns / (double)o->dev_total_ns);
+	if (group == OPS_BY_NAME && gt_table_set_str(t, row, c + 8, o->has_stack ? "Yes" : "No"))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -45,16 +62,25 @@ static int ops_run(const struct gt_store *s, const struct gt_scope *sc_in,
 	if (steps_scope(s, sc_in, &sc, err, errlen))
 		return -ENOENT;
 	struct ops_result r;
-	int rc = ops_compute(s, &sc, &r, err, errlen);
+	int group = OPS_SCOPE_GROUP(sc_in ? sc_in->flags : 0);
+	int rc = ops_compute_by(s, &sc, group, &r, err, errlen);
 	if (rc)
 		return rc;
-	struct gt_table *t = tables_new("ops", "Operators (PyTorch TensorBoard plugin operator view)",
-					cols);
+	struct gt_table *t =
+		group == OPS_BY_SHAPE ?
+		tables_new("ops_shape", "Operators by input shape (PyTorch TensorBoard plugin "
+			   "operator view, group by operator + input shape)", cols_shape) :
+		group == OPS_BY_STACK ?
+		tables_new("ops_stack", "Operators by call stack (PyTorch TensorBoard plugin "
+			   "operator view, call stacks of an operator)", cols_stack) :
+		tables_new("ops", "Operators (PyTorch TensorBoard plugin operator view)", cols_name);
 	rc = t ? 0 : -ENOMEM;
-	if (t)
-		t->sort_col = 2;   /* Device Self Duration, as the plugin sorts */
+	if (t && group != OPS_BY_NAME)
+		gt_table_col_flags(t, 1, GT_COLF_KEY);   /* a row is (name, shape / stack) */
+	if (t)   /* Device Self Duration, as the plugin sorts */
+		t->sort_col = group == OPS_BY_NAME ? 2 : 3;
 	for (size_t i = 0; i < r.n && !rc; i++)
-		rc = put_row(t, s, &r.rows[i]);
+		rc = put_row(t, s, &r.rows[i], group);
 	if (!rc && !r.n)
 		rc = gt_table_note(t, "No framework operators (CPU ops) in the scope");
 	if (!rc && r.dropped)
@@ -113,7 +139,8 @@ static int ops_instances(const struct gt_store *s, const struct gt_scope *sc_in,
 const struct gt_report gt_report_ops = {
 	.name = "ops",
 	.help = "framework operators per name: calls, host and device self/total time, Tensor "
-		"Core eligibility (PyTorch TensorBoard plugin operator view)",
+		"Core eligibility (PyTorch TensorBoard plugin operator view); --group-by "
+		"shape|stack: per name + input shapes / call stack",
 	.run = ops_run,
 	.instances = ops_instances,
 };

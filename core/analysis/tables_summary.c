@@ -164,6 +164,8 @@ static int drops_meta(const struct gt_store *s, struct gt_report_out *out)
 		{ "zero_timestamps", d->zero_timestamps },
 		{ "ring_overflow", d->ring_overflow },
 		{ "import_skipped", d->import_skipped },
+		{ "read_errors", d->read_errors },
+		{ "client_buffers", d->client_buffers },
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		long r = gt_table_row(dt);

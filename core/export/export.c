@@ -267,6 +267,17 @@ static void args(const struct gt_store *s, struct expw *w, const struct gt_lane 
 			arg_num(w, &first, "fromDevice", e->aux & 0xffff);
 			arg_num(w, &first, "toDevice", e->aux >> 16);
 		}
+	} else if (e->kind == GT_EV_CPU_OP) {
+		/* input shapes: the text is JSON when it holds numbers and lists only */
+		const char *sh = store_str(s, (uint32_t)(e->arg & 0xffffffffu));
+		if ((e->arg & 0xffffffffu) && sh[0] == '[' && !sh[strspn(sh, "[], -0123456789")]) {
+			expw_put(w, first ? "\"" : ", \"", first ? 1 : 3);
+			first = 0;
+			expw_lit(w, "Input Dims\": ");
+			expw_put(w, sh, strlen(sh));
+		}
+		if (e->aux)
+			arg_str(w, &first, "Call stack", store_str(s, e->aux));
 	} else if (e->kind == GT_EV_STEP && strncmp(store_str(s, e->name), "ProfilerStep#", 13)) {
 		arg_num(w, &first, "step", (int64_t)e->arg);
 	}
@@ -355,7 +366,9 @@ static void events(const struct gt_store *s, struct expw *w, const struct group 
 			if (e->kind == GT_EV_COUNTER) {
 				double v;
 				memcpy(&v, &e->arg, sizeof(v));
-				head(w, "C", "counter", s, e, cpid, tid);
+				/* the allocator's totals: a category the importer knows */
+				head(w, "C", e->flags & GT_EVF_MEMORY ? "gtrace_memory_total" : "counter",
+				     s, e, cpid, tid);
 				expw_lit(w, ", \"args\": {\"value\": ");
 				expw_dbl(w, v);
 				expw_lit(w, "}},\n");

@@ -339,6 +339,8 @@ static int decode_sub(struct col *cols, size_t gi, size_t off, size_t k, int fir
 		m |= e[i].kind < 32 ? 1u << e[i].kind : 0;
 		if (e[i].kind == GT_EV_KERNEL)
 			bad |= (e[i].arg & 0xffffffffu) > nk || (e[i].arg >> 32) > nn;
+		if (e[i].kind == GT_EV_CPU_OP)   /* input shapes, call stack */
+			bad |= (e[i].arg & 0xffffffffu) >= nstr || e[i].aux >= nstr;
 	}
 	bad |= names >> 32;
 	*mask |= m;
@@ -365,6 +367,14 @@ static int decode_sub(struct col *cols, size_t gi, size_t off, size_t k, int fir
 			if (e[i].kind == GT_EV_KERNEL && (e[i].arg >> 32) > nn) {
 				snprintf(why, whylen, "kernel refers to NCCL record %u of %zu",
 					 (unsigned)(e[i].arg >> 32), (size_t)nn);
+				return -EINVAL;
+			}
+			if (e[i].kind == GT_EV_CPU_OP &&
+			    ((e[i].arg & 0xffffffffu) >= nstr || e[i].aux >= nstr)) {
+				snprintf(why, whylen, "operator's input shapes or call stack names "
+					 "string %u, file has %u strings",
+					 (e[i].arg & 0xffffffffu) >= nstr ? (unsigned)(e[i].arg & 0xffffffffu)
+					 : e[i].aux, nstr);
 				return -EINVAL;
 			}
 		}

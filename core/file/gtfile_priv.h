@@ -57,8 +57,10 @@ enum gtfile_chunk_type {
 #define GTFILE_KCONF_BYTES 44u
 #define GTFILE_NCCL_BYTES 40u
 #define GTFILE_DEVICE_BYTES 32u
-#define GTFILE_RANK_BYTES 32u
-#define GTFILE_DROPS_BYTES 40u
+#define GTFILE_RANK_BYTES 32u        /* the least a reader takes */
+#define GTFILE_RANK_BYTES_LOCAL 36u  /* written: local_rank1 appended */
+#define GTFILE_DROPS_BYTES 56u      /* 5 counters, then read_errors, client_buffers */
+#define GTFILE_DROPS_BYTES_MIN 40u  /* files before those two */
 
 /* event columns */
 enum gtfile_col {

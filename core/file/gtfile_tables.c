@@ -221,13 +221,13 @@ static int put_devs_ranks(struct gtfile_writer *w, struct gtfile_tabstate *t,
 		return rc;
 	n = store_rank_count(s);
 	b->n = 0;
-	p = gtfile_buf_add(b, NULL, 8 + n * GTFILE_RANK_BYTES);
+	p = gtfile_buf_add(b, NULL, 8 + n * GTFILE_RANK_BYTES_LOCAL);
 	if (!p)
 		return -ENOMEM;
 	gtfile_put32(p, (uint32_t)n);
-	gtfile_put32(p + 4, GTFILE_RANK_BYTES);
+	gtfile_put32(p + 4, GTFILE_RANK_BYTES_LOCAL);
 	p += 8;
-	for (size_t i = 0; i < n; i++, p += GTFILE_RANK_BYTES) {
+	for (size_t i = 0; i < n; i++, p += GTFILE_RANK_BYTES_LOCAL) {
 		const struct gt_rank *r = store_rank_at(s, i);
 		gtfile_put32(p, (uint32_t)r->rank);
 		gtfile_put32(p + 4, (uint32_t)r->world_size);
@@ -235,6 +235,7 @@ static int put_devs_ranks(struct gtfile_writer *w, struct gtfile_tabstate *t,
 		gtfile_put32(p + 16, r->host);
 		gtfile_put32(p + 20, r->source);
 		gtfile_put64(p + 24, (uint64_t)r->clock_offset_ns);
+		gtfile_put32(p + 32, (uint32_t)r->local_rank1);
 	}
 	return n ? put_if_changed(w, &t->ranks, GTFILE_CH_RANKS) : 0;
 }
@@ -258,14 +259,14 @@ int gtfile_tab_sync_tail(struct gtfile_writer *w, struct gtfile_tabstate *t,
 {
 	struct gtfile_buf *b = gtfile_writer_raw(w);
 	const struct gt_drops *d = store_drops((struct gt_store *)s);
-	uint64_t v[5] = { d->cupti_dropped, d->buffers_declined, d->zero_timestamps,
-			  d->ring_overflow, d->import_skipped };
+	uint64_t v[7] = { d->cupti_dropped, d->buffers_declined, d->zero_timestamps,
+			  d->ring_overflow, d->import_skipped, d->read_errors, d->client_buffers };
 	b->n = 0;
 	unsigned char *p = gtfile_buf_add(b, NULL, 8 + GTFILE_DROPS_BYTES);
 	if (!p)
 		return -ENOMEM;
 	gtfile_put32(p, GTFILE_DROPS_BYTES);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 7; i++)
 		gtfile_put64(p + 8 + 8 * i, v[i]);
 	int rc = put_if_changed(w, &t->drops, GTFILE_CH_DROPS);
 	if (rc)

@@ -164,6 +164,7 @@ static int read_ranks(const unsigned char *p, size_t len, struct gt_store *s,
 			.pid = (int64_t)gtfile_get64(e + 8), .host = gtfile_get32(e + 16),
 			.source = gtfile_get32(e + 20),
 			.clock_offset_ns = (int64_t)gtfile_get64(e + 24),
+			.local_rank1 = esz >= GTFILE_RANK_BYTES_LOCAL ? (int32_t)gtfile_get32(e + 32) : 0,
 		};
 		if (r.host >= nstr || r.source >= nstr)
 			BAD("rank %d names a string the file lacks", r.rank);
@@ -176,7 +177,7 @@ static int read_ranks(const unsigned char *p, size_t len, struct gt_store *s,
 static int read_drops(const unsigned char *p, size_t len, struct gt_store *s,
 		      char *why, size_t whylen)
 {
-	if (len < 8 || gtfile_get32(p) < GTFILE_DROPS_BYTES || len - 8 < gtfile_get32(p))
+	if (len < 8 || gtfile_get32(p) < GTFILE_DROPS_BYTES_MIN || len - 8 < gtfile_get32(p))
 		BAD("drop counters have a bad size");
 	struct gt_drops *d = store_drops(s);
 	d->cupti_dropped = gtfile_get64(p + 8);
@@ -184,6 +185,10 @@ static int read_drops(const unsigned char *p, size_t len, struct gt_store *s,
 	d->zero_timestamps = gtfile_get64(p + 24);
 	d->ring_overflow = gtfile_get64(p + 32);
 	d->import_skipped = gtfile_get64(p + 40);
+	if (gtfile_get32(p) >= GTFILE_DROPS_BYTES) {
+		d->read_errors = gtfile_get64(p + 48);
+		d->client_buffers = gtfile_get64(p + 56);
+	}
 	return 0;
 }
 

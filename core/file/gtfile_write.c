@@ -9,6 +9,7 @@
  * (arrival order kept within a lane).  Table payloads are in gtfile_tables.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -164,8 +165,9 @@ struct gtfile_buf *gtfile_writer_raw(struct gtfile_writer *w)
 	return &w->raw;
 }
 
-/* the writer on a file created by safew with flags sw_flags */
-static struct gtfile_writer *writer_open(const char *path, const struct gtfile_writer_opts *o,
+/* the writer on a file created by safew with flags sw_flags, or on a dup
+ * of fd when fd >= 0 (path then only names it in messages) */
+static struct gtfile_writer *writer_open(const char *path, int fd, const struct gtfile_writer_opts *o,
 					 unsigned sw_flags, char *err, size_t errlen)
 {
 	struct gtfile_writer *w = calloc(1, sizeof(*w));
@@ -188,7 +190,12 @@ static struct gtfile_writer *writer_open(const char *path, const struct gtfile_w
 	}
 	if (o && (o->open_flags & GTFILE_W_KEEP))
 		sw_flags |= SAFEW_KEEP;
-	if (safew_open(&w->sw, path, sw_flags, err, errlen) < 0)
+	w->sw.fd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
+	if (fd >= 0 && w->sw.fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (fd < 0 && safew_open(&w->sw, path, sw_flags, err, errlen) < 0)
 		goto fail;
 	w->f = fdopen(w->sw.fd, "wb");
 	if (!w->f) {
@@ -223,7 +230,13 @@ fail:
 struct gtfile_writer *gtfile_writer_open(const char *path, const struct gtfile_writer_opts *o,
 					 char *err, size_t errlen)
 {
-	return writer_open(path, o, SAFEW_INPLACE, err, errlen);
+	return writer_open(path, -1, o, SAFEW_INPLACE, err, errlen);
+}
+
+struct gtfile_writer *gtfile_writer_open_fd(int fd, const char *name,
+					    const struct gtfile_writer_opts *o, char *err, size_t errlen)
+{
+	return writer_open(name, fd, o, 0, err, errlen);
 }
 
 /* write the event groups as one chunk (tables must be synced); 0 or -errno */
@@ -418,7 +431,7 @@ int gtfile_write_store(const struct gt_store *s, const char *path, char *err, si
 int gtfile_write_store_opts(const struct gt_store *s, const char *path,
 			    const struct gtfile_writer_opts *o, char *err, size_t errlen)
 {
-	struct gtfile_writer *w = writer_open(path, o, 0, err, errlen);
+	struct gtfile_writer *w = writer_open(path, -1, o, 0, err, errlen);
 	if (!w)
 		return -EIO;
 	int rc = wsync(w, s);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "gtrace/gtfile.h"
+#include "gtrace/gtjob.h"
 #include "gtrace/load.h"
 #include "import_api.h"
 
@@ -90,6 +91,22 @@ int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
 		static const char *const what[] = { [GT_FMT_GTRACE] = "a .gtrace capture",
 			[GT_FMT_NSYS_SQLITE] = "an nsys SQLite export", [GT_FMT_DIRECTORY] = "a directory",
 			[GT_FMT_XPLANE] = "an XPlane profile" };
+		/* several .gtrace files: the nodes of one job (gtjob.h) */
+		size_t ng = 0;
+		for (size_t i = 0; i < n; i++)
+			ng += gt_load_detect(paths[i], err, errlen) == GT_FMT_GTRACE;
+		if (ng == n) {
+			char warn[512];
+			rc = gtjob_load_files(paths, n, s, 0, warn, sizeof(warn), err, errlen);
+			if (!rc && warn[0]) {
+				snprintf(err, errlen, "%s", warn);
+				keep_warning = (o->flags & GT_LOAD_QUIET) != 0;
+				if (!keep_warning)
+					fprintf(stderr, "gtrace: warning: %s\n", err);
+			}
+			goto merged;
+		}
+		err[0] = 0;
 		/* several XPlane host files: ranks of one run */
 		size_t nx = 0;
 		for (size_t i = 0; i < n; i++)
@@ -109,6 +126,7 @@ int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
 		if (!rc)
 			rc = nx == n ? xplane_import_files(paths, n, o, s, err, errlen) :
 				       import_files(paths, n, o, s, err, errlen);
+merged:;
 	} else {
 		switch (gt_load_detect(paths[0], err, errlen)) {
 		case GT_FMT_GTRACE:

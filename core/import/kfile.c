@@ -416,6 +416,8 @@ static int x_event(struct kfile *kf, const struct kev *ev, struct gt_event *g)
 		}
 		if ((ev->have & KA_COLL) && kind != GT_EV_STEP)
 			g->arg = (uint64_t)nccl_id(kf, ev) << 32;
+		if (kind == GT_EV_CPU_OP)
+			kfile_op(kf, ev, g);
 		break;
 	}
 	g->kind = (uint8_t)kind;
@@ -452,6 +454,44 @@ static int end_event(struct kfile *kf, const struct kev *ev)
 		return 0;
 	}
 	kf->skipped[KSKIP_E_WITHOUT_B]++;
+	return 0;
+}
+
+/* one counter sample named nm (the series: its own counter lane of the
+ * event's Chrome pid); 0 or -ENOMEM */
+static int counter_sample(struct kfile *kf, const struct kev *ev, struct gt_event *g,
+			  const char *nm, size_t nl, double v)
+{
+	struct kev one = *ev;
+	memcpy(&g->arg, &v, sizeof(v));
+	g->kind = GT_EV_COUNTER;
+	kfile_mem_counter(ev, g);
+	g->name = store_intern(kf->ls, nm, nl);
+	one.tid.t = 1;
+	one.tid.num = KTAG | g->name;
+	one.id = ev->tid;  /* stage() keeps it for the gtrace_lane lookup */
+	return stage(kf, KCLS_COUNTER, &one, g);
+}
+
+/* an allocator record's Total Allocated / Total Reserved args as samples
+ * of the counters "Total Allocated (GPU n)" / "... (CPU)" (GT_EVF_MEMORY,
+ * sub = 0 allocated / 1 reserved, aux = device); 0 or -ENOMEM */
+static int mem_totals(struct kfile *kf, const struct kev *ev, const struct gt_event *rec)
+{
+	static const char *const what[2] = { "Total Allocated", "Total Reserved" };
+	for (int k = 0; k < 2; k++) {
+		int64_t v;
+		if (!kfile_mem_total(ev, k, &v))
+			continue;
+		char nm[64];
+		int nl = rec->aux == GT_MEM_HOST ? snprintf(nm, sizeof(nm), "%s (CPU)", what[k]) :
+			 snprintf(nm, sizeof(nm), "%s (GPU %u)", what[k], rec->aux);
+		struct gt_event g = *rec;
+		g.sub = (uint8_t)k;
+		g.corr = g.ext = 0;
+		if (counter_sample(kf, ev, &g, nm, (size_t)nl, (double)v))
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -516,27 +556,22 @@ int kfile_event(struct kfile *kf, const struct kev *ev)
 		/* one sample per numeric series; the lane is the series */
 		for (uint32_t i = 0; i < ev->n_num; i++) {
 			const char *q = ev->num_val[i].s;
-			struct kev one = *ev;
 			char nm[512];
 			size_t nl = (size_t)snprintf(nm, sizeof(nm), "%.*s%s%.*s", (int)ev->name.len,
 					ev->name.s ? ev->name.s : "", ev->n_num > 1 ? " " : "",
 					ev->n_num > 1 ? (int)ev->num_key[i].len : 0, ev->num_key[i].s);
 			if (nl >= sizeof(nm))
 				nl = sizeof(nm) - 1;
-			double v = strtod(q, NULL);
-			memcpy(&g.arg, &v, sizeof(v));
-			g.kind = GT_EV_COUNTER;
-			g.name = store_intern(kf->ls, nm, nl);
-			one.tid.t = 1;
-			one.tid.num = KTAG | g.name;
-			one.id = ev->tid;  /* stage() keeps it for the gtrace_lane lookup */
-			if (stage(kf, KCLS_COUNTER, &one, &g))
+			if (counter_sample(kf, ev, &g, nm, nl, strtod(q, NULL)))
 				return -ENOMEM;
 		}
 		return 0;
 	}
 	g.kind = GT_EV_INSTANT;
 	kfile_mem(ev, &g);
-	return stage(kf, KCLS_HOST, ev, &g);
+	int rc = stage(kf, KCLS_HOST, ev, &g);
+	if (!rc && (g.flags & GT_EVF_MEMORY))
+		rc = mem_totals(kf, ev, &g);
+	return rc;
 }
 

@@ -73,8 +73,11 @@ static void remap_event(struct kfile *kf, struct gt_event *e)
 	e->name = rm_str(kf, e->name);
 	if (e->kind == GT_EV_KERNEL)
 		e->arg = rm_kconf(kf, (uint32_t)e->arg) | (uint64_t)rm_nccl(kf, (uint32_t)(e->arg >> 32)) << 32;
-	else if ((e->kind == GT_EV_CPU_OP || e->kind == GT_EV_NVTX) && (e->arg >> 32))
-		e->arg = (uint64_t)rm_nccl(kf, (uint32_t)(e->arg >> 32)) << 32;
+	else if ((e->kind == GT_EV_CPU_OP || e->kind == GT_EV_NVTX) && e->arg)
+		e->arg = (uint64_t)rm_nccl(kf, (uint32_t)(e->arg >> 32)) << 32 |
+			 (e->kind == GT_EV_CPU_OP ? rm_str(kf, (uint32_t)e->arg) : 0);
+	if (e->kind == GT_EV_CPU_OP && e->aux)
+		e->aux = rm_str(kf, e->aux);
 }
 
 static int flow_cmp(const void *a, const void *b)

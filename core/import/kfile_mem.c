@@ -2,8 +2,9 @@
  * kfile_mem.c - Kineto "[memory]" instants (the PyTorch profiler's allocator
  * records, args Bytes, Device Type, Device Id, and in newer traces Addr,
  * Total Allocated, Total Reserved) kept as GT_EVF_MEMORY instants: arg =
- * Bytes, aux = the CUDA ordinal or GT_MEM_HOST.  The other args are not
- * kept (docs/import.md).
+ * Bytes, aux = the CUDA ordinal or GT_MEM_HOST.  Total Allocated / Total
+ * Reserved become counter samples (kfile.c); Addr is not kept
+ * (docs/import.md).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,4 +46,37 @@ void kfile_mem(const struct kev *ev, struct gt_event *g)
 	g->flags |= GT_EVF_MEMORY;
 	memcpy(&g->arg, &bytes, sizeof(bytes));
 	g->aux = type == 1 && dev >= 0 && dev < (int64_t)GT_MEM_HOST ? (uint32_t)dev : GT_MEM_HOST;
+}
+
+int kfile_mem_total(const struct kev *ev, int which, int64_t *out)
+{
+	return num_arg(ev, which ? "Total Reserved" : "Total Allocated", out) && *out >= 0;
+}
+
+void kfile_mem_counter(const struct kev *ev, struct gt_event *g)
+{
+	static const char cat[] = "gtrace_memory_total";
+	if (!ev->cat.s || ev->cat.len != sizeof(cat) - 1 || memcmp(ev->cat.s, cat, sizeof(cat) - 1))
+		return;
+	char nm[64];
+	size_t n = ev->name.len < sizeof(nm) - 1 ? ev->name.len : sizeof(nm) - 1;
+	memcpy(nm, ev->name.s ? ev->name.s : "", n);
+	nm[n] = 0;
+	int sub = !strncmp(nm, "Total Allocated (", 17) ? 0 :
+		  !strncmp(nm, "Total Reserved (", 16) ? 1 : -1;
+	if (sub < 0)
+		return;
+	const char *d = strchr(nm, '(') + 1;
+	char *end;
+	unsigned long dev = GT_MEM_HOST;
+	if (strncmp(d, "CPU)", 4)) {
+		if (strncmp(d, "GPU ", 4))
+			return;
+		dev = strtoul(d + 4, &end, 10);
+		if (end == d + 4 || strcmp(end, ")") || dev >= GT_MEM_HOST)
+			return;
+	}
+	g->flags |= GT_EVF_MEMORY;
+	g->sub = (uint8_t)sub;
+	g->aux = (uint32_t)dev;
 }

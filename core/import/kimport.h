@@ -56,6 +56,8 @@ struct kev {
 	int64_t in_nelems, out_nelems, group_size;
 	/* metadata args */
 	struct kstr aname, labels;
+	/* CPU op args: Input Dims (its raw JSON array text), Call stack */
+	struct kstr dims, stack;
 	/* gtrace_lane metadata (our own export) */
 	int64_t gl_type, gl_rank, gl_device, gl_pid, gl_id;
 	/* other numeric args, raw (for counters) */
@@ -172,6 +174,16 @@ int kfile_flow(struct kfile *kf, const struct kev *ev);
 /* an instant named [memory] with a Bytes arg becomes an allocator record
  * (GT_EVF_MEMORY, kfile_mem.c); other events are left as they are */
 void kfile_mem(const struct kev *ev, struct gt_event *g);
+/* an allocator record's "Total Allocated" (which 0) or "Total Reserved"
+ * (1) arg; 1 when present (a whole number >= 0) */
+int kfile_mem_total(const struct kev *ev, int which, int64_t *out);
+/* a counter event of our own export's category gtrace_memory_total, named
+ * "Total Allocated (GPU n)" / "Total Reserved (CPU)"...: flagged as the
+ * importer flags the totals it makes of [memory] args; others untouched */
+void kfile_mem_counter(const struct kev *ev, struct gt_event *g);
+/* a CPU op's Input Dims and Call stack interned: arg bits 0-31 and aux
+ * (kfile_op.c) */
+void kfile_op(struct kfile *kf, const struct kev *ev, struct gt_event *g);
 /* a Chrome pid / tid as a number (numeric strings as numbers, others KTAG | string id) */
 int64_t kfile_norm(struct kfile *kf, const struct kval *v);
 /* grow an array to hold n + 1 items; 0 or -ENOMEM */

@@ -175,6 +175,15 @@ static int arg_val(const char **pp, const char *e, const char *k, size_t kl, str
 			dst = &ev->gl_device;
 		break;
 	case 10:
+		if (KEYIS(k, kl, "Input Dims") && *(*pp) == '[') {
+			const char *p0 = *pp;
+			rc = jtok_skip(pp, e);
+			if (rc == JT_OK)
+				ev->dims = (struct kstr){ p0, (uint32_t)(*pp - p0), 0 };
+			return rc;
+		}
+		if (KEYIS(k, kl, "Call stack"))
+			return str_val(pp, e, &ev->stack);
 		if (KEYIS(k, kl, "Group size"))
 			dst = &ev->group_size;
 		else if (KEYIS(k, kl, "sort_index"))
@@ -333,6 +342,7 @@ static void unesc_all(struct kev *ev)
 	unesc(&ev->pg);
 	unesc(&ev->aname);
 	unesc(&ev->labels);
+	unesc(&ev->stack);
 }
 
 enum { S_START, S_KEY_FIRST, S_KEY, S_OBJ_COMMA, S_ARR_FIRST, S_ARR_VAL, S_ARR_COMMA, S_DONE };

@@ -114,7 +114,7 @@ static int setup_world(struct sim *sim)
 		struct sim_rank *rk = &sim->rk[r];
 		rk->pid = 41230 + (int64_t)r * 7;
 		snprintf(buf, sizeof(buf), "sim-node-%d", r);
-		struct gt_rank gr = { r, rk->pid, store_intern_cstr(s, buf), 0, 0, sim->o.ranks };
+		struct gt_rank gr = { r, rk->pid, store_intern_cstr(s, buf), 0, 0, sim->o.ranks, 0 };
 		if (store_rank(s, &gr))
 			return -ENOMEM;
 		struct gt_lane_key hk = { GT_LANE_HOST, r, -1, rk->pid, rk->pid };

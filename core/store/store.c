@@ -321,7 +321,8 @@ uint64_t store_drops_lost(const struct gt_drops *d)
 {
 	/* a declined buffer request is why CUPTI dropped records, which its
 	 * own count already has: not added again */
-	return d->cupti_dropped + d->zero_timestamps + d->ring_overflow + d->import_skipped;
+	return d->cupti_dropped + d->zero_timestamps + d->ring_overflow + d->import_skipped +
+	       d->read_errors;
 }
 
 int store_meta_set(struct gt_store *s, const char *key, const char *value)
@@ -434,7 +435,7 @@ int64_t store_t_max(const struct gt_store *s)
 int store_finish(struct gt_store *s)
 {
 	int rc;
-	size_t n = 0;
+	size_t n = 0, unchecked = 0;
 	store_budget_poll(s);
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	for (size_t i = 0; i < s->n_lanes; i++) {
@@ -442,7 +443,13 @@ int store_finish(struct gt_store *s)
 		rc = lod_build(s, l);
 		if (rc)
 			return rc;
-		store_budget_finished(s);   /* lane by lane: indexing reads every event */
+		/* indexing reads every event: check the budget every 1 M events
+		   (not every lane: the check costs O(lanes)) */
+		unchecked += l->n;
+		if (s->arena && unchecked >= ((size_t)1 << 20)) {
+			unchecked = 0;
+			store_budget_finished(s);
+		}
 		n += l->n;
 		if (l->n) {
 			if (l->ev[0].start_ns < lo)

@@ -9,8 +9,9 @@
  * given back with a punched hole when it is freed; the last block grows in
  * place.  A trimmer thread samples the process's resident file pages
  * (/proc/self/statm) every trim_ms and, when the arena's share passes what
- * the budget allows, drops the whole arena from the page tables
- * (MADV_DONTNEED): dirty pages stay in the page cache and are written to the
+ * the budget allows, drops slices of the arena from the page tables
+ * (MADV_DONTNEED) from a clock hand on until it is under three quarters of
+ * it: dirty pages stay in the page cache and are written to the
  * file by the kernel, and the next touch maps them back (the page cache is
  * the LRU).  Readers never see a difference: results stay exact.
  */
@@ -50,6 +51,8 @@ struct store_arena {
 	unsigned trim_ms;
 	_Atomic uint64_t trims;
 	size_t since_check;           /* bytes handed out since the last synchronous check */
+	_Atomic size_t cursor;        /* the clock hand: where the next trim starts */
+	pthread_mutex_t trim_mu;      /* one trim at a time (writer and thread) */
 	pthread_t thr;
 	int thr_on;
 	pthread_mutex_t mu;
@@ -93,11 +96,33 @@ void store_arena_trim(struct store_arena *a)
 	}
 }
 
+/* over the allowance: drop slices of the arena (an eighth of the
+ * allowance, 4 MiB at least) from the clock hand on, until the resident
+ * share is under three quarters of the allowance or the hand went round
+ * once; what was touched since the hand last passed stays mapped longer */
 int store_arena_check(struct store_arena *a)
 {
-	if (store_arena_resident(a) <= atomic_load(&a->allow))
+	size_t allow = atomic_load(&a->allow);
+	if (store_arena_resident(a) <= allow)
 		return 0;
-	store_arena_trim(a);
+	pthread_mutex_lock(&a->trim_mu);
+	size_t u = atomic_load(&a->used), slice = page_round(a, allow / 8);
+	if (slice < ((size_t)4 << 20))
+		slice = (size_t)4 << 20;
+	size_t hand = atomic_load(&a->cursor), done = 0;
+	while (done < u) {
+		if (hand >= u)
+			hand = 0;
+		size_t n = u - hand < slice ? u - hand : slice;
+		madvise(a->base + hand, n, MADV_DONTNEED);
+		hand += n;
+		done += n;
+		if (store_arena_resident(a) <= allow / 4 * 3)
+			break;
+	}
+	atomic_store(&a->cursor, hand);
+	atomic_fetch_add(&a->trims, 1);
+	pthread_mutex_unlock(&a->trim_mu);
 	return 1;
 }
 
@@ -177,6 +202,7 @@ int store_arena_new(size_t allow, struct store_arena **out)
 	atomic_store(&a->allow, allow);
 	a->base_shared = a->statm_fd >= 0 ? shared_bytes(a) : 0;
 	pthread_mutex_init(&a->mu, NULL);
+	pthread_mutex_init(&a->trim_mu, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -205,6 +231,7 @@ void store_arena_free(struct store_arena *a)
 		pthread_join(a->thr, NULL);
 	}
 	pthread_mutex_destroy(&a->mu);
+	pthread_mutex_destroy(&a->trim_mu);
 	pthread_cond_destroy(&a->cv);
 	munmap(a->base, a->reserve);
 	close(a->fd);

@@ -59,6 +59,16 @@ struct pub *agent_pub(void);
 /* producer thread only: add loss counts to the current ring's header */
 void agent_count_loss(uint64_t cupti_dropped, uint64_t buffers_declined,
 		      uint64_t zero_timestamps);
+/* producer thread only: records it could not read or publish (the
+ * ring's read_errors) */
+void agent_count_read_errors(uint64_t n);
+/* producer thread only: activity buffers another CUPTI client now holds
+ * (a gauge: the ring's client_buffers is set to n) */
+void agent_set_client_buffers(uint64_t n);
+/* in a fork()ed child only (one thread, no lock taken): count a buffer
+ * request declined there in the ring the parent fills (the producer's
+ * current one, or the one still waiting for it) */
+void agent_forked_declined(void);
 /* producer thread only: the source has finished; the ring says ENDED */
 void agent_end(const char *reason);
 

@@ -30,11 +30,17 @@
 
 enum diff_align { DIFF_ALIGN_FIRST = 0, DIFF_ALIGN_STEP, DIFF_ALIGN_START };
 
+/* diff_opts.flags: rank_b is the experiment's rank, rank the baseline's (two
+ * runs of one store, e.g. `gtrace open A B` merging them as ranks 0 and 1:
+ * pass that store as both a and b) */
+#define DIFF_F_RANK_B 1u
+
 struct diff_opts {
 	enum diff_align align;
 	int64_t step;             /* DIFF_ALIGN_STEP: the first step number paired */
 	int32_t rank;             /* rank compared in both runs, -1 = rank 0 / all */
-	unsigned flags;
+	unsigned flags;           /* DIFF_F_* */
+	int32_t rank_b;           /* DIFF_F_RANK_B: the experiment's rank */
 };
 
 /* one named figure set of a run, for the per-name tables */

@@ -28,7 +28,8 @@ enum gt_ev_kind {
 	GT_EV_DRIVER,      /* CUDA driver API call on a host thread */
 	GT_EV_NVTX,        /* NVTX / user annotation range on a host thread */
 	GT_EV_GPU_ANNOT,   /* annotation range projected on a GPU lane */
-	GT_EV_CPU_OP,      /* framework operator (aten::..., tf op) */
+	GT_EV_CPU_OP,      /* framework operator (aten::..., tf op); arg bits 0-31 = string id
+			      of its input shapes, aux = of its call stack (0 = none) */
 	GT_EV_PYTHON,      /* Python function */
 	GT_EV_STEP,        /* training step span (ProfilerStep#N); arg = N */
 	GT_EV_INSTANT,     /* point event (dur 0); GT_EVF_MEMORY: arg = bytes, aux = device */
@@ -66,7 +67,9 @@ enum gt_sync_kind {
 #define GT_EVF_TRUNCATED   0x0040u  /* range cut off by the capture end */
 #define GT_EVF_MEMORY      0x0080u  /* instant is an allocator record (Kineto [memory]):
 					 arg = bytes as int64 (negative = a free), aux = device:
-					 a CUDA ordinal, or GT_MEM_HOST for host memory */
+					 a CUDA ordinal, or GT_MEM_HOST for host memory.
+					 counter: the allocator's total after a record, sub =
+					 0 Total Allocated / 1 Total Reserved, aux = device */
 
 #define GT_MEM_HOST 0xffffu
 

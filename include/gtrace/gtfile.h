@@ -48,6 +48,11 @@ struct gtfile_writer_opts {
 /* create path (see above); NULL on error with "PATH: problem" in err */
 struct gtfile_writer *gtfile_writer_open(const char *path, const struct gtfile_writer_opts *o,
 					 char *err, size_t errlen);
+/* the same on an open descriptor (a pipe: `gtrace record -o -`), which is
+ * duplicated (the caller keeps fd); nothing is ever created, replaced or
+ * removed; name is used in messages */
+struct gtfile_writer *gtfile_writer_open_fd(int fd, const char *name,
+					    const struct gtfile_writer_opts *o, char *err, size_t errlen);
 /* queue events whose ids refer to store s; writes full chunks as they fill
  * (and the new table entries they need before them); 0 or negative errno */
 int gtfile_writer_add(struct gtfile_writer *w, const struct gt_store *s,

@@ -12,6 +12,11 @@
  * start and end, the peak inside, growth = end - start (a leak grows every
  * step).
  *
+ * Total Allocated / Total Reserved (what the allocator held, the PyTorch
+ * TensorBoard plugin's memory curve): the counter samples the Kineto
+ * importer makes of a record's args of those names; their peaks are the
+ * highest samples in scope.
+ *
  * Scope: records whose time lies in [t0, t1) of sc->rank; sc->gpu keeps
  * that CUDA device (host memory stays, as host lanes do elsewhere).  The
  * running sum still starts at the trace start.
@@ -40,6 +45,14 @@ struct memu_dev {
 	int64_t peak_step;          /* -1 = outside every step */
 	struct memu_step *steps;
 	size_t nsteps;
+	/* the allocator's own Total Allocated / Total Reserved (newer Kineto
+	   traces: counter samples of GT_EVF_MEMORY, sub 0 / 1, see event.h):
+	   samples in scope, the first highest of each with its time, and for
+	   Total Allocated's peak the operator and step as for peak_bytes */
+	uint64_t total_samples[2];  /* 0 = none: the trace has no such arg */
+	int64_t total_peak[2], total_peak_ns[2], total_end[2], total_end_ns[2];
+	uint32_t total_peak_op;
+	int64_t total_peak_step;    /* -1 = outside every step */
 };
 
 struct memu_result {

@@ -32,8 +32,15 @@
 #include "gtrace/report.h"
 #include "gtrace/store.h"
 
+/* the plugin's groupings of the operator table: rows per name, per name +
+ * input shapes (Kineto "Input Dims"), per name + call stack ("Call stack") */
+enum ops_group { OPS_BY_NAME = 0, OPS_BY_SHAPE, OPS_BY_STACK, OPS_GROUP_COUNT };
+
 struct ops_row {
 	uint32_t name;            /* string id of the operator name */
+	uint32_t key;             /* OPS_BY_SHAPE / OPS_BY_STACK: string id of the row's input
+				     shapes / call stack (0 = the calls have none); else 0 */
+	int has_stack;            /* some call of the row has a call stack */
 	uint64_t calls;
 	int64_t host_total_ns, host_self_ns;
 	int64_t dev_total_ns, dev_self_ns;
@@ -60,6 +67,25 @@ struct ops_result {
  * with a message in err */
 int ops_compute(const struct gt_store *s, const struct gt_scope *sc, struct ops_result *out,
 		char *err, size_t errlen);
+/* the same table with rows per `group` (enum ops_group): one row per
+ * (name, input shapes) or (name, call stack), as the plugin's
+ * op_agg.aggregate_ops keys them; a CPU op's shapes are string id arg bits
+ * 0-31, its call stack string id aux (the Kineto importer keeps them) */
+int ops_compute_by(const struct gt_store *s, const struct gt_scope *sc, int group,
+		   struct ops_result *out, char *err, size_t errlen);
+/* the ops report's grouping rides in gt_scope.flags (stats --group-by) */
+#define OPS_SCOPE_GROUP_SHIFT 8
+#define OPS_SCOPE_GROUP(flags) ((int)(((flags) >> OPS_SCOPE_GROUP_SHIFT) & 3u))
+
+/* string ids of a CPU op event's input shapes and call stack (0 = none) */
+static inline uint32_t ops_event_shape(const struct gt_event *e)
+{
+	return e->kind == GT_EV_CPU_OP ? (uint32_t)(e->arg & 0xffffffffu) : 0;
+}
+static inline uint32_t ops_event_stack(const struct gt_event *e)
+{
+	return e->kind == GT_EV_CPU_OP ? e->aux : 0;
+}
 void ops_result_done(struct ops_result *r);
 /* the calls and memory statistics (no device or Tensor Core times: left 0)
  * of device `mem_device` (a CUDA

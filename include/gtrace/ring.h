@@ -87,7 +87,8 @@ struct ring_rank_def {
 	int32_t rank;
 	int32_t world_size;
 	uint32_t host;       /* producer string id */
-	uint32_t pad;
+	int32_t local_rank1; /* LOCAL_RANK + 1; 0 = unknown (was padding: older
+			      * producers wrote 0) */
 };
 
 struct ring_rec {
@@ -141,6 +142,13 @@ struct ring_hdr {
 	_Atomic uint64_t buffers_declined;
 	_Atomic uint64_t zero_timestamps;
 	_Atomic uint64_t events_published;              /* events written */
+	/* appended (a reader of an older producer reads 0: the header page
+	 * starts zeroed) */
+	_Atomic uint64_t client_buffers;   /* activity buffers of ours another CUPTI
+					    * client holds (completed to its callbacks,
+					    * never returned) */
+	_Atomic uint64_t read_errors;      /* producer: record walks CUPTI ended with an
+					    * error, records it could not publish */
 };
 
 /* a mapping of a ring, producer or consumer side (not in shared memory) */

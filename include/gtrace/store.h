@@ -79,6 +79,7 @@ struct gt_rank {
 	uint32_t source;         /* string id: file it came from */
 	int64_t clock_offset_ns; /* device -> host clock offset the source applied (information only: events are already on the host axis) */
 	int32_t world_size;      /* -1 = unknown */
+	int32_t local_rank1;     /* LOCAL_RANK + 1 of the process; 0 = unknown */
 };
 
 /* losses a capture reports; all counts since capture start */
@@ -88,6 +89,12 @@ struct gt_drops {
 	uint64_t zero_timestamps;   /* records without usable timestamps (start == end == 0, or end < start) */
 	uint64_t ring_overflow;     /* events lost because the ring was full */
 	uint64_t import_skipped;    /* events an importer skipped (malformed) */
+	uint64_t read_errors;       /* records the capture could not read or publish
+				     * (CUPTI record walks that failed, ring records
+				     * the receiver could not use) */
+	uint64_t client_buffers;    /* activity buffers another CUPTI client in the
+				     * process took (their records are lost; not
+				     * a record count) */
 };
 
 struct gt_store;
@@ -135,8 +142,9 @@ const struct gt_rank *store_rank_at(const struct gt_store *s, size_t i);
 
 struct gt_drops *store_drops(struct gt_store *s);
 /* events lost of d: CUPTI's dropped records, records without timestamps,
- * ring overflow, import skips (buffers_declined is a cause of CUPTI's
- * drops, already in cupti_dropped, and not added) */
+ * ring overflow, import skips, read errors (buffers_declined is a cause of
+ * CUPTI's drops, already in cupti_dropped, and not added; client_buffers
+ * counts buffers, not records, and is shown on its own) */
 uint64_t store_drops_lost(const struct gt_drops *d);
 
 /* free-form metadata (source path, format, environment): key -> value */

@@ -10,6 +10,13 @@ host_self_us,device_total_us,device_self_us (sorted by name)
   with any non-zero figure): name,calls,self_increase,self_alloc_count,
   self_alloc_bytes,increase,alloc_count,alloc_bytes; then a line
   "#records,N,unattributed,U"
+       ops_ref.py TRACE.json[.gz] --group shape|stack
+  -> the plugin's other groupings (op_agg.aggregate_ops keys name + str(input
+  shape) / name + str(call stack), str(None) when the arg is absent), one
+  tab-separated line per row: name, key, calls, host_total_us, host_self_us,
+  device_total_us, device_self_us (sorted by name, key)
+The name table also ends each line with has_call_stack (1 when some call of
+the name has a non-empty "Call stack", the plugin's has_call_stack).
 """
 import collections
 import gzip
@@ -39,7 +46,12 @@ def mem_device(e):
     return 'cpu' if a.get('Device Type') != 1 else str(a.get('Device Id'))
 
 
-def main(path, mem=None):
+def group_key(e, group):
+    a = e.get('args', {})
+    return str(a.get('Input Dims') if group == 'shape' else a.get('Call stack'))
+
+
+def main(path, mem=None, group=None):
     allev = load(path)
     evs = [e for e in allev if e.get('ph') == 'X']
     recs = collections.defaultdict(list)
@@ -136,7 +148,9 @@ def main(path, mem=None):
             nm = n['name']
             if n.get('gone') or not is_op(nm):
                 continue
-            a = agg.setdefault(nm, [0] * 11)
+            k = (nm, group_key(n['e'], group)) if group else nm
+            a = agg.setdefault(k, [0] * 12)
+            a[11] |= bool(n['e'].get('args', {}).get('Call stack'))
             a[0] += 1
             a[1] += n['end'] - n['start']
             a[2] += n['hs']
@@ -145,17 +159,22 @@ def main(path, mem=None):
             for k in range(3):
                 a[5 + k] += n['ms'][k]
                 a[8 + k] += n['mt'][k]
+    if group:
+        for k in sorted(agg):
+            print('%s\t%s\t%d\t%d\t%d\t%d\t%d' % (k[0], k[1], *agg[k][:5]))
+        return
     if mem is None:
-        print('name,calls,host_total_us,host_self_us,device_total_us,device_self_us')
+        print('name,calls,host_total_us,host_self_us,device_total_us,device_self_us,'
+              'has_call_stack')
         for nm in sorted(agg):
-            print('"%s",%d,%d,%d,%d,%d' % (nm.replace('"', '""'), *agg[nm][:5]))
+            print('"%s",%d,%d,%d,%d,%d,%d' % (nm.replace('"', '""'), *agg[nm][:5], agg[nm][11]))
         return
     print('name,calls,self_increase,self_alloc_count,self_alloc_bytes,increase,alloc_count,'
           'alloc_bytes')
     for nm in sorted(agg):
         a = agg[nm]
-        if any(a[5:]):
-            print('"%s",%d,%d,%d,%d,%d,%d,%d' % (nm.replace('"', '""'), a[0], *a[5:]))
+        if any(a[5:11]):
+            print('"%s",%d,%d,%d,%d,%d,%d,%d' % (nm.replace('"', '""'), a[0], *a[5:11]))
     print('#records,%d,unattributed,%d' % (nrec, unatt))
 
 
@@ -167,4 +186,6 @@ def is_op(nm):
 
 
 if __name__ == '__main__':
-    main(sys.argv[1], sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == '--mem' else None)
+    opt = sys.argv[2] if len(sys.argv) > 3 else None
+    main(sys.argv[1], sys.argv[3] if opt == '--mem' else None,
+         sys.argv[3] if opt == '--group' else None)

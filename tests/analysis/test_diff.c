@@ -7,13 +7,18 @@
  *    the DataLoader row carries the whole change), balanced vs straggler
  *    (2 GPUs, GPU 1's compute kernels 18 % longer: every compute kernel
  *    name's time grows by 9 % over the two GPUs, counts unchanged);
- *  - step alignment: step=N pairs from N, a missing step is an error.
+ *  - step alignment: step=N pairs from N, a missing step is an error;
+ *  - DIFF_F_RANK_B: two runs merged in one store as ranks compare as the
+ *    two files do.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "gtrace/diff.h"
+#include "gtrace/load.h"
 #include "gtrace/sim.h"
 #include "gtrace/store.h"
 
@@ -176,4 +181,69 @@ Test(analysis_diff, align_step, .timeout = 60)
 	cr_expect_eq(diff_run(a, b, "nope", &o, &out, err, sizeof(err)), -EINVAL);
 	store_free(a);
 	store_free(b);
+}
+
+/* a store loaded from the given testdata files (several: merged as ranks) */
+static struct gt_store *load_td(const char *const *rel, size_t n)
+{
+	const char *td = getenv("GTRACE_TESTDATA");
+	char p[4][1024];
+	const char *paths[4];
+	for (size_t i = 0; i < n; i++) {
+		snprintf(p[i], sizeof(p[i]), "%s/%s", td ? td : "../shared/testdata", rel[i]);
+		paths[i] = p[i];
+	}
+	struct gt_store *s;
+	char err[256];
+	struct gt_load_opts lo = { .flags = GT_LOAD_QUIET };
+	cr_assert_eq(gt_load(paths, n, &lo, &s, err, sizeof(err)), 0, "%s", err);
+	return s;
+}
+
+/* DIFF_F_RANK_B: the two ResNet-50 runs opened together (one store, ranks 0
+ * and 1, as `gtrace open A B` holds them) compare as the two files do
+ * (`gtrace diff A B`, checked against the plugin's rules in cli_diff): every
+ * cell of the breakdown, kernels and ops tables */
+Test(analysis_diff, ranks_of_one_store, .timeout = 180)
+{
+	const char *rel[2] = { "kineto/resnet50_num_workers_0.pt.trace.json.gz",
+			       "kineto/resnet50_num_workers_4.pt.trace.json.gz" };
+	struct gt_store *a = load_td(&rel[0], 1), *b = load_td(&rel[1], 1), *m = load_td(rel, 2);
+	static const char *const rep[] = { "breakdown", "kernels", "ops" };
+	for (size_t k = 0; k < 3; k++) {
+		struct diff_opts o2 = { .rank = -1 };
+		struct diff_opts o1 = { .rank = 0, .rank_b = 1, .flags = DIFF_F_RANK_B };
+		struct gt_report_out x = { 0 }, y = { 0 };
+		char err[256];
+		cr_assert_eq(diff_run(a, b, rep[k], &o2, &x, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(diff_run(m, m, rep[k], &o1, &y, err, sizeof(err)), 0, "%s", err);
+		const struct gt_table *tx = x.tables[0], *ty = y.tables[0];
+		cr_assert_str_eq(tx->name, ty->name);
+		cr_assert_eq(tx->nrows, ty->nrows, "%s: %zu rows, %zu", rep[k], tx->nrows, ty->nrows);
+		cr_assert_gt(tx->nrows, 5);
+		for (size_t r = 0; r < tx->nrows; r++)
+			for (size_t c = 0; c < tx->ncols; c++) {
+				cr_assert_eq(gt_table_is_null(tx, r, c), gt_table_is_null(ty, r, c));
+				if (gt_table_is_null(tx, r, c))
+					continue;
+				const union gt_cell *u = gt_table_cell(tx, r, c), *v = gt_table_cell(ty, r, c);
+				if (tx->cols[c].type == GT_COL_STR)
+					cr_assert_str_eq(u->s, v->s, "%s row %zu", rep[k], r);
+				else if (tx->cols[c].type == GT_COL_INT)
+					cr_assert_eq(u->i, v->i, "%s row %zu col %zu", rep[k], r, c);
+				else
+					cr_assert_float_eq(u->f, v->f, 1e-6, "%s row %zu col %zu", rep[k],
+							   r, c);
+			}
+		if (k == 0) {   /* the DataLoader row carries the change (cli_diff: -58,076 us) */
+			long dl = row(ty, "DataLoader");
+			cr_expect(fabs(fval(ty, dl, "Delta (us)") + 58076) < 1.0, "%.1f",
+				  fval(ty, dl, "Delta (us)"));
+		}
+		gt_report_out_done(&x);
+		gt_report_out_done(&y);
+	}
+	store_free(a);
+	store_free(b);
+	store_free(m);
 }

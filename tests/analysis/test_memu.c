@@ -77,6 +77,109 @@ static void against_mem_ref(const char *rel)
 	store_free(s);
 }
 
+/* Total Allocated / Total Reserved (the counters the importer makes of a
+ * record's args) against mem_ref.py --totals */
+static void against_totals(const char *rel, size_t ndev)
+{
+	struct gt_store *s;
+	char err[256], line[1024];
+	cr_assert_eq(fx_testdata(rel, &s, err, sizeof(err)), 0, "%s", err);
+	struct memu_result m;
+	cr_assert_eq(memu_compute(s, NULL, &m, err, sizeof(err)), 0, "%s", err);
+	FILE *p = py("mem_ref.py", rel, "--totals");
+	cr_assert_not_null(fgets(line, sizeof(line), p));
+	size_t n = 0;
+	while (fgets(line, sizeof(line), p)) {
+		char dev[16], op[256] = "";
+		long long v[7];
+		cr_assert_eq(sscanf(line, "%15[^,],%lld,%lld,%lld,%255[^,],%lld,%lld,%lld,%lld", dev,
+				    &v[0], &v[1], &v[2], op, &v[3], &v[4], &v[5], &v[6]), 9, "%s", line);
+		const struct memu_dev *d = dev_of(&m, strcmp(dev, "cpu") ? (uint32_t)atoi(dev)
+									 : GT_MEM_HOST);
+		cr_assert_not_null(d, "device %s", dev);
+		cr_expect_eq(d->total_samples[0], (uint64_t)v[0], "%s samples", dev);
+		cr_expect_eq(d->total_peak[0], v[1], "%s peak total allocated", dev);
+		cr_expect_eq(d->total_peak_ns[0] - d->peak_ns, v[2], "%s peak time", dev);
+		cr_expect_str_eq(store_str(s, d->total_peak_op), op, "%s peak operator", dev);
+		cr_expect_eq(d->total_samples[1], (uint64_t)v[3], "%s reserved samples", dev);
+		cr_expect_eq(d->total_peak[1], v[4], "%s peak total reserved", dev);
+		cr_expect_eq(d->total_end[0], v[5], "%s end allocated", dev);
+		cr_expect_eq(d->total_end[1], v[6], "%s end reserved", dev);
+		n++;
+	}
+	cr_assert_eq(pclose(p), 0);
+	cr_expect_eq(n, ndev);
+	memu_result_done(&m);
+	store_free(s);
+}
+
+Test(analysis_memory, totals_h100_qwen_python, .timeout = 120)
+{
+	against_totals("tracelens/h100_qwen_inference.json.gz", 2);
+}
+
+Test(analysis_memory, totals_v100_ddp_python, .timeout = 180)
+{
+	against_totals("hta/v100_ddp_allreduce.json.gz", 2);
+}
+
+/* the totals survive an export / import round trip (category
+ * gtrace_memory_total) */
+Test(analysis_memory, totals_export_round_trip, .timeout = 120)
+{
+	struct gt_store *s;
+	char err[256];
+	cr_assert_eq(fx_testdata("tracelens/h100_qwen_inference.json.gz", &s, err, sizeof(err)), 0,
+		     "%s", err);
+	char *json = NULL;
+	size_t len = 0;
+	cr_assert_eq(export_chrome_mem(s, NULL, &json, &len), 0);
+	char path[] = "/tmp/gtrace-memt-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	cr_assert_eq(fwrite(json, 1, len, f), len);
+	fclose(f);
+	free(json);
+	struct gt_store *b;
+	const char *paths[] = { path };
+	struct gt_load_opts lo = { .flags = GT_LOAD_QUIET };
+	cr_assert_eq(gt_load(paths, 1, &lo, &b, err, sizeof(err)), 0, "%s", err);
+	unlink(path);
+	struct memu_result ma, mb;
+	cr_assert_eq(memu_compute(s, NULL, &ma, err, sizeof(err)), 0);
+	cr_assert_eq(memu_compute(b, NULL, &mb, err, sizeof(err)), 0);
+	cr_assert_eq(ma.n, mb.n);
+	for (size_t i = 0; i < ma.n; i++) {
+		cr_assert_gt(ma.dev[i].total_samples[0], 0);
+		for (int k = 0; k < 2; k++) {
+			cr_expect_eq(mb.dev[i].total_samples[k], ma.dev[i].total_samples[k]);
+			cr_expect_eq(mb.dev[i].total_peak[k], ma.dev[i].total_peak[k]);
+			cr_expect_eq(mb.dev[i].total_end[k], ma.dev[i].total_end[k]);
+		}
+	}
+	memu_result_done(&ma);
+	memu_result_done(&mb);
+	store_free(s);
+	store_free(b);
+}
+
+/* ResNet-50's records have no totals: none reported, not zeros */
+Test(analysis_memory, totals_absent, .timeout = 60)
+{
+	struct gt_store *s;
+	char err[256];
+	cr_assert_eq(fx_testdata("kineto/resnet50_num_workers_0.pt.trace.json.gz", &s, err,
+				 sizeof(err)), 0, "%s", err);
+	struct memu_result m;
+	cr_assert_eq(memu_compute(s, NULL, &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_gt(m.n, 0);
+	for (size_t i = 0; i < m.n; i++)
+		cr_expect_eq(m.dev[i].total_samples[0] + m.dev[i].total_samples[1], 0);
+	memu_result_done(&m);
+	store_free(s);
+}
+
 Test(analysis_memory, resnet50_workers_0_python, .timeout = 120)
 {
 	against_mem_ref("kineto/resnet50_num_workers_0.pt.trace.json.gz");

@@ -9,10 +9,15 @@
  *  - a planted store whose figures are worked out by hand below.
  */
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "gtrace/export.h"
+#include "gtrace/gtfile.h"
+#include "gtrace/import.h"
 #include "gtrace/ops.h"
 #include "test_steps_fixture.h"
 
@@ -78,6 +83,9 @@ Test(analysis_ops, plugin_published_table, .timeout = 60)
 		const char *tc = cJSON_GetObjectItem(x, "tc_eligible")->valuestring;
 		cr_expect_eq(o->tc_eligible, !strcmp(tc, "Yes"), "%s tc", name);
 		cr_expect_eq(o->tc_self_ns, 0, "%s: no Tensor Core kernels on a V100 fp32 run", name);
+		/* the importer kept the Call stack args: the plugin's has_call_stack */
+		cr_expect_eq(o->has_stack, cJSON_IsTrue(cJSON_GetObjectItem(x, "has_call_stack")),
+			     "%s has_call_stack", name);
 	}
 	/* the plugin's default order: device self duration, descending */
 	cr_expect_str_eq(store_str(s, r.rows[0].name), "aten::cudnn_convolution_backward_weight");
@@ -125,6 +133,157 @@ static void against_python(const char *rel)
 	cr_assert_eq(n, r.n, "python %zu operators, gtrace %zu", n, r.n);
 	cr_assert_gt(n, 50);
 	ops_result_done(&r);
+	store_free(s);
+}
+
+/* the row of (name, key text) in a grouped result ("None" = no key) */
+static const struct ops_row *find_keyed(const struct gt_store *s, const struct ops_result *r,
+					const char *name, const char *key)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ops_row *o = &r->rows[i];
+		const char *k = o->key ? store_str(s, o->key) : "None";
+		if (!strcmp(store_str(s, o->name), name) && !strcmp(k, key))
+			return o;
+	}
+	return NULL;
+}
+
+/* grouped by name + input shapes / call stack: the Python pass's rows
+ * (keys from Python's str() of the raw args) against ops_compute_by */
+static void grouped_python(const char *rel, int group, size_t min_rows)
+{
+	struct gt_store *s;
+	char err[256];
+	cr_assert_eq(fx_testdata(rel, &s, err, sizeof(err)), 0, "%s", err);
+	struct ops_result r;
+	cr_assert_eq(ops_compute_by(s, NULL, group, &r, err, sizeof(err)), 0, "%s", err);
+	const char *src = getenv("GTRACE_SRC"), *td = getenv("GTRACE_TESTDATA");
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "python3 '%s/tests/analysis/ops_ref.py' '%s/%s' --group %s",
+		 src ? src : ".", td ? td : "../shared/testdata", rel,
+		 group == OPS_BY_SHAPE ? "shape" : "stack");
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	static char line[1 << 16];
+	size_t n = 0;
+	while (fgets(line, sizeof(line), p)) {
+		char *name = line, *key = strchr(line, '\t');
+		cr_assert_not_null(key);
+		*key++ = 0;
+		char *q = strchr(key, '\t');
+		cr_assert_not_null(q);
+		*q++ = 0;
+		long long v[5];
+		cr_assert_eq(sscanf(q, "%lld\t%lld\t%lld\t%lld\t%lld", &v[0], &v[1], &v[2], &v[3],
+				    &v[4]), 5);
+		const struct ops_row *o = find_keyed(s, &r, name, key);
+		cr_assert_not_null(o, "%s / %.80s missing", name, key);
+		cr_expect_eq(o->calls, (uint64_t)v[0], "%s / %.80s calls", name, key);
+		cr_expect_eq(o->host_total_ns, v[1] * 1000, "%s / %.80s host total", name, key);
+		cr_expect_eq(o->host_self_ns, v[2] * 1000, "%s / %.80s host self", name, key);
+		cr_expect_eq(o->dev_total_ns, v[3] * 1000, "%s / %.80s device total", name, key);
+		cr_expect_eq(o->dev_self_ns, v[4] * 1000, "%s / %.80s device self", name, key);
+		n++;
+	}
+	cr_assert_eq(pclose(p), 0, "ops_ref.py failed");
+	cr_assert_eq(n, r.n, "python %zu rows, gtrace %zu", n, r.n);
+	cr_assert_geq(n, min_rows);
+	ops_result_done(&r);
+	store_free(s);
+}
+
+Test(analysis_ops, by_shape_python_pass, .timeout = 120)
+{
+	/* 577 (name, input shapes) rows in the Python pass of this run */
+	grouped_python("kineto/resnet50_num_workers_0.pt.trace.json.gz", OPS_BY_SHAPE, 500);
+}
+
+Test(analysis_ops, by_stack_python_pass, .timeout = 120)
+{
+	grouped_python("kineto/resnet50_num_workers_4.pt.trace.json.gz", OPS_BY_STACK, 300);
+}
+
+/* a store written as Kineto JSON and read back */
+static struct gt_store *round_trip(const struct gt_store *s)
+{
+	char *json = NULL;
+	size_t len = 0;
+	cr_assert_eq(export_chrome_mem(s, NULL, &json, &len), 0);
+	char path[] = "/tmp/gtrace-ops-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	cr_assert_eq(fwrite(json, 1, len, f), len);
+	fclose(f);
+	free(json);
+	struct gt_store *b;
+	char err[256];
+	const char *paths[] = { path };
+	struct gt_load_opts lo = { .flags = GT_LOAD_QUIET };
+	cr_assert_eq(gt_load(paths, 1, &lo, &b, err, sizeof(err)), 0, "%s", err);
+	unlink(path);
+	return b;
+}
+
+/* the export writes Input Dims and Call stack back: both groupings survive */
+Test(analysis_ops, groupings_survive_export_and_file, .timeout = 120)
+{
+	struct gt_store *s;
+	char err[256];
+	cr_assert_eq(fx_testdata("kineto/resnet50_num_workers_0.pt.trace.json.gz", &s, err,
+				 sizeof(err)), 0, "%s", err);
+	struct gt_store *b = round_trip(s);
+	/* and the native file (its arg and aux columns, its string table) */
+	char gpath[] = "/tmp/gtrace-opsf-XXXXXX";
+	int fd = mkstemp(gpath);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(gtfile_write_store(s, gpath, err, sizeof(err)), 0, "%s", err);
+	struct gt_store *c;
+	const char *paths[] = { gpath };
+	struct gt_load_opts lo = { .flags = GT_LOAD_QUIET };
+	cr_assert_eq(gt_load(paths, 1, &lo, &c, err, sizeof(err)), 0, "%s", err);
+	unlink(gpath);
+	for (int g = OPS_BY_SHAPE; g <= OPS_BY_STACK; g++) {
+		struct ops_result ra, rc;
+		cr_assert_eq(ops_compute_by(s, NULL, g, &ra, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(ops_compute_by(c, NULL, g, &rc, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(ra.n, rc.n);
+		for (size_t i = 0; i < ra.n; i++)
+			cr_assert_str_eq(store_str(s, ra.rows[i].key), store_str(c, rc.rows[i].key));
+		ops_result_done(&ra);
+		ops_result_done(&rc);
+	}
+	store_free(c);
+	for (int g = OPS_BY_SHAPE; g <= OPS_BY_STACK; g++) {
+		struct ops_result ra, rb;
+		cr_assert_eq(ops_compute_by(s, NULL, g, &ra, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(ops_compute_by(b, NULL, g, &rb, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(ra.n, rb.n, "grouping %d: %zu rows, %zu after the trip", g, ra.n, rb.n);
+		for (size_t i = 0; i < ra.n; i++) {
+			const struct ops_row *x = &ra.rows[i];
+			const char *k = x->key ? store_str(s, x->key) : "None";
+			const struct ops_row *y = find_keyed(b, &rb, store_str(s, x->name), k);
+			cr_assert_not_null(y, "%s / %.80s lost", store_str(s, x->name), k);
+			cr_expect_eq(x->calls, y->calls);
+			cr_expect_eq(x->host_self_ns, y->host_self_ns);
+			cr_expect_eq(x->dev_total_ns, y->dev_total_ns);
+		}
+		ops_result_done(&ra);
+		ops_result_done(&rb);
+	}
+	store_free(b);
+	store_free(s);
+}
+
+Test(analysis_ops, bad_grouping)
+{
+	struct gt_store *s = store_new();
+	struct ops_result r;
+	char err[128];
+	cr_assert_eq(ops_compute_by(s, NULL, OPS_GROUP_COUNT, &r, err, sizeof(err)), -EINVAL);
+	cr_expect_not_null(strstr(err, "grouping"));
 	store_free(s);
 }
 

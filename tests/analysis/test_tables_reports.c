@@ -64,6 +64,7 @@ static struct gt_store *planted(void)
 	store_device(s, &d);
 	store_drops(s)->cupti_dropped = 5;
 	store_drops(s)->import_skipped = 2;
+	store_drops(s)->client_buffers = 4;
 	store_meta_set(s, "format", "planted");
 	cr_assert_eq(store_finish(s), 0);
 	return s;
@@ -192,7 +193,9 @@ Test(reports, summary)
 	cr_assert(k && d && dev && m);
 	cr_assert_eq(I(k, row_of(k, "Kind", "kernel"), "Events"), 5);
 	cr_assert_eq(I(k, row_of(k, "Kind", "memcpy"), "Events"), 3);
-	cr_assert_eq(d->nrows, 5, "every gt_drops counter");
+	cr_assert_eq(d->nrows, 7, "every gt_drops counter");
+	cr_assert_eq(I(d, row_of(d, "Counter", "client_buffers"), "Count"), 4);
+	cr_assert_eq(I(d, row_of(d, "Counter", "read_errors"), "Count"), 0);
 	cr_assert_eq(I(d, row_of(d, "Counter", "cupti_dropped"), "Count"), 5);
 	cr_assert_eq(I(d, row_of(d, "Counter", "import_skipped"), "Count"), 2);
 	cr_assert_eq(I(d, row_of(d, "Counter", "ring_overflow"), "Count"), 0);

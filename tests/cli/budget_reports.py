@@ -86,6 +86,19 @@ def main():
                 break
         print(f"peak RSS, summary of 2M events: {unb} kB with no budget, {bud} kB under 1M")
         assert bud > 0 and unb - bud > 25000, (unb, bud)
+    # bad input: a malformed size is a usage error; a cache file that cannot
+    # be made is an error naming the folder under --memory, silent without it
+    with tempfile.TemporaryDirectory() as tmp:
+        f = os.path.join(tmp, "s.gtrace")
+        assert run(["sim", "-o", f, "--steps", "2"])[0] == 0
+        rc, _, err = run(["stats", f, "--memory", "12Q"])
+        assert rc == 2 and b"--memory" in err, (rc, err)
+        bad = dict(ENV, TMPDIR=os.path.join(tmp, "missing"))
+        p = subprocess.run([GTRACE, "stats", f, "--memory", "1M"], capture_output=True, env=bad)
+        assert p.returncode == 1 and b"missing" in p.stderr and p.stderr.count(b"\n") == 1, p
+        p = subprocess.run([GTRACE, "stats", f], capture_output=True, env=bad)
+        assert p.returncode == 0, p
+    print("ok bad sizes and cache folders")
     if skipped:
         msg = "traces missing: " + ", ".join(skipped)
         if os.environ.get("GTRACE_REQUIRE_TESTDATA") == "1":

@@ -521,7 +521,8 @@ Test(cli_stats, errors)
 			      "--param-bytes 0 --link-gbps 10", "--param-bytes 1M --link-gbps -1",
 			      "--param-bytes 1M", "--link-gbps 25", "--param-bytes 1.5 --link-gbps 10",
 			      "--param-bytes 0x10 --link-gbps 10", "--param-bytes nan --link-gbps 10",
-			      "--param-bytes 1M --link-gbps 1e-300", "--param-bytes 1M --link-gbps=", "" };
+			      "--param-bytes 1M --link-gbps 1e-300", "--param-bytes 1M --link-gbps=",
+			      "--group-by size", "--group-by", "" };
 	/* a trace the test writes (the simulator's), so the clone alone runs it */
 	char f[64];
 	snprintf(f, sizeof(f), "/tmp/gtrace_cli_errors_%d.gtrace", (int)getpid());
@@ -543,6 +544,44 @@ Test(cli_stats, errors)
 	unlink(f);
 	r = gtrace("stats");
 	cr_assert_eq(r.rc, 2);
+	run_free(&r);
+}
+
+/* ops --group-by: the three groupings of the plugin, one table each; rows
+ * of one name add up to the name's row (ResNet-50: 577 (name, shapes) and
+ * 376 (name, stack) rows by tests/analysis/ops_ref.py --group; 4,404 calls
+ * of aten::empty in the plugin's published table) */
+Test(cli_stats, ops_group_by)
+{
+	const char *t = "../shared/testdata/kineto/resnet50_num_workers_0.pt.trace.json.gz";
+	static const struct { const char *g, *col; size_t rows; } w[] = {
+		{ "name", "Has Call Stack", 76 }, { "shape", "Input Shape", 577 },
+		{ "stack", "Call Stack", 376 },
+	};
+	for (size_t k = 0; k < 3; k++) {
+		char *args = NULL;
+		cr_assert(asprintf(&args, "stats %s --report ops --group-by %s --format csv", t,
+				   w[k].g) > 0);
+		struct run r = gtrace(args);
+		free(args);
+		cr_assert_eq(r.rc, 0, "%s", r.err);
+		struct csv c;
+		csv_parse(r.out, &c);
+		cr_expect_eq(c.n - 1, w[k].rows, "%s: %zu rows", w[k].g, c.n - 1);
+		csv_col(&c, w[k].col);
+		size_t nc = csv_col(&c, "Name"), cc = csv_col(&c, "Calls");
+		long long empty = 0;
+		for (size_t i = 1; i < c.n; i++)
+			if (!strcmp(c.rows[i][nc], "aten::empty"))
+				empty += atoll(c.rows[i][cc]);
+		cr_expect_eq(empty, 4404, "%s: aten::empty calls", w[k].g);
+		csv_free(&c);
+		run_free(&r);
+	}
+	struct run r = gtrace("stats ../shared/testdata/kineto/resnet50_num_workers_0.pt.trace.json.gz "
+			      "--report ops --group-by size");
+	cr_expect_eq(r.rc, 2);
+	cr_expect(strstr(r.err, "unknown grouping 'size' (name, shape, stack)"), "%s", r.err);
 	run_free(&r);
 }
 

@@ -62,6 +62,8 @@ struct cudaemu_work {
 	const uint8_t *copy_kinds;    /* their CUpti_ActivityMemcpyKind (HTOD: pinned
 				       * -> device, DTOH: device -> pinned, else
 				       * device -> device) */
+	uint64_t end_at_ns;      /* a collective: the work runs at least until this
+				  * time, when its slowest peer arrives (0: none) */
 	/* out: what the driver did (the ground truth) */
 	uint32_t corr;           /* correlation id of the launch call */
 	uint32_t cbid;           /* API callback id of the call (in for CUDAEMU_CALL) */
@@ -115,6 +117,9 @@ struct cudaemu_cupti_stats {
 	uint64_t dropped;        /* records dropped (no buffer) */
 	uint64_t requests_refused;    /* buffer requests answered with NULL */
 	uint64_t buffers_completed;
+	uint64_t buffers_abandoned;   /* held by CUPTI at cuptiFinalize, never handed back */
+	uint64_t buffers_handed_over; /* requested from one callback pair, completed to
+				       * another (registered meanwhile) */
 	uint64_t graph_kernels_untraced;   /* node kernels of graphs instantiated
 					    * while CONCURRENT_KERNEL was off */
 };
@@ -122,5 +127,13 @@ void cudaemu_cupti_stats(struct cudaemu_cupti_stats *out) CUDAEMU_API;
 /* the CUPTI timestamp of the calling thread's last NVTX marker record
  * (what its START / END record carries), 0 before any */
 uint64_t cudaemu_cupti_marker_ns(void) CUDAEMU_API;
+/* which buffer-callback pair received the records of correlation id corr:
+ * low 4 bits the work record's, high 4 bits the API record's; pairs are
+ * numbered 1, 2, ... in the order their completion functions were first
+ * registered; 0 never delivered (yet), 15 abandoned by cuptiFinalize */
+int cudaemu_cupti_owner(uint32_t corr) CUDAEMU_API;
+/* calls of the NVTX extension function it took (nvtxMemHeapRegister,
+ * through InitializeInjectionNvtxExtension) */
+uint64_t cudaemu_cupti_nvtx_ext_calls(void) CUDAEMU_API;
 
 #endif

@@ -41,6 +41,36 @@ CUresult CUDAAPI cuInit(unsigned int flags) CUDAEMU_API;
 CUresult CUDAAPI cuDriverGetVersion(int *v) CUDAEMU_API;
 CUresult CUDAAPI cuDeviceGetCount(int *n) CUDAEMU_API;
 
+/* GTRACE_TEST_CLOCK_OFFSET_NS: this process stands for a node whose
+ * CLOCK_REALTIME is off by that much (tests of multi-node clock alignment).
+ * Every CLOCK_REALTIME read in the process (the driver's, CUPTI's, the
+ * capture library's calibration) goes through this interposer: libcuda.so.1
+ * comes before libc in the trainer's symbol lookup order. */
+int clock_gettime(clockid_t clk, struct timespec *ts) CUDAEMU_API;
+int clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	static int (*real)(clockid_t, struct timespec *);
+	static _Atomic long long off = -1;   /* -1: not read yet */
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "clock_gettime");
+	int rc = real(clk, ts);
+	if (rc || clk != CLOCK_REALTIME)
+		return rc;
+	long long o = atomic_load(&off);
+	if (o == -1) {
+		const char *e = getenv("GTRACE_TEST_CLOCK_OFFSET_NS");
+		o = e && *e ? strtoll(e, NULL, 10) : 0;
+		o = o == -1 ? 0 : o;
+		atomic_store(&off, o);
+	}
+	if (o) {
+		long long ns = (long long)ts->tv_nsec + o % 1000000000LL;
+		ts->tv_sec += (time_t)(o / 1000000000LL + (ns >= 1000000000LL) - (ns < 0));
+		ts->tv_nsec = (long)(ns >= 1000000000LL ? ns - 1000000000LL : ns < 0 ? ns + 1000000000LL : ns);
+	}
+	return rc;
+}
+
 uint64_t cudaemu_now_ns(void)
 {
 	struct timespec ts;
@@ -89,9 +119,26 @@ static void init_once(void)
 		fprintf(stderr, "cudaemu: InitializeInjection of %s did not return 1\n", path);
 }
 
+/* CUDA is not fork-safe: a child of a process that initialized it gets
+ * CUDA_ERROR_NOT_INITIALIZED from cuInit (no second injection) */
+static int drv_inited, drv_child;
+
+static void drv_fork_child(void)
+{
+	drv_child = drv_inited;
+}
+
+__attribute__((constructor)) static void drv_ctor(void)
+{
+	pthread_atfork(NULL, NULL, drv_fork_child);
+}
+
 CUresult CUDAAPI cuInit(unsigned int flags)
 {
 	(void)flags;
+	if (drv_child)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	drv_inited = 1;
 	pthread_once(&drv.init_once, init_once);
 	return drv.init_rc;
 }
@@ -210,6 +257,8 @@ int cudaemu_submit(struct cudaemu_work *w)
 	uint64_t *tail = &drv.tail[w->device][w->stream];
 	w->start_ns = *tail > w->api_end_ns ? *tail + 1 : w->api_end_ns + 1;
 	w->end_ns = w->start_ns + (uint64_t)w->dur_ns;
+	if (w->end_at_ns > w->end_ns)   /* a collective waits for its peers */
+		w->end_ns = w->end_at_ns;
 	if (w->kind == CUDAEMU_GRAPH || w->kind == CUDAEMU_MEMCPY_BATCH) {
 		/* the nodes (copies) back to back */
 		uint32_t n = w->kind == CUDAEMU_GRAPH ? w->nodes : w->copies;

@@ -53,6 +53,7 @@
 #include <cupti.h>
 #define NVTX_NO_IMPL
 #include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtMem.h>
 #include "cudaemu.h"
 
 #define EXPORT CUDAEMU_API
@@ -80,6 +81,7 @@ struct pend {
 	uint8_t *buf;
 	size_t size, valid;
 	uint64_t max_end;            /* latest end of a record in it */
+	int pair;                    /* the callback pair that gave it (pair_of) */
 };
 
 static struct {
@@ -108,6 +110,13 @@ static struct {
 				       * its instantiation */
 } cu;
 
+/* the second-client section (end of file): subscriber callbacks, which
+ * callback pair each record was delivered to, cuptiFinalize */
+static int pair_of(CUpti_BuffersCallbackCompleteFunc f);
+static void owner_mark(const uint8_t *buf, size_t valid, int pair);
+static void sub_notify(const struct cudaemu_work *w);
+static void sub_set(CUpti_CallbackFunc f, void *ud);
+
 static void lock(const char *fn)
 {
 	int r = pthread_mutex_lock(&cu.lock);
@@ -132,13 +141,23 @@ static void check(const char *fn)
 	}
 }
 
-__attribute__((constructor)) static void cu_ctor(void)
+static void lock_init(void)
 {
 	pthread_mutexattr_t a;
 	pthread_mutexattr_init(&a);
 	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
 	pthread_mutex_init(&cu.lock, &a);
 	pthread_mutexattr_destroy(&a);
+}
+
+static void fork_prepare(void);
+static void fork_parent(void);
+static void fork_child(void);
+
+__attribute__((constructor)) static void cu_ctor(void)
+{
+	lock_init();
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 __attribute__((destructor)) static void cu_dtor(void)
@@ -221,7 +240,7 @@ static uint8_t *room(size_t n, uint64_t end)
 			cu.st.dropped++;
 			return NULL;
 		}
-		cu.cur = (struct pend){ b, sz, 0, 0 };
+		cu.cur = (struct pend){ b, sz, 0, 0, pair_of(cu.comp) };
 		cu.have_cur = 1;
 	}
 	uint8_t *p = cu.cur.buf + cu.cur.valid;
@@ -258,6 +277,7 @@ static void sink_api(struct cudaemu_work *w)
 		}
 	}
 	unlock();
+	sub_notify(w);
 }
 
 /* a kernel record; node > 0: node `node` of a graph launch (its times
@@ -471,6 +491,9 @@ static void complete(int forced, int cur_too, int hold)
 		}
 		cu.st.buffers_completed++;
 		CUpti_BuffersCallbackCompleteFunc f = cu.comp;
+		owner_mark(b.buf, b.valid, pair_of(f));
+		if (b.pair != pair_of(f))    /* requested by one pair, completed to another */
+			cu.st.buffers_handed_over++;
 		if (!hold)
 			unlock();
 		if (f)
@@ -524,7 +547,10 @@ CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult r, const char **s)
 CUptiResult CUPTIAPI cuptiGetTimestamp(uint64_t *t)
 {
 	check(__func__);
-	*t = cu.ts_cb ? cu.ts_cb() : now_ns();
+	lock(__func__);              /* the clock may change (a client's, finalize) */
+	CUpti_TimestampCallbackFunc f = cu.ts_cb;
+	unlock();
+	*t = f ? f() : now_ns();
 	return CUPTI_SUCCESS;
 }
 
@@ -584,7 +610,10 @@ CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle *s, CUpti_CallbackFun
 	(void)f;
 	(void)ud;
 	*s = (CUpti_SubscriberHandle)&cu;
-	return subscribe(__func__, NULL, 0);
+	CUptiResult r = subscribe(__func__, NULL, 0);
+	if (r == CUPTI_SUCCESS)
+		sub_set(f, ud);
+	return r;
 }
 
 CUptiResult CUPTIAPI cuptiSubscribe_v2(CUpti_SubscriberHandle *s, CUpti_CallbackFunc f, void *ud,
@@ -594,7 +623,11 @@ CUptiResult CUPTIAPI cuptiSubscribe_v2(CUpti_SubscriberHandle *s, CUpti_Callback
 	(void)f;
 	(void)ud;
 	*s = (CUpti_SubscriberHandle)&cu;
-	return subscribe(__func__, p ? p->oldSubscriberName : NULL, p ? p->oldSubscriberSize : 0);
+	CUptiResult r = subscribe(__func__, p ? p->oldSubscriberName : NULL,
+				  p ? p->oldSubscriberSize : 0);
+	if (r == CUPTI_SUCCESS)
+		sub_set(f, ud);
+	return r;
 }
 
 CUptiResult CUPTIAPI cuptiUnsubscribe(CUpti_SubscriberHandle s)
@@ -605,6 +638,7 @@ CUptiResult CUPTIAPI cuptiUnsubscribe(CUpti_SubscriberHandle s)
 	lock(__func__);
 	cu.subscribed = 0;
 	unlock();
+	sub_set(NULL, NULL);
 	return CUPTI_SUCCESS;
 }
 
@@ -734,6 +768,10 @@ CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
 {
 	check(__func__);
 	lock(__func__);
+	if (!cu.comp) {                      /* the header's rule */
+		unlock();
+		return CUPTI_ERROR_INVALID_OPERATION;
+	}
 	int forced = (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != 0;
 	/* forced: callbacks on this thread with the lock held */
 	complete(forced, 2, forced);
@@ -871,4 +909,250 @@ int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t))
 uint64_t cudaemu_cupti_marker_ns(void)
 {
 	return marker_last_ns;
+}
+
+/* ---- a second CUPTI client (Kineto) ----
+ *
+ * The callback API of the subscriber (cuptiEnableCallback / EnableDomain /
+ * GetCallbackState: the subscriber's function is called on the launching
+ * thread at API enter and exit, for the cbids it enabled); which callback
+ * pair each record was delivered to (cudaemu_cupti_owner); cuptiFinalize,
+ * which tears CUPTI down: subscription, callbacks, kinds, clock and the
+ * buffers it still holds (never handed back: their records are lost). */
+
+#define PAIRS 8
+#define OWNER_ABANDONED 15       /* in a buffer cuptiFinalize abandoned */
+
+static struct {
+	_Atomic(CUpti_CallbackFunc) fn;
+	_Atomic(void *) ud;
+	_Atomic uint8_t on[2][1024];    /* [driver][cbid] */
+	CUpti_BuffersCallbackCompleteFunc pairs[PAIRS];   /* under cu.lock */
+	int n_pairs;
+	uint8_t *owner;              /* by correlation id: low nibble the work
+				      * record's pair, high the API record's */
+	size_t owner_cap;
+} c2;
+
+static void sub_set(CUpti_CallbackFunc f, void *ud)
+{
+	atomic_store(&c2.ud, ud);
+	for (int d = 0; d < 2; d++)
+		for (int i = 0; i < 1024; i++)
+			atomic_store(&c2.on[d][i], 0);
+	atomic_store(&c2.fn, f);
+}
+
+/* the pair number (1, 2, ...) of a completion function, in the order the
+ * pairs were first registered; called with cu.lock held */
+static int pair_of(CUpti_BuffersCallbackCompleteFunc f)
+{
+	if (!f)
+		return 0;
+	for (int i = 0; i < c2.n_pairs; i++)
+		if (c2.pairs[i] == f)
+			return i + 1;
+	if (c2.n_pairs == PAIRS)
+		return PAIRS;
+	c2.pairs[c2.n_pairs++] = f;
+	return c2.n_pairs;
+}
+
+static void owner_set(uint32_t corr, int api, int pair)
+{
+	if (corr >= c2.owner_cap) {
+		size_t nc = c2.owner_cap ? c2.owner_cap : 4096;
+		while (nc <= corr)
+			nc *= 2;
+		uint8_t *n = realloc(c2.owner, nc);
+		if (!n)
+			abort();
+		memset(n + c2.owner_cap, 0, nc - c2.owner_cap);
+		c2.owner = n;
+		c2.owner_cap = nc;
+	}
+	uint8_t v = c2.owner[corr];
+	c2.owner[corr] = api ? (uint8_t)((v & 0x0f) | (pair << 4)) : (uint8_t)((v & 0xf0) | pair);
+}
+
+/* the records of a buffer go to pair `pair`; with cu.lock held */
+static void owner_mark(const uint8_t *buf, size_t valid, int pair)
+{
+	for (size_t off = 0; off + sizeof(CUpti_Activity) <= valid;) {
+		const CUpti_Activity *r = (const void *)(buf + off);
+		size_t n = rec_size(r->kind);
+		if (!n)
+			break;               /* an incomplete record ends the walk */
+		if (r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+			owner_set(((const emu_kernel *)r)->correlationId, 0, pair);
+		else if (r->kind == CUPTI_ACTIVITY_KIND_MEMCPY)
+			owner_set(((const emu_memcpy *)r)->correlationId, 0, pair);
+		else if (r->kind == CUPTI_ACTIVITY_KIND_MEMSET)
+			owner_set(((const CUpti_ActivityMemset4 *)r)->correlationId, 0, pair);
+		else if (r->kind == CUPTI_ACTIVITY_KIND_RUNTIME || r->kind == CUPTI_ACTIVITY_KIND_DRIVER)
+			owner_set(((const CUpti_ActivityAPI *)r)->correlationId, 1, pair);
+		off += ALIGN8(n);
+	}
+}
+
+int cudaemu_cupti_owner(uint32_t corr)
+{
+	lock(__func__);
+	int v = corr < c2.owner_cap ? c2.owner[corr] : 0;
+	unlock();
+	return v;
+}
+
+/* the subscriber's callback at enter and exit of an API call it enabled */
+static void sub_notify(const struct cudaemu_work *w)
+{
+	CUpti_CallbackFunc f = atomic_load(&c2.fn);
+	if (!f || !atomic_load(&c2.on[w->driver ? 1 : 0][w->cbid % 1024]))
+		return;
+	CUpti_CallbackData d;
+	memset(&d, 0, sizeof(d));
+	d.correlationId = w->corr;
+	CUpti_CallbackDomain dom = w->driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+	d.callbackSite = CUPTI_API_ENTER;
+	f(atomic_load(&c2.ud), dom, w->cbid, &d);
+	d.callbackSite = CUPTI_API_EXIT;
+	f(atomic_load(&c2.ud), dom, w->cbid, &d);
+}
+
+static CUptiResult cb_check(CUpti_SubscriberHandle s, CUpti_CallbackDomain dom, const char *fn)
+{
+	check(fn);
+	lock(fn);
+	int ok = cu.subscribed && s == (CUpti_SubscriberHandle)&cu;
+	unlock();
+	if (!ok)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	if (dom != CUPTI_CB_DOMAIN_RUNTIME_API && dom != CUPTI_CB_DOMAIN_DRIVER_API)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle s,
+					 CUpti_CallbackDomain dom, CUpti_CallbackId cbid)
+{
+	CUptiResult r = cb_check(s, dom, __func__);
+	if (r != CUPTI_SUCCESS)
+		return r;
+	if (cbid >= 1024)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	atomic_store(&c2.on[dom == CUPTI_CB_DOMAIN_DRIVER_API][cbid], enable ? 1 : 0);
+	cudaemu_set_sink(&sink);
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle s,
+				       CUpti_CallbackDomain dom)
+{
+	CUptiResult r = cb_check(s, dom, __func__);
+	if (r != CUPTI_SUCCESS)
+		return r;
+	for (int i = 0; i < 1024; i++)
+		atomic_store(&c2.on[dom == CUPTI_CB_DOMAIN_DRIVER_API][i], enable ? 1 : 0);
+	cudaemu_set_sink(&sink);
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle s,
+					   CUpti_CallbackDomain dom, CUpti_CallbackId cbid)
+{
+	CUptiResult r = cb_check(s, dom, __func__);
+	if (r != CUPTI_SUCCESS)
+		return r;
+	if (!enable || cbid >= 1024)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	*enable = atomic_load(&c2.on[dom == CUPTI_CB_DOMAIN_DRIVER_API][cbid]);
+	return CUPTI_SUCCESS;
+}
+
+/* CUPTI detaches: the buffers it holds are abandoned (their records never
+ * reach a client: the header asks clients to flush first), callbacks,
+ * subscription, kinds, flush period and clock are gone */
+CUptiResult CUPTIAPI cuptiFinalize(void)
+{
+	check(__func__);
+	lock(__func__);
+	for (int i = 0; i < cu.n_full; i++)
+		owner_mark(cu.full[i].buf, cu.full[i].valid, OWNER_ABANDONED);
+	if (cu.have_cur)
+		owner_mark(cu.cur.buf, cu.cur.valid, OWNER_ABANDONED);
+	cu.st.buffers_abandoned += (uint64_t)cu.n_full + (cu.have_cur ? 1u : 0u);
+	cu.n_full = 0;
+	cu.have_cur = 0;
+	cu.req = NULL;
+	cu.comp = NULL;
+	memset(cu.kind_on, 0, sizeof(cu.kind_on));
+	cu.subscribed = 0;
+	cu.flush_ms = 0;
+	cu.ts_cb = NULL;
+	unlock();
+	sub_set(NULL, NULL);
+	return CUPTI_SUCCESS;
+}
+
+/* ---- NVTX extensions (InitializeInjectionNvtxExtension) ----
+ *
+ * NVTX's extension modules (memory, payload, counters) each load the
+ * injection library at their first call and hand it a nvtxExtModuleInfo_t
+ * whose function slots the tool fills.  This CUPTI takes the memory
+ * module's nvtxMemHeapRegister (counted, a handle returned) and declines
+ * every other module (0: NVTX keeps them no-ops). */
+
+static _Atomic uint64_t ext_calls;
+
+static nvtxMemHeapHandle_t NVTX_API ext_heap_register(nvtxDomainHandle_t dom,
+						      nvtxMemHeapDesc_t const *desc)
+{
+	(void)dom;
+	(void)desc;
+	check(__func__);
+	return (nvtxMemHeapHandle_t)(uintptr_t)(atomic_fetch_add(&ext_calls, 1) + 1);
+}
+
+EXPORT int InitializeInjectionNvtxExtension(nvtxExtModuleInfo_t *mi);
+int InitializeInjectionNvtxExtension(nvtxExtModuleInfo_t *mi)
+{
+	check(__func__);
+	if (!mi || mi->structSize < sizeof(*mi) || mi->moduleId != NVTX_EXT_MODULEID_MEM ||
+	    mi->segmentsCount < 1 || !mi->segments ||
+	    mi->segments[0].slotCount <= NVTX3EXT_CBID_nvtxMemHeapRegister)
+		return 0;
+	mi->segments[0].functionSlots[NVTX3EXT_CBID_nvtxMemHeapRegister] =
+		(intptr_t)ext_heap_register;
+	return 1;
+}
+
+uint64_t cudaemu_cupti_nvtx_ext_calls(void)
+{
+	return atomic_load(&ext_calls);
+}
+
+/* ---- fork ----
+ *
+ * The lock is taken around fork() so a child never inherits it held; in
+ * the child (one thread, no worker) CUPTI starts over: the buffers in
+ * flight are the parent's and are dropped from its queue (never handed
+ * back in the child), so the child's first record asks the client for a
+ * new buffer on the calling thread. */
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&cu.lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&cu.lock);
+}
+
+static void fork_child(void)
+{
+	lock_init();                 /* held by the parent's thread id */
+	cu.worker_started = 0;       /* no worker thread in the child */
+	cu.have_cur = 0;
+	cu.n_full = 0;
 }

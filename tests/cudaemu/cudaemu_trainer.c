@@ -12,7 +12,8 @@
  *                   [--dur-ns D] [--gap-us G] [--fork N] [--rate R]
  *                   [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N]
  *                   [--cupti LIB] [--nvtx D] [--graph-every K] [--syncs K]
- *                   [--batches K]
+ *                   [--batches K] [--kineto-at I[,J]] [--kineto-finalize]
+ *                   [--nvtx-ext N] [--fork-calls] [--collectives N [--coll-ms P]]
  *
  * Truth file (TSV): a '#' header line with pid, devices and the window
  * (first API call start, last work end); one line per piece of work:
@@ -45,6 +46,27 @@
  * `N tid depth start end` per range, times as its marker records carry
  * them (the emulated CUPTI's cudaemu_cupti_marker_ns), 0 when no CUPTI
  * took NVTX.
+ * --kineto-at I[,J]: at its I-th submission thread 0 does what
+ * torch.profiler's Kineto does when a profile starts in the same process:
+ * cuptiSubscribe (refused while another tool holds CUPTI; Kineto goes on),
+ * cuptiActivityRegisterCallbacks with its own buffers (taking over the one
+ * callback pair), cuptiActivityEnable of its kinds; at its J-th (default
+ * I + work/4) what it does when the profile ends: cuptiActivityDisable of
+ * those kinds, cuptiActivityFlushAll(FORCED) and, with --kineto-finalize,
+ * cuptiFinalize.  Its completion callback counts buffers it never gave
+ * out (it ignores them, as Kineto does) and the records of its own: a line
+ * `K unknown U records R`.  At exit, after the capture library's own exit
+ * flush, lines `O corr owner` are appended for every correlation id up to
+ * the highest in the truth: cudaemu_cupti_owner, which callback pair got
+ * the work's (low 4 bits) and the launch's (high 4 bits) records.
+ * --nvtx-ext N: the main thread calls nvtxMemHeapRegister (NVTX's memory
+ * extension, its v3 code compiled in: the extension's first call loads
+ * NVTX_INJECTION64_PATH and calls InitializeInjectionNvtxExtension) N
+ * times; a line `X calls N handled H`, H the emulated CUPTI's count.
+ * --fork-calls: each forked child, before it exits, makes an NVTX range
+ * (nvtxRangePushA "child_range", nvtxRangePop: its first NVTX call, so
+ * NVTX initializes in the child) and calls cuInit (CUDA_ERROR_NOT_INITIALIZED
+ * in a child of an initialized process: its exit status is 0 only then).
  * --graph-every K: each thread also replays its graph after every K-th
  * piece of work (G lines as for --graphs).  Each thread instantiates its
  * graph (cudaemu_graph_instantiate) when it starts, before its work: the
@@ -61,6 +83,14 @@
  * --fork N: while the threads submit, the main thread forks N DataLoader-
  * like children that exit at once with exit(0) (atexit handlers run); a
  * line `F pid status ms` each (exit status, ms from fork to reaped).
+ * --collectives N: a thread launches N NCCL all-reduce kernels
+ * (ncclDevKernel_AllReduce_Sum_f32_RING_LL, device 0, stream 63), each
+ * ending on a multiple of P ms (--coll-ms, default 20) of the true
+ * CLOCK_REALTIME, as a collective waits for its slowest peer: trainers
+ * started together as stand-in nodes share those instants.  With
+ * GTRACE_TEST_CLOCK_OFFSET_NS the whole process (driver, CUPTI, capture
+ * library) reads a CLOCK_REALTIME off by that much (cudaemu_cuda.c), a node
+ * with a wrong clock; GTRACE_HOSTNAME names its host (capture library).
  */
 #include <cuda.h>
 #include <dlfcn.h>
@@ -70,6 +100,7 @@
 #include <sys/wait.h>
 #include <sys/syscall.h>
 #include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtMem.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -90,12 +121,19 @@ static struct {
 	int nvtx;                /* nesting depth of each thread's NVTX ranges */
 	int tsc_at;
 	int bad_ts;
+	int kineto_at, kineto_stop, kineto_fin;
+	int nvtx_ext;
+	int fork_calls;
+	const char *out_path;
+	uint32_t max_corr;       /* highest correlation id in the truth */
 	double rate;
 	int keep;                /* truth kept (not --out -) */
+	int colls, coll_ms;      /* --collectives N, --coll-ms P */
 	FILE *out;
 	pthread_mutex_t lock;
 	uint64_t first, last;
 } tr = { .threads = 4, .work = 2000, .configs = 50, .dur_ns = 3000, .tsc_at = -1, .keep = 1,
+	 .kineto_at = -1, .kineto_stop = -1,
 	 .lock = PTHREAD_MUTEX_INITIALIZER, .first = UINT64_MAX };
 
 /* LeakSanitizer asks this before its exit check: a forked child exits
@@ -126,6 +164,136 @@ static void install_tsc(void)
 		reg(tsc_clock);
 }
 
+/* ---- a Kineto-like second CUPTI client (--kineto-at) ---- */
+
+#define KIN_BUF_BYTES (256u << 10)
+#define KIN_MAX_BUFS 4096
+
+static struct {
+	void *cupti;
+	pthread_mutex_t lock;
+	uint8_t *bufs[KIN_MAX_BUFS];     /* handed to CUPTI, not back yet */
+	int n;
+	unsigned long long unknown, records;
+	CUptiResult (*next)(uint8_t *, size_t, CUpti_Activity **);
+	int (*owner)(uint32_t);
+} kin = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static const CUpti_ActivityKind kin_kinds[] = {
+	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+	CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+	CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+	CUPTI_ACTIVITY_KIND_OVERHEAD,
+};
+
+static void CUPTIAPI kin_requested(uint8_t **b, size_t *size, size_t *max)
+{
+	*max = 0;
+	*b = aligned_alloc(8, KIN_BUF_BYTES);
+	*size = *b ? KIN_BUF_BYTES : 0;
+	pthread_mutex_lock(&kin.lock);
+	if (*b && kin.n < KIN_MAX_BUFS)
+		kin.bufs[kin.n++] = *b;
+	pthread_mutex_unlock(&kin.lock);
+}
+
+static void CUPTIAPI kin_completed(CUcontext c, uint32_t s, uint8_t *b, size_t size, size_t valid)
+{
+	(void)c;
+	(void)s;
+	(void)size;
+	pthread_mutex_lock(&kin.lock);
+	int mine = 0;
+	for (int i = 0; i < kin.n && !mine; i++) {
+		if (kin.bufs[i] == b) {
+			kin.bufs[i] = kin.bufs[--kin.n];
+			mine = 1;
+		}
+	}
+	if (!mine) {
+		/* a buffer it never gave out: Kineto logs it and leaves it */
+		kin.unknown++;
+		pthread_mutex_unlock(&kin.lock);
+		return;
+	}
+	CUpti_Activity *r = NULL;
+	while (kin.next && kin.next(b, valid, &r) == CUPTI_SUCCESS)
+		kin.records++;
+	pthread_mutex_unlock(&kin.lock);
+	free(b);
+}
+
+static void *kin_sym(const char *name)
+{
+	void *f = kin.cupti ? dlsym(kin.cupti, name) : NULL;
+	if (!f) {
+		fprintf(stderr, "cudaemu_trainer: --kineto: no %s\n", name);
+		abort();
+	}
+	return f;
+}
+
+static void CUPTIAPI kin_sub_cb(void *ud, CUpti_CallbackDomain d, CUpti_CallbackId id, const void *data)
+{
+	(void)ud;
+	(void)d;
+	(void)id;
+	(void)data;
+}
+
+/* a profile starts: subscribe (may be refused), take the callbacks, enable */
+static void kineto_start(void)
+{
+	kin.cupti = dlopen(tr.cupti ? tr.cupti : "libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+	*(void **)&kin.next = kin_sym("cuptiActivityGetNextRecord");
+	CUptiResult (*subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+	CUptiResult (*reg)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+	CUptiResult (*enable)(CUpti_ActivityKind);
+	*(void **)&subscribe = kin_sym("cuptiSubscribe");
+	*(void **)&reg = kin_sym("cuptiActivityRegisterCallbacks");
+	*(void **)&enable = kin_sym("cuptiActivityEnable");
+	CUpti_SubscriberHandle sub;
+	subscribe(&sub, (CUpti_CallbackFunc)kin_sub_cb, NULL);   /* refused: Kineto goes on */
+	reg(kin_requested, kin_completed);
+	for (size_t k = 0; k < sizeof(kin_kinds) / sizeof(kin_kinds[0]); k++)
+		enable(kin_kinds[k]);
+}
+
+/* the profile ends: disable its kinds, forced flush, maybe finalize */
+static void kineto_end(void)
+{
+	CUptiResult (*disable)(CUpti_ActivityKind);
+	CUptiResult (*flush)(uint32_t);
+	*(void **)&disable = kin_sym("cuptiActivityDisable");
+	*(void **)&flush = kin_sym("cuptiActivityFlushAll");
+	for (size_t k = 0; k < sizeof(kin_kinds) / sizeof(kin_kinds[0]); k++)
+		disable(kin_kinds[k]);
+	flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	if (tr.kineto_fin) {
+		CUptiResult (*fin)(void);
+		*(void **)&fin = kin_sym("cuptiFinalize");
+		fin();
+	}
+}
+
+/* atexit, registered before cuInit so that it runs after the capture
+ * library's exit flush: which callback pair got each id's records */
+static void owners_at_exit(void)
+{
+	void *c = dlopen(tr.cupti ? tr.cupti : "libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+	if (c)
+		*(void **)&kin.owner = dlsym(c, "cudaemu_cupti_owner");
+	FILE *f = tr.out_path ? fopen(tr.out_path, "a") : NULL;
+	if (!f || !kin.owner) {
+		if (f)
+			fclose(f);
+		return;
+	}
+	for (uint32_t corr = 1; corr <= tr.max_corr; corr++)
+		fprintf(f, "O\t%u\t%d\n", corr, kin.owner(corr));
+	fclose(f);
+}
+
 static void put(const struct cudaemu_work *w)
 {
 	fprintf(tr.out, "W\t%d\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%u\t%s\t%d\t%d\n",
@@ -134,6 +302,54 @@ static void put(const struct cudaemu_work *w)
 		(unsigned long long)w->start_ns, (unsigned long long)w->end_ns,
 		(unsigned long long)w->bytes, w->grid[0], w->grid[1], w->grid[2],
 		w->block[0], w->block[1], w->block[2], w->name ? w->name : "-", w->foreign_clock, w->bad_ts);
+	if (w->corr > tr.max_corr)
+		tr.max_corr = w->corr;
+}
+
+/* --collectives N: N all-reduce kernels on device 0, each ending on a
+ * multiple of P ms of the true CLOCK_REALTIME, as a collective ends when
+ * its slowest peer arrives: trainers started together on several
+ * "nodes" share these instants whatever clock each node has
+ * (GTRACE_TEST_CLOCK_OFFSET_NS shifts this process's clock, see
+ * cudaemu_cuda.c; the true time is the node's minus it) */
+static void *coll_main(void *arg)
+{
+	(void)arg;
+	const char *e = getenv("GTRACE_TEST_CLOCK_OFFSET_NS");
+	int64_t off = e && *e ? strtoll(e, NULL, 10) : 0;
+	uint64_t p = (uint64_t)tr.coll_ms * 1000000u;
+	struct cudaemu_work *c = calloc((size_t)tr.colls, sizeof(*c));
+	if (!c)
+		abort();
+	for (int k = 0; k < tr.colls; k++) {
+		uint64_t now = cudaemu_now_ns() - (uint64_t)off;   /* true time */
+		uint64_t at = (now + p / 2) / p * p + p;          /* a grid instant ahead */
+		uint64_t launch = at - p / 2;
+		if (launch > now) {
+			struct timespec ts = { (time_t)((launch - now) / 1000000000u),
+					       (long)((launch - now) % 1000000000u) };
+			nanosleep(&ts, NULL);
+		}
+		struct cudaemu_work *w = &c[k];
+		w->kind = CUDAEMU_KERNEL;
+		w->device = 0;
+		w->stream = 63;
+		w->name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+		w->grid[0] = 24;
+		w->grid[1] = w->grid[2] = 1;
+		w->block[0] = 256;
+		w->block[1] = w->block[2] = 1;
+		w->dur_ns = 100000;
+		w->end_at_ns = at + (uint64_t)off;                 /* on this node's clock */
+		if (cudaemu_submit(w) != 0)
+			abort();
+	}
+	pthread_mutex_lock(&tr.lock);
+	for (int k = 0; k < tr.colls && tr.keep; k++)
+		put(&c[k]);
+	pthread_mutex_unlock(&tr.lock);
+	free(c);
+	return NULL;
 }
 
 /* D nested NVTX ranges on this thread, then their truth lines */
@@ -327,6 +543,10 @@ static void *thread_main(void *arg)
 			w->bad_ts = 1 + i % tr.bad_ts;
 		if (t == 0 && i == tr.tsc_at)
 			install_tsc();
+		if (t == 0 && i == tr.kineto_at)
+			kineto_start();
+		if (t == 0 && i == tr.kineto_stop)
+			kineto_end();
 		if (tr.tail_ms && i == tr.work - 1) {
 			w->kind = CUDAEMU_KERNEL;
 			w->name = "emu_tail_kernel";
@@ -438,11 +658,25 @@ int main(int argc, char **argv)
 			tr.rate = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--cupti") && v)
 			tr.cupti = argv[++i];
+		else if (!strcmp(argv[i], "--kineto-at") && v) {
+			tr.kineto_at = atoi(argv[++i]);
+			const char *c = strchr(argv[i], ',');
+			tr.kineto_stop = c ? atoi(c + 1) : -2;
+		} else if (!strcmp(argv[i], "--nvtx-ext") && v)
+			tr.nvtx_ext = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--fork-calls"))
+			tr.fork_calls = 1;
+		else if (!strcmp(argv[i], "--kineto-finalize"))
+			tr.kineto_fin = 1;
 		else if (!strcmp(argv[i], "--fork") && v)
 			tr.forks = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--collectives") && v)
+			tr.colls = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--coll-ms") && v)
+			tr.coll_ms = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "usage: cudaemu_trainer --out TRUTH [--threads T] [--work N] "
-				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N] [--cupti LIB] [--nvtx D] [--graph-every K] [--syncs K] [--batches K]\n");
+				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N] [--cupti LIB] [--nvtx D] [--graph-every K] [--syncs K] [--batches K] [--kineto-at I[,J]] [--kineto-finalize] [--nvtx-ext N] [--fork-calls] [--collectives N [--coll-ms P]]\n");
 			return 2;
 		}
 	}
@@ -450,11 +684,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cudaemu_trainer: --out is required; --threads 1..256, --work, --configs >= 1\n");
 		return 2;
 	}
+	if (tr.kineto_stop == -2)
+		tr.kineto_stop = tr.kineto_at + tr.work / 4;
 	tr.keep = strcmp(out, "-") != 0;
 	tr.out = tr.keep ? fopen(out, "w") : stdout;
 	if (!tr.out) {
 		fprintf(stderr, "cudaemu_trainer: %s: cannot create\n", out);
 		return 1;
+	}
+	if (tr.kineto_at >= 0 && tr.keep) {
+		tr.out_path = out;
+		atexit(owners_at_exit);
 	}
 	if (tr.cupti && !dlopen(tr.cupti, RTLD_NOW | RTLD_GLOBAL)) {
 		fprintf(stderr, "cudaemu_trainer: %s\n", dlerror());
@@ -466,7 +706,11 @@ int main(int argc, char **argv)
 	}
 	printf("cudaemu trainer: pid %d, %d devices\n", (int)getpid(), cudaemu_device_count());
 	fflush(stdout);
-	pthread_t th[256];
+	pthread_t th[256], coll;
+	if (tr.colls > 0 && tr.coll_ms < 2)
+		tr.coll_ms = 20;
+	if (tr.colls > 0)
+		pthread_create(&coll, NULL, coll_main, NULL);
 	for (int t = 0; t < tr.threads; t++)
 		pthread_create(&th[t], NULL, thread_main, (void *)(intptr_t)t);
 	for (int f = 0; f < tr.forks; f++) {
@@ -477,6 +721,12 @@ int main(int argc, char **argv)
 		pthread_mutex_unlock(&tr.lock);
 		if (c == 0) {
 			forked_child = 1;
+			if (tr.fork_calls) {
+				nvtxRangePushA("child_range");
+				nvtxRangePop();
+				/* the refusal a forked child gets: exit status 0 */
+				exit(cuInit(0) == CUDA_ERROR_NOT_INITIALIZED ? 0 : 1);
+			}
 			exit(0);       /* a DataLoader worker that ends normally */
 		}
 		int st = -1;
@@ -487,6 +737,8 @@ int main(int argc, char **argv)
 	}
 	for (int t = 0; t < tr.threads; t++)
 		pthread_join(th[t], NULL);
+	if (tr.colls > 0)
+		pthread_join(coll, NULL);
 	if (!tr.tail_ms)
 		cudaemu_sync();
 	fprintf(tr.out, "# pid %d devices %d window %llu %llu\n", (int)getpid(),
@@ -500,9 +752,33 @@ int main(int argc, char **argv)
 		 * hands buffers back) */
 		struct cudaemu_cupti_stats s;
 		stats(&s);
-		fprintf(tr.out, "S\trecords\t%llu\tdropped\t%llu\trefused\t%llu\n",
+		fprintf(tr.out, "S\trecords\t%llu\tdropped\t%llu\trefused\t%llu\thanded_over\t%llu"
+			"\tabandoned\t%llu\n",
 			(unsigned long long)s.records, (unsigned long long)s.dropped,
-			(unsigned long long)s.requests_refused);
+			(unsigned long long)s.requests_refused,
+			(unsigned long long)s.buffers_handed_over,
+			(unsigned long long)s.buffers_abandoned);
+	}
+	if (tr.nvtx_ext > 0) {
+		nvtxMemHeapDesc_t hd;
+		memset(&hd, 0, sizeof(hd));
+		hd.extCompatID = NVTX_EXT_COMPATID_MEM;
+		hd.structSize = sizeof(hd);
+		hd.usage = NVTX_MEM_HEAP_USAGE_TYPE_SUB_ALLOCATOR;
+		hd.type = NVTX_MEM_TYPE_VIRTUAL_ADDRESS;
+		for (int k = 0; k < tr.nvtx_ext; k++)
+			nvtxMemHeapRegister(NULL, &hd);
+		uint64_t (*calls)(void) = NULL;
+		void *c = dlopen(tr.cupti ? tr.cupti : "libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+		if (c)
+			*(void **)&calls = dlsym(c, "cudaemu_cupti_nvtx_ext_calls");
+		fprintf(tr.out, "X\tcalls\t%d\thandled\t%llu\n", tr.nvtx_ext,
+			(unsigned long long)(calls ? calls() : 0));
+	}
+	if (tr.kineto_at >= 0) {
+		pthread_mutex_lock(&kin.lock);
+		fprintf(tr.out, "K\tunknown\t%llu\trecords\t%llu\n", kin.unknown, kin.records);
+		pthread_mutex_unlock(&kin.lock);
 	}
 	if (tr.keep)
 		fclose(tr.out);

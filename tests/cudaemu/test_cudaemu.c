@@ -521,6 +521,8 @@ Test(cudaemu, attach_list_says_why_a_capture_ended)
 		dup2(fd, 2);
 		setenv("CUDA_INJECTION64_PATH", lib, 1);
 		setenv("GTRACE_AUTOSTART", "1", 1);
+		setenv("RANK", "5", 1);          /* --list shows RANK/LOCAL_RANK */
+		setenv("LOCAL_RANK", "1", 1);
 		execl(trainer, trainer, "--out", "-", "--threads", "1", "--work", "30000",
 		      "--rate", "3000", "--tsc-at", "1500", (char *)NULL);
 		_exit(127);
@@ -545,7 +547,7 @@ Test(cudaemu, attach_list_says_why_a_capture_ended)
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	buf[n] = 0;
 	fclose(f);
-	snprintf(want, sizeof(want), "%-8d %-5s %-10s ", (int)tp, "2", "ended");
+	snprintf(want, sizeof(want), "%-8d %-5s %-10s %-5s ", (int)tp, "2", "ended", "5/1");
 	const char *row = strstr(buf, want);
 	cr_assert_not_null(row, "no ended row for %d: %s", (int)tp, buf);
 	const char *nl = strchr(row, '\n');
@@ -670,6 +672,8 @@ Test(cudaemu, torchrun_like_eight_processes)
 		else         /* one keeps 3, the other goes past the world size */
 			cr_assert(r->rank == 3 || r->rank == 7, "RANK=3 became rank %d", r->rank);
 		cr_assert_eq(r->world_size, 7);
+		cr_assert_eq(r->local_rank1, (p == 7 ? 3 : p) + 1, "LOCAL_RANK=%d kept as %d - 1",
+			     p == 7 ? 3 : p, r->local_rank1);
 		cr_assert_str_eq(store_str(s, r->host), host);
 		compare(s, &t);
 		truth_free(&t);
@@ -695,6 +699,224 @@ Test(cudaemu, trainer_runs_without_injection)
 	for (size_t i = 0; i < t.n; i++)
 		cr_assert(t.w[i].end > t.w[i].start && t.w[i].start > t.w[i].api_end);
 	truth_free(&t);
+}
+
+/* torch.profiler started while gtrace captures: a Kineto-like client in
+ * the trainer re-registers the buffer callbacks (the one pair CUPTI has),
+ * enables its kinds, later disables them, flushes (forced) and finalizes
+ * CUPTI.  gtrace notices (launches go on, its buffer callbacks fall
+ * silent), ends its capture with one line, and counts the pool buffers
+ * CUPTI handed to the other client (equal to the emulator's count and to
+ * the buffers the client saw as unknown).  What it recorded is exact, and
+ * is exactly the work whose records CUPTI delivered to gtrace's pair
+ * (the emulator's own account, per correlation id). */
+Test(cudaemu, kineto_takes_over_counted_and_said)
+{
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	setenv("GTRACE_CLIENT_WATCH_MS", "800", 1);
+	char *argv[] = { gtrace, "record", "--force", "-o", "emu_kineto.gtrace", "--", trainer,
+			 "--out", "emu_kineto.tsv", "--threads", "2", "--work", "6000",
+			 "--rate", "4000", "--kineto-at", "1000,4000", "--kineto-finalize", NULL };
+	int rc = run("emu_kineto.log", argv);
+	unsetenv("GTRACE_CLIENT_WATCH_MS");
+	cr_assert_eq(rc, 0);
+	struct truth t;
+	read_truth("emu_kineto.tsv", &t);
+	cr_assert_eq(t.n, 12000);
+	struct gt_store *s = load("emu_kineto.gtrace");
+	size_t n_gpu, n_api;
+	compare_n(s, &t, 1, &n_gpu, &n_api);
+	/* the truth's O lines (which callback pair got each id's records),
+	 * K line (buffers the client saw as unknown) and S line's handed_over */
+	cr_assert(t.have_kineto, "no K line");
+	unsigned long long unknown = t.kineto_unknown, handed = t.handed_over;
+	size_t to_us = 0, to_kineto = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		const struct truth_w *w = &t.w[i];
+		uint8_t own = w->corr < t.n_owner ? t.owner[w->corr] : 0;
+		int ow = own & 15, oa = own >> 4;
+		cr_assert_eq(w->seen, ow == 1, "work %u delivered to pair %d, in the capture: %d",
+			     w->corr, ow, w->seen);
+		cr_assert_eq(w->seen_api, oa == 1, "launch %u delivered to pair %d, in the capture: %d",
+			     w->corr, oa, w->seen_api);
+		to_us += ow == 1;
+		to_kineto += ow == 2;
+	}
+	/* the scenario happened: both clients got records */
+	cr_assert_gt(to_us, 500);
+	cr_assert_gt(to_kineto, 500);
+	cr_assert_neq(handed, ~0ull, "no S line");
+	cr_assert_eq(unknown, handed, "the client saw %llu foreign buffers, the emulator handed over "
+		     "%llu", unknown, handed);
+	cr_assert_eq(store_drops(s)->client_buffers, handed, "counted %llu pool buffers lost, "
+		     "%llu handed to the other client", (unsigned long long)store_drops(s)->client_buffers,
+		     handed);
+	char buf[8192] = "";
+	FILE *f = fopen("emu_kineto.log", "r");
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	cr_assert(strstr(buf, "ended its capture: another CUPTI client (torch.profiler?) took the "
+			 "activity buffers/kinds: capture stopped"), "recorder said: %s", buf);
+	if (handed) {
+		char want[96];
+		snprintf(want, sizeof(want), "lost (+%llu activity buffer%s taken by another CUPTI client)",
+			 handed, handed == 1 ? "" : "s");
+		cr_assert(strstr(buf, want), "recorder said: %s", buf);
+	}
+	store_free(s);
+	truth_free(&t);
+	unlink("emu_kineto.gtrace");
+}
+
+/* NVTX extensions: the trainer calls nvtxMemHeapRegister (NVTX's memory
+ * extension module) 50 times; NVTX loads NVTX_INJECTION64_PATH (gtrace's
+ * library) and calls its InitializeInjectionNvtxExtension, which hands the
+ * module to CUPTI's; the emulated CUPTI takes that function, so all 50
+ * calls reach it, and the capture is whole.  Before: gtrace's library had
+ * no such entry, NVTX disabled the extension (0 reached CUPTI). */
+Test(cudaemu, nvtx_extension_reaches_cupti)
+{
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char *argv[] = { gtrace, "record", "--force", "-o", "emu_ext.gtrace", "-q", "--", trainer,
+			 "--out", "emu_ext.tsv", "--threads", "2", "--work", "500", "--nvtx", "3",
+			 "--nvtx-ext", "50", NULL };
+	cr_assert_eq(run("emu_ext.log", argv), 0);
+	struct truth t;
+	read_truth("emu_ext.tsv", &t);
+	struct gt_store *s = load("emu_ext.gtrace");
+	compare(s, &t);
+	cr_assert_eq(t.ext_calls, 50);        /* the truth's X line */
+	cr_assert_eq(t.ext_handled, 50, "%llu of 50 NVTX extension calls reached CUPTI",
+		     t.ext_handled);
+	store_free(s);
+	truth_free(&t);
+	unlink("emu_ext.gtrace");
+}
+
+/* forked DataLoader-like children that make an NVTX range (their first
+ * NVTX call: NVTX initializes in the child, through gtrace's library, into
+ * the child's CUPTI) and call cuInit (refused: CUDA is not fork-safe):
+ * each exits 0 at once (no lock of the parent's taken in the child), the
+ * parent's capture is exact and whole, nothing of a child's is in it, and
+ * each buffer the child's CUPTI asked for is declined and counted in the
+ * ring the child shares (2 per child: its range's START and END records,
+ * each asking anew).  Before: the child took gtrace's buffer lock (held by
+ * a thread that does not exist in it, at worst) and was handed a pool
+ * buffer nobody would drain: nothing counted. */
+Test(cudaemu, forked_children_nvtx_and_cuinit)
+{
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char *argv[] = { gtrace, "record", "--force", "-o", "emu_fork.gtrace", "-q", "--", trainer,
+			 "--out", "emu_fork.tsv", "--threads", "4", "--work", "2000", "--gap-us", "2",
+			 "--fork", "5", "--fork-calls", NULL };
+	cr_assert_eq(run("emu_fork.log", argv), 0);
+	struct truth t;
+	read_truth("emu_fork.tsv", &t);    /* each child: status 0, under 500 ms */
+	cr_assert_eq(t.forks, 5);
+	struct gt_store *s = load("emu_fork.gtrace");
+	compare(s, &t);
+	for (uint32_t l = 0; l < store_lane_count(s); l++) {
+		const struct gt_lane *ln = store_lane_at(s, l);
+		cr_assert_eq(ln->key.pid, t.pid, "a lane of process %lld", (long long)ln->key.pid);
+		for (size_t i = 0; i < ln->n; i++)
+			cr_assert_str_neq(store_str(s, ln->ev[i].name), "child_range");
+	}
+	const struct gt_drops *d = store_drops(s);
+	cr_assert_eq(d->buffers_declined, 10, "%llu buffer requests of the children declined",
+		     (unsigned long long)d->buffers_declined);
+	cr_assert_eq(store_drops_lost(d), 0);
+	store_free(s);
+	truth_free(&t);
+	unlink("emu_fork.gtrace");
+}
+
+/* the trainer exits while kernels run longer than the exit flush waits
+ * (1.5 s; gtrace waits 1 s for completed buffers, then forces): CUPTI
+ * hands back records still incomplete, where the record walk stops.  Each
+ * such walk is a read error, counted in the ring and the recording
+ * (read_errors, part of "lost"), and what did arrive is exact.  Before:
+ * the walk's error went only to the `status` line, the recording said 0
+ * lost with the running kernels (and whatever followed them) missing. */
+Test(cudaemu, read_errors_counted_in_the_recording)
+{
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char *argv[] = { gtrace, "record", "--force", "-o", "emu_rderr.gtrace", "-q", "--", trainer,
+			 "--out", "emu_rderr.tsv", "--threads", "2", "--work", "500",
+			 "--tail-ms", "1500", NULL };
+	cr_assert_eq(run("emu_rderr.log", argv), 0);
+	struct truth t;
+	read_truth("emu_rderr.tsv", &t);
+	struct gt_store *s = load("emu_rderr.gtrace");
+	size_t n_gpu, n_api;
+	compare_n(s, &t, 1, &n_gpu, &n_api);
+	cr_assert_lt(n_gpu, t.n, "the running kernels cannot have arrived");
+	const struct gt_drops *d = store_drops(s);
+	cr_assert_geq(d->read_errors, 1, "a record walk stopped at an incomplete record, not counted");
+	cr_assert_geq(store_drops_lost(d), d->read_errors);
+	store_free(s);
+	truth_free(&t);
+	unlink("emu_rderr.gtrace");
+}
+
+/* the same seen from outside: a trainer started with the library
+ * (autostart, no viewer) is recorded by pid while its Kineto-like client
+ * takes CUPTI's callbacks; `gtrace attach --list` then shows it ended,
+ * with the reason and the buffers lost under its row */
+Test(cudaemu, attach_list_says_a_client_took_cupti)
+{
+	char gtrace[1100], trainer[1100], lib[1100], pid[16];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	snprintf(lib, sizeof(lib), "%s/capture/libgtrace-inject.so", build);
+	pid_t tp = fork();
+	if (tp == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		int fd = open("emu_klist_tr.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		setenv("CUDA_INJECTION64_PATH", lib, 1);
+		setenv("GTRACE_AUTOSTART", "1", 1);
+		setenv("GTRACE_CLIENT_WATCH_MS", "500", 1);
+		execl(trainer, trainer, "--out", "-", "--threads", "1", "--work", "30000",
+		      "--rate", "3000", "--kineto-at", "1500,29000", (char *)NULL);
+		_exit(127);
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)tp);
+	usleep(300000);
+	char *rec[] = { gtrace, "record", "-o", "emu_klist.gtrace", "-q", "--duration", "1.8",
+			"--pid", pid, NULL };
+	cr_assert_eq(run("emu_klist_rec.log", rec), 0);
+	char *argv[] = { gtrace, "attach", "--list", NULL };
+	cr_assert_eq(run("emu_klist.log", argv), 0);
+	kill(tp, SIGKILL);
+	waitpid(tp, NULL, 0);
+	char buf[8192] = "", want[64];
+	FILE *f = fopen("emu_klist.log", "r");
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	snprintf(want, sizeof(want), "%-8d %-5s %-10s ", (int)tp, "2", "ended");
+	const char *row = strstr(buf, want);
+	cr_assert_not_null(row, "no ended row for %d: %s", (int)tp, buf);
+	const char *nl = strchr(row, '\n');
+	cr_assert_not_null(nl);
+	static const char line[] = "         ended: another CUPTI client (torch.profiler?) took the "
+				   "activity buffers/kinds: capture stopped (";
+	cr_assert(!strncmp(nl + 1, line, sizeof(line) - 1), "list: %s", buf);
+	unsigned nb = 0;
+	cr_assert_eq(sscanf(nl + sizeof(line), "%u activity buffer", &nb), 1, "list: %s", buf);
+	cr_assert(strstr(nl, nb == 1 ? "buffer lost to it)" : "buffers lost to it)"), "list: %s", buf);
+	cr_assert_geq(nb, 1);
+	unlink("emu_klist.gtrace");
 }
 
 /* device-wide and stream synchronizations, and batched copies

@@ -14,6 +14,7 @@ void truth_free(struct truth *t)
 	free(t->y);
 	free(t->c);
 	free(t->idx);
+	free(t->owner);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -41,13 +42,15 @@ static int line_of(const char *path, const char *line, char *err, size_t errlen)
 int truth_read(const char *path, struct truth *t, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof(*t));
+	t->handed_over = t->abandoned = ~0ull;
+	t->ext_calls = -1;
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		snprintf(err, errlen, "%s: cannot open", path);
 		return -1;
 	}
 	char line[512];
-	size_t cap_w = 0, cap_g = 0, cap_n = 0, cap_y = 0, cap_c = 0;
+	size_t cap_w = 0, cap_g = 0, cap_n = 0, cap_y = 0, cap_c = 0, cap_o = 0;
 	int rc = 0;
 	while (rc == 0 && fgets(line, sizeof(line), f)) {
 		switch (line[0]) {
@@ -109,11 +112,45 @@ int truth_read(const char *path, struct truth *t, char *err, size_t errlen)
 				t->n_c++;
 			break;
 		}
-		case 'S':
-			if (sscanf(line, "S\trecords\t%llu\tdropped\t%llu\trefused\t%llu", &t->records,
-				   &t->dropped, &t->refused) != 3)
+		case 'S': {
+			int k = sscanf(line, "S\trecords\t%llu\tdropped\t%llu\trefused\t%llu"
+				       "\thanded_over\t%llu\tabandoned\t%llu", &t->records, &t->dropped,
+				       &t->refused, &t->handed_over, &t->abandoned);
+			if (k != 3 && k != 5)
 				rc = line_of(path, line, err, errlen);
 			t->have_stats = 1;
+			break;
+		}
+		case 'K':
+			if (sscanf(line, "K\tunknown\t%llu\trecords\t%llu", &t->kineto_unknown,
+				   &t->kineto_records) != 2)
+				rc = line_of(path, line, err, errlen);
+			t->have_kineto = 1;
+			break;
+		case 'O': {
+			unsigned corr;
+			int o;
+			if (sscanf(line, "O\t%u\t%d", &corr, &o) != 2 || o < 0 || o > 255 ||
+			    corr > 100000000u) {
+				rc = line_of(path, line, err, errlen);
+				break;
+			}
+			while (t->n_owner <= corr) {
+				uint8_t *b = PUSH(t->owner, t->n_owner, cap_o);
+				if (!b)
+					break;
+				t->n_owner++;
+			}
+			if (t->n_owner <= corr)
+				rc = line_of(path, line, err, errlen);
+			else
+				t->owner[corr] = (uint8_t)o;
+			break;
+		}
+		case 'X':
+			if (sscanf(line, "X\tcalls\t%d\thandled\t%llu", &t->ext_calls,
+				   &t->ext_handled) != 2)
+				rc = line_of(path, line, err, errlen);
 			break;
 		case 'W': {
 			struct truth_w *w = PUSH(t->w, t->n, cap_w);

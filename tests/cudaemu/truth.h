@@ -5,7 +5,10 @@
  * Lines: `#` header (pid, devices, window), W (a piece of work), G (a graph
  * node kernel), N (an NVTX range), F (a forked child), S (the emulated
  * CUPTI's own counts), Y (a synchronization call), C (one copy of a
- * batched copy call).  Unknown line types are an error.
+ * batched copy call), K (the Kineto-like second client's counts, with
+ * --kineto-at), O (which callback pair got a correlation id's records,
+ * appended at exit with --kineto-at), X (NVTX extension calls, with
+ * --nvtx-ext).  Unknown line types are an error.
  */
 #ifndef GTRACE_TESTS_CUDAEMU_TRUTH_H
 #define GTRACE_TESTS_CUDAEMU_TRUTH_H
@@ -78,6 +81,23 @@ struct truth {
 	unsigned long long window[2];    /* first launch start, last work end */
 	unsigned long long records, dropped, refused;
 	int have_stats;
+	/* S line, since the second-client emulation: buffers requested from
+	 * one callback pair and completed to another, buffers CUPTI held at
+	 * cuptiFinalize (~0ull when the line has no such fields) */
+	unsigned long long handed_over, abandoned;
+	/* K line (--kineto-at): buffers the second client never gave out, and
+	 * its own records; have_kineto 0 without the line */
+	unsigned long long kineto_unknown, kineto_records;
+	int have_kineto;
+	/* O lines (--kineto-at): owner[corr] for corr < n_owner, low 4 bits the
+	 * pair that got the work's records, high 4 bits the launch's (1, 2, ..
+	 * in registration order; 0 never delivered, 15 abandoned); 0 beyond */
+	uint8_t *owner;
+	size_t n_owner;
+	/* X line (--nvtx-ext): extension calls made, and handled by the
+	 * emulated CUPTI; ext_calls -1 without the line */
+	int ext_calls;
+	unsigned long long ext_handled;
 	int forks;                   /* forked children */
 	int fork_bad_status;         /* the first child that exited non-zero (status), 0 */
 	unsigned long long fork_max_ms;  /* the slowest child, fork to reaped */

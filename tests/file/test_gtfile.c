@@ -60,6 +60,10 @@ Test(gtfile, roundtrip_every_field)
 	cr_assert_eq(store_device_at(r, 0)->mem_bytes, 85520809984ull);
 	cr_assert_eq(store_rank_at(r, 0)->clock_offset_ns, -1234);
 	cr_assert_eq(store_drops(r)->ring_overflow, 1ull << 40);
+	cr_assert_eq(store_drops(r)->read_errors, 11);
+	cr_assert_eq(store_drops(r)->client_buffers, 4);
+	cr_assert_eq(store_rank_at(r, 0)->local_rank1, 3, "LOCAL_RANK 2, stored + 1");
+	cr_assert_eq(store_rank_at(r, 1)->local_rank1, 0, "LOCAL_RANK unknown");
 	cr_assert_str_eq(store_meta_get(r, "format"), "kineto");
 	cr_assert_str_eq(store_meta_get(r, "empty"), "");
 	cr_assert_str_eq(store_str(r, store_lane_at(r, 0)->name), "stream 7");

@@ -60,8 +60,8 @@ struct gt_store *tgf_build(int scale, int finish)
 	store_device(s, &d0);
 	store_device(s, &d1);
 	struct gt_rank r0 = { 0, 4242, store_intern_cstr(s, "node-a"), store_intern_cstr(s, "r0.json"),
-			      -1234, 2 };
-	struct gt_rank r1 = { 1, 4243, r0.host, store_intern_cstr(s, "r1.json"), 987654321, 2 };
+			      -1234, 2, 3 };
+	struct gt_rank r1 = { 1, 4243, r0.host, store_intern_cstr(s, "r1.json"), 987654321, 2, 0 };
 	store_rank(s, &r0);
 	store_rank(s, &r1);
 	struct gt_drops *dr = store_drops(s);
@@ -70,6 +70,8 @@ struct gt_store *tgf_build(int scale, int finish)
 	dr->zero_timestamps = 2;
 	dr->ring_overflow = 1ull << 40;
 	dr->import_skipped = 9;
+	dr->read_errors = 11;
+	dr->client_buffers = 4;
 	store_meta_set(s, "source", "/data/trace.json");
 	store_meta_set(s, "format", "kineto");
 	store_meta_set(s, "empty", "");

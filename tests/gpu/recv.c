@@ -3,7 +3,8 @@
  * builds on a bare GPU machine): starts CMD with libgtrace-inject.so
  * injected (capture from CUDA's start), reads the ring until CMD exits and
  * prints one line per (kind, name): kind, count, total ns, name; and a
- * final "#streams N" line (distinct GPU lanes with GPU work) and "#lost N".
+ * final "#streams N" line (distinct GPU lanes with GPU work) and "#lost N";
+ * a capture the library ended says why on stdout.
  * With GPU_RECV_EVENTS=FILE it also writes every GPU event to FILE as
  * kind, start ns (host CLOCK_REALTIME axis), duration ns, name.
  * usage: gpu_recv LIB OUT.tsv -- CMD [ARGS]
@@ -128,7 +129,12 @@ int main(int argc, char **argv)
 	fprintf(f, "#streams\t%d\n#lost\t%llu\n", streams,
 		/* a declined buffer is why CUPTI dropped records: in its count */
 		(unsigned long long)(atomic_load(&r.hdr->ring_overflow) + atomic_load(&r.hdr->cupti_dropped) +
-				     atomic_load(&r.hdr->zero_timestamps)));
+				     atomic_load(&r.hdr->zero_timestamps) + atomic_load(&r.hdr->read_errors)));
+	/* a capture the library ended (another CUPTI client ...) says why */
+	if (atomic_load(&r.hdr->state) == RING_ST_ENDED)
+		printf("gpu_recv: capture ended: %.95s (%llu activity buffers lost to another "
+		       "CUPTI client)\n", r.hdr->reason,
+		       (unsigned long long)atomic_load(&r.hdr->client_buffers));
 	fclose(f);
 	if (events_out)
 		fclose(events_out);

@@ -3,9 +3,15 @@
 # PyTorch for the second part).  Builds only what it needs with cc/nvcc (no
 # meson, no -dev packages): libgtrace-inject.so and a small receiver.
 #   1. kernels.cu: known kernel/copy/memset/stream counts -> must match exactly
+#   1b. globaltimer.cu: spin kernels that stamp %globaltimer at entry and exit
+#      (ground truth from the same run): gtrace's durations and distances
+#      between kernel starts within 1 % + 2 us of the GPU's own
 #   2. train.py under gtrace vs torch.profiler: same kernel names and counts,
 #      per-name total time within 1 %
-#   3. overhead: median step time plain / under gtrace / under torch.profiler
+#   3. overhead: median step time plain / under gtrace / under torch.profiler;
+#      gtrace's at most GTRACE_GPU_OVERHEAD_PCT (default 10) % over plain
+#   Parts 2 and 3 are SKIPped, with the reason, when torch is missing or is
+#   not a CUDA build (or sees no GPU).
 # usage: tests/gpu/run.sh [OUTDIR]   (exit 0 = every check passed)
 #        tests/gpu/run.sh --emulator OUTDIR: the same build, with the CUDA
 #        driver + CUPTI emulator (tests/cudaemu/) in place of the driver: its
@@ -44,7 +50,7 @@ CF="-std=c11 -D_GNU_SOURCE -O2 -g -fPIC -Iinclude -I$b -I$CUDA/include -I$CUDA/e
 [ $emu -eq 1 ] && CF="$CF ${EMU_CFLAGS:-}"
 cc $CF -fvisibility=hidden -shared -Wl,--no-undefined -o "$b/libgtrace-inject.so" \
 	capture/ring.c capture/pub.c capture/ctl.c capture/ctl_client.c capture/ctl_names.c capture/agent.c \
-	capture/convert.c capture/convert12.c capture/convmark.c capture/gcupti.c capture/inject.c capture/synth.c -ldl -lpthread \
+	capture/convert.c capture/convert12.c capture/convmark.c capture/gcupti.c capture/gcwatch.c capture/inject.c capture/synth.c -ldl -lpthread \
 	|| { note "FAIL build inject"; exit 1; }
 cc $CF -o "$b/gpu_recv" tests/gpu/recv.c capture/ring.c capture/ctl.c capture/ctl_client.c capture/ctl_names.c \
 	|| { note "FAIL build recv"; exit 1; }
@@ -96,6 +102,20 @@ print("PASS emulator: every kernel, copy and memset exact" if ok else "FAIL emul
 sys.exit(0 if ok else 1)
 PY
 	[ $? -eq 0 ] || fail=1
+	# a second CUPTI client (Kineto-like: takes the callbacks, disables its
+	# kinds, finalizes) and forked children making NVTX calls and cuInit:
+	# the trainer must exit 0 (with EMU_CFLAGS=-fsanitize=thread: no report)
+	# and the capture must say it ended
+	LD_LIBRARY_PATH="$e" GTRACE_CLIENT_WATCH_MS=500 "$b/gpu_recv" "$lib" "$out/emu2.tsv" -- \
+		"$e/cudaemu_trainer" --out "$out/emu2_truth.tsv" --threads 3 --work 3000 --rate 6000 \
+		--kineto-at 400,2000 --kineto-finalize --fork 3 --fork-calls > "$out/emu2.out" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q "another CUPTI client" "$out/emu2.out"; then
+		note "PASS emulator: second CUPTI client and forked children (trainer exit 0, capture ended with the reason)"
+	else
+		note "FAIL emulator: second CUPTI client / forked children: exit $rc: $(grep -m1 -E 'WARNING|ERROR|error|ended' "$out/emu2.out")"
+		fail=1
+	fi
 	note "SKIP kernels.cu and PyTorch checks: --emulator (no GPU)"
 	note "result: $([ $fail -eq 0 ] && echo PASS || echo FAIL)"
 	exit $fail
@@ -139,8 +159,56 @@ else
 	note "FAIL nvcc kernels.cu"; fail=1
 fi
 
+# ---- 1b. ground truth from the same run: %globaltimer ----
+if "$CUDA/bin/nvcc" -O2 -o "$b/globaltimer" tests/gpu/globaltimer.cu; then
+	GPU_RECV_EVENTS="$out/gt_events.tsv" "$b/gpu_recv" "$lib" "$out/gt.tsv" -- "$b/globaltimer" \
+		> "$out/globaltimer.out" 2>&1
+	python3 - "$out/globaltimer.out" "$out/gt_events.tsv" <<'PY' | tee -a "$out/summary.txt"
+import sys
+truth = [tuple(map(int, l.split()[2:4])) for l in open(sys.argv[1]) if l.startswith("spin ")]
+ours = []
+try:
+    for line in open(sys.argv[2]):
+        f = line.rstrip("\n").split("\t")
+        if int(f[0]) == 1 and "spin" in f[3]:
+            ours.append((int(f[1]), int(f[1]) + int(f[2])))
+except OSError:
+    pass
+ours.sort()
+ours = ours[-len(truth):] if truth else []      # the first is the warm-up launch
+if not truth or len(ours) != len(truth):
+    print("FAIL globaltimer.cu: %d spin kernels in the truth, %d captured" % (len(truth), len(ours)))
+    sys.exit(1)
+tol = lambda ref: 0.01 * ref + 2000
+bad = 0
+for i, ((t0, t1), (g0, g1)) in enumerate(zip(truth, ours)):
+    if abs((g1 - g0) - (t1 - t0)) > tol(t1 - t0):
+        print("globaltimer.cu kernel %d: duration %d ns, GPU says %d ns" % (i, g1 - g0, t1 - t0)); bad += 1
+    if i and abs((g0 - ours[i - 1][0]) - (t0 - truth[i - 1][0])) > tol(t0 - truth[i - 1][0]):
+        print("globaltimer.cu kernel %d: %d ns after the previous, GPU says %d ns"
+              % (i, g0 - ours[i - 1][0], t0 - truth[i - 1][0])); bad += 1
+print(("PASS" if not bad else "FAIL") + " globaltimer.cu: %d kernels, durations and distances "
+      "against %%globaltimer within 1 %% + 2 us, %d off" % (len(truth), bad))
+sys.exit(1 if bad else 0)
+PY
+	[ $? -eq 0 ] || fail=1
+else
+	note "FAIL nvcc globaltimer.cu"; fail=1
+fi
+
 # ---- 2 and 3. PyTorch ----
-if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+torch_why=$(python3 - 2>&1 <<'PY'
+try:
+    import torch
+except Exception as e:
+    print("no torch (%s)" % e.__class__.__name__); raise SystemExit(1)
+if not torch.version.cuda:
+    print("torch %s is not a CUDA build" % torch.__version__); raise SystemExit(1)
+if not torch.cuda.is_available():
+    print("torch %s (CUDA %s) sees no GPU" % (torch.__version__, torch.version.cuda)); raise SystemExit(1)
+PY
+)
+if [ $? -eq 0 ]; then
 	steps=200
 	plain=$(python3 tests/gpu/train.py plain $steps /dev/null | awk '/step_ms/{print $2}')
 	GPU_RECV_EVENTS="$out/train_events.tsv" "$b/gpu_recv" "$lib" "$out/train.tsv" -- \
@@ -148,6 +216,18 @@ if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
 	gt=$(awk '/step_ms/{print $2}' "$out/train_gtrace.out")
 	tp=$(python3 tests/gpu/train.py torchprof $steps "$out/torchprof.json" | awk '/step_ms/{print $2}')
 	note "overhead: step_ms plain=$plain gtrace=$gt torch.profiler=$tp"
+	python3 - "$plain" "$gt" "${GTRACE_GPU_OVERHEAD_PCT:-10}" <<'PY' | tee -a "$out/summary.txt"
+import sys
+try:
+    plain, gt, pct = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+except ValueError:
+    print("FAIL overhead: no step time (plain=%r gtrace=%r)" % (sys.argv[1], sys.argv[2])); sys.exit(1)
+ok = gt <= plain * (1 + pct / 100)
+print("%s overhead: gtrace %.3f ms/step vs plain %.3f ms (+%.1f %%, bound %g %%)"
+      % ("PASS" if ok else "FAIL", gt, plain, (gt / plain - 1) * 100, pct))
+sys.exit(0 if ok else 1)
+PY
+	[ $? -eq 0 ] || fail=1
 	python3 - "$out/train_events.tsv" "$out/torchprof.json" "$out/train_gtrace.out" <<'PY' | tee -a "$out/summary.txt"
 import json, subprocess, sys
 tp = json.load(open(sys.argv[2]))
@@ -189,7 +269,7 @@ sys.exit(1 if bad else 0)
 PY
 	[ $? -eq 0 ] || fail=1
 else
-	note "SKIP PyTorch checks: no torch with CUDA"
+	note "SKIP PyTorch checks (names/counts against torch.profiler, overhead): ${torch_why:-torch unusable}"
 fi
 note "result: $([ $fail -eq 0 ] && echo PASS || echo FAIL)"
 exit $fail

@@ -7,7 +7,10 @@
  * one-liner written next to it (python3 + gzip + json, Decimal for times).
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include "gtrace/import.h"
 #include "gtrace/load.h"
 #include "impcheck.h"
 
@@ -217,13 +220,16 @@ Test(kineto, nccl_args_and_correlation)
 	store_free(s);
 }
 
-/* the largest file: every X except the Trace span, every i; python3 -c "import gzip,json;
- *   ev=json.load(gzip.open('hta/v100_ddp_allreduce.json.gz'))['traceEvents']; print(sum(1 for e in ev
- *   if e['ph'] in 'Xi' and e.get('cat')!='Trace'))" -> 151390 */
+/* the largest file: every X except the Trace span, every i, and a counter
+ * sample for each Total Allocated / Total Reserved arg of a [memory] record;
+ * python3 -c "import gzip,json; ev=json.load(gzip.open('hta/v100_ddp_allreduce.json.gz'))
+ *   ['traceEvents']; print(sum(1 for e in ev if e['ph'] in 'Xi' and e.get('cat')!='Trace') +
+ *   sum(('Total Allocated' in e['args']) + ('Total Reserved' in e['args']) for e in ev
+ *   if e.get('name') == '[memory]'))" -> 207410 (151390 + 56020) */
 Test(kineto, largest_file_every_event)
 {
 	struct gt_store *s = tload("hta/v100_ddp_allreduce.json.gz");
-	cr_expect_eq(store_event_count(s), 151390);
+	cr_expect_eq(store_event_count(s), 207410);
 	cr_expect_eq(store_rank_at(s, 0)->rank, 1);
 	struct kfacts f;
 	kfacts_of(s, &f);
@@ -278,10 +284,68 @@ Test(kineto, inflate_thread)
 {
 	struct gt_store *a = load_threads("hta/v100_ddp_allreduce.json.gz", 2);
 	struct gt_store *b = load_threads("hta/v100_ddp_allreduce.json.gz", 1);
-	cr_expect_eq(store_event_count(a), 151390);
-	cr_expect_eq(store_event_count(b), 151390);
+	cr_expect_eq(store_event_count(a), 207410);
+	cr_expect_eq(store_event_count(b), 207410);
 	cr_expect_eq(store_t_min(a), store_t_min(b));
 	cr_expect_eq(store_t_max(a), store_t_max(b));
 	store_free(a);
 	store_free(b);
+}
+
+/* the CPU op of name `nm` in s (the first one) */
+static const struct gt_event *op_named(const struct gt_store *s, const char *nm)
+{
+	for (size_t i = 0; i < store_lane_count(s); i++) {
+		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+		for (size_t j = 0; j < l->n; j++)
+			if (l->ev[j].kind == GT_EV_CPU_OP && !strcmp(store_str(s, l->ev[j].name), nm))
+				return &l->ev[j];
+	}
+	cr_assert_fail("no op %s", nm);
+	return NULL;
+}
+
+/* Input Dims kept as Python's str() of the list (planted texts: spacing,
+ * nesting, a string with an escaped quote, one over 4 KiB cut with "..."),
+ * Call stack as written (escapes undone), both absent: 0 */
+Test(kineto, op_shapes_and_stacks)
+{
+	char *big = malloc(6000);
+	size_t n = 0;
+	n += (size_t)sprintf(big + n, "[");
+	for (int i = 0; i < 800; i++)
+		n += (size_t)sprintf(big + n, "%s[%d]", i ? "," : "", i);
+	sprintf(big + n, "]");
+	char *json = NULL;
+	cr_assert(asprintf(&json,
+		"{\"traceEvents\": ["
+		"{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 1, "
+		"\"dur\": 1, \"args\": {\"Input Dims\": [[32,3, 224 ,224],[ ],[[1],[2, 3]]], "
+		"\"Call stack\": \"x.py(1): f;\\\"y\\\".py(2): g\"}},"
+		"{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"b\", \"pid\": 1, \"tid\": 1, \"ts\": 3, "
+		"\"dur\": 1, \"args\": {\"Input Dims\": [\"s,\\\"t\", 1]}},"
+		"{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"c\", \"pid\": 1, \"tid\": 1, \"ts\": 5, "
+		"\"dur\": 1, \"args\": {\"Input Dims\": %s}},"
+		"{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"d\", \"pid\": 1, \"tid\": 1, \"ts\": 7, "
+		"\"dur\": 1, \"args\": {}}]}", big) > 0);
+	struct gt_store *s = store_new();
+	char err[256];
+	struct gt_load_opts lo = { .flags = GT_LOAD_QUIET };
+	cr_assert_eq(import_json_mem("ops.json", json, strlen(json), &lo, s, err, sizeof(err)), 0,
+		     "%s", err);
+	const struct gt_event *a = op_named(s, "a"), *b = op_named(s, "b"), *c = op_named(s, "c"),
+			      *d = op_named(s, "d");
+	cr_expect_str_eq(store_str(s, (uint32_t)a->arg), "[[32, 3, 224, 224], [], [[1], [2, 3]]]");
+	cr_expect_str_eq(store_str(s, a->aux), "x.py(1): f;\"y\".py(2): g");
+	/* python3 -c "print(str(['s,\"t', 1]))" -> ['s,"t', 1] */
+	cr_expect_str_eq(store_str(s, (uint32_t)b->arg), "['s,\"t', 1]");
+	cr_expect_eq(b->aux, 0);
+	const char *cs = store_str(s, (uint32_t)c->arg);
+	cr_expect(strlen(cs) < 4096 && !strcmp(cs + strlen(cs) - 3, "...") &&
+		  !strncmp(cs, "[[0], [1], [2], ", 16), "%.40s", cs);
+	cr_expect_eq((uint32_t)d->arg, 0);
+	cr_expect_eq(d->aux, 0);
+	store_free(s);
+	free(json);
+	free(big);
 }

@@ -2286,6 +2286,115 @@ def case_emuended():
     shutil.rmtree(d, ignore_errors=True)
 
 
+def case_emukineto():
+    """gtrace run on the emulator's trainer where a Kineto-like client takes
+    CUPTI's buffer callbacks mid-run (--kineto-at): the live view's status
+    line says how many of gtrace's buffers it took and why the capture ended"""
+    emu = os.path.abspath(os.path.join(BUILD, "tests", "cudaemu"))
+    trainer = os.path.join(emu, "cudaemu_trainer")
+    if not os.path.exists(trainer):
+        fail("no emulator trainer at " + trainer)
+    d = tempfile.mkdtemp(prefix="gtrace-emukineto-")
+    cmd = ("cd %s && env LANG=C.UTF-8 TERM=xterm-256color LD_LIBRARY_PATH=%s "
+           "GTRACE_CLIENT_WATCH_MS=800 %s run -- %s --out - --threads 1 --work 20000 "
+           "--rate 5000 --kineto-at 2000,12000; echo EXIT=$?; sleep 600"
+           % (d, emu, os.path.abspath(GTRACE), trainer))
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "250", "-y", "40", cmd)
+    tmux("set-option", "-t", "t", "status", "off", check=False)
+    # (the reason itself is cut to the terminal's width here; the recorder's
+    # line has it whole: cudaemu-record kineto_takes_over_counted_and_said)
+    s = wait_for(r"lost \(\+[1-9]\d* activity buffers? taken by another CUPTI client\) \| "
+                 r"process \d+ ended its capt", 30)
+    if not re.search(r"live: 1 proc ended", s):
+        fail("the status line does not say the capture ended", s)
+    keys("q")
+    wait_for(r"EXIT=0", 20)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def netlive_session(cmd, w=220, h=40):
+    """a fresh tmux server and session running cmd (the last session's end
+    stops its server, and a new one can lose that race: try again)"""
+    tmux("kill-server", check=False)
+    for attempt in range(3):
+        r = subprocess.run(["tmux", "-L", SOCK, "-f", "/dev/null", "new-session", "-d", "-s", "t",
+                            "-x", str(w), "-y", str(h), cmd], capture_output=True, text=True)
+        if r.returncode == 0:
+            break
+        tmux("kill-server", check=False)
+        time.sleep(0.3)
+    else:
+        fail("tmux new-session: %s" % r.stderr.strip())
+    tmux("set-option", "-t", "t", "status", "off", check=False)
+
+
+def case_netlive():
+    """open --live (issue 17): a node streaming beside a node that stalls and
+    a node that sends garbage: the view grows, the stalled node is named
+    with a growing silence (the viewer keeps drawing), the bad one ended
+    with its line; q ends it at once"""
+    g = os.path.abspath(GTRACE)
+    node = ("GTRACE_HOSTNAME=nodeA RANK=0 %s record -q -o - -- %s sim --live --ranks 1 --gpus 2 "
+            "--seconds 20 --linger 0 2>/dev/null" % (g, g))
+    cmd = ("env LANG=C.UTF-8 TERM=xterm-256color %s open --live '%s' 'sleep 600' 'echo garbage'; "
+           "echo EXIT=$?; sleep 600" % (g, node))
+    netlive_session(cmd)
+    s = wait_for(r"nodes: 2 receiving, 1 ended", 20)
+    if "echo garbage ended: echo garbage: not a gtrace stream" not in s:
+        fail("the garbage node is not named with its problem", s)
+    s = wait_for(r"sleep 600: no data for \d+ s", 20)
+    n = int(re.search(r"sleep 600: no data for (\d+) s", s).group(1))
+    m = re.search(r"nodes: 2 receiving, 1 ended, \S+ ev/s, (\S+) events", s)
+    ev0 = m.group(1) if m else ""
+    if "GPU 0" not in s:
+        fail("the streaming node's GPUs are not in the view", s)
+    deadline = time.time() + 15
+    while True:
+        s = screen()
+        m2 = re.search(r"sleep 600: no data for (\d+) s", s)
+        m3 = re.search(r"nodes: 2 receiving, 1 ended, \S+ ev/s, (\S+) events", s)
+        if m2 and int(m2.group(1)) >= n + 2 and m3 and m3.group(1) != ev0:
+            break
+        if time.time() > deadline:
+            fail("the view stopped drawing while a node stalled", s)
+        time.sleep(0.2)
+    t = time.time()
+    keys("q")
+    s = wait_for(r"^EXIT=\d+", 10)
+    if "EXIT=0" not in s:
+        fail("open --live did not exit with 0", s)
+    if time.time() - t > 5:
+        fail("quitting waited %.1f s for the stalled node" % (time.time() - t), s)
+    # C applies the residual clock offset between two nodes (planted: 3 ms)
+    t0 = time.time_ns()
+    node = ("GTRACE_SIM_T0_NS=%d GTRACE_HOSTNAME=%s RANK=%d GTRACE_TEST_CLOCK_OFFSET_NS=%d %s "
+            "record -q -o - -- %s sim --live --ranks 1 --gpus 2 --seconds 30 --linger 0 2>/dev/null")
+    cmd = ("env LANG=C.UTF-8 TERM=xterm-256color %s open --live '%s' '%s'; echo EXIT=$?; sleep 600"
+           % (g, node % (t0, "nodeA", 0, 0, g, g), node % (t0, "nodeB", 1, 3000000, g, g)))
+    netlive_session(cmd)
+    wait_for(r"clock: nodeB \+3\.000 ms vs nodeA \(\d+ collectives, \S+ ms; not applied\)", 30)
+    keys("C")
+    clear_msg()
+    wait_for(r"clock: nodeB \+3\.000 ms vs nodeA \(\d+ collectives, \S+ ms; applied\)", 15)
+    keys("q")
+    s = wait_for(r"^EXIT=\d+", 10)
+    if "EXIT=0" not in s:
+        fail("open --live (two nodes) did not exit with 0", s)
+    # `open -`: the stream on stdin, the keys from the terminal
+    cmd = ("GTRACE_HOSTNAME=nodeS %s record -q -o - -- %s sim --live --seconds 3 --linger 0 "
+           "2>/dev/null | env LANG=C.UTF-8 TERM=xterm-256color %s open -; echo EXIT=$?; sleep 600"
+           % (g, g, g))
+    netlive_session(cmd, w=200)
+    s = wait_for(r"nodes: 1 receiving, \S+ ev/s, [1-9]\S* events", 20)
+    if "GPU 0" not in s:
+        fail("open -: the stream's GPUs are not in the view", s)
+    s = wait_for(r"nodes: 0 receiving, 1 ended", 20)
+    keys("q")
+    s = wait_for(r"^EXIT=\d+", 10)
+    if "EXIT=0" not in s:
+        fail("open - did not exit with 0", s)
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 

@@ -1,0 +1,114 @@
+/*
+ * fuzz_gtstream.c - libFuzzer target for .gtrace streams (gtstream) and
+ * their merge (gtjob): the input is fed as two nodes' streams, each in
+ * pieces of a size the first byte chooses, then both are closed.  Crashes,
+ * hangs, leaks and huge allocations are bugs; a bad stream is an expected
+ * outcome.  One invariant is checked against the file reader: when
+ * gtfile_read_mem accepts the bytes, the stream takes them too, with the
+ * same number of events.
+ *
+ * As in fuzz_gtfile.c, inputs whose last byte is odd get their CRCs
+ * repaired first so that mutations reach the decoders.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "gtrace/gtfile.h"
+#include "gtrace/gtjob.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* the header's and every chunk's CRCs recomputed (docs/file-format.md) */
+static void fix_crcs(uint8_t *b, size_t n)
+{
+	if (n < 64)
+		return;
+	put32(b + 60, (uint32_t)crc32(0, b, 60));
+	size_t pos = 64;
+	while (n - pos >= 24) {
+		uint8_t *h = b + pos;
+		uint32_t stored = (uint32_t)h[12] | (uint32_t)h[13] << 8 | (uint32_t)h[14] << 16 |
+				  (uint32_t)h[15] << 24;
+		if (stored <= n - pos - 24) {
+			uLong c = crc32(0, h, 16);
+			put32(h + 16, (uint32_t)crc32(c, h + 24, stored));
+		}
+		put32(h + 20, (uint32_t)crc32(0, h, 20));
+		if (stored > n - pos - 24)
+			break;
+		pos += 24 + stored;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	size_t step = 1 + (size_t)data[0] * 37;   /* 1 .. 9436 bytes a piece */
+	data++;
+	size--;
+	uint8_t *copy = NULL;
+	if (size && (data[size - 1] & 1)) {
+		copy = malloc(size);
+		if (!copy)
+			return 0;
+		memcpy(copy, data, size);
+		fix_crcs(copy, size);
+		data = copy;
+	}
+	char err[512];
+	struct gtfile_info info;
+	struct gt_store *ref = store_new(), *s = store_new();
+	struct gtjob *j = s && !store_finish(s) ? gtjob_new(s) : NULL;
+	if (!ref || !j)
+		goto out;
+	int fok = gtfile_read_mem(data, size, "f", ref, &info, err, sizeof(err)) == 0;
+	gtjob_add_node(j, "a");
+	gtjob_add_node(j, "b");
+	long got[2] = { 0, 0 };
+	for (size_t off = 0; off < size; off += step) {
+		size_t k = size - off < step ? size - off : step;
+		for (int i = 0; i < 2; i++) {
+			/* node b takes the pieces in halves: another split */
+			size_t h = i ? k / 2 : k;
+			long r = gtjob_feed(j, i, data + off, h, NULL, NULL);
+			if (i && r >= 0 && k - h) {
+				long r2 = gtjob_feed(j, i, data + off + h, k - h, NULL, NULL);
+				r = r2 < 0 ? r2 : r + r2;
+			}
+			if (r > 0)
+				got[i] += r;
+		}
+	}
+	gtjob_close(j, 0);
+	gtjob_close(j, 1);
+	store_finish(s);
+	gtjob_align(j);
+	gtjob_apply(j);
+	gtjob_meta(j);
+	if (fok) {
+		struct gtjob_node_info in;
+		gtjob_node(j, 0, &in);
+		if (in.state == GTSTREAM_ERROR || (uint64_t)got[0] != info.events ||
+		    (uint64_t)got[1] != info.events) {
+			fprintf(stderr, "file reader: %llu events; stream: %ld and %ld (%s)\n",
+				(unsigned long long)info.events, got[0], got[1], in.msg);
+			abort();
+		}
+	}
+out:
+	gtjob_free(j);
+	store_free(s);
+	store_free(ref);
+	free(copy);
+	return 0;
+}

@@ -1,0 +1,230 @@
+/*
+ * netsess_open.c - the commands over node streams: `gtrace open -` (stdin),
+ * `open --live CMD...` (each command a node), `open a.gtrace b.gtrace ...`
+ * (several .gtrace files: the nodes of one job, merged with ranks, hosts
+ * and clocks kept), `attach --hosts` and `record --from`.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "gtrace/gtfile.h"
+#include "gtrace/load.h"
+#include "netsess.h"
+#include "ui.h"
+
+int netsess_open_live(const char *const *paths, int np, char **cmds, int ncmd, int align,
+		      size_t memory)
+{
+	struct gt_store *s = store_new();
+	struct netsess ns;
+	char err[512];
+	if (!s || netsess_init(&ns, s, align, memory)) {
+		fprintf(stderr, "gtrace: %s\n", s ? "memory budget: no cache file in $TMPDIR "
+			"(or out of memory)" : "out of memory");
+		store_free(s);
+		return 1;
+	}
+	store_meta_set(s, "source", "gtrace open --live");
+	int rc = 0;
+	for (int i = 0; i < np && !rc; i++) {
+		if (strcmp(paths[i], "-")) {
+			fprintf(stderr, "gtrace: %s: only '-' (stdin) goes with --live\n", paths[i]);
+			rc = 1;
+			continue;
+		}
+		int fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0 || netsess_add_fd(&ns, fd, "stdin", err, sizeof(err)) < 0) {
+			fprintf(stderr, "gtrace: stdin: %s\n", fd < 0 ? strerror(errno) : err);
+			rc = 1;
+			continue;
+		}
+		/* the keys come from the terminal, not from the stream */
+		int tty = open("/dev/tty", O_RDWR | O_CLOEXEC);
+		if (tty >= 0) {
+			dup2(tty, 0);
+			close(tty);
+		} else {
+			int nul = open("/dev/null", O_RDONLY);
+			if (nul >= 0) {
+				dup2(nul, 0);
+				close(nul);
+			}
+		}
+	}
+	for (int i = 0; i < ncmd && !rc; i++)
+		if (netsess_add_cmd(&ns, cmds[i], err, sizeof(err)) < 0) {
+			fprintf(stderr, "gtrace: %s\n", err);
+			rc = 1;
+		}
+	if (!rc) {
+		char name[256];
+		snprintf(name, sizeof(name), "%d node%s", ns.n, ns.n == 1 ? "" : "s");
+		rc = netsess_view(&ns, name);
+	} else {
+		netsess_stop(&ns, 0);
+	}
+	netsess_free(&ns);
+	store_free(s);
+	return rc;
+}
+
+int netsess_open_files(const char *const *paths, int np, int align)
+{
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "gtrace: the viewer needs a terminal (try 'gtrace stats')\n");
+		return 1;
+	}
+	struct gt_store *s = store_new();
+	char err[512], warn[512];
+	if (!s) {
+		fprintf(stderr, "gtrace: out of memory\n");
+		return 1;
+	}
+	int rc = gtjob_load_files(paths, (size_t)np, s, align, warn, sizeof(warn), err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "gtrace: %s\n", err);
+		store_free(s);
+		return 1;
+	}
+	if (warn[0])
+		fprintf(stderr, "gtrace: warning: %s\n", warn);
+	const char *clock = store_meta_get(s, "clock.residual");
+	char name[512];
+	snprintf(name, sizeof(name), "%s (+%d more nodes)%s%s", paths[0], np - 1,
+		 clock && !strncmp(clock, "clock:", 6) ? ", " : "",
+		 clock && !strncmp(clock, "clock:", 6) ? clock : "");
+	struct ui_source src = { .name = name, .store = s };
+	rc = ui_run(&src);
+	store_free(s);
+	return rc;
+}
+
+int netsess_all_gtrace(const char *const *paths, int np)
+{
+	if (np < 2)
+		return 0;
+	for (int i = 0; i < np; i++) {
+		char why[256];
+		if (gt_load_detect(paths[i], why, sizeof(why)) != GT_FMT_GTRACE)
+			return 0;
+	}
+	return 1;
+}
+
+int netsess_attach_hosts(int argc, char **argv)
+{
+	const char *hosts = NULL, *ssh = "ssh -T -o BatchMode=yes", *gt = "gtrace";
+	int align = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--align-clocks")) {
+			align = 1;
+			continue;
+		}
+		if (i + 1 >= argc || (strcmp(a, "--hosts") && strcmp(a, "--ssh") && strcmp(a, "--gtrace"))) {
+			fprintf(stderr, "gtrace attach: %s '%s'\n", i + 1 >= argc ? "a value is needed after" :
+				"unknown option", a);
+			return 2;
+		}
+		const char *v = argv[++i];
+		if (!strcmp(a, "--hosts"))
+			hosts = v;
+		else if (!strcmp(a, "--ssh"))
+			ssh = v;
+		else
+			gt = v;
+	}
+	char *list = strdup(hosts ? hosts : "");
+	char **cmds = calloc(GTJOB_MAX_NODES, sizeof(*cmds));
+	int n = 0, rc = 0;
+	if (!list || !cmds) {
+		fprintf(stderr, "gtrace: out of memory\n");
+		rc = 1;
+	}
+	for (char *sp = NULL, *h = rc ? NULL : strtok_r(list, ",", &sp); h && !rc;
+	     h = strtok_r(NULL, ",", &sp)) {
+		/* a host name goes into a shell command line: plain names only */
+		if (strspn(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_@:[]")
+		    != strlen(h) || h[0] == '-') {
+			fprintf(stderr, "gtrace attach: --hosts: '%s' is not a host name\n", h);
+			rc = 2;
+		} else if (n == GTJOB_MAX_NODES) {
+			fprintf(stderr, "gtrace attach: --hosts: more than %d hosts\n", GTJOB_MAX_NODES);
+			rc = 2;
+		} else if (asprintf(&cmds[n], "%s %s %s record --all -q -o -", ssh, h, gt) < 0) {
+			cmds[n] = NULL;
+			rc = 1;
+		} else {
+			n++;
+		}
+	}
+	if (!rc && !n) {
+		fprintf(stderr, "gtrace attach: --hosts needs a list of hosts: --hosts node1,node2\n");
+		rc = 2;
+	}
+	if (!rc)
+		rc = netsess_open_live(NULL, 0, cmds, n, align, SIZE_MAX);
+	for (int i = 0; i < n; i++)
+		free(cmds[i]);
+	free(cmds);
+	free(list);
+	return rc;
+}
+
+int netsess_record(const char *out, char **cmds, int n, int force, double duration, int quiet,
+		   int apply_clock)
+{
+	struct gt_store *s = store_new();
+	struct netsess ns;
+	char err[512];
+	if (!s || netsess_init(&ns, s, apply_clock, SIZE_MAX)) {
+		fprintf(stderr, "gtrace: out of memory\n");
+		store_free(s);
+		return 1;
+	}
+	store_meta_set(s, "source", "gtrace record --from");
+	struct gtfile_writer_opts wo = { .open_flags = force ? 0 : GTFILE_W_KEEP };
+	int to_stdout = !strcmp(out, "-");
+	if (to_stdout)
+		signal(SIGPIPE, SIG_IGN);
+	ns.w = to_stdout ? gtfile_writer_open_fd(1, "stdout", &wo, err, sizeof(err)) :
+			   gtfile_writer_open(out, &wo, err, sizeof(err));
+	int rc = ns.w ? 0 : -1;
+	if (!ns.w)
+		fprintf(stderr, "gtrace: %s\n", err);
+	for (int i = 0; i < n && !rc; i++)
+		if (netsess_add_cmd(&ns, cmds[i], err, sizeof(err)) < 0) {
+			fprintf(stderr, "gtrace: %s\n", err);
+			rc = -1;
+		}
+	if (rc) {
+		netsess_stop(&ns, 0);
+		if (ns.w)
+			gtfile_writer_abort(ns.w);
+		if (ns.w && !to_stdout)
+			unlink(out);
+		netsess_free(&ns);
+		store_free(s);
+		return 1;
+	}
+	int hr = netsess_headless(&ns, duration, quiet ? 0 : 1.0);
+	char line[1024];
+	netsess_status(&ns, line, sizeof(line));
+	int wrc = gtfile_writer_close(ns.w, s, err, sizeof(err));
+	ns.w = NULL;
+	int status = 0;
+	if (hr < 0 || wrc < 0) {
+		fprintf(stderr, "gtrace: %s: %s\n", out, wrc < 0 ? err : strerror(-hr));
+		status = 1;
+	} else {
+		fprintf(stderr, "gtrace record: %s: %llu events from %d node%s (%s)\n", out,
+			(unsigned long long)store_event_count(s), ns.n, ns.n == 1 ? "" : "s", line);
+	}
+	netsess_free(&ns);
+	store_free(s);
+	return status;
+}
