@@ -7,4 +7,4 @@
 set -e
 out=${1:?usage: budget_gen.sh OUT.gtrace [EVENTS]}
 build=${GTRACE_BUILD:-build}
-exec "$build/tui/gtrace" sim -o "$out" --ranks 64 --gpus 8 --events "${2:-50M}"
+exec "$build/tui/gtrace" sim --force -o "$out" --ranks 64 --gpus 8 --events "${2:-50M}"

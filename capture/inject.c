@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include "gtrace_config.h"
 #include "gtrace/agent.h"
+#include "ireport.h"
 #include "synth.h"
 #if GTRACE_HAVE_CUPTI
 #include <dlfcn.h>
@@ -51,8 +52,12 @@ static void inject_start(void)
 	const char *autostart = inject_late ? NULL : getenv("GTRACE_AUTOSTART");
 	if (getenv("GTRACE_SYNTH")) {
 		/* the built-in synthetic source instead of CUPTI */
-		if (synth_start(strtod(getenv("GTRACE_SYNTH"), NULL), err, sizeof(err)) == 0 && autostart)
-			agent_autostart((uint32_t)strtoul(autostart, NULL, 10), err, sizeof(err));
+		if (synth_start(strtod(getenv("GTRACE_SYNTH"), NULL), err, sizeof(err)) == 0) {
+			if (autostart)
+				agent_autostart((uint32_t)strtoul(autostart, NULL, 10), err, sizeof(err));
+		} else {
+			ireport_failure(err);
+		}
 		return;
 	}
 #if GTRACE_HAVE_CUPTI
@@ -63,7 +68,9 @@ static void inject_start(void)
 			gcupti_prepare();
 		/* autostart before the socket listens (agent_init_autostart) */
 		uint32_t rec = autostart ? (uint32_t)strtoul(autostart, NULL, 10) : 0;
-		agent_init_autostart(gcupti_source(), autostart && rec == 0 ? 1 : rec, err, sizeof(err));
+		if (agent_init_autostart(gcupti_source(), autostart && rec == 0 ? 1 : rec, err,
+					 sizeof(err)) < 0)
+			ireport_failure(err);
 		return;
 	}
 #else
@@ -74,7 +81,8 @@ static void inject_start(void)
 	/* passive before the socket listens: a viewer that connects at once
 	 * must not be handed a ring nothing will fill */
 	agent_set_passive(reason);
-	agent_init(&passive, err, sizeof(err));
+	if (agent_init(&passive, err, sizeof(err)) < 0)
+		ireport_failure(err);
 }
 
 int InitializeInjection(void)

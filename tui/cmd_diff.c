@@ -17,7 +17,8 @@ static void diff_help(FILE *f)
 {
 	fprintf(f,
 		"usage: gtrace diff BASELINE EXPERIMENT [--report NAME] [--format table|csv|json]\n"
-		"                   [--align first|start|step=N] [--rank R] [--table NAME|list] [-o DIR]\n\n"
+		"                   [--align first|start|step=N] [--rank R] [--table NAME|list] [-o DIR]\n"
+		"                   [--force]\n\n"
 		"Compare two runs (any input gtrace opens).  Deltas are experiment - baseline.\n\n"
 		"options:\n"
 		"  --report NAME  breakdown (default): the average aligned step per category\n"
@@ -32,7 +33,9 @@ static void diff_help(FILE *f)
 		"  --rank R       compare rank R of both runs (default: the lowest rank)\n"
 		"  --table NAME   print only that table (list: the tables); CSV prints the\n"
 		"                 first table unless --table or -o says otherwise\n"
-		"  -o DIR         one file per table in DIR (NAME.csv, .json or .txt)\n");
+		"  -o DIR         one file per table in DIR (NAME.csv, .json or .txt); an\n"
+		"                 existing file is not replaced without --force\n"
+		"  --force        replace existing files in DIR\n");
 }
 
 struct diff_args {
@@ -40,6 +43,7 @@ struct diff_args {
 	int npath;
 	const char *report;
 	const char *table, *dir;
+	int force;
 	enum gt_format_out fmt;
 	struct diff_opts o;
 };
@@ -74,6 +78,10 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		if (cmd_is_help(arg)) {
 			diff_help(stdout);
 			return -1;
+		}
+		if (!strcmp(arg, "--force")) {
+			a->force = 1;
+			continue;
 		}
 		if (arg[0] != '-' || !strcmp(arg, "-")) {
 			if (a->npath == 2)
@@ -169,7 +177,7 @@ int cmd_diff(int argc, char **argv)
 	const struct gt_report rep = { .name = rname };
 	const struct gt_report *reps[] = { &rep };
 	struct stats_out so = { .reps = reps, .outs = &o, .n = 1, .fmt = a.fmt, .table = a.table,
-				.dir = a.dir, .input = a.path[0] };
+				.dir = a.dir, .input = a.path[0], .force = a.force };
 	if (!rc)
 		rc = stats_out_check(&so);
 	if (!rc)

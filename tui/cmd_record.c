@@ -225,6 +225,13 @@ int cmd_record(int argc, char **argv)
 	uint64_t lost = store_drops_lost(d);
 	fprintf(stderr, "gtrace record: %s: %llu events, %llu lost (%s)\n", out,
 		(unsigned long long)ss.events, (unsigned long long)lost, line);
+	char why[512];
+	if (ss.root && !ss.joined && live_spawn_report(why, sizeof(why))) {
+		/* the library could not listen: "PID REASON" (capture/ireport.h) */
+		char *sp = strchr(why, ' ');
+		fprintf(stderr, "gtrace record: nothing traced: %s: process %.*s could not be traced: %s\n",
+			cmd[0], sp ? (int)(sp - why) : 0, why, sp ? sp + 1 : why);
+	}
 	live_graphs_note(s, "record");
 	int status = 0;
 	if (ss.root && !ss.root_exited && waitpid(ss.root, &ss.root_status, WNOHANG) == ss.root)

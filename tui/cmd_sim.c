@@ -17,10 +17,11 @@ static void sim_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gtrace sim -o FILE [--gpus N] [--ranks R] [--steps N] [--scenario NAME]\n"
-		"                  [--scenario-rank R] [--events N] [--seed S]\n\n"
+		"                  [--scenario-rank R] [--events N] [--seed S] [--force]\n\n"
 		"Write a synthetic capture of a data-parallel trainer (R ranks x N GPUs, a compute,\n"
 		"copy and NCCL stream per GPU, a host thread per rank) with a planted bottleneck.\n\n"
 		"  -o, --output FILE   the .gtrace file to write\n"
+		"  --force             replace FILE if it exists\n"
 		"  --gpus N            GPUs per rank, 1..64 (default 4, or 1 when --ranks > 1)\n"
 		"  --ranks R           ranks (processes), default 1\n"
 		"  --steps N           training steps, default 20\n"
@@ -73,6 +74,7 @@ int cmd_sim(int argc, char **argv)
 	struct sim_opts o = { 0 };
 	const char *out = NULL;
 	uint64_t v;
+	int force = 0;
 	/* `gtrace sim --live ...`: a stand-in trainer process to attach to */
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--live"))
@@ -86,6 +88,10 @@ int cmd_sim(int argc, char **argv)
 		}
 		if (a[0] != '-' || !a[1])
 			return cmd_usage_error("sim", "unexpected argument '%s'", a);
+		if (!strcmp(a, "--force")) {
+			force = 1;
+			continue;
+		}
 		if (!val)
 			return cmd_usage_error("sim", "%s needs a value", a);
 		i++;
@@ -162,7 +168,9 @@ int cmd_sim(int argc, char **argv)
 		cmd_error("%s: %s", out, err);
 		return 1;
 	}
-	rc = gtfile_write_store(s, out, err, sizeof(err));
+	/* like export and record: an existing file is replaced only with --force */
+	struct gtfile_writer_opts wo = { .open_flags = force ? 0 : GTFILE_W_KEEP };
+	rc = gtfile_write_store_opts(s, out, &wo, err, sizeof(err));
 	size_t nev = store_event_count(s);
 	store_free(s);
 	if (rc) {

@@ -23,7 +23,7 @@ static void stats_help(FILE *f)
 {
 	fprintf(f,
 		"usage: gtrace stats PATH... [--report NAME[,NAME...]] [--format table|csv|json]\n"
-		"                    [--table NAME|list] [-o DIR]\n"
+		"                    [--table NAME|list] [-o DIR [--force]]\n"
 		"                    [--step N] [--range T0:T1] [--gpu G] [--rank R]\n"
 		"                    [--param-bytes B --link-gbps X] [--run NAME] [--memory SIZE]\n"
 		"                    [--group-by name|shape|stack]\n\n"
@@ -39,6 +39,7 @@ static void stats_help(FILE *f)
 		"                   one) or json (one object per report, numbers as numbers)\n"
 		"  --table NAME     print only table NAME of the reports; 'list' names them\n"
 		"  -o DIR           write every table to DIR/NAME.csv (.json, .txt), one each\n"
+		"  --force          with -o, replace existing files in DIR\n"
 		"  --step N         only step N (ProfilerStep#N or the N-th step found): its\n"
 		"                   device-widened window over all ranks\n"
 		"  --range T0:T1    only events starting in [T0, T1) after the trace start;\n"
@@ -167,6 +168,7 @@ struct stats_args {
 	double link_gbps;
 	const char *table;      /* --table NAME or list */
 	const char *dir;        /* -o DIR */
+	int force;              /* --force: -o DIR replaces existing files */
 	const char *run;        /* --run: a TensorBoard log directory's run */
 	size_t memory;          /* --memory, bytes (0: unbounded) */
 	int memory_set;         /* --memory given; else the default budget */
@@ -279,6 +281,10 @@ static int parse_args(int argc, char **argv, struct stats_args *a)
 		}
 		if (arg[0] != '-' || !strcmp(arg, "-")) {
 			a->paths[a->npaths++] = arg;
+			continue;
+		}
+		if (!strcmp(arg, "--force")) {
+			a->force = 1;
 			continue;
 		}
 		size_t k = 0, nopt = sizeof(stats_opts) / sizeof(stats_opts[0]);
@@ -568,7 +574,7 @@ int cmd_stats(int argc, char **argv)
 		goto out;
 	struct gt_report_out outs[MAX_REPORTS] = { { 0 } };
 	struct stats_out so = { .reps = reps, .outs = outs, .n = nrep, .fmt = a.fmt,
-				.table = a.table, .dir = a.dir, .input = a.paths[0] };
+				.table = a.table, .dir = a.dir, .input = a.paths[0], .force = a.force };
 	for (size_t i = 0; i < nrep && !rc; i++) {
 		err[0] = 0;
 		if (reps[i]->run(s, &sc, &outs[i], err, sizeof(err))) {

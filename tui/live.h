@@ -150,6 +150,10 @@ int live_spawn(char **argv, pid_t *pid, char *err, size_t errlen);
 /* the same with the command's stdout and stderr on out_fd (>= 0) and its
  * stdin on /dev/null, so it does not write over (or read from) a viewer */
 int live_spawn_out(char **argv, int out_fd, pid_t *pid, char *err, size_t errlen);
+/* what the capture library of the last spawned command (or a descendant)
+ * reported on its status pipe ("PID REASON": it could not listen); 1 with
+ * the first line in buf, 0 when nothing came */
+int live_spawn_report(char *buf, size_t len);
 /* drive a session without a terminal until it is done, SIGINT/SIGTERM or
  * duration_s (0 = none); every_s > 0 prints a status line that often to
  * stderr.  Returns 0, or negative errno from the writer. */

@@ -23,6 +23,22 @@ static void on_stop(int sig)
 	live_stop = 1;
 }
 
+static int spawn_status = -1;     /* read end of the last spawn's status pipe */
+
+int live_spawn_report(char *buf, size_t len)
+{
+	if (spawn_status < 0 || len < 2)
+		return 0;
+	ssize_t n = read(spawn_status, buf, len - 1);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	char *nl = strchr(buf, '\n');
+	if (nl)
+		*nl = 0;           /* the first report */
+	return buf[0] != 0;
+}
+
 int live_spawn(char **argv, pid_t *pid, char *err, size_t errlen)
 {
 	return live_spawn_out(argv, -1, pid, err, errlen);
@@ -35,11 +51,14 @@ int live_spawn_out(char **argv, int out_fd, pid_t *pid, char *err, size_t errlen
 		snprintf(err, errlen, "libgtrace-inject.so not found next to the gtrace binary");
 		return -ENOENT;
 	}
-	int pfd[2];
+	int pfd[2], sfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -errno;
 	}
+	/* the library's status pipe (capture/ireport.h): why it cannot be traced */
+	if (pipe2(sfd, O_CLOEXEC) < 0)
+		sfd[0] = sfd[1] = -1;
 	pid_t p = fork();
 	if (p < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -49,6 +68,11 @@ int live_spawn_out(char **argv, int out_fd, pid_t *pid, char *err, size_t errlen
 		setenv("CUDA_INJECTION64_PATH", lib, 1);
 		setenv("NVTX_INJECTION64_PATH", lib, 1);
 		setenv("GTRACE_AUTOSTART", "1", 0);
+		if (sfd[1] >= 0 && fcntl(sfd[1], F_SETFD, 0) == 0) {
+			char v[16];
+			snprintf(v, sizeof(v), "%d", sfd[1]);
+			setenv("GTRACE_STATUS_FD", v, 1);
+		}
 		if (out_fd >= 0) {
 			int nul = open("/dev/null", O_RDONLY);
 			if (nul > 0) {
@@ -65,6 +89,13 @@ int live_spawn_out(char **argv, int out_fd, pid_t *pid, char *err, size_t errlen
 		_exit(127);
 	}
 	close(pfd[1]);
+	if (sfd[1] >= 0) {
+		close(sfd[1]);
+		fcntl(sfd[0], F_SETFL, O_NONBLOCK);
+		if (spawn_status >= 0)
+			close(spawn_status);
+		spawn_status = sfd[0];
+	}
 	int e = 0;
 	ssize_t n = read(pfd[0], &e, sizeof(e));
 	close(pfd[0]);
@@ -137,6 +168,14 @@ static int untraced(const struct live_sess *ss, const char *name)
 {
 	if (!ss->root || !ss->root_exited || ss->joined || ss->n_refused)
 		return 0;
+	char why[512];
+	if (live_spawn_report(why, sizeof(why))) {
+		/* "PID REASON" from the library that could not listen */
+		char *sp = strchr(why, ' ');
+		fprintf(stderr, "gtrace: nothing traced: %s: process %.*s could not be traced: %s\n", name,
+			sp ? (int)(sp - why) : 0, why, sp ? sp + 1 : why);
+		return 1;
+	}
 	fprintf(stderr, "gtrace: nothing traced: %s exited without initializing CUDA "
 			"(the capture library loads at cuInit)\n", name);
 	return 1;

@@ -42,20 +42,21 @@ static const struct command commands[] = {
 	  "      headless capture to a .gtrace file (- is stdout: a stream; %h the host name),\n"
 	  "      no terminal needed; --from merges node streams into one file" },
 	{ "stats", cmd_stats, "stats PATH... [--report NAME[,NAME...]] [--format table|csv|json]\n"
-	  "             [--table NAME|list] [-o DIR] [--step N] [--range T0:T1] [--gpu G] [--rank R]\n"
+	  "             [--table NAME|list] [-o DIR [--force]] [--step N] [--range T0:T1] [--gpu G] [--rank R]\n"
 	  "             [--param-bytes B --link-gbps X] [--run NAME] [--memory SIZE]\n"
 	  "             [--group-by name|shape|stack]\n"
 	  "      analyses as text, CSV or JSON" },
 	{ "export", cmd_export, "export PATH... -o OUT.json[.gz] [--no-flows] [--gzip-level N] [--run NAME] [--force]\n"
 	  "      Chrome trace JSON (opens in Perfetto) from any input" },
 	{ "sim", cmd_sim, "sim -o FILE [--gpus N] [--ranks R] [--steps N] [--scenario NAME]\n"
-	  "             [--scenario-rank R] [--events N] [--seed S] [--memory steady|leak]\n"
+	  "             [--scenario-rank R] [--events N] [--seed S] [--memory steady|leak] [--force]\n"
 	  "      write a synthetic capture with a planted bottleneck\n"
 	  "  gtrace sim --live [--gpus N] [--ranks N] [--scenario NAME] [--rate EVENTS_PER_S]\n"
 	  "             [--seconds S] [--steps N] [--seed N] [--wait] [--linger S]\n"
 	  "      a simulated trainer to attach to" },
 	{ "diff", cmd_diff, "diff A B [--report breakdown|kernels|ops|overview] [--format table|csv|json]\n"
 	  "             [--align first|start|step=N] [--rank R] [--table NAME|list] [-o DIR]\n"
+	  "             [--force]\n"
 	  "      compare two runs" },
 };
 
@@ -145,6 +146,42 @@ int cmd_parse_gbps(const char *s, double *out)
 	return 0;
 }
 
+/* --max-lanes N and --max-events-per-byte N, accepted by every command
+ * that loads input (before a "--" that starts a command line): they set
+ * the environment the loader reads (core/file/loadlim.h) and are taken out
+ * of argv; 0, or 2 after a usage error */
+static int limit_options(int *argc, char **argv)
+{
+	static const char *const opt[2] = { "--max-lanes", "--max-events-per-byte" };
+	static const char *const env[2] = { "GTRACE_MAX_LANES", "GTRACE_MAX_EVENTS_PER_BYTE" };
+	for (int i = 2; i < *argc && strcmp(argv[i], "--");) {
+		int k = 0, take = 2;
+		const char *val = NULL;
+		for (; k < 2; k++) {
+			size_t ol = strlen(opt[k]);
+			if (!strncmp(argv[i], opt[k], ol) && (argv[i][ol] == '=' || !argv[i][ol])) {
+				val = argv[i][ol] == '=' ? argv[i] + ol + 1 : i + 1 < *argc ? argv[i + 1] : NULL;
+				take = argv[i][ol] == '=' ? 1 : 2;
+				break;
+			}
+		}
+		if (k == 2) {
+			i++;
+			continue;
+		}
+		char *end;
+		errno = 0;
+		long long n = val ? strtoll(val, &end, 10) : 0;
+		if (!val || !*val || *end || errno || n < 1 || n > (1LL << 62))
+			return cmd_usage_error(argv[1], "%s needs a number from 1 to 2^62%s%s%s", opt[k],
+					       val ? ", not '" : "", val ? val : "", val ? "'" : "");
+		setenv(env[k], val, 1);
+		memmove(argv + i, argv + i + take, (size_t)(*argc - i - take + 1) * sizeof(*argv));
+		*argc -= take;
+	}
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: gtrace COMMAND [ARGS]\n\n"
@@ -152,6 +189,9 @@ static void usage(FILE *f)
 		   "trainer, PyTorch profiler traces, kernel statistics and step analyses.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  gtrace %s\n", commands[i].synopsis);
+	fprintf(f, "\nevery command that reads input also takes --max-lanes N (lanes per input file,\n"
+		   "default 100000) and --max-events-per-byte N (default 32): limits no real trace\n"
+		   "reaches, against hostile files (also GTRACE_MAX_LANES, GTRACE_MAX_EVENTS_PER_BYTE)\n");
 	fprintf(f, "\n'gtrace COMMAND --help' describes a command; 'gtrace --version' prints the version.\n");
 }
 
@@ -169,6 +209,8 @@ int main(int argc, char **argv)
 		printf("gtrace %s\n", GTRACE_VERSION);
 		return 0;
 	}
+	if (limit_options(&argc, argv))
+		return 2;
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#include "../core/util/safew.h"
 #include "cmd.h"
 #include "stats_out.h"
 
@@ -64,16 +66,49 @@ static const char *format_ext(enum gt_format_out fmt)
 	return fmt == GT_OUT_CSV ? "csv" : fmt == GT_OUT_JSON ? "json" : "txt";
 }
 
+/* one table to path through the safe writer (no symlink followed, no
+ * file of another user written into, nothing partial left; an existing
+ * file replaced only with --force); 0 or 1 after printing the error */
+static int write_table(const struct stats_out *so, const struct gt_table *t, const char *path)
+{
+	struct safew w;
+	char err[512];
+	if (safew_open(&w, path, so->force ? 0 : SAFEW_KEEP, err, sizeof(err)) < 0) {
+		cmd_error("%s", err);
+		return 1;
+	}
+	FILE *f = fdopen(w.fd, "w");
+	int rc = f ? gt_table_write(f, t, so->fmt) : -errno;
+	if (f && fclose(f) && !rc)
+		rc = -errno;
+	if (!f)
+		close(w.fd);
+	if (rc) {
+		safew_abort(&w);
+		cmd_error("%s: cannot write: %s", path, strerror(-rc));
+		return 1;
+	}
+	if (safew_commit(&w, err, sizeof(err)) < 0) {
+		cmd_error("%s", err);
+		return 1;
+	}
+	return 0;
+}
+
 /* -o DIR: every table of every report to DIR/NAME.EXT */
 static int write_dir(const struct stats_out *so)
 {
 	struct stat st;
-	if (stat(so->dir, &st)) {
+	if (lstat(so->dir, &st)) {
 		if (errno != ENOENT || mkdir(so->dir, 0777)) {
 			cmd_error("%s: cannot create the output directory: %s", so->dir, strerror(errno));
 			return 1;
 		}
-	} else if (!S_ISDIR(st.st_mode)) {
+	} else if (S_ISLNK(st.st_mode) && st.st_uid != geteuid() && !so->force) {
+		/* a link another user planted in a shared directory */
+		cmd_error("%s: a symbolic link of another user; not followed without --force", so->dir);
+		return 1;
+	} else if (stat(so->dir, &st) || !S_ISDIR(st.st_mode)) {
 		cmd_error("%s: not a directory (-o names a directory, one file per table)", so->dir);
 		return 1;
 	}
@@ -85,16 +120,10 @@ static int write_dir(const struct stats_out *so)
 				cmd_error("out of memory");
 				return 1;
 			}
-			FILE *f = fopen(path, "w");
-			int rc = f ? gt_table_write(f, t, so->fmt) : -errno;
-			if (f && fclose(f) && !rc)
-				rc = -errno;
-			if (rc) {
-				cmd_error("%s: cannot write: %s", path, strerror(-rc));
-				free(path);
-				return 1;
-			}
+			int rc = write_table(so, t, path);
 			free(path);
+			if (rc)
+				return rc;
 		}
 	return 0;
 }

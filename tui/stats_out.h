@@ -18,6 +18,7 @@ struct stats_out {
 	const char *table;      /* --table NAME, "list", or NULL */
 	const char *dir;        /* -o DIR or NULL */
 	const char *input;      /* the first input path, for messages */
+	int force;              /* --force: -o DIR replaces existing files */
 };
 
 /* 0 when the options go together, else the usage error printed and 2

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "../util/mapguard.h"
 #include <zstd.h>
 #include "gtfile_tables.h"
 #include "gtrace_config.h"
@@ -387,8 +388,15 @@ int gtfile_read_progress(const char *path, struct gt_store *s, struct gtfile_inf
 		}
 	}
 	close(fd);
+	/* another process may truncate the file while it is read (mapguard.h) */
+	int guard = len ? mapguard_begin(p, len) : -1;
 	int rc = read_mem(len ? p : "", len, path, s, info, progress, len && store_budget(s), err,
 			  errlen);
+	if (mapguard_end(guard)) {
+		snprintf(err, errlen, "%s: the file shrank while it was read (truncated or rewritten by "
+			 "another process); open it again when it is complete", path);
+		rc = -EIO;
+	}
 	if (len)
 		munmap(p, len);
 	return rc;

@@ -11,6 +11,7 @@
 #include "gtrace/gtjob.h"
 #include "gtrace/load.h"
 #include "import_api.h"
+#include "loadlim.h"
 
 enum gt_format gt_load_detect(const char *path, char *err, size_t errlen)
 {
@@ -86,6 +87,13 @@ int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
 		store_free(s);
 		return rc;
 	}
+	/* lanes per input file, events per input byte (loadlim.h) */
+	struct loadlim lim;
+	if ((rc = loadlim_get(&lim, err, errlen))) {
+		store_free(s);
+		return rc;
+	}
+	loadlim_apply(&lim, s, paths, n, 1);
 	if (n > 1) {
 		/* only trace JSON files merge as ranks; say so instead of "not JSON" */
 		static const char *const what[] = { [GT_FMT_GTRACE] = "a .gtrace capture",
@@ -97,6 +105,8 @@ int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
 			ng += gt_load_detect(paths[i], err, errlen) == GT_FMT_GTRACE;
 		if (ng == n) {
 			char warn[512];
+			/* the .gtrace reader has its own events-per-byte rule */
+			store_limits_set(s, (size_t)(lim.max_lanes < SIZE_MAX ? lim.max_lanes : SIZE_MAX), 0);
 			rc = gtjob_load_files(paths, n, s, 0, warn, sizeof(warn), err, errlen);
 			if (!rc && warn[0]) {
 				snprintf(err, errlen, "%s", warn);
@@ -130,6 +140,8 @@ merged:;
 	} else {
 		switch (gt_load_detect(paths[0], err, errlen)) {
 		case GT_FMT_GTRACE:
+			/* its reader has its own events-per-byte rule */
+			store_limits_set(s, (size_t)(lim.max_lanes < SIZE_MAX ? lim.max_lanes : SIZE_MAX), 0);
 			rc = gtfile_read_progress(paths[0], s, NULL, o->progress_bytes, err, errlen);
 			keep_warning = (o->flags & GT_LOAD_QUIET) != 0;
 			if (rc == 0 && err[0] && !(o->flags & GT_LOAD_QUIET))
@@ -155,10 +167,18 @@ merged:;
 			rc = -EINVAL;
 		}
 	}
+	/* a limit that refused a lane or an event, whatever the importer made
+	 * of the refusal (most say "out of memory"), is named as such */
+	if (store_limit_hit(s)) {
+		char name[512];
+		snprintf(name, sizeof(name), n > 1 ? "%s (and %zu more inputs)" : "%s", paths[0], n - 1);
+		rc = loadlim_check(&lim, s, name, err, errlen);
+	}
 	if (rc) {
 		store_free(s);
 		return rc;
 	}
+	store_limits_set(s, 0, 0);
 	/* a warning stays in err only for a caller that asked for quiet (it prints
 	   it itself); otherwise it went to stderr above */
 	if (!keep_warning)

@@ -80,8 +80,8 @@ static void report(struct kfile *kf, int truncated, const struct gt_load_opts *o
 			kf->path, kf->neg_dur);
 	if (truncated)
 		fprintf(stderr, "gtrace: warning: %s: %s; kept the %" PRIu64 " events before it\n",
-			kf->path, truncated == 2 ? "damaged compressed data" : "file is truncated",
-			kf->n_events);
+			kf->path, truncated == 2 && kf->damage[0] ? kf->damage :
+			truncated == 2 ? "damaged compressed data" : "file is truncated", kf->n_events);
 }
 
 /* give a parsed file its rank, report it and move it into the store */

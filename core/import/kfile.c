@@ -53,8 +53,16 @@ uint32_t kfile_intern(struct kfile *kf, const char *s, size_t len)
 	return id;
 }
 
+void kfile_release(struct kfile *kf)
+{
+	if (kf->held_lanes || kf->held_events)
+		store_limit_take(kf->s, -kf->held_lanes, -kf->held_events);
+	kf->held_lanes = kf->held_events = 0;
+}
+
 void kfile_done(struct kfile *kf)
 {
+	kfile_release(kf);
 	for (size_t i = 0; i < kf->n_lanes; i++)
 		free(kf->lanes[i].ev);
 	free(kf->lanes);
@@ -171,6 +179,12 @@ static long klane_get(struct kfile *kf, uint8_t cls, int64_t cpid, int64_t ctid,
 	}
 	if (!create)
 		return -1;
+	/* the store's limits bound what this file holds before its flush */
+	if (store_limit_take(kf->s, 1, 0)) {
+		store_limit_take(kf->s, -1, 0);
+		return -2;
+	}
+	kf->held_lanes++;
 	if ((kf->n_lanes + 1) * 2 > kf->lhcap && lrehash(kf, kf->lhcap ? kf->lhcap * 2 : 64))
 		return -2;
 	if (kfile_grow((void **)&kf->lanes, &kf->cap_lanes, kf->n_lanes, sizeof(*kf->lanes)))
@@ -324,6 +338,14 @@ static int stage(struct kfile *kf, uint8_t cls, const struct kev *ev, struct gt_
 			return -ENOMEM;
 		l->ev = ne;
 		l->cap = nc;
+	}
+	if (kf->n_events >= (uint64_t)kf->held_events) {
+		/* counted 4096 at a time: one atomic per 4096 events */
+		if (store_limit_take(kf->s, 0, 4096)) {
+			store_limit_take(kf->s, 0, -4096);
+			return -ENOMEM;
+		}
+		kf->held_events += 4096;
 	}
 	g->lane = (uint32_t)li;
 	l->ev[l->n++] = *g;

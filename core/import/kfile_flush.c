@@ -406,6 +406,7 @@ int kfile_flush(struct kfile *kf)
 static int flush(struct kfile *kf)
 {
 	struct gt_store *s = kf->s;
+	kfile_release(kf);         /* added for real below, counted by the store */
 	link_flows(kf);
 	free(kf->flows);           /* not needed any more: lower the peak */
 	kf->flows = NULL;

@@ -119,6 +119,8 @@ struct kfile {
 				    * parallel (ids remapped into s at flush) */
 	uint32_t *map_str, *map_kconf, *map_nccl;   /* ls id -> s id, 0 = not yet */
 	const char *path;
+	char damage[160];          /* damaged gzip input: kread's words for it, "" none */
+	int64_t held_lanes, held_events;   /* counted in s's limits (store_limit_take) */
 	int32_t rank;              /* final rank (set before flush) */
 	int32_t world;             /* -1 unknown */
 	int have_dist;             /* distributedInfo seen */
@@ -164,6 +166,9 @@ void kfile_init(struct kfile *kf, struct gt_store *s, const char *path);
 /* parse into a private store (for a parser thread); 0 or -ENOMEM */
 int kfile_private(struct kfile *kf);
 void kfile_done(struct kfile *kf);
+/* give back what the file holds in the store's limits (store_limit_take):
+ * before its flush adds it for real, or when it is dropped */
+void kfile_release(struct kfile *kf);
 /* take one event object; 0 or -ENOMEM */
 int kfile_event(struct kfile *kf, const struct kev *ev);
 /* a top-level key's value (deviceProperties, distributedInfo, ...) as raw JSON text */

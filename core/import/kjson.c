@@ -533,6 +533,10 @@ int kjson_parse(struct kfile *kf, struct kread *r, unsigned flags, char *err, si
 			continue;
 		}
 		if (jr == JT_BAD) {
+			/* damaged gzip data may inflate to garbage before its check
+			 * fails: then the damage explains the bad JSON (below) */
+			if (r->gz && kread_drain(r))
+				break;
 			const char *q = jtok_ws(p, buf + len);
 			uint64_t at = base_off + (uint64_t)(q - buf);
 			if (saw_events < 0)
@@ -602,6 +606,15 @@ int kjson_parse(struct kfile *kf, struct kread *r, unsigned flags, char *err, si
 	free(buf);
 	if (rc)
 		return rc;
+	/* damaged gzip (kread.h): the events before the damage are kept with a
+	 * warning in kread's words, none is an error in the same words */
+	if (kread_damage(r, kf->damage, sizeof(kf->damage))) {
+		*truncated = 2;
+		if (!kf->n_events) {
+			snprintf(err, errlen, "%s: %s; no events before it", path, kf->damage);
+			return -EINVAL;
+		}
+	}
 	if (r->truncated && !*truncated)
 		*truncated = 1;
 	if (!saw_events) {

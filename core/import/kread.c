@@ -38,6 +38,8 @@ static ssize_t raw_read(struct kread *r, unsigned char *dst, size_t cap)
 static ssize_t gz_read(struct kread *r, char *dst, size_t cap)
 {
 	z_stream *z = &r->z;
+	if (r->damage)
+		return 0;               /* the end was at the damage */
 	z->next_out = (unsigned char *)dst;
 	z->avail_out = (uInt)cap;
 	while (z->avail_out > 0) {
@@ -46,8 +48,11 @@ static ssize_t gz_read(struct kread *r, char *dst, size_t cap)
 			if (n < 0)
 				return -1;
 			if (n == 0) {
-				if (r->z_init == 1)  /* inside a member */
+				if (r->z_init == 1) {  /* inside a member */
 					r->truncated = 1;
+					r->damage = KREAD_DMG_TRUNC;
+					r->damage_at = r->in_pos;
+				}
 				break;
 			}
 			z->next_in = r->zin;
@@ -71,10 +76,15 @@ static ssize_t gz_read(struct kread *r, char *dst, size_t cap)
 		}
 		if (rc == Z_BUF_ERROR && z->avail_in == 0)
 			continue;
-		if (rc != Z_OK) {
-			snprintf(r->msg, sizeof(r->msg), "corrupt gzip data near byte %llu",
-				 (unsigned long long)r->in_pos);
+		if (rc == Z_MEM_ERROR) {
+			snprintf(r->msg, sizeof(r->msg), "out of memory");
 			return -1;
+		}
+		if (rc != Z_OK) {
+			/* what was inflated before the damage is delivered; then the end */
+			r->damage = z->msg && (strstr(z->msg, "data check") || strstr(z->msg, "length check")) ? KREAD_DMG_CHECK : KREAD_DMG_DATA;
+			r->damage_at = r->in_pos;
+			break;
 		}
 	}
 	return (ssize_t)(cap - z->avail_out);
@@ -127,6 +137,35 @@ static int setup_gz(struct kread *r)
 	r->z_init = 1;
 	r->zin = malloc(ZIN_BYTES);
 	return r->zin ? 0 : -ENOMEM;
+}
+
+const char *kread_damage(const struct kread *r, char *buf, size_t len)
+{
+	unsigned long long at = r->damage_at, of = r->in_total;
+	switch (r->damage) {
+	case KREAD_DMG_TRUNC:
+		snprintf(buf, len, "gzip data ends early (truncated at byte %llu)", at);
+		return buf;
+	case KREAD_DMG_DATA:
+		snprintf(buf, len, "gzip data damaged near byte %llu of %llu (invalid deflate data)", at, of);
+		return buf;
+	case KREAD_DMG_CHECK:
+		snprintf(buf, len, "gzip check failed at byte %llu of %llu (the CRC or length trailer "
+			 "does not match the data)", at, of);
+		return buf;
+	}
+	return NULL;
+}
+
+int kread_drain(struct kread *r)
+{
+	char *tmp = malloc(1u << 16);
+	if (!tmp)
+		return r->damage != 0;
+	while (kread_read(r, tmp, 1u << 16) > 0) {
+	}
+	free(tmp);
+	return r->damage != 0;
 }
 
 int kread_open(struct kread *r, const char *path, int threads, char *err, size_t errlen)

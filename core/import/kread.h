@@ -34,12 +34,25 @@ struct kread {
 	int done;                     /* producer finished (eof or error) */
 	int stop;                     /* consumer asks the producer to end */
 	int truncated;                /* gzip stream ended early */
+	int damage;                   /* KREAD_DMG_*: why the gzip data ended */
+	uint64_t damage_at;           /* compressed byte where it was found */
 	int failed;                   /* read or data error: msg says what */
 	char msg[128];
 	uint64_t in_pos;              /* compressed bytes consumed */
 	uint64_t in_total;            /* input size when known, else 0 */
 	uint64_t out_total;           /* decompressed bytes delivered */
 };
+
+/* damaged gzip input: the data inflated before the damage is delivered,
+ * then the end (0), never an error; the damage is in r->damage */
+enum { KREAD_DMG_NONE, KREAD_DMG_TRUNC, KREAD_DMG_DATA, KREAD_DMG_CHECK };
+
+/* the one wording of a gzip damage for every importer ("gzip data damaged
+ * near byte N of M (invalid deflate data)", ...) into buf; NULL when none */
+const char *kread_damage(const struct kread *r, char *buf, size_t len);
+
+/* read and drop the rest of the input; 1 when it ends in a gzip damage */
+int kread_drain(struct kread *r);
 
 /* open a file; gzip is inflated by a second thread when threads > 1, or when
  * threads == 0 and a core is free (load average below the core count) */

@@ -20,6 +20,8 @@
 #include "kread.h"
 #include "xplane.h"
 
+#define XP_DMG_LEN 160
+
 int xplane_is_name(const char *path)
 {
 	size_t l = strlen(path);
@@ -27,9 +29,11 @@ int xplane_is_name(const char *path)
 	       (l >= 13 && !strcmp(path + l - 13, ".xplane.pb.gz"));
 }
 
-/* the whole decompressed content of r into *buf; 0 or negative errno */
+/* the whole decompressed content of r into *buf (damaged gzip: what came
+ * before the damage, and dmg says what happened, else dmg is ""); 0 or
+ * negative errno */
 static int slurp(struct kread *r, const char *name, size_t hint, unsigned char **buf, size_t *len,
-		 char *err, size_t errlen)
+		 char *dmg, char *err, size_t errlen)
 {
 	size_t cap = hint > 4096 ? hint : 4096, n = 0;
 	unsigned char *b = malloc(cap);
@@ -53,11 +57,8 @@ static int slurp(struct kread *r, const char *name, size_t hint, unsigned char *
 			break;
 		n += (size_t)got;
 	}
-	if (r->truncated) {
-		snprintf(err, errlen, "%s: truncated gzip data", name);
-		free(b);
-		return -EINVAL;
-	}
+	dmg[0] = '\0';
+	kread_damage(r, dmg, XP_DMG_LEN);
 	*buf = b;
 	*len = n;
 	return 0;
@@ -69,9 +70,10 @@ oom:
 
 /* a file's bytes: a plain file mapped (*mapped = 1), gzip inflated into a
  * buffer; 0 or negative errno with one line in err */
-static int read_file(const char *path, void **buf, size_t *len, int *mapped, char *err,
-		     size_t errlen)
+static int read_file(const char *path, void **buf, size_t *len, int *mapped, char *dmg,
+		     char *err, size_t errlen)
 {
+	dmg[0] = '\0';
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat sb;
 	unsigned char magic[2] = { 0, 0 };
@@ -100,10 +102,29 @@ static int read_file(const char *path, void **buf, size_t *len, int *mapped, cha
 	if (rc)
 		return rc;
 	unsigned char *b = NULL;
-	rc = slurp(&r, path, (size_t)sb.st_size + 1, &b, len, err, errlen);
+	rc = slurp(&r, path, (size_t)sb.st_size + 1, &b, len, dmg, err, errlen);
 	kread_close(&r);
 	*buf = b;
 	return rc;
+}
+
+/* after the mapping of a damaged gzip input (dmg not ""): an error in the
+ * importers' shared words when nothing could be read (rc), else a warning
+ * that the events read were kept; rc or 0 */
+static int damaged(const char *name, const char *dmg, int rc, const struct xplane_stats *st,
+		   const struct gt_load_opts *o, char *err, size_t errlen)
+{
+	if (!dmg[0] || (rc && rc != -EINVAL))
+		return rc;
+	if (rc) {
+		snprintf(err, errlen, "%s: %s; no events kept (an XPlane profile is one protobuf "
+			 "message: it cannot be read in part)", name, dmg);
+		return -EINVAL;
+	}
+	if (!(o->flags & GT_LOAD_QUIET))
+		fprintf(stderr, "gtrace: warning: %s: %s; kept the %" PRIu64 " events before it\n",
+			name, dmg, st->events);
+	return 0;
 }
 
 static void warn(const char *name, const struct xplane_stats *st, const struct gt_load_opts *o,
@@ -137,13 +158,14 @@ int xplane_import_files(const char *const *paths, size_t n, const struct gt_load
 		void *buf = NULL;
 		size_t len = 0;
 		int mapped = 0;
-		int rc = read_file(paths[i], &buf, &len, &mapped, err, errlen);
+		char dmg[XP_DMG_LEN];
+		int rc = read_file(paths[i], &buf, &len, &mapped, dmg, err, errlen);
 		if (rc)
 			return rc;
 		struct xplane_stats st;
 		rc = xplane_map_space(buf, len, mapped, paths[i], (int32_t)i, n > 1 ? (int32_t)n : -1, s,
 				      &st, err, errlen);
-		if (rc)
+		if ((rc = damaged(paths[i], dmg, rc, &st, o, err, errlen)))
 			return rc;
 		warn(paths[i], &st, o, s);
 	}
@@ -190,13 +212,14 @@ int xplane_import_mem(const char *name, const void *buf, size_t len,
 		snprintf(err, errlen, "%s: out of memory", name);
 		return -ENOMEM;
 	}
-	int rc = slurp(&r, name, len, &b, &n, err, errlen);
+	char dmg[XP_DMG_LEN];
+	int rc = slurp(&r, name, len, &b, &n, dmg, err, errlen);
 	kread_close(&r);
 	if (rc)
 		return rc;
 	struct xplane_stats st;
 	rc = xplane_map_space(b, n, 0, name, 0, -1, s, &st, err, errlen);
-	if (rc)
+	if ((rc = damaged(name, dmg, rc, &st, o, err, errlen)))
 		return rc;
 	warn(name, &st, o, s);
 	return finish(s, name, err, errlen);

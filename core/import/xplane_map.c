@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "gtrace/evcheck.h"
+#include "../util/mapguard.h"
 #include "xplane.pb-c.h"
 #include "xplane.h"
 #include "xplane_priv.h"
@@ -60,12 +61,8 @@ static int add_step(struct xpmap *m, int from_gpu, int64_t num, int64_t t0, int6
 {
 	struct xpstep **v = from_gpu ? &m->gsteps : &m->hsteps;
 	size_t *n = from_gpu ? &m->n_gsteps : &m->n_hsteps, *cap = from_gpu ? &m->cap_gsteps : &m->cap_hsteps;
-	for (size_t i = 0; from_gpu && i < *n; i++)
-		if ((*v)[i].num == num) {
-			(*v)[i].t0 = t0 < (*v)[i].t0 ? t0 : (*v)[i].t0;
-			(*v)[i].t1 = t1 > (*v)[i].t1 ? t1 : (*v)[i].t1;
-			return 0;
-		}
+	/* a GPU step's windows are merged per number in emit_steps (sorted),
+	 * not looked up here: 200k distinct numbers made that quadratic */
 	if (*n == *cap) {
 		size_t nc = *cap ? *cap * 2 : 16;
 		struct xpstep *nv = realloc(*v, nc * sizeof(*nv));
@@ -140,6 +137,8 @@ static int map_event(struct xpmap *m, int pk, int stream, int steps_line, const 
 	if (rc)
 		return rc;
 	e.corr = sv.corr;
+	if (sv.ctx && stream)
+		m->line_ctx = !m->line_ctx || m->line_ctx == sv.ctx ? sv.ctx : UINT32_MAX;
 	if (pk == PL_GPU && stream) {
 		const char *lname = ln->name;
 		if (sv.have_memcpy || (!sv.have_kernel && strstr(lname, "Memcpy"))) {
@@ -184,6 +183,17 @@ static int map_event(struct xpmap *m, int pk, int stream, int steps_line, const 
 	return store_add(m->s, &e);
 }
 
+/* the stream's CUDA context (context_id of its events) as metadata
+ * xplane.rankR.gpuN.streamS.context_id ("several" when they differ) */
+static int stream_ctx(struct xpmap *m, int32_t dev, int64_t id)
+{
+	char k[96];
+	snprintf(k, sizeof(k), "xplane.rank%" PRId32 ".gpu%" PRId32 ".stream%" PRId64 ".context_id",
+		 m->rank < 0 ? 0 : m->rank, dev, id);
+	return store_meta_set(m->s, k, m->line_ctx == UINT32_MAX ? "several" :
+				       store_str(m->s, m->line_ctx)) ? -ENOMEM : 0;
+}
+
 /* one packed line: unpacked into the arena (its events still packed), each
  * event unpacked into a second arena and mapped, the arenas reset */
 static int map_line(struct xpmap *m, int pk, int32_t dev, const uint8_t *data, size_t len,
@@ -203,8 +213,11 @@ static int map_line(struct xpmap *m, int pk, int32_t dev, const uint8_t *data, s
 		m->bare = (pk == PL_GPU && !stream && !steps_line) || pk == PL_OTHER;
 		if (lane == UINT32_MAX || store_reserve(m->s, lane, ln->n_events))
 			rc = -ENOMEM;
+		m->line_ctx = 0;
 		for (size_t i = 0; i < ln->n_events && !rc; i++)
 			rc = map_event(m, pk, stream, steps_line, ln, &ln->events[i], lane);
+		if (!rc && stream && m->line_ctx)
+			rc = stream_ctx(m, dev, ln->id);
 	}
 	xplane_meta_arena_reset(&m->arena);
 	return rc;
@@ -225,9 +238,38 @@ static int plane_kind(const char *name, int32_t *dev)
 	return PL_OTHER;
 }
 
+static int step_cmp(const void *a, const void *b)
+{
+	const struct xpstep *x = a, *y = b;
+	if (x->num != y->num)
+		return x->num < y->num ? -1 : 1;
+	return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+/* the GPU steps sorted by number, the windows of one number merged into
+ * their union (the GPUs of the host ran the step at different times) */
+static void merge_gsteps(struct xpmap *m)
+{
+	if (!m->n_gsteps)
+		return;
+	qsort(m->gsteps, m->n_gsteps, sizeof(*m->gsteps), step_cmp);
+	size_t w = 0;
+	for (size_t i = 1; i < m->n_gsteps; i++) {
+		struct xpstep *d = &m->gsteps[w], *x = &m->gsteps[i];
+		if (x->num == d->num) {
+			d->t0 = x->t0 < d->t0 ? x->t0 : d->t0;
+			d->t1 = x->t1 > d->t1 ? x->t1 : d->t1;
+		} else {
+			m->gsteps[++w] = *x;
+		}
+	}
+	m->n_gsteps = w + 1;
+}
+
 /* the steps found, as GT_EV_STEP on the rank's "Steps" host lane */
 static int emit_steps(struct xpmap *m)
 {
+	merge_gsteps(m);
 	struct xpstep *v = m->n_gsteps ? m->gsteps : m->hsteps;
 	size_t n = m->n_gsteps ? m->n_gsteps : m->n_hsteps;
 	if (!n)
@@ -261,12 +303,21 @@ int xplane_map_space(void *buf, size_t len, int mapped, const char *name, int32_
 	int rc = 0;
 	xplane_meta_arena_init(&m.arena);
 	xplane_meta_arena_init(&m.earena);
+	/* another process may truncate a mapped file while it is read (mapguard.h) */
+	int guard = mapped ? mapguard_begin(buf, len) : -1;
 	XSpaceP *sp = tensorflow__profiler__xspace_packed__unpack(NULL, len, buf);
+	int shrank = mapguard_end(guard);
 	/* the lines are copies now: lower the peak */
 	if (mapped)
 		munmap(buf, len);
 	else
 		free(buf);
+	if (shrank) {
+		snprintf(err, errlen, "%s: the file shrank while it was read (truncated or rewritten by "
+			 "another process); open it again when it is complete", name);
+		rc = -EIO;
+		goto out;
+	}
 	if (!sp) {
 		snprintf(err, errlen, "%s: not an XPlane profile (damaged, truncated or not a protobuf XSpace)",
 			 name);

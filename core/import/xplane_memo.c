@@ -26,12 +26,30 @@ struct xpmemo_ent {
 	struct xpstat1 v;
 };
 
+/* a hash of a short key, eight bytes at a time (FNV-1a byte by byte was
+ * 7 % of the import's instructions) */
 static uint32_t hash(const uint8_t *p, size_t n)
 {
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h ^ (h >> 15);
+	uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15u;
+	for (; n >= 8; p += 8, n -= 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdu;
+		h ^= h >> 32;
+	}
+	/* the last 1..7 bytes by two overlapping loads (no byte loop) */
+	uint64_t t = 0;
+	if (n >= 4) {
+		uint32_t a, b;
+		memcpy(&a, p, 4);
+		memcpy(&b, p + n - 4, 4);
+		t = a | (uint64_t)b << 32;
+	} else if (n) {
+		t = p[0] | (uint64_t)p[n / 2] << 8 | (uint64_t)p[n - 1] << 16;
+	}
+	h = (h ^ t) * 0xc4ceb9fe1a85ec53u;
+	h ^= h >> 29;
+	return (uint32_t)(h ^ (h >> 32));
 }
 
 void xplane_memo_clear(struct xpmap *m)
@@ -110,6 +128,9 @@ int xplane_memo_stats(struct xpmap *m, size_t n, const ProtobufCBinaryData *stat
 		case XS_STEPNUM:
 			o->have_stepnum = 1;
 			o->stepnum = r.ival;
+			break;
+		case XS_CTX:
+			o->ctx = r.sval;
 			break;
 		}
 	}

@@ -121,6 +121,7 @@ static uint8_t stat_role(const char *n)
 		{ "clock_rate", XS_CLOCK }, { "core_count", XS_CORES },
 		{ "memory_bandwidth", XS_MBW }, { "memory_size", XS_MSIZE },
 		{ "compute_cap_major", XS_CCMAJ }, { "compute_cap_minor", XS_CCMIN },
+		{ "context_id", XS_CTX },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if (!strcmp(n, t[i].n))
@@ -130,6 +131,11 @@ static uint8_t stat_role(const char *n)
 
 static const struct xpst *stat_meta(const struct xpmap *m, int64_t id)
 {
+	if (m->stm_dense) {
+		if (id < 0 || (uint64_t)id >= m->n_stm_dense || !m->stm_dense[id])
+			return NULL;
+		return &m->stm[m->stm_dense[id] - 1];
+	}
 	size_t lo = 0, hi = m->n_stm;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -192,17 +198,22 @@ static const char *stat_str(const struct xpmap *m, const Tensorflow__Profiler__X
 static uint16_t name_flags(const char *n)
 {
 	uint16_t f = 0;
-	if (!strncmp(n, "nccl", 4) || strstr(n, "ncclKernel") || strstr(n, "ncclDevKernel"))
-		f |= XN_NCCL;
-	if (!strncmp(n, "cudaLaunch", 10) || !strncmp(n, "cuLaunch", 8) ||
-	    !strncmp(n, "cudaMemcpy", 10) || !strncmp(n, "cuMemcpy", 8) ||
-	    !strncmp(n, "cudaMemset", 10) || !strncmp(n, "cuMemset", 8) ||
-	    !strncmp(n, "cudaGraphLaunch", 15) || !strncmp(n, "cuGraphLaunch", 13) ||
-	    strncmp(n, "cuda", 4))   /* TensorFlow names launch events after their kernel */
+	/* one scan for "nccl" instead of two strstr per name */
+	for (const char *q = n; (q = strstr(q, "nccl")) != NULL; q += 4)
+		if (q == n || !strncmp(q + 4, "Kernel", 6) || !strncmp(q + 4, "DevKernel", 9)) {
+			f |= XN_NCCL;
+			break;
+		}
+	if (n[0] != 'c' || n[1] != 'u') {
+		/* not an API name: TensorFlow names launch events after their kernel */
 		f |= XN_LAUNCH;
-	if (!strncmp(n, "cu", 2) && strncmp(n, "cuda", 4))
-		f |= XN_DRIVER;
-	if (!strncmp(n, "Iterator::", 10))
+	} else if (strncmp(n, "cuda", 4)) {
+		f |= XN_DRIVER | XN_LAUNCH;   /* cu* but not cuda*: a driver call */
+	} else if (!strncmp(n, "cudaLaunch", 10) || !strncmp(n, "cudaMemcpy", 10) ||
+		   !strncmp(n, "cudaMemset", 10) || !strncmp(n, "cudaGraphLaunch", 15)) {
+		f |= XN_LAUNCH;
+	}
+	if (n[0] == 'I' && !strncmp(n, "Iterator::", 10))
 		f |= XN_INPUT;
 	return f;
 }
@@ -228,8 +239,16 @@ int xplane_meta_plane(struct xpmap *m, const Tensorflow__Profiler__XPlanePacked 
 		const char *n = v && v->name ? v->name : "";
 		m->stm[m->n_stm++] = (struct xpst){ pl->stat_metadata[i]->key, stat_role(n), n, 0, 0, 0 };
 	}
-	qsort(m->ev, m->n_ev, sizeof(*m->ev), cmp_ev);
-	qsort(m->stm, m->n_stm, sizeof(*m->stm), cmp_st);
+	/* written in id order by some profilers: then there is nothing to sort */
+	size_t k = 1;
+	while (k < m->n_ev && m->ev[k - 1].id <= m->ev[k].id)
+		k++;
+	if (k < m->n_ev)
+		qsort(m->ev, m->n_ev, sizeof(*m->ev), cmp_ev);
+	for (k = 1; k < m->n_stm && m->stm[k - 1].id <= m->stm[k].id;)
+		k++;
+	if (k < m->n_stm)
+		qsort(m->stm, m->n_stm, sizeof(*m->stm), cmp_st);
 	/* ids are small and dense in what TensorFlow writes: index them directly */
 	if (m->n_ev && m->ev[0].id >= 0 && m->ev[m->n_ev - 1].id < 4 * (int64_t)m->n_ev + 1024) {
 		m->n_dense = (size_t)m->ev[m->n_ev - 1].id + 1;
@@ -237,6 +256,14 @@ int xplane_meta_plane(struct xpmap *m, const Tensorflow__Profiler__XPlanePacked 
 			return -ENOMEM;
 		for (size_t i = 0; i < m->n_ev; i++)
 			m->ev_dense[m->ev[i].id] = (uint32_t)i + 1;
+	}
+	if (m->n_stm && m->stm[0].id >= 0 && m->stm[m->n_stm - 1].id < 4 * (int64_t)m->n_stm + 1024) {
+		m->n_stm_dense = (size_t)m->stm[m->n_stm - 1].id + 1;
+		if (!(m->stm_dense = calloc(m->n_stm_dense, sizeof(*m->stm_dense))))
+			return -ENOMEM;
+		/* backwards: of equal ids the first wins, as in the binary search */
+		for (size_t i = m->n_stm; i-- > 0;)
+			m->stm_dense[m->stm[i].id] = (uint32_t)i + 1;
 	}
 	if (dev < 0)
 		return 0;
@@ -282,6 +309,9 @@ void xplane_meta_done(struct xpmap *m)
 	free(m->ev_dense);
 	m->ev_dense = NULL;
 	m->n_dense = 0;
+	free(m->stm_dense);
+	m->stm_dense = NULL;
+	m->n_stm_dense = 0;
 	m->ev = NULL;
 	m->stm = NULL;
 	m->n_ev = m->n_stm = 0;
@@ -365,6 +395,17 @@ int xplane_meta_stat1(struct xpmap *m, const Tensorflow__Profiler__XStat *x, str
 			return -ENOMEM;
 		if (ref)
 			ref->kconf = r->kconf_id;
+		break;
+	}
+	case XS_CTX: {
+		/* TensorFlow writes "$$5"; kept as written (a number as decimal) */
+		char num[24];
+		const char *t = x->value_case == TENSORFLOW__PROFILER__XSTAT__VALUE_STR_VALUE ||
+				x->value_case == TENSORFLOW__PROFILER__XSTAT__VALUE_REF_VALUE ? stat_str(m, x) : num;
+		if (t == num)
+			snprintf(num, sizeof(num), "%lld", (long long)stat_int(x));
+		if (!(r->sval = store_intern_cstr(m->s, t)))
+			return -ENOMEM;
 		break;
 	}
 	case XS_MCPY:

@@ -41,7 +41,7 @@ enum { XN_NCCL = 1, XN_LAUNCH = 2, XN_DRIVER = 4, XN_INPUT = 8 };
 /* roles of the stats gtrace reads */
 enum {
 	XS_OTHER, XS_CORR, XS_KDET, XS_MCPY, XS_MSET, XS_GROUP, XS_STEPNUM, XS_CLOCK, XS_CORES,
-	XS_MBW, XS_MSIZE, XS_CCMAJ, XS_CCMIN
+	XS_MBW, XS_MSIZE, XS_CCMAJ, XS_CCMIN, XS_CTX
 };
 
 struct xpst {
@@ -58,6 +58,7 @@ struct xpstat1 {
 	uint16_t copy_flags;       /* XS_MCPY / XS_MSET: GT_EVF_PINNED / GT_EVF_PAGEABLE */
 	uint32_t stm;              /* index in xpmap.stm, UINT32_MAX = unknown metadata id */
 	uint32_t kconf_id;         /* XS_KDET: the store's kconf id */
+	uint32_t sval;             /* XS_CTX: the store string of the value */
 	int64_t ival;              /* XS_CORR, XS_GROUP, XS_STEPNUM: the value */
 	uint64_t bytes;            /* XS_MCPY / XS_MSET: size */
 };
@@ -76,6 +77,8 @@ struct xpmap {
 	struct xparena arena;      /* the current line (events packed) */
 	struct xparena earena;     /* the current event */
 	uint8_t line_copy;         /* copy direction the current line's name gives */
+	uint32_t line_ctx;         /* the current stream's context_id (store string), 0 = none,
+				    * UINT32_MAX = several */
 	uint8_t bare;              /* the current line's event stats are not read */
 	struct xpmemo_ent *memo;   /* the current plane's stats by packed bytes (xplane_memo.c) */
 	/* the current plane's metadata, sorted by id */
@@ -85,6 +88,8 @@ struct xpmap {
 	size_t n_dense;
 	struct xpst *stm;
 	size_t n_stm;
+	uint32_t *stm_dense;       /* id -> index + 1 in stm when ids are dense, else NULL */
+	size_t n_stm_dense;
 	/* steps: from the GPUs' Steps lines / from host step_num stats */
 	struct xpstep *gsteps, *hsteps;
 	size_t n_gsteps, cap_gsteps, n_hsteps, cap_hsteps;
@@ -98,6 +103,7 @@ struct xpstats {
 	uint64_t bytes;
 	uint16_t copy_flags;       /* GT_EVF_PINNED / GT_EVF_PAGEABLE */
 	uint32_t kconf_id;         /* the store's id of kconf (have_kernel) */
+	uint32_t ctx;              /* context_id as a store string, 0 = none */
 };
 
 /* index the plane's metadata (names interned) and, for GPU dev >= 0, set

@@ -164,6 +164,20 @@ static int lane_rehash(struct gt_store *s, size_t ncap)
 	return 0;
 }
 
+/* what importers hold for the limits (store_limit_take), >= 0 */
+static uint64_t pend(const int64_t *p)
+{
+	int64_t v = __atomic_load_n(p, __ATOMIC_RELAXED);
+	return v > 0 ? (uint64_t)v : 0;
+}
+
+/* the first limit that refused something */
+static void lim_refuse(struct gt_store *s, int which)
+{
+	int zero = 0;
+	__atomic_compare_exchange_n(&s->lim_hit, &zero, which, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
 uint32_t store_lane(struct gt_store *s, const struct gt_lane_key *in)
 {
 	struct gt_lane_key k = *in, *key = &k;
@@ -174,6 +188,10 @@ uint32_t store_lane(struct gt_store *s, const struct gt_lane_key *in)
 		for (size_t i = h & m; s->lane_hash[i]; i = (i + 1) & m)
 			if (lane_key_eq(&s->lanes[s->lane_hash[i] - 1]->key, key))
 				return s->lane_hash[i] - 1;
+	}
+	if (s->lim_lanes && s->n_lanes + pend(&s->pend_lanes) >= s->lim_lanes) {
+		lim_refuse(s, STORE_LIM_LANES);
+		return UINT32_MAX;
 	}
 	if ((s->n_lanes + 1) * 2 > s->lane_hcap &&
 	    lane_rehash(s, s->lane_hcap ? s->lane_hcap * 2 : 64))
@@ -380,6 +398,10 @@ int store_reserve(struct gt_store *s, uint32_t lane, size_t n)
 	struct gt_lane *l = s->lanes[lane];
 	if (l->n + n <= l->cap)
 		return 0;
+	if (s->lim_events && s->n_added + pend(&s->pend_events) + n > s->lim_events) {
+		lim_refuse(s, STORE_LIM_EVENTS);
+		return -E2BIG;
+	}
 	store_budget_poll(s);
 	struct gt_event *ne = store_mem_realloc(s, l->ev, (l->n + n) * sizeof(*ne));
 	if (!ne)
@@ -394,6 +416,11 @@ int store_add(struct gt_store *s, const struct gt_event *e)
 	if (e->lane >= s->n_lanes)
 		return -EINVAL;
 	struct gt_lane *l = s->lanes[e->lane];
+	if (s->lim_events && s->n_added + pend(&s->pend_events) >= s->lim_events) {
+		lim_refuse(s, STORE_LIM_EVENTS);
+		return -E2BIG;
+	}
+	s->n_added++;
 	if (l->n == l->cap) {
 		/* small first (a file of a million one-event lanes must not
 		 * reserve 12 KiB each), then x1.5 */
@@ -414,6 +441,35 @@ int store_add(struct gt_store *s, const struct gt_event *e)
 	}
 	if (e->kind < 32)
 		l->kinds_mask |= 1u << e->kind;
+	return 0;
+}
+
+void store_limits_set(struct gt_store *s, size_t max_lanes, uint64_t max_events)
+{
+	s->lim_lanes = max_lanes;
+	s->lim_events = max_events;
+	__atomic_store_n(&s->lim_hit, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->pend_lanes, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->pend_events, 0, __ATOMIC_RELAXED);
+}
+
+int store_limit_hit(const struct gt_store *s)
+{
+	return __atomic_load_n(&s->lim_hit, __ATOMIC_RELAXED);
+}
+
+int store_limit_take(struct gt_store *s, int64_t lanes, int64_t events)
+{
+	int64_t pl = __atomic_add_fetch(&s->pend_lanes, lanes, __ATOMIC_RELAXED);
+	int64_t pe = __atomic_add_fetch(&s->pend_events, events, __ATOMIC_RELAXED);
+	if (lanes > 0 && s->lim_lanes && (uint64_t)pl + s->n_lanes > s->lim_lanes) {
+		lim_refuse(s, STORE_LIM_LANES);
+		return -E2BIG;
+	}
+	if (events > 0 && s->lim_events && (uint64_t)pe + s->n_added > s->lim_events) {
+		lim_refuse(s, STORE_LIM_EVENTS);
+		return -E2BIG;
+	}
 	return 0;
 }
 

@@ -57,6 +57,11 @@ struct gt_store {
 	size_t n_corr_launch, n_corr_gpu;
 	size_t n_events;
 	int64_t t_min, t_max;
+	/* an import's limits (store_limits_set); 0 = none */
+	size_t lim_lanes;
+	uint64_t lim_events, n_added;
+	int64_t pend_lanes, pend_events;   /* held by importers, not added yet (atomic) */
+	int lim_hit;              /* STORE_LIM_* of the first refusal (atomic) */
 	size_t budget;            /* bytes, 0 = unbounded (store_budget.c) */
 	size_t heap_bytes;        /* bytes of store_mem blocks on the heap */
 	struct store_arena *arena;/* the cache file, once engaged */

@@ -168,6 +168,20 @@ int store_shift_rank(struct gt_store *s, int32_t rank, int64_t delta_ns);
 
 /* totals (valid after finish) */
 size_t store_event_count(const struct gt_store *s);
+
+/* limits for a store being filled from untrusted input (gt_load sets them,
+ * core/file/loadlim.c): at most max_lanes lanes and max_events events added
+ * (0 = no limit).  Past one, store_lane returns UINT32_MAX and store_add /
+ * store_reserve -E2BIG, and store_limit_hit says which limit refused first */
+enum { STORE_LIM_LANES = 1, STORE_LIM_EVENTS = 2 };
+void store_limits_set(struct gt_store *s, size_t max_lanes, uint64_t max_events);
+int store_limit_hit(const struct gt_store *s);
+/* an importer that holds lanes and events before it adds them (the JSON
+ * importer's per-file buffers, parsed by several threads at once) counts
+ * them here as it makes them, so the limits bound its memory too, and gives
+ * them back (negative counts) just before adding them; -E2BIG (the limit
+ * marked as refused) once held plus added passes a limit, else 0 */
+int store_limit_take(struct gt_store *s, int64_t lanes, int64_t events);
 int64_t store_t_min(const struct gt_store *s);   /* earliest start */
 int64_t store_t_max(const struct gt_store *s);   /* latest end */
 

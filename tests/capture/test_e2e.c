@@ -454,6 +454,38 @@ Test(e2e, run_of_a_command_without_cuda_says_nothing_traced)
 	unlink(out);
 }
 
+/* a command whose capture library could not listen (it reports on the
+ * status pipe of GTRACE_STATUS_FD: test_inject.c listen_failure_is_reported;
+ * here the command writes that report itself): run and record say why,
+ * not "without initializing CUDA" */
+Test(e2e, library_that_could_not_listen_is_named)
+{
+	char out[] = "/tmp/gtrace-e2e-nolisten.out", file[] = "/tmp/gtrace-e2e-nolisten.gtrace";
+	char buf[2048] = "";
+	const char *sh = "echo \"4242 control socket @gtrace-4242: Too many open files\" >&$GTRACE_STATUS_FD";
+	pid_t r = start(out, (char *const[]){ gtrace, "run", "--", "sh", "-c", (char *)sh, NULL });
+	cr_assert_eq(wait_exit(r), 0);
+	FILE *f = fopen(out, "r");
+	cr_assert_not_null(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	cr_assert(strstr(buf, "gtrace: nothing traced: sh: process 4242 could not be traced: control "
+			 "socket @gtrace-4242: Too many open files"), "%s", buf);
+	r = start(out, (char *const[]){ gtrace, "record", "-q", "--force", "-o", file, "--", "sh", "-c",
+					(char *)sh, NULL });
+	cr_assert_eq(wait_exit(r), 0);
+	f = fopen(out, "r");
+	cr_assert_not_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	cr_assert(strstr(buf, "nothing traced: sh: process 4242 could not be traced: control socket"),
+		  "%s", buf);
+	unlink(out);
+	unlink(file);
+}
+
 /* `record --duration` of a command that outlives it: the capture ends on
  * time, then the recorder waits for the command and returns its failure;
  * a command killed by a signal is a failure too */

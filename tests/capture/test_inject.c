@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "gtrace/ctl.h"
 
@@ -72,4 +74,53 @@ Test(inject, other_cupti_major_in_process_is_left_alone, .timeout = 30)
 	cr_assert_eq(nvtx(no_export_table), 0);
 	cr_assert_null(dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD),
 		       "libcupti.so.13 was loaded beside another CUPTI");
+}
+
+/* a library that cannot listen (here socket() fails: no file descriptor
+ * may be opened) was silent: the process ran untraceable, and `gtrace
+ * record -- CMD` said it never initialized CUDA.  It says why on stderr
+ * and on the status pipe of GTRACE_STATUS_FD (capture/ireport.c) */
+Test(inject, listen_failure_is_reported, .timeout = 30)
+{
+	int sp[2], ep[2];
+	cr_assert_eq(pipe(sp), 0);
+	cr_assert_eq(pipe(ep), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char path[1024], v[16];
+		snprintf(path, sizeof(path), "%s/capture/libgtrace-inject.so", getenv("GTRACE_BUILD"));
+		void *lib = dlopen(path, RTLD_NOW);
+		if (!lib)
+			_exit(2);
+		int (*init)(void);
+		*(void **)&init = dlsym(lib, "InitializeInjection");
+		dup2(ep[1], 2);
+		snprintf(v, sizeof(v), "%d", sp[1]);
+		setenv("GTRACE_STATUS_FD", v, 1);
+		setenv("GTRACE_SYNTH", "1000", 1);
+		struct rlimit rl = { 0, 0 };          /* no new fd: socket() fails */
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			_exit(3);
+		_exit(init() == 1 ? 0 : 4);
+	}
+	close(sp[1]);
+	close(ep[1]);
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
+	char e[512] = "", s[512] = "";
+	ssize_t n = read(ep[0], e, sizeof(e) - 1);
+	e[n > 0 ? n : 0] = 0;
+	n = read(sp[0], s, sizeof(s) - 1);
+	s[n > 0 ? n : 0] = 0;
+	char want[64];
+	snprintf(want, sizeof(want), "process %d cannot be traced: ", (int)pid);
+	cr_expect(strstr(e, want), "stderr: %s", e);
+	cr_expect(strstr(e, strerror(EMFILE)), "stderr: %s", e);
+	cr_expect_eq(strchr(e, '\n'), e + strlen(e) - 1, "one line: %s", e);
+	snprintf(want, sizeof(want), "%d ", (int)pid);
+	cr_expect_eq(strncmp(s, want, strlen(want)), 0, "status pipe: %s", s);
+	cr_expect(strstr(s, strerror(EMFILE)), "status pipe: %s", s);
+	close(sp[0]);
+	close(ep[0]);
 }

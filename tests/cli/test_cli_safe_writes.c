@@ -190,16 +190,59 @@ Test(safe_writes, record_symlink_refused_then_replaced, .timeout = 60)
 	assert_ours(out, 0);
 }
 
-/* sim output is regenerable: it replaces, but the name, never the link */
-Test(safe_writes, sim_replaces_link_not_target)
+/* sim refuses an existing name like the others; with --force it replaces
+ * the name, never the link's target */
+Test(safe_writes, sim_symlink_refused_then_replaced)
 {
 	char out[128];
 	snprintf(out, sizeof(out), "%s/sim.gtrace", dir);
 	attacker_plants(out, victim);
 	char *a[] = { "gtrace", "sim", "-o", out, "--gpus", "1", "--steps", "2", NULL };
-	cr_assert_eq(gtrace_run(0, a), 0, "%s", slurp(errf));
+	cr_assert_eq(gtrace_run(0, a), 1);
+	cr_assert(strstr(slurp(errf), "exists; not replaced without --force"), "%s", slurp(errf));
+	assert_victim_intact();
+	char *f[] = { "gtrace", "sim", "-o", out, "--gpus", "1", "--steps", "2", "--force", NULL };
+	cr_assert_eq(gtrace_run(0, f), 0, "%s", slurp(errf));
 	assert_victim_intact();
 	assert_ours(out, 0);
+}
+
+/* diff -o DIR and stats -o DIR: each table file through the safe writer */
+Test(safe_writes, diff_and_stats_dir_symlink_refused_then_replaced)
+{
+	make_input();
+	char out[128], file[192];
+	snprintf(out, sizeof(out), "%s/tables", dir);
+	cr_assert_eq(mkdir(out, 0755), 0);
+	chmod(out, 01777);
+	snprintf(file, sizeof(file), "%s/diff_breakdown.csv", out);
+	attacker_plants(file, victim);
+	char *a[] = { "gtrace", "diff", input, input, "--format", "csv", "-o", out, NULL };
+	cr_assert_eq(gtrace_run(0, a), 1);
+	cr_assert(strstr(slurp(errf), "exists; not replaced without --force"), "%s", slurp(errf));
+	assert_victim_intact();
+	char *f[] = { "gtrace", "diff", input, input, "--format", "csv", "-o", out, "--force", NULL };
+	cr_assert_eq(gtrace_run(0, f), 0, "%s", slurp(errf));
+	assert_victim_intact();
+	assert_ours(file, 0);
+	snprintf(file, sizeof(file), "%s/kernels.csv", out);
+	attacker_plants(file, NULL);
+	struct stat st;
+	cr_assert_eq(stat(file, &st), 0);
+	char *s1[] = { "gtrace", "stats", input, "--report", "kernels", "--format", "csv", "-o", out, NULL };
+	cr_assert_eq(gtrace_run(0, s1), 1);
+	cr_assert_str_eq(slurp(file), "ATTACKER");
+	char *s2[] = { "gtrace", "stats", input, "--report", "kernels", "--format", "csv", "-o", out,
+		       "--force", NULL };
+	cr_assert_eq(gtrace_run(0, s2), 0, "%s", slurp(errf));
+	assert_ours(file, st.st_ino);
+	/* a directory link another user planted is not followed */
+	char ln[128];
+	snprintf(ln, sizeof(ln), "%s/linkdir", dir);
+	attacker_plants(ln, "/tmp");
+	char *s3[] = { "gtrace", "stats", input, "--report", "kernels", "--format", "csv", "-o", ln, NULL };
+	cr_assert_eq(gtrace_run(0, s3), 1);
+	cr_assert(strstr(slurp(errf), "symbolic link of another user"), "%s", slurp(errf));
 }
 
 /* no file, and no temporary file, is left by a failed write */

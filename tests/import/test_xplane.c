@@ -116,6 +116,18 @@ Test(xplane_real, host_devices_links_steps)
 		cr_expect_eq(d->cc_minor, 0);
 	}
 	cr_expect_str_eq(store_meta_get(s, "xplane.rank0.gpu4.clock_rate_khz"), "1530000");
+	/* context_id per stream, as xplane_facts.py prints it ("$$5": TensorFlow's text) */
+	static const struct { int gpu, stream; const char *ctx; } cx[] = {
+		{ 1, 123, "$$2" }, { 4, 63, "$$5" }, { 4, 134, "$$5" }, { 4, 135, "$$5" },
+		{ 4, 136, "$$5" }, { 6, 91, "$$7" }, { 6, 142, "$$7" }, { 6, 143, "$$7" },
+		{ 6, 144, "$$7" },
+	};
+	for (size_t i = 0; i < sizeof(cx) / sizeof(cx[0]); i++) {
+		char k[96];
+		snprintf(k, sizeof(k), "xplane.rank0.gpu%d.stream%d.context_id", cx[i].gpu, cx[i].stream);
+		const char *v = store_meta_get(s, k);
+		cr_expect(v && !strcmp(v, cx[i].ctx), "%s = %s, want %s", k, v ? v : "(none)", cx[i].ctx);
+	}
 	cr_expect_str_eq(store_meta_get(s, "xplane.rank0.gpu4.memory_bandwidth_bytes_per_s"),
 			 "898048000000");
 	/* 22 host lines -> 22 host lanes (pid 0); 1,556 host events with correlation_id; 4 Iterator:: */

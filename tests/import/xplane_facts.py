@@ -86,3 +86,17 @@ hcorr = set(s.uint64_value for l in host.lines for e in l.events
 print('distinct kernel names over the GPUs', len(knames))
 print('GPU events whose correlation_id a host event has', sum(n for c, n in gcorr.items() if c in hcorr),
       'of', sum(gcorr.values()))
+# context_id per stream (the set of values its events carry)
+for p in sp.planes:
+    if not p.name.startswith('/device:GPU:'):
+        continue
+    sm2 = {k: v.name for k, v in p.stat_metadata.items()}
+    for l in p.lines:
+        if not l.name.startswith('Stream #'):
+            continue
+        ctx = set()
+        for e in l.events:
+            for s in e.stats:
+                if sm2[s.metadata_id] == 'context_id':
+                    ctx.add(getattr(s, s.WhichOneof('value')))
+        print('context_id', p.name, 'stream', l.id, sorted(ctx))

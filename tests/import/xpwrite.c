@@ -32,14 +32,17 @@ static char *sdup(const char *s)
 	return keep(strdup(s ? s : ""));
 }
 
-/* append item to a pointer array of n items */
+/* append item to a pointer array of n items (arrays made only here: their
+ * room is the power of two at or above n, doubled when n reaches it) */
 static void push(void ***arr, size_t *n, void *item)
 {
-	void **na = zalloc((*n + 1) * sizeof(*na));
-	if (*n)
-		memcpy(na, *arr, *n * sizeof(*na));
-	na[(*n)++] = item;
-	*arr = na;
+	if ((*n & (*n - 1)) == 0) {
+		void **na = zalloc((*n ? *n * 2 : 1) * sizeof(*na));
+		if (*n)
+			memcpy(na, *arr, *n * sizeof(*na));
+		*arr = na;
+	}
+	(*arr)[(*n)++] = item;
 }
 
 void xpw_reset(void)

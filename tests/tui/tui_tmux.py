@@ -149,7 +149,7 @@ def quit_ok():
 
 def sim(scenario="input-bound", gpus=2, steps=10):
     path = os.path.join(TMP, "%s.gtrace" % scenario)
-    r = subprocess.run([GTRACE, "sim", "-o", path, "--gpus", str(gpus), "--steps", str(steps),
+    r = subprocess.run([GTRACE, "sim", "--force", "-o", path, "--gpus", str(gpus), "--steps", str(steps),
                         "--scenario", scenario], capture_output=True, text=True)
     if r.returncode:
         fail("gtrace sim failed: " + (r.stderr.strip() or r.stdout.strip()))
@@ -437,7 +437,7 @@ def open_logged(path, w=120):
 def case_bigload():
     """a capture that takes a while to load shows a live 'loading' line, not a frozen screen"""
     path = os.path.join(TMP, "big.gtrace")
-    r = subprocess.run([GTRACE, "sim", "-o", path, "--events", "1M"], capture_output=True, text=True)
+    r = subprocess.run([GTRACE, "sim", "--force", "-o", path, "--events", "1M"], capture_output=True, text=True)
     if r.returncode:
         fail("gtrace sim failed: " + r.stderr.strip())
     # the delay is 0.3 s normally; 0 here so that the line is written before the first wait
@@ -455,7 +455,7 @@ def case_steps():
     """2 ranks: one step marker per step number (the simulator plants steps 0..19),
     each labelled; ruler labels are whole (none cut at the right edge)"""
     path = os.path.join(TMP, "ranks.gtrace")
-    r = subprocess.run([GTRACE, "sim", "-o", path, "--scenario", "straggler", "--gpus", "2",
+    r = subprocess.run([GTRACE, "sim", "--force", "-o", path, "--scenario", "straggler", "--gpus", "2",
                         "--ranks", "2", "--steps", "20"], capture_output=True, text=True)
     if r.returncode:
         fail("gtrace sim failed: " + r.stderr.strip())
@@ -501,7 +501,7 @@ def case_envgpus():
     tmux("kill-server", check=False)
     # 2 ranks x 4 alike GPUs: one line per rank
     path = os.path.join(TMP, "env2.gtrace")
-    r = subprocess.run([GTRACE, "sim", "-o", path, "--gpus", "4", "--ranks", "2"],
+    r = subprocess.run([GTRACE, "sim", "--force", "-o", path, "--gpus", "4", "--ranks", "2"],
                        capture_output=True, text=True)
     if r.returncode:
         fail("gtrace sim failed: " + r.stderr.strip())
@@ -592,7 +592,7 @@ def case_utilagree():
     """the overview's per-GPU percentages are the busy shares `gtrace stats --report
     overview` prints for the same file (one screen compared with the other tool's)"""
     path = os.path.join(TMP, "util.gtrace")
-    r = subprocess.run([GTRACE, "sim", "-o", path, "--scenario", "straggler", "--gpus", "4",
+    r = subprocess.run([GTRACE, "sim", "--force", "-o", path, "--scenario", "straggler", "--gpus", "4",
                         "--ranks", "2"], capture_output=True, text=True)
     if r.returncode:
         fail("gtrace sim failed: " + r.stderr.strip())
@@ -1227,7 +1227,7 @@ def case_rankinput():
     a line per rank (rank 2 HIGHLY, the others NOT), and Enter on the
     input-bound recommendation opens the pipeline page on rank 2"""
     path = os.path.join(TMP, "rank2.gtrace")
-    r = subprocess.run([GTRACE, "sim", "-o", path, "--ranks", "4", "--gpus", "2", "--steps", "10",
+    r = subprocess.run([GTRACE, "sim", "--force", "-o", path, "--ranks", "4", "--gpus", "2", "--steps", "10",
                         "--scenario", "input-bound", "--scenario-rank", "2"],
                        capture_output=True, text=True)
     if r.returncode:
@@ -1260,7 +1260,7 @@ def case_cutload():
     """a capture cut off mid-write opens with a warning on a line of its own,
     after the loading line is cleared (not glued to its percentage)"""
     path = os.path.join(TMP, "cut.gtrace")
-    r = subprocess.run([GTRACE, "sim", "-o", path, "--events", "1M"], capture_output=True, text=True)
+    r = subprocess.run([GTRACE, "sim", "--force", "-o", path, "--events", "1M"], capture_output=True, text=True)
     if r.returncode:
         fail("gtrace sim: " + r.stderr.strip())
     size = os.path.getsize(path)
@@ -1279,7 +1279,7 @@ def case_manygpus():
     """40 ranks of one GPU at 120x40: the GPU rows give way ("... N more GPUs")
     so that every recommendation is on screen, and j/Enter reach the last one"""
     path = os.path.join(TMP, "r40.gtrace")
-    r = subprocess.run([GTRACE, "sim", "-o", path, "--ranks", "40", "--gpus", "1", "--steps", "5",
+    r = subprocess.run([GTRACE, "sim", "--force", "-o", path, "--ranks", "40", "--gpus", "1", "--steps", "5",
                         "--scenario", "input-bound", "--scenario-rank", "7"],
                        capture_output=True, text=True)
     if r.returncode:
@@ -1677,7 +1677,7 @@ def case_ovsmall():
     shares are all on screen (they add up to 100 %), the per-rank line never
     ends in half a figure"""
     path = os.path.join(TMP, "r4.gtrace")
-    r = subprocess.run([GTRACE, "sim", "-o", path, "--ranks", "4", "--gpus", "2", "--steps", "10",
+    r = subprocess.run([GTRACE, "sim", "--force", "-o", path, "--ranks", "4", "--gpus", "2", "--steps", "10",
                         "--scenario", "input-bound", "--scenario-rank", "2"],
                        capture_output=True, text=True)
     if r.returncode:
@@ -2218,7 +2218,7 @@ def case_memory():
     peaks = {}
     for pat in ("steady", "leak"):
         path = os.path.join(TMP, "mem-%s.gtrace" % pat)
-        r = subprocess.run([GTRACE, "sim", "-o", path, "--gpus", "2", "--steps", "10",
+        r = subprocess.run([GTRACE, "sim", "--force", "-o", path, "--gpus", "2", "--steps", "10",
                             "--memory", pat], capture_output=True, text=True)
         if r.returncode:
             fail("gtrace sim --memory failed: " + r.stderr.strip())
