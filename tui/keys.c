@@ -25,14 +25,14 @@ static int act_help(struct app *a)
 /* Tab: next view */
 static int act_next(struct app *a)
 {
-	ui_switch(a, (a->cur + 1) % VIEW_COUNT);
+	ui_switch(a, (a->cur + 1) % a->nviews);
 	return UI_HANDLED;
 }
 
 /* Shift-Tab: previous view */
 static int act_prev(struct app *a)
 {
-	ui_switch(a, (a->cur + VIEW_COUNT - 1) % VIEW_COUNT);
+	ui_switch(a, (a->cur + a->nviews - 1) % a->nviews);
 	return UI_HANDLED;
 }
 
@@ -122,7 +122,7 @@ static const struct {
 
 int keys_global(struct app *a, int key)
 {
-	if (key >= '1' && key < '1' + VIEW_COUNT) {
+	if (key >= '1' && key < '1' + a->nviews) {
 		ui_switch(a, key - '1');
 		return UI_HANDLED;
 	}
@@ -132,10 +132,15 @@ int keys_global(struct app *a, int key)
 	return UI_UNHANDLED;
 }
 
-const char *const keys_help[] = {
-	"1-6 Tab S-Tab  switch view (trace, kernels, pipeline, overview, operators, memory)",
-	"?  F1          this help     Esc  back   ^L  redraw   q  quit",
-	"W              save the capture (live)   Space p  pause/resume (live)",
-	"C              apply the clock offsets between nodes (open --live, attach --hosts)",
-	NULL
-};
+const char *const *keys_help(void)
+{
+	static const char *lines[] = {
+		NULL,     /* pages_help() */
+		"?  F1          this help     Esc  back   ^L  redraw   q  quit",
+		"W              save the capture (live)   Space p  pause/resume (live)",
+		"C              apply the clock offsets between nodes (open --live, attach --hosts)",
+		NULL
+	};
+	lines[0] = pages_help();
+	return lines;
+}

@@ -131,7 +131,7 @@ Test(frames, goto_centres_and_describes_the_event)
 	struct ui_source src = { .name = "planted", .store = s };
 	struct app *ap = ui_app_new(&src);
 	ui_frame(ap);
-	tlview_goto(ap->views[VIEW_TRACE], (struct gt_ref){ a, 1 });
+	tlview_goto(ui_page(ap, "Trace"), (struct gt_ref){ a, 1 });
 	ui_frame(ap);
 	char *txt = screen_text(), line[1024];
 	cr_expect(strstr(txt, "[kernel] target_kernel") != NULL, "%s", txt);
@@ -157,7 +157,7 @@ static void cached_equals_fresh(int gpus, int w, int h)
 	screen_open(w, h);
 	struct ui_source src = { .name = "sim", .store = s };
 	struct app *ap = ui_app_new(&src);
-	struct view *tv = ap->views[VIEW_TRACE];
+	struct view *tv = ui_page(ap, "Trace");
 	ui_frame(ap);
 	static const int keys[] = { 'w', 'w', 'w', 'd', 'd', 'a', 'l', 'l', 'h', 'L', 'w', 'd', 's',
 				    'a', 'a', 'o', 'd', 'O', 'j', 'j', 'd', 'f', 'd', 'a', KEY_END,
