@@ -11,6 +11,8 @@ Two stand-in nodes (RANK=0 and RANK=2, --ranks 2 each) through
 
 Also: `record --from` where no node delivers data exits non-zero and says
 so; when one node fails and another delivers, exit 0 naming the failed node.
+`gtrace demo` without a terminal refuses at once as `open` does (it ran
+until killed, printing status lines and saving nothing).
 
 Run by meson with GTRACE_BUILD set."""
 import json
@@ -100,11 +102,23 @@ def no_data(d):
           % r.stderr.strip()[-300:])
 
 
+def demo_no_terminal():
+    try:
+        r = subprocess.run([G, "demo"], capture_output=True, text=True, timeout=20,
+                           stdin=subprocess.DEVNULL)
+        rc, err = r.returncode, r.stderr
+    except subprocess.TimeoutExpired:
+        rc, err = None, "still running after 20 s"
+    check(rc == 1 and "the viewer needs a terminal" in err,
+          "demo without a terminal: refused (rc %s, %s)" % (rc, err.strip()[-200:]))
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="gtrace-liveranks-") as d:
         want = one_process(d)
         two_nodes(d, want)
         no_data(d)
+    demo_no_terminal()
     if bad:
         print("%d check(s) failed" % len(bad))
         return 1
