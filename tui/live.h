@@ -203,4 +203,8 @@ int live_proc_gpus(pid_t pid, char *out, size_t len);
 /* CLOCK_MONOTONIC in ns (rates, timeouts of the live session) */
 int64_t live_mono_ns(void);
 
+/* the path W saves a live capture to: CWD/gtrace-TIME.gtrace, absolute
+ * (relative only when the directory cannot be read) */
+void live_save_path(char *out, size_t len);
+
 #endif

@@ -5,6 +5,7 @@
  * stdout and stderr on non-blocking pipes.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -409,8 +410,8 @@ static void ui_status(void *ctx, char *buf, size_t len)
 static int ui_save(void *ctx, char *msg, size_t len)
 {
 	struct netsess *ns = ctx;
-	char path[64], err[256];
-	snprintf(path, sizeof(path), "gtrace-%ld.gtrace", (long)time(NULL));
+	char path[PATH_MAX + 32], err[256];
+	live_save_path(path, sizeof(path));
 	gtjob_drops(ns->j);
 	gtjob_meta(ns->j);
 	struct gtfile_writer_opts wo = { .open_flags = GTFILE_W_KEEP };

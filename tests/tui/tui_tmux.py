@@ -1908,7 +1908,9 @@ def case_emulive():
     if not re.search(r"events, 0 lost", s):
         fail("the live capture lost events", s)
     keys("W")
-    wait_for(r"saved gtrace-", 10)          # the name may be cut at 120 columns
+    # the full path (trial 2: "saved gtrace-N.gtrace" left the directory to guess);
+    # the name may be cut at 120 columns
+    wait_for(r"saved " + re.escape(os.path.realpath(d)) + r"/gtrace-", 10)
     files = [f for f in os.listdir(d) if f.startswith("gtrace-") and f.endswith(".gtrace")]
     if len(files) != 1:
         fail("W saved %s in %s" % (files, d))
