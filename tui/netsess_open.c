@@ -187,18 +187,6 @@ static int nodes_delivered(const struct netsess *ns)
 	return got;
 }
 
-/* one stderr line per node that did not complete its stream */
-static void name_failed(const struct netsess *ns)
-{
-	for (int k = 0; k < ns->n; k++) {
-		struct gtjob_node_info in;
-		gtjob_node(ns->j, k, &in);
-		if (in.state != GTSTREAM_COMPLETE || !in.events)
-			fprintf(stderr, "gtrace record: node %s failed: %s\n", in.host,
-				in.msg[0] ? in.msg : in.events ? "stream closed" : "no data");
-	}
-}
-
 int netsess_record(const char *out, char **cmds, int n, int force, double duration, int quiet,
 		   int apply_clock)
 {
@@ -253,7 +241,7 @@ int netsess_record(const char *out, char **cmds, int n, int force, double durati
 	} else {
 		fprintf(stderr, "gtrace record: %s: %llu events from %d node%s (%s)\n", out,
 			(unsigned long long)store_event_count(s), ns.n, ns.n == 1 ? "" : "s", line);
-		name_failed(&ns);
+		netsess_name_failed(&ns, "gtrace record");
 	}
 	netsess_free(&ns);
 	store_free(s);
