@@ -30,14 +30,18 @@ struct live_map {
 
 #define LIVE_MAP_MAX (1u << 22)
 
+/* ranks one process may publish (sim --live --ranks N: N ranks, one process) */
+#define LIVE_RANKS_MAX 256
+
 /* records one live_poll reads at most, and the time it spends */
 #define LIVE_POLL_MAX_NS 50000000
 
 struct live {
 	pid_t pid;
 	int rank;                /* rank given to lanes whose producer said -1 */
-	int rank_set;            /* rank_final decided (first definition seen) */
-	int32_t rank_final;      /* this process's rank in the store */
+	int rank_n;              /* producer ranks mapped so far (one per rank a process publishes) */
+	int32_t rank_want[LIVE_RANKS_MAX];  /* the producer's rank (-1 = unknown) ... */
+	int32_t rank_final[LIVE_RANKS_MAX]; /* ... and its rank in the store */
 	int ctl_fd;              /* -1 once the target is gone or detached */
 	struct ring ring;
 	struct gt_store *s;
@@ -199,5 +203,9 @@ int live_proc_gpus(pid_t pid, char *out, size_t len);
 
 /* CLOCK_MONOTONIC in ns (rates, timeouts of the live session) */
 int64_t live_mono_ns(void);
+
+/* the path W saves a live capture to: CWD/gtrace-TIME.gtrace, absolute
+ * (relative only when the directory cannot be read) */
+void live_save_path(char *out, size_t len);
 
 #endif

@@ -354,7 +354,10 @@ int live_rec_keep(struct live_rec *r, struct gt_store *s, const char *name, char
 	}
 	snprintf(r->kept[r->nkept], PATH_MAX, "%s", name);
 	r->kept_copy[r->nkept++] = copy;
-	snprintf(msg, len, "saved %s, %llu events so far (the whole capture at exit)", name,
+	char full[PATH_MAX];
+	if (!realpath(name, full))
+		snprintf(full, sizeof(full), "%s", name);
+	snprintf(msg, len, "saved %s, %llu events so far (the whole capture at exit)", full,
 		 (unsigned long long)(r->events - r->disc_events));
 	return 0;
 }

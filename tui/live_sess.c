@@ -240,8 +240,8 @@ static int ui_save_as(void *ctx, const char *path, char *msg, size_t len)
 static int ui_save(void *ctx, char *msg, size_t len)
 {
 	struct live_sess *ss = ctx;
-	char path[64];
-	snprintf(path, sizeof(path), "gtrace-%ld.gtrace", (long)time(NULL));
+	char path[PATH_MAX + 32];
+	live_save_path(path, sizeof(path));
 	live_sess_drops(ss);
 	char err[256];
 	struct gtfile_writer_opts wo = { .open_flags = GTFILE_W_KEEP };   /* W never replaces */

@@ -87,7 +87,7 @@ struct app {
 	char range[96];           /* the trace view's visible or marked range */
 	int follow;               /* the trace view follows the newest data (live) */
 	char cursor[48];          /* the trace view's cursor time, "cursor +1.234ms" */
-	char src_status[256];     /* from src->status */
+	char src_status[512];     /* from src->status (multi-node: a part per node) */
 	/* one-line prompt (search, go to time, filter) */
 	int prompting;
 	char prompt_label[64];
