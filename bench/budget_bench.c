@@ -7,9 +7,16 @@
  * page cache before each frame (fdatasync + POSIX_FADV_DONTNEED: the frame
  * reads the disk), the same frames warm, and the whole-capture kernel table
  * (kstats_compute) cold.  Make the capture with bench/budget_gen.sh.
+ * With a file of format 1.1 (a per-lane summary): the head open (file
+ * evicted from the page cache first: POSIX_FADV_DONTNEED) and first
+ * frame from the summary (what `gtrace open` shows while the events load),
+ * and the same frames drawn as the viewer draws them (the summary when the
+ * columns are at least two finest buckets wide, else the events).
  * Prints "name value unit" lines.
- * usage: budget_bench FILE [BUDGET (default 1G)] [FRAMES (default 200)]
+ * usage: budget_bench FILE [BUDGET (default 1G)] [FRAMES (default 200)] [zoomed-out]
+ * (zoomed-out: only the frames the summary draws, FRAMES of them warm and cold)
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -18,7 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "core/store/store_priv.h"
+#include "gtrace/gtfile.h"
 #include "gtrace/kstats.h"
+#include "gtrace/lsum.h"
 #include "gtrace/load.h"
 #include "gtrace/report.h"
 
@@ -84,6 +93,102 @@ static double frame(const struct gt_store *s, int64_t t0, int64_t w, uint64_t *s
 	return now_s() - t;
 }
 
+/* one frame as the viewer draws it: each lane from the file's summary
+ * when the columns are wide enough, else from the events; *from_sum = 1
+ * when every lane came from the summary */
+static double frame_view(const struct gt_store *s, int64_t t0, int64_t w, uint64_t *sink,
+			 int *from_sum)
+{
+	struct gt_bucket b[200];
+	const struct gt_lsum *m = store_summary(s);
+	double t = now_s();
+	*from_sum = 1;
+	for (uint32_t i = 0; i < store_lane_count(s); i++) {
+		if (!lsum_buckets(m, i, t0, w / 200 + 1, 200, b, NULL, NULL)) {
+			store_lane_buckets(store_lane_at(s, i), t0, w / 200 + 1, 200, b);
+			*from_sum = 0;
+		}
+		for (int c = 0; c < 200; c++)
+			*sink += (uint64_t)b[c].busy_ns + b[c].count;
+	}
+	return now_s() - t;
+}
+
+static void pr_dist(const char *tag, double *ms, int n)
+{
+	if (!n) {
+		printf("frame_%s_n 0\n", tag);
+		return;
+	}
+	qsort(ms, (size_t)n, sizeof(*ms), cmp_d);
+	printf("frame_%s_n %d\n", tag, n);
+	printf("frame_%s_p50 %.2f ms\n", tag, ms[n / 2]);
+	printf("frame_%s_p99 %.2f ms\n", tag, ms[(n * 99) / 100 < n ? (n * 99) / 100 : n - 1]);
+	printf("frame_%s_max %.2f ms\n", tag, ms[n - 1]);
+}
+
+/* the viewer's frames (summary when zoomed out): all of them, and those
+ * drawn from the summary alone */
+static void frames_view(struct gt_store *s, int n, int cold, const char *tag)
+{
+	double *all = calloc((size_t)n, sizeof(*all)), *zs = calloc((size_t)n, sizeof(*zs));
+	int nz = 0;
+	int64_t lo = store_t_min(s), span = store_t_max(s) - lo;
+	uint64_t sink = 0;
+	uint64_t saved = rng;
+	rng = 0x9e3779b97f4a7c15ull;   /* the same windows as frames() */
+	for (int k = 0; k < n; k++) {
+		double lw = unif() * __builtin_log((double)span / 1e4);
+		int64_t w = (int64_t)(1e4 * __builtin_exp(lw));
+		int64_t t0 = lo + (int64_t)(unif() * (double)(span - w));
+		if (cold && s->arena)
+			store_arena_cold(s->arena);
+		int fs;
+		all[k] = frame_view(s, t0, w, &sink, &fs) * 1e3;
+		if (fs)
+			zs[nz++] = all[k];
+	}
+	rng = saved;
+	char t2[64];
+	snprintf(t2, sizeof(t2), "view_%s", tag);
+	pr_dist(t2, all, n);
+	snprintf(t2, sizeof(t2), "view_%s_summary_only", tag);
+	pr_dist(t2, zs, nz);
+	fprintf(stderr, "(sink %llu)\n", (unsigned long long)sink);
+	free(all);
+	free(zs);
+}
+
+/* zoomed-out frames only: widths log-uniform from the narrowest the
+ * summary draws (200 columns of two finest buckets) to the whole span */
+static void frames_zoomed_out(struct gt_store *s, int n, int cold, const char *tag)
+{
+	const struct gt_lsum *m = store_summary(s);
+	int64_t lo = store_t_min(s), span = store_t_max(s) - lo;
+	if (!m || 400 * m->base_ns >= span)
+		return;
+	double *ms = calloc((size_t)n, sizeof(*ms));
+	double wmin = 400.0 * (double)m->base_ns;
+	uint64_t sink = 0;
+	int nz = 0;
+	for (int k = 0; k < n; k++) {
+		double lw = unif() * __builtin_log((double)span / wmin);
+		int64_t w = (int64_t)(wmin * __builtin_exp(lw));
+		int64_t t0 = lo + (int64_t)(unif() * (double)(span - w));
+		if (cold && s->arena)
+			store_arena_cold(s->arena);
+		int fs;
+		double f = frame_view(s, t0, w, &sink, &fs) * 1e3;
+		if (fs)
+			ms[nz++] = f;
+	}
+	char t2[64];
+	snprintf(t2, sizeof(t2), "zoomed_out_%s", tag);
+	pr_dist(t2, ms, nz);
+	fprintf(stderr, "(sink %llu)\n", (unsigned long long)sink);
+	free(ms);
+}
+
 static void frames(struct gt_store *s, int n, int cold, const char *tag)
 {
 	double *ms = calloc((size_t)n, sizeof(*ms));
@@ -109,7 +214,7 @@ static void frames(struct gt_store *s, int n, int cold, const char *tag)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: budget_bench FILE [BUDGET] [FRAMES]\n");
+		fprintf(stderr, "usage: budget_bench FILE [BUDGET] [FRAMES] [zoomed-out]\n");
 		return 2;
 	}
 	size_t budget = (size_t)1 << 30;
@@ -121,6 +226,41 @@ int main(int argc, char **argv)
 	pthread_t th;
 	pthread_create(&th, NULL, sampler, NULL);
 	size_t base = rss_bytes();
+	/* the viewer's open of a file with a summary: the head (tables, index,
+	 * summary) and the first frame from it, before any event is decoded */
+	{
+		/* the file out of the page cache: the head reads the disk */
+		int fd = open(argv[1], O_RDONLY);
+		if (fd >= 0) {
+			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+			close(fd);
+		}
+		struct gt_store *h = store_new();
+		struct gtfile_info info;
+		char e2[512];
+		double t_h0 = now_s();
+		int hrc = gtfile_read_head(argv[1], h, &info, e2, sizeof(e2));
+		double t_head = now_s() - t_h0;
+		if (hrc) {
+			printf("head_open unavailable (%s)\n", e2);
+		} else {
+			uint64_t sk = 0;
+			int fs;
+			double tf = frame_view(h, store_t_min(h), store_t_max(h) - store_t_min(h), &sk, &fs);
+			const struct gt_lsum *m = store_summary(h);
+			size_t ents = 0;
+			for (size_t i = 0; i < m->nlanes; i++)
+				for (int k = 0; k < m->nlev; k++)
+					ents += m->lane[i].n[k];
+			printf("head_open %.1f ms\n", t_head * 1e3);
+			printf("first_frame_from_summary %.1f ms (all lanes from it: %d)\n", tf * 1e3, fs);
+			printf("first_frame_total %.1f ms\n", (t_head + tf) * 1e3);
+			printf("summary_levels %d base %lld ns entries %zu (%.0f MB)\n", m->nlev,
+			       (long long)m->base_ns, ents, ents * sizeof(struct gt_lsum_ent) / 1e6);
+			printf("rss_after_head %.0f MB\n", rss_bytes() / 1e6);
+		}
+		store_free(h);
+	}
 	struct gt_load_opts lo = { .memory_bytes = budget };
 	struct gt_store *s = NULL;
 	char err[512];
@@ -141,8 +281,24 @@ int main(int argc, char **argv)
 	printf("open_rate %.1f Mevents/s\n", store_event_count(s) / t_open / 1e6);
 	printf("rss_peak_open %.0f MB\n", atomic_load(&rss_peak) / 1e6);
 	printf("rss_base %.0f MB\n", base / 1e6);
-	frames(s, nf, 0, "warm");
-	frames(s, nf, 1, "cold");
+	{
+		/* what the writers add at close: the summary built from the store */
+		struct gt_lsum *m = NULL;
+		double tb = now_s();
+		if (lsum_build(s, &m))
+			fprintf(stderr, "budget_bench: lsum_build: out of memory\n");
+		printf("summary_build %.2f s\n", now_s() - tb);
+		lsum_free(m);
+	}
+	int only_zoomed = argc > 4 && !strcmp(argv[4], "zoomed-out");
+	if (!only_zoomed) {
+		frames(s, nf, 0, "warm");
+		frames(s, nf, 1, "cold");
+		frames_view(s, nf, 0, "warm");
+		frames_view(s, nf, 1, "cold");
+	}
+	frames_zoomed_out(s, nf, 0, "warm");
+	frames_zoomed_out(s, nf, 1, "cold");
 	if (s->arena)
 		store_arena_cold(s->arena);
 	struct gt_scope sc;

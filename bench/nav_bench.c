@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	if (!a)
 		return 1;
 	ui_frame(a);
-	struct tlview *t = (struct tlview *)a->views[VIEW_TRACE];
+	struct tlview *t = (struct tlview *)ui_page(a, "Trace");
 	double w[64], c[64];
 	/* search: from the start of the capture each time */
 	for (int r = 0; r < runs; r++) {

@@ -2,7 +2,7 @@
  * convert.c - CUPTI activity records -> gt_events (capture/convert.h).
  * Record layouts are CUDA 13's: Kernel10, Memcpy6, MemcpyPtoP4, Memset4,
  * API, Marker2, Synchronization2, Device5, Context3, ExternalCorrelation,
- * Overhead3; CUDA 12's are lifted to those first (convert12.c).
+ * Overhead3, Memory4 (allocations); CUDA 12's are lifted to those first (convert12.c).
  * Times: CUPTI ns + clock_offset_ns.  Lanes: GPU (device, stream) and
  * host (pid, thread).  Strings are interned by content.
  */
@@ -376,6 +376,34 @@ static int conv_api(struct convert *c, const CUpti_ActivityAPI *a, struct gt_eve
 	return 1;
 }
 
+/* an allocation or release (CUPTI_ACTIVITY_KIND_MEMORY2, Memory4; CUDA 12's
+ * Memory3 has the same leading fields) as an allocator record, the event
+ * Kineto's [memory] instants give: GT_EVF_MEMORY instant, arg = bytes
+ * (negative for a release), aux = the device, or GT_MEM_HOST for pageable /
+ * pinned host memory.  The record names no thread: it lies on the lane of
+ * the process's main thread (tid = pid).  0 for other operation types. */
+static int conv_memory(struct convert *c, const CUpti_ActivityMemory4 *m, struct gt_event *e)
+{
+	int64_t b = (int64_t)(m->bytes > INT64_MAX ? INT64_MAX : m->bytes);
+	if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE)
+		b = -b;
+	else if (m->memoryOperationType != CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION) {
+		c->unknown_records++;
+		return 0;
+	}
+	int host = m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE ||
+		   m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
+	e->kind = GT_EV_INSTANT;
+	e->flags = GT_EVF_MEMORY;
+	e->name = intern_cstr(c, "[memory]");
+	e->corr = m->correlationId;
+	e->aux = host || m->deviceId >= GT_MEM_HOST ? GT_MEM_HOST : m->deviceId;
+	memcpy(&e->arg, &b, sizeof(b));
+	e->lane = lane_id(c, 2, -1, (int64_t)m->processId);
+	set_span(c, e, m->timestamp, m->timestamp);
+	return 1;
+}
+
 static int conv_marker(struct convert *c, const CUpti_ActivityMarker2 *m, struct gt_event *e)
 {
 	uint32_t tid = m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
@@ -477,6 +505,9 @@ int convert_record(struct convert *c, const void *record, struct gt_event *out)
 		s0 = ((const CUpti_ActivityMemset4 *)r)->start;
 		s1 = ((const CUpti_ActivityMemset4 *)r)->end;
 		break;
+	case CUPTI_ACTIVITY_KIND_MEMORY2:
+		s0 = s1 = ((const CUpti_ActivityMemory4 *)r)->timestamp;
+		break;
 	default:
 		timed = 0;
 	}
@@ -500,6 +531,9 @@ int convert_record(struct convert *c, const void *record, struct gt_event *out)
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMSET:
 		rc = conv_memset(c, record, out);
+		break;
+	case CUPTI_ACTIVITY_KIND_MEMORY2:
+		rc = conv_memory(c, record, out);
 		break;
 	case CUPTI_ACTIVITY_KIND_RUNTIME:
 	case CUPTI_ACTIVITY_KIND_DRIVER:

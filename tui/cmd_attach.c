@@ -13,11 +13,13 @@
 #include "gtrace/ctl.h"
 #include "cmd.h"
 #include "live.h"
+#include "live_opts.h"
 #include "netsess.h"
 
 static int usage(FILE *f)
 {
 	fprintf(f, "usage: gtrace attach PID [--force-inject] | --all | --list\n"
+		   "                     [--record FILE [--force]] [--memory SIZE] [--ring DURATION]\n"
 		   "       gtrace attach --hosts H1,H2,... [--ssh CMD] [--gtrace PATH] [--align-clocks]\n\n"
 		   "  --list   processes with the capture library loaded or that use CUDA (injectable):\n"
 		   "           pid, GPUs, state, RANK (RANK/LOCAL_RANK when both are set),\n"
@@ -30,7 +32,11 @@ static int usage(FILE *f)
 		   "  --hosts  one live view of every node: runs 'SSH HOST GTRACE record --all -q -o -'\n"
 		   "           per host (SSH: --ssh, default 'ssh -T -o BatchMode=yes', e.g. 'srun\n"
 		   "           --overlap -w'; GTRACE: --gtrace, default 'gtrace'); --align-clocks\n"
-		   "           applies the residual clock offsets estimated from NCCL collectives\n");
+		   "           applies the residual clock offsets estimated from NCCL collectives\n"
+		   "The capture streams to a temporary file (removed at exit; W in the viewer keeps it).\n"
+		   "  --record FILE   stream the capture to FILE instead\n"
+		   "  --force         replace FILE if it exists\n"
+		   LIVE_OPTS_HELP);
 	return f == stdout ? 0 : 2;
 }
 
@@ -128,18 +134,45 @@ int cmd_attach(int argc, char **argv)
 		return list();
 	if (!strcmp(argv[1], "--hosts"))
 		return netsess_attach_hosts(argc, argv);
-	int force = 0;
-	if (argc > 2 && !strcmp(argv[2], "--force-inject"))
-		force = 1;
-	else if (argc > 2 && !strcmp(argv[1], "--force-inject"))
-		force = 1, argv++, argc--;
-	int all = !strcmp(argv[1], "--all");
-	char *end;
-	long pid = all ? 0 : strtol(argv[1], &end, 10);
-	if (!all && (*end || pid <= 0))
-		return cmd_usage_error("attach", "'%s' is not a process id", argv[1]);
-	if (argc > 2 + force)
-		return cmd_usage_error("attach", "unexpected argument '%s'", argv[2 + force]);
+	int force = 0, all = 0;
+	long pid = 0;
+	struct live_opts lo = { 0 };
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int k = live_opts_arg(&lo, "attach", argc, argv, &i);
+		if (k < 0)
+			return 2;
+		if (k)
+			continue;
+		if (!strcmp(a, "--force-inject")) {
+			force = 1;
+		} else if (!strcmp(a, "--all")) {
+			all = 1;
+		} else if (!strcmp(a, "--force")) {
+			lo.force = 1;
+		} else if (!strcmp(a, "--record")) {
+			if (i + 1 >= argc)
+				return cmd_usage_error("attach", "--record needs a file name");
+			lo.record = argv[++i];
+		} else if (!strcmp(a, "--hosts") || !strcmp(a, "--ssh") || !strcmp(a, "--gtrace") ||
+			   !strcmp(a, "--align-clocks")) {
+			return cmd_usage_error("attach", "%s goes with 'gtrace attach --hosts H1,H2,...' "
+					       "(--hosts first)", a);
+		} else if (a[0] == '-') {
+			return cmd_usage_error("attach", "unknown option '%s'", a);
+		} else if (pid || all) {
+			return cmd_usage_error("attach", "unexpected argument '%s'", a);
+		} else {
+			char *end;
+			pid = strtol(a, &end, 10);
+			if (*end || pid <= 0)
+				return cmd_usage_error("attach", "'%s' is not a process id", a);
+		}
+	}
+	if (!pid && !all)
+		return cmd_usage_error("attach", "give a PID, --all or --list");
+	if (pid && all)
+		return cmd_usage_error("attach", "a PID and --all exclude each other");
 	struct gt_store *s = store_new();
 	if (!s) {
 		cmd_error("out of memory");
@@ -155,11 +188,19 @@ int cmd_attach(int argc, char **argv)
 		store_free(s);
 		return 1;
 	}
+	if (live_opts_start(&ss, &lo, err, sizeof(err)) < 0) {
+		cmd_error("%s", err);
+		live_sess_close(&ss);
+		store_free(s);
+		return 1;
+	}
 	if (all)
 		snprintf(name, sizeof(name), "%d processes", ss.n);
 	else
 		snprintf(name, sizeof(name), "pid %ld", pid);
 	rc = live_view(&ss, name);
+	if (live_opts_finish(&ss, "attach"))
+		rc = 1;
 	live_graphs_note(s, "attach");     /* after the viewer left the terminal */
 	store_free(s);
 	return rc;

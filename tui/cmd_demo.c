@@ -17,17 +17,23 @@
 #include "gtrace/sim.h"
 #include "cmd.h"
 #include "live.h"
+#include "live_opts.h"
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: gtrace demo [--gpus N] [--scenario NAME] [--rate EVENTS_PER_S] [--seconds S]\n\n"
+	fprintf(f, "usage: gtrace demo [--gpus N] [--scenario NAME] [--rate EVENTS_PER_S] [--seconds S]\n"
+		   "                   [--record FILE [--force]] [--memory SIZE] [--ring DURATION]\n\n"
 		   "Start a simulated multi-GPU trainer and open the live viewer on it (q quits).\n"
 		   "  --gpus N          simulated GPUs (default 4)\n"
 		   "  --scenario NAME   balanced, input-bound, launch-bound, straggler, comm-bound,\n"
 		   "                    copy-heavy, staggered (default balanced)\n"
 		   "  --rate N          events per second (default: real time, the simulated\n"
 		   "                    clock runs with the wall clock)\n"
-		   "  --seconds S       stop the trainer after S seconds (default: when quitting)\n");
+		   "  --seconds S       stop the trainer after S seconds (default: when quitting)\n"
+		   "The capture streams to a temporary file (removed at exit; W in the viewer keeps it).\n"
+		   "  --record FILE     stream the capture to FILE instead\n"
+		   "  --force           replace FILE if it exists\n"
+		   LIVE_OPTS_HELP);
 	return f == stdout ? 0 : 2;
 }
 
@@ -36,22 +42,34 @@ int cmd_demo(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--trainer"))
 		return live_sim_main(argc - 1, argv + 1);
 	const char *gpus = "4", *scen = "balanced", *rate = NULL, *secs = "3600";
-	for (int i = 1; i < argc; i += 2) { /* options all take a value */
+	struct live_opts lo = { 0 };
+	for (int i = 1; i < argc; i++) { /* options all take a value but --force */
 		if (cmd_is_help(argv[i]))
 			return usage(stdout);
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int k = live_opts_arg(&lo, "demo", argc, argv, &i);
+		if (k < 0)
+			return 2;
+		if (k)
+			continue;
+		if (!strcmp(argv[i], "--force")) {
+			lo.force = 1;
+			continue;
+		}
+		const char *v = i + 1 < argc ? argv[++i] : NULL;
 		if (!v)
 			return cmd_usage_error("demo", "unknown option or missing value '%s'", argv[i]);
-		if (!strcmp(argv[i], "--gpus"))
+		if (!strcmp(argv[i - 1], "--gpus"))
 			gpus = v;
-		else if (!strcmp(argv[i], "--scenario"))
+		else if (!strcmp(argv[i - 1], "--scenario"))
 			scen = v;
-		else if (!strcmp(argv[i], "--rate"))
+		else if (!strcmp(argv[i - 1], "--rate"))
 			rate = v;
-		else if (!strcmp(argv[i], "--seconds"))
+		else if (!strcmp(argv[i - 1], "--seconds"))
 			secs = v;
+		else if (!strcmp(argv[i - 1], "--record"))
+			lo.record = v;
 		else
-			return cmd_usage_error("demo", "unknown option '%s'", argv[i]);
+			return cmd_usage_error("demo", "unknown option '%s'", argv[i - 1]);
 	}
 	if (sim_scenario_parse(scen) < 0)
 		return cmd_usage_error("demo", "unknown scenario '%s'", scen);
@@ -60,6 +78,12 @@ int cmd_demo(int argc, char **argv)
 	if (*end || g < 1 || g > 64)
 		return cmd_usage_error("demo", "--gpus: '%s' is not 1..64", gpus);
 
+	/* like open: without a terminal the demo would only print status lines
+	 * until killed and save nothing */
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "gtrace: the viewer needs a terminal (try 'gtrace sim --live' with 'gtrace record')\n");
+		return 1;
+	}
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0) {
@@ -107,10 +131,14 @@ int cmd_demo(int argc, char **argv)
 	live_sess_init(&ss, s, 0);
 	char err[512];
 	int rc = 1;
-	if (live_sess_add(&ss, child, err, sizeof(err)) < 0) {
+	if (live_sess_add(&ss, child, err, sizeof(err)) < 0 ||
+	    live_opts_start(&ss, &lo, err, sizeof(err)) < 0) {
 		cmd_error("%s", err);
+		live_sess_close(&ss);
 	} else {
 		rc = live_view(&ss, "demo");
+		if (live_opts_finish(&ss, "demo"))
+			rc = 1;
 	}
 	kill(child, SIGTERM);
 	waitpid(child, NULL, 0);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "gtrace/load.h"
 #include "cmd.h"
+#include "openbg.h"
 #include "netsess.h"
 #include "runalign.h"
 #include "ui.h"
@@ -190,6 +191,16 @@ static int open_paths(const char *const *paths, int np, const char *run, uint64_
 		}
 		fprintf(stderr, "gtrace: the viewer needs a terminal (try 'gtrace stats')\n");
 		return 1;
+	}
+	/* a big .gtrace with a summary: first frame at once, events behind it */
+	struct openbg *bg = NULL;
+	struct ui_source bsrc = { .name = paths[0], .param_bytes = param_bytes,
+				  .link_gbps = link_gbps };
+	if (np == 1 && openbg_try(paths[0], memory, &bsrc, &bg)) {
+		int brc = ui_run(&bsrc);
+		openbg_done(bg);
+		store_free(bsrc.store);
+		return brc;
 	}
 	struct gt_store *s = NULL;
 	char err[512];

@@ -11,14 +11,16 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "gtrace/gtfile.h"
 #include "cmd.h"
 #include "live.h"
+#include "live_opts.h"
+#include "live_rec.h"
 #include "netsess.h"
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: gtrace record -o FILE [--force] [--duration S] [--ring RECORDS]\n"
+	fprintf(f, "usage: gtrace record -o FILE [--force] [--duration S] [--ring-size RECORDS]\n"
+		   "                     [--memory SIZE] [--ring DURATION]\n"
 		   "                     (--pid PID [--force-inject] | --all | -- CMD [ARGS]\n"
 		   "                      | --from CMD [--from CMD ...] [--align-clocks])\n\n"
 		   "Capture without a terminal into a .gtrace file.  With --pid, attach to a process\n"
@@ -34,7 +36,8 @@ static int usage(FILE *f)
 		   "                      NCCL collectives (otherwise only reported)\n"
 		   "  --force             replace FILE if it exists\n"
 		   "  --duration S        stop after S seconds\n"
-		   "  --ring RECORDS      ring size per process in 64-byte records (default 1M)\n"
+		   "  --ring-size RECORDS shared-memory ring per process in 64-byte records (default 1M)\n"
+		   LIVE_OPTS_HELP
 		   "  -q, --quiet         no status line every second\n"
 		   "  --force-inject      with --pid, load the library into a process that maps no\n"
 		   "                      CUDA driver too (refused otherwise: nothing to record)\n");
@@ -66,12 +69,16 @@ static int record_out_path(const char *v, char *out, size_t len)
 	return 0;
 }
 
+/* leave cmd_record's option parsing: from (the --from list) freed */
+#define RECORD_RETURN(x) do { int rr_ = (x); free(from); return rr_; } while (0)
+
 int cmd_record(int argc, char **argv)
 {
 	const char *out = NULL;
 	double duration = 0;
 	long pid = 0;
 	unsigned long ring = 0;
+	struct live_opts lo = { 0 };
 	int quiet = 0, force = 0, inject = 0, all = 0, align = 0, nfrom = 0, i;
 	char **cmd = NULL, **from = calloc((size_t)argc + 1, sizeof(*from));
 	if (!from) {
@@ -81,7 +88,14 @@ int cmd_record(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (cmd_is_help(a))
-			return usage(stdout);
+			RECORD_RETURN(usage(stdout));
+		int k = live_opts_arg(&lo, "record", argc, argv, &i);
+		if (k < 0) {
+			free(from);
+			return 2;
+		}
+		if (k)
+			continue;
 		if (!strcmp(a, "--")) {
 			cmd = argv + i + 1;
 			break;
@@ -112,32 +126,32 @@ int cmd_record(int argc, char **argv)
 		}
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v)
-			return cmd_usage_error("record", "%s needs a value", a);
+			RECORD_RETURN(cmd_usage_error("record", "%s needs a value", a));
 		char *end;
 		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
 			out = v;
 		} else if (!strcmp(a, "--duration")) {
 			duration = strtod(v, &end);
 			if (*end || end == v || !(duration > 0 && duration <= 1e7))
-				return cmd_usage_error("record", "--duration: '%s' is not a number of "
-						       "seconds in (0, 1e7]", v);
+				RECORD_RETURN(cmd_usage_error("record", "--duration: '%s' is not a number of "
+						       "seconds in (0, 1e7]", v));
 		} else if (!strcmp(a, "--pid")) {
 			pid = strtol(v, &end, 10);
 			if (*end || end == v || pid <= 0)
-				return cmd_usage_error("record", "--pid: '%s' is not a process id", v);
-		} else if (!strcmp(a, "--ring")) {
+				RECORD_RETURN(cmd_usage_error("record", "--pid: '%s' is not a process id", v));
+		} else if (!strcmp(a, "--ring-size")) {
 			ring = strtoul(v, &end, 10);
 			if (*end || end == v || ring < 64 || ring > (1ul << 26) || v[0] == '-')
-				return cmd_usage_error("record", "--ring: '%s' is not a record count "
-						       "64..67108864", v);
+				RECORD_RETURN(cmd_usage_error("record", "--ring-size: '%s' is not a record count "
+						       "64..67108864", v));
 		} else {
-			return cmd_usage_error("record", "unknown option '%s'", a);
+			RECORD_RETURN(cmd_usage_error("record", "unknown option '%s'", a));
 		}
 		i++;
 	}
 	char outx[4096];
 	if (out && record_out_path(out, outx, sizeof(outx)) < 0)
-		return cmd_usage_error("record", "-o: '%s' is too long once %%h is expanded", out);
+		RECORD_RETURN(cmd_usage_error("record", "-o: '%s' is too long once %%h is expanded", out));
 	out = out ? outx : NULL;
 	if (out && !strcmp(out, "-") && isatty(1)) {
 		free(from);
@@ -182,13 +196,12 @@ int cmd_record(int argc, char **argv)
 	/* with --pid the file is created once connected (a wrong pid leaves no
 	 * empty file); with a command, before it starts (a bad path must not
 	 * leave the command running untraced) */
-	struct gtfile_writer_opts wo = { .open_flags = force ? 0 : GTFILE_W_KEEP };
 	int to_stdout = !strcmp(out, "-");   /* a stream: nothing created or removed */
 	if (to_stdout)
 		signal(SIGPIPE, SIG_IGN);    /* a reader that goes away ends the recording */
-	ss.w = to_stdout ? gtfile_writer_open_fd(1, "stdout", &wo, err, sizeof(err)) :
-			   gtfile_writer_open(out, &wo, err, sizeof(err));
-	if (!ss.w) {
+	lo.record = out;
+	lo.force = force;
+	if (live_opts_start(&ss, &lo, err, sizeof(err)) < 0) {
 		cmd_error("%s", err);
 		live_sess_close(&ss);
 		store_free(s);
@@ -200,9 +213,7 @@ int cmd_record(int argc, char **argv)
 		if ((to_stdout ? live_spawn_out(cmd, 2, &child, err, sizeof(err)) :
 				 live_spawn(cmd, &child, err, sizeof(err))) < 0) {
 			cmd_error("%s", err);
-			gtfile_writer_abort(ss.w);
-			if (!to_stdout)
-				unlink(out);
+			live_opts_abort(&ss);
 			store_free(s);
 			return 1;
 		}
@@ -214,17 +225,23 @@ int cmd_record(int argc, char **argv)
 	/* with, for a source that ended its capture, why */
 	live_sess_status(&ss, line, sizeof(line));
 	live_sess_close(&ss);
-	int wrc = gtfile_writer_close(ss.w, s, err, sizeof(err));
-	ss.w = NULL;
+	uint64_t disc = ss.rec->disc_events;
+	char rerr[768];
+	int wrc = live_rec_close(ss.rec, s, rerr, sizeof(rerr));
+	free(ss.rec);
+	ss.rec = NULL;
 	if (rc < 0 || wrc < 0) {
-		cmd_error("%s: %s", out, wrc < 0 ? err : strerror(-rc));
+		if (wrc < 0)
+			cmd_error("%s", rerr);
+		else
+			cmd_error("%s: %s", out, strerror(-rc));
 		store_free(s);
 		return 1;
 	}
 	const struct gt_drops *d = store_drops(s);
 	uint64_t lost = store_drops_lost(d);
 	fprintf(stderr, "gtrace record: %s: %llu events, %llu lost (%s)\n", out,
-		(unsigned long long)ss.events, (unsigned long long)lost, line);
+		(unsigned long long)(ss.events - disc), (unsigned long long)lost, line);
 	char why[512];
 	if (ss.root && !ss.joined && live_spawn_report(why, sizeof(why))) {
 		/* the library could not listen: "PID REASON" (capture/ireport.h) */

@@ -12,28 +12,35 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "gtrace/gtfile.h"
 #include "cmd.h"
 #include "live.h"
+#include "live_opts.h"
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: gtrace run [--record FILE [--force]] -- CMD [ARGS]\n\n"
+	fprintf(f, "usage: gtrace run [--record FILE [--force]] [--memory SIZE] [--ring DURATION]\n"
+		   "                  -- CMD [ARGS]\n\n"
 		   "Start CMD with the capture library injected (CUDA_INJECTION64_PATH) and open the\n"
 		   "live viewer on it; every child that initializes CUDA (torchrun, DDP) is a rank.\n"
-		   "  --record FILE   also stream the capture to FILE; without a terminal, only record\n"
-		   "  --force         replace FILE if it exists\n");
+		   "The capture streams to a temporary file (removed at exit; W in the viewer keeps it).\n"
+		   "  --record FILE   stream the capture to FILE instead; without a terminal, only record\n"
+		   "  --force         replace FILE if it exists\n"
+		   LIVE_OPTS_HELP);
 	return f == stdout ? 0 : 2;
 }
 
 int cmd_run(int argc, char **argv)
 {
-	const char *rec = NULL;
+	struct live_opts lo = { 0 };
 	char **cmd = NULL;
-	int force = 0;
 	for (int i = 1; i < argc; i++) {
 		if (cmd_is_help(argv[i]))
 			return usage(stdout);
+		int k = live_opts_arg(&lo, "run", argc, argv, &i);
+		if (k < 0)
+			return 2;
+		if (k)
+			continue;
 		if (!strcmp(argv[i], "--")) {
 			cmd = argv + i + 1;
 			break;
@@ -41,11 +48,11 @@ int cmd_run(int argc, char **argv)
 		if (!strcmp(argv[i], "--record")) {
 			if (i + 1 >= argc || !strcmp(argv[i + 1], "--"))
 				return cmd_usage_error("run", "--record needs a file name");
-			rec = argv[++i];
+			lo.record = argv[++i];
 			continue;
 		}
 		if (!strcmp(argv[i], "--force")) {
-			force = 1;
+			lo.force = 1;
 			continue;
 		}
 		return cmd_usage_error("run", "unknown option '%s'", argv[i]);
@@ -60,14 +67,10 @@ int cmd_run(int argc, char **argv)
 	}
 	struct live_sess ss;
 	live_sess_init(&ss, s, 0);
-	if (rec) {
-		struct gtfile_writer_opts wo = { .open_flags = force ? 0 : GTFILE_W_KEEP };
-		ss.w = gtfile_writer_open(rec, &wo, err, sizeof(err));
-		if (!ss.w) {
-			cmd_error("%s", err);
-			store_free(s);
-			return 1;
-		}
+	if (live_opts_start(&ss, &lo, err, sizeof(err)) < 0) {
+		cmd_error("%s", err);
+		store_free(s);
+		return 1;
 	}
 	/* with the viewer on the terminal, the command's output goes to a log
 	 * (it would write over the viewer) */
@@ -81,8 +84,7 @@ int cmd_run(int argc, char **argv)
 		log_fd = mkostemps(log, 4, O_CLOEXEC);
 		if (log_fd < 0) {
 			cmd_error("%s: %s", log, strerror(errno));
-			if (ss.w)
-				gtfile_writer_abort(ss.w);
+			live_opts_abort(&ss);
 			store_free(s);
 			return 1;
 		}
@@ -95,8 +97,7 @@ int cmd_run(int argc, char **argv)
 		if (log[0])
 			unlink(log);
 		cmd_error("%s", err);
-		if (ss.w)
-			gtfile_writer_abort(ss.w);
+		live_opts_abort(&ss);
 		store_free(s);
 		return 1;
 	}
@@ -108,16 +109,8 @@ int cmd_run(int argc, char **argv)
 		unlink(log);                    /* nothing to point at */
 	else if (log[0])
 		fprintf(stderr, "gtrace run: the output of %s is in %s\n", cmd[0], log);
-	if (ss.w) {
-		int wrc = gtfile_writer_close(ss.w, s, err, sizeof(err));
-		if (wrc < 0) {
-			cmd_error("%s: %s", rec, err);
-			rc = 1;
-		} else {
-			fprintf(stderr, "gtrace run: recorded %llu events to %s\n",
-				(unsigned long long)ss.events, rec);
-		}
-	}
+	if (live_opts_finish(&ss, "run"))
+		rc = 1;
 	if (!ss.root_exited) {
 		/* the viewer is closed, the command is not: it keeps the terminal */
 		fprintf(stderr, "gtrace run: viewer closed; %s (pid %d) runs on, waiting for it "

@@ -4,6 +4,7 @@
  * UI_* flags; they never draw.
  */
 #include <stdio.h>
+#include <time.h>
 #include "term.h"
 #include "view.h"
 
@@ -24,14 +25,14 @@ static int act_help(struct app *a)
 /* Tab: next view */
 static int act_next(struct app *a)
 {
-	ui_switch(a, (a->cur + 1) % VIEW_COUNT);
+	ui_switch(a, (a->cur + 1) % a->nviews);
 	return UI_HANDLED;
 }
 
 /* Shift-Tab: previous view */
 static int act_prev(struct app *a)
 {
-	ui_switch(a, (a->cur + VIEW_COUNT - 1) % VIEW_COUNT);
+	ui_switch(a, (a->cur + a->nviews - 1) % a->nviews);
 	return UI_HANDLED;
 }
 
@@ -45,9 +46,25 @@ static int act_back(struct app *a)
 	return UI_HANDLED;
 }
 
-/* W: the source's save action, its message in the status line */
+/* the W prompt's Enter: keep the capture under that name */
+static void save_done(struct view *v, const char *text)
+{
+	struct app *a = v->app;
+	char m[160] = "";
+	a->src->save_as(a->src->ctx, text, m, sizeof(m));
+	ui_msg(a, "%s", m);
+}
+
+/* W: the source's save action (asking for a name where the source keeps
+ * its capture file under one), its message in the status line */
 static int act_save(struct app *a)
 {
+	if (a->src->save_as) {
+		char name[64];
+		snprintf(name, sizeof(name), "gtrace-%ld.gtrace", (long)time(NULL));
+		ui_prompt(a, a->views[a->cur], "keep the capture as: ", name, save_done);
+		return UI_HANDLED;
+	}
 	if (!a->src->save) {
 		ui_msg(a, "nothing to save: this capture is already a file");
 		return UI_HANDLED;
@@ -105,7 +122,7 @@ static const struct {
 
 int keys_global(struct app *a, int key)
 {
-	if (key >= '1' && key < '1' + VIEW_COUNT) {
+	if (key >= '1' && key < '1' + a->nviews) {
 		ui_switch(a, key - '1');
 		return UI_HANDLED;
 	}
@@ -115,10 +132,15 @@ int keys_global(struct app *a, int key)
 	return UI_UNHANDLED;
 }
 
-const char *const keys_help[] = {
-	"1-6 Tab S-Tab  switch view (trace, kernels, pipeline, overview, operators, memory)",
-	"?  F1          this help     Esc  back   ^L  redraw   q  quit",
-	"W              save the capture (live)   Space p  pause/resume (live)",
-	"C              apply the clock offsets between nodes (open --live, attach --hosts)",
-	NULL
-};
+const char *const *keys_help(void)
+{
+	static const char *lines[] = {
+		NULL,     /* pages_help() */
+		"?  F1          this help     Esc  back   ^L  redraw   q  quit",
+		"W              save the capture (live)   Space p  pause/resume (live)",
+		"C              apply the clock offsets between nodes (open --live, attach --hosts)",
+		NULL
+	};
+	lines[0] = pages_help();
+	return lines;
+}

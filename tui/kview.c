@@ -94,10 +94,9 @@ static void compute(struct kview *k)
 	char was[512];
 	sel_name(k, was, sizeof(was));
 	free_table(k);
-	k->dirty = k->stale = 0;
-	k->computed_ms = ui_now_ms();
 	k->err[0] = 0;
 	const struct gt_report *rep = gt_report_find(tabs[k->tab]);
+	k->rep = rep;
 	if (!rep) {
 		snprintf(k->err, sizeof(k->err), "the '%s' report is not available in this build",
 			 tabs[k->tab]);
@@ -117,7 +116,7 @@ static void compute(struct kview *k)
 	if (k->st.sort_col >= (int)k->tb->ncols)
 		k->st.sort_col = -1;
 	if (k->st.sort_col < 0) {
-		k->st.sort_col = tables_find_col(k->tb, "total time");
+		k->st.sort_col = k->tb->sort_col;
 		k->st.sort_desc = 1;
 	}
 	if (k->st.sort_col >= 0)
@@ -148,7 +147,7 @@ static int several_ranks(const struct gt_store *s)
 static void kv_draw(struct view *v, struct lrect r)
 {
 	struct kview *k = (struct kview *)v;
-	if (ui_recompute_due(v->app, k->dirty, k->stale, k->computed_ms))
+	if (ui_due(v))
 		compute(k);
 	if (k->inst_open) {
 		kview_inst_draw(k, r);
@@ -270,11 +269,11 @@ static int kv_key(struct view *v, int ch)
 	case 't':
 		k->tab = (k->tab + 1) % KV_NTABS;
 		k->st = (struct tables_state){ .sort_col = -1, .name_wide = k->st.name_wide };
-		k->dirty = 1;
+		k->v.due.dirty = 1;
 		break;
 	case 'G':
 		k->gpu = next_gpu(v->app->store, k->gpu);
-		k->dirty = 1;
+		k->v.due.dirty = 1;
 		break;
 	case '\n': case '\r': case KEY_ENTER:
 		kview_inst_open(k);
@@ -300,12 +299,6 @@ static int kv_back(struct view *v)
 	return 0;
 }
 
-/* the store changed: recompute when due */
-static void kv_data(struct view *v)
-{
-	((struct kview *)v)->stale = 1;
-}
-
 /* free the page */
 static void kv_free(struct view *v)
 {
@@ -318,11 +311,9 @@ static void kv_free(struct view *v)
 }
 
 static const struct view_ops kv_ops = {
-	.name = "Kernels",
 	.help = kv_help,
 	.draw = kv_draw,
 	.key = kv_key,
-	.data = kv_data,
 	.back = kv_back,
 	.free = kv_free,
 };
@@ -335,7 +326,6 @@ struct view *kview_new(struct app *a)
 	k->v.ops = &kv_ops;
 	k->v.app = a;
 	k->gpu = -1;
-	k->dirty = 1;
 	k->st.sort_col = -1;
 	return &k->v;
 }

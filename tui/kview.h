@@ -15,9 +15,7 @@ struct kview {
 	struct view v;
 	int tab;                   /* 0 kernels, 1 memory, 2 nccl */
 	int gpu;                   /* device ordinal, -1 = all */
-	int dirty;                 /* recompute the report on next draw */
-	int stale;                 /* the store changed: recompute when due */
-	double computed_ms;        /* ui_now_ms() of the last computation */
+	const struct gt_report *rep;   /* the tab's report */
 	struct gt_report_out out;
 	struct gt_table *tb;       /* out.tables[0] */
 	size_t *rows, nrows;       /* rows passing the filter */
@@ -30,14 +28,7 @@ struct kview {
 	int inst_open;
 	int inst_by_time;
 	char inst_title[256];
-	uint32_t inst_name;
-	int inst_mem_kind, inst_mem_sub;   /* memory rows: event kind, copy kind (-1 any) */
-	int inst_nccl;             /* nccl rows: kernels matching the row's key below */
-	char inst_coll[256];       /* nccl key (copied: the table is rebuilt live) */
-	char inst_dtype[64];       /* "" with inst_has_dtype 0 = unknown */
-	int inst_has_dtype;
-	uint64_t inst_size_bytes;
-	uint32_t inst_group;
+	char inst_key[1024];       /* the row's key (drill_key): found again live */
 	struct gt_ref *inst;
 	size_t ninst;
 	size_t inst_top, inst_sel;

@@ -1,203 +1,30 @@
 /*
- * kview_inst.c - the instances of one kernel (or copy, or collective):
- * a duration histogram (log-spaced bins, computed once on open) and the
- * list sorted by duration or by time; Enter shows one in the trace view.
+ * kview_inst.c - the instances of one kernel (or copy, or collective),
+ * from the report's drill-down hook (drill.c): a duration histogram
+ * (log-spaced bins, computed once on open) and the list sorted by duration
+ * or by time; Enter shows one in the trace view.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gtrace/kstats.h"
 #include "term.h"
 #include "kview.h"
+#include "drill.h"
 
-/* the memory table's operation names (core/analysis/tables_memory.c): row ->
- * event kind and copy kind; 0 when op is one of them */
-static int mem_class(const char *op, int *kind, int *sub)
-{
-	static const char *const ops[GT_COPY_KIND_COUNT] = {
-		[GT_COPY_UNKNOWN] = "[CUDA memcpy Unknown]",
-		[GT_COPY_H2D] = "[CUDA memcpy Host-to-Device]",
-		[GT_COPY_D2H] = "[CUDA memcpy Device-to-Host]",
-		[GT_COPY_D2D] = "[CUDA memcpy Device-to-Device]",
-		[GT_COPY_P2P] = "[CUDA memcpy Peer-to-Peer]",
-		[GT_COPY_H2H] = "[CUDA memcpy Host-to-Host]",
-	};
-	if (!strcmp(op, "[CUDA memset]")) {
-		*kind = GT_EV_MEMSET;
-		*sub = -1;
-		return 0;
-	}
-	for (int i = 0; i < GT_COPY_KIND_COUNT; i++) {
-		if (ops[i] && !strcmp(op, ops[i])) {
-			*kind = GT_EV_MEMCPY;
-			*sub = i;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-static const struct gt_store *sort_store;
-static int sort_by_time;
-
-/* longest first, or earliest first; then by lane and index */
-static int ref_cmp(const void *pa, const void *pb)
-{
-	const struct gt_ref *a = pa, *b = pb;
-	const struct gt_event *x = store_ev(sort_store, *a), *y = store_ev(sort_store, *b);
-	if (sort_by_time) {
-		if (x->start_ns != y->start_ns)
-			return x->start_ns < y->start_ns ? -1 : 1;
-	} else if (x->dur_ns != y->dur_ns) {
-		return x->dur_ns > y->dur_ns ? -1 : 1;
-	}
-	if (a->lane != b->lane)
-		return a->lane < b->lane ? -1 : 1;
-	return a->idx < b->idx ? -1 : (a->idx > b->idx);
-}
-
-/* the copies (or memsets) of one kind on the GPUs in scope */
-static int mem_instances(struct kview *k, struct gt_ref **out, size_t *n)
-{
-	const struct gt_store *s = k->v.app->store;
-	size_t cap = 0, cnt = 0;
-	struct gt_ref *v = NULL;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
-		if (l->key.type != GT_LANE_GPU || (k->gpu >= 0 && l->key.device != k->gpu))
-			continue;
-		for (size_t j = 0; j < l->n; j++) {
-			const struct gt_event *e = &l->ev[j];
-			if (e->kind != k->inst_mem_kind ||
-			    (k->inst_mem_sub >= 0 && e->sub != k->inst_mem_sub))
-				continue;
-			if (cnt == cap) {
-				size_t nc = cap ? cap * 2 : 256;
-				struct gt_ref *nv = realloc(v, nc * sizeof(*v));
-				if (!nv) {
-					free(v);
-					return -1;
-				}
-				v = nv;
-				cap = nc;
-			}
-			v[cnt++] = (struct gt_ref){ (uint32_t)i, (uint32_t)j };
-		}
-	}
-	sort_store = s;
-	sort_by_time = k->inst_by_time;
-	if (cnt)
-		qsort(v, cnt, sizeof(*v), ref_cmp);
-	*out = v;
-	*n = cnt;
-	return 0;
-}
-
-/* 1 when the NCCL kernel e falls in the row whose key the kview holds
- * (core/analysis/tables_nccl.c groups by collective, size, type, group) */
-static int nccl_match(const struct gt_store *s, const struct gt_event *e, const struct kview *k)
-{
-	uint32_t nid = e->kind == GT_EV_KERNEL ? gt_event_nccl(e) : 0;
-	if (e->kind != GT_EV_KERNEL || (!(e->flags & GT_EVF_NCCL) && !nid))
-		return 0;
-	uint32_t coll = e->name, dtype = 0, group = 0;
-	uint64_t size = 0;
-	const struct gt_nccl *a = nid ? store_nccl_at(s, nid) : NULL;
-	if (a) {
-		if (a->collective)
-			coll = a->collective;
-		dtype = a->dtype;
-		group = a->group_size;
-		uint64_t ne = a->in_nelems > a->out_nelems ? a->in_nelems : a->out_nelems;
-		size = ne * a->dtype_bytes;
-	}
-	if (strcmp(store_str(s, coll), k->inst_coll) || size != k->inst_size_bytes ||
-	    group != k->inst_group)
-		return 0;
-	if (!k->inst_has_dtype)
-		return !dtype;
-	return dtype && !strcmp(store_str(s, dtype), k->inst_dtype);
-}
-
-/* copy the nccl-table row's key into the kview */
-static void nccl_key(struct kview *k, size_t row)
-{
-	const struct gt_table *t = k->tb;
-	int c;
-	k->inst_coll[0] = k->inst_dtype[0] = 0;
-	k->inst_has_dtype = 0;
-	k->inst_size_bytes = 0;
-	k->inst_group = 0;
-	if ((c = tables_name_col(t)) >= 0 && !gt_table_is_null(t, row, (size_t)c) &&
-	    gt_table_cell(t, row, (size_t)c)->s)
-		snprintf(k->inst_coll, sizeof(k->inst_coll), "%s", gt_table_cell(t, row, (size_t)c)->s);
-	if ((c = tables_find_col(t, "size (bytes)")) >= 0 && !gt_table_is_null(t, row, (size_t)c))
-		k->inst_size_bytes = (uint64_t)gt_table_cell(t, row, (size_t)c)->i;
-	if ((c = tables_find_col(t, "data type")) >= 0 && !gt_table_is_null(t, row, (size_t)c) &&
-	    gt_table_cell(t, row, (size_t)c)->s) {
-		k->inst_has_dtype = 1;
-		snprintf(k->inst_dtype, sizeof(k->inst_dtype), "%s", gt_table_cell(t, row, (size_t)c)->s);
-	}
-	if ((c = tables_find_col(t, "group size")) >= 0 && !gt_table_is_null(t, row, (size_t)c))
-		k->inst_group = (uint32_t)gt_table_cell(t, row, (size_t)c)->i;
-}
-
-/* the NCCL kernels of the kept nccl-table key on the GPUs in scope */
-static int nccl_instances(struct kview *k, struct gt_ref **out, size_t *n)
-{
-	const struct gt_store *s = k->v.app->store;
-	size_t cap = 0, cnt = 0;
-	struct gt_ref *v = NULL;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
-		if (l->key.type != GT_LANE_GPU || (k->gpu >= 0 && l->key.device != k->gpu))
-			continue;
-		for (size_t j = 0; j < l->n; j++) {
-			if (!nccl_match(s, &l->ev[j], k))
-				continue;
-			if (cnt == cap) {
-				size_t nc = cap ? cap * 2 : 256;
-				struct gt_ref *nv = realloc(v, nc * sizeof(*v));
-				if (!nv) {
-					free(v);
-					return -1;
-				}
-				v = nv;
-				cap = nc;
-			}
-			v[cnt++] = (struct gt_ref){ (uint32_t)i, (uint32_t)j };
-		}
-	}
-	sort_store = s;
-	sort_by_time = k->inst_by_time;
-	if (cnt)
-		qsort(v, cnt, sizeof(*v), ref_cmp);
-	*out = v;
-	*n = cnt;
-	return 0;
-}
-
-/* the instances of inst_name in the GPU scope, in the chosen order */
+/* the instances of the kept row (found again by its key in the current
+ * table) from the report's drill-down hook, in the chosen order */
 static void load(struct kview *k)
 {
 	free(k->inst);
 	k->inst = NULL;
 	k->ninst = 0;
-	const struct gt_store *s = k->v.app->store;
 	struct gt_scope sc;
 	gt_scope_all(&sc);
 	sc.gpu = k->gpu;
-	uint32_t mask = k->tab == 1 ? (1u << GT_EV_MEMCPY) | (1u << GT_EV_MEMSET) : 0;
-	if (k->inst_nccl) {
-		if (nccl_instances(k, &k->inst, &k->ninst))
-			k->ninst = 0;
-	} else if (k->inst_mem_kind >= 0) {
-		if (mem_instances(k, &k->inst, &k->ninst))
-			k->ninst = 0;
-	} else if (kstats_instances(s, &sc, k->inst_name, mask,
-			     k->inst_by_time ? KSTATS_ORDER_TIME : KSTATS_ORDER_DUR_DESC,
-			     &k->inst, &k->ninst))
+	long row = k->tb ? drill_row(k->tb, k->inst_key) : -1;
+	if (row < 0 || drill_load(k->v.app->store, k->rep, &sc, k->tb, (size_t)row, k->inst_by_time,
+				  &k->inst, &k->ninst))
 		k->ninst = 0;
 	k->inst_top = k->inst_sel = 0;
 }
@@ -262,47 +89,13 @@ void kview_inst_open(struct kview *k)
 {
 	if (!k->tb || !k->nrows)
 		return;
-	int nc = tables_name_col(k->tb);
-	if (nc < 0)
-		return;
-	const union gt_cell *c = gt_table_cell(k->tb, k->rows[k->st.sel], (size_t)nc);
-	const char *nm = c && c->s ? c->s : "";
-	/* the memory table's rows are copy kinds, not event names */
-	int mk, ms;
-	k->inst_mem_kind = k->inst_mem_sub = -1;
-	k->inst_nccl = 0;
-	if (k->tab == 2) {
-		/* nccl rows are (collective, size, type, group): match kernels by them */
-		k->inst_nccl = 1;
-		k->inst_name = UINT32_MAX;
-		nccl_key(k, k->rows[k->st.sel]);
-		if (tables_find_col(k->tb, "size (bytes)") >= 0)
-			snprintf(k->inst_title, sizeof(k->inst_title), "%s, %llu bytes", nm,
-				 (unsigned long long)k->inst_size_bytes);
-		else
-			demangle_name(nm, k->inst_title, sizeof(k->inst_title));
-		load(k);
-		histogram(k);
-		k->inst_open = 1;
+	if (!k->rep || !k->rep->instances) {
+		ui_msg(k->v.app, "the %s table has no instances to list", k->rep ? k->rep->name : "");
 		return;
 	}
-	if (k->tab == 1 && !mem_class(nm, &mk, &ms)) {
-		k->inst_mem_kind = mk;
-		k->inst_mem_sub = ms;
-		k->inst_name = UINT32_MAX;
-		snprintf(k->inst_title, sizeof(k->inst_title), "%s", nm);
-		load(k);
-		histogram(k);
-		k->inst_open = 1;
-		return;
-	}
-	uint32_t id = store_str_find(k->v.app->store, nm, strlen(nm));
-	if (id == UINT32_MAX) {
-		ui_msg(k->v.app, "no events are named '%s'", nm);
-		return;
-	}
-	k->inst_name = id;
-	demangle_name(nm, k->inst_title, sizeof(k->inst_title));
+	size_t row = k->rows[k->st.sel];
+	drill_key(k->tb, row, k->inst_key, sizeof(k->inst_key));
+	drill_title(k->tb, row, k->inst_title, sizeof(k->inst_title));
 	load(k);
 	histogram(k);
 	k->inst_open = 1;
@@ -425,8 +218,8 @@ int kview_inst_key(struct kview *k, int ch)
 	case 'T': k->inst_by_time = 1; load(k); break;
 	case '\n': case '\r': case KEY_ENTER:
 		if (k->inst_sel < n) {
-			tlview_goto(k->v.app->views[VIEW_TRACE], k->inst[k->inst_sel]);
-			ui_switch(k->v.app, VIEW_TRACE);
+			tlview_goto(ui_page(k->v.app, "Trace"), k->inst[k->inst_sel]);
+			ui_show(k->v.app, "Trace");
 		}
 		break;
 	default:

@@ -154,16 +154,22 @@ static int def_string(struct live *l, const struct ring_rec *m)
 	return map_set(&l->str, m->u.str.id, id);
 }
 
-/* this connection's rank in the store, decided at its first definition:
- * the producer's (RANK) or, when it said -1, the one given at open; when
- * another process already holds it (an autotune child inheriting RANK),
- * a rank after every one in the store and at or above every world size
- * known (world, this process's, -1 unknown), so that no rank a process
- * of the world has yet to claim is taken.  Registered with its pid. */
+/* the store rank of one rank this connection's producer publishes (one
+ * process may publish several: sim --live --ranks N), decided at its first
+ * definition: the producer's (RANK) or, when it said -1, the one given at
+ * open; when another process already holds it (an autotune child
+ * inheriting RANK, a second node also counting from 0), a rank after every
+ * one in the store and at or above every world size known (world, this
+ * process's, -1 unknown), so that no rank a process of the world has yet
+ * to claim is taken.  Registered with its pid. */
 static int32_t conn_rank(struct live *l, int32_t want, int32_t world)
 {
-	if (l->rank_set)
-		return l->rank_final;
+	for (int i = 0; i < l->rank_n; i++)
+		if (l->rank_want[i] == want)
+			return l->rank_final[i];
+	if (l->rank_n == LIVE_RANKS_MAX)
+		return l->rank_final[LIVE_RANKS_MAX - 1];
+	int32_t asked = want;
 	if (want < 0)
 		want = l->rank;
 	int32_t max = world - 1;
@@ -177,10 +183,14 @@ static int32_t conn_rank(struct live *l, int32_t want, int32_t world)
 		if (r->rank == want && r->pid == l->pid)
 			mine = 1;
 	}
+	/* a rank this connection already gave another producer rank */
+	for (int i = 0; i < l->rank_n; i++)
+		if (l->rank_final[i] == want)
+			clash = 1, mine = 0;
 	if (clash)
 		want = max + 1;
-	l->rank_final = want;
-	l->rank_set = 1;
+	l->rank_want[l->rank_n] = asked;
+	l->rank_final[l->rank_n++] = want;
 	if (!mine || clash) {
 		struct gt_rank r;
 		memset(&r, 0, sizeof(r));
@@ -215,6 +225,29 @@ static int def_lane(struct live *l, const struct ring_rec *m)
 	return map_set(&l->lane, d->id, id);
 }
 
+/* a RANK or CLOCK record for store rank rk */
+static void def_rank(struct live *l, int32_t rk, const struct ring_rec *m)
+{
+	struct gt_rank r;
+	memset(&r, 0, sizeof(r));
+	r.rank = rk;
+	r.pid = l->pid;
+	r.world_size = -1;
+	for (size_t i = 0; i < store_rank_count(l->s); i++)
+		if (store_rank_at(l->s, i)->rank == rk)
+			r = *store_rank_at(l->s, i);
+	if (m->type == RING_REC_RANK) {
+		r.world_size = m->u.rank.world_size;
+		r.local_rank1 = m->u.rank.local_rank1;
+		uint32_t h = map_str(l, m->u.rank.host);
+		r.host = h == UINT32_MAX ? 0 : h;
+	} else {
+		r.clock_offset_ns = m->u.clock.offset_ns;
+	}
+	if (store_rank(l->s, &r) < 0)
+		l->bad++;
+}
+
 static void def_other(struct live *l, const struct ring_rec *m)
 {
 	if (m->type == RING_REC_KCONF) {
@@ -247,27 +280,14 @@ static void def_other(struct live *l, const struct ring_rec *m)
 		d.cc_minor = m->u.dev.cc_minor;
 		if (store_device(l->s, &d) < 0)
 			l->bad++;
-	} else if (m->type == RING_REC_RANK || m->type == RING_REC_CLOCK) {
-		struct gt_rank r;
-		memset(&r, 0, sizeof(r));
-		int32_t rk = m->type == RING_REC_RANK ?
-			     conn_rank(l, m->u.rank.rank, m->u.rank.world_size) : conn_rank(l, -1, -1);
-		r.rank = rk;
-		r.pid = l->pid;
-		r.world_size = -1;
-		for (size_t i = 0; i < store_rank_count(l->s); i++)
-			if (store_rank_at(l->s, i)->rank == rk)
-				r = *store_rank_at(l->s, i);
-		if (m->type == RING_REC_RANK) {
-			r.world_size = m->u.rank.world_size;
-			r.local_rank1 = m->u.rank.local_rank1;
-			uint32_t h = map_str(l, m->u.rank.host);
-			r.host = h == UINT32_MAX ? 0 : h;
-		} else {
-			r.clock_offset_ns = m->u.clock.offset_ns;
-		}
-		if (store_rank(l->s, &r) < 0)
-			l->bad++;
+	} else if (m->type == RING_REC_RANK) {
+		def_rank(l, conn_rank(l, m->u.rank.rank, m->u.rank.world_size), m);
+	} else if (m->type == RING_REC_CLOCK) {
+		/* the process's clock: every rank it publishes */
+		if (!l->rank_n)
+			conn_rank(l, -1, -1);
+		for (int i = 0; i < l->rank_n; i++)
+			def_rank(l, l->rank_final[i], m);
 	}
 }
 

@@ -30,14 +30,18 @@ struct live_map {
 
 #define LIVE_MAP_MAX (1u << 22)
 
+/* ranks one process may publish (sim --live --ranks N: N ranks, one process) */
+#define LIVE_RANKS_MAX 256
+
 /* records one live_poll reads at most, and the time it spends */
 #define LIVE_POLL_MAX_NS 50000000
 
 struct live {
 	pid_t pid;
 	int rank;                /* rank given to lanes whose producer said -1 */
-	int rank_set;            /* rank_final decided (first definition seen) */
-	int32_t rank_final;      /* this process's rank in the store */
+	int rank_n;              /* producer ranks mapped so far (one per rank a process publishes) */
+	int32_t rank_want[LIVE_RANKS_MAX];  /* the producer's rank (-1 = unknown) ... */
+	int32_t rank_final[LIVE_RANKS_MAX]; /* ... and its rank in the store */
 	int ctl_fd;              /* -1 once the target is gone or detached */
 	struct ring ring;
 	struct gt_store *s;
@@ -87,7 +91,7 @@ int live_is_descendant(pid_t pid, pid_t ancestor);
 
 #define LIVE_SESS_MAX 64
 
-struct gtfile_writer;
+struct live_rec;
 
 struct live_sess {
 	struct gt_store *s;
@@ -99,7 +103,7 @@ struct live_sess {
 	int root_exited;
 	int root_status;         /* wait status of root */
 	uint32_t records;        /* ring size asked of each target */
-	struct gtfile_writer *w; /* record: events are streamed here */
+	struct live_rec *rec;    /* the capture file events are streamed to (live_rec.h) */
 	int64_t last_flush_ns;
 	uint64_t events;
 	/* event rate, sampled once per second */
@@ -116,14 +120,15 @@ void live_sess_init(struct live_sess *ss, struct gt_store *s, uint32_t records);
 /* connect pid as the next rank; 0 or negative errno with err */
 int live_sess_add(struct live_sess *ss, pid_t pid, char *err, size_t errlen);
 /* receive from every connection (and, with a root, join new traced
- * descendants); streams to ss->w when set; finishes the store when events
+ * descendants); streams to ss->rec when set (flushed once a second); finishes the store when events
  * came in.  Returns 1 when the store changed, 0 when not, negative errno
  * from the writer. */
 int live_sess_poll(struct live_sess *ss);
 /* 1 when every connection is done (target ended or exited) and, with a
  * root, the root has exited */
 int live_sess_done(struct live_sess *ss);
-/* one status line: "live: 2 procs capturing, 120k ev/s, 1.2M events, 0 lost" */
+/* one status line: "live: 2 procs capturing, 120k ev/s, 1.2M events, 0 lost,
+ * mem 120M/1.0G, file 34M" (with --ring, what it discarded) */
 void live_sess_status(struct live_sess *ss, char *buf, size_t len);
 /* sum of the connections' loss counters into the store's drops */
 void live_sess_drops(struct live_sess *ss);
@@ -198,5 +203,9 @@ int live_proc_gpus(pid_t pid, char *out, size_t len);
 
 /* CLOCK_MONOTONIC in ns (rates, timeouts of the live session) */
 int64_t live_mono_ns(void);
+
+/* the path W saves a live capture to: CWD/gtrace-TIME.gtrace, absolute
+ * (relative only when the directory cannot be read) */
+void live_save_path(char *out, size_t len);
 
 #endif

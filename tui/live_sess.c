@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "gtrace/gtfile.h"
 #include "live.h"
+#include "live_rec.h"
 #include "ui.h"
 
 /* CLOCK_MONOTONIC in ns */
@@ -77,7 +78,7 @@ static void discover(struct live_sess *ss)
 static int write_events(void *ctx, struct gt_store *s, const struct gt_event *ev, size_t n)
 {
 	struct live_sess *ss = ctx;
-	return ss->w ? gtfile_writer_add(ss->w, s, ev, n) : 0;
+	return ss->rec ? live_rec_add(ss->rec, s, ev, n) : 0;
 }
 
 int live_sess_poll(struct live_sess *ss)
@@ -110,9 +111,11 @@ int live_sess_poll(struct live_sess *ss)
 	}
 	if (added && store_finish(ss->s) < 0)
 		return -ENOMEM;
-	if (ss->w && now - ss->last_flush_ns >= 1000000000) {
+	/* once a second, and at the first events (a file killed early opens
+	 * with them) */
+	if (ss->rec && (now - ss->last_flush_ns >= 1000000000 || (added && ss->events == (uint64_t)added))) {
 		ss->last_flush_ns = now;
-		int rc = gtfile_writer_flush(ss->w, ss->s);
+		int rc = live_rec_flush(ss->rec, ss->s);
 		if (rc < 0)
 			return rc;
 	}
@@ -185,8 +188,17 @@ void live_sess_status(struct live_sess *ss, char *buf, size_t len)
 	if (d->client_buffers)
 		snprintf(cb, sizeof(cb), " (+%llu activity buffer%s taken by another CUPTI client)",
 			 (unsigned long long)d->client_buffers, d->client_buffers == 1 ? "" : "s");
-	int n = snprintf(buf, len, "live: %d proc%s %s, %s ev/s, %s events, %s lost%s%s%s", ss->n,
-			 ss->n == 1 ? "" : "s", state, r, e, l, cb, ss->msg[0] ? " | " : "", ss->msg);
+	/* memory held / budget, the capture file's size */
+	char mem[48] = "", file[160] = "", used[16], bud[16];
+	size_t budget = store_budget(ss->s);
+	live_fmt_bytes(store_resident_bytes(ss->s), used, sizeof(used));
+	live_fmt_bytes(budget, bud, sizeof(bud));
+	snprintf(mem, sizeof(mem), budget ? ", mem %s/%s" : ", mem %s", used, bud);
+	if (ss->rec)
+		live_rec_status(ss->rec, file, sizeof(file));
+	int n = snprintf(buf, len, "live: %d proc%s %s, %s ev/s, %s events, %s lost%s%s%s%s%s", ss->n,
+			 ss->n == 1 ? "" : "s", state, r, e, l, cb, mem, file, ss->msg[0] ? " | " : "",
+			 ss->msg);
 	/* a process that ended its capture says why (the first one) */
 	for (int k = 0; k < ss->n && n >= 0 && (size_t)n < len; k++) {
 		if (ss->conn[k].ended[0]) {
@@ -218,11 +230,18 @@ static void ui_status(void *ctx, char *buf, size_t len)
 	live_sess_status(ctx, buf, len);
 }
 
+static int ui_save_as(void *ctx, const char *path, char *msg, size_t len)
+{
+	struct live_sess *ss = ctx;
+	live_sess_drops(ss);
+	return live_rec_keep(ss->rec, ss->s, path, msg, len);
+}
+
 static int ui_save(void *ctx, char *msg, size_t len)
 {
 	struct live_sess *ss = ctx;
-	char path[64];
-	snprintf(path, sizeof(path), "gtrace-%ld.gtrace", (long)time(NULL));
+	char path[PATH_MAX + 32];
+	live_save_path(path, sizeof(path));
 	live_sess_drops(ss);
 	char err[256];
 	struct gtfile_writer_opts wo = { .open_flags = GTFILE_W_KEEP };   /* W never replaces */
@@ -250,6 +269,8 @@ void live_sess_ui(struct live_sess *ss, struct ui_source *src, const char *name)
 	src->poll = ui_poll;
 	src->status = ui_status;
 	src->save = ui_save;
+	if (ss->rec)
+		src->save_as = ui_save_as;
 	src->pause = ui_pause;
 	src->poll_ms = 200;
 	src->flags = UI_SRC_LIVE;

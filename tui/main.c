@@ -21,6 +21,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "demo", cmd_demo, "demo [--gpus N] [--scenario NAME] [--rate EVENTS_PER_S] [--seconds S]\n"
+	  "             [--record FILE [--force]] [--memory SIZE] [--ring DURATION]\n"
 	  "      live viewer on the built-in simulated multi-GPU trainer" },
 	{ "open", cmd_open, "open [--param-bytes B --link-gbps X] [--run NAME] [--memory SIZE] PATH...\n"
 	  "      view a .gtrace capture, a Kineto/Chrome JSON(.gz), an nsys .sqlite, a directory of\n"
@@ -29,14 +30,17 @@ static const struct command commands[] = {
 	  "  gtrace open [-] [--align-clocks] [--live CMD...]\n"
 	  "      live view of .gtrace streams: stdin (-) and commands such as\n"
 	  "      'ssh node7 gtrace record --all -o -', one node each" },
-	{ "run", cmd_run, "run [--record FILE [--force]] -- CMD [ARGS]\n"
-	  "      start CMD with capture injected; open the live viewer on it" },
+	{ "run", cmd_run, "run [--record FILE [--force]] [--memory SIZE] [--ring DURATION] -- CMD [ARGS]\n"
+	  "      start CMD with capture injected; open the live viewer on it (the capture streams\n"
+	  "      to a temporary file, W keeps it; --ring DURATION keeps only the last DURATION)" },
 	{ "attach", cmd_attach, "attach PID [--force-inject] | --all | --list\n"
+	  "             [--record FILE [--force]] [--memory SIZE] [--ring DURATION]\n"
 	  "      attach the viewer to running processes (loads the capture library with ptrace\n"
 	  "      into a process that uses CUDA and was started without gtrace)\n"
 	  "  gtrace attach --hosts H1,H2,... [--ssh CMD] [--gtrace PATH] [--align-clocks]\n"
 	  "      one live view of several nodes over ssh (or srun, kubectl exec: --ssh)" },
-	{ "record", cmd_record, "record -o FILE [--force] [--duration S] [--ring RECORDS] [-q]\n"
+	{ "record", cmd_record, "record -o FILE [--force] [--duration S] [--ring-size RECORDS] [-q]\n"
+	  "             [--memory SIZE] [--ring DURATION]\n"
 	  "             (--pid PID [--force-inject] | --all | -- CMD [ARGS]\n"
 	  "              | --from CMD [--from CMD ...] [--align-clocks])\n"
 	  "      headless capture to a .gtrace file (- is stdout: a stream; %h the host name),\n"

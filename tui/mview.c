@@ -5,7 +5,7 @@
  * peak's column marked, then the selected device's peak (time, operator,
  * step) and its steps (allocated at start and end, peak, growth).
  * Enter shows the peak in the trace view.  A live store is recomputed as
- * the analysis pages are (ui_recompute_due); paused, the page holds still.
+ * the analysis pages are (ui_due); paused, the page holds still.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +16,7 @@
 
 struct mview {
 	struct view v;
-	int dirty, stale, ok;
-	double computed_ms;
+	int ok;
 	struct memu_result res;
 	char err[160];
 	size_t sel;                /* selected device (index in res.dev) */
@@ -69,8 +68,6 @@ static void compute(struct mview *m)
 	free(m->series);
 	m->series = NULL;
 	m->ncols = 0;
-	m->dirty = m->stale = 0;
-	m->computed_ms = ui_now_ms();
 	m->err[0] = 0;
 	struct gt_scope sc;
 	gt_scope_all(&sc);
@@ -146,7 +143,7 @@ static int draw_dev(struct mview *m, size_t i, int y, struct lrect r)
 static void mv_draw(struct view *v, struct lrect r)
 {
 	struct mview *m = (struct mview *)v;
-	if (ui_recompute_due(v->app, m->dirty, m->stale, m->computed_ms))
+	if (ui_due(v))
 		compute(m);
 	int y = r.y, end = r.y + r.h;
 	if (!m->ok) {
@@ -218,20 +215,14 @@ static int mv_key(struct view *v, int ch)
 	case '\n': case '\r': case KEY_ENTER:
 		if (m->sel < n) {
 			int64_t t = m->res.dev[m->sel].peak_ns, w = m->dt_ns > 0 ? m->dt_ns : 1000000;
-			tlview_zoom_range(v->app->views[VIEW_TRACE], t - w, t + w);
-			ui_switch(v->app, VIEW_TRACE);
+			tlview_zoom_range(ui_page(v->app, "Trace"), t - w, t + w);
+			ui_show(v->app, "Trace");
 		}
 		break;
 	default:
 		return UI_UNHANDLED;
 	}
 	return UI_HANDLED;
-}
-
-/* the store changed: recompute when due (the sparklines with it) */
-static void mv_data(struct view *v)
-{
-	((struct mview *)v)->stale = 1;
 }
 
 static void mv_free(struct view *v)
@@ -244,11 +235,9 @@ static void mv_free(struct view *v)
 }
 
 static const struct view_ops mv_ops = {
-	.name = "Memory",
 	.help = mv_help,
 	.draw = mv_draw,
 	.key = mv_key,
-	.data = mv_data,
 	.free = mv_free,
 };
 
@@ -259,6 +248,5 @@ struct view *mview_new(struct app *a)
 		return NULL;
 	m->v.ops = &mv_ops;
 	m->v.app = a;
-	m->dirty = 1;
 	return &m->v;
 }

@@ -5,6 +5,7 @@
  * stdout and stderr on non-blocking pipes.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -258,6 +259,52 @@ static void human(double v, char *buf, size_t len)
 		snprintf(buf, len, "%.0f", v);
 }
 
+/* why node k failed, without its stream's name in front ("" = it did not) */
+static const char *failed_why(const struct netsess *ns, int k, struct gtjob_node_info *in)
+{
+	gtjob_node(ns->j, k, in);
+	if (ns->node[k].fd >= 0 || (in->state == GTSTREAM_COMPLETE && in->events))
+		return "";
+	const char *m = in->msg;
+	size_t ll = strlen(in->label) < 56 ? strlen(in->label) : 56;
+	if (m[0] && !strncmp(m, in->label, ll) && !strncmp(m + ll, ": ", 2))
+		m += ll + 2;
+	return m[0] ? m : in->events ? "stream closed" : "no data";
+}
+
+/* ", N ended (HOST: why[, +M more])": the first failed node named in the
+ * status's first part, which the viewer keeps when the line is cut */
+static void ended_part(const struct netsess *ns, int ended, char *out, size_t len)
+{
+	int failed = 0;
+	const char *host = NULL, *why = NULL;
+	for (int k = 0; k < ns->n; k++) {
+		struct gtjob_node_info in;
+		const char *w = failed_why(ns, k, &in);
+		if (!w[0])
+			continue;
+		if (!failed++)
+			host = in.host, why = w;
+	}
+	if (!failed)
+		snprintf(out, len, ", %d ended", ended);
+	else if (failed == 1)
+		snprintf(out, len, ", %d ended (%s: %.80s)", ended, host, why);
+	else
+		snprintf(out, len, ", %d ended (%s: %.80s; +%d more failed)", ended, host, why,
+			 failed - 1);
+}
+
+void netsess_name_failed(const struct netsess *ns, const char *prog)
+{
+	for (int k = 0; k < ns->n; k++) {
+		struct gtjob_node_info in;
+		const char *w = failed_why(ns, k, &in);
+		if (w[0])
+			fprintf(stderr, "%s: node %s failed: %s\n", prog, in.host, w);
+	}
+}
+
 void netsess_status(struct netsess *ns, char *buf, size_t len)
 {
 	gtjob_drops(ns->j);
@@ -269,18 +316,25 @@ void netsess_status(struct netsess *ns, char *buf, size_t len)
 	human((double)ns->events, e, sizeof(e));
 	human((double)store_drops_lost(store_drops(ns->s)), l, sizeof(l));
 	size_t off = 0;
-	char nodes[48] = "";
+	char nodes[160] = "";
 	if (ended)
-		snprintf(nodes, sizeof(nodes), ", %d ended", ended);
+		ended_part(ns, ended, nodes, sizeof(nodes));
 	int w = snprintf(buf, len, "nodes: %d receiving%s, %s ev/s, %s events, %s lost", recv, nodes,
 			 r, e, l);
 	off = w > 0 ? (size_t)w : 0;
 	int64_t now = live_mono_ns();
+	int first_failed = 1;
 	for (int k = 0; k < ns->n && off < len; k++) {
 		struct gtjob_node_info in;
 		gtjob_node(ns->j, k, &in);
 		const struct netsess_node *n = &ns->node[k];
-		if (n->fd < 0 && in.state != GTSTREAM_COMPLETE)
+		/* the first failed node is named in the first part: again only with its stderr */
+		int shown = 0;
+		if (n->fd < 0 && (in.state != GTSTREAM_COMPLETE || !in.events) && first_failed)
+			first_failed = 0, shown = 1;
+		if (shown && !n->eline[0])
+			w = 0;
+		else if (n->fd < 0 && in.state != GTSTREAM_COMPLETE)
 			w = snprintf(buf + off, len - off, " | %s ended: %s%s%s", in.host,
 				     in.msg[0] ? in.msg : "stream closed", n->eline[0] ? " | " : "",
 				     n->eline);
@@ -409,8 +463,8 @@ static void ui_status(void *ctx, char *buf, size_t len)
 static int ui_save(void *ctx, char *msg, size_t len)
 {
 	struct netsess *ns = ctx;
-	char path[64], err[256];
-	snprintf(path, sizeof(path), "gtrace-%ld.gtrace", (long)time(NULL));
+	char path[PATH_MAX + 32], err[256];
+	live_save_path(path, sizeof(path));
 	gtjob_drops(ns->j);
 	gtjob_meta(ns->j);
 	struct gtfile_writer_opts wo = { .open_flags = GTFILE_W_KEEP };
@@ -457,6 +511,7 @@ int netsess_view(struct netsess *ns, const char *name)
 		src.align_clocks = ui_align;
 		int rc = ui_run(&src);
 		netsess_stop(ns, 1.0);
+		netsess_name_failed(ns, "gtrace");   /* the screen is gone: say it once more */
 		return rc;
 	}
 	int rc = netsess_headless(ns, 0, 1.0);

@@ -64,6 +64,9 @@ int netsess_poll(struct netsess *ns);
 int netsess_done(const struct netsess *ns);
 /* "nodes: 2 receiving, 120k ev/s, 1.2M events, 0 lost | ..." */
 void netsess_status(struct netsess *ns, char *buf, size_t len);
+/* one stderr line "PROG: node HOST failed: why" per node that ended without
+ * completing its stream or sent no events */
+void netsess_name_failed(const struct netsess *ns, const char *prog);
 /* stop the commands (SIGTERM to each process group), read what they still
  * send for up to wait_s seconds, close everything; metadata written */
 void netsess_stop(struct netsess *ns, double wait_s);

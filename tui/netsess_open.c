@@ -175,6 +175,18 @@ int netsess_attach_hosts(int argc, char **argv)
 	return rc;
 }
 
+/* nodes whose stream brought events */
+static int nodes_delivered(const struct netsess *ns)
+{
+	int k, got = 0;
+	for (k = 0; k < ns->n; k++) {
+		struct gtjob_node_info in;
+		gtjob_node(ns->j, k, &in);
+		got += in.events > 0;
+	}
+	return got;
+}
+
 int netsess_record(const char *out, char **cmds, int n, int force, double duration, int quiet,
 		   int apply_clock)
 {
@@ -220,9 +232,16 @@ int netsess_record(const char *out, char **cmds, int n, int force, double durati
 	if (hr < 0 || wrc < 0) {
 		fprintf(stderr, "gtrace: %s: %s\n", out, wrc < 0 ? err : strerror(-hr));
 		status = 1;
+	} else if (!nodes_delivered(&ns)) {
+		/* nothing came: a 0-event file is no recording */
+		fprintf(stderr, "gtrace record: %s: no node delivered data (%s)\n", out, line);
+		if (!to_stdout)
+			unlink(out);
+		status = 1;
 	} else {
 		fprintf(stderr, "gtrace record: %s: %llu events from %d node%s (%s)\n", out,
 			(unsigned long long)store_event_count(s), ns.n, ns.n == 1 ? "" : "s", line);
+		netsess_name_failed(&ns, "gtrace record");
 	}
 	netsess_free(&ns);
 	store_free(s);

@@ -6,7 +6,7 @@
  * shows `gtrace diff`'s operator, kernel and step-breakdown tables of the
  * store's two lowest ranks (two runs opened together), Enter on a delta row
  * listing the instances in both.
- * A live store is recomputed as the Kernels page does (ui_recompute_due),
+ * A live store is recomputed as every analysis page is (ui_due),
  * the selected row and an open list kept.
  */
 #include <stdio.h>
@@ -150,8 +150,6 @@ static void compute(struct opview *o)
 	char was[512];
 	sel_name(o, was, sizeof(was));
 	free_table(o);
-	o->dirty = o->stale = 0;
-	o->computed_ms = ui_now_ms();
 	o->err[0] = 0;
 	const struct gt_report *rep = gt_report_find("ops");
 	struct gt_scope sc;
@@ -173,7 +171,7 @@ static void compute(struct opview *o)
 	if (o->st.sort_col >= (int)o->tb->ncols)
 		o->st.sort_col = -1;
 	if (o->st.sort_col < 0 && !o->cmp) {   /* a diff table comes sorted by |delta| */
-		o->st.sort_col = tables_find_col(o->tb, "device self");
+		o->st.sort_col = o->tb->sort_col;
 		o->st.sort_desc = 1;
 	}
 	if (o->st.sort_col >= 0)
@@ -188,7 +186,7 @@ static void compute(struct opview *o)
 static void op_draw(struct view *v, struct lrect r)
 {
 	struct opview *o = (struct opview *)v;
-	if (ui_recompute_due(v->app, o->dirty, o->stale, o->computed_ms))
+	if (ui_due(v))
 		compute(o);
 	if (o->mode) {
 		opview_calls_draw(o, r);
@@ -282,7 +280,7 @@ static int op_key(struct view *v, int ch)
 		o->st.sort_col = -1;
 		o->st.left = 0;
 		o->st.sel = o->st.top = 0;
-		o->dirty = 1;
+		o->v.due.dirty = 1;
 		break;
 	case 'g':
 		/* the columns change: default sort, first column */
@@ -294,7 +292,7 @@ static int op_key(struct view *v, int ch)
 		o->st.sort_col = -1;
 		o->st.left = 0;
 		o->st.sel = o->st.top = 0;
-		o->dirty = 1;
+		o->v.due.dirty = 1;
 		break;
 	case '\n': case '\r': case KEY_ENTER:
 		if (o->cmp == 3) {
@@ -329,12 +327,6 @@ static int op_back(struct view *v)
 	return 0;
 }
 
-/* the store changed: recompute when due */
-static void op_data(struct view *v)
-{
-	((struct opview *)v)->stale = 1;
-}
-
 static void op_free(struct view *v)
 {
 	struct opview *o = (struct opview *)v;
@@ -346,11 +338,9 @@ static void op_free(struct view *v)
 }
 
 static const struct view_ops op_ops = {
-	.name = "Operators",
 	.help = op_help,
 	.draw = op_draw,
 	.key = op_key,
-	.data = op_data,
 	.back = op_back,
 	.free = op_free,
 };
@@ -362,7 +352,6 @@ struct view *opview_new(struct app *a)
 		return NULL;
 	o->v.ops = &op_ops;
 	o->v.app = a;
-	o->dirty = 1;
 	o->st.sort_col = -1;
 	return &o->v;
 }

@@ -22,9 +22,6 @@
 
 struct opview {
 	struct view v;
-	int dirty;                 /* recompute the report on next draw */
-	int stale;                 /* the store changed: recompute when due */
-	double computed_ms;        /* ui_now_ms() of the last computation */
 	struct gt_report_out out;
 	struct gt_table *tb;       /* out.tables[0] */
 	size_t *rows, nrows;       /* rows passing the filter */

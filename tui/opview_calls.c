@@ -280,8 +280,8 @@ int opview_calls_key(struct opview *o, int ch)
 	case '\n': case '\r': case KEY_ENTER: {
 		const struct gt_ref *v = o->mode == 2 ? o->work : o->calls;
 		if (*sel < n && ui_ref_ok(o->v.app->store, v[*sel])) {
-			tlview_goto(o->v.app->views[VIEW_TRACE], v[*sel]);
-			ui_switch(o->v.app, VIEW_TRACE);
+			tlview_goto(ui_page(o->v.app, "Trace"), v[*sel]);
+			ui_show(o->v.app, "Trace");
 		}
 		break;
 	}

@@ -20,9 +20,7 @@
 
 struct oview {
 	struct view v;
-	int dirty, ok;
-	int stale;             /* the store changed: recompute when due */
-	double computed_ms;
+	int ok;
 	struct overview_result res;
 	char err[160];
 	size_t sel;
@@ -60,8 +58,6 @@ static void compute(struct oview *o)
 	if (o->ok)
 		overview_result_done(&o->res);
 	o->ok = 0;
-	o->dirty = o->stale = 0;
-	o->computed_ms = ui_now_ms();
 	o->err[0] = 0;
 	struct gt_scope sc;
 	gt_scope_all(&sc);
@@ -547,7 +543,7 @@ static void ov_draw(struct view *v, struct lrect r)
 {
 	struct oview *o = (struct oview *)v;
 	const struct gt_store *s = v->app->store;
-	if (ui_recompute_due(v->app, o->dirty, o->stale, o->computed_ms))
+	if (ui_due(v))
 		compute(o);
 	int y = r.y, end = r.y + r.h;
 	char a[32];
@@ -696,8 +692,8 @@ static void evidence(struct oview *o, const struct overview_rec *rc)
 	const struct gt_store *s = a->store;
 	if (rc->kid == OVERVIEW_K_INPUT_BOUND) {
 		if (o->res.nrk > 1 && rc->rank >= 0)
-			pview_show_rank(a->views[VIEW_PIPELINE], rc->rank);
-		ui_switch(a, VIEW_PIPELINE);
+			pview_show_rank(ui_page(a, "Pipeline"), rc->rank);
+		ui_show(a, "Pipeline");
 		if (o->res.nrk > 1 && rc->rank >= 0)
 			ui_msg(a, "evidence: input-bound in rank %d (R on this page: next rank)", rc->rank);
 		return;
@@ -713,10 +709,10 @@ static void evidence(struct oview *o, const struct overview_rec *rc)
 			t1 = x1;
 	}
 	if (t1 > t0)
-		tlview_zoom_range(a->views[VIEW_TRACE], t0, t1);
+		tlview_zoom_range(ui_page(a, "Trace"), t0, t1);
 	if (rc->gpu >= 0)
-		tlview_goto_gpu(a->views[VIEW_TRACE], rc->rank, rc->gpu);
-	ui_switch(a, VIEW_TRACE);
+		tlview_goto_gpu(ui_page(a, "Trace"), rc->rank, rc->gpu);
+	ui_show(a, "Trace");
 	char what[64] = "";
 	if (rc->step0 >= 0 && rc->step1 >= rc->step0 && t1 > t0)
 		snprintf(what, sizeof(what), ", steps %lld-%lld", (long long)rc->step0,
@@ -756,12 +752,6 @@ static int ov_key(struct view *v, int ch)
 	return UI_HANDLED;
 }
 
-/* the store changed: recompute when due */
-static void ov_data(struct view *v)
-{
-	((struct oview *)v)->stale = 1;
-}
-
 /* free the page */
 static void ov_free(struct view *v)
 {
@@ -775,11 +765,9 @@ static void ov_free(struct view *v)
 }
 
 static const struct view_ops ov_ops = {
-	.name = "Overview",
 	.help = ov_help,
 	.draw = ov_draw,
 	.key = ov_key,
-	.data = ov_data,
 	.free = ov_free,
 };
 
@@ -790,6 +778,5 @@ struct view *oview_new(struct app *a)
 		return NULL;
 	o->v.ops = &ov_ops;
 	o->v.app = a;
-	o->dirty = 1;
 	return &o->v;
 }

@@ -13,9 +13,7 @@
 
 struct pview {
 	struct view v;
-	int dirty, ok;
-	int stale;             /* the store changed: recompute when due */
-	double computed_ms;
+	int ok;
 	int32_t rank;
 	int rank_i, nranks;    /* R cycles through the ranks */
 	struct pipeline_result res;
@@ -47,8 +45,6 @@ static void compute(struct pview *p)
 	if (p->ok)
 		pipeline_result_done(&p->res);
 	p->ok = 0;
-	p->dirty = p->stale = 0;
-	p->computed_ms = ui_now_ms();
 	p->err[0] = 0;
 	int32_t *ranks = NULL;
 	long nr = steps_ranks(p->v.app->store, &ranks);
@@ -90,7 +86,7 @@ static void bar(const struct pipeline_row *row, int y, int x, int w, int64_t max
 static void pv_draw(struct view *v, struct lrect r)
 {
 	struct pview *p = (struct pview *)v;
-	if (ui_recompute_due(v->app, p->dirty, p->stale, p->computed_ms))
+	if (ui_due(v))
 		compute(p);
 	if (!p->ok) {
 		term_printf(r.y, r.x + 1, r.w - 2, theme_attr(TH_WARN), "input pipeline: %s",
@@ -204,26 +200,20 @@ static int pv_key(struct view *v, int ch)
 	case 'R':
 		if (p->nranks > 1) {
 			p->rank_i = (p->rank_i + 1) % p->nranks;
-			p->dirty = 1;
+			p->v.due.dirty = 1;
 		}
 		break;
 	case '\n': case '\r': case KEY_ENTER:
 		if (p->sel < n) {
-			tlview_zoom_range(v->app->views[VIEW_TRACE], p->res.rows[p->sel].t0_ns,
+			tlview_zoom_range(ui_page(v->app, "Trace"), p->res.rows[p->sel].t0_ns,
 					  p->res.rows[p->sel].t1_ns);
-			ui_switch(v->app, VIEW_TRACE);
+			ui_show(v->app, "Trace");
 		}
 		break;
 	default:
 		return UI_UNHANDLED;
 	}
 	return UI_HANDLED;
-}
-
-/* the store changed: recompute when due */
-static void pv_data(struct view *v)
-{
-	((struct pview *)v)->stale = 1;
 }
 
 /* free the page */
@@ -236,24 +226,24 @@ static void pv_free(struct view *v)
 }
 
 static const struct view_ops pv_ops = {
-	.name = "Pipeline",
 	.help = pv_help,
 	.draw = pv_draw,
 	.key = pv_key,
-	.data = pv_data,
 	.free = pv_free,
 };
 
 void pview_show_rank(struct view *v, int32_t rank)
 {
 	struct pview *p = (struct pview *)v;
+	if (!p)
+		return;
 	int32_t *ranks = NULL;
 	long nr = steps_ranks(v->app->store, &ranks);
 	for (long i = 0; i < nr; i++)
 		if (ranks[i] == rank && (p->rank_i != (int)i || !p->ok)) {
 			p->rank_i = (int)i;
 			p->sel = p->top = 0;
-			p->dirty = 1;
+			p->v.due.dirty = 1;
 		}
 	free(ranks);
 }
@@ -265,6 +255,5 @@ struct view *pview_new(struct app *a)
 		return NULL;
 	p->v.ops = &pv_ops;
 	p->v.app = a;
-	p->dirty = 1;
 	return &p->v;
 }

@@ -9,7 +9,7 @@
 
 int status_tab_w(int cols)
 {
-	int w = cols / VIEW_COUNT;
+	int w = cols / (int)pages_count;
 	return w > 16 ? 16 : w;   /* the key hint keeps room on wide lines */
 }
 
@@ -17,12 +17,12 @@ void status_tabs(struct app *a, struct lrect r)
 {
 	term_fill(r, theme_attr(TH_TAB));
 	int w = status_tab_w(r.w);
-	for (int i = 0; i < VIEW_COUNT; i++)
+	for (int i = 0; i < a->nviews; i++)
 		term_printf(r.y, r.x + i * w, w, theme_attr(i == a->cur ? TH_TAB_ON : TH_TAB),
-			    " %d %s%*s", i + 1, a->views[i]->ops->name, w, "");
+			    " %d %s%*s", i + 1, pages_table[i].name, w, "");
 	/* the key hint, where it does not cover the last tab's name */
 	const char *k = "? help  q quit ";
-	int last_end = (VIEW_COUNT - 1) * w + 3 + (int)strlen(a->views[VIEW_COUNT - 1]->ops->name) + 1;
+	int last_end = (a->nviews - 1) * w + 3 + (int)strlen(pages_table[a->nviews - 1].name) + 1;
 	if (r.w - (int)strlen(k) >= last_end) {
 		term_put(r.y, r.x + r.w - (int)strlen(k), (int)strlen(k), theme_attr(TH_TAB), k);
 	}

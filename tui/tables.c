@@ -5,31 +5,21 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 #include "term.h"
 #include "view.h"
 #include "demangle.h"
 
-int tables_find_col(const struct gt_table *t, const char *part)
-{
-	for (size_t c = 0; c < t->ncols; c++)
-		if (strcasestr(t->cols[c].name, part))
-			return (int)c;
-	return -1;
-}
-
-/* 1 for a numeric column whose name ends in "(ns)": printed as a duration */
+/* 1 for a column of nanoseconds: printed as a duration */
 static int is_ns(const struct gt_col *c)
 {
-	size_t n = strlen(c->name);
-	return c->type != GT_COL_STR && n >= 4 && !strcmp(c->name + n - 4, "(ns)");
+	return c->type != GT_COL_STR && (c->flags & GT_COLF_DUR);
 }
 
 /* a column's heading as shown: "(ns)" dropped where the cells carry their unit */
 static const char *col_title(const struct gt_col *c, char *buf, size_t len)
 {
 	size_t n = strlen(c->name);
-	if (!is_ns(c))
+	if (!is_ns(c) || n < 4 || strcmp(c->name + n - 4, "(ns)"))
 		return c->name;
 	n -= 4;
 	while (n && c->name[n - 1] == ' ')
@@ -48,7 +38,7 @@ void tables_cell_text(const struct gt_table *t, size_t row, size_t col, char *bu
 	const struct gt_col *c = &t->cols[col];
 	switch (c->type) {
 	case GT_COL_STR:
-		if (!strcasecmp(c->name, "name"))
+		if (c->flags & GT_COLF_NAME)
 			demangle_name(v->s ? v->s : "", buf, len);
 		else if ((!strcmp(c->name, "Call Stack") || !strcmp(c->name, "Input Shape")) &&
 			 v->s && !strcmp(v->s, "None"))
@@ -76,9 +66,9 @@ void tables_cell_text(const struct gt_table *t, size_t row, size_t col, char *bu
 
 int tables_name_col(const struct gt_table *t)
 {
-	for (size_t c = 0; c < t->ncols; c++)
-		if (!strcasecmp(t->cols[c].name, "name"))
-			return (int)c;
+	int c = gt_table_col_with(t, GT_COLF_NAME);
+	if (c >= 0)
+		return c;
 	if (t->ncols && t->cols[t->ncols - 1].type == GT_COL_STR)
 		return (int)t->ncols - 1;
 	return -1;
@@ -213,7 +203,7 @@ void tables_draw(const struct gt_table *t, struct tables_state *st, struct lrect
 		if (name_col >= 0 && name_w > 0) {
 			tables_cell_text(t, rows[i], (size_t)name_col, buf, sizeof(buf));
 			fit_name(buf, sizeof(buf), name_w - 1,
-				 !strcasecmp(t->cols[name_col].name, "name"));
+				 (t->cols[name_col].flags & GT_COLF_NAME) != 0);
 			term_put(y, r.x + name_x, name_w, a, buf);
 		}
 	}

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include "term.h"
 #include "tlview.h"
 #include "demangle.h"
@@ -168,16 +167,6 @@ static void event_lines(struct tlview *t, const struct lrect *r)
 		term_printf(y++, x, w, theme_attr(TH_DIM), "mangled: %s", raw);
 }
 
-/* first column whose name contains part (numeric only when asked), or -1 */
-static int col_named(const struct gt_table *tb, const char *part, int want_num)
-{
-	for (size_t c = 0; c < tb->ncols; c++)
-		if (strcasestr(tb->cols[c].name, part) &&
-		    (!want_num || tb->cols[c].type != GT_COL_STR))
-			return (int)c;
-	return -1;
-}
-
 void tldetail_mark(struct tlview *t)
 {
 	gt_table_free(t->mark_kernels);
@@ -260,11 +249,12 @@ static void mark_lines(struct tlview *t, const struct lrect *r)
 			 "top kernels: n/a (kernels report not available)");
 		return;
 	}
-	int cn = col_named(tb, "name", 0), ct = col_named(tb, "total", 1);
+	/* the typed columns: the name, the table's sort column (Total Time) */
+	int cn = gt_table_col_with(tb, GT_COLF_NAME), ct = tb->sort_col;
 	if (cn < 0)
 		cn = 0;
-	if (ct < 0)
-		ct = col_named(tb, "time", 1);
+	if (ct >= 0 && (size_t)ct < tb->ncols && !(tb->cols[ct].flags & GT_COLF_DUR))
+		ct = -1;
 	term_put(r->y + 1, r->x + half, r->w - half - 1, theme_attr(TH_DIM), "top kernels in range:");
 	for (size_t i = 0; i < tb->nrows && (int)i + 2 < r->h; i++) {
 		const union gt_cell *nmc = gt_table_cell(tb, i, (size_t)cn);

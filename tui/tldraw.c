@@ -11,6 +11,7 @@
 #include "term.h"
 #include "tlview.h"
 #include "demangle.h"
+#include "gtrace/lsum.h"
 
 void tldraw_ruler(struct tlview *t)
 {
@@ -276,6 +277,34 @@ static int cache_size(struct tlview *t, int rows, int w)
 	return 0;
 }
 
+/* the category of a summary bucket's dominant (kind | sub << 8 | flags << 16) */
+static uint8_t kfs_cat(uint32_t kfs)
+{
+	if (kfs == UINT32_MAX)
+		return TH_COMPUTE;
+	struct gt_event e = { .kind = (uint8_t)kfs, .sub = (uint8_t)(kfs >> 8),
+			      .flags = (uint16_t)(kfs >> 16) };
+	return (uint8_t)theme_cat(&e);
+}
+
+/* columns of a lane from the file's summary when they are wide enough
+ * (zoomed out): no event is read; 1 when done, 0 to read the events */
+static int sum_row(const struct gt_store *s, uint32_t lane, int64_t t0, int64_t npc, int n,
+		   struct gt_bucket *b, uint8_t *cat)
+{
+	const struct gt_lsum *m = store_summary(s);
+	if (!lsum_applies(m, lane, npc))
+		return 0;
+	uint32_t kb[256];
+	for (int x0 = 0; x0 < n; x0 += 256) {
+		int k = n - x0 < 256 ? n - x0 : 256;
+		lsum_buckets(m, lane, t0 + (int64_t)x0 * npc, npc, k, b + x0, kb, NULL);
+		for (int x = 0; x < k; x++)
+			cat[x0 + x] = kfs_cat(kb[x]);
+	}
+	return 1;
+}
+
 /* buckets and categories of columns [c0, c0 + n) of row `ri` (a lane, or a
  * folded group: the union of up to 64 child lanes coloured by the busiest) */
 static void fill_row(struct tlview *t, uint32_t ri, int c0, int n, struct gt_bucket *b,
@@ -297,6 +326,8 @@ static void fill_row(struct tlview *t, uint32_t ri, int c0, int n, struct gt_buc
 	}
 	if (r->kind == LROW_LANE) {
 		const struct gt_lane *l = store_lane_at(s, r->lane);
+		if (sum_row(s, r->lane, t0, npc, n, b, cat))
+			return;
 		store_lane_buckets(l, t0, npc, n, b);
 		for (int x = 0; x < n; x++)
 			cat[x] = b[x].dominant != SIZE_MAX ? (uint8_t)theme_cat(&l->ev[b[x].dominant]) :
@@ -323,11 +354,15 @@ static void fill_row(struct tlview *t, uint32_t ri, int c0, int n, struct gt_buc
 		if (!l->n)
 			continue;
 		nchild++;
-		store_lane_buckets(l, t0, npc, n, t->bk2);
+		int fs = sum_row(s, t->L.all[i].lane, t0, npc, n, t->bk2, t->cat2);
+		if (!fs)
+			store_lane_buckets(l, t0, npc, n, t->bk2);
 		for (int x = 0; x < n; x++) {
 			const struct gt_bucket *o = &t->bk2[x];
 			if (o->busy_ns > b[x].busy_ns || (!b[x].count && o->count)) {
-				if (o->dominant != SIZE_MAX)
+				if (fs && (o->busy_ns || o->count))
+					cat[x] = t->cat2[x];
+				else if (o->dominant != SIZE_MAX)
 					cat[x] = (uint8_t)theme_cat(&l->ev[o->dominant]);
 				if (o->busy_ns > b[x].busy_ns)
 					b[x].busy_ns = o->busy_ns;
@@ -434,6 +469,18 @@ static void prefill_rows(struct tlview *t, int h, int w)
 		prefill_run(&part[1]);
 }
 
+/* 1 when the row came from the summary with more events than columns:
+ * draw_names would draw nothing, and would read the events to find out */
+static int sum_crowded(const struct tlview *t, uint32_t lane, const struct gt_bucket *b, int w)
+{
+	if (!lsum_applies(store_summary(t->v.app->store), lane, t->m.ns_per_col))
+		return 0;
+	uint64_t n = 0;
+	for (int x = 0; x < w; x++)
+		n += b[x].count;
+	return n > (uint64_t)w;
+}
+
 void tldraw_lanes(struct tlview *t)
 {
 	const struct gt_store *s = t->v.app->store;
@@ -482,7 +529,7 @@ void tldraw_lanes(struct tlview *t)
 		}
 		struct tl_rowcache *rc = row_buckets(t, yy, ri, w);
 		draw_cells(t, y, rc->b, rc->cat, cursor);
-		if (r->kind == LROW_LANE)
+		if (r->kind == LROW_LANE && !sum_crowded(t, r->lane, rc->b, w))
 			draw_names(t, y, store_lane_at(s, r->lane));
 		else if (r->kind == LROW_DEPTH)
 			draw_depth_names(t, y, store_lane_at(s, r->lane), rc->b);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gtrace/steps.h"
 #include "term.h"
 #include "tlview.h"
 
@@ -85,33 +86,37 @@ static int step_cmp(const void *a, const void *b)
 	return x->t0_ns < y->t0_ns ? -1 : x->t0_ns > y->t0_ns;
 }
 
-/* collect the GT_EV_STEP spans of all lanes, sorted by start */
+/* the steps the analyses use (steps_find per rank: GT_EV_STEP spans, else
+ * NVTX step ranges, else inferred from the periodic GPU work; their
+ * device-widened windows), all ranks together, sorted by start */
 static void scan_steps(struct tlview *t)
 {
 	free(t->steps);
 	t->steps = NULL;
 	t->nsteps = 0;
-	size_t cap = 0;
 	const struct gt_store *s = S(t);
-	for (size_t li = 0; li < store_lane_count(s); li++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)li);
-		if (!(l->kinds_mask & (1u << GT_EV_STEP)))
+	int32_t *ranks = NULL;
+	long nr = steps_ranks(s, &ranks);
+	size_t cap = 0;
+	for (long r = 0; r < nr; r++) {
+		struct steps_list l;
+		char err[160];
+		if (steps_find(s, ranks[r], NULL, &l, err, sizeof(err)))
 			continue;
-		for (size_t i = 0; i < l->n; i++) {
-			const struct gt_event *e = &l->ev[i];
-			if (e->kind != GT_EV_STEP)
-				continue;
-			if (t->nsteps == cap) {
-				cap = cap ? cap * 2 : 64;
-				struct tl_step *p = realloc(t->steps, cap * sizeof(*p));
-				if (!p)
-					return;
+		if (l.n && t->nsteps + l.n > cap) {
+			size_t nc = (t->nsteps + l.n) * 2;
+			struct tl_step *p = realloc(t->steps, nc * sizeof(*p));
+			if (p) {
 				t->steps = p;
+				cap = nc;
 			}
-			t->steps[t->nsteps++] = (struct tl_step){ e->start_ns, gt_event_end(e),
-								  (int64_t)e->arg };
 		}
+		for (size_t i = 0; i < l.n && t->nsteps < cap; i++)
+			t->steps[t->nsteps++] = (struct tl_step){ l.v[i].t0_ns, l.v[i].t1_ns,
+								  l.v[i].number };
+		steps_list_done(&l);
 	}
+	free(ranks);
 	if (t->nsteps)
 		qsort(t->steps, t->nsteps, sizeof(*t->steps), step_cmp);
 }
@@ -124,7 +129,6 @@ static void tl_data(struct view *v)
 	if (store_lane_count(S(t)) != t->L.nlanes_seen || !t->L.nall)
 		lanes_build(&t->L, S(t));
 	tlnav_depth_sync(t);
-	scan_steps(t);
 	if (!t->fitted && store_event_count(S(t)) && t->m.cols > 1) {
 		layout_tmap_fit(&t->m, tlview_t_lo(t), t_hi(t), t->m.cols);
 		t->fitted = 1;
@@ -221,6 +225,16 @@ static void set_range_text(struct tlview *t)
 static void tl_draw(struct view *v, struct lrect area)
 {
 	struct tlview *t = (struct tlview *)v;
+	/* the step marks: found after the first frame is on screen (at 10 M
+	   events that takes a second or two), then recomputed as the analysis
+	   pages are (ui_due) */
+	if (!t->drawn) {
+		t->drawn = 1;
+		v->app->again = 1;
+	} else if (ui_due(v)) {
+		ui_busy(v->app, "finding the steps...");
+		scan_steps(t);
+	}
 	layout_trace(area, &t->lay);
 	int cols = t->lay.cells.w > 0 ? t->lay.cells.w : 1;
 	if (cols != t->m.cols) {
@@ -240,9 +254,11 @@ static void tl_draw(struct view *v, struct lrect area)
 	if (cols > t->bk_cap) {
 		free(t->bk);
 		free(t->bk2);
+		free(t->cat2);
 		t->bk = malloc((size_t)cols * sizeof(*t->bk));
 		t->bk2 = malloc((size_t)cols * sizeof(*t->bk2));
-		t->bk_cap = t->bk && t->bk2 ? cols : 0;
+		t->cat2 = malloc((size_t)cols);
+		t->bk_cap = t->bk && t->bk2 && t->cat2 ? cols : 0;
 	}
 	if (t->col >= cols)
 		t->col = cols - 1;
@@ -273,7 +289,7 @@ void tlview_cursor_to_col(struct tlview *t, long c)
 void tlview_goto(struct view *v, struct gt_ref r)
 {
 	struct tlview *t = (struct tlview *)v;
-	if (!ui_ref_ok(S(t), r))
+	if (!t || !ui_ref_ok(S(t), r))
 		return;
 	const struct gt_event *e = store_ev(S(t), r);
 	size_t row = lanes_find(&t->L, r.lane);
@@ -302,7 +318,7 @@ void tlview_goto(struct view *v, struct gt_ref r)
 void tlview_goto_gpu(struct view *v, int32_t rank, int32_t gpu)
 {
 	struct tlview *t = (struct tlview *)v;
-	if (gpu < 0)
+	if (!t || gpu < 0)
 		return;
 	/* the GPU's compute stream, else its first stream */
 	uint32_t lane = UINT32_MAX;
@@ -329,6 +345,8 @@ void tlview_goto_gpu(struct view *v, int32_t rank, int32_t gpu)
 void tlview_zoom_range(struct view *v, int64_t t0, int64_t t1)
 {
 	struct tlview *t = (struct tlview *)v;
+	if (!t)
+		return;
 	int64_t pad = (t1 - t0) / 20, lo = t0 - pad, hi = t1 + pad;
 	/* the margin never shows time before the capture (nor after it) */
 	if (store_event_count(S(t))) {
@@ -486,12 +504,12 @@ static void tl_free(struct view *v)
 	free(t->steps);
 	free(t->bk);
 	free(t->bk2);
+	free(t->cat2);
 	tldraw_free(t);
 	free(t);
 }
 
 static const struct view_ops tl_ops = {
-	.name = "Trace",
 	.help = tl_help,
 	.draw = tl_draw,
 	.key = tl_key,
@@ -515,6 +533,5 @@ struct view *tlview_new(struct app *a)
 		free(t);
 		return NULL;
 	}
-	scan_steps(t);
 	return &t->v;
 }

@@ -37,6 +37,7 @@ struct tlview {
 	struct lanes L;
 	struct layout_tmap m;
 	int fitted;               /* map set from the data at least once */
+	int drawn;                /* the first frame is on screen (steps come after it) */
 	int follow;               /* live: keep the newest data on screen */
 	size_t top, row;          /* first visible row, cursor row (indices into L.vis) */
 	int col;                  /* cursor column in the cell area */
@@ -59,13 +60,14 @@ struct tlview {
 	regex_t re;
 	int has_re;
 	char pattern[128];
-	/* steps from GT_EV_STEP events, sorted by start */
+	/* the analyses' steps (steps_find, every rank), sorted by start */
 	struct tl_step *steps;
 	size_t nsteps;
 	/* geometry of the last frame (for keys and mouse) */
 	struct layout_trace lay;
 	/* per-frame scratch bounded by the screen width */
 	struct gt_bucket *bk, *bk2;
+	uint8_t *cat2;         /* categories of bk2 when drawn from the summary */
 	int bk_cap;
 	/* bucket rows of the last frame, one per screen row: a frame that only
 	 * moves the cursor queries nothing, a pan only the new columns */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include "term.h"
@@ -41,11 +42,15 @@ double ui_now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-int ui_recompute_due(const struct app *a, int dirty, int stale, double computed_ms)
+int ui_due(struct view *v)
 {
-	if (dirty)
-		return 1;
-	return stale && !a->paused && ui_now_ms() - computed_ms >= UI_RECOMPUTE_MS;
+	struct view_due *d = &v->due;
+	if (!d->dirty && !(d->stale && !v->app->paused &&
+			   ui_now_ms() - d->computed_ms >= UI_RECOMPUTE_MS))
+		return 0;
+	d->dirty = d->stale = 0;
+	d->computed_ms = ui_now_ms();
+	return 1;
 }
 
 void ui_busy(struct app *a, const char *msg)
@@ -70,11 +75,35 @@ void ui_busy(struct app *a, const char *msg)
 
 void ui_switch(struct app *a, int view)
 {
-	if (view < 0 || view >= VIEW_COUNT || view == a->cur)
+	if (view < 0 || view >= a->nviews || view == a->cur)
 		return;
 	a->prev = a->cur;
 	a->cur = view;
 	a->help = 0;
+}
+
+/* the index of the page called name, -1 when none */
+static int page_index(const struct app *a, const char *name)
+{
+	for (int i = 0; i < a->nviews; i++)
+		if (!strcasecmp(pages_table[i].name, name))
+			return i;
+	return -1;
+}
+
+struct view *ui_page(struct app *a, const char *name)
+{
+	int i = page_index(a, name);
+	return i < 0 ? NULL : a->views[i];
+}
+
+struct view *ui_show(struct app *a, const char *name)
+{
+	int i = page_index(a, name);
+	if (i < 0)
+		return NULL;
+	ui_switch(a, i);
+	return a->views[i];
 }
 
 /* keys while the prompt is open; returns 1 when consumed */
@@ -144,28 +173,29 @@ static int help_line(int y, int x, int w, int ymax, attr_t at, const char *s, in
 static void help_overlay(struct app *a, struct lrect area)
 {
 	const char *const *vh = a->views[a->cur]->ops->help;
+	const char *const *gh = keys_help();
 	int longest = 40;
 	for (const char *const *p = vh; p && *p; p++)
 		longest = (int)strlen(*p) > longest ? (int)strlen(*p) : longest;
-	for (const char *const *p = keys_help; *p; p++)
+	for (const char *const *p = gh; *p; p++)
 		longest = (int)strlen(*p) > longest ? (int)strlen(*p) : longest;
 	int w = longest + 4 < area.w ? longest + 4 : area.w;
 	int n = 0;
 	for (const char *const *p = vh; p && *p; p++)
 		n += help_line(0, 0, w - 3, 0, 0, *p, 0);
-	for (const char *const *p = keys_help; *p; p++)
+	for (const char *const *p = gh; *p; p++)
 		n += help_line(0, 0, w - 3, 0, 0, *p, 0);
 	int h = n + 4 > area.h ? area.h : n + 4;
 	struct lrect r = { area.x + (area.w - w) / 2, area.y + (area.h - h) / 2, w, h };
 	term_fill(r, theme_attr(TH_STATUS));
 	term_printf(r.y, r.x + 1, r.w - 2, theme_attr(TH_STATUS) | A_BOLD,
-		    "keys: %s (Esc or ? closes)", a->views[a->cur]->ops->name);
+		    "keys: %s (Esc or ? closes)", pages_table[a->cur].name);
 	int y = r.y + 1, ymax = r.y + r.h - 1;
 	for (const char *const *p = vh; p && *p && y < ymax; p++)
 		y += help_line(y, r.x + 2, r.w - 3, ymax, theme_attr(TH_STATUS), *p, 1);
 	if (y < ymax)
 		term_put(y++, r.x + 2, r.w - 3, theme_attr(TH_STATUS) | A_BOLD, "everywhere:");
-	for (const char *const *p = keys_help; *p && y < r.y + r.h; p++)
+	for (const char *const *p = gh; *p && y < r.y + r.h; p++)
 		y += help_line(y, r.x + 2, r.w - 3, r.y + r.h, theme_attr(TH_STATUS), *p, 1);
 }
 
@@ -227,7 +257,7 @@ static int mouse_event(struct app *a, struct ui_mouse *st)
 	}
 	if (m.y == 0 && (m.click || m.press)) {
 		int w = status_tab_w(getmaxx(stdscr));
-		if (w > 0 && m.x / w < VIEW_COUNT)
+		if (w > 0 && m.x / w < a->nviews)
 			ui_switch(a, m.x / w);
 		return UI_HANDLED;
 	}
@@ -324,17 +354,16 @@ struct app *ui_app_new(struct ui_source *src)
 		return NULL;
 	a->src = src;
 	a->store = src->store;
-	a->views[VIEW_TRACE] = tlview_new(a);
-	a->views[VIEW_KERNELS] = kview_new(a);
-	a->views[VIEW_PIPELINE] = pview_new(a);
-	a->views[VIEW_OVERVIEW] = oview_new(a);
-	a->views[VIEW_OPS] = opview_new(a);
-	a->views[VIEW_MEMORY] = mview_new(a);
-	for (int i = 0; i < VIEW_COUNT; i++)
-		if (!a->views[i]) {
+	for (size_t i = 0; i < pages_count; i++) {
+		const struct page_def *d = &pages_table[i];
+		struct view *v = d->make ? d->make(a) : rpage_new(a, d);
+		if (!v) {
 			ui_app_free(a);
 			return NULL;
 		}
+		v->due.dirty = 1;
+		a->views[a->nviews++] = v;
+	}
 	return a;
 }
 
@@ -342,18 +371,19 @@ void ui_app_free(struct app *a)
 {
 	if (!a)
 		return;
-	for (int i = 0; i < VIEW_COUNT; i++)
-		if (a->views[i])
-			a->views[i]->ops->free(a->views[i]);
+	for (int i = 0; i < a->nviews; i++)
+		a->views[i]->ops->free(a->views[i]);
 	free(a);
 }
 
-/* the store changed: tell every view */
+/* the store changed: every page is stale (ui_due), and told when it asks */
 static void data_changed(struct app *a)
 {
-	for (int i = 0; i < VIEW_COUNT; i++)
+	for (int i = 0; i < a->nviews; i++) {
+		a->views[i]->due.stale = 1;
 		if (a->views[i]->ops->data)
 			a->views[i]->ops->data(a->views[i]);
+	}
 }
 
 int ui_run(struct ui_source *src)
@@ -368,7 +398,10 @@ int ui_run(struct ui_source *src)
 		if (dirty)
 			ui_frame(a);
 		dirty = 0;
-		timeout(src->poll || src->status ? poll_ms : 500);
+		/* a page that deferred work past this frame gets the next one at once */
+		timeout(a->again ? 0 : src->poll || src->status ? poll_ms : 500);
+		int again = a->again;
+		a->again = 0;
 		int ch = getch();
 		if (ch == KEY_RESIZE) {
 			/* ncurses has resized stdscr; the next frame lays out anew */
@@ -378,7 +411,7 @@ int ui_run(struct ui_source *src)
 		if (ch == ERR) {
 			if (src->poll && src->poll(src->ctx, a->store) > 0)
 				data_changed(a);
-			dirty = src->poll || src->status;
+			dirty = src->poll || src->status || again;
 			continue;
 		}
 		dirty = 1;

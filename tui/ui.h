@@ -30,6 +30,9 @@ struct ui_source {
 	/* optional: the `W` key: save the capture; 0 or negative errno, and a
 	 * one-line message ("saved run.gtrace, 1.2M events" or the error) */
 	int (*save)(void *ctx, char *msg, size_t len);
+	/* optional, preferred to save: W asks for a name (a default offered)
+	 * and keeps the capture under it; 0 or negative errno and a message */
+	int (*save_as)(void *ctx, const char *path, char *msg, size_t len);
 	/* optional: the `p` key: pause (1) or resume (0) the capture */
 	int (*pause)(void *ctx, int paused);
 	int poll_ms;             /* poll period; 0 = 250 ms */

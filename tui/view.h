@@ -32,37 +32,62 @@ struct view;
 struct app;
 
 struct view_ops {
-	const char *name;                   /* tab title */
 	const char *const *help;            /* "key  action" lines, NULL-terminated */
 	void (*draw)(struct view *v, struct lrect area);
 	int (*key)(struct view *v, int key);
 	int (*mouse)(struct view *v, const struct ui_mouse *m);
-	void (*data)(struct view *v);       /* the store changed */
+	void (*data)(struct view *v);       /* the store changed (optional: due.stale
+					       is set for every page anyway) */
 	int (*back)(struct view *v);        /* Esc: 1 when the view used it */
 	void (*free)(struct view *v);
+};
+
+/* the one recompute throttle of every page that computes an analysis: a
+ * page computes on its next draw when asked (dirty: a key changed what it
+ * shows; every page starts dirty), or when the store changed (stale, set by
+ * ui.c for every page) and UI_RECOMPUTE_MS have passed since the last time,
+ * unless the view is paused (paused: the page holds still).  ui_due says. */
+struct view_due {
+	int dirty, stale;
+	double computed_ms;        /* ui_now_ms() of the last computation */
 };
 
 struct view {
 	const struct view_ops *ops;
 	struct app *app;
+	struct view_due due;
 };
 
-enum { VIEW_TRACE = 0, VIEW_KERNELS, VIEW_PIPELINE, VIEW_OVERVIEW, VIEW_OPS, VIEW_MEMORY, VIEW_COUNT };
+/* the viewer's pages, in tab order (pages.c): number key i + 1, tab title
+ * and the help line all come from this table.  A page is hand-written
+ * (make) or a report shown as a table page (report: rpage.c). */
+struct page_def {
+	const char *name;          /* tab title; ui_page() finds a page by it */
+	struct view *(*make)(struct app *a);
+	const char *report;        /* make NULL: this report's tables as a table page */
+};
+#define PAGES_MAX 9                /* number keys 1-9 */
+extern const struct page_def pages_table[];
+extern const size_t pages_count;
+/* the help line of the page keys: "1-N Tab S-Tab  switch view (a, b, ...)" */
+const char *pages_help(void);
 
 typedef void (*prompt_done_fn)(struct view *v, const char *text);
 
 struct app {
 	struct ui_source *src;
 	struct gt_store *store;
-	struct view *views[VIEW_COUNT];
+	struct view *views[PAGES_MAX];   /* pages_table's pages, same order */
+	int nviews;
 	int cur, prev;
 	int help;                 /* help overlay shown */
 	int paused;
+	int again;                /* a page deferred work: draw the next frame at once */
 	char msg[160];            /* transient message in the status line */
 	char range[96];           /* the trace view's visible or marked range */
 	int follow;               /* the trace view follows the newest data (live) */
 	char cursor[48];          /* the trace view's cursor time, "cursor +1.234ms" */
-	char src_status[128];     /* from src->status */
+	char src_status[512];     /* from src->status (multi-node: a part per node) */
 	/* one-line prompt (search, go to time, filter) */
 	int prompting;
 	char prompt_label[64];
@@ -94,19 +119,22 @@ static inline int ui_ref_ok(const struct gt_store *s, struct gt_ref r)
 double ui_now_ms(void);
 /* analysis pages recompute a changed (live) store at most this often */
 #define UI_RECOMPUTE_MS 2000.0
-/* 1 when an analysis page should compute its report now: asked for
- * (dirty), or the store changed (stale), UI_RECOMPUTE_MS have passed since
- * computed_ms and the view is not paused (paused: the page holds still) */
-int ui_recompute_due(const struct app *a, int dirty, int stale, double computed_ms);
+/* 1 when page v should compute now (struct view_due's rule); then its
+ * flags are cleared and the time taken, so the caller computes */
+int ui_due(struct view *v);
 /* show "msg" in the status line at once (before a long computation) */
 void ui_busy(struct app *a, const char *msg);
-/* focus a view (VIEW_*) */
+/* focus a view (its index in pages_table) */
 void ui_switch(struct app *a, int view);
+/* the page called name (pages_table, case-insensitive), NULL when none */
+struct view *ui_page(struct app *a, const char *name);
+/* focus the page called name; returns it (NULL when none) */
+struct view *ui_show(struct app *a, const char *name);
 
 /* the global key table (keys.c); returns UI_* flags */
 int keys_global(struct app *a, int key);
-/* global key help lines, NULL-terminated */
-extern const char *const keys_help[];
+/* global key help lines (the first from pages_help), NULL-terminated */
+const char *const *keys_help(void);
 
 /* status.c: the status line and the tab line */
 void status_draw(struct app *a, struct lrect r);
@@ -121,19 +149,25 @@ struct view *pview_new(struct app *a);
 struct view *oview_new(struct app *a);
 struct view *opview_new(struct app *a);
 struct view *mview_new(struct app *a);
+/* a report's tables as a table page (rpage.c): sort, scroll, filter; the
+ * page's title is def->name */
+struct view *rpage_new(struct app *a, const struct page_def *def);
 
-/* trace view entry points for drill-down from the other views */
+/* trace view entry points for drill-down from the other views (v from
+ * ui_page(a, "Trace"); NULL does nothing) */
 void tlview_goto(struct view *v, struct gt_ref r);
 void tlview_zoom_range(struct view *v, int64_t t0_ns, int64_t t1_ns);
 /* put the cursor on rank/GPU's compute stream (rank -1: any rank) */
 void tlview_goto_gpu(struct view *v, int32_t rank, int32_t gpu);
-/* pipeline view: show rank R's steps (a rank with steps; else unchanged) */
+/* pipeline view: show rank R's steps (a rank with steps; else unchanged;
+ * v NULL: nothing) */
 void pview_show_rank(struct view *v, int32_t rank);
 
 /* tables.c: draw a gt_table: header, rows[0..nrows) (indices into the
- * table), the selected one highlighted; a column named "Name" goes last
- * and gets the remaining width (at least what name_wide asks), a name too
- * long for it is cut in the middle; columns "... (ns)" print as durations;
+ * table), the selected one highlighted; the name column (tables_name_col)
+ * goes last and gets the remaining width (at least what name_wide asks), a
+ * name too long for it is cut in the middle; GT_COLF_DUR columns print as
+ * durations;
  * the sort column's heading ends in " ▼" / " ▲" (" v" / " ^" in ASCII) */
 struct tables_state {
 	size_t top, sel;          /* first shown, selected (indices into rows[]) */
@@ -146,10 +180,8 @@ void tables_draw(const struct gt_table *t, struct tables_state *st, struct lrect
 		 const size_t *rows, size_t nrows);
 /* format one cell as the table view shows it */
 void tables_cell_text(const struct gt_table *t, size_t row, size_t col, char *buf, size_t len);
-/* the index of the first column whose name contains `part` (case-insensitive), or -1 */
-int tables_find_col(const struct gt_table *t, const char *part);
-/* the column shown last with the remaining width: "Name", else a last
- * string column ("Operation", "Collective"); -1 when none */
+/* the column shown last with the remaining width: the GT_COLF_NAME column,
+ * else a last string column; -1 when none */
 int tables_name_col(const struct gt_table *t);
 /* move the selection by delta rows (clamped) / to an absolute row */
 void tables_move(struct tables_state *st, size_t nrows, long delta);

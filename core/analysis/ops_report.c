@@ -4,6 +4,8 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "gtrace/ops.h"
 #include "gtrace/steps.h"
 #include "reports.h"
@@ -73,6 +75,10 @@ static int ops_run(const struct gt_store *s, const struct gt_scope *sc_in,
 			   "operator view, call stacks of an operator)", cols_stack) :
 		tables_new("ops", "Operators (PyTorch TensorBoard plugin operator view)", cols_name);
 	rc = t ? 0 : -ENOMEM;
+	if (t && group != OPS_BY_NAME)
+		gt_table_col_flags(t, 1, GT_COLF_KEY);   /* a row is (name, shape / stack) */
+	if (t)   /* Device Self Duration, as the plugin sorts */
+		t->sort_col = group == OPS_BY_NAME ? 2 : 3;
 	for (size_t i = 0; i < r.n && !rc; i++)
 		rc = put_row(t, s, &r.rows[i], group);
 	if (!rc && !r.n)
@@ -90,10 +96,51 @@ static int ops_run(const struct gt_store *s, const struct gt_scope *sc_in,
 	return rc;
 }
 
+/* drill-down: the calls of the row's operator (its framework operator events
+ * on host threads in scope; a call nested in a call of the same name is
+ * left out, as the table merges it) */
+static int ops_instances(const struct gt_store *s, const struct gt_scope *sc_in,
+			 const struct gt_table *t, size_t row, struct gt_ref **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	const char *nm = strcmp(t->name, "ops") ? NULL : tables_row_name(t, row);
+	struct gt_scope sc;
+	char err[64];
+	if (!nm || steps_scope(s, sc_in, &sc, err, sizeof(err)))
+		return -ENOENT;
+	uint32_t id = store_str_find(s, nm, strlen(nm));
+	size_t cap = 0;
+	for (uint32_t li = 0; id != UINT32_MAX && li < store_lane_count(s); li++) {
+		const struct gt_lane *l = store_lane_at(s, li);
+		if (l->key.type != GT_LANE_HOST || !(l->kinds_mask & (1u << GT_EV_CPU_OP)) ||
+		    !kstats_lane_in_scope(l, &sc))
+			continue;
+		int64_t cover_end = INT64_MIN;   /* end of the last call kept on this thread */
+		size_t first, last;
+		kstats_lane_starts(l, sc.t0_ns, sc.t1_ns, &first, &last);
+		for (size_t j = first; j < last; j++) {
+			const struct gt_event *e = &l->ev[j];
+			if (e->kind != GT_EV_CPU_OP || e->name != id ||
+			    (e->start_ns < cover_end && e->start_ns + e->dur_ns <= cover_end))
+				continue;
+			if (tables_ref_push(out, n, &cap, (struct gt_ref){ li, (uint32_t)j })) {
+				free(*out);
+				*out = NULL;
+				*n = 0;
+				return -ENOMEM;
+			}
+			cover_end = e->start_ns + e->dur_ns;
+		}
+	}
+	return 0;
+}
+
 const struct gt_report gt_report_ops = {
 	.name = "ops",
 	.help = "framework operators per name: calls, host and device self/total time, Tensor "
 		"Core eligibility (PyTorch TensorBoard plugin operator view); --group-by "
 		"shape|stack: per name + input shapes / call stack",
 	.run = ops_run,
+	.instances = ops_instances,
 };

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "gtrace/report.h"
 
 void gt_scope_all(struct gt_scope *sc)
@@ -33,6 +34,7 @@ struct gt_table *gt_table_new(const char *name, const char *title)
 		gt_table_free(t);
 		return NULL;
 	}
+	t->sort_col = -1;
 	return t;
 }
 
@@ -79,8 +81,27 @@ int gt_table_col(struct gt_table *t, const char *name, enum gt_col_type type, in
 	c->type = type;
 	c->decimals = decimals < 0 ? 0 : decimals > 12 ? 12 : decimals;
 	c->align_left = type == GT_COL_STR;
-	c->plain = 0;
+	size_t n = strlen(name);
+	c->flags = 0;
+	if (type != GT_COL_STR && n >= 4 && !strcmp(name + n - 4, "(ns)"))
+		c->flags |= GT_COLF_DUR;
+	if (type == GT_COL_STR && !strcasecmp(name, "name"))
+		c->flags |= GT_COLF_NAME | GT_COLF_KEY;
 	return (int)t->ncols++;
+}
+
+void gt_table_col_flags(struct gt_table *t, size_t col, unsigned flags)
+{
+	if (col < t->ncols)
+		t->cols[col].flags |= flags;
+}
+
+int gt_table_col_with(const struct gt_table *t, unsigned flags)
+{
+	for (size_t c = 0; c < t->ncols; c++)
+		if ((t->cols[c].flags & flags) == flags)
+			return (int)c;
+	return -1;
 }
 
 const char *gt_col_unit(const struct gt_col *c)

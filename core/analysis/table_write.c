@@ -23,7 +23,7 @@ static void fmt_num(char *buf, size_t len, const struct gt_col *c, const union g
 		snprintf(raw, sizeof(raw), "%.*f", c->decimals, v->f);
 	if (!strcmp(raw, "-0") || (raw[0] == '-' && strspn(raw + 1, "0.") == strlen(raw + 1)))
 		memmove(raw, raw + 1, strlen(raw));       /* no "-0.0" */
-	if (!sep || c->plain) {
+	if (!sep || (c->flags & GT_COLF_ID)) {
 		snprintf(buf, len, "%s", raw);
 		return;
 	}

@@ -22,7 +22,30 @@ int tables_stat_cols(struct gt_table *t, const char *count_col)
 	    gt_table_col(t, "Max (ns)", GT_COL_INT, 0) < 0 ||
 	    gt_table_col(t, "StdDev (ns)", GT_COL_FLOAT, 1) < 0)
 		return -ENOMEM;
+	t->sort_col = c0 + 1;   /* Total Time, largest first */
 	return c0;
+}
+
+int tables_ref_push(struct gt_ref **v, size_t *n, size_t *cap, struct gt_ref r)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		struct gt_ref *nv = realloc(*v, nc * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = r;
+	return 0;
+}
+
+const char *tables_row_name(const struct gt_table *t, size_t row)
+{
+	int c = gt_table_col_with(t, GT_COLF_NAME);
+	if (c < 0 || row >= t->nrows || gt_table_is_null(t, row, (size_t)c))
+		return NULL;
+	return gt_table_cell(t, row, (size_t)c)->s;
 }
 
 void tables_stat_row(struct gt_table *t, size_t row, size_t c, const struct kstats_row *k)
@@ -62,7 +85,8 @@ struct gt_table *tables_new(const char *name, const char *title, const char *con
 			gt_table_free(t);
 			return NULL;
 		}
-		t->cols[t->ncols - 1].plain = p && p[1] == 'k';
+		if (p && p[1] == 'k')
+			gt_table_col_flags(t, t->ncols - 1, GT_COLF_ID);
 	}
 	return t;
 }

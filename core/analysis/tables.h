@@ -23,5 +23,9 @@ int tables_scope_note(struct gt_table *t, const struct gt_store *s, const struct
  * out (which owns them from then on); the ones not handed over are freed;
  * returns rc, or the first error of gt_report_out_add */
 int tables_out_pair(struct gt_report_out *out, int rc, struct gt_table *a, struct gt_table *b);
+/* append r to *v (capacity *cap, doubled as needed); 0 or -ENOMEM */
+int tables_ref_push(struct gt_ref **v, size_t *n, size_t *cap, struct gt_ref r);
+/* the string of row's GT_COLF_NAME cell in t, NULL when none or null */
+const char *tables_row_name(const struct gt_table *t, size_t row);
 
 #endif

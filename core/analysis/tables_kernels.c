@@ -192,9 +192,27 @@ static int kernels_run(const struct gt_store *s, const struct gt_scope *sc_in,
 	return rc;
 }
 
+/* drill-down: the kernels of the row's name in scope */
+static int kernels_instances(const struct gt_store *s, const struct gt_scope *sc_in,
+			     const struct gt_table *t, size_t row, struct gt_ref **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	const char *nm = strcmp(t->name, "kernels") ? NULL : tables_row_name(t, row);
+	struct gt_scope sc;
+	char err[64];
+	if (!nm || steps_scope(s, sc_in, &sc, err, sizeof(err)))
+		return -ENOENT;
+	uint32_t id = store_str_find(s, nm, strlen(nm));
+	if (id == UINT32_MAX)
+		return 0;
+	return kstats_instances(s, &sc, id, 0, KSTATS_ORDER_DUR_DESC, out, n);
+}
+
 const struct gt_report gt_report_kernels = {
 	.name = "kernels",
 	.help = "GPU kernels per name: nsys stats cuda_gpu_kern_sum columns, plus GPU(s), "
 		"grid/block, registers, shared memory, Tensor Core (TC), step share, launch configs",
 	.run = kernels_run,
+	.instances = kernels_instances,
 };

@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "reports.h"
 #include "gtrace/steps.h"
 #include "tables.h"
@@ -31,6 +33,7 @@ static int memory_time(const struct gt_store *s, const struct gt_scope *sc,
 		"CUDA GPU MemOps Summary (by Time) (cuda_gpu_mem_time_sum)");
 	if (!t || tables_stat_cols(t, "Count") < 0 || gt_table_col(t, "Operation", GT_COL_STR, 0) < 0)
 		goto nomem;
+	gt_table_col_flags(t, 8, GT_COLF_NAME | GT_COLF_KEY);
 	for (size_t i = 0; i < r->nrows; i++) {
 		long row = gt_table_row(t);
 		if (row < 0)
@@ -58,6 +61,8 @@ static int memory_size(const struct gt_store *s, const struct gt_scope *sc,
 		"CUDA GPU MemOps Summary (by Size) (cuda_gpu_mem_size_sum)", cols);
 	if (!t)
 		return -1;
+	gt_table_col_flags(t, 7, GT_COLF_NAME | GT_COLF_KEY);
+	t->sort_col = 0;
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct kstats_row *k = &r->rows[i];
 		long row = gt_table_row(t);
@@ -110,9 +115,55 @@ static int memory_run(const struct gt_store *s, const struct gt_scope *sc_in,
 	return rc;
 }
 
+/* drill-down: the copies (or memsets) of the row's operation kind in scope,
+ * classed as kstats' KSTATS_BY_COPY_KIND classes them */
+static int memory_instances(const struct gt_store *s, const struct gt_scope *sc_in,
+			    const struct gt_table *t, size_t row, struct gt_ref **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	const char *nm = strncmp(t->name, "memory_", 7) ? NULL : tables_row_name(t, row);
+	struct gt_scope sc;
+	char err[64];
+	if (!nm || steps_scope(s, sc_in, &sc, err, sizeof(err)))
+		return -ENOENT;
+	uint32_t cls = UINT32_MAX;
+	for (uint32_t c = 0; c < GT_COPY_KIND_COUNT && cls == UINT32_MAX; c++)
+		if (!strcmp(op_name(c), nm))
+			cls = c;
+	if (!strcmp(op_name(KSTATS_CLS_MEMSET), nm))
+		cls = KSTATS_CLS_MEMSET;
+	if (cls == UINT32_MAX)
+		return -ENOENT;
+	size_t cap = 0;
+	for (uint32_t li = 0; li < store_lane_count(s); li++) {
+		const struct gt_lane *l = store_lane_at(s, li);
+		if (!(l->kinds_mask & ((1u << GT_EV_MEMCPY) | (1u << GT_EV_MEMSET))) ||
+		    !kstats_lane_in_scope(l, &sc))
+			continue;
+		size_t first, last;
+		kstats_lane_starts(l, sc.t0_ns, sc.t1_ns, &first, &last);
+		for (size_t i = first; i < last; i++) {
+			const struct gt_event *e = &l->ev[i];
+			uint32_t ec = e->kind == GT_EV_MEMSET ? KSTATS_CLS_MEMSET :
+				      e->sub < GT_COPY_KIND_COUNT ? e->sub : GT_COPY_UNKNOWN;
+			if ((e->kind != GT_EV_MEMCPY && e->kind != GT_EV_MEMSET) || ec != cls)
+				continue;
+			if (tables_ref_push(out, n, &cap, (struct gt_ref){ li, (uint32_t)i })) {
+				free(*out);
+				*out = NULL;
+				*n = 0;
+				return -ENOMEM;
+			}
+		}
+	}
+	return 0;
+}
+
 const struct gt_report gt_report_memory = {
 	.name = "memory",
 	.help = "GPU copies and memsets per kind: nsys stats cuda_gpu_mem_time_sum and "
 		"cuda_gpu_mem_size_sum, plus achieved bandwidth (GB/s)",
 	.run = memory_run,
+	.instances = memory_instances,
 };

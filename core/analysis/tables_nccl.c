@@ -60,6 +60,26 @@ static double busbw_factor(const char *name, uint32_t n)
 	return 0;
 }
 
+/* e's row key into *x (dur_ns too); 0 when e is no NCCL kernel */
+static int nc_of(const struct gt_store *s, const struct gt_event *e, struct nc_ev *x)
+{
+	uint32_t nid = e->kind == GT_EV_KERNEL ? gt_event_nccl(e) : 0;
+	if (e->kind != GT_EV_KERNEL || (!(e->flags & GT_EVF_NCCL) && !nid))
+		return 0;
+	*x = (struct nc_ev){ .coll = e->name, .dur_ns = e->dur_ns };
+	const struct gt_nccl *a = nid ? store_nccl_at(s, nid) : NULL;
+	if (a) {
+		x->known = 1;
+		if (a->collective)
+			x->coll = a->collective;
+		x->dtype = a->dtype;
+		x->group = a->group_size;
+		uint64_t ne = a->in_nelems > a->out_nelems ? a->in_nelems : a->out_nelems;
+		x->size_bytes = ne * a->dtype_bytes;
+	}
+	return 1;
+}
+
 /* gather the NCCL kernels in scope; 0 or -ENOMEM */
 static int collect(const struct gt_store *s, const struct gt_scope *sc, struct nc_ev **out,
 		   size_t *nout)
@@ -73,9 +93,8 @@ static int collect(const struct gt_store *s, const struct gt_scope *sc, struct n
 		size_t first, last;
 		kstats_lane_starts(l, sc->t0_ns, sc->t1_ns, &first, &last);
 		for (size_t i = first; i < last; i++) {
-			const struct gt_event *e = &l->ev[i];
-			uint32_t nid = e->kind == GT_EV_KERNEL ? gt_event_nccl(e) : 0;
-			if (e->kind != GT_EV_KERNEL || (!(e->flags & GT_EVF_NCCL) && !nid))
+			struct nc_ev x;
+			if (!nc_of(s, &l->ev[i], &x))
 				continue;
 			if (n == cap) {
 				cap = cap ? cap * 2 : 256;
@@ -85,17 +104,6 @@ static int collect(const struct gt_store *s, const struct gt_scope *sc, struct n
 					return -ENOMEM;
 				}
 				v = nv;
-			}
-			struct nc_ev x = { .coll = e->name, .dur_ns = e->dur_ns };
-			const struct gt_nccl *a = nid ? store_nccl_at(s, nid) : NULL;
-			if (a) {
-				x.known = 1;
-				if (a->collective)
-					x.coll = a->collective;
-				x.dtype = a->dtype;
-				x.group = a->group_size;
-				uint64_t ne = a->in_nelems > a->out_nelems ? a->in_nelems : a->out_nelems;
-				x.size_bytes = ne * a->dtype_bytes;
 			}
 			v[n++] = x;
 		}
@@ -130,6 +138,11 @@ static int nccl_run(const struct gt_store *s, const struct gt_scope *sc_in,
 	t = tables_new("nccl", "NCCL Collectives by Name and Size", cols);
 	if (!t)
 		goto nomem;
+	/* a row is (collective, size, type, group): nccl_instances matches them */
+	gt_table_col_flags(t, 11, GT_COLF_NAME | GT_COLF_KEY);
+	gt_table_col_flags(t, 6, GT_COLF_KEY);
+	gt_table_col_flags(t, 7, GT_COLF_KEY);
+	gt_table_col_flags(t, 8, GT_COLF_KEY);
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		int64_t tot = 0, mn = INT64_MAX, mx = INT64_MIN;
@@ -186,9 +199,50 @@ nomem:
 	return -ENOMEM;
 }
 
+/* drill-down: the NCCL kernels in scope with the row's key (collective,
+ * size, data type, group size; a null cell is an unknown value) */
+static int nccl_instances(const struct gt_store *s, const struct gt_scope *sc_in,
+			  const struct gt_table *t, size_t row, struct gt_ref **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	struct gt_scope sc;
+	char err[64];
+	if (strcmp(t->name, "nccl") || t->ncols < 12 || row >= t->nrows ||
+	    gt_table_is_null(t, row, 11) || steps_scope(s, sc_in, &sc, err, sizeof(err)))
+		return -ENOENT;
+	const char *coll = gt_table_cell(t, row, 11)->s;
+	const char *dtype = gt_table_is_null(t, row, 7) ? NULL : gt_table_cell(t, row, 7)->s;
+	uint64_t size = gt_table_is_null(t, row, 6) ? 0 : (uint64_t)gt_table_cell(t, row, 6)->i;
+	uint32_t group = gt_table_is_null(t, row, 8) ? 0 : (uint32_t)gt_table_cell(t, row, 8)->i;
+	size_t cap = 0;
+	for (uint32_t li = 0; li < store_lane_count(s); li++) {
+		const struct gt_lane *l = store_lane_at(s, li);
+		if (!(l->kinds_mask & (1u << GT_EV_KERNEL)) || !kstats_lane_in_scope(l, &sc))
+			continue;
+		size_t first, last;
+		kstats_lane_starts(l, sc.t0_ns, sc.t1_ns, &first, &last);
+		for (size_t i = first; i < last; i++) {
+			struct nc_ev x;
+			if (!nc_of(s, &l->ev[i], &x) || x.size_bytes != size || x.group != group ||
+			    strcmp(store_str(s, x.coll), coll) || !x.dtype != !dtype ||
+			    (dtype && strcmp(store_str(s, x.dtype), dtype)))
+				continue;
+			if (tables_ref_push(out, n, &cap, (struct gt_ref){ li, (uint32_t)i })) {
+				free(*out);
+				*out = NULL;
+				*n = 0;
+				return -ENOMEM;
+			}
+		}
+	}
+	return 0;
+}
+
 const struct gt_report gt_report_nccl = {
 	.name = "nccl",
 	.help = "NCCL kernels per collective and message size: count, time, algorithm and bus "
 		"bandwidth (nccl-tests definitions)",
 	.run = nccl_run,
+	.instances = nccl_instances,
 };

@@ -49,6 +49,8 @@ enum gtfile_chunk_type {
 	 * chunk that compressed so well that the file would hold more than
 	 * GTFILE_MAX_EVENTS_PER_BYTE events per byte (constant columns) */
 	GTFILE_CH_PAD = 12,
+	/* per-lane summary (format 1.1, gtfile_summary.c) */
+	GTFILE_CH_SUMMARY = 13,
 };
 
 /* table entry sizes (each table chunk states its entry size; readers skip

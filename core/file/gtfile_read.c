@@ -24,6 +24,7 @@
 #include "../util/mapguard.h"
 #include <zstd.h>
 #include "gtfile_tables.h"
+#include "gtfile_summary.h"
 #include "gtrace_config.h"
 
 struct rd {
@@ -43,6 +44,11 @@ struct rd {
 	_Atomic uint64_t *progress;   /* optional: bytes walked so far, for a loading line */
 	int mapped;                   /* p is a page-aligned mapping that may be dropped behind */
 	size_t dropped;               /* bytes of it dropped so far */
+	struct gt_lsum *sum;          /* summary chunks read so far, or NULL */
+	int head;                     /* tables, summary and index only (gtfile_read_head) */
+	int64_t idx_t0, idx_t1;       /* the index's span */
+	uint64_t *jump;               /* head: offsets of the chunks that are not events */
+	size_t njump, jk;
 };
 
 const char *gtfile_chunk_name(uint32_t type)
@@ -50,6 +56,7 @@ const char *gtfile_chunk_name(uint32_t type)
 	static const char *const n[] = {
 		"unknown", "strings", "lanes", "devices", "ranks", "kconf",
 		"nccl", "events", "drops", "metadata", "index", "end", "padding",
+		"summary",
 	};
 	return type < sizeof(n) / sizeof(n[0]) ? n[type] : "unknown";
 }
@@ -95,6 +102,8 @@ static int chunk_at(struct rd *r, size_t pos, uint32_t *type, uint32_t *flags, u
 			    gtfile_chunk_name(*type), pos);
 	if (r->len - pos - GTFILE_CHUNK_HDR < *stored)
 		return 0;
+	if (r->head && *type == GTFILE_CH_EVENTS)
+		return 1;   /* not read: the full load that follows checks it */
 	uLong crc = crc32(0, h, 16);
 	crc = crc32(crc, h + GTFILE_CHUNK_HDR, *stored);
 	if (gtfile_get32(h + 16) != (uint32_t)crc)
@@ -163,6 +172,23 @@ static void peek_index(struct rd *r)
 	}
 	r->idx_nlanes = nl;
 	r->idx_events = ev;
+	r->idx_t0 = (int64_t)gtfile_get64(p + 8);
+	r->idx_t1 = (int64_t)gtfile_get64(p + 16);
+	/* head: where the chunks other than events are, to jump over runs of
+	 * event chunks without touching their pages (a cold disk reads only
+	 * the tables, the summary and the index) */
+	size_t nch = gtfile_get32(p + 28);
+	if (r->head && (raw - 40 - nl * 8) / 16 >= nch) {
+		r->jump = malloc((nch + 2) * sizeof(uint64_t));
+		const unsigned char *c = p + 40 + nl * 8;
+		for (size_t i = 0; r->jump && i < nch; i++, c += 16)
+			if (gtfile_get32(c + 8) != GTFILE_CH_EVENTS)
+				r->jump[r->njump++] = gtfile_get64(c);
+		if (r->jump) {
+			r->jump[r->njump++] = at;
+			r->jump[r->njump++] = pos;
+		}
+	}
 	r->have_index = 1;
 none:
 	r->err[0] = '\0';
@@ -244,12 +270,22 @@ static int walk(struct rd *r, struct gtfile_info *info, int *complete, size_t *l
 		int rc = chunk_at(r, pos, &type, &flags, &raw, &stored);
 		if (rc <= 0)
 			return rc;
-		if (type < GTFILE_CH_STRINGS || type > GTFILE_CH_END) {
+		if (type < GTFILE_CH_STRINGS || (type > GTFILE_CH_END && type != GTFILE_CH_SUMMARY)) {
 			/* padding or a chunk of a later minor version: skipped
 			 * unread (a zstd frame of it is never decompressed) */
 			info->chunks++;
 			*last = pos;
 			pos += GTFILE_CHUNK_HDR + stored;
+			continue;
+		}
+		if (r->head && type == GTFILE_CH_EVENTS) {
+			info->chunks++;
+			*last = pos;
+			size_t nxt = pos + GTFILE_CHUNK_HDR + stored;
+			while (r->jk < r->njump && r->jump[r->jk] < nxt)
+				r->jk++;
+			/* the next chunk that is not events, when the index says where */
+			pos = r->jk < r->njump && r->jump[r->jk] < r->len ? (size_t)r->jump[r->jk] : nxt;
 			continue;
 		}
 		const unsigned char *p;
@@ -260,6 +296,8 @@ static int walk(struct rd *r, struct gtfile_info *info, int *complete, size_t *l
 		if (type == GTFILE_CH_END) {
 			if (raw != 16 || pos + GTFILE_END_BYTES != r->len)
 				return fail(r, -EINVAL, "misplaced end marker at byte %zu", pos);
+			if (r->head)
+				info->events = gtfile_get64(p + 8);   /* not decoded */
 			if (gtfile_get64(p + 8) != info->events ||
 			    (r->have_index && r->idx_events != info->events))
 				return fail(r, -EINVAL, "end marker says %llu events, file holds %llu",
@@ -274,8 +312,10 @@ static int walk(struct rd *r, struct gtfile_info *info, int *complete, size_t *l
 		} else if (type == GTFILE_CH_LANES) {
 			size_t before = store_lane_count(r->s);
 			rc = gtfile_tab_read(type, p, raw, r->s, why, sizeof(why));
-			if (!rc)
+			if (!rc && !r->head)
 				rc = reserve_lanes(r, before, store_lane_count(r->s));
+		} else if (type == GTFILE_CH_SUMMARY) {
+			rc = gtfile_summary_read(p, raw, r->s, &r->sum, why, sizeof(why));
 		} else if (type != GTFILE_CH_INDEX) {
 			rc = gtfile_tab_read(type, p, raw, r->s, why, sizeof(why));
 		}
@@ -302,15 +342,15 @@ static void trim_lanes(struct gt_store *s)
 }
 
 static int read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,
-		    struct gtfile_info *info, _Atomic uint64_t *progress, int mapped, char *err,
-		    size_t errlen)
+		    struct gtfile_info *info, _Atomic uint64_t *progress, int mapped, int head,
+		    char *err, size_t errlen)
 {
 	struct gtfile_info dummy;
 	if (!info)
 		info = &dummy;
 	memset(info, 0, sizeof(*info));
 	struct rd r = { .p = buf, .len = len, .name = name, .s = s, .err = err, .errlen = errlen,
-			.progress = progress, .mapped = mapped };
+			.progress = progress, .mapped = mapped, .head = head };
 	err[0] = '\0';
 	r.max_events = len * GTFILE_MAX_EVENTS_PER_BYTE + 4096;
 	int rc = check_header(&r, info);
@@ -325,6 +365,10 @@ static int read_mem(const void *buf, size_t len, const char *name, struct gt_sto
 	peek_index(&r);
 	int complete = 0;
 	size_t last = 0;
+	if (head && !r.have_index) {
+		rc = fail(&r, -ENOENT, "no index (a cut-off file): read it whole");
+		goto out;
+	}
 	rc = walk(&r, info, &complete, &last);
 	if (!rc && !complete && info->chunks == 0)
 		rc = fail(&r, -EINVAL, "cut off before the first complete chunk");
@@ -335,6 +379,17 @@ static int read_mem(const void *buf, size_t len, const char *name, struct gt_sto
 		if (rc)
 			fail(&r, rc, "out of memory");
 	}
+	if (!rc && head && !r.sum)
+		rc = fail(&r, -ENOENT, "no summary (written by an older gtrace): read it whole");
+	if (!rc) {
+		store_set_summary(s, r.sum);   /* the store owns it now */
+		r.sum = NULL;
+	}
+	if (!rc && head) {
+		store_set_span(s, r.idx_t0, r.idx_t1, (size_t)r.idx_events);
+		info->events = r.idx_events;
+	}
+out:
 	if (!rc && !complete) {
 		info->truncated = 1;
 		fail(&r, 0, "cut off after %llu events (last complete chunk at byte %zu)",
@@ -343,13 +398,15 @@ static int read_mem(const void *buf, size_t len, const char *name, struct gt_sto
 	ZSTD_freeDCtx(r.dc);
 	gtfile_buf_free(&r.out);
 	free(r.idx_lane);
+	free(r.jump);
+	lsum_free(r.sum);
 	return rc;
 }
 
 int gtfile_read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,
 		    struct gtfile_info *info, char *err, size_t errlen)
 {
-	return read_mem(buf, len, name, s, info, NULL, 0, err, errlen);
+	return read_mem(buf, len, name, s, info, NULL, 0, 0, err, errlen);
 }
 
 int gtfile_read(const char *path, struct gt_store *s, struct gtfile_info *info,
@@ -358,8 +415,23 @@ int gtfile_read(const char *path, struct gt_store *s, struct gtfile_info *info,
 	return gtfile_read_progress(path, s, info, NULL, err, errlen);
 }
 
+static int read_path(const char *path, struct gt_store *s, struct gtfile_info *info,
+		     _Atomic uint64_t *progress, int head, char *err, size_t errlen);
+
 int gtfile_read_progress(const char *path, struct gt_store *s, struct gtfile_info *info,
 			 _Atomic uint64_t *progress, char *err, size_t errlen)
+{
+	return read_path(path, s, info, progress, 0, err, errlen);
+}
+
+int gtfile_read_head(const char *path, struct gt_store *s, struct gtfile_info *info, char *err,
+		     size_t errlen)
+{
+	return read_path(path, s, info, NULL, 1, err, errlen);
+}
+
+static int read_path(const char *path, struct gt_store *s, struct gtfile_info *info,
+		     _Atomic uint64_t *progress, int head, char *err, size_t errlen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -378,7 +450,7 @@ int gtfile_read_progress(const char *path, struct gt_store *s, struct gtfile_inf
 	void *p = NULL;
 	if (len) {
 		/* a budgeted store reads the file as it goes and drops it behind */
-		int fl = store_budget(s) ? MAP_PRIVATE : MAP_PRIVATE | MAP_POPULATE;
+		int fl = store_budget(s) || head ? MAP_PRIVATE : MAP_PRIVATE | MAP_POPULATE;
 		p = mmap(NULL, len, PROT_READ, fl, fd, 0);
 		if (p == MAP_FAILED) {
 			e = errno;
@@ -390,8 +462,8 @@ int gtfile_read_progress(const char *path, struct gt_store *s, struct gtfile_inf
 	close(fd);
 	/* another process may truncate the file while it is read (mapguard.h) */
 	int guard = len ? mapguard_begin(p, len) : -1;
-	int rc = read_mem(len ? p : "", len, path, s, info, progress, len && store_budget(s), err,
-			  errlen);
+	int rc = read_mem(len ? p : "", len, path, s, info, progress, len && store_budget(s), head,
+			  err, errlen);
 	if (mapguard_end(guard)) {
 		snprintf(err, errlen, "%s: the file shrank while it was read (truncated or rewritten by "
 			 "another process); open it again when it is complete", path);

@@ -17,6 +17,7 @@
 #include <zstd.h>
 #include "gtfile_priv.h"
 #include "gtfile_tables.h"
+#include "gtfile_summary.h"
 #include "gtrace_config.h"
 #include "../util/safew.h"
 
@@ -379,6 +380,8 @@ int gtfile_writer_close(struct gtfile_writer *w, const struct gt_store *s, char 
 			size_t errlen)
 {
 	int rc = s ? gtfile_writer_flush(w, s) : 0;   /* without the store queued events are dropped */
+	if (!rc && s)
+		rc = gtfile_summary_write(w, s);
 	if (!rc)
 		rc = write_index(w);
 	if (fclose(w->f) && !rc)

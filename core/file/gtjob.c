@@ -46,6 +46,68 @@ void gtjob_free(struct gtjob *j)
 	free(j);
 }
 
+/* word i (0-based) of s into w; 0 or -1 past the last */
+static int word(const char *s, int i, char *w, size_t len)
+{
+	for (;;) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			return -1;
+		size_t n = strcspn(s, " \t");
+		if (i-- == 0) {
+			snprintf(w, len, "%.*s", (int)(n < len ? n : len - 1), s);
+			return 0;
+		}
+		s += n;
+	}
+}
+
+void gtjob_short_name(const char *cmd, char *out, size_t len)
+{
+	char w[128], b[128];
+	int i = 0;
+	snprintf(out, len, "%s", cmd);
+	/* VAR=value words before the command; GTRACE_HOSTNAME names the host */
+	while (word(cmd, i, w, sizeof(w)) == 0 && strchr(w, '=') && w[0] != '-' && w[0] != '=') {
+		if (!strncmp(w, "GTRACE_HOSTNAME=", 16) && w[16]) {
+			snprintf(out, len, "%s", w + 16);
+			return;
+		}
+		i++;
+	}
+	if (word(cmd, i, w, sizeof(w)) < 0)
+		return;
+	const char *base = strrchr(w, '/') ? strrchr(w, '/') + 1 : w;
+	snprintf(out, len, "%s", base);
+	int ssh = !strcmp(base, "ssh"), srun = !strcmp(base, "srun");
+	if (!ssh && !srun)
+		return;
+	/* ssh [-opts] [user@]HOST ...; srun ... -w HOST | --nodelist=HOST */
+	for (i++; word(cmd, i, b, sizeof(b)) == 0; i++) {
+		if (srun && !strncmp(b, "--nodelist=", 11)) {
+			snprintf(out, len, "%s", b + 11);
+			return;
+		}
+		if (srun && (!strcmp(b, "-w") || !strcmp(b, "--nodelist"))) {
+			if (word(cmd, i + 1, b, sizeof(b)) == 0)
+				snprintf(out, len, "%s", b);
+			return;
+		}
+		if (ssh && b[0] == '-') {
+			/* the options that take a value */
+			if (b[1] && !b[2] && strchr("BbcDEeFIiJLlmOoPpQRSWw", b[1]))
+				i++;
+			continue;
+		}
+		if (ssh) {
+			const char *at = strrchr(b, '@');
+			snprintf(out, len, "%s", at ? at + 1 : b);
+			return;
+		}
+	}
+}
+
 int gtjob_add_node(struct gtjob *j, const char *label)
 {
 	if (j->n == GTJOB_MAX_NODES)
@@ -54,7 +116,7 @@ int gtjob_add_node(struct gtjob *j, const char *label)
 	if (!n)
 		return -ENOMEM;
 	snprintf(n->label, sizeof(n->label), "%s", label);
-	snprintf(n->host, sizeof(n->host), "%s", label);
+	gtjob_short_name(label, n->host, sizeof(n->host));
 	n->ns = store_new();
 	/* messages name the node by its label, a long command cut short */
 	char nm[64];

@@ -1,7 +1,8 @@
 /*
  * import_nsys.c - Nsight Systems `nsys export --type sqlite` importer:
  * CUPTI kernels, memcpys, memsets, CUDA runtime calls and NVTX ranges,
- * with StringIds resolved.  Times are nanoseconds from the session start
+ * with StringIds resolved; CUDA memory allocation events in
+ * import_nsys_mem.c.  Times are nanoseconds from the session start
  * and are moved onto the epoch axis with TARGET_INFO_SESSION_START_TIME.
  * Host lanes come from globalTid (pid = bits 24-47, tid = bits 0-23).
  * Built only with libsqlite3 (GTRACE_HAVE_SQLITE).
@@ -16,6 +17,7 @@
 
 #if GTRACE_HAVE_SQLITE
 #include <sqlite3.h>
+#include "import_nsys_mem.h"
 
 struct nsys {
 	sqlite3 *db;
@@ -95,18 +97,23 @@ static uint32_t gpu_lane(struct nsys *n, int64_t dev, int64_t stream)
 	return l;
 }
 
-static uint32_t host_lane(struct nsys *n, int64_t gtid)
+uint32_t import_nsys_host_lane(struct gt_store *s, int64_t gtid)
 {
 	struct gt_lane_key k = { .type = GT_LANE_HOST, .rank = 0, .device = -1,
 				 .pid = (gtid >> 24) & 0xffffff, .id = gtid & 0xffffff };
-	uint32_t l = store_lane(n->s, &k);
-	struct gt_lane *sl = store_lane_at(n->s, l);
+	uint32_t l = store_lane(s, &k);
+	struct gt_lane *sl = store_lane_at(s, l);
 	if (sl && !sl->name) {
 		char nm[64];
 		snprintf(nm, sizeof(nm), "thread %lld", (long long)k.id);
-		store_lane_set_name(n->s, l, nm);
+		store_lane_set_name(s, l, nm);
 	}
 	return l;
+}
+
+static uint32_t host_lane(struct nsys *n, int64_t gtid)
+{
+	return import_nsys_host_lane(n->s, gtid);
 }
 
 enum { Q_KERNEL, Q_MEMCPY, Q_MEMSET, Q_RUNTIME, Q_NVTX };
@@ -322,6 +329,18 @@ int import_nsys(const char *path, const struct gt_load_opts *o, struct gt_store 
 		if (sr != SQLITE_DONE && sr != SQLITE_ROW) {
 			snprintf(err, errlen, "%s: %s: %s", path, queries[q].table, sqlite3_errmsg(n.db));
 			rc = -EIO;
+			goto out;
+		}
+	}
+	if (has_table(&n, "CUDA_GPU_MEMORY_USAGE_EVENTS")) {
+		char merr[256];
+		rc = import_nsys_mem(n.db, s, n.t0, &n.skipped, merr, sizeof(merr));
+		if (rc == -EINVAL && !(o && (o->flags & GT_LOAD_QUIET)))
+			fprintf(stderr, "gtrace: warning: %s: %s\n", path, merr);
+		if (rc == -EINVAL)
+			rc = 0;
+		if (rc) {
+			snprintf(err, errlen, "%s: %s", path, merr);
 			goto out;
 		}
 	}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "store_priv.h"
+#include "gtrace/lsum.h"
 
 static const char *const kind_names[GT_EV_KIND_COUNT] = {
 	[GT_EV_NONE] = "none",       [GT_EV_KERNEL] = "kernel",
@@ -67,6 +68,7 @@ void store_free(struct gt_store *s)
 	}
 	free(s->lanes);
 	free(s->lane_hash);
+	lsum_free(s->summary);
 	strtab_done(&s->strs);
 	rectab_done(&s->kconf);
 	rectab_done(&s->nccl);
@@ -416,6 +418,8 @@ int store_add(struct gt_store *s, const struct gt_event *e)
 	if (e->lane >= s->n_lanes)
 		return -EINVAL;
 	struct gt_lane *l = s->lanes[e->lane];
+	if (s->summary)
+		store_set_summary(s, NULL);   /* it described the events before this one */
 	if (s->lim_events && s->n_added + pend(&s->pend_events) >= s->lim_events) {
 		lim_refuse(s, STORE_LIM_EVENTS);
 		return -E2BIG;

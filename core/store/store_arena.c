@@ -31,11 +31,14 @@
 #define ARENA_HDR 64u
 #define ARENA_MAGIC 0x6172656e61677472ull  /* "rtgarena" */
 #define ARENA_RESERVE ((size_t)1 << 40)     /* 1 TiB of address space, halved until it maps */
+#define ARENA_ROOM 8                        /* address range per block: 8 x its size (room_for) */
 
 struct arena_hdr {
 	uint64_t magic;
 	uint64_t blk_bytes;    /* whole block, header included, page multiple */
 	uint64_t user_bytes;   /* what the caller asked for */
+	uint64_t room_bytes;   /* address range (and file range) kept for the block to grow
+				  into, >= blk_bytes: sparse past blk_bytes until it grows */
 };
 
 struct store_arena {
@@ -289,10 +292,6 @@ static void give(struct store_arena *a, size_t off, size_t n)
 	if (!n)
 		return;
 	fallocate(a->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)n);
-	/* the last block: the bump pointer comes back */
-	size_t u = atomic_load(&a->used);
-	if (off + n == u)
-		atomic_store(&a->used, off);
 }
 
 static struct arena_hdr *hdr_of(const struct store_arena *a, void *p)
@@ -301,17 +300,32 @@ static struct arena_hdr *hdr_of(const struct store_arena *a, void *p)
 	return (struct arena_hdr *)((unsigned char *)p - ARENA_HDR);
 }
 
+/* the address range kept for a block of blk bytes: ARENA_ROOM times it,
+ * so that an array grown by x1.5 steps (store_add) or by chunks
+ * (store_reserve) grows in place, without a copy and without punching the
+ * old block's hole, until it passes ARENA_ROOM times its first size; the
+ * range past blk is a hole of the file (no disk, no page) until it grows.
+ * Only blk when the reserved address space would run short. */
+static size_t room_for(const struct store_arena *a, size_t off, size_t blk)
+{
+	size_t left = a->reserve > off ? a->reserve - off : 0;
+	size_t room = blk <= left / ARENA_ROOM / 4 ? blk * ARENA_ROOM : blk;
+	return room;
+}
+
 void *store_arena_alloc(struct store_arena *a, size_t n)
 {
 	size_t blk = page_round(a, n + ARENA_HDR);
 	size_t off = atomic_load(&a->used);
+	size_t room = room_for(a, off, blk);
 	if (take(a, off, blk))
 		return NULL;
-	atomic_store(&a->used, off + blk);
+	atomic_store(&a->used, off + room);
 	struct arena_hdr *h = (struct arena_hdr *)(a->base + off);
 	h->magic = ARENA_MAGIC;
 	h->blk_bytes = blk;
 	h->user_bytes = n;
+	h->room_bytes = room;
 	atomic_fetch_add(&a->live_bytes, n);
 	return a->base + off + ARENA_HDR;
 }
@@ -335,9 +349,13 @@ void store_arena_release(struct store_arena *a, void *p)
 		return;
 	struct arena_hdr *h = hdr_of(a, p);
 	size_t off = (size_t)((unsigned char *)h - a->base), blk = (size_t)h->blk_bytes;
+	size_t room = (size_t)h->room_bytes;
 	atomic_fetch_sub(&a->live_bytes, (size_t)h->user_bytes);
 	h->magic = 0;
 	give(a, off, blk);
+	/* the last block: the bump pointer comes back */
+	if (off + room == atomic_load(&a->used))
+		atomic_store(&a->used, off);
 }
 
 void *store_arena_realloc(struct store_arena *a, void *p, size_t n)
@@ -359,11 +377,17 @@ void *store_arena_realloc(struct store_arena *a, void *p, size_t n)
 		atomic_fetch_sub(&a->live_bytes, old);
 		return p;
 	}
-	if (off + blk == atomic_load(&a->used)) {
-		/* the last block grows in place */
+	size_t room = (size_t)h->room_bytes;
+	int last = off + room == atomic_load(&a->used);
+	if (need <= room || last) {
+		/* grows in place: into its room, or (the last block) past it */
 		if (take(a, off + blk, need - blk))
 			return NULL;
-		atomic_store(&a->used, off + need);
+		if (need > room) {
+			room = room_for(a, off, need);
+			h->room_bytes = room;
+			atomic_store(&a->used, off + room);
+		}
 		h->blk_bytes = need;
 		h->user_bytes = n;
 		atomic_fetch_add(&a->live_bytes, n);

@@ -67,6 +67,7 @@ struct gt_store {
 	struct store_arena *arena;/* the cache file, once engaged */
 	int arena_err;            /* engaging failed: -errno, not retried */
 	unsigned adds_unchecked;  /* store_add calls since the last budget check */
+	struct gt_lsum *summary;  /* per-lane summary read from the file (lsum.c), or NULL */
 };
 
 int strtab_init(struct strtab *t);

@@ -23,7 +23,7 @@
 
 #define GTFILE_MAGIC "GTRACE\r\n"
 #define GTFILE_VERSION_MAJOR 1
-#define GTFILE_VERSION_MINOR 0
+#define GTFILE_VERSION_MINOR 1
 
 struct gtfile_writer;
 
@@ -89,6 +89,15 @@ int gtfile_read(const char *path, struct gt_store *s, struct gtfile_info *info,
  * NULL) after each chunk, for a loading line drawn by another thread */
 int gtfile_read_progress(const char *path, struct gt_store *s, struct gtfile_info *info,
 			 _Atomic uint64_t *progress, char *err, size_t errlen);
+/* the tables, the per-lane summary and the index of a complete file, not
+ * its events (their chunks are skipped unread): a store with every lane
+ * and string, no events, the summary attached (gtrace/lsum.h) and the span
+ * of the events set, for a first frame while the events load elsewhere.
+ * info->events is the file's event count.  -ENOENT (with a reason) when
+ * the file has no index (cut off) or no summary (format 1.0): read it
+ * whole; other errors as gtfile_read */
+int gtfile_read_head(const char *path, struct gt_store *s, struct gtfile_info *info, char *err,
+		     size_t errlen);
 /* the same from memory (the fuzzer's entry); name is used in messages */
 int gtfile_read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,
 		    struct gtfile_info *info, char *err, size_t errlen);

@@ -55,6 +55,10 @@ struct gtjob *gtjob_new(struct gt_store *s);
 void gtjob_free(struct gtjob *j);
 /* a new node; its index, or negative errno */
 int gtjob_add_node(struct gtjob *j, const char *label);
+/* a node's name until its stream says its host: GTRACE_HOSTNAME=X in the
+ * command's leading assignments, ssh's or srun's (-w) host, else the
+ * command's first word without its directory ("echo hello" -> "echo") */
+void gtjob_short_name(const char *cmd, char *out, size_t len);
 /* bytes of node i: decoded, merged into the store (not finished), each
  * batch of new events passed to fn (may be NULL).  Events added, or a
  * negative errno: from fn (the job stops), or -EINVAL when the node's

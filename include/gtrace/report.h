@@ -35,12 +35,20 @@ enum gt_col_type {
 	GT_COL_PCT              /* double percent, printed with `decimals` */
 };
 
+/* what a column is to a viewer (struct gt_col.flags), so it formats,
+ * filters and drills down without reading a column back by its name */
+#define GT_COLF_NAME 1u         /* the row's name: shown last, filtered by, named in titles */
+#define GT_COLF_KEY  2u         /* part of the row's identity: the table groups by these */
+#define GT_COLF_DUR  4u         /* a number of nanoseconds: shown as a duration */
+#define GT_COLF_ID   8u         /* an int identifier (PID, step): no thousands separators */
+
 struct gt_col {
 	char *name;
 	enum gt_col_type type;
 	int decimals;
 	int align_left;
-	int plain;              /* an identifier (PID, step): no thousands separators */
+	unsigned flags;         /* GT_COLF_*: gt_table_col sets DUR for "... (ns)" numbers
+				   and NAME | KEY for "Name"; gt_table_col_flags adds */
 };
 
 union gt_cell {
@@ -60,6 +68,7 @@ struct gt_table {
 	char **notes;           /* lines printed under the table (verdicts, help) */
 	size_t nnotes;
 	unsigned flags;         /* GT_TABLE_* */
+	int sort_col;           /* the column a viewer sorts by first (largest first), -1 none */
 };
 
 /* a record: one row of named, typed figures (the overview, the trace
@@ -71,6 +80,10 @@ struct gt_table *gt_table_new(const char *name, const char *title);
 void gt_table_free(struct gt_table *t);
 /* add a column; returns its index or -ENOMEM */
 int gt_table_col(struct gt_table *t, const char *name, enum gt_col_type type, int decimals);
+/* add GT_COLF_* flags to column col */
+void gt_table_col_flags(struct gt_table *t, size_t col, unsigned flags);
+/* the first column with all of `flags`, or -1 */
+int gt_table_col_with(const struct gt_table *t, unsigned flags);
 /* append an empty row (all cells null); returns its index or -ENOMEM */
 long gt_table_row(struct gt_table *t);
 void gt_table_set_int(struct gt_table *t, size_t row, size_t col, int64_t v);
@@ -118,6 +131,12 @@ struct gt_report {
 	const char *help;       /* one line, names the peer definition it follows */
 	int (*run)(const struct gt_store *s, const struct gt_scope *sc,
 		   struct gt_report_out *out, char *err, size_t errlen);
+	/* optional drill-down: the events (instances) behind row `row` of t, a
+	 * table this report's run made over sc (the same sc), in no order;
+	 * *out malloc'ed (free it), *n may be 0.  0, -ENOENT when t's rows have
+	 * no instances, -ENOMEM */
+	int (*instances)(const struct gt_store *s, const struct gt_scope *sc,
+			 const struct gt_table *t, size_t row, struct gt_ref **out, size_t *n);
 };
 
 /* the registry (core/analysis/report.c) */

@@ -344,3 +344,56 @@ Test(convert, clock_offset_is_stable_against_jitter)
 	cr_assert_eq(c.clock_offset_ns, 5000050000);
 	convert_done(&c);
 }
+
+/* MEMORY2 (Memory4): allocation +bytes on its device, release -bytes,
+ * pinned host memory on the host, on the main thread's lane; a record of
+ * another operation type is counted, not converted */
+Test(convert, memory4_allocations_and_releases)
+{
+	CUpti_ActivityMemory4 m;
+	memset(&m, 0, sizeof(m));
+	m.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+	m.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+	m.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	m.correlationId = 77;
+	m.address = 0x7f0000000000ull;
+	m.bytes = 1 << 20;
+	m.timestamp = 5000;
+	m.processId = 4242;
+	m.deviceId = 2;
+	struct gt_event e;
+	cr_assert_eq(convert_record(&cv, &m, &e), 1);
+	cr_expect_eq(e.kind, GT_EV_INSTANT);
+	cr_expect(e.flags & GT_EVF_MEMORY);
+	cr_expect_str_eq(name_of(e.name), "[memory]");
+	cr_expect_eq(e.start_ns, 6000);
+	cr_expect_eq(e.dur_ns, 0);
+	cr_expect_eq(e.corr, 77);
+	cr_expect_eq(e.aux, 2);
+	int64_t b;
+	memcpy(&b, &e.arg, sizeof(b));
+	cr_expect_eq(b, 1 << 20);
+	struct ring_lane_def l = lane_of(e.lane);
+	cr_expect_eq(l.type, 2);
+	cr_expect_eq(l.pid, 4242);
+	cr_expect_eq(l.tid, 4242);
+	m.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+	m.timestamp = 7000;
+	cr_assert_eq(convert_record(&cv, &m, &e), 1);
+	memcpy(&b, &e.arg, sizeof(b));
+	cr_expect_eq(b, -(1 << 20));
+	cr_expect_eq(e.aux, 2);
+	m.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+	m.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
+	cr_assert_eq(convert_record(&cv, &m, &e), 1);
+	cr_expect_eq(e.aux, GT_MEM_HOST);
+	m.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_INVALID;
+	uint64_t unk = cv.unknown_records;
+	cr_assert_eq(convert_record(&cv, &m, &e), 0);
+	cr_expect_eq(cv.unknown_records, unk + 1);
+	m.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+	m.timestamp = 0;
+	uint64_t z = cv.zero_timestamps;
+	cr_assert_eq(convert_record(&cv, &m, &e), 0);
+	cr_expect_eq(cv.zero_timestamps, z + 1);
+}

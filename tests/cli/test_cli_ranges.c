@@ -70,9 +70,14 @@ Test(cli_ranges, record_and_run)
 	char *dur[] = { "gtrace", "record", "-o", "/tmp/gtrace-ranges-x.gtrace", "--duration",
 			"1e308", "--pid", "1", NULL };
 	usage_error(dur, "--duration");
-	char *ring[] = { "gtrace", "record", "-o", "/tmp/gtrace-ranges-x.gtrace", "--ring",
+	char *ring[] = { "gtrace", "record", "-o", "/tmp/gtrace-ranges-x.gtrace", "--ring-size",
 			 "99999999999999999999", "--pid", "1", NULL };
-	usage_error(ring, "--ring");
+	usage_error(ring, "--ring-size");
+	char *dur_ring[] = { "gtrace", "record", "-o", "/tmp/gtrace-ranges-x.gtrace", "--ring",
+			     "1e308s", "--pid", "1", NULL };
+	usage_error(dur_ring, "--ring");
+	char *mem[] = { "gtrace", "run", "--memory", "1e30G", "--", "true", NULL };
+	usage_error(mem, "--memory");
 	char *rec[] = { "gtrace", "run", "--record", NULL };
 	usage_error(rec, "--record needs a file name");
 	char *rec2[] = { "gtrace", "run", "--record", "--", "true", NULL };

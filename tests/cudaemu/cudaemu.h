@@ -36,6 +36,12 @@ enum cudaemu_kind {
 	CUDAEMU_MEMCPY_BATCH,    /* cudaMemcpyBatchAsync of `copies` copies on one
 				  * stream, back to back: copy i runs dur_ns from
 				  * start_ns + i * (dur_ns + 1) */
+	CUDAEMU_MEMALLOC,        /* cuMemAlloc_v2 of `bytes` on the device (any
+				  * stream, 0 too): address out; CUPTI writes a
+				  * MEMORY2 allocation record (Memory4) at start_ns,
+				  * inside the call */
+	CUDAEMU_MEMFREE,         /* cuMemFree_v2 of `address` (`bytes` its size):
+				  * a MEMORY2 release record at start_ns */
 };
 
 /* one piece of GPU work and the launch call that made it */
@@ -62,6 +68,9 @@ struct cudaemu_work {
 	const uint8_t *copy_kinds;    /* their CUpti_ActivityMemcpyKind (HTOD: pinned
 				       * -> device, DTOH: device -> pinned, else
 				       * device -> device) */
+	uint64_t address;        /* CUDAEMU_MEMALLOC: out; CUDAEMU_MEMFREE: in */
+	uint8_t mem_kind;        /* CUDAEMU_MEMALLOC / FREE: CUpti_ActivityMemoryKind
+				  * (0: device) */
 	uint64_t end_at_ns;      /* a collective: the work runs at least until this
 				  * time, when its slowest peer arrives (0: none) */
 	/* out: what the driver did (the ground truth) */

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>
 #include "cudaemu.h"
 
@@ -34,6 +35,7 @@ static struct {
 	uint64_t tail[CUDAEMU_MAX_DEVICES][STREAMS];
 	uint64_t last_end;
 	_Atomic uint32_t corr;
+	_Atomic uint64_t next_addr;             /* cuMemAlloc's addresses */
 	const struct cudaemu_sink *_Atomic sink;
 } drv = { .dev_once = PTHREAD_ONCE_INIT, .init_once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -222,6 +224,29 @@ static int submit_sync(struct cudaemu_work *w)
 	return 0;
 }
 
+/* CUDAEMU_MEMALLOC / MEMFREE: a driver call that allocates (an address
+ * of its own, 512-byte aligned) or frees at start_ns, inside the call */
+static int submit_mem(struct cudaemu_work *w)
+{
+	int alloc = w->kind == CUDAEMU_MEMALLOC;
+	w->tid = (uint32_t)syscall(SYS_gettid);
+	w->corr = atomic_fetch_add(&drv.corr, 1) + 1;
+	w->driver = 1;
+	w->cbid = alloc ? CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2 : CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2;
+	if (alloc)
+		w->address = 0x7f0000000000ull +
+			     atomic_fetch_add(&drv.next_addr, (w->bytes + 511) & ~511ull);
+	w->api_start_ns = cudaemu_now_ns();
+	w->start_ns = w->end_ns = w->api_start_ns + 1;
+	w->api_end_ns = w->start_ns + 1;
+	const struct cudaemu_sink *s = atomic_load(&drv.sink);
+	if (s) {
+		s->api(w);
+		s->work(w);
+	}
+	return 0;
+}
+
 void cudaemu_graph_instantiate(uint32_t graph_id)
 {
 	const struct cudaemu_sink *s = atomic_load(&drv.sink);
@@ -232,6 +257,9 @@ void cudaemu_graph_instantiate(uint32_t graph_id)
 int cudaemu_submit(struct cudaemu_work *w)
 {
 	pthread_once(&drv.dev_once, devices_init);
+	if (w->device >= 0 && w->device < drv.n_dev &&
+	    (w->kind == CUDAEMU_MEMALLOC || w->kind == CUDAEMU_MEMFREE))
+		return submit_mem(w);
 	if (w->device < 0 || w->device >= drv.n_dev || (w->stream == 0 && w->kind != CUDAEMU_SYNC) ||
 	    w->stream >= STREAMS || w->kind < CUDAEMU_KERNEL || w->kind > CUDAEMU_MEMCPY_BATCH ||
 	    w->dur_ns < 0 || (w->kind == CUDAEMU_GRAPH && (w->nodes < 1 || w->graph_id < 1)) ||

@@ -180,6 +180,7 @@ static size_t rec_size(CUpti_ActivityKind k)
 	case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(emu_context);
 	case CUPTI_ACTIVITY_KIND_MARKER: return sizeof(CUpti_ActivityMarker2);
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(emu_sync);
+	case CUPTI_ACTIVITY_KIND_MEMORY2: return sizeof(CUpti_ActivityMemory4);
 	default: return 0;
 	}
 }
@@ -383,6 +384,28 @@ static void put_batch(const struct cudaemu_work *w, const struct cudaemu_device 
 	}
 }
 
+/* an allocation / release record (MEMORY2: CUDA 13's Memory4, whose
+ * leading fields are all the converter reads of either version) */
+static void put_memory(const struct cudaemu_work *w, const struct cudaemu_device *d)
+{
+	CUpti_ActivityMemory4 *m = (void *)room(sizeof(*m), w->end_ns);
+	if (!m)
+		return;
+	m->kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+	m->memoryOperationType = w->kind == CUDAEMU_MEMALLOC
+				 ? CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION
+				 : CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+	m->memoryKind = w->mem_kind ? (CUpti_ActivityMemoryKind)w->mem_kind
+				    : CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	m->correlationId = w->corr;
+	m->address = w->address;
+	m->bytes = w->bytes;
+	m->timestamp = cupti_time(w->start_ns);
+	m->processId = (uint32_t)getpid();
+	m->deviceId = (uint32_t)w->device;
+	m->contextId = d->context_id;
+}
+
 /* cuGraphInstantiate: the graph's kernels will be traced when kernels are */
 static void sink_instantiate(uint32_t graph_id)
 {
@@ -424,6 +447,9 @@ static void sink_work(struct cudaemu_work *w)
 			m->streamId = w->stream;
 			m->correlationId = w->corr;
 		}
+	} else if ((w->kind == CUDAEMU_MEMALLOC || w->kind == CUDAEMU_MEMFREE) &&
+		   cu.kind_on[CUPTI_ACTIVITY_KIND_MEMORY2]) {
+		put_memory(w, d);
 	} else if (w->kind == CUDAEMU_MEMSET && cu.kind_on[CUPTI_ACTIVITY_KIND_MEMSET]) {
 		CUpti_ActivityMemset4 *m = (void *)room(sizeof(*m), w->end_ns);
 		if (m) {

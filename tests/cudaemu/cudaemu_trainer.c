@@ -14,6 +14,7 @@
  *                   [--cupti LIB] [--nvtx D] [--graph-every K] [--syncs K]
  *                   [--batches K] [--kineto-at I[,J]] [--kineto-finalize]
  *                   [--nvtx-ext N] [--fork-calls] [--collectives N [--coll-ms P]]
+ *                   [--allocs K]
  *
  * Truth file (TSV): a '#' header line with pid, devices and the window
  * (first API call start, last work end); one line per piece of work:
@@ -80,6 +81,12 @@
  * (cudaMemcpyBatchAsync) of 6 copies, 3 H2D, 2 D2H, 1 H2D, on the thread's
  * stream; a line per copy: `C device stream corr tid api_start api_end
  * start end bytes copy_kind index`.
+ * --allocs K: after every K-th piece of work the thread allocates device
+ * memory (cuMemAlloc_v2, j-th time (1 + j % 4) MiB + 4096 * thread bytes)
+ * and, from the third time on, frees (cuMemFree_v2) what it allocated two
+ * times before; the last two stay allocated.  A line per call:
+ * `A device corr tid ts bytes op` (op 1 allocation, 2 free; ts the time
+ * of the MEMORY2 record, inside the call).
  * --fork N: while the threads submit, the main thread forks N DataLoader-
  * like children that exit at once with exit(0) (atexit handlers run); a
  * line `F pid status ms` each (exit status, ms from fork to reaped).
@@ -118,6 +125,7 @@ static struct {
 	const char *cupti;       /* the CUPTI library's name (--cupti) */
 	int graphs;
 	int graph_every, syncs, batches;
+	int allocs;              /* --allocs K */
 	int nvtx;                /* nesting depth of each thread's NVTX ranges */
 	int tsc_at;
 	int bad_ts;
@@ -396,6 +404,8 @@ struct extras {
 	int n_y;
 	struct batch *b;         /* batched copies */
 	int n_b;
+	struct cudaemu_work *a;  /* allocations and frees */
+	int n_a, n_alloc;
 };
 
 /* submit one replay of thread t's graph */
@@ -432,6 +442,30 @@ static void extras(struct extras *ex, int t, int i, int device, uint32_t stream)
 			abort();
 		ex->n_y++;
 	}
+	if (tr.allocs && i % tr.allocs == tr.allocs - 1) {
+		int j = ex->n_alloc++;
+		struct cudaemu_work *m = &ex->a[ex->n_a++];
+		memset(m, 0, sizeof(*m));
+		m->kind = CUDAEMU_MEMALLOC;
+		m->device = device;
+		m->bytes = ((uint64_t)(1 + j % 4) << 20) + 4096u * (uint64_t)t;
+		if (cudaemu_submit(m) != 0)
+			abort();
+		for (int k = ex->n_a - 2, seen = 0; j >= 2 && k >= 0; k--) {
+			/* the allocation of two times before */
+			if (ex->a[k].kind != CUDAEMU_MEMALLOC || ++seen < 2)
+				continue;
+			struct cudaemu_work *f = &ex->a[ex->n_a++];
+			memset(f, 0, sizeof(*f));
+			f->kind = CUDAEMU_MEMFREE;
+			f->device = device;
+			f->address = ex->a[k].address;
+			f->bytes = ex->a[k].bytes;
+			if (cudaemu_submit(f) != 0)
+				abort();
+			break;
+		}
+	}
 	if (tr.batches && i % tr.batches == tr.batches - 1) {
 		static const uint8_t kinds[6] = {
 			CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
@@ -456,9 +490,15 @@ static void extras(struct extras *ex, int t, int i, int device, uint32_t stream)
 	}
 }
 
-/* the Y and C truth lines (tr.lock held) */
+/* the Y, C and A truth lines (tr.lock held) */
 static void put_extras(const struct extras *ex)
 {
+	for (int k = 0; k < ex->n_a && tr.keep; k++) {
+		const struct cudaemu_work *m = &ex->a[k];
+		fprintf(tr.out, "A\t%d\t%u\t%u\t%llu\t%llu\t%d\n", m->device, m->corr, m->tid,
+			(unsigned long long)m->start_ns, (unsigned long long)m->bytes,
+			m->kind == CUDAEMU_MEMALLOC ? 1 : 2);
+	}
 	for (int k = 0; k < ex->n_y && tr.keep; k++) {
 		const struct cudaemu_work *y = &ex->y[k];
 		fprintf(tr.out, "Y\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%llu\n", y->device, y->stream,
@@ -495,11 +535,12 @@ static void *thread_main(void *arg)
 		cudaemu_graph_instantiate(1000u + (uint32_t)t);
 	struct extras ex = { 0 };
 	size_t n_extra = (size_t)tr.work + 1;
-	if (tr.graph_every || tr.syncs || tr.batches) {
+	if (tr.graph_every || tr.syncs || tr.batches || tr.allocs) {
 		ex.g = calloc((size_t)tr.graphs + n_extra, sizeof(*ex.g));
 		ex.y = calloc(n_extra, sizeof(*ex.y));
 		ex.b = calloc(n_extra, sizeof(*ex.b));
-		if (!ex.g || !ex.y || !ex.b)
+		ex.a = calloc(2 * n_extra, sizeof(*ex.a));
+		if (!ex.g || !ex.y || !ex.b || !ex.a)
 			abort();
 	}
 	uint64_t t0 = cudaemu_now_ns();
@@ -606,6 +647,7 @@ static void *thread_main(void *arg)
 	free(gl);
 	free(ex.y);
 	free(ex.b);
+	free(ex.a);
 	for (size_t i = 0; i < keep && tr.keep; i++) {
 		put(&done[i]);
 		if (done[i].api_start_ns < tr.first)
@@ -650,6 +692,8 @@ int main(int argc, char **argv)
 			tr.syncs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--batches") && v)
 			tr.batches = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--allocs") && v)
+			tr.allocs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--nvtx") && v)
 			tr.nvtx = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--tail-ms") && v)
@@ -676,7 +720,7 @@ int main(int argc, char **argv)
 			tr.coll_ms = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "usage: cudaemu_trainer --out TRUTH [--threads T] [--work N] "
-				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N] [--cupti LIB] [--nvtx D] [--graph-every K] [--syncs K] [--batches K] [--kineto-at I[,J]] [--kineto-finalize] [--nvtx-ext N] [--fork-calls] [--collectives N [--coll-ms P]]\n");
+				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N] [--cupti LIB] [--nvtx D] [--graph-every K] [--syncs K] [--batches K] [--kineto-at I[,J]] [--kineto-finalize] [--nvtx-ext N] [--fork-calls] [--collectives N [--coll-ms P]] [--allocs K]\n");
 			return 2;
 		}
 	}

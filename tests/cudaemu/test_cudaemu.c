@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "gtrace/gtfile.h"
 #include "gtrace/analysis.h"
+#include "gtrace/memu.h"
 #include "gtrace/store.h"
 #include "truth.h"
 
@@ -959,6 +960,78 @@ Test(cudaemu, syncs_and_batched_copies_equal_ground_truth)
 	cr_assert_eq(o.streams, streams, "overview: %zu streams, the trainer used %zu", o.streams,
 		     streams);
 	overview_result_done(&o);
+	store_free(s);
+	truth_free(&t);
+}
+
+static int a_by_ts(const void *x, const void *y)
+{
+	const struct truth_a *a = x, *b = y;
+	return a->ts < b->ts ? -1 : a->ts > b->ts;
+}
+
+/* CUPTI memory activity (MEMORY2) of cuMemAlloc / cuMemFree through the
+ * capture into the memory-usage figures: per device the records, counts,
+ * bytes, the peak and its time, the end, against the trainer's A lines
+ * summed here in time order (an independent count of the truth) */
+Test(cudaemu, allocations_reach_memory_usage)
+{
+	char gtrace[1100], trainer[1100];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char *argv[] = { gtrace, "record", "--force", "-o", "emu_mem.gtrace", "-q", "--", trainer,
+			 "--out", "emu_mem.tsv", "--threads", "2", "--work", "400", "--allocs", "20",
+			 NULL };
+	cr_assert_eq(run("emu_mem.log", argv), 0);
+	struct truth t;
+	read_truth("emu_mem.tsv", &t);
+	cr_assert_eq(t.n_a, 2 * (20 + 18));
+	qsort(t.a, t.n_a, sizeof(*t.a), a_by_ts);
+	struct gt_store *s = load("emu_mem.gtrace");
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	struct memu_result m;
+	char err[256];
+	cr_assert_eq(memu_compute(s, &sc, &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(m.n, 2, "%zu devices with records", m.n);
+	for (int dev = 0; dev < 2; dev++) {
+		unsigned long long recs = 0, allocs = 0, frees = 0, ab = 0, fb = 0, peak_ts = 0;
+		long long sum = 0, peak = 0;
+		for (size_t k = 0; k < t.n_a; k++) {
+			if (t.a[k].device != dev)
+				continue;
+			recs++;
+			if (t.a[k].op == 1) {
+				allocs++;
+				ab += t.a[k].bytes;
+				sum += (long long)t.a[k].bytes;
+			} else {
+				frees++;
+				fb += t.a[k].bytes;
+				sum -= (long long)t.a[k].bytes;
+			}
+			if (sum > peak) {
+				peak = sum;
+				peak_ts = t.a[k].ts;
+			}
+		}
+		const struct memu_dev *d = NULL;
+		for (size_t i = 0; i < m.n; i++)
+			if (m.dev[i].device == (uint32_t)dev)
+				d = &m.dev[i];
+		cr_assert_not_null(d, "GPU %d has no records", dev);
+		cr_expect_eq(d->records, recs, "GPU %d: %llu records, truth %llu", dev,
+			     (unsigned long long)d->records, recs);
+		cr_expect_eq(d->allocs, allocs);
+		cr_expect_eq(d->frees, frees);
+		cr_expect_eq((unsigned long long)d->alloc_bytes, ab);
+		cr_expect_eq((unsigned long long)d->free_bytes, fb);
+		cr_expect_eq(d->peak_bytes, peak, "GPU %d: peak %lld, truth %lld", dev,
+			     (long long)d->peak_bytes, peak);
+		cr_expect_eq((unsigned long long)d->peak_ns, peak_ts);
+		cr_expect_eq(d->end_bytes, sum);
+	}
+	memu_result_done(&m);
 	store_free(s);
 	truth_free(&t);
 }

@@ -13,6 +13,7 @@ void truth_free(struct truth *t)
 	free(t->nv);
 	free(t->y);
 	free(t->c);
+	free(t->a);
 	free(t->idx);
 	free(t->owner);
 	memset(t, 0, sizeof(*t));
@@ -50,7 +51,7 @@ int truth_read(const char *path, struct truth *t, char *err, size_t errlen)
 		return -1;
 	}
 	char line[512];
-	size_t cap_w = 0, cap_g = 0, cap_n = 0, cap_y = 0, cap_c = 0, cap_o = 0;
+	size_t cap_w = 0, cap_g = 0, cap_n = 0, cap_y = 0, cap_c = 0, cap_o = 0, cap_a = 0;
 	int rc = 0;
 	while (rc == 0 && fgets(line, sizeof(line), f)) {
 		switch (line[0]) {
@@ -110,6 +111,16 @@ int truth_read(const char *path, struct truth *t, char *err, size_t errlen)
 				rc = line_of(path, line, err, errlen);
 			else
 				t->n_c++;
+			break;
+		}
+		case 'A': {
+			struct truth_a *a = PUSH(t->a, t->n_a, cap_a);
+			if (!a || sscanf(line, "A\t%d\t%u\t%u\t%llu\t%llu\t%d", &a->device, &a->corr,
+					 &a->tid, &a->ts, &a->bytes, &a->op) != 6 ||
+			    (a->op != 1 && a->op != 2))
+				rc = line_of(path, line, err, errlen);
+			else
+				t->n_a++;
 			break;
 		}
 		case 'S': {

@@ -8,7 +8,8 @@
  * batched copy call), K (the Kineto-like second client's counts, with
  * --kineto-at), O (which callback pair got a correlation id's records,
  * appended at exit with --kineto-at), X (NVTX extension calls, with
- * --nvtx-ext).  Unknown line types are an error.
+ * --nvtx-ext), A (an allocation or free, with --allocs).  Unknown line
+ * types are an error.
  */
 #ifndef GTRACE_TESTS_CUDAEMU_TRUTH_H
 #define GTRACE_TESTS_CUDAEMU_TRUTH_H
@@ -63,6 +64,14 @@ struct truth_c {
 	int seen;
 };
 
+/* one allocation or free (A, --allocs): op 1 cuMemAlloc, 2 cuMemFree; ts
+ * the time its MEMORY2 record carries */
+struct truth_a {
+	int device, op;
+	unsigned corr, tid;
+	unsigned long long ts, bytes;
+};
+
 struct truth {
 	struct truth_w *w;
 	size_t n;
@@ -74,6 +83,8 @@ struct truth {
 	size_t n_y;
 	struct truth_c *c;
 	size_t n_c;
+	struct truth_a *a;
+	size_t n_a;
 	struct truth_w **idx;        /* by correlation id (truth_by_corr) */
 	uint32_t max_corr;
 	long pid;

@@ -69,7 +69,8 @@ if [ $emu -eq 1 ]; then
 	|| { note "FAIL build emulator"; note "result: FAIL"; exit 1; }
 	LD_LIBRARY_PATH="$e" GPU_RECV_EVENTS="$out/emu_events.tsv" "$b/gpu_recv" "$lib" \
 		"$out/emu.tsv" -- "$e/cudaemu_trainer" --out "$out/emu_truth.tsv" --threads 4 \
-		--work 3000 --configs 1000 --graphs 10 --graph-every 100 --syncs 50 > "$out/emu.out" 2>&1
+		--work 3000 --configs 1000 --graphs 10 --graph-every 100 --syncs 50 --allocs 100 \
+		> "$out/emu.out" 2>&1
 	rc=$?
 	if [ $rc -ne 0 ]; then
 		note "FAIL emulator: the trainer exited $rc: $(grep -m1 -E 'WARNING|ERROR|error' "$out/emu.out")"

@@ -276,3 +276,51 @@ Test(budget, resident_stays_under_budget)
 	printf("rss rise: unbounded %.1f MB, 8 MiB budget %.1f MB\n", unb / 1e6, rise / 1e6);
 	cr_assert_lt(rise, (size_t)(8 + 64) << 20, "budgeted rise %zu", rise);
 }
+
+/* two lanes appended in turn under an engaged budget: each array grows in
+ * place inside the address range kept for it (store_arena.c, room_for), so
+ * it moves (a copy and a punched hole) about once per 8x of growth, not
+ * at every x1.5 step; the events read back are the ones added */
+Test(budget, interleaved_lanes_grow_in_place)
+{
+	struct gt_store *s = store_new();
+	cr_assert_eq(store_set_budget(s, 64 << 10), 0);
+	uint32_t lane[2];
+	for (int i = 0; i < 2; i++) {
+		struct gt_lane_key k = { .type = GT_LANE_GPU, .rank = 0, .device = i, .pid = 1, .id = i };
+		lane[i] = store_lane(s, &k);
+	}
+	uint32_t name = store_intern_cstr(s, "k");
+	const struct gt_event *last[2] = { NULL, NULL };
+	int moves = 0, grows = 0;
+	size_t cap[2] = { 0, 0 };
+	const size_t n = 200000;
+	for (size_t k = 0; k < 2 * n; k++) {
+		int i = (int)(k % 2);
+		struct gt_event e = { .lane = lane[i], .name = name, .kind = GT_EV_KERNEL,
+				      .start_ns = (int64_t)k * 10, .dur_ns = (int64_t)(k % 7) };
+		cr_assert_eq(store_add(s, &e), 0);
+		struct gt_lane *l = store_lane_at(s, lane[i]);
+		if (k >= 4000 && l->cap != cap[i]) {
+			grows++;
+			moves += l->ev != last[i];
+		}
+		last[i] = l->ev;
+		cap[i] = l->cap;
+	}
+	cr_assert_eq(store_finish(s), 0);
+	/* 2000 -> 200000 events a lane: 12 x1.5 steps each, 24 in all; at
+	   most one move per 8x of growth (3 per lane) */
+	cr_assert_geq(grows, 20, "grows %d", grows);
+	cr_assert_leq(moves, 6, "%d of %d growth steps moved the array", moves, grows);
+	for (int i = 0; i < 2; i++) {
+		const struct gt_lane *l = store_lane_at(s, lane[i]);
+		cr_assert_eq(l->n, n);
+		for (size_t j = 0; j < n; j++) {
+			size_t k = 2 * j + (size_t)i;
+			cr_assert_eq(l->ev[j].start_ns, (int64_t)k * 10);
+			cr_assert_eq(l->ev[j].dur_ns, (int64_t)(k % 7));
+		}
+	}
+	store_free(s);
+}

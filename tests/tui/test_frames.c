@@ -132,7 +132,7 @@ Test(frames, goto_centres_and_describes_the_event)
 	struct ui_source src = { .name = "planted", .store = s };
 	struct app *ap = ui_app_new(&src);
 	ui_frame(ap);
-	tlview_goto(ap->views[VIEW_TRACE], (struct gt_ref){ a, 1 });
+	tlview_goto(ui_page(ap, "Trace"), (struct gt_ref){ a, 1 });
 	ui_frame(ap);
 	char *txt = screen_text(), line[1024];
 	cr_expect(strstr(txt, "[kernel] target_kernel") != NULL, "%s", txt);
@@ -158,7 +158,7 @@ static void cached_equals_fresh(int gpus, int w, int h)
 	screen_open(w, h);
 	struct ui_source src = { .name = "sim", .store = s };
 	struct app *ap = ui_app_new(&src);
-	struct view *tv = ap->views[VIEW_TRACE];
+	struct view *tv = ui_page(ap, "Trace");
 	ui_frame(ap);
 	static const int keys[] = { 'w', 'w', 'w', 'd', 'd', 'a', 'l', 'l', 'h', 'L', 'w', 'd', 's',
 				    'a', 'a', 'o', 'd', 'O', 'j', 'j', 'd', 'f', 'd', 'a', KEY_END,
@@ -217,7 +217,7 @@ Test(frames, step_label_never_truncated)
 	struct app *ap = ui_app_new(&src);
 	ui_frame(ap);
 	/* the view ends at 1 s: step 133 starts in its last columns, 134 after */
-	struct tlview *t = (struct tlview *)ap->views[VIEW_TRACE];
+	struct tlview *t = (struct tlview *)ui_page(ap, "Trace");
 	layout_tmap_fit(&t->m, 0, 1000000000, t->m.cols);
 	ui_frame(ap);
 	char *txt = screen_text(), line[1024];

@@ -1,0 +1,86 @@
+/*
+ * gtrace/lsum.h - the per-lane summary: for every lane, at a few levels of
+ * time buckets (width base_ns x 4^k from origin_ns), the union busy time,
+ * the count of events starting in the bucket and the longest event
+ * overlapping it (its name, kind/sub/flags and duration).  Written with the
+ * events in a .gtrace file (summary chunks, docs/file-format.md) so that a
+ * zoomed-out frame of the trace view is drawn from it without touching the
+ * events (docs/store.md "Summary").  Buckets are sparse: only those with a
+ * busy, counted or dominant event are kept, sorted by bucket number.
+ */
+#ifndef GTRACE_LSUM_H
+#define GTRACE_LSUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gtrace/store.h"
+
+#define GT_LSUM_MAXLEV 16
+
+struct gt_lsum_ent {
+	uint32_t idx;          /* bucket number at its level: [origin + idx w, + w) */
+	uint32_t count;        /* events starting in it (saturating) */
+	int64_t busy_ns;       /* union busy time within the bucket */
+	int64_t dom_dur;       /* duration of the longest overlapping event */
+	uint32_t dom_name;     /* its name (string id) */
+	uint32_t dom_kfs;      /* its kind | sub << 8 | flags << 16 */
+};
+
+struct gt_lsum_lane {
+	size_t n[GT_LSUM_MAXLEV];
+	struct gt_lsum_ent *e[GT_LSUM_MAXLEV];
+};
+
+struct gt_lsum {
+	int64_t origin_ns;     /* bucket 0 starts here */
+	int64_t base_ns;       /* width of level 0 (a power of two) */
+	int nlev;              /* 1..GT_LSUM_MAXLEV levels, width base << 2k */
+	size_t nlanes;
+	struct gt_lsum_lane *lane;
+};
+
+/* an empty summary with the given geometry for nlanes lanes; NULL on no memory */
+struct gt_lsum *lsum_new(int64_t origin_ns, int64_t base_ns, int nlev, size_t nlanes);
+void lsum_free(struct gt_lsum *m);
+/* width of level k */
+static inline int64_t lsum_width(const struct gt_lsum *m, int k)
+{
+	return m->base_ns << (2 * k);
+}
+
+/* the summary of store s (lanes in any order; events need not be sorted):
+ * geometry chosen from the store's span and event count (about 16 events a
+ * finest bucket on an average lane).  *m = NULL for an empty store.  0 or
+ * -ENOMEM */
+int lsum_build(const struct gt_store *s, struct gt_lsum **m);
+
+/* 1 when a row of columns dt wide on lane is drawn from m (a level at most
+ * dt / 2 wide exists), 0 otherwise */
+int lsum_applies(const struct gt_lsum *m, uint32_t lane, int64_t dt);
+
+/* fill ncols buckets [t0 + c dt, + dt) of lane from the summary, as
+ * store_lane_buckets does from events, at the coarsest level at most dt / 2
+ * wide: busy time of buckets cut by a column edge is shared in proportion,
+ * a bucket's count goes to the column holding its start, its dominant
+ * event to every column it overlaps.  out[c].dominant is SIZE_MAX (no event
+ * index); kfs[c] is the dominant's kind | sub << 8 | flags << 16 and
+ * name[c] its name, or UINT32_MAX when the column has none (either may be
+ * NULL).  Returns 1, or 0 when lsum_applies says no (nothing written). */
+int lsum_buckets(const struct gt_lsum *m, uint32_t lane, int64_t t0, int64_t dt, int ncols,
+		 struct gt_bucket *out, uint32_t *kfs, uint32_t *name);
+
+/* the summary attached to a store (read from its file), or NULL */
+const struct gt_lsum *store_summary(const struct gt_store *s);
+/* attach m to s (s owns it; the old one is freed).  store_add and
+ * store_shift_rank drop it: it describes the events it was built from */
+void store_set_summary(struct gt_store *s, struct gt_lsum *m);
+
+/* the span and event count of a store read by gtfile_read_head (its
+ * events not loaded): what store_t_min, store_t_max and store_event_count
+ * say until the events arrive (its lanes hold none) */
+void store_set_span(struct gt_store *s, int64_t t_min, int64_t t_max, size_t n_events);
+/* exchange the contents of two stores (each keeps its address): a store
+ * loaded on another thread replaces the one the viewer holds */
+void store_swap(struct gt_store *a, struct gt_store *b);
+
+#endif

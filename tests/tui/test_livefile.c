@@ -1,0 +1,369 @@
+/*
+ * test_livefile.c - a live session streams every event to its capture file
+ * (tui/live_rec.c) while the store holds at most its budget: the simulated
+ * trainer (`gtrace demo --trainer`, time compressed with --rate) runs the
+ * equivalent of an hour of training (38 M events) into a session with a 256 MiB budget;
+ * truth is the trainer's own count of the events it generated and
+ * published, and the file read back fresh, which must equal the session's
+ * store at past points of the trace.  RSS is sampled throughout.
+ *
+ * GTRACE_LIVEFILE_SIM_S sets the simulated seconds (default 3600; 600 under
+ * the sanitizers, whose receiver is slower).
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gtrace/gtfile.h"
+#include "live.h"
+#include "live_rec.h"
+
+/* the comm-bound trainer on one GPU: 837 events per 79.1 ms step */
+#define NATIVE_EV_S 10581.0
+/* events/s the trainer is paced to (GTRACE_LIVEFILE_RATE sets it): the
+ * simulated hour in 254 s of wall time (under the budget the store's cache
+ * file's page faults stall the receiver at higher rates on this machine,
+ * docs/bench-capture.md); slower under the sanitizers */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RATE_DEFAULT 100000.0
+#define SIM_S_DEFAULT 600.0      /* ten simulated minutes: 64 s */
+#else
+#define RATE_DEFAULT 150000.0
+#define SIM_S_DEFAULT 3600.0
+#endif
+static double rate_ev_s(void)
+{
+	const char *e = getenv("GTRACE_LIVEFILE_RATE");
+	return e && atof(e) > 0 ? atof(e) : RATE_DEFAULT;
+}
+#define RATE rate_ev_s()
+#define BUDGET (256ull << 20)
+/* fixed overhead beside the budget: the 64 MiB ring mapping, the writer's
+ * buffers, the binary and libc, the lane tables */
+#define OVERHEAD (192ull << 20)
+
+static char dir[256];
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/gtrace-livefile-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	setenv("TMPDIR", dir, 1);
+}
+
+static void teardown(void)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static size_t rss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	long pages = 0, res = 0;
+	if (f) {
+		if (fscanf(f, "%ld %ld", &pages, &res) != 2)
+			res = 0;
+		fclose(f);
+	}
+	return (size_t)res * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* start the trainer (waiting for its viewer); its pid, its stderr into
+ * errpath */
+static pid_t start_trainer_at(double seconds, double rate_ev_s, const char *errpath)
+{
+	const char *b = getenv("GTRACE_BUILD");
+	cr_assert_not_null(b, "GTRACE_BUILD not set");
+	char exe[512], secs[32], rate[32];
+	snprintf(exe, sizeof(exe), "%s/tui/gtrace", b);
+	snprintf(secs, sizeof(secs), "%.3f", seconds);
+	snprintf(rate, sizeof(rate), "%.0f", rate_ev_s);
+	int out[2];
+	cr_assert_eq(pipe(out), 0);
+	pid_t p = fork();
+	cr_assert(p >= 0);
+	if (p == 0) {
+		dup2(out[1], 1);
+		close(out[0]);
+		close(out[1]);
+		int e = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (e >= 0)
+			dup2(e, 2);
+		execl(exe, "gtrace", "demo", "--trainer", "--gpus", "1", "--scenario", "comm-bound",
+		      "--rate", rate, "--seconds", secs, "--wait", "--linger", "10", (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	char line[128] = "";
+	FILE *f = fdopen(out[0], "r");
+	cr_assert(f && fgets(line, sizeof(line), f), "the trainer did not start");
+	fclose(f);
+	return p;
+}
+
+static pid_t start_trainer(double seconds, const char *errpath)
+{
+	return start_trainer_at(seconds, RATE, errpath);
+}
+
+/* the trainer's "N events generated, M published" */
+static void trainer_counts(const char *errpath, unsigned long long *gen, unsigned long long *pub)
+{
+	FILE *f = fopen(errpath, "r");
+	cr_assert_not_null(f);
+	char line[512];
+	*gen = *pub = 0;
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, "; ");
+		if (p && strstr(line, "events generated"))
+			sscanf(p + 2, "%llu events generated, %llu published", gen, pub);
+	}
+	fclose(f);
+}
+
+/* the events of lane l overlapping [t0, t1) of both stores are the same */
+static void same_window(const struct gt_store *a, const struct gt_store *b, int64_t t0, int64_t t1)
+{
+	cr_assert_eq(store_lane_count(a), store_lane_count(b));
+	size_t seen = 0;
+	for (uint32_t l = 0; l < store_lane_count(a); l++) {
+		const struct gt_lane *x = store_lane_at(a, l), *y = store_lane_at(b, l);
+		cr_assert_eq(x->key.type, y->key.type);
+		cr_assert_eq(x->key.id, y->key.id);
+		size_t i = store_lane_lower_start(x, t0), j = store_lane_lower_start(y, t0);
+		for (; i < x->n && x->ev[i].start_ns < t1; i++, j++) {
+			cr_assert(j < y->n, "lane %u: the file lacks event %zu", l, i);
+			const struct gt_event *e = &x->ev[i], *f = &y->ev[j];
+			cr_assert(e->start_ns == f->start_ns && e->dur_ns == f->dur_ns &&
+				  e->name == f->name && e->kind == f->kind && e->corr == f->corr,
+				  "lane %u event %zu differs", l, i);
+			seen++;
+		}
+		cr_assert(j >= y->n || y->ev[j].start_ns >= t1, "lane %u: the file has more", l);
+	}
+	cr_assert(seen > 0, "no events in [%lld, %lld)", (long long)t0, (long long)t1);
+}
+
+TestSuite(livefile, .init = setup, .fini = teardown);
+
+Test(livefile, hour_equivalent, .timeout = 900)
+{
+	const char *env = getenv("GTRACE_LIVEFILE_SIM_S");
+	double sim_s = env ? atof(env) : SIM_S_DEFAULT;
+	double wall_s = sim_s * NATIVE_EV_S / RATE;
+	char errpath[320];
+	snprintf(errpath, sizeof(errpath), "%s/trainer.err", dir);
+	pid_t tp = start_trainer(wall_s, errpath);
+
+	struct gt_store *s = store_new();
+	cr_assert_not_null(s);
+	cr_assert_eq(store_set_budget(s, BUDGET), 0);
+	struct live_sess ss;
+	live_sess_init(&ss, s, 0);
+	char err[512];
+	cr_assert_eq(live_sess_add(&ss, tp, err, sizeof(err)), 0, "%s", err);
+	struct live_rec rec;
+	cr_assert_eq(live_rec_open(&rec, s, NULL, 0, 0, err, sizeof(err)), 0, "%s", err);
+	ss.rec = &rec;
+	cr_assert(!strncmp(rec.path, dir, strlen(dir)), "temporary file %s not under TMPDIR", rec.path);
+
+	size_t rss_max = 0, samples = 0;
+	int64_t t_end = live_mono_ns() + (int64_t)((wall_s + 120) * 1e9), last = 0;
+	while (!live_sess_done(&ss) && live_mono_ns() < t_end) {
+		int r = live_sess_poll(&ss);
+		cr_assert(r >= 0, "poll: %d %s", r, ss.msg);
+		int64_t now = live_mono_ns();
+		if (now - last >= 250000000) {
+			size_t v = rss_bytes();
+			rss_max = v > rss_max ? v : rss_max;
+			samples++;
+			last = now;
+		}
+		if (r == 0) {
+			struct timespec ts = { 0, 5000000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	cr_assert(live_sess_done(&ss), "the session did not end");
+	live_sess_close(&ss);
+	int st;
+	cr_assert_eq(waitpid(tp, &st, 0), tp);
+	unsigned long long gen, pub;
+	trainer_counts(errpath, &gen, &pub);
+	cr_assert(gen > 0 && gen == pub, "trainer: %llu generated, %llu published", gen, pub);
+	/* every event recorded: the session's count, nothing lost */
+	cr_assert_eq(ss.events, pub, "session %llu events, trainer %llu", (unsigned long long)ss.events, pub);
+	cr_assert_eq(store_drops_lost(store_drops(s)), 0);
+	cr_assert_eq(rec.events, pub);
+
+	/* keep it (a link to the temporary file), close: complete, temp gone */
+	char kept[320];
+	snprintf(kept, sizeof(kept), "%s/kept.gtrace", dir);
+	char msg[256];
+	cr_assert_eq(live_rec_keep(&rec, s, kept, msg, sizeof(msg)), 0, "%s", msg);
+	char tmpdir_path[PATH_MAX];
+	snprintf(tmpdir_path, sizeof(tmpdir_path), "%s", rec.dir);
+	cr_assert_eq(live_rec_close(&rec, s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_neq(access(tmpdir_path, F_OK), 0, "%s was not removed", tmpdir_path);
+
+	/* a fresh open of the file holds every event; the past equals it */
+	struct gt_store *f = store_new();
+	struct gtfile_info info;
+	cr_assert_eq(gtfile_read(kept, f, &info, err, sizeof(err)), 0, "%s", err);
+	cr_assert(!info.truncated);
+	cr_assert_eq(store_event_count(f), pub);
+	int64_t t0 = store_t_min(f), t1 = store_t_max(f);
+	cr_assert_eq(t0, store_t_min(s));
+	cr_assert_eq(t1, store_t_max(s));
+	/* the simulated span is the hour asked (a step of slack each way) */
+	cr_assert((double)(t1 - t0) / 1e9 > sim_s * 0.97, "span %.1f s of %.0f", (double)(t1 - t0) / 1e9, sim_s);
+	for (int k = 0; k < 9; k++) {
+		int64_t a = t0 + (t1 - t0) / 10 * k;
+		same_window(s, f, a, a + 200000000);
+	}
+	store_free(f);
+	store_free(s);
+	fprintf(stderr, "livefile: %.0f simulated s in %.1f wall s, %llu events, max RSS %.1f MiB "
+		"(%zu samples), budget %llu MiB\n", sim_s, wall_s, pub, (double)rss_max / 1048576.0,
+		samples, BUDGET >> 20);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	/* the sanitizer's shadow memory and its quarantine of freed blocks
+	 * (256 MiB by default) are in RSS and are not the capture's */
+	cr_skip_test("RSS bound not asserted under a sanitizer: max RSS %.1f MiB", (double)rss_max / 1048576.0);
+#endif
+	cr_assert(rss_max < BUDGET + OVERHEAD, "max RSS %.1f MiB over budget %llu MiB + %llu MiB",
+		  (double)rss_max / 1048576.0, BUDGET >> 20, OVERHEAD >> 20);
+}
+
+/* run a session on the trainer until it ends; every dt_ms call fn (may be
+ * NULL) once with the session */
+static void drive(struct live_sess *ss, int at_ms, void (*fn)(struct live_sess *ss, void *ctx),
+		  void *ctx)
+{
+	int64_t t0 = live_mono_ns(), t_end = t0 + 120 * (int64_t)1000000000;
+	int called = 0;
+	while (!live_sess_done(ss) && live_mono_ns() < t_end) {
+		int r = live_sess_poll(ss);
+		cr_assert(r >= 0, "poll: %d %s", r, ss->msg);
+		if (fn && !called && live_mono_ns() - t0 >= (int64_t)at_ms * 1000000) {
+			fn(ss, ctx);
+			called = 1;
+		}
+		if (r == 0) {
+			struct timespec ts = { 0, 5000000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	cr_assert(live_sess_done(ss), "the session did not end");
+	cr_assert(!fn || called);
+}
+
+struct keep_ctx {
+	char name[320];
+	uint64_t events_then;
+};
+
+static void keep_now(struct live_sess *ss, void *ctx)
+{
+	struct keep_ctx *k = ctx;
+	char msg[256];
+	cr_assert_eq(live_rec_keep(ss->rec, ss->s, k->name, msg, sizeof(msg)), 0, "%s", msg);
+	cr_assert(strstr(msg, "saved "), "%s", msg);
+	/* a second W to the same name is refused, nothing replaced */
+	cr_assert_eq(live_rec_keep(ss->rec, ss->s, k->name, msg, sizeof(msg)), -EEXIST);
+	cr_assert(strstr(msg, "exists; not replaced"), "%s", msg);
+	k->events_then = ss->rec->events - ss->rec->disc_events;
+	/* what W wrote opens now, while the capture goes on */
+	struct gt_store *f = store_new();
+	struct gtfile_info info;
+	char err[512];
+	cr_assert_eq(gtfile_read(k->name, f, &info, err, sizeof(err)), 0, "%s", err);
+	cr_assert(store_event_count(f) > 0);
+	cr_assert(store_event_count(f) <= k->events_then, "%zu > %llu", store_event_count(f),
+		  (unsigned long long)k->events_then);
+	store_free(f);
+}
+
+static const char *meta(const struct gt_store *s, const char *key)
+{
+	const char *v = store_meta_get(s, key);
+	cr_assert_not_null(v, "no metadata %s", key);
+	return v;
+}
+
+/* --ring with W in the middle: the kept name holds the merged segments then,
+ * the whole ring at exit; kept + discarded = published, the discarded range
+ * before the kept one */
+Test(livefile, ring_keep, .timeout = 180)
+{
+	char errpath[320];
+	snprintf(errpath, sizeof(errpath), "%s/trainer.err", dir);
+	/* 2.5 wall s at RATE / 2 events/s: ~47 s of comm-bound trace (~14 s
+	 * under the sanitizers), a 5 s ring */
+	pid_t tp = start_trainer_at(2.5, RATE / 2, errpath);
+	struct gt_store *s = store_new();
+	struct live_sess ss;
+	live_sess_init(&ss, s, 0);
+	char err[512];
+	cr_assert_eq(live_sess_add(&ss, tp, err, sizeof(err)), 0, "%s", err);
+	struct live_rec rec;
+	int64_t ring = 5 * (int64_t)1000000000;
+	cr_assert_eq(live_rec_open(&rec, s, NULL, 0, ring, err, sizeof(err)), 0, "%s", err);
+	ss.rec = &rec;
+	struct keep_ctx k;
+	snprintf(k.name, sizeof(k.name), "%s/ring-kept.gtrace", dir);
+	drive(&ss, 1500, keep_now, &k);
+	live_sess_close(&ss);
+	int st;
+	cr_assert_eq(waitpid(tp, &st, 0), tp);
+	unsigned long long gen, pub;
+	trainer_counts(errpath, &gen, &pub);
+	cr_assert(gen > 0 && gen == pub && ss.events == pub);
+	cr_assert(rec.disc_events > 0, "a 5 s ring over ~14-47 s discarded nothing");
+	uint64_t disc = rec.disc_events;
+	char segdir[PATH_MAX];
+	snprintf(segdir, sizeof(segdir), "%s", rec.dir);
+	cr_assert_eq(live_rec_close(&rec, s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_neq(access(segdir, F_OK), 0, "%s left behind", segdir);
+	struct gt_store *f = store_new();
+	struct gtfile_info info;
+	cr_assert_eq(gtfile_read(k.name, f, &info, err, sizeof(err)), 0, "%s", err);
+	cr_assert(!info.truncated);
+	cr_assert_eq(store_event_count(f) + disc, pub, "kept %zu + discarded %llu != %llu",
+		     store_event_count(f), (unsigned long long)disc, pub);
+	cr_assert(store_event_count(f) > k.events_then / 4);
+	cr_assert_eq(strtoull(meta(f, "ring_discarded_events"), NULL, 10), disc);
+	cr_assert_str_eq(meta(f, "ring_window_ns"), "5000000000");
+	int64_t d1 = strtoll(meta(f, "ring_discarded_to_ns"), NULL, 10);
+	int64_t d0 = strtoll(meta(f, "ring_discarded_from_ns"), NULL, 10);
+	cr_assert(d0 == store_t_min(s), "the discarded range starts at the capture's start");
+	cr_assert(d1 < store_t_max(f) - ring, "discarded events within the last 5 s");
+	double span = (double)(store_t_max(f) - store_t_min(f)) / 1e9;
+	cr_assert(span >= 5.0 && span < 5.0 + 5.0 / 8 + 1.0, "kept span %.3f s", span);
+	/* the kept events are the store's newest: every event of the store
+	 * ending after the kept file's start is in the file */
+	size_t newer = 0;
+	for (uint32_t l = 0; l < store_lane_count(s); l++) {
+		const struct gt_lane *ln = store_lane_at(s, l);
+		for (size_t i = 0; i < ln->n; i++)
+			newer += ln->ev[i].start_ns >= store_t_max(f) - ring;
+	}
+	size_t in_file = 0;
+	for (uint32_t l = 0; l < store_lane_count(f); l++) {
+		const struct gt_lane *ln = store_lane_at(f, l);
+		for (size_t i = 0; i < ln->n; i++)
+			in_file += ln->ev[i].start_ns >= store_t_max(f) - ring;
+	}
+	cr_assert_eq(in_file, newer, "the last 5 s: %zu events in the file, %zu in the store", in_file, newer);
+	store_free(f);
+	store_free(s);
+}

@@ -1,0 +1,283 @@
+/*
+ * test_pages.c - the viewer built from pages_table: the tab bar, the help
+ * line and the number keys list exactly the table's pages, in its order;
+ * the one recompute throttle every analysis page uses (ui_due); a report
+ * shown as a table page from one line (rpage); and the trace view's step
+ * marks from the analyses' steps on captures without GT_EV_STEP spans
+ * (NVTX-only, inferred).  Frames are drawn on a curses screen writing to
+ * /dev/null and read back.
+ */
+#include <criterion/criterion.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+#include "term.h"
+#include "view.h"
+
+static SCREEN *scr;
+static FILE *fout, *fin;
+
+static void screen_open(int w, int h)
+{
+	setlocale(LC_ALL, "C.UTF-8");
+	term_caps.utf8 = 0;
+	fout = fopen("/dev/null", "w");
+	fin = fopen("/dev/null", "r");
+	scr = newterm("xterm-256color", fout, fin);
+	cr_assert_not_null(scr, "no terminfo for xterm-256color");
+	set_term(scr);
+	resizeterm(h, w);
+	theme_init();
+}
+
+static void screen_close(void)
+{
+	endwin();
+	delscreen(scr);
+	fclose(fout);
+	fclose(fin);
+}
+
+/* row y of the screen as text (ASCII frames) */
+static void row_text(int y, char *buf, int len)
+{
+	int n = mvwinnstr(stdscr, y, 0, buf, len - 1);
+	buf[n < 0 ? 0 : n] = 0;
+}
+
+/* 1 when some row of the screen contains s */
+static int screen_has(const char *s)
+{
+	char line[512];
+	for (int y = 0; y < getmaxy(stdscr); y++) {
+		row_text(y, line, sizeof(line));
+		if (strstr(line, s))
+			return 1;
+	}
+	return 0;
+}
+
+static uint32_t lane(struct gt_store *s, int type, int dev, int64_t id)
+{
+	struct gt_lane_key k = { .type = (uint8_t)type, .rank = 0, .device = dev, .pid = 1, .id = id };
+	uint32_t l = store_lane(s, &k);
+	cr_assert_neq(l, UINT32_MAX);
+	return l;
+}
+
+static void add(struct gt_store *s, uint32_t l, int kind, const char *name, int64_t t0, int64_t t1)
+{
+	struct gt_event e = { .start_ns = t0, .dur_ns = t1 - t0, .lane = l, .kind = (uint8_t)kind,
+			      .name = store_intern_cstr(s, name) };
+	cr_assert_eq(store_add(s, &e), 0);
+}
+
+/* a small capture: three kernels on one stream */
+static struct gt_store *kernels_store(void)
+{
+	struct gt_store *s = store_new();
+	uint32_t g = lane(s, GT_LANE_GPU, 0, 7);
+	add(s, g, GT_EV_KERNEL, "small_k", 0, 1000);
+	add(s, g, GT_EV_KERNEL, "big_k", 2000, 9000);
+	add(s, g, GT_EV_KERNEL, "mid_k", 10000, 13000);
+	cr_assert_eq(store_finish(s), 0);
+	return s;
+}
+
+Test(pages, tab_bar_help_and_number_keys_list_the_table)
+{
+	cr_assert(pages_count >= 1 && pages_count <= PAGES_MAX);
+	struct gt_store *s = kernels_store();
+	screen_open(200, 40);
+	struct ui_source src = { .name = "planted", .store = s };
+	struct app *ap = ui_app_new(&src);
+	cr_assert_not_null(ap);
+	cr_assert_eq(ap->nviews, (int)pages_count);
+	ui_frame(ap);
+	/* the tab bar: tab i at column i * w reads " i+1 NAME", nothing after the last */
+	char tabs[512], want[64];
+	row_text(0, tabs, sizeof(tabs));
+	int w = status_tab_w(200);
+	for (size_t i = 0; i < pages_count; i++) {
+		snprintf(want, sizeof(want), " %zu %s", i + 1, pages_table[i].name);
+		cr_expect(!strncmp(tabs + i * (size_t)w, want, strlen(want)), "tab %zu: want '%s' in '%s'",
+			  i, want, tabs);
+	}
+	snprintf(want, sizeof(want), " %zu ", pages_count + 1);
+	cr_expect(!strstr(tabs, want), "a tab beyond the table: '%s'", tabs);
+	/* the help box: "1-N ... switch view (a, b, ...)" with exactly the table's names */
+	keys_global(ap, '?');
+	ui_frame(ap);
+	char line[512];
+	const char *list = NULL;
+	for (int y = 0; y < 40 && !list; y++) {
+		row_text(y, line, sizeof(line));
+		list = strstr(line, "switch view (");
+	}
+	cr_assert_not_null(list, "no page line in the help box");
+	char *p = strstr(line, "1-");
+	cr_assert_not_null(p);
+	cr_expect_eq(strtol(p + 2, NULL, 10), (long)pages_count);
+	char names[400];
+	snprintf(names, sizeof(names), "%s", strchr(list, '(') + 1);
+	cr_assert_not_null(strchr(names, ')'));
+	*strchr(names, ')') = 0;
+	size_t n = 0;
+	for (char *tok = strtok(names, ", "); tok; tok = strtok(NULL, ", "), n++) {
+		cr_assert_lt(n, pages_count, "the help lists more pages than the table: %s", tok);
+		cr_expect(!strcasecmp(tok, pages_table[n].name), "help page %zu: '%s', table '%s'", n,
+			  tok, pages_table[n].name);
+	}
+	cr_expect_eq(n, pages_count);
+	keys_global(ap, '?');
+	/* number keys: i + 1 focuses page i, the key after the last does nothing */
+	for (size_t i = pages_count; i-- > 0;) {
+		cr_expect_eq(keys_global(ap, '1' + (int)i), UI_HANDLED);
+		cr_expect_eq(ap->cur, (int)i);
+		cr_expect_eq(ui_page(ap, pages_table[i].name), ap->views[i]);
+	}
+	if (pages_count < 9)
+		cr_expect_eq(keys_global(ap, '1' + (int)pages_count), UI_UNHANDLED);
+	cr_expect_null(ui_page(ap, "no such page"));
+	ui_app_free(ap);
+	screen_close();
+	store_free(s);
+}
+
+Test(pages, one_throttle_for_every_page)
+{
+	struct gt_store *s = kernels_store();
+	screen_open(120, 30);
+	struct ui_source src = { .name = "planted", .store = s };
+	struct app *ap = ui_app_new(&src);
+	cr_assert_not_null(ap);
+	for (int i = 0; i < ap->nviews; i++) {
+		struct view *v = ap->views[i];
+		cr_expect_eq(ui_due(v), 1, "page %d does not start dirty", i);
+		cr_expect_eq(ui_due(v), 0, "page %d: due twice", i);
+		v->due.stale = 1;                       /* the store changed just now */
+		cr_expect_eq(ui_due(v), 0, "page %d: recomputed before UI_RECOMPUTE_MS", i);
+		v->due.computed_ms -= UI_RECOMPUTE_MS + 1;
+		ap->paused = 1;
+		cr_expect_eq(ui_due(v), 0, "page %d: recomputed while paused", i);
+		ap->paused = 0;
+		cr_expect_eq(ui_due(v), 1, "page %d: stale and due, not recomputed", i);
+		v->due.dirty = 1;                       /* a key asked: at once, even paused */
+		ap->paused = 1;
+		cr_expect_eq(ui_due(v), 1);
+		ap->paused = 0;
+	}
+	ui_app_free(ap);
+	screen_close();
+	store_free(s);
+}
+
+Test(pages, a_report_as_a_table_page_in_one_line)
+{
+	static const struct page_def def = { "Kernel table", NULL, "kernels" };
+	struct gt_store *s = kernels_store();
+	screen_open(160, 30);
+	struct ui_source src = { .name = "planted", .store = s };
+	struct app *ap = ui_app_new(&src);
+	cr_assert_not_null(ap);
+	struct view *v = rpage_new(ap, &def);
+	cr_assert_not_null(v);
+	v->due.dirty = 1;
+	erase();
+	v->ops->draw(v, (struct lrect){ 0, 1, 160, 28 });
+	cr_expect(screen_has("3 of 3 rows"), "no row count");
+	cr_expect(screen_has("Total Time"), "no kernels table header");
+	/* the first numeric column, largest first: big_k (7 us), mid_k, small_k */
+	int yb = -1, ym = -1, ys = -1;
+	char line[512];
+	for (int y = 0; y < 30; y++) {
+		row_text(y, line, sizeof(line));
+		yb = strstr(line, "big_k") && yb < 0 ? y : yb;
+		ym = strstr(line, "mid_k") && ym < 0 ? y : ym;
+		ys = strstr(line, "small_k") && ys < 0 ? y : ys;
+	}
+	cr_expect(yb > 0 && yb < ym && ym < ys, "rows big %d mid %d small %d", yb, ym, ys);
+	/* the name filter */
+	v->ops->key(v, '/');
+	cr_assert(ap->prompting);
+	ap->prompt_done(v, "mid");
+	ap->prompting = 0;
+	erase();
+	v->ops->draw(v, (struct lrect){ 0, 1, 160, 28 });
+	cr_expect(screen_has("1 of 3 rows"), "filter not applied");
+	cr_expect_eq(v->ops->back(v), 1);
+	v->ops->free(v);
+	ui_app_free(ap);
+	screen_close();
+	store_free(s);
+}
+
+/* the trace view's "steps" row: the number of "#N" labels, the first N
+ * (the first frame asks for a second one, which finds the steps) */
+static int step_marks(struct app *ap, long *first)
+{
+	ui_show(ap, "Trace");
+	ui_frame(ap);
+	cr_expect(ap->again, "the first frame asks for no second one");
+	ui_frame(ap);
+	char line[512];
+	for (int y = 0; y < getmaxy(stdscr); y++) {
+		row_text(y, line, sizeof(line));
+		if (strncmp(line, "steps", 5))
+			continue;
+		int n = 0;
+		for (char *p = strchr(line, '#'); p; p = strchr(p + 1, '#'), n++)
+			if (!n)
+				*first = strtol(p + 1, NULL, 10);
+		return n;
+	}
+	return -1;
+}
+
+/* NVTX ranges "train_step 4".."train_step 7", no GT_EV_STEP: four marks #4..#7, Z zooms */
+Test(pages, trace_step_marks_from_nvtx_only_steps)
+{
+	struct gt_store *s = store_new();
+	uint32_t h = lane(s, GT_LANE_HOST, -1, 1), g = lane(s, GT_LANE_GPU, 0, 7);
+	const int64_t ms = 1000000;
+	for (int i = 0; i < 4; i++) {
+		char nm[32];
+		snprintf(nm, sizeof(nm), "train_step %d", 4 + i);
+		add(s, h, GT_EV_NVTX, nm, i * 100 * ms, (i + 1) * 100 * ms);
+		add(s, g, GT_EV_KERNEL, "k", i * 100 * ms + 10 * ms, i * 100 * ms + 60 * ms);
+	}
+	cr_assert_eq(store_finish(s), 0);
+	screen_open(160, 30);
+	struct ui_source src = { .name = "planted", .store = s };
+	struct app *ap = ui_app_new(&src);
+	long first = -1;
+	cr_expect_eq(step_marks(ap, &first), 4);
+	cr_expect_eq(first, 4);
+	struct view *tv = ui_page(ap, "Trace");
+	tv->ops->key(tv, 'Z');
+	cr_expect(!strstr(ap->msg, "no step"), "Z found no step: %s", ap->msg);
+	ui_app_free(ap);
+	screen_close();
+	store_free(s);
+}
+
+/* no annotation and no NVTX: the kernel sequence A B C repeats 4 times then
+ * a partial A (1 < 80 % of 3: cut off): four inferred steps, four marks */
+Test(pages, trace_step_marks_from_inferred_steps)
+{
+	struct gt_store *s = store_new();
+	uint32_t g = lane(s, GT_LANE_GPU, 0, 7);
+	const char *seq[] = { "A", "B", "C" };
+	const int64_t ms = 1000000;
+	for (int i = 0; i < 13; i++)
+		add(s, g, GT_EV_KERNEL, seq[i % 3], i * 10 * ms, i * 10 * ms + 5 * ms);
+	cr_assert_eq(store_finish(s), 0);
+	screen_open(160, 30);
+	struct ui_source src = { .name = "planted", .store = s };
+	struct app *ap = ui_app_new(&src);
+	long first = -1;
+	cr_expect_eq(step_marks(ap, &first), 4);
+	ui_app_free(ap);
+	screen_close();
+	store_free(s);
+}
