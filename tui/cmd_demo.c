@@ -78,10 +78,11 @@ int cmd_demo(int argc, char **argv)
 	if (*end || g < 1 || g > 64)
 		return cmd_usage_error("demo", "--gpus: '%s' is not 1..64", gpus);
 
-	/* like open: without a terminal the demo would only print status lines
-	 * until killed and save nothing */
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "gtrace: the viewer needs a terminal (try 'gtrace sim --live' with 'gtrace record')\n");
+	/* like open: without a terminal and without --record the demo would
+	 * only print status lines until killed and keep nothing; with
+	 * --record it records headless, as run does */
+	if (!lo.record && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		fprintf(stderr, "gtrace: the viewer needs a terminal (or --record FILE to record the demo headless)\n");
 		return 1;
 	}
 	char self[PATH_MAX];
