@@ -58,21 +58,21 @@ int main(int argc, char **argv)
 {
 	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
 	int runs = argc > 2 ? atoi(argv[2]) : 5;
-	int scen = argc > 3 ? sim_scenario_parse(argv[3]) : SIM_BALANCED;
+	int scen = argc > 3 ? gt_sim_scenario_parse(argv[3]) : GT_SIM_BALANCED;
 	const char *only = argc > 4 ? argv[4] : NULL;
 	if (runs < 1 || scen < 0) {
 		fprintf(stderr, "usage: analysis_bench [EVENTS] [RUNS] [SCENARIO] [REPORT]\n");
 		return 2;
 	}
-	struct sim_opts o = { .scenario = (enum sim_scenario)scen, .events = n, .seed = 1 };
-	struct gt_store *s = store_new();
+	struct gt_sim_opts o = { .scenario = (enum gt_sim_scenario)scen, .events = n, .seed = 1 };
+	struct gt_store *s = gt_store_new();
 	char err[256];
 	double a = now_ms();
-	if (!s || sim_generate(&o, s, err, sizeof(err))) {
+	if (!s || gt_sim_generate(&o, s, err, sizeof(err))) {
 		fprintf(stderr, "sim: %s\n", err);
 		return 1;
 	}
-	printf("events %zu count\n", store_event_count(s));
+	printf("events %zu count\n", gt_store_event_count(s));
 	printf("generate %.1f ms\n", now_ms() - a);
 	static const char *const names[] = { "steps", "breakdown", "pipeline", "gputime",
 					     "multigpu", "overview" };
@@ -97,10 +97,10 @@ int main(int argc, char **argv)
 		printf("%s_whole %.1f ms\n%s_whole_cpu %.1f ms\n", names[i], w1, names[i], c);
 		w1 = time_report(s, r, &rng, runs, &c);
 		printf("%s_range1M %.1f ms\n%s_range1M_cpu %.1f ms\n", names[i], w1, names[i], c);
-		steps_cache_clear();
+		gt_steps_cache_clear();
 		w1 = time_report(s, r, &all, 1, &c);
 		printf("%s_whole_cold %.1f ms\n%s_whole_cold_cpu %.1f ms\n", names[i], w1, names[i], c);
 	}
-	store_free(s);
+	gt_store_free(s);
 	return 0;
 }

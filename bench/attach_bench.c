@@ -4,8 +4,8 @@
  *
  * Each run forks a fresh target (a glibc process sleeping 10 ms at a time,
  * as a trainer's main thread waits), loads libgtrace-inject.so into it with
- * pinj_inject and waits until its control socket accepts a connection.
- * Figures per run: injection (pinj_inject), stopped (the borrowed thread's
+ * gt_pinj_inject and waits until its control socket accepts a connection.
+ * Figures per run: injection (gt_pinj_inject), stopped (the borrowed thread's
  * interrupt to detach), ready (start to an accepted connection).
  *   attach_bench LIB RUNS
  * prints "key value" lines: medians and maxima in ms.
@@ -51,18 +51,18 @@ int main(int argc, char **argv)
 			target();
 		struct timespec ts = { 0, 50000000 };
 		nanosleep(&ts, NULL);           /* asleep in nanosleep */
-		struct pinj_opts o = { .lib_path = argv[1], .version = GTRACE_VERSION };
-		struct pinj_result res;
+		struct gt_pinj_opts o = { .lib_path = argv[1], .version = GTRACE_VERSION };
+		struct gt_pinj_result res;
 		char err[512];
 		double t0 = bench_ms(CLOCK_MONOTONIC);
-		if (pinj_inject(t, &o, &res, err, sizeof(err)) < 0) {
+		if (gt_pinj_inject(t, &o, &res, err, sizeof(err)) < 0) {
 			fprintf(stderr, "attach_bench: %s\n", err);
 			kill(t, SIGKILL);
 			return 1;
 		}
 		int fd = -1;
 		for (int i = 0; i < 20000 && fd < 0; i++) {
-			fd = ctl_connect(t, err, sizeof(err));
+			fd = gt_ctl_connect(t, err, sizeof(err));
 			if (fd < 0) {
 				struct timespec w = { 0, 100000 };
 				nanosleep(&w, NULL);

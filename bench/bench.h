@@ -48,8 +48,8 @@ static inline void bench_sort(double *v, int n)
 static inline void bench_mid_range(const struct gt_store *s, double events, struct gt_scope *sc)
 {
 	gt_scope_all(sc);
-	int64_t t0 = store_t_min(s), t1 = store_t_max(s);
-	double frac = events / (double)store_event_count(s);
+	int64_t t0 = gt_store_t_min(s), t1 = gt_store_t_max(s);
+	double frac = events / (double)gt_store_event_count(s);
 	if (frac > 1)
 		frac = 1;
 	int64_t w = (int64_t)((double)(t1 - t0) * frac);

@@ -6,7 +6,7 @@
  * 10 us) with the cache file's pages out of the process and out of the
  * page cache before each frame (fdatasync + POSIX_FADV_DONTNEED: the frame
  * reads the disk), the same frames warm, and the whole-capture kernel table
- * (kstats_compute) cold.  Make the capture with bench/budget_gen.sh.
+ * (gt_kernel_stats_compute) cold.  Make the capture with bench/budget_gen.sh.
  * With a file of format 1.1 (a per-lane summary): the head open (file
  * evicted from the page cache first: POSIX_FADV_DONTNEED) and first
  * frame from the summary (what `gtrace open` shows while the events load),
@@ -26,7 +26,7 @@
 #include <unistd.h>
 #include "core/store/store_priv.h"
 #include "gtrace/gtfile.h"
-#include "gtrace/kstats.h"
+#include "gtrace/kernel_stats.h"
 #include "gtrace/lsum.h"
 #include "gtrace/load.h"
 #include "gtrace/report.h"
@@ -85,8 +85,8 @@ static double frame(const struct gt_store *s, int64_t t0, int64_t w, uint64_t *s
 {
 	struct gt_bucket b[200];
 	double t = now_s();
-	for (uint32_t i = 0; i < store_lane_count(s); i++) {
-		store_lane_buckets(store_lane_at(s, i), t0, w / 200 + 1, 200, b);
+	for (uint32_t i = 0; i < gt_store_lane_count(s); i++) {
+		gt_store_lane_buckets(gt_store_lane_at(s, i), t0, w / 200 + 1, 200, b);
 		for (int c = 0; c < 200; c++)
 			*sink += (uint64_t)b[c].busy_ns + b[c].count;
 	}
@@ -100,12 +100,12 @@ static double frame_view(const struct gt_store *s, int64_t t0, int64_t w, uint64
 			 int *from_sum)
 {
 	struct gt_bucket b[200];
-	const struct gt_lsum *m = store_summary(s);
+	const struct gt_lsum *m = gt_store_summary(s);
 	double t = now_s();
 	*from_sum = 1;
-	for (uint32_t i = 0; i < store_lane_count(s); i++) {
-		if (!lsum_buckets(m, i, t0, w / 200 + 1, 200, b, NULL, NULL)) {
-			store_lane_buckets(store_lane_at(s, i), t0, w / 200 + 1, 200, b);
+	for (uint32_t i = 0; i < gt_store_lane_count(s); i++) {
+		if (!gt_lsum_buckets(m, i, t0, w / 200 + 1, 200, b, NULL, NULL)) {
+			gt_store_lane_buckets(gt_store_lane_at(s, i), t0, w / 200 + 1, 200, b);
 			*from_sum = 0;
 		}
 		for (int c = 0; c < 200; c++)
@@ -133,7 +133,7 @@ static void frames_view(struct gt_store *s, int n, int cold, const char *tag)
 {
 	double *all = calloc((size_t)n, sizeof(*all)), *zs = calloc((size_t)n, sizeof(*zs));
 	int nz = 0;
-	int64_t lo = store_t_min(s), span = store_t_max(s) - lo;
+	int64_t lo = gt_store_t_min(s), span = gt_store_t_max(s) - lo;
 	uint64_t sink = 0;
 	uint64_t saved = rng;
 	rng = 0x9e3779b97f4a7c15ull;   /* the same windows as frames() */
@@ -163,8 +163,8 @@ static void frames_view(struct gt_store *s, int n, int cold, const char *tag)
  * summary draws (200 columns of two finest buckets) to the whole span */
 static void frames_zoomed_out(struct gt_store *s, int n, int cold, const char *tag)
 {
-	const struct gt_lsum *m = store_summary(s);
-	int64_t lo = store_t_min(s), span = store_t_max(s) - lo;
+	const struct gt_lsum *m = gt_store_summary(s);
+	int64_t lo = gt_store_t_min(s), span = gt_store_t_max(s) - lo;
 	if (!m || 400 * m->base_ns >= span)
 		return;
 	double *ms = calloc((size_t)n, sizeof(*ms));
@@ -192,7 +192,7 @@ static void frames_zoomed_out(struct gt_store *s, int n, int cold, const char *t
 static void frames(struct gt_store *s, int n, int cold, const char *tag)
 {
 	double *ms = calloc((size_t)n, sizeof(*ms));
-	int64_t lo = store_t_min(s), span = store_t_max(s) - lo;
+	int64_t lo = gt_store_t_min(s), span = gt_store_t_max(s) - lo;
 	uint64_t sink = 0;
 	for (int k = 0; k < n; k++) {
 		/* width log-uniform in [10 us, span]; start uniform */
@@ -235,19 +235,19 @@ int main(int argc, char **argv)
 			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 			close(fd);
 		}
-		struct gt_store *h = store_new();
-		struct gtfile_info info;
+		struct gt_store *h = gt_store_new();
+		struct gt_file_info info;
 		char e2[512];
 		double t_h0 = now_s();
-		int hrc = gtfile_read_head(argv[1], h, &info, e2, sizeof(e2));
+		int hrc = gt_file_read_head(argv[1], h, &info, e2, sizeof(e2));
 		double t_head = now_s() - t_h0;
 		if (hrc) {
 			printf("head_open unavailable (%s)\n", e2);
 		} else {
 			uint64_t sk = 0;
 			int fs;
-			double tf = frame_view(h, store_t_min(h), store_t_max(h) - store_t_min(h), &sk, &fs);
-			const struct gt_lsum *m = store_summary(h);
+			double tf = frame_view(h, gt_store_t_min(h), gt_store_t_max(h) - gt_store_t_min(h), &sk, &fs);
+			const struct gt_lsum *m = gt_store_summary(h);
 			size_t ents = 0;
 			for (size_t i = 0; i < m->nlanes; i++)
 				for (int k = 0; k < m->nlev; k++)
@@ -259,7 +259,7 @@ int main(int argc, char **argv)
 			       (long long)m->base_ns, ents, ents * sizeof(struct gt_lsum_ent) / 1e6);
 			printf("rss_after_head %.0f MB\n", rss_bytes() / 1e6);
 		}
-		store_free(h);
+		gt_store_free(h);
 	}
 	struct gt_load_opts lo = { .memory_bytes = budget };
 	struct gt_store *s = NULL;
@@ -271,24 +271,24 @@ int main(int argc, char **argv)
 	}
 	double t_open = now_s() - t;
 	uint64_t sink = 0;
-	double t_first = frame(s, store_t_min(s), store_t_max(s) - store_t_min(s), &sink);
-	printf("events %zu\n", store_event_count(s));
-	printf("lanes %zu\n", store_lane_count(s));
+	double t_first = frame(s, gt_store_t_min(s), gt_store_t_max(s) - gt_store_t_min(s), &sink);
+	printf("events %zu\n", gt_store_event_count(s));
+	printf("lanes %zu\n", gt_store_lane_count(s));
 	printf("budget %.0f MB\n", budget / 1e6);
-	printf("decoded_bytes %.0f MB\n", store_bytes(s) / 1e6);
+	printf("decoded_bytes %.0f MB\n", gt_store_bytes(s) / 1e6);
 	printf("open %.2f s\n", t_open);
 	printf("first_frame_after_open %.1f ms\n", t_first * 1e3);
-	printf("open_rate %.1f Mevents/s\n", store_event_count(s) / t_open / 1e6);
+	printf("open_rate %.1f Mevents/s\n", gt_store_event_count(s) / t_open / 1e6);
 	printf("rss_peak_open %.0f MB\n", atomic_load(&rss_peak) / 1e6);
 	printf("rss_base %.0f MB\n", base / 1e6);
 	{
 		/* what the writers add at close: the summary built from the store */
 		struct gt_lsum *m = NULL;
 		double tb = now_s();
-		if (lsum_build(s, &m))
-			fprintf(stderr, "budget_bench: lsum_build: out of memory\n");
+		if (gt_lsum_build(s, &m))
+			fprintf(stderr, "budget_bench: gt_lsum_build: out of memory\n");
 		printf("summary_build %.2f s\n", now_s() - tb);
-		lsum_free(m);
+		gt_lsum_free(m);
 	}
 	int only_zoomed = argc > 4 && !strcmp(argv[4], "zoomed-out");
 	if (!only_zoomed) {
@@ -303,9 +303,9 @@ int main(int argc, char **argv)
 		store_arena_cold(s->arena);
 	struct gt_scope sc;
 	gt_scope_all(&sc);
-	struct kstats_result kr;
+	struct gt_kernel_stats_result kr;
 	t = now_s();
-	if (kstats_compute(s, &sc, NULL, &kr, err, sizeof(err))) {
+	if (gt_kernel_stats_compute(s, &sc, NULL, &kr, err, sizeof(err))) {
 		fprintf(stderr, "budget_bench: %s\n", err);
 		return 1;
 	}
@@ -313,11 +313,11 @@ int main(int argc, char **argv)
 	printf("kernel_table_cold %.2f s\n", t_k);
 	printf("kernel_table_rows %zu\n", kr.nrows);
 	printf("kernel_table_count %llu\n", (unsigned long long)kr.count);
-	kstats_result_done(&kr);
+	gt_kernel_stats_result_done(&kr);
 	atomic_store(&sampling, 0);
 	pthread_join(th, NULL);
 	printf("rss_peak %.0f MB\n", atomic_load(&rss_peak) / 1e6);
-	printf("resident_at_end %.0f MB\n", store_resident_bytes(s) / 1e6);
-	store_free(s);
+	printf("resident_at_end %.0f MB\n", gt_store_resident_bytes(s) / 1e6);
+	gt_store_free(s);
 	return 0;
 }

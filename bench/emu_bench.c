@@ -25,7 +25,7 @@
 #include <cupti.h>
 #include "bench.h"
 #include "gtrace/gtfile.h"
-#include "gtrace/pub.h"
+#include "gtrace/publisher.h"
 #include "gtrace/ring.h"
 #include "../capture/convert.h"
 
@@ -78,21 +78,21 @@ static const char *api_name(void *ctx, int driver, uint32_t cbid)
 	return "cudaLaunchKernel";
 }
 
-static void drain_ring(struct ring *c)
+static void drain_ring(struct gt_ring *c)
 {
 	uint32_t n;
-	const struct ring_rec *m;
-	while ((m = ring_peek(c, &n)))
-		ring_release(c, n);
+	const struct gt_ring_rec *m;
+	while ((m = gt_ring_peek(c, &n)))
+		gt_ring_release(c, n);
 }
 
 static double drain_run(uint64_t records, uint8_t **bufs, size_t *valid, int nbuf)
 {
 	uint64_t cap = 1u << 21;
-	void *mem = aligned_alloc(4096, ring_bytes(cap));
-	memset(mem, 0, ring_bytes(cap));
-	struct ring pr, c;
-	ring_init_mem(&pr, mem, cap, 1);
+	void *mem = aligned_alloc(4096, gt_ring_bytes(cap));
+	memset(mem, 0, gt_ring_bytes(cap));
+	struct gt_ring pr, c;
+	gt_ring_init_mem(&pr, mem, cap, 1);
 	memset(&c, 0, sizeof(c));
 	c.hdr = pr.hdr;
 	c.rec = pr.rec;
@@ -100,10 +100,10 @@ static double drain_run(uint64_t records, uint8_t **bufs, size_t *valid, int nbu
 	struct convert cv;
 	convert_init(&cv, 1, 0);
 	cv.api_name = api_name;
-	struct pub p;
-	pub_init(&p);
-	pub_reset(&p, &pr);
-	struct pub_dict d = convert_dict(&cv);
+	struct gt_publisher p;
+	gt_publisher_init(&p);
+	gt_publisher_reset(&p, &pr);
+	struct gt_publisher_dict d = convert_dict(&cv);
 	double timed = 0;
 	uint64_t done = 0;
 	for (int b = 0; done < records; b = (b + 1) % nbuf) {
@@ -112,7 +112,7 @@ static double drain_run(uint64_t records, uint8_t **bufs, size_t *valid, int nbu
 		while (cuptiActivityGetNextRecord(bufs[b], valid[b], &rec) == CUPTI_SUCCESS) {
 			struct gt_event e;
 			if (convert_record(&cv, rec, &e) == 1)
-				pub_event(&p, &e, &d);
+				gt_publisher_event(&p, &e, &d);
 			done++;
 		}
 		timed += bench_ms(CLOCK_MONOTONIC) - t0;
@@ -120,7 +120,7 @@ static double drain_run(uint64_t records, uint8_t **bufs, size_t *valid, int nbu
 	}
 	if (atomic_load(&pr.hdr->ring_overflow))
 		fprintf(stderr, "emu_bench: ring overflow in the drain part\n");
-	pub_done(&p);
+	gt_publisher_done(&p);
 	convert_done(&cv);
 	free(mem);
 	return (double)done / (timed / 1e3);
@@ -157,17 +157,17 @@ static int e2e(const char *build, double rate, int seconds)
 		fprintf(stderr, "emu_bench: gtrace record failed\n");
 		return 1;
 	}
-	struct gt_store *s = store_new();
-	struct gtfile_info info;
+	struct gt_store *s = gt_store_new();
+	struct gt_file_info info;
 	char err[512];
-	if (gtfile_read(file, s, &info, err, sizeof(err)) < 0) {
+	if (gt_file_read(file, s, &info, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
 	uint64_t kernels = 0, all = 0;
 	int64_t k0 = INT64_MAX, k1 = 0;
-	for (uint32_t l = 0; l < store_lane_count(s); l++) {
-		const struct gt_lane *ln = store_lane_at(s, l);
+	for (uint32_t l = 0; l < gt_store_lane_count(s); l++) {
+		const struct gt_lane *ln = gt_store_lane_at(s, l);
 		for (size_t i = 0; i < ln->n; i++) {
 			const struct gt_event *e = &ln->ev[i];
 			all++;
@@ -181,13 +181,13 @@ static int e2e(const char *build, double rate, int seconds)
 	uint64_t expect = 2ull * (uint64_t)per * (uint64_t)threads;
 	printf("e2e_events %llu events\n", (unsigned long long)all);
 	printf("e2e_expected %llu events\n", (unsigned long long)expect);
-	const struct gt_drops *dr = store_drops(s);
+	const struct gt_drops *dr = gt_store_drops(s);
 	printf("e2e_lost %llu events (cupti_dropped %llu, buffers_declined %llu, ring_overflow %llu)\n",
-	       (unsigned long long)store_drops_lost(dr), (unsigned long long)dr->cupti_dropped,
+	       (unsigned long long)gt_store_drops_lost(dr), (unsigned long long)dr->cupti_dropped,
 	       (unsigned long long)dr->buffers_declined, (unsigned long long)dr->ring_overflow);
 	printf("e2e_kernel_rate %.0f kernels/s\n", k1 > k0 ? (double)kernels / ((double)(k1 - k0) / 1e9) : 0);
 	printf("e2e_wall %.2f s\n", wall);
-	store_free(s);
+	gt_store_free(s);
 	unlink(file);
 	return all == expect ? 0 : 1;
 }

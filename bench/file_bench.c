@@ -1,9 +1,9 @@
 /*
  * file_bench.c - speed and size of the .gtrace file: builds a store of N
  * events, writes it (MB/s, events/s, file bytes per event), opens it RUNS
- * times (events/s, median; the time includes store_finish) and reports the
- * resident bytes per event of the opened store (store_bytes).
- * Source: the simulator (sim_generate, a data-parallel trainer: 8 GPUs with
+ * times (events/s, median; the time includes gt_store_finish) and reports the
+ * resident bytes per event of the opened store (gt_store_bytes).
+ * Source: the simulator (gt_sim_generate, a data-parallel trainer: 8 GPUs with
  * compute, copy and NCCL streams, host threads with correlated launch calls),
  * or with --synthetic a simple generator (16 GPU lanes of kernels with 50
  * names, 8 host lanes of cudaLaunchKernel with correlation ids).
@@ -47,26 +47,26 @@ static uint64_t next(void)
 
 static struct gt_store *synthetic(size_t n)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t names[50], gl[16], hl[8];
 	char buf[96];
 	for (int i = 0; i < 50; i++) {
 		snprintf(buf, sizeof(buf), "void at::native::kernel_%d<float, %d>(TensorIterator&)", i,
 			 i % 5);
-		names[i] = store_intern_cstr(s, buf);
+		names[i] = gt_store_intern_cstr(s, buf);
 	}
-	uint32_t launch = store_intern_cstr(s, "cudaLaunchKernel");
+	uint32_t launch = gt_store_intern_cstr(s, "cudaLaunchKernel");
 	struct gt_kconf kc = { { 1024, 1, 1 }, { 256, 1, 1 }, 32, 0, 0, 50.0f };
-	uint32_t k = store_kconf(s, &kc);
+	uint32_t k = gt_store_kconf(s, &kc);
 	for (int i = 0; i < 16; i++) {
 		struct gt_lane_key key = { .type = GT_LANE_GPU, .device = i / 2, .id = 7 + i % 2 };
-		gl[i] = store_lane(s, &key);
-		store_reserve(s, gl[i], n / 32 + 1);
+		gl[i] = gt_store_lane(s, &key);
+		gt_store_reserve(s, gl[i], n / 32 + 1);
 	}
 	for (int i = 0; i < 8; i++) {
 		struct gt_lane_key key = { .type = GT_LANE_HOST, .device = -1, .pid = 10, .id = 100 + i };
-		hl[i] = store_lane(s, &key);
-		store_reserve(s, hl[i], n / 16 + 1);
+		hl[i] = gt_store_lane(s, &key);
+		gt_store_reserve(s, hl[i], n / 16 + 1);
 	}
 	int64_t tg[16], th[8];
 	for (int i = 0; i < 16; i++)
@@ -86,10 +86,10 @@ static struct gt_store *synthetic(size_t n)
 				       .arg = k, .name = names[(r >> 24) % 50], .lane = gl[g],
 				       .corr = corr, .kind = GT_EV_KERNEL };
 		tg[g] = st + ge.dur_ns + 300;
-		store_add(s, &he);
-		store_add(s, &ge);
+		gt_store_add(s, &he);
+		gt_store_add(s, &ge);
 	}
-	store_finish(s);
+	gt_store_finish(s);
 	return s;
 }
 
@@ -126,23 +126,23 @@ int main(int argc, char **argv)
 	if (synth) {
 		s = synthetic(n);
 	} else {
-		struct sim_opts o = { .gpus = 8, .events = n, .seed = 1 };
-		s = store_new();
-		if (sim_generate(&o, s, err, sizeof(err))) {
+		struct gt_sim_opts o = { .gpus = 8, .events = n, .seed = 1 };
+		s = gt_store_new();
+		if (gt_sim_generate(&o, s, err, sizeof(err))) {
 			fprintf(stderr, "file_bench: %s\n", err);
 			return 1;
 		}
 	}
-	size_t ne = store_event_count(s);
+	size_t ne = gt_store_event_count(s);
 	printf("source %s\n", synth ? "synthetic" : "sim");
 	printf("events %zu count\n", ne);
-	printf("lanes %zu count\n", store_lane_count(s));
+	printf("lanes %zu count\n", gt_store_lane_count(s));
 	printf("build_s %.3f s\n", now_s() - t0);
 
-	struct gtfile_writer_opts wo = { .zstd_level = level };
+	struct gt_file_writer_opts wo = { .zstd_level = level };
 	t0 = now_s();
 	double cw = cpu_s();
-	if (gtfile_write_store_opts(s, path, &wo, err, sizeof(err))) {
+	if (gt_file_write_store_opts(s, path, &wo, err, sizeof(err))) {
 		fprintf(stderr, "file_bench: %s\n", err);
 		return 1;
 	}
@@ -160,19 +160,19 @@ int main(int argc, char **argv)
 	double v[100], c[100];
 	size_t bytes = 0;
 	for (int i = 0; i < runs; i++) {
-		struct gt_store *r = store_new();
-		struct gtfile_info info;
+		struct gt_store *r = gt_store_new();
+		struct gt_file_info info;
 		t0 = now_s();
 		double c0 = cpu_s();
-		int rc = gtfile_read(path, r, &info, err, sizeof(err));
+		int rc = gt_file_read(path, r, &info, err, sizeof(err));
 		v[i] = now_s() - t0;
 		c[i] = cpu_s() - c0;
 		if (rc || info.events != ne) {
 			fprintf(stderr, "file_bench: open failed: %s\n", err);
 			return 1;
 		}
-		bytes = store_bytes(r);
-		store_free(r);
+		bytes = gt_store_bytes(r);
+		gt_store_free(r);
 	}
 	qsort(v, (size_t)runs, sizeof(*v), cmpd);
 	qsort(c, (size_t)runs, sizeof(*c), cmpd);
@@ -183,11 +183,11 @@ int main(int argc, char **argv)
 	       c[runs / 2], runs);
 	printf("open_events_per_cpu_s %.2f M/s\n", (double)ne / 1e6 / c[runs / 2]);
 	printf("open_store_bytes_per_event %.2f bytes\n", (double)bytes / (double)ne);
-	printf("source_store_bytes_per_event %.2f bytes\n", (double)store_bytes(s) / (double)ne);
+	printf("source_store_bytes_per_event %.2f bytes\n", (double)gt_store_bytes(s) / (double)ne);
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	printf("max_rss %.0f MB\n", (double)ru.ru_maxrss / 1024);
 	unlink(path);
-	store_free(s);
+	gt_store_free(s);
 	return 0;
 }

@@ -68,9 +68,9 @@ static int bench_one(const char *path, int runs, int threads)
 		}
 		t[r] = bench_ms(CLOCK_MONOTONIC) / 1e3 - t0;
 		c[r] = bench_cpu_s() - c0;
-		events = store_event_count(s);
-		bytes = store_bytes(s);
-		store_free(s);
+		events = gt_store_event_count(s);
+		bytes = gt_store_bytes(s);
+		gt_store_free(s);
 	}
 	bench_sort(t, runs);
 	bench_sort(c, runs);

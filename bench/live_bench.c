@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "bench.h"
-#include "live.h"
+#include "../live/live.h"
 #include "live_rec.h"
 
 static double rss_mib(void)
@@ -68,8 +68,8 @@ int main(int argc, char **argv)
 	}
 	fclose(po);
 
-	struct gt_store *s = store_new();
-	store_set_budget(s, (size_t)(budget_mib * 1048576.0));
+	struct gt_store *s = gt_store_new();
+	gt_store_set_budget(s, (size_t)(budget_mib * 1048576.0));
 	struct live_sess ss;
 	live_sess_init(&ss, s, 0);
 	char err[512];
@@ -125,20 +125,20 @@ int main(int argc, char **argv)
 	if (f)
 		fclose(f);
 	unlink(errpath);
-	const struct gt_drops *d = store_drops(s);
+	const struct gt_drops *d = gt_store_drops(s);
 	double mx = 0;
 	for (int i = 0; i < nr; i++)
 		mx = rss[i] > mx ? rss[i] : mx;
 	printf("rate_asked %s\nseconds %.1f\nevents %llu\ngenerated %llu\npublished %llu\n"
 	       "lost %llu\nring_overflow %llu\nevents_per_s %.0f\ncpu_s %.1f\nfile_mib %.1f\n", rate, wall,
-	       (unsigned long long)ss.events, gen, pub, (unsigned long long)store_drops_lost(d),
+	       (unsigned long long)ss.events, gen, pub, (unsigned long long)gt_store_drops_lost(d),
 	       (unsigned long long)d->ring_overflow, (double)ss.events / wall, cpu,
 	       (double)bytes / 1048576.0);
 	for (int q = 1; q <= 4 && nr; q++)
 		printf("rss_mib_at_%d_of_4 %.1f\n", q, rss[(nr - 1) * q / 4]);
 	printf("rss_mib_max %.1f\nbudget_mib %.0f\n", mx, budget_mib);
-	store_free(s);
+	gt_store_free(s);
 	if (rc < 0)
 		fprintf(stderr, "live_bench: %s\n", err);
-	return rc < 0 || ss.events != pub || store_drops_lost(d) ? 1 : 0;
+	return rc < 0 || ss.events != pub || gt_store_drops_lost(d) ? 1 : 0;
 }

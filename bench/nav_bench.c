@@ -18,7 +18,7 @@
 #include "gtrace/sim.h"
 #include "term.h"
 #include "view.h"
-#include "tlview.h"
+#include "trace_view.h"
 #include "bench.h"
 
 /* median of v[0..n) (sorts v) */
@@ -34,14 +34,14 @@ int main(int argc, char **argv)
 	int runs = argc > 2 ? atoi(argv[2]) : 5;
 	if (runs < 1 || runs > 64)
 		runs = 5;
-	struct gt_store *s = store_new();
-	struct sim_opts o = { .gpus = 8, .events = events, .scenario = SIM_BALANCED };
+	struct gt_store *s = gt_store_new();
+	struct gt_sim_opts o = { .gpus = 8, .events = events, .scenario = GT_SIM_BALANCED };
 	char err[256];
-	if (!s || sim_generate(&o, s, err, sizeof(err))) {
+	if (!s || gt_sim_generate(&o, s, err, sizeof(err))) {
 		fprintf(stderr, "nav_bench: %s\n", err);
 		return 1;
 	}
-	printf("nav_store events=%zu lanes=%zu\n", store_event_count(s), store_lane_count(s));
+	printf("nav_store events=%zu lanes=%zu\n", gt_store_event_count(s), gt_store_lane_count(s));
 	setlocale(LC_ALL, "C.UTF-8");
 	term_caps.utf8 = 1;
 	FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
@@ -58,14 +58,14 @@ int main(int argc, char **argv)
 	if (!a)
 		return 1;
 	ui_frame(a);
-	struct tlview *t = (struct tlview *)ui_page(a, "Trace");
+	struct trace_view *t = (struct trace_view *)ui_page(a, "Trace");
 	double w[64], c[64];
 	/* search: from the start of the capture each time */
 	for (int r = 0; r < runs; r++) {
-		t->m.t0_ns = store_t_min(s);
+		t->m.t0_ns = gt_store_t_min(s);
 		t->col = 0;
 		double b = bench_ms(CLOCK_MONOTONIC), bc = bench_ms(CLOCK_THREAD_CPUTIME_ID);
-		tlnav_search_done(&t->v, "gemm");
+		trace_nav_search_done(&t->v, "gemm");
 		w[r] = bench_ms(CLOCK_MONOTONIC) - b;
 		c[r] = bench_ms(CLOCK_THREAD_CPUTIME_ID) - bc;
 	}
@@ -73,20 +73,20 @@ int main(int argc, char **argv)
 	       median(c, runs));
 	for (int r = 0; r < runs; r++) {
 		double b = bench_ms(CLOCK_MONOTONIC), bc = bench_ms(CLOCK_THREAD_CPUTIME_ID);
-		tlnav_search(t, 1);
+		trace_nav_search(t, 1);
 		w[r] = bench_ms(CLOCK_MONOTONIC) - b;
 		c[r] = bench_ms(CLOCK_THREAD_CPUTIME_ID) - bc;
 	}
 	printf("nav next ms=%.1f cpu_ms=%.1f\n", median(w, runs), median(c, runs));
 	/* area over every row: the whole capture, then 1/100 of it in the middle */
-	int64_t lo = store_t_min(s), hi = store_t_max(s);
+	int64_t lo = gt_store_t_min(s), hi = gt_store_t_max(s);
 	for (int k = 0; k < 2; k++) {
 		int64_t len = k ? (hi - lo) / 100 : hi - lo, mid = lo + (hi - lo) / 2;
 		t->mark_t0 = k ? mid - len / 2 : lo;
 		t->mark_t1 = t->mark_t0 + len;
 		for (int r = 0; r < runs; r++) {
 			double b = bench_ms(CLOCK_MONOTONIC), bc = bench_ms(CLOCK_THREAD_CPUTIME_ID);
-			if (tlarea_compute(t, 0, t->L.nvis - 1))
+			if (trace_area_compute(t, 0, t->L.nvis - 1))
 				return 1;
 			w[r] = bench_ms(CLOCK_MONOTONIC) - b;
 			c[r] = bench_ms(CLOCK_THREAD_CPUTIME_ID) - bc;
@@ -97,6 +97,6 @@ int main(int argc, char **argv)
 	ui_app_free(a);
 	endwin();
 	delscreen(sc);
-	store_free(s);
+	gt_store_free(s);
 	return 0;
 }

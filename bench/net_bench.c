@@ -10,7 +10,7 @@
  *
  *   net_bench [NODES [RATE [SECONDS [RUNS [BUDGET]]]]]   (default 4 500000 5 3 0)
  *
- * BUDGET: the merged store's memory budget (store_set_budget: 64M, 1G;
+ * BUDGET: the merged store's memory budget (gt_store_set_budget: 64M, 1G;
  * 0 none), the resident peak of the store then reported too.
  */
 #include <errno.h>
@@ -32,21 +32,21 @@
 /* the bytes of a simulated node with about `events` events (malloc'd) */
 static unsigned char *node_stream(uint64_t events, int node, size_t *len, uint64_t *ev_out)
 {
-	struct sim_opts o = { .gpus = 2, .ranks = 1, .events = events, .seed = (uint64_t)node + 1,
+	struct gt_sim_opts o = { .gpus = 2, .ranks = 1, .events = events, .seed = (uint64_t)node + 1,
 			      .t0_ns = 1700000000000000000LL };
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	char err[256], path[128];
-	if (sim_generate(&o, s, err, sizeof(err))) {
+	if (gt_sim_generate(&o, s, err, sizeof(err))) {
 		fprintf(stderr, "net_bench: sim: %s\n", err);
 		exit(1);
 	}
 	snprintf(path, sizeof(path), "/tmp/net_bench-%d-%d.gtrace", (int)getpid(), node);
-	if (gtfile_write_store(s, path, err, sizeof(err))) {
+	if (gt_file_write_store(s, path, err, sizeof(err))) {
 		fprintf(stderr, "net_bench: %s\n", err);
 		exit(1);
 	}
-	*ev_out = store_event_count(s);
-	store_free(s);
+	*ev_out = gt_store_event_count(s);
+	gt_store_free(s);
 	FILE *f = fopen(path, "rb");
 	fseek(f, 0, SEEK_END);
 	*len = (size_t)ftell(f);
@@ -128,18 +128,18 @@ int main(int argc, char **argv)
 			fd[i] = p[0];
 			fcntl(fd[i], F_SETFL, O_NONBLOCK);
 		}
-		struct gt_store *s = store_new();
-		if (budget && store_set_budget(s, budget)) {
+		struct gt_store *s = gt_store_new();
+		if (budget && gt_store_set_budget(s, budget)) {
 			fprintf(stderr, "net_bench: no cache file for the budget\n");
 			return 1;
 		}
-		store_finish(s);
+		gt_store_finish(s);
 		size_t peak = 0;
-		struct gtjob *j = gtjob_new(s);
+		struct gt_job *j = gt_job_new(s);
 		for (int i = 0; i < nodes; i++) {
 			char nm[32];
 			snprintf(nm, sizeof(nm), "node%d", i);
-			gtjob_add_node(j, nm);
+			gt_job_add_node(j, nm);
 		}
 		static unsigned char buf[1 << 20];
 		double t0 = bench_ms(CLOCK_MONOTONIC), c0 = bench_cpu_s(), last_fin = t0;
@@ -159,11 +159,11 @@ int main(int argc, char **argv)
 					if (n <= 0) {
 						close(fd[i]);
 						fd[i] = -1;
-						gtjob_close(j, i);
+						gt_job_close(j, i);
 						open_n--;
 						break;
 					}
-					long a = gtjob_feed(j, i, buf, (size_t)n, NULL, NULL);
+					long a = gt_job_feed(j, i, buf, (size_t)n, NULL, NULL);
 					if (a < 0) {
 						fprintf(stderr, "net_bench: feed: %ld\n", a);
 						return 1;
@@ -176,13 +176,13 @@ int main(int argc, char **argv)
 				if (--alive == 0)
 					senders_done = bench_ms(CLOCK_MONOTONIC);
 			if (bench_ms(CLOCK_MONOTONIC) - last_fin >= 200) {
-				store_finish(s);
+				gt_store_finish(s);
 				last_fin = bench_ms(CLOCK_MONOTONIC);
-				size_t res = store_resident_bytes(s);
+				size_t res = gt_store_resident_bytes(s);
 				peak = res > peak ? res : peak;
 			}
 		}
-		store_finish(s);
+		gt_store_finish(s);
 		while (alive && waitpid(-1, NULL, 0) > 0)
 			if (--alive == 0)
 				senders_done = bench_ms(CLOCK_MONOTONIC);
@@ -190,14 +190,14 @@ int main(int argc, char **argv)
 		wall[r] = (t1 - t0) / 1e3;
 		cpu[r] = bench_cpu_s() - c0;
 		lag[r] = senders_done > 0 && t1 > senders_done ? (t1 - senders_done) / 1e3 : 0;
-		bad |= got != total || store_event_count(s) != total;
+		bad |= got != total || gt_store_event_count(s) != total;
 		printf("run %d: %llu of %llu events merged, wall %.2f s (%.2f M ev/s), receiver CPU "
 		       "%.2f s, done %.3f s after the last sender; store resident peak %.0f MB "
 		       "(budget %.0f MB)\n", r, (unsigned long long)got,
 		       (unsigned long long)total, wall[r], (double)total / wall[r] / 1e6, cpu[r], lag[r],
 		       (double)peak / 1e6, (double)budget / 1e6);
-		gtjob_free(j);
-		store_free(s);
+		gt_job_free(j);
+		gt_store_free(s);
 	}
 	int n = runs < 16 ? runs : 16;
 	qsort(wall, (size_t)n, sizeof(double), bench_cmp_double);

@@ -20,13 +20,13 @@
 #include "gtrace/store.h"
 #include "bench.h"
 
-static struct gt_store *capture(uint64_t n, enum sim_scenario sc)
+static struct gt_store *capture(uint64_t n, enum gt_sim_scenario sc)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	char err[256];
-	struct sim_opts o = { .gpus = 4, .scenario = sc, .events = n, .seed = 1,
-			      .flags = SIM_F_MEMORY | SIM_F_MEMLEAK };
-	if (!s || sim_generate(&o, s, err, sizeof(err))) {
+	struct gt_sim_opts o = { .gpus = 4, .scenario = sc, .events = n, .seed = 1,
+			      .flags = GT_SIM_F_MEMORY | GT_SIM_F_MEMLEAK };
+	if (!s || gt_sim_generate(&o, s, err, sizeof(err))) {
 		fprintf(stderr, "sim: %s\n", err);
 		exit(1);
 	}
@@ -42,15 +42,15 @@ static void plant_args(struct gt_store *s)
 	char b[96];
 	for (int i = 0; i < 16; i++) {
 		snprintf(b, sizeof(b), "[[%d, 256, 56, 56], [256, 256, 3, 3], [], []]", 8 * (i + 1));
-		sh[i] = store_intern_cstr(s, b);
+		sh[i] = gt_store_intern_cstr(s, b);
 	}
 	for (int i = 0; i < 4; i++) {
 		snprintf(b, sizeof(b), "train.py(%d): step;model.py(%d): forward", 40 + i, 100 + i);
-		st[i] = store_intern_cstr(s, b);
+		st[i] = gt_store_intern_cstr(s, b);
 	}
 	uint64_t k = 0;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		for (size_t j = 0; j < l->n; j++, k++)
 			if (l->ev[j].kind == GT_EV_CPU_OP) {
 				l->ev[j].arg = (l->ev[j].arg & ~(uint64_t)0xffffffffu) | sh[k % 16];
@@ -68,12 +68,12 @@ static void run_once(const struct gt_store *a, const struct gt_store *b, const c
 	char err[256] = "";
 	int rc;
 	if (b) {
-		struct diff_opts d = { .rank = -1 };
-		rc = diff_run(a, b, name, &d, &o, err, sizeof(err));
+		struct gt_diff_opts d = { .rank = -1 };
+		rc = gt_diff_run(a, b, name, &d, &o, err, sizeof(err));
 	} else {
 		struct gt_scope sc;
 		gt_scope_all(&sc);
-		sc.flags |= (unsigned)group << OPS_SCOPE_GROUP_SHIFT;
+		sc.flags |= (unsigned)group << GT_OPS_SCOPE_GROUP_SHIFT;
 		rc = gt_report_find(name)->run(a, &sc, &o, err, sizeof(err));
 	}
 	if (rc) {
@@ -106,21 +106,21 @@ int main(int argc, char **argv)
 	int runs = argc > 2 ? atoi(argv[2]) : 5;
 	if (runs < 1)
 		runs = 1;
-	struct gt_store *a = capture(n, SIM_BALANCED);
-	printf("events %zu\n", store_event_count(a));
-	timed("ops_report", a, NULL, "ops", OPS_BY_NAME, runs);
+	struct gt_store *a = capture(n, GT_SIM_BALANCED);
+	printf("events %zu\n", gt_store_event_count(a));
+	timed("ops_report", a, NULL, "ops", GT_OPS_BY_NAME, runs);
 	timed("memory_usage_report", a, NULL, "memory-usage", 0, runs);
-	struct gt_store *b = capture(n, SIM_STRAGGLER);
-	printf("experiment_events %zu\n", store_event_count(b));
+	struct gt_store *b = capture(n, GT_SIM_STRAGGLER);
+	printf("experiment_events %zu\n", gt_store_event_count(b));
 	timed("diff_breakdown", a, b, "breakdown", 0, runs);
 	timed("diff_kernels", a, b, "kernels", 0, runs);
 	timed("diff_ops", a, b, "ops", 0, runs);
-	store_free(b);
+	gt_store_free(b);
 	b = NULL;
 	plant_args(a);
-	timed("ops_report_by_shape", a, NULL, "ops", OPS_BY_SHAPE, runs);
-	timed("ops_report_by_stack", a, NULL, "ops", OPS_BY_STACK, runs);
-	store_free(a);
-	store_free(b);
+	timed("ops_report_by_shape", a, NULL, "ops", GT_OPS_BY_SHAPE, runs);
+	timed("ops_report_by_stack", a, NULL, "ops", GT_OPS_BY_STACK, runs);
+	gt_store_free(a);
+	gt_store_free(b);
 	return 0;
 }

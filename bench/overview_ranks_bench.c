@@ -1,7 +1,7 @@
 /*
  * overview_ranks_bench.c - the overview over R ranks x G GPUs of a balanced
  * simulation of about N events, whole capture and a 1 M-event range in the
- * middle: median wall and CPU ms of RUNS calls of overview_compute (which
+ * middle: median wall and CPU ms of RUNS calls of gt_overview_compute (which
  * analyses every rank in scope).
  * usage: overview_ranks_bench RANKS GPUS EVENTS [RUNS]
  */
@@ -15,21 +15,21 @@
 
 #define MAX_RUNS 64
 
-/* median wall and CPU ms of `runs` overview_compute calls over `sc` */
+/* median wall and CPU ms of `runs` gt_overview_compute calls over `sc` */
 static int timeit(const struct gt_store *s, const struct gt_scope *sc, int runs, const char *name)
 {
 	double w[MAX_RUNS], c[MAX_RUNS];
 	char err[256];
 	for (int i = 0; i < runs; i++) {
-		struct overview_result r;
+		struct gt_overview_result r;
 		double a = bench_ms(CLOCK_MONOTONIC), b = bench_ms(CLOCK_PROCESS_CPUTIME_ID);
-		if (overview_compute(s, sc, &r, err, sizeof(err))) {
+		if (gt_overview_compute(s, sc, &r, err, sizeof(err))) {
 			fprintf(stderr, "overview_ranks_bench: %s\n", err);
 			return 1;
 		}
 		w[i] = bench_ms(CLOCK_MONOTONIC) - a;
 		c[i] = bench_ms(CLOCK_PROCESS_CPUTIME_ID) - b;
-		overview_result_done(&r);
+		gt_overview_result_done(&r);
 	}
 	bench_sort(w, runs);
 	bench_sort(c, runs);
@@ -46,19 +46,19 @@ int main(int argc, char **argv)
 	int runs = argc > 4 ? atoi(argv[4]) : 5;
 	if (runs < 1 || runs > MAX_RUNS)
 		runs = 5;
-	struct sim_opts o = { .scenario = SIM_BALANCED, .ranks = atoi(argv[1]), .gpus = atoi(argv[2]),
+	struct gt_sim_opts o = { .scenario = GT_SIM_BALANCED, .ranks = atoi(argv[1]), .gpus = atoi(argv[2]),
 			      .events = strtoull(argv[3], NULL, 10), .seed = 1 };
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	char err[256];
-	if (!s || sim_generate(&o, s, err, sizeof(err))) {
+	if (!s || gt_sim_generate(&o, s, err, sizeof(err))) {
 		fprintf(stderr, "overview_ranks_bench: %s\n", s ? err : "out of memory");
 		return 1;
 	}
 	struct gt_scope all, rng;
 	gt_scope_all(&all);
 	bench_mid_range(s, 1e6, &rng);
-	printf("events %zu ranks %d gpus %d\n", (size_t)store_event_count(s), o.ranks, o.gpus);
+	printf("events %zu ranks %d gpus %d\n", (size_t)gt_store_event_count(s), o.ranks, o.gpus);
 	int rc = timeit(s, &all, runs, "overview_whole") || timeit(s, &rng, runs, "overview_range1M");
-	store_free(s);
+	gt_store_free(s);
 	return rc;
 }

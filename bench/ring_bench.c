@@ -2,10 +2,10 @@
  * ring_bench.c - capture throughput and loss.
  *
  *  1. publish / drain: one thread alternately publishes a ring-full of
- *     kernel events (pub_event: definition check + one 64-byte record) and
+ *     kernel events (gt_publisher_event: definition check + one 64-byte record) and
  *     drains it; each side timed alone (median of RUNS), events/s.
  *  2. ring to store: the drain side doing gtrace's whole receive path
- *     (live_poll: id mapping + store_add, then store_finish).
+ *     (live_poll: id mapping + gt_store_add, then gt_store_finish).
  *  3. sustained: the producer paced at RATE kernels/s for SECONDS into a
  *     1M-record ring (the default), the consumer as in 2, polling every
  *     20 ms like `gtrace record`; reports events lost (ring_overflow).
@@ -19,9 +19,9 @@
 #include <string.h>
 #include <time.h>
 #include "gtrace/ctl.h"
-#include "gtrace/pub.h"
+#include "gtrace/publisher.h"
 #include "gtrace/ring.h"
-#include "../tui/live.h"
+#include "../live/live.h"
 
 static char names[64][48];
 
@@ -33,7 +33,7 @@ static const char *d_str(void *ctx, uint32_t id, size_t *len)
 	return names[id - 1];
 }
 
-static int d_lane(void *ctx, uint32_t id, struct ring_lane_def *o)
+static int d_lane(void *ctx, uint32_t id, struct gt_ring_lane_def *o)
 {
 	o->type = 1;
 	o->rank = -1;
@@ -50,7 +50,7 @@ static double now_s(void)
 }
 
 struct job {
-	struct ring prod;
+	struct gt_ring prod;
 	uint64_t events;
 	double rate;          /* 0 = as fast as possible */
 	double t_end;
@@ -60,10 +60,10 @@ struct job {
 static void *producer(void *arg)
 {
 	struct job *j = arg;
-	struct pub p;
-	pub_init(&p);
-	pub_reset(&p, &j->prod);
-	struct pub_dict d = { NULL, d_str, d_lane, NULL, NULL };
+	struct gt_publisher p;
+	gt_publisher_init(&p);
+	gt_publisher_reset(&p, &j->prod);
+	struct gt_publisher_dict d = { NULL, d_str, d_lane, NULL, NULL };
 	struct gt_event e;
 	memset(&e, 0, sizeof(e));
 	e.kind = GT_EV_KERNEL;
@@ -74,7 +74,7 @@ static void *producer(void *arg)
 		e.name = (uint32_t)(i % 64) + 1;
 		e.lane = (uint32_t)(i % 16);
 		e.corr = (uint32_t)i;
-		pub_event(&p, &e, &d);
+		gt_publisher_event(&p, &e, &d);
 		if (j->rate > 0 && i % 1000 == 999) {
 			/* pace: never ahead of rate, sleeping in small steps */
 			double due = t0 + (double)(i + 1) / j->rate;
@@ -85,15 +85,15 @@ static void *producer(void *arg)
 			}
 		}
 	}
-	pub_done(&p);
+	gt_publisher_done(&p);
 	atomic_store(&j->done, 1);
 	return NULL;
 }
 
 /* consume through live_poll into a store, polling every sleep_ms when idle */
-static uint64_t consume_store(struct job *j, struct ring *c, int sleep_ms)
+static uint64_t consume_store(struct job *j, struct gt_ring *c, int sleep_ms)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	struct live l;
 	memset(&l, 0, sizeof(l));
 	l.ctl_fd = -1;
@@ -104,21 +104,21 @@ static uint64_t consume_store(struct job *j, struct ring *c, int sleep_ms)
 		int fin = atomic_load(&j->done);
 		long r = live_poll(&l, 1u << 22, NULL, NULL);
 		if (now_s() - last_fin > 0.2) {
-			store_finish(s);
+			gt_store_finish(s);
 			last_fin = now_s();
 		}
-		if (fin && ring_readable(&l.ring) == 0)
+		if (fin && gt_ring_readable(&l.ring) == 0)
 			break;
 		if (r == 0 && sleep_ms) {
 			struct timespec ts = { 0, sleep_ms * 1000000L };
 			nanosleep(&ts, NULL);
 		}
 	}
-	store_finish(s);
+	gt_store_finish(s);
 	uint64_t n = l.events;
 	l.ring.hdr = NULL;       /* not ours to unmap */
 	live_close(&l);
-	store_free(s);
+	gt_store_free(s);
 	return n;
 }
 
@@ -128,19 +128,19 @@ static uint64_t consume_store(struct job *j, struct ring *c, int sleep_ms)
 static void alternate(uint64_t events, int to_store, double *prod_rate, double *cons_rate)
 {
 	uint64_t cap = 1u << 19;
-	void *mem = aligned_alloc(4096, ring_bytes(cap));
-	memset(mem, 0, ring_bytes(cap));
-	struct ring pr, c;
-	ring_init_mem(&pr, mem, cap, 1);
+	void *mem = aligned_alloc(4096, gt_ring_bytes(cap));
+	memset(mem, 0, gt_ring_bytes(cap));
+	struct gt_ring pr, c;
+	gt_ring_init_mem(&pr, mem, cap, 1);
 	memset(&c, 0, sizeof(c));
 	c.hdr = pr.hdr;
 	c.rec = pr.rec;
 	c.mask = pr.mask;
-	struct pub p;
-	pub_init(&p);
-	pub_reset(&p, &pr);
-	struct pub_dict d = { NULL, d_str, d_lane, NULL, NULL };
-	struct gt_store *s = to_store ? store_new() : NULL;
+	struct gt_publisher p;
+	gt_publisher_init(&p);
+	gt_publisher_reset(&p, &pr);
+	struct gt_publisher_dict d = { NULL, d_str, d_lane, NULL, NULL };
+	struct gt_store *s = to_store ? gt_store_new() : NULL;
 	struct live l;
 	memset(&l, 0, sizeof(l));
 	l.ctl_fd = -1;
@@ -160,7 +160,7 @@ static void alternate(uint64_t events, int to_store, double *prod_rate, double *
 			e.name = (uint32_t)(i % 64) + 1;
 			e.lane = (uint32_t)(i % 16);
 			e.corr = (uint32_t)i;
-			pub_event(&p, &e, &d);
+			gt_publisher_event(&p, &e, &d);
 		}
 		double t1 = now_s();
 		if (to_store) {
@@ -169,10 +169,10 @@ static void alternate(uint64_t events, int to_store, double *prod_rate, double *
 				got += (uint64_t)r;
 		} else {
 			uint32_t nr;
-			const struct ring_rec *m;
-			while ((m = ring_peek(&c, &nr))) {
-				got += m->type == RING_REC_EVENT;
-				ring_release(&c, nr);
+			const struct gt_ring_rec *m;
+			while ((m = gt_ring_peek(&c, &nr))) {
+				got += m->type == GT_RING_REC_EVENT;
+				gt_ring_release(&c, nr);
 			}
 		}
 		tp += t1 - t0;
@@ -180,16 +180,16 @@ static void alternate(uint64_t events, int to_store, double *prod_rate, double *
 	}
 	if (to_store) {
 		double t0 = now_s();
-		store_finish(s);
+		gt_store_finish(s);
 		tc += now_s() - t0;
 		l.ring.hdr = NULL;
 		live_close(&l);
-		store_free(s);
+		gt_store_free(s);
 	}
 	if (got != events)
 		fprintf(stderr, "ring_bench: received %llu of %llu\n", (unsigned long long)got,
 			(unsigned long long)events);
-	pub_done(&p);
+	gt_publisher_done(&p);
 	free(mem);
 	*prod_rate = (double)events / tp;
 	*cons_rate = (double)events / tc;
@@ -200,13 +200,13 @@ static double run(uint64_t events, double rate, uint64_t *lost, uint64_t *got)
 {
 	struct job j;
 	memset(&j, 0, sizeof(j));
-	uint64_t cap = CTL_RING_DEFAULT_RECORDS;
-	void *mem = aligned_alloc(4096, ring_bytes(cap));
-	memset(mem, 0, ring_bytes(cap));
-	ring_init_mem(&j.prod, mem, cap, 1);
+	uint64_t cap = GT_CTL_RING_DEFAULT_RECORDS;
+	void *mem = aligned_alloc(4096, gt_ring_bytes(cap));
+	memset(mem, 0, gt_ring_bytes(cap));
+	gt_ring_init_mem(&j.prod, mem, cap, 1);
 	j.events = events;
 	j.rate = rate;
-	struct ring c;
+	struct gt_ring c;
 	memset(&c, 0, sizeof(c));
 	c.hdr = j.prod.hdr;
 	c.rec = j.prod.rec;

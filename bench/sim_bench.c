@@ -1,6 +1,6 @@
 /*
  * sim_bench.c - simulator speed: generate about EVENTS events RUNS times
- * (a) into a fresh store, finished (sim_generate: what `gtrace sim` and the
+ * (a) into a fresh store, finished (gt_sim_generate: what `gtrace sim` and the
  * tests do) and (b) into a counting callback only (the generator alone, as
  * the live synthetic source uses it); prints the median seconds and events/s
  * of each, and the store's resident bytes per event.
@@ -36,16 +36,16 @@ static int count_emit(void *ctx, const struct gt_event *ev, size_t n)
 
 int main(int argc, char **argv)
 {
-	struct sim_opts o = { .gpus = 8, .events = 10000000 };
+	struct gt_sim_opts o = { .gpus = 8, .events = 10000000 };
 	int runs = 5, pos = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--scenario") && i + 1 < argc) {
-			int sc = sim_scenario_parse(argv[++i]);
+			int sc = gt_sim_scenario_parse(argv[++i]);
 			if (sc < 0) {
 				fprintf(stderr, "sim_bench: unknown scenario %s\n", argv[i]);
 				return 2;
 			}
-			o.scenario = (enum sim_scenario)sc;
+			o.scenario = (enum gt_sim_scenario)sc;
 		} else if (!strcmp(argv[i], "--gpus") && i + 1 < argc) {
 			o.gpus = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--ranks") && i + 1 < argc) {
@@ -62,36 +62,36 @@ int main(int argc, char **argv)
 	size_t nev = 0, bytes = 0, ngen = 0;
 	char err[256];
 	for (int r = 0; r < runs; r++) {
-		struct gt_store *s = store_new();
+		struct gt_store *s = gt_store_new();
 		double t0 = now_s();
-		if (sim_generate(&o, s, err, sizeof(err))) {
+		if (gt_sim_generate(&o, s, err, sizeof(err))) {
 			fprintf(stderr, "sim_bench: %s\n", err);
 			return 1;
 		}
 		ts[r] = now_s() - t0;
-		nev = store_event_count(s);
-		bytes = store_bytes(s);
-		store_free(s);
+		nev = gt_store_event_count(s);
+		bytes = gt_store_bytes(s);
+		gt_store_free(s);
 
 		/* generator alone: a scratch store holds only the interned tables */
-		s = store_new();
-		struct sim *sim = sim_new(&o, s, err, sizeof(err));
+		s = gt_store_new();
+		struct gt_sim *sim = gt_sim_new(&o, s, err, sizeof(err));
 		if (!sim) {
 			fprintf(stderr, "sim_bench: %s\n", err);
 			return 1;
 		}
 		ngen = 0;
 		t0 = now_s();
-		while (sim_next_step(sim, count_emit, &ngen) > 0)
+		while (gt_sim_next_step(sim, count_emit, &ngen) > 0)
 			;
 		tg[r] = now_s() - t0;
-		sim_free(sim);
-		store_free(s);
+		gt_sim_free(sim);
+		gt_store_free(s);
 	}
 	qsort(ts, (size_t)runs, sizeof(*ts), cmp_d);
 	qsort(tg, (size_t)runs, sizeof(*tg), cmp_d);
 	double ms = ts[runs / 2], mg = tg[runs / 2];
-	printf("sim_scenario %s name\n", sim_scenario_name(o.scenario));
+	printf("sim_scenario %s name\n", gt_sim_scenario_name(o.scenario));
 	printf("sim_runs %d runs\n", runs);
 	printf("sim_store_events %zu events\n", nev);
 	printf("sim_store_median %.3f s\n", ms);

@@ -5,7 +5,7 @@
  * x 4 streams of kernels with 200 names (log-normal-ish durations), copies,
  * memsets and host runtime calls; deterministic.
  * Prints "name value unit" lines (median of the runs).
- * With SOURCE = sim the store comes from the simulator (sim_generate,
+ * With SOURCE = sim the store comes from the simulator (gt_sim_generate,
  * scenario balanced, 8 GPUs) instead.
  * usage: stats_bench [EVENTS] [RUNS] [synthetic|sim]
  */
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "gtrace/kstats.h"
+#include "gtrace/kernel_stats.h"
 #include "gtrace/report.h"
 #include "gtrace/sim.h"
 #include "gtrace/steps.h"
@@ -45,30 +45,30 @@ static uint64_t next(void)
 /* a synthetic finished store with about n events */
 static struct gt_store *make_store(size_t n)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t names[200], kconf[16];
 	char buf[64];
 	for (int i = 0; i < 200; i++) {
 		snprintf(buf, sizeof(buf), "void kernel_%d<float, %d>(Params)", i, i % 7);
-		names[i] = store_intern_cstr(s, buf);
+		names[i] = gt_store_intern_cstr(s, buf);
 	}
 	for (int i = 0; i < 16; i++) {
 		struct gt_kconf k = { .grid = { 80u * (unsigned)(i + 1), 1, 1 },
 				      .block = { 256, 1, 1 }, .regs_per_thread = 32 };
-		kconf[i] = store_kconf(s, &k);
+		kconf[i] = gt_store_kconf(s, &k);
 	}
-	uint32_t copy = store_intern_cstr(s, "Memcpy HtoD"), launch =
-		store_intern_cstr(s, "cudaLaunchKernel");
+	uint32_t copy = gt_store_intern_cstr(s, "Memcpy HtoD"), launch =
+		gt_store_intern_cstr(s, "cudaLaunchKernel");
 	uint32_t lanes[32], host[8];
 	for (int g = 0; g < 8; g++) {
 		for (int st = 0; st < 4; st++) {
 			struct gt_lane_key k = { .type = GT_LANE_GPU, .device = g, .id = 7 + st };
-			lanes[g * 4 + st] = store_lane(s, &k);
-			store_reserve(s, lanes[g * 4 + st], n / 40 + 16);
+			lanes[g * 4 + st] = gt_store_lane(s, &k);
+			gt_store_reserve(s, lanes[g * 4 + st], n / 40 + 16);
 		}
 		struct gt_lane_key h = { .type = GT_LANE_HOST, .device = -1, .pid = 1, .id = 100 + g };
-		host[g] = store_lane(s, &h);
-		store_reserve(s, host[g], n / 80 + 16);
+		host[g] = gt_store_lane(s, &h);
+		gt_store_reserve(s, host[g], n / 80 + 16);
 	}
 	int64_t t[32] = { 0 };
 	for (size_t i = 0; i < n; i++) {
@@ -92,9 +92,9 @@ static struct gt_store *make_store(size_t n)
 			e.start_ns = t[hi] + 7;
 			e.dur_ns = 3000;
 		}
-		store_add(s, &e);
+		gt_store_add(s, &e);
 	}
-	store_finish(s);
+	gt_store_finish(s);
 	return s;
 }
 
@@ -121,9 +121,9 @@ int main(int argc, char **argv)
 	struct gt_store *s;
 	if (use_sim) {
 		char serr[256];
-		struct sim_opts so = { .gpus = 8, .ranks = 1, .events = n, .seed = 1 };
-		s = store_new();
-		if (!s || sim_generate(&so, s, serr, sizeof(serr))) {
+		struct gt_sim_opts so = { .gpus = 8, .ranks = 1, .events = n, .seed = 1 };
+		s = gt_store_new();
+		if (!s || gt_sim_generate(&so, s, serr, sizeof(serr))) {
 			fprintf(stderr, "sim: %s\n", serr);
 			return 1;
 		}
@@ -131,15 +131,15 @@ int main(int argc, char **argv)
 		s = make_store(n);
 	}
 	printf("store_build_ms %.1f ms\n", now_ms() - t0);
-	printf("events %zu count\n", store_event_count(s));
+	printf("events %zu count\n", gt_store_event_count(s));
 	char err[256];
 	double v[100], cpu[100];
-	struct kstats_result r;
+	struct gt_kernel_stats_result r;
 	/* whole trace */
 	for (int i = 0; i < runs; i++) {
 		double c0 = cpu_ms();
 		t0 = now_ms();
-		if (kstats_compute(s, NULL, NULL, &r, err, sizeof(err))) {
+		if (gt_kernel_stats_compute(s, NULL, NULL, &r, err, sizeof(err))) {
 			fprintf(stderr, "%s\n", err);
 			return 1;
 		}
@@ -147,14 +147,14 @@ int main(int argc, char **argv)
 		cpu[i] = cpu_ms() - c0;
 		if (i == 0)
 			printf("kernels_counted %llu count\n", (unsigned long long)r.count);
-		kstats_result_done(&r);
+		gt_kernel_stats_result_done(&r);
 	}
-	printf("kstats_whole_ms %.2f ms\n", median(v, runs));
-	printf("kstats_whole_cpu_ms %.2f ms\n", median(cpu, runs));
+	printf("kernel_stats_whole_ms %.2f ms\n", median(v, runs));
+	printf("kernel_stats_whole_cpu_ms %.2f ms\n", median(cpu, runs));
 	/* a range holding about 1 M events: a tenth of the time span */
 	struct gt_scope sc;
 	gt_scope_all(&sc);
-	int64_t a = store_t_min(s), b = store_t_max(s);
+	int64_t a = gt_store_t_min(s), b = gt_store_t_max(s);
 	sc.t0_ns = a + (b - a) * 4 / 10;
 	sc.t1_ns = sc.t0_ns + (b - a) / 10 * (int64_t)(10000000.0 / (double)n * 1.0);
 	if (sc.t1_ns > b)
@@ -162,15 +162,15 @@ int main(int argc, char **argv)
 	for (int i = 0; i < runs; i++) {
 		double c0 = cpu_ms();
 		t0 = now_ms();
-		kstats_compute(s, &sc, NULL, &r, err, sizeof(err));
+		gt_kernel_stats_compute(s, &sc, NULL, &r, err, sizeof(err));
 		v[i] = now_ms() - t0;
 		cpu[i] = cpu_ms() - c0;
 		if (i == 0)
 			printf("range_kernels_counted %llu count\n", (unsigned long long)r.count);
-		kstats_result_done(&r);
+		gt_kernel_stats_result_done(&r);
 	}
-	printf("kstats_range_ms %.2f ms\n", median(v, runs));
-	printf("kstats_range_cpu_ms %.2f ms\n", median(cpu, runs));
+	printf("kernel_stats_range_ms %.2f ms\n", median(v, runs));
+	printf("kernel_stats_range_cpu_ms %.2f ms\n", median(cpu, runs));
 	/* each table report over the whole store */
 	static const char *const mine[] = { "kernels", "memory", "api", "nvtx", "nccl", "summary" };
 	for (size_t k = 0; k < sizeof(mine) / sizeof(mine[0]); k++) {
@@ -194,13 +194,13 @@ int main(int argc, char **argv)
 	const struct gt_report *kr = gt_report_find("kernels");
 	for (int i = 0; kr && i < runs; i++) {
 		struct gt_report_out o = { 0 };
-		steps_cache_clear();
+		gt_steps_cache_clear();
 		t0 = now_ms();
 		kr->run(s, &sc, &o, err, sizeof(err));
 		v[i] = now_ms() - t0;
 		gt_report_out_done(&o);
 	}
 	printf("report_kernels_cold_ms %.2f ms\n", median(v, runs));
-	store_free(s);
+	gt_store_free(s);
 	return 0;
 }

@@ -37,7 +37,7 @@
 #include "gtrace/sim.h"
 #include "term.h"
 #include "view.h"
-#include "tlview.h"
+#include "trace_view.h"
 #include "bench.h"
 
 static double now_ms(void)
@@ -68,18 +68,18 @@ int main(int argc, char **argv)
 	const char *views = argc > 3 ? argv[3] : "trace,kernels,pipeline,overview,nesting,operators";
 	if (frames < 2)
 		frames = 2;
-	struct gt_store *s = store_new();
-	struct sim_opts o = { .gpus = 8, .events = events, .scenario = SIM_BALANCED };
+	struct gt_store *s = gt_store_new();
+	struct gt_sim_opts o = { .gpus = 8, .events = events, .scenario = GT_SIM_BALANCED };
 	if (strstr(views, "memory"))
-		o.flags |= SIM_F_MEMLEAK;
+		o.flags |= GT_SIM_F_MEMLEAK;
 	char err[256];
 	double t0 = now_ms();
-	if (!s || sim_generate(&o, s, err, sizeof(err))) {
+	if (!s || gt_sim_generate(&o, s, err, sizeof(err))) {
 		fprintf(stderr, "tui_bench: %s\n", err);
 		return 1;
 	}
-	printf("tui_store events=%zu lanes=%zu build_ms=%.0f\n", store_event_count(s),
-	       store_lane_count(s), now_ms() - t0);
+	printf("tui_store events=%zu lanes=%zu build_ms=%.0f\n", gt_store_event_count(s),
+	       gt_store_lane_count(s), now_ms() - t0);
 	setlocale(LC_ALL, "C.UTF-8");
 	term_caps.utf8 = 1;
 	FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
@@ -98,7 +98,7 @@ int main(int argc, char **argv)
 	if (!t || !c)
 		return 1;
 	static const int sizes[][2] = { { 120, 40 }, { 300, 80 } };
-	int64_t lo = store_t_min(s), hi = store_t_max(s), span = hi - lo;
+	int64_t lo = gt_store_t_min(s), hi = gt_store_t_max(s), span = hi - lo;
 	static const struct { const char *name; int64_t div; } zooms[] = {
 		{ "fit", 1 }, { "1/100", 100 }, { "1/10^4", 10000 }, { "1/10^6", 1000000 },
 		{ "1ns/col", 0 },
@@ -126,7 +126,7 @@ int main(int argc, char **argv)
 			};
 			for (size_t kd = 0; kd < 3; kd++) {
 				struct view *tv = ui_page(a, "Trace");
-				tlview_zoom_range(tv, mid - len / 2, mid + len / 2);
+				trace_view_zoom_range(tv, mid - len / 2, mid + len / 2);
 				ui_frame(a);   /* warm-up: the first frame after a jump repaints everything */
 				for (int f = 0; f < frames; f++) {
 					tv->ops->key(tv, f % 2 ? kinds[kd].k2 : kinds[kd].k1);
@@ -142,32 +142,32 @@ int main(int argc, char **argv)
 		}
 		/* the biggest host thread expanded into its depth rows */
 		for (size_t z = 0; strstr(views, "nesting") && z < 4; z++) {
-			struct tlview *tl = (struct tlview *)ui_page(a, "Trace");
+			struct trace_view *tl = (struct trace_view *)ui_page(a, "Trace");
 			uint32_t big = UINT32_MAX;
-			for (size_t li = 0; li < store_lane_count(s); li++) {
-				const struct gt_lane *l = store_lane_at(s, (uint32_t)li);
+			for (size_t li = 0; li < gt_store_lane_count(s); li++) {
+				const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)li);
 				if (l->key.type == GT_LANE_HOST &&
-				    (big == UINT32_MAX || l->n > store_lane_at(s, big)->n))
+				    (big == UINT32_MAX || l->n > gt_store_lane_at(s, big)->n))
 					big = (uint32_t)li;
 			}
 			if (big == UINT32_MAX)
 				break;
-			if (!tlview_depth(tl, big)) {
+			if (!trace_view_depth(tl, big)) {
 				size_t row = lanes_find(&tl->L, big);
 				if (row == SIZE_MAX)
 					break;
 				tl->row = row;
 				double b = now_ms();
-				tlnav_expand(tl);
-				const struct gt_depth *d = tlview_depth(tl, big);
+				trace_nav_expand(tl);
+				const struct gt_depth *d = trace_view_depth(tl, big);
 				if (!d)
 					break;
 				printf("tui_depth lane_events=%zu rows=%d build_ms=%.1f bytes=%zu\n",
-				       store_lane_at(s, big)->n, d->nrows, now_ms() - b, store_depth_bytes(d));
+				       gt_store_lane_at(s, big)->n, d->nrows, now_ms() - b, gt_store_depth_bytes(d));
 			}
 			size_t row = lanes_find(&tl->L, big);
 			tl->top = row;
-			tl->row = row + (tlview_level_of(tl, row + 2) == 1 ? 2 : 1);
+			tl->row = row + (trace_view_level_of(tl, row + 2) == 1 ? 2 : 1);
 			int64_t len = zooms[z].div ? span / zooms[z].div : w;
 			int64_t mid = lo + span / 2;
 			static const struct { const char *kind; int k1, k2; } kinds[] = {
@@ -175,7 +175,7 @@ int main(int argc, char **argv)
 			};
 			for (size_t kd = 0; kd < 3; kd++) {
 				struct view *tv = ui_page(a, "Trace");
-				tlview_zoom_range(tv, mid - len / 2, mid + len / 2);
+				trace_view_zoom_range(tv, mid - len / 2, mid + len / 2);
 				ui_frame(a);
 				/* untimed: the first selected runtime call builds the
 				 * store's correlation index once (lazy, corr.c) */
@@ -226,6 +226,6 @@ int main(int argc, char **argv)
 	fclose(in);
 	free(t);
 	free(c);
-	store_free(s);
+	gt_store_free(s);
 	return 0;
 }

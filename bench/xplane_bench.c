@@ -383,9 +383,9 @@ static int bench_one(const char *path, int runs)
 			getrusage(RUSAGE_SELF, &ru);
 			peak_rss = (double)ru.ru_maxrss / 1024.0 * 1.048576;
 		}
-		events = store_event_count(s);
-		bytes = store_bytes(s);
-		store_free(s);
+		events = gt_store_event_count(s);
+		bytes = gt_store_bytes(s);
+		gt_store_free(s);
 	}
 	bench_sort(t, runs);
 	bench_sort(c, runs);

@@ -109,13 +109,13 @@ static uint32_t intern_cstr(struct convert *c, const char *s)
 static uint32_t lane_of(struct convert *c, uint8_t type, int32_t device, int64_t pid, int64_t tid)
 {
 	for (size_t i = c->n_lane; i-- > 0;) {
-		const struct ring_lane_def *l = &c->lane[i];
+		const struct gt_ring_lane_def *l = &c->lane[i];
 		if (l->type == type && l->device == device && l->tid == tid && l->pid == pid)
 			return (uint32_t)i;
 	}
 	if (c->n_lane == c->cap_lane) {
 		size_t nc = c->cap_lane ? c->cap_lane * 2 : 32;
-		struct ring_lane_def *n = realloc(c->lane, nc * sizeof(*n));
+		struct gt_ring_lane_def *n = realloc(c->lane, nc * sizeof(*n));
 		if (!n)
 			return UINT32_MAX;
 		c->lane = n;
@@ -130,7 +130,7 @@ static uint32_t lane_of(struct convert *c, uint8_t type, int32_t device, int64_t
 		snprintf(name, sizeof(name), "stream %lld", (long long)tid);
 	else
 		snprintf(name, sizeof(name), "thread %lld", (long long)tid);
-	struct ring_lane_def *l = &c->lane[c->n_lane];
+	struct gt_ring_lane_def *l = &c->lane[c->n_lane];
 	memset(l, 0, sizeof(*l));
 	l->id = (uint32_t)c->n_lane;
 	l->type = type;
@@ -226,7 +226,7 @@ static int64_t abs64(int64_t v)
 	return v < 0 ? -v : v;
 }
 
-int convert_clock(struct convert *c, struct ring_clock_def *m)
+int convert_clock(struct convert *c, struct gt_ring_clock_def *m)
 {
 	if (m->bracket_ns < 0 || m->bracket_ns > 1000000 || m->host_ns == 0) {
 		m->offset_ns = c->clock_offset_ns;
@@ -466,7 +466,7 @@ static void conv_device(struct convert *c, const CUpti_ActivityDevice5 *d)
 	for (size_t i = 0; i < c->n_dev; i++)
 		if (c->dev[i].id == (int32_t)d->id)
 			return;
-	struct ring_device_def *o = &c->dev[c->n_dev++];
+	struct gt_ring_device_def *o = &c->dev[c->n_dev++];
 	memset(o, 0, sizeof(*o));
 	o->rank = c->rank;
 	o->id = (int32_t)d->id;
@@ -581,7 +581,7 @@ int convert_record(struct convert *c, const void *record, struct gt_event *out)
 	return rc;
 }
 
-size_t convert_take_devices(struct convert *c, const struct ring_device_def **out)
+size_t convert_take_devices(struct convert *c, const struct gt_ring_device_def **out)
 {
 	*out = &c->dev[c->n_dev_taken];
 	size_t n = c->n_dev - c->n_dev_taken;
@@ -598,7 +598,7 @@ static const char *d_str(void *ctx, uint32_t id, size_t *len)
 	return c->str[id - 1].text;
 }
 
-static int d_lane(void *ctx, uint32_t id, struct ring_lane_def *o)
+static int d_lane(void *ctx, uint32_t id, struct gt_ring_lane_def *o)
 {
 	struct convert *c = ctx;
 	if (id >= c->n_lane)
@@ -616,7 +616,7 @@ static int d_kconf(void *ctx, uint32_t id, struct gt_kconf *k)
 	return 0;
 }
 
-struct pub_dict convert_dict(struct convert *c)
+struct gt_publisher_dict convert_dict(struct convert *c)
 {
-	return (struct pub_dict){ c, d_str, d_lane, d_kconf, NULL };
+	return (struct gt_publisher_dict){ c, d_str, d_lane, d_kconf, NULL };
 }

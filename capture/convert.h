@@ -3,7 +3,7 @@
  * cupti_major is 12) -> gt_events with
  * the converter's own string/lane/kconf ids, as a pure function of the
  * record and the converter's tables (no CUPTI calls; the API-name lookup
- * is a callback).  One converter per drain thread; it is also the pub_dict
+ * is a callback).  One converter per drain thread; it is also the publisher_dict
  * that resolves those ids for the publisher.
  */
 #ifndef GTRACE_CAPTURE_CONVERT_H
@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "gtrace/pub.h"
+#include "gtrace/publisher.h"
 #include "convmark.h"
 
 struct convert_str {
@@ -44,7 +44,7 @@ struct convert {
 	uint32_t *str_hash;
 	size_t str_hash_cap;
 	/* lanes: id 0.. */
-	struct ring_lane_def *lane;
+	struct gt_ring_lane_def *lane;
 	size_t n_lane, cap_lane;
 	/* kernel configurations: id 1.. (kconf[0] unused) */
 	struct gt_kconf *kconf;
@@ -54,7 +54,7 @@ struct convert {
 	struct convmark markers;               /* open NVTX ranges, any depth */
 	int32_t ctx_dev[CONVERT_CTX];           /* contextId -> device, -1 unknown */
 	struct convert_corr corr_ext[CONVERT_CORR];  /* correlation -> external id */
-	struct ring_device_def dev[CONVERT_DEVICES];
+	struct gt_ring_device_def dev[CONVERT_DEVICES];
 	size_t n_dev, n_dev_taken;
 	/* counters */
 	uint64_t zero_timestamps;
@@ -71,8 +71,8 @@ void convert_done(struct convert *c);
 int convert_record(struct convert *c, const void *record, struct gt_event *out);
 /* intern text; returns its id (>= 1) or 0 on allocation failure */
 uint32_t convert_intern(struct convert *c, const char *s, size_t len);
-/* devices seen since the last call (for pub_device) */
-size_t convert_take_devices(struct convert *c, const struct ring_device_def **out);
+/* devices seen since the last call (for gt_publisher_device) */
+size_t convert_take_devices(struct convert *c, const struct gt_ring_device_def **out);
 /* take a clock calibration m (host/CUPTI pair with its bracket).  The
  * offset applied to CUPTI times is 0 while CUPTI's clock is the host's
  * CLOCK_REALTIME (|offset| within the bracket), and otherwise changes only
@@ -80,8 +80,8 @@ size_t convert_take_devices(struct convert *c, const struct ring_device_def **ou
  * between calibrations would shift records of different buffers (a launch
  * and its kernel) against each other.  m->offset_ns becomes the applied
  * offset; 0, or -EINVAL for an unusable measurement (offset unchanged). */
-int convert_clock(struct convert *c, struct ring_clock_def *m);
+int convert_clock(struct convert *c, struct gt_ring_clock_def *m);
 /* the dictionary that resolves this converter's ids */
-struct pub_dict convert_dict(struct convert *c);
+struct gt_publisher_dict convert_dict(struct convert *c);
 
 #endif

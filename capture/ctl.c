@@ -17,25 +17,25 @@
 #include "gtrace/ctl.h"
 
 static struct {
-	struct ctl_ops ops;
+	struct gt_ctl_ops ops;
 	int lfd;
 	int wake[2];         /* pipe to end the thread */
 	pthread_t thr;
 	int running;
 } srv = { .lfd = -1, .wake = { -1, -1 } };
 
-size_t ctl_addr(void *p, pid_t pid)
+size_t gt_ctl_addr(void *p, pid_t pid)
 {
 	struct sockaddr_un *a = p;
 	memset(a, 0, sizeof(*a));
 	a->sun_family = AF_UNIX;
-	int n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, CTL_SOCK_PREFIX "%d", (int)pid);
+	int n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, GT_CTL_SOCK_PREFIX "%d", (int)pid);
 	return offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n;
 }
 
 static int send_line(int fd, const char *line, int pass_fd)
 {
-	char buf[CTL_LINE_MAX + 2];
+	char buf[GT_CTL_LINE_MAX + 2];
 	int n = snprintf(buf, sizeof(buf), "%s\n", line);
 	if (n > (int)sizeof(buf) - 1)
 		n = (int)sizeof(buf) - 1;
@@ -61,11 +61,11 @@ static int send_line(int fd, const char *line, int pass_fd)
 /* serve one command line; returns 1 to close the connection */
 static int serve_cmd(int cfd, char *line)
 {
-	char err[256] = "", reply[CTL_LINE_MAX];
+	char err[256] = "", reply[GT_CTL_LINE_MAX];
 	if (!strncmp(line, "start", 5)) {
 		unsigned long recs = strtoul(line + 5, NULL, 10);
 		if (recs == 0)
-			recs = CTL_RING_DEFAULT_RECORDS;
+			recs = GT_CTL_RING_DEFAULT_RECORDS;
 		if (recs > (1ul << 26))
 			recs = 1ul << 26;
 		int rc = srv.ops.start(srv.ops.ctx, (int)recs, err, sizeof(err));
@@ -140,7 +140,7 @@ static void refuse_busy(pid_t viewer)
 
 static void serve_conn(int cfd, pid_t viewer)
 {
-	char buf[CTL_LINE_MAX];
+	char buf[GT_CTL_LINE_MAX];
 	size_t have = 0;
 	int started = 0;
 	for (;;) {
@@ -221,7 +221,7 @@ static void atfork_child(void)
 	srv.running = 0;
 }
 
-int ctl_serve_start(const struct ctl_ops *ops, char *err, size_t errlen)
+int gt_ctl_serve_start(const struct gt_ctl_ops *ops, char *err, size_t errlen)
 {
 	static int atfork_done;
 	if (srv.running) {
@@ -230,7 +230,7 @@ int ctl_serve_start(const struct ctl_ops *ops, char *err, size_t errlen)
 	}
 	srv.ops = *ops;
 	struct sockaddr_un a;
-	size_t alen = ctl_addr(&a, getpid());
+	size_t alen = gt_ctl_addr(&a, getpid());
 	srv.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (srv.lfd < 0)
 		goto err;
@@ -238,9 +238,9 @@ int ctl_serve_start(const struct ctl_ops *ops, char *err, size_t errlen)
 	if (brc < 0 && errno == EADDRINUSE) {
 		/* another process holds our name: a random one nobody can
 		 * have taken first (clients find it and check our pid) */
-		char name[CTL_NAME_MAX];
-		ctl_alt_name(getpid(), name, sizeof(name));
-		alen = ctl_addr_name(&a, name);
+		char name[GT_CTL_NAME_MAX];
+		gt_ctl_alt_name(getpid(), name, sizeof(name));
+		alen = gt_ctl_addr_name(&a, name);
 		brc = bind(srv.lfd, (struct sockaddr *)&a, (socklen_t)alen);
 	}
 	if (brc < 0 || listen(srv.lfd, 4) < 0)
@@ -260,14 +260,14 @@ int ctl_serve_start(const struct ctl_ops *ops, char *err, size_t errlen)
 	return 0;
 err:;
 	int e = errno;
-	snprintf(err, errlen, "control socket @%s%d: %s", CTL_SOCK_PREFIX, (int)getpid(), strerror(e));
+	snprintf(err, errlen, "control socket @%s%d: %s", GT_CTL_SOCK_PREFIX, (int)getpid(), strerror(e));
 	if (srv.lfd >= 0)
 		close(srv.lfd);
 	srv.lfd = -1;
 	return -e;
 }
 
-void ctl_serve_stop(void)
+void gt_ctl_serve_stop(void)
 {
 	if (!srv.running)
 		return;

@@ -26,12 +26,12 @@ static int peer_is_target(int fd, pid_t pid, char *err, size_t errlen)
 	socklen_t cl = sizeof(cr);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) < 0) {
 		snprintf(err, errlen, "process %d: cannot check who serves @%s%d: %s", (int)pid,
-			 CTL_SOCK_PREFIX, (int)pid, strerror(errno));
+			 GT_CTL_SOCK_PREFIX, (int)pid, strerror(errno));
 		return -EPERM;
 	}
 	if (cr.pid != pid) {
 		snprintf(err, errlen, "process %d: refused: @%s%d is served by process %d (uid %u), "
-			 "not by process %d (a squatted name)", (int)pid, CTL_SOCK_PREFIX, (int)pid,
+			 "not by process %d (a squatted name)", (int)pid, GT_CTL_SOCK_PREFIX, (int)pid,
 			 (int)cr.pid, (unsigned)cr.uid, (int)pid);
 		return -EPERM;
 	}
@@ -113,20 +113,20 @@ static int try_connect(pid_t pid, const struct sockaddr_un *a, size_t alen, int 
 	return fd;
 }
 
-int ctl_connect(pid_t pid, char *err, size_t errlen)
+int gt_ctl_connect(pid_t pid, char *err, size_t errlen)
 {
 	struct sockaddr_un a;
-	size_t alen = ctl_addr(&a, pid);
-	int fd = try_connect(pid, &a, alen, CTL_CONNECT_MS, err, errlen);
+	size_t alen = gt_ctl_addr(&a, pid);
+	int fd = try_connect(pid, &a, alen, GT_CTL_CONNECT_MS, err, errlen);
 	if (fd >= 0 || fd == -ESRCH)
 		return fd;
 	/* the name may be squatted and pid listening on its fallback name;
 	 * squatters of fallback names cost 100 ms each at most */
-	char (*names)[CTL_NAME_MAX] = malloc(64 * sizeof(*names));
-	size_t n = names ? ctl_alt_names(pid, names, 64) : 0;
+	char (*names)[GT_CTL_NAME_MAX] = malloc(64 * sizeof(*names));
+	size_t n = names ? gt_ctl_alt_names(pid, names, 64) : 0;
 	for (size_t i = 0; i < n; i++) {
 		char e2[256];
-		alen = ctl_addr_name(&a, names[i]);
+		alen = gt_ctl_addr_name(&a, names[i]);
 		int f2 = try_connect(pid, &a, alen, 100, e2, sizeof(e2));
 		if (f2 >= 0) {
 			free(names);
@@ -150,7 +150,7 @@ static int read_reply(int fd, char *reply, size_t replylen, int *fd_out, int tim
 			continue;
 		if (pr <= 0)
 			return pr == 0 ? -ETIMEDOUT : -errno;
-		char buf[CTL_LINE_MAX];
+		char buf[GT_CTL_LINE_MAX];
 		struct iovec iov = { buf, sizeof(buf) };
 		union {
 			char b[CMSG_SPACE(sizeof(int))];
@@ -191,10 +191,10 @@ static int read_reply(int fd, char *reply, size_t replylen, int *fd_out, int tim
 	}
 }
 
-int ctl_request(int fd, const char *cmd, char *reply, size_t replylen, int *fd_out,
+int gt_ctl_request(int fd, const char *cmd, char *reply, size_t replylen, int *fd_out,
 		int timeout_ms)
 {
-	char line[CTL_LINE_MAX];
+	char line[GT_CTL_LINE_MAX];
 	int n = snprintf(line, sizeof(line), "%s\n", cmd);
 	if (n >= (int)sizeof(line))
 		return -EINVAL;
@@ -217,7 +217,7 @@ int ctl_request(int fd, const char *cmd, char *reply, size_t replylen, int *fd_o
 	return -EREMOTEIO;
 }
 
-int ctl_status_get(const char *reply, const char *key, char *out, size_t outlen)
+int gt_ctl_status_get(const char *reply, const char *key, char *out, size_t outlen)
 {
 	size_t kl = strlen(key);
 	for (const char *p = reply; (p = strstr(p, key)); p += kl) {

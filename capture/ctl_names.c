@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include "gtrace/ctl.h"
 
-size_t ctl_addr_name(void *p, const char *name)
+size_t gt_ctl_addr_name(void *p, const char *name)
 {
 	struct sockaddr_un *a = p;
 	memset(a, 0, sizeof(*a));
@@ -25,7 +25,7 @@ size_t ctl_addr_name(void *p, const char *name)
 	return offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n;
 }
 
-void ctl_alt_name(pid_t pid, char *name, size_t len)
+void gt_ctl_alt_name(pid_t pid, char *name, size_t len)
 {
 	uint64_t r = 0;
 	if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
@@ -33,16 +33,16 @@ void ctl_alt_name(pid_t pid, char *name, size_t len)
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		r = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() << 32;
 	}
-	snprintf(name, len, CTL_SOCK_PREFIX "%d-%016llx", (int)pid, (unsigned long long)r);
+	snprintf(name, len, GT_CTL_SOCK_PREFIX "%d-%016llx", (int)pid, (unsigned long long)r);
 }
 
-size_t ctl_alt_names(pid_t pid, char (*names)[CTL_NAME_MAX], size_t max)
+size_t gt_ctl_alt_names(pid_t pid, char (*names)[GT_CTL_NAME_MAX], size_t max)
 {
 	FILE *f = fopen("/proc/net/unix", "r");
 	if (!f)
 		return 0;
 	char want[48], line[512];
-	int wl = snprintf(want, sizeof(want), "@" CTL_SOCK_PREFIX "%d-", (int)pid);
+	int wl = snprintf(want, sizeof(want), "@" GT_CTL_SOCK_PREFIX "%d-", (int)pid);
 	size_t n = 0;
 	while (n < max && fgets(line, sizeof(line), f)) {
 		char *p = strstr(line, want);
@@ -50,7 +50,7 @@ size_t ctl_alt_names(pid_t pid, char (*names)[CTL_NAME_MAX], size_t max)
 		if (!p || sscanf(line, "%*s %*s %*s %lx", &flags) != 1 || !(flags & 0x10000))
 			continue;             /* not a listening socket */
 		size_t l = strcspn(p + 1, " \n");
-		if (l >= CTL_NAME_MAX || l <= (size_t)wl - 1)
+		if (l >= GT_CTL_NAME_MAX || l <= (size_t)wl - 1)
 			continue;
 		memcpy(names[n], p + 1, l);
 		names[n][l] = 0;

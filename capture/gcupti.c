@@ -234,7 +234,7 @@ static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max_r
 		*buffer = NULL;
 		*size = 0;
 		*max_records = 0;
-		agent_forked_declined();
+		gt_agent_forked_declined();
 		return;
 	}
 	/* a request, served or not, shows our callbacks are still registered */
@@ -334,7 +334,7 @@ static int64_t realtime_ns(void)
 }
 
 /* smallest-bracket pair of (host clock, CUPTI timestamp) */
-static void calibrate(struct ring_clock_def *c)
+static void calibrate(struct gt_ring_clock_def *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->bracket_ns = INT64_MAX;
@@ -373,15 +373,15 @@ static int clock_replaced(void)
 	if (diff > -1000000000 && diff < 1000000000)
 		return 0;
 	gc.foreign_clock = 1;
-	agent_end(GC_FOREIGN_CLOCK_MSG);
+	gt_agent_end(GC_FOREIGN_CLOCK_MSG);
 	return 1;
 }
 
-static void drain_buffer(int i, size_t valid, struct pub *p)
+static void drain_buffer(int i, size_t valid, struct gt_publisher *p)
 {
 	uint8_t *buf = gc.pool + (size_t)i * GC_BUF_BYTES;
 	CUpti_Activity *rec = NULL;
-	struct pub_dict d = convert_dict(&gc.cv);
+	struct gt_publisher_dict d = convert_dict(&gc.cv);
 	uint64_t z0 = gc.cv.zero_timestamps, failed = 0;
 	CUptiResult r;
 	/* after another client's clock: only records still on ours (made
@@ -398,22 +398,22 @@ static void drain_buffer(int i, size_t valid, struct pub *p)
 			atomic_fetch_add(&gc.foreign_records, 1);
 			continue;
 		}
-		pub_event(p, &e, &d);
+		gt_publisher_event(p, &e, &d);
 	}
 	/* INVALID_KIND: an incomplete record (a forced flush met work still
 	 * running); the walk cannot go past it */
 	if (r != CUPTI_ERROR_MAX_LIMIT_REACHED) {
 		atomic_fetch_add(&gc.read_errors, 1);
 		if (p)
-			agent_count_read_errors(1);
+			gt_agent_count_read_errors(1);
 	}
 	if (p) {
-		const struct ring_device_def *dv;
+		const struct gt_ring_device_def *dv;
 		size_t n = convert_take_devices(&gc.cv, &dv);
 		for (size_t k = 0; k < n; k++)
-			pub_device(p, &dv[k], &d);
-		agent_count_loss(0, 0, gc.cv.zero_timestamps - z0);
-		agent_count_read_errors(failed);      /* records not converted */
+			gt_publisher_device(p, &dv[k], &d);
+		gt_agent_count_loss(0, 0, gc.cv.zero_timestamps - z0);
+		gt_agent_count_read_errors(failed);      /* records not converted */
 	}
 }
 
@@ -431,7 +431,7 @@ static void watch_client(void)
 		return;
 	if (atomic_load(&gc.taken)) {
 		int64_t o = atomic_load(&gc.outstanding);
-		agent_set_client_buffers(o > 0 ? (uint64_t)o : 0);
+		gt_agent_set_client_buffers(o > 0 ? (uint64_t)o : 0);
 		return;
 	}
 	uint32_t on = 0;
@@ -442,9 +442,9 @@ static void watch_client(void)
 	if (v == GCWATCH_OK)
 		return;
 	atomic_store(&gc.taken, 1);
-	agent_end(v == GCWATCH_FINALIZED ? GC_FINALIZED_MSG : GC_TAKEN_MSG);
+	gt_agent_end(v == GCWATCH_FINALIZED ? GC_FINALIZED_MSG : GC_TAKEN_MSG);
 	int64_t o = atomic_load(&gc.outstanding);
-	agent_set_client_buffers(o > 0 ? (uint64_t)o : 0);
+	gt_agent_set_client_buffers(o > 0 ? (uint64_t)o : 0);
 }
 
 /* CUPTI's dropped records (global queue; the count resets on read) and
@@ -456,14 +456,14 @@ static void count_losses(void)
 		dropped = 0;
 	uint64_t declined = atomic_exchange(&gc.declined, 0);
 	if (dropped || declined)
-		agent_count_loss(dropped, declined, 0);
+		gt_agent_count_loss(dropped, declined, 0);
 }
 
 /* who this process is: pid, RANK, LOCAL_RANK, WORLD_SIZE (-1 unknown),
  * host name */
-static void publish_identity(struct pub *p, const struct pub_dict *d)
+static void publish_identity(struct gt_publisher *p, const struct gt_publisher_dict *d)
 {
-	struct ring_rank_def rd;
+	struct gt_ring_rank_def rd;
 	memset(&rd, 0, sizeof(rd));
 	rd.pid = gc.cv.pid;
 	rd.rank = gc.cv.rank;
@@ -472,12 +472,12 @@ static void publish_identity(struct pub *p, const struct pub_dict *d)
 	const char *lr = getenv("LOCAL_RANK");
 	rd.local_rank1 = lr && *lr && atoi(lr) >= 0 ? atoi(lr) + 1 : 0;
 	char host[256] = "";
-	const char *hv = getenv("GTRACE_HOSTNAME");   /* as gtjob_hostname: a chosen name */
+	const char *hv = getenv("GTRACE_HOSTNAME");   /* as gt_job_hostname: a chosen name */
 	if (hv && *hv)
 		snprintf(host, sizeof(host), "%s", hv);
 	if ((host[0] || gethostname(host, sizeof(host) - 1) == 0) && host[0])
 		rd.host = convert_intern(&gc.cv, host, strlen(host));
-	pub_rank(p, &rd, d);
+	gt_publisher_rank(p, &rd, d);
 }
 
 static void *drain_main(void *arg)
@@ -510,24 +510,24 @@ static void *drain_main(void *arg)
 			gc.q_n--;
 		}
 		pthread_mutex_unlock(&gc.lock);
-		struct pub *p = agent_pub();
+		struct gt_publisher *p = gt_agent_pub();
 		if (p)
 			watch_client();
 		if (p && p->resets != last_reset) {
 			/* a new viewer: devices and a fresh calibration first */
 			last_reset = p->resets;
-			struct pub_dict d = convert_dict(&gc.cv);
+			struct gt_publisher_dict d = convert_dict(&gc.cv);
 			publish_identity(p, &d);
 			for (size_t k = 0; k < gc.cv.n_dev; k++)
-				pub_device(p, &gc.cv.dev[k], &d);
+				gt_publisher_device(p, &gc.cv.dev[k], &d);
 			last_cal = 0;
 		}
 		int64_t now = realtime_ns();
 		if (p && now - last_cal > 1000000000 && !clock_replaced()) {
-			struct ring_clock_def c;
+			struct gt_ring_clock_def c;
 			calibrate(&c);
 			if (convert_clock(&gc.cv, &c) == 0)
-				pub_clock(p, &c);
+				gt_publisher_clock(p, &c);
 			last_cal = now;
 			count_losses();
 		}
@@ -587,7 +587,7 @@ static void gc_atexit(void)
 		flush_and_wait(2000);
 	/* a short-lived process: the viewer that started it may not have
 	 * taken the capture yet */
-	agent_exit_wait(2000);
+	gt_agent_exit_wait(2000);
 	/* the drain thread ends here, before libcupti's destructor runs: a
 	 * call into CUPTI after it (a calibration, a drop count) is undefined.
 	 * It never blocks but on its queue; bounded anyway. */
@@ -860,12 +860,12 @@ static void gc_status(void *ctx, char *buf, size_t len)
 		 (unsigned long long)atomic_load(&gc.foreign_buffers));
 }
 
-static const struct agent_source gc_source = {
+static const struct gt_agent_source gc_source = {
 	.name = "cupti", .enable = gc_enable, .disable = gc_disable,
 	.flush = gc_flush, .status = gc_status,
 };
 
-const struct agent_source *gcupti_source(void)
+const struct gt_agent_source *gcupti_source(void)
 {
 	return &gc_source;
 }

@@ -22,7 +22,7 @@ int gcupti_probe(char *reason, size_t len);
  * GTRACE_PREPARE_GRAPHS=0 turns it off.  0, or -EIO when CUPTI refused. */
 int gcupti_prepare(void);
 /* the agent source backed by CUPTI (valid after a successful probe) */
-const struct agent_source *gcupti_source(void);
+const struct gt_agent_source *gcupti_source(void);
 /* libcupti's handle (NULL before a successful probe) */
 void *gcupti_lib(void);
 /* load libcupti without the driver check (for NVTX forwarding); handle or NULL */

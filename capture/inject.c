@@ -54,7 +54,7 @@ static void inject_start(void)
 		/* the built-in synthetic source instead of CUPTI */
 		if (synth_start(strtod(getenv("GTRACE_SYNTH"), NULL), err, sizeof(err)) == 0) {
 			if (autostart)
-				agent_autostart((uint32_t)strtoul(autostart, NULL, 10), err, sizeof(err));
+				gt_agent_autostart((uint32_t)strtoul(autostart, NULL, 10), err, sizeof(err));
 		} else {
 			ireport_failure(err);
 		}
@@ -66,9 +66,9 @@ static void inject_start(void)
 		 * must be traceable later (a late load cannot: docs/capture.md) */
 		if (!inject_late)
 			gcupti_prepare();
-		/* autostart before the socket listens (agent_init_autostart) */
+		/* autostart before the socket listens (gt_agent_init_autostart) */
 		uint32_t rec = autostart ? (uint32_t)strtoul(autostart, NULL, 10) : 0;
-		if (agent_init_autostart(gcupti_source(), autostart && rec == 0 ? 1 : rec, err,
+		if (gt_agent_init_autostart(gcupti_source(), autostart && rec == 0 ? 1 : rec, err,
 					 sizeof(err)) < 0)
 			ireport_failure(err);
 		return;
@@ -77,11 +77,11 @@ static void inject_start(void)
 	snprintf(reason, sizeof(reason), "gtrace was built without CUPTI");
 #endif
 	/* passive: the trainer runs on; a viewer learns why */
-	static const struct agent_source passive = { .name = "cupti", .status = passive_status };
+	static const struct gt_agent_source passive = { .name = "cupti", .status = passive_status };
 	/* passive before the socket listens: a viewer that connects at once
 	 * must not be handed a ring nothing will fill */
-	agent_set_passive(reason);
-	if (agent_init(&passive, err, sizeof(err)) < 0)
+	gt_agent_set_passive(reason);
+	if (gt_agent_init(&passive, err, sizeof(err)) < 0)
 		ireport_failure(err);
 }
 

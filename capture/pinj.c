@@ -1,5 +1,5 @@
 /*
- * pinj.c - pinj_inject (gtrace/pinj.h): the checks that refuse with the
+ * pinj.c - gt_pinj_inject (gtrace/pinj.h): the checks that refuse with the
  * way out, then the two calls in a seized thread (pinj_ptrace.c).
  *
  * Order: everything that only reads /proc and ELF files comes first (the
@@ -146,34 +146,34 @@ static int check_process(pid_t pid, const char *lib, char *err, size_t errlen)
 	char v[64], path[600];
 	if (status_field(pid, "State", v, sizeof(v)) < 0) {
 		snprintf(err, errlen, "process %d: no such process", (int)pid);
-		return -PINJ_ENOPROC;
+		return -GT_PINJ_ENOPROC;
 	}
 	if (v[0] == 'Z' || v[0] == 'X') {
 		snprintf(err, errlen, "process %d has exited", (int)pid);
-		return -PINJ_ENOPROC;
+		return -GT_PINJ_ENOPROC;
 	}
 	char uid[32] = "";
 	status_field(pid, "Uid", uid, sizeof(uid));
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	if ((geteuid() != 0 && uid[0] && (uid_t)atol(uid) != geteuid()) || access(path, R_OK) < 0) {
 		perm_message(pid, err, errlen);
-		return -PINJ_EPERM;
+		return -GT_PINJ_EPERM;
 	}
 	if (status_field(pid, "TracerPid", v, sizeof(v)) == 0 && atoi(v) != 0) {
 		snprintf(err, errlen, "process %d is already traced by process %s (a debugger?); "
 			 "detach it first (gdb: 'detach'), then attach again", (int)pid, v);
-		return -PINJ_ETRACED;
+		return -GT_PINJ_ETRACED;
 	}
 	if (task_state(pid, pid) == 'T') {
 		snprintf(err, errlen, "process %d is stopped (SIGSTOP, Ctrl-Z); continue it "
 			 "('kill -CONT %d'), then attach", (int)pid, (int)pid);
-		return -PINJ_ESTOPPED;
+		return -GT_PINJ_ESTOPPED;
 	}
 	if (other_ns(pid, "net") || other_ns(pid, "pid")) {
 		snprintf(err, errlen, "process %d runs in another %s namespace (a container): its "
 			 "control socket is out of reach from here; run gtrace inside the container",
 			 (int)pid, other_ns(pid, "net") ? "network" : "PID");
-		return -PINJ_ECONTAINER;
+		return -GT_PINJ_ECONTAINER;
 	}
 	if (other_ns(pid, "mnt")) {
 		struct stat a, b;
@@ -182,43 +182,43 @@ static int check_process(pid_t pid, const char *lib, char *err, size_t errlen)
 			snprintf(err, errlen, "process %d runs in another mount namespace (a container) "
 				 "where %s is not visible; install gtrace at the same path inside it, or "
 				 "run gtrace inside the container", (int)pid, lib);
-			return -PINJ_ECONTAINER;
+			return -GT_PINJ_ECONTAINER;
 		}
 	}
 	return 0;
 }
 
 /* our library already mapped in pid: same version (1), or a refusal */
-static int check_loaded(pid_t pid, const struct pinj_opts *o, char *err, size_t errlen)
+static int check_loaded(pid_t pid, const struct gt_pinj_opts *o, char *err, size_t errlen)
 {
-	struct pinj_map m;
-	if (pinj_maps_find(pid, "libgtrace-inject.so", &m) < 0)
+	struct gt_pinj_map m;
+	if (gt_pinj_maps_find(pid, "libgtrace-inject.so", &m) < 0)
 		return 0;
 	char path[700], want[96], why[256];
 	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m.path);
 	path[strcspn(path, " ")] = 0;     /* " (deleted)" */
-	int n = snprintf(want, sizeof(want), PINJ_IDENT "%s", o->version);
-	struct pinj_elf e;
-	if (pinj_elf_open(&e, path, why, sizeof(why)) < 0) {
+	int n = snprintf(want, sizeof(want), GT_PINJ_IDENT "%s", o->version);
+	struct gt_pinj_elf e;
+	if (gt_pinj_elf_open(&e, path, why, sizeof(why)) < 0) {
 		snprintf(err, errlen, "process %d has %s loaded, which cannot be read (%s); restart "
 			 "the process to attach with this gtrace", (int)pid, m.path, why);
-		return -PINJ_EVERSION;
+		return -GT_PINJ_EVERSION;
 	}
-	int same = pinj_elf_has_bytes(&e, want, (size_t)n + 1);
+	int same = gt_pinj_elf_has_bytes(&e, want, (size_t)n + 1);
 	char other[32] = "another";
-	const uint8_t *p = same ? NULL : memmem(e.data, e.size, PINJ_IDENT, strlen(PINJ_IDENT));
+	const uint8_t *p = same ? NULL : memmem(e.data, e.size, GT_PINJ_IDENT, strlen(GT_PINJ_IDENT));
 	if (p) {
-		const char *ver = (const char *)p + strlen(PINJ_IDENT);
+		const char *ver = (const char *)p + strlen(GT_PINJ_IDENT);
 		size_t max = e.size - (size_t)(ver - (const char *)e.data);
 		snprintf(other, sizeof(other), "%.*s", (int)strnlen(ver, max < 31 ? max : 31), ver);
 	}
-	pinj_elf_close(&e);
+	gt_pinj_elf_close(&e);
 	if (same)
 		return 1;
 	snprintf(err, errlen, "process %d already has libgtrace-inject.so of gtrace %s loaded "
 		 "(%s); this is gtrace %s: attach with that gtrace, or restart the process",
 		 (int)pid, other, m.path, o->version);
-	return -PINJ_EVERSION;
+	return -GT_PINJ_EVERSION;
 }
 
 /* where things are in the target */
@@ -229,69 +229,69 @@ struct addrs {
 /* dlopen/dlerror from the target's glibc (libc.so.6, or libdl.so.2 before
  * glibc 2.34, or __libc_dlopen_mode), a trap in libc's text, and our
  * entry's vaddr in lib */
-static int find_addrs(pid_t pid, const struct pinj_arch *arch, const char *lib, struct addrs *ad,
+static int find_addrs(pid_t pid, const struct gt_pinj_arch *arch, const char *lib, struct addrs *ad,
 		      char *err, size_t errlen)
 {
-	struct pinj_map m;
+	struct gt_pinj_map m;
 	char path[700], why[300];
-	int rc = pinj_maps_find(pid, "libc.so.6", &m);
+	int rc = gt_pinj_maps_find(pid, "libc.so.6", &m);
 	if (rc < 0 || m.offset != 0) {
 		snprintf(err, errlen, "process %d has no glibc (libc.so.6) mapped: statically linked or "
 			 "another C library (musl?); only dynamically linked glibc programs can be "
 			 "attached: start it with 'gtrace run -- CMD'", (int)pid);
-		return -PINJ_ENOGLIBC;
+		return -GT_PINJ_ENOGLIBC;
 	}
 	if (strstr(m.path, " (deleted)")) {
 		snprintf(err, errlen, "process %d: its %s was replaced on disk since it started "
 			 "(a glibc upgrade?); restart it to attach", (int)pid, m.path);
-		return -PINJ_ENOGLIBC;
+		return -GT_PINJ_ENOGLIBC;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m.path);
-	struct pinj_elf e;
-	if ((rc = pinj_elf_open(&e, path, why, sizeof(why))) < 0) {
+	struct gt_pinj_elf e;
+	if ((rc = gt_pinj_elf_open(&e, path, why, sizeof(why))) < 0) {
 		snprintf(err, errlen, "process %d: cannot read its libc: %s", (int)pid, why);
-		return -PINJ_EIO;
+		return -GT_PINJ_EIO;
 	}
-	rc = -PINJ_EIO;
+	rc = -GT_PINJ_EIO;
 	if (e.machine != arch->machine) {
 		snprintf(err, errlen, "process %d is not an %s program; this gtrace injects into %s "
 			 "programs only", (int)pid, arch->name, arch->name);
-		rc = -PINJ_EARCH;
+		rc = -GT_PINJ_EARCH;
 		goto out;
 	}
 	uint64_t bias = m.start - e.load_vaddr, v;
 	memset(ad, 0, sizeof(*ad));
 	ad->dlopen_flags = RTLD_NOW_;
-	if (pinj_elf_sym(&e, "dlopen", &v) == 0) {
+	if (gt_pinj_elf_sym(&e, "dlopen", &v) == 0) {
 		ad->dlopen = bias + v;
-		if (pinj_elf_sym(&e, "dlerror", &v) == 0)
+		if (gt_pinj_elf_sym(&e, "dlerror", &v) == 0)
 			ad->dlerror = bias + v;
-	} else if (pinj_elf_sym(&e, "__libc_dlopen_mode", &v) == 0) {
+	} else if (gt_pinj_elf_sym(&e, "__libc_dlopen_mode", &v) == 0) {
 		ad->dlopen = bias + v;
 		ad->dlopen_flags = RTLD_NOW_ | RTLD_DLOPEN_;
 	}
-	if (pinj_elf_find_code(&e, NULL, arch->trap_len, arch->trap_align, &v) == 0)
+	if (gt_pinj_elf_find_code(&e, NULL, arch->trap_len, arch->trap_align, &v) == 0)
 		ad->trap = bias + v;
 	if (!ad->dlopen || !ad->trap) {
 		snprintf(err, errlen, "process %d: no %s in its libc (%s); start it with "
 			 "'gtrace run -- CMD'", (int)pid, ad->dlopen ? "trap instruction" : "dlopen",
 			 m.path);
-		rc = -PINJ_ENOGLIBC;
+		rc = -GT_PINJ_ENOGLIBC;
 		goto out;
 	}
-	pinj_elf_close(&e);
-	if ((rc = pinj_elf_open(&e, lib, why, sizeof(why))) < 0) {
+	gt_pinj_elf_close(&e);
+	if ((rc = gt_pinj_elf_open(&e, lib, why, sizeof(why))) < 0) {
 		snprintf(err, errlen, "%s", why);
-		return -PINJ_EIO;
+		return -GT_PINJ_EIO;
 	}
-	if (pinj_elf_sym(&e, PINJ_ENTRY, &ad->entry_vaddr) < 0) {
-		snprintf(err, errlen, "%s: no %s (not a gtrace capture library?)", lib, PINJ_ENTRY);
-		rc = -PINJ_EIO;
+	if (gt_pinj_elf_sym(&e, GT_PINJ_ENTRY, &ad->entry_vaddr) < 0) {
+		snprintf(err, errlen, "%s: no %s (not a gtrace capture library?)", lib, GT_PINJ_ENTRY);
+		rc = -GT_PINJ_EIO;
 		goto out;
 	}
 	rc = 0;
 out:
-	pinj_elf_close(&e);
+	gt_pinj_elf_close(&e);
 	return rc;
 }
 
@@ -299,7 +299,7 @@ out:
 static int do_calls(struct pinj_thread *t, const struct addrs *ad, const char *lib, char *err,
 		    size_t errlen)
 {
-	uint64_t args[6] = { PINJ_ARG_STR, ad->dlopen_flags, 0, 0, 0, 0 }, h = 0, ret = 0;
+	uint64_t args[6] = { GT_PINJ_ARG_STR, ad->dlopen_flags, 0, 0, 0, 0 }, h = 0, ret = 0;
 	int rc = pinj_ptrace_call(t, ad->dlopen, args, lib, &h, err, errlen);
 	if (rc < 0)
 		return rc;
@@ -310,20 +310,20 @@ static int do_calls(struct pinj_thread *t, const struct addrs *ad, const char *l
 		    sp && pinj_ptrace_read(t, sp, msg, sizeof(msg) - 1) == 0)
 			msg[sizeof(msg) - 1] = 0;
 		snprintf(err, errlen, "dlopen failed in the target: %s", msg);
-		return -PINJ_ECALL;
+		return -GT_PINJ_ECALL;
 	}
 	uint64_t l_addr;      /* struct link_map's first field */
 	if (pinj_ptrace_read(t, h, &l_addr, sizeof(l_addr)) < 0) {
 		snprintf(err, errlen, "cannot read the library's link map in the target");
-		return -PINJ_EIO;
+		return -GT_PINJ_EIO;
 	}
 	uint64_t none[6] = { 0 };
 	rc = pinj_ptrace_call(t, l_addr + ad->entry_vaddr, none, NULL, &ret, err, errlen);
 	if (rc < 0)
 		return rc;
 	if ((int)ret != 0) {
-		snprintf(err, errlen, "%s failed in the target: %s", PINJ_ENTRY, strerror(-(int)ret));
-		return -PINJ_ECALL;
+		snprintf(err, errlen, "%s failed in the target: %s", GT_PINJ_ENTRY, strerror(-(int)ret));
+		return -GT_PINJ_ECALL;
 	}
 	return 0;
 }
@@ -345,16 +345,16 @@ static int died(pid_t pid, pid_t tid)
 	return 0;
 }
 
-int pinj_inject(pid_t pid, const struct pinj_opts *o, struct pinj_result *res, char *err,
+int gt_pinj_inject(pid_t pid, const struct gt_pinj_opts *o, struct gt_pinj_result *res, char *err,
 		size_t errlen)
 {
 	int64_t t0 = pinj_ptrace_now_ns();
 	memset(res, 0, sizeof(*res));
-	const struct pinj_arch *arch = pinj_arch_host();
+	const struct gt_pinj_arch *arch = gt_pinj_arch_host();
 	if (!arch) {
 		snprintf(err, errlen, "attaching to a running process is not built for this "
 			 "architecture; start the program with 'gtrace run -- CMD'");
-		return -PINJ_EARCH;
+		return -GT_PINJ_EARCH;
 	}
 	int rc = check_process(pid, o->lib_path, err, errlen);
 	if (rc < 0)
@@ -370,11 +370,11 @@ int pinj_inject(pid_t pid, const struct pinj_opts *o, struct pinj_result *res, c
 		return rc;
 	/* the library records through the CUDA driver: without one mapped, it
 	 * would stay loaded (and its thread running) with nothing to record */
-	if ((o->flags & PINJ_F_NEED_CUDA) && pinj_maps_uses_cuda(pid) == 0) {
+	if ((o->flags & GT_PINJ_F_NEED_CUDA) && gt_pinj_maps_uses_cuda(pid) == 0) {
 		snprintf(err, errlen, "process %d does not use CUDA (no libcuda.so in its maps): "
 			 "nothing to record; attach once it has started CUDA (--force-inject loads "
 			 "the library anyway)", (int)pid);
-		return -PINJ_ENOCUDA;
+		return -GT_PINJ_ENOCUDA;
 	}
 	struct pinj_thread t = { .arch = arch, .pid = pid, .tid = pick_thread(pid), .mem_fd = -1,
 				 .trap = ad.trap, .timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 10000 };
@@ -396,13 +396,13 @@ int pinj_inject(pid_t pid, const struct pinj_opts *o, struct pinj_result *res, c
 		/* a debugger came first, between our check and the seize */
 		snprintf(err, errlen, "process %d is already traced by process %s (a debugger?); "
 			 "detach it first (gdb: 'detach'), then attach again", (int)pid, tracer);
-		rc = -PINJ_ETRACED;
+		rc = -GT_PINJ_ETRACED;
 	} else if (rc == -EPERM) {
 		perm_message(pid, err, errlen);
-		rc = -PINJ_EPERM;
-	} else if (rc == -ESRCH || rc == -PINJ_EEXITED) {
+		rc = -GT_PINJ_EPERM;
+	} else if (rc == -ESRCH || rc == -GT_PINJ_EEXITED) {
 		snprintf(err, errlen, "process %d exited before it could be attached", (int)pid);
-		rc = -PINJ_EEXITED;
+		rc = -GT_PINJ_EEXITED;
 	} else if (rc < 0)
 		snprintf(err, errlen, "process %d: %s", (int)pid, why);
 	if (rc == 0) {
@@ -410,8 +410,8 @@ int pinj_inject(pid_t pid, const struct pinj_opts *o, struct pinj_result *res, c
 			o->on_stopped(o->hook_ctx, t.tid);
 		rc = do_calls(&t, &ad, o->lib_path, why, sizeof(why));
 		if (rc < 0 && died(pid, t.tid))
-			rc = -PINJ_EEXITED;      /* a failed read or write was its death */
-		if (rc == -PINJ_EEXITED)
+			rc = -GT_PINJ_EEXITED;      /* a failed read or write was its death */
+		if (rc == -GT_PINJ_EEXITED)
 			snprintf(err, errlen, "process %d exited during the injection", (int)pid);
 		else if (rc < 0)
 			snprintf(err, errlen, "process %d: %s; the process was put back as it was and "

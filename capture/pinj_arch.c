@@ -3,7 +3,7 @@
  * (gtrace/pinj.h): register images, the frame of a call made in a stopped
  * thread, and the trap instruction a call returns to.  Pure functions on a
  * register image, so both architectures build and are unit-tested on any
- * host; only pinj_arch_host() depends on the build target.
+ * host; only gt_pinj_arch_host() depends on the build target.
  *
  * Frame rules (both): the red zone (128 bytes under sp) is left alone;
  * below it the string (16-byte aligned), 64 bytes of room, then the new sp
@@ -17,19 +17,19 @@
 #define RED_ZONE 128u
 #define ALIGN_DOWN(x, a) ((x) & ~(uint64_t)((a) - 1))
 
-static const struct pinj_arch arch_x86_64 = {
+static const struct gt_pinj_arch arch_x86_64 = {
 	.name = "x86-64", .machine = EM_X86_64, .regs_size = 27 * 8,
 	.trap = { 0xcc }, .trap_len = 1, .trap_align = 1, .trap_mask = { 0xff },
 };
 
 /* brk #imm16: 0xd4200000 | imm16 << 5, little endian */
-static const struct pinj_arch arch_aarch64 = {
+static const struct gt_pinj_arch arch_aarch64 = {
 	.name = "aarch64", .machine = EM_AARCH64, .regs_size = 34 * 8,
 	.trap = { 0x00, 0x00, 0x20, 0xd4 }, .trap_len = 4, .trap_align = 4,
 	.trap_mask = { 0x1f, 0x00, 0xe0, 0xff },
 };
 
-const struct pinj_arch *pinj_arch_for(uint16_t machine)
+const struct gt_pinj_arch *gt_pinj_arch_for(uint16_t machine)
 {
 	if (machine == EM_X86_64)
 		return &arch_x86_64;
@@ -38,7 +38,7 @@ const struct pinj_arch *pinj_arch_for(uint16_t machine)
 	return NULL;
 }
 
-const struct pinj_arch *pinj_arch_host(void)
+const struct gt_pinj_arch *gt_pinj_arch_host(void)
 {
 #if defined(__x86_64__)
 	return &arch_x86_64;
@@ -49,7 +49,7 @@ const struct pinj_arch *pinj_arch_host(void)
 #endif
 }
 
-int pinj_arch_is_trap(const struct pinj_arch *a, const uint8_t *p)
+int gt_pinj_arch_is_trap(const struct gt_pinj_arch *a, const uint8_t *p)
 {
 	for (size_t i = 0; i < a->trap_len; i++)
 		if ((p[i] & a->trap_mask[i]) != a->trap[i])
@@ -57,9 +57,9 @@ int pinj_arch_is_trap(const struct pinj_arch *a, const uint8_t *p)
 	return 1;
 }
 
-void pinj_arch_call(const struct pinj_arch *a, union pinj_regs *r, uint64_t fn,
+void gt_pinj_arch_call(const struct gt_pinj_arch *a, union gt_pinj_regs *r, uint64_t fn,
 		    const uint64_t args[6], uint64_t ret_addr, size_t str_len,
-		    struct pinj_frame *fr)
+		    struct gt_pinj_frame *fr)
 {
 	int x86 = a->machine == EM_X86_64;
 	uint64_t sp = x86 ? r->x86.rsp : r->a64.sp;
@@ -70,7 +70,7 @@ void pinj_arch_call(const struct pinj_arch *a, union pinj_regs *r, uint64_t fn,
 	fr->str_addr = str_len ? str : 0;
 	uint64_t av[6];
 	for (int i = 0; i < 6; i++)
-		av[i] = args[i] == PINJ_ARG_STR ? str : args[i];
+		av[i] = args[i] == GT_PINJ_ARG_STR ? str : args[i];
 	if (x86) {
 		fr->ret_slot = nsp - 8;
 		fr->lo = fr->ret_slot;
@@ -99,17 +99,17 @@ void pinj_arch_call(const struct pinj_arch *a, union pinj_regs *r, uint64_t fn,
 	}
 }
 
-uint64_t pinj_arch_ret(const struct pinj_arch *a, const union pinj_regs *r)
+uint64_t gt_pinj_arch_ret(const struct gt_pinj_arch *a, const union gt_pinj_regs *r)
 {
 	return a->machine == EM_X86_64 ? r->x86.rax : r->a64.x[0];
 }
 
-uint64_t pinj_arch_pc(const struct pinj_arch *a, const union pinj_regs *r)
+uint64_t gt_pinj_arch_pc(const struct gt_pinj_arch *a, const union gt_pinj_regs *r)
 {
 	return a->machine == EM_X86_64 ? r->x86.rip : r->a64.pc;
 }
 
-int pinj_arch_returned(const struct pinj_arch *a, const union pinj_regs *r, uint64_t ret_addr)
+int gt_pinj_arch_returned(const struct gt_pinj_arch *a, const union gt_pinj_regs *r, uint64_t ret_addr)
 {
 	/* int3 reports the address after it; brk the address of the brk */
 	if (a->machine == EM_X86_64)

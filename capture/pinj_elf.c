@@ -19,7 +19,7 @@
 #define MAX_FILE (1ull << 30)
 
 /* 1 when [off, off + len) lies inside the file */
-static int in_file(const struct pinj_elf *e, uint64_t off, uint64_t len)
+static int in_file(const struct gt_pinj_elf *e, uint64_t off, uint64_t len)
 {
 	return off <= e->size && len <= e->size - off;
 }
@@ -31,13 +31,13 @@ static int aligned8(uint64_t off)
 	return off % 8 == 0;
 }
 
-static const Elf64_Ehdr *ehdr(const struct pinj_elf *e)
+static const Elf64_Ehdr *ehdr(const struct gt_pinj_elf *e)
 {
 	return (const Elf64_Ehdr *)(const void *)e->data;
 }
 
 /* program header i, or NULL */
-static const Elf64_Phdr *phdr(const struct pinj_elf *e, unsigned i)
+static const Elf64_Phdr *phdr(const struct gt_pinj_elf *e, unsigned i)
 {
 	const Elf64_Ehdr *h = ehdr(e);
 	uint64_t off = h->e_phoff + (uint64_t)i * sizeof(Elf64_Phdr);
@@ -47,7 +47,7 @@ static const Elf64_Phdr *phdr(const struct pinj_elf *e, unsigned i)
 	return (const Elf64_Phdr *)(const void *)(e->data + off);
 }
 
-static const Elf64_Shdr *shdr(const struct pinj_elf *e, unsigned i)
+static const Elf64_Shdr *shdr(const struct gt_pinj_elf *e, unsigned i)
 {
 	const Elf64_Ehdr *h = ehdr(e);
 	uint64_t off = h->e_shoff + (uint64_t)i * sizeof(Elf64_Shdr);
@@ -57,7 +57,7 @@ static const Elf64_Shdr *shdr(const struct pinj_elf *e, unsigned i)
 	return (const Elf64_Shdr *)(const void *)(e->data + off);
 }
 
-int pinj_elf_from_mem(struct pinj_elf *e, const void *data, size_t size, char *err, size_t errlen)
+int gt_pinj_elf_from_mem(struct gt_pinj_elf *e, const void *data, size_t size, char *err, size_t errlen)
 {
 	memset(e, 0, sizeof(*e));
 	e->data = (uint8_t *)data;
@@ -89,7 +89,7 @@ int pinj_elf_from_mem(struct pinj_elf *e, const void *data, size_t size, char *e
 	return 0;
 }
 
-int pinj_elf_open(struct pinj_elf *e, const char *path, char *err, size_t errlen)
+int gt_pinj_elf_open(struct gt_pinj_elf *e, const char *path, char *err, size_t errlen)
 {
 	memset(e, 0, sizeof(*e));
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -120,7 +120,7 @@ int pinj_elf_open(struct pinj_elf *e, const char *path, char *err, size_t errlen
 		got += (size_t)n;
 	}
 	char why[128];
-	rc = pinj_elf_from_mem(e, buf, got, why, sizeof(why));
+	rc = gt_pinj_elf_from_mem(e, buf, got, why, sizeof(why));
 	if (rc < 0) {
 		snprintf(err, errlen, "%s: %s", path, why);
 		goto out;
@@ -133,13 +133,13 @@ out:
 	return rc;
 }
 
-void pinj_elf_close(struct pinj_elf *e)
+void gt_pinj_elf_close(struct gt_pinj_elf *e)
 {
 	free(e->data);
 	memset(e, 0, sizeof(*e));
 }
 
-int pinj_elf_sym(const struct pinj_elf *e, const char *name, uint64_t *vaddr)
+int gt_pinj_elf_sym(const struct gt_pinj_elf *e, const char *name, uint64_t *vaddr)
 {
 	const Elf64_Ehdr *h = ehdr(e);
 	size_t nl = strlen(name);
@@ -171,11 +171,11 @@ int pinj_elf_sym(const struct pinj_elf *e, const char *name, uint64_t *vaddr)
 	return -ENOENT;
 }
 
-int pinj_elf_find_code(const struct pinj_elf *e, const void *pat, size_t len, size_t align,
+int gt_pinj_elf_find_code(const struct gt_pinj_elf *e, const void *pat, size_t len, size_t align,
 		       uint64_t *vaddr)
 {
 	const Elf64_Ehdr *h = ehdr(e);
-	const struct pinj_arch *a = pinj_arch_for(e->machine);
+	const struct gt_pinj_arch *a = gt_pinj_arch_for(e->machine);
 	for (unsigned i = 0; i < h->e_phnum; i++) {
 		const Elf64_Phdr *p = phdr(e, i);
 		if (!p || p->p_type != PT_LOAD || !(p->p_flags & PF_X) ||
@@ -185,7 +185,7 @@ int pinj_elf_find_code(const struct pinj_elf *e, const void *pat, size_t len, si
 		/* aligned in memory: p_vaddr and p_offset agree modulo the page */
 		uint64_t first = (align - (p->p_vaddr % align)) % align;
 		for (uint64_t k = first; k + len <= p->p_filesz; k += align) {
-			int hit = (pat == NULL && a) ? pinj_arch_is_trap(a, seg + k)
+			int hit = (pat == NULL && a) ? gt_pinj_arch_is_trap(a, seg + k)
 						     : pat && !memcmp(seg + k, pat, len);
 			if (hit) {
 				*vaddr = p->p_vaddr + k;
@@ -196,7 +196,7 @@ int pinj_elf_find_code(const struct pinj_elf *e, const void *pat, size_t len, si
 	return -ENOENT;
 }
 
-int pinj_elf_has_bytes(const struct pinj_elf *e, const void *needle, size_t len)
+int gt_pinj_elf_has_bytes(const struct gt_pinj_elf *e, const void *needle, size_t len)
 {
 	return len && e->size >= len && memmem(e->data, e->size, needle, len) != NULL;
 }

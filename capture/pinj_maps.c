@@ -10,7 +10,7 @@
 #include "gtrace/pinj.h"
 
 /* parse one maps line into m; 1 when it names a file */
-static int parse_line(const char *line, struct pinj_map *m)
+static int parse_line(const char *line, struct gt_pinj_map *m)
 {
 	unsigned long long s, e, off, ino;
 	unsigned maj, min;
@@ -42,7 +42,7 @@ static int base_is(const char *path, const char *base)
 	return !strncmp(b, base, strlen(base));
 }
 
-int pinj_maps_find(pid_t pid, const char *base, struct pinj_map *out)
+int gt_pinj_maps_find(pid_t pid, const char *base, struct gt_pinj_map *out)
 {
 	char path[64], line[1024];
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
@@ -50,7 +50,7 @@ int pinj_maps_find(pid_t pid, const char *base, struct pinj_map *out)
 	if (!f)
 		return -errno;
 	int found = 0;
-	struct pinj_map m;
+	struct gt_pinj_map m;
 	while (fgets(line, sizeof(line), f)) {
 		if (!parse_line(line, &m) || !base_is(m.path, base))
 			continue;
@@ -63,10 +63,10 @@ int pinj_maps_find(pid_t pid, const char *base, struct pinj_map *out)
 	return found ? 0 : -ENOENT;
 }
 
-int pinj_maps_uses_cuda(pid_t pid)
+int gt_pinj_maps_uses_cuda(pid_t pid)
 {
-	struct pinj_map m;
-	int rc = pinj_maps_find(pid, "libcuda.so", &m);
+	struct gt_pinj_map m;
+	int rc = gt_pinj_maps_find(pid, "libcuda.so", &m);
 	if (rc == -ENOENT)
 		return 0;
 	return rc < 0 ? rc : 1;

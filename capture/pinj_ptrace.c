@@ -36,13 +36,13 @@ int64_t pinj_ptrace_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int get_regs(struct pinj_thread *t, union pinj_regs *r)
+static int get_regs(struct pinj_thread *t, union gt_pinj_regs *r)
 {
 	struct iovec iov = { r, t->arch->regs_size };
 	return ptrace(PTRACE_GETREGSET, t->tid, (void *)(uintptr_t)NT_PRSTATUS, &iov) < 0 ? -errno : 0;
 }
 
-static int set_regs(struct pinj_thread *t, const union pinj_regs *r)
+static int set_regs(struct pinj_thread *t, const union gt_pinj_regs *r)
 {
 	struct iovec iov = { (void *)r, t->arch->regs_size };
 	return ptrace(PTRACE_SETREGSET, t->tid, (void *)(uintptr_t)NT_PRSTATUS, &iov) < 0 ? -errno : 0;
@@ -96,7 +96,7 @@ int pinj_ptrace_stop(struct pinj_thread *t, char *err, size_t errlen)
 				snprintf(err, errlen, "thread %d did not stop within 2 s", (int)t->tid);
 			else
 				snprintf(err, errlen, "the process exited during the injection");
-			return w == 0 ? -ETIMEDOUT : -PINJ_EEXITED;
+			return w == 0 ? -ETIMEDOUT : -GT_PINJ_EEXITED;
 		}
 		if (!WIFSTOPPED(st))
 			continue;
@@ -126,12 +126,12 @@ int pinj_ptrace_stop(struct pinj_thread *t, char *err, size_t errlen)
 
 int pinj_ptrace_read(struct pinj_thread *t, uint64_t addr, void *buf, size_t len)
 {
-	return pread(t->mem_fd, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -PINJ_EIO;
+	return pread(t->mem_fd, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -GT_PINJ_EIO;
 }
 
 static int mem_write(struct pinj_thread *t, uint64_t addr, const void *buf, size_t len)
 {
-	return pwrite(t->mem_fd, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -PINJ_EIO;
+	return pwrite(t->mem_fd, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -GT_PINJ_EIO;
 }
 
 static int is_fault(int sig)
@@ -140,21 +140,21 @@ static int is_fault(int sig)
 }
 
 /* run the thread until the call returns to the trap; 0 with regs at the trap */
-static int run_call(struct pinj_thread *t, union pinj_regs *r, char *err, size_t errlen)
+static int run_call(struct pinj_thread *t, union gt_pinj_regs *r, char *err, size_t errlen)
 {
 	int64_t deadline = pinj_ptrace_now_ns() + (int64_t)t->timeout_ms * 1000000;
 	int sig = 0;
 	for (;;) {
 		if (ptrace(PTRACE_CONT, t->tid, NULL, (void *)(uintptr_t)sig) < 0 && errno == ESRCH) {
 			snprintf(err, errlen, "the process exited during the injection");
-			return -PINJ_EEXITED;
+			return -GT_PINJ_EEXITED;
 		}
 		sig = 0;
 		int st, w = wait_report(t->tid, &st, deadline);
 		if (w < 0 || (w > 0 && gone(st))) {
 			t->stopped = 0;
 			snprintf(err, errlen, "the process exited during the injection");
-			return -PINJ_EEXITED;
+			return -GT_PINJ_EEXITED;
 		}
 		if (w == 0) {
 			/* stop it again; the image is put back by release */
@@ -172,13 +172,13 @@ static int run_call(struct pinj_thread *t, union pinj_regs *r, char *err, size_t
 			continue;            /* a group stop or our interrupt: run on */
 		if (s == SIGTRAP) {
 			int rc = get_regs(t, r);
-			if (rc == 0 && pinj_arch_returned(t->arch, r, t->trap))
+			if (rc == 0 && gt_pinj_arch_returned(t->arch, r, t->trap))
 				return 0;
 		}
 		if (is_fault(s) || s == SIGTRAP) {
 			snprintf(err, errlen, "the call in thread %d raised signal %d (%s)", (int)t->tid,
 				 s, strsignal(s));
-			return -PINJ_ECALL;
+			return -GT_PINJ_ECALL;
 		}
 		if (t->n_deferred < (int)(sizeof(t->deferred) / sizeof(t->deferred[0])))
 			t->deferred[t->n_deferred++] = s;
@@ -188,10 +188,10 @@ static int run_call(struct pinj_thread *t, union pinj_regs *r, char *err, size_t
 int pinj_ptrace_call(struct pinj_thread *t, uint64_t fn, const uint64_t args[6], const char *str,
 		     uint64_t *ret, char *err, size_t errlen)
 {
-	union pinj_regs r = t->saved;
-	struct pinj_frame fr;
+	union gt_pinj_regs r = t->saved;
+	struct gt_pinj_frame fr;
 	size_t sl = str ? strlen(str) + 1 : 0;
-	pinj_arch_call(t->arch, &r, fn, args, t->trap, sl, &fr);
+	gt_pinj_arch_call(t->arch, &r, fn, args, t->trap, sl, &fr);
 	uint64_t sp = t->arch->machine == EM_X86_64 ? t->saved.x86.rsp : t->saved.a64.sp;
 	size_t keep_len = (size_t)(sp - fr.lo);
 	uint8_t *keep = malloc(keep_len);
@@ -210,7 +210,7 @@ int pinj_ptrace_call(struct pinj_thread *t, uint64_t fn, const uint64_t args[6],
 	if ((sl && mem_write(t, fr.str_addr, str, sl) < 0) ||
 	    (fr.ret_slot && mem_write(t, fr.ret_slot, ra, 8) < 0)) {
 		snprintf(err, errlen, "cannot write the stack of thread %d", (int)t->tid);
-		rc = -PINJ_EIO;
+		rc = -GT_PINJ_EIO;
 		goto out_restore;
 	}
 	rc = set_regs(t, &r);
@@ -221,9 +221,9 @@ int pinj_ptrace_call(struct pinj_thread *t, uint64_t fn, const uint64_t args[6],
 	}
 	rc = run_call(t, &r, err, errlen);
 	if (rc == 0)
-		*ret = pinj_arch_ret(t->arch, &r);
+		*ret = gt_pinj_arch_ret(t->arch, &r);
 out_restore:
-	if (rc != -PINJ_EEXITED)
+	if (rc != -GT_PINJ_EEXITED)
 		mem_write(t, fr.lo, keep, keep_len);
 out_free:
 	free(keep);

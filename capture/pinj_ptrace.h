@@ -10,12 +10,12 @@
 #include "gtrace/pinj.h"
 
 struct pinj_thread {
-	const struct pinj_arch *arch;
+	const struct gt_pinj_arch *arch;
 	pid_t pid, tid;
 	int mem_fd;                      /* /proc/PID/mem */
 	int seized, stopped;
 	int have_saved;                  /* saved holds the thread's own image */
-	union pinj_regs saved;
+	union gt_pinj_regs saved;
 	uint64_t trap;                   /* address of a trap instruction in the target */
 	int timeout_ms;
 	int deferred[8];                 /* signals that arrived during our calls */
@@ -24,14 +24,14 @@ struct pinj_thread {
 };
 
 /* seize tid and interrupt it; saves its registers.  0, -EPERM, -ESRCH
- * (gone), -PINJ_EEXITED, or negative errno; err says which */
+ * (gone), -GT_PINJ_EEXITED, or negative errno; err says which */
 int pinj_ptrace_stop(struct pinj_thread *t, char *err, size_t errlen);
 /* call fn(args) in the stopped thread with `str` (may be NULL) on its stack
- * (PINJ_ARG_STR in args stands for its address); *ret gets the return
- * value.  0, -PINJ_EEXITED, -ETIMEDOUT, -PINJ_ECALL (a fault in the call) */
+ * (GT_PINJ_ARG_STR in args stands for its address); *ret gets the return
+ * value.  0, -GT_PINJ_EEXITED, -ETIMEDOUT, -GT_PINJ_ECALL (a fault in the call) */
 int pinj_ptrace_call(struct pinj_thread *t, uint64_t fn, const uint64_t args[6], const char *str,
 		     uint64_t *ret, char *err, size_t errlen);
-/* read len bytes of the target at addr; 0 or -PINJ_EIO */
+/* read len bytes of the target at addr; 0 or -GT_PINJ_EIO */
 int pinj_ptrace_read(struct pinj_thread *t, uint64_t addr, void *buf, size_t len);
 /* restore the saved registers, deliver deferred signals, detach (also
  * when stop failed half-way); returns the detach time (monotonic ns) */

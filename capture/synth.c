@@ -29,7 +29,7 @@ static const char *d_str(void *ctx, uint32_t id, size_t *len)
 	return sy.names[id - 1];
 }
 
-static int d_lane(void *ctx, uint32_t id, struct ring_lane_def *o)
+static int d_lane(void *ctx, uint32_t id, struct gt_ring_lane_def *o)
 {
 	(void)ctx;
 	if (id > 3)
@@ -51,11 +51,11 @@ static int64_t now_ns(void)
 static void *synth_main(void *arg)
 {
 	(void)arg;
-	struct pub_dict d = { NULL, d_str, d_lane, NULL, NULL };
+	struct gt_publisher_dict d = { NULL, d_str, d_lane, NULL, NULL };
 	uint64_t i = 0;
 	int64_t t0 = now_ns(), stream_end[4] = { t0, t0, t0, t0 };
 	for (;;) {
-		struct pub *p = agent_pub();
+		struct gt_publisher *p = gt_agent_pub();
 		/* one batch per millisecond at the asked rate */
 		uint64_t batch = (uint64_t)(sy.rate / 1000.0);
 		if (batch == 0)
@@ -70,7 +70,7 @@ static void *synth_main(void *arg)
 			e.dur_ns = 1000;
 			e.corr = (uint32_t)i + 1;
 			stream_end[e.lane] += 1000;
-			pub_event(p, &e, &d);
+			gt_publisher_event(p, &e, &d);
 		}
 		struct timespec ts = { 0, 1000000 };
 		nanosleep(&ts, NULL);
@@ -88,14 +88,14 @@ static void synth_status(void *ctx, char *buf, size_t len)
 	snprintf(buf, len, " gpus=1 synth_rate=%.0f", sy.rate);
 }
 
-static const struct agent_source synth_source = { .name = "synth", .status = synth_status };
+static const struct gt_agent_source synth_source = { .name = "synth", .status = synth_status };
 
 int synth_start(double rate, char *err, size_t errlen)
 {
 	sy.rate = rate > 0 ? rate : 10000;
 	for (int i = 0; i < 10; i++)
 		snprintf(sy.names[i], sizeof(sy.names[i]), "synth_kernel_%d", i);
-	int rc = agent_init(&synth_source, err, errlen);
+	int rc = gt_agent_init(&synth_source, err, errlen);
 	if (rc < 0)
 		return rc;
 	pthread_attr_t at;

@@ -56,12 +56,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fix_crcs(copy, size);
 		data = copy;
 	}
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	if (s) {
 		char err[256];
-		struct gtfile_info info;
-		gtfile_read_mem(data, size, "fuzz.gtrace", s, &info, err, sizeof(err));
-		store_free(s);
+		struct gt_file_info info;
+		gt_file_read_mem(data, size, "fuzz.gtrace", s, &info, err, sizeof(err));
+		gt_store_free(s);
 	}
 	free(copy);
 	return 0;

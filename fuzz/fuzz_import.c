@@ -15,17 +15,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	if (!s)
 		return 0;
 	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
 	char err[256];
-	if (import_json_mem("fuzz.json", data, size, &o, s, err, sizeof(err)) == 0) {
+	if (gt_import_json_mem("fuzz.json", data, size, &o, s, err, sizeof(err)) == 0) {
 		char *txt;
 		size_t len;
-		if (export_chrome_mem(s, NULL, &txt, &len) == 0)
+		if (gt_export_chrome_mem(s, NULL, &txt, &len) == 0)
 			free(txt);
 	}
-	store_free(s);
+	gt_store_free(s);
 	return 0;
 }

@@ -20,16 +20,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!copy)
 		return 0;
 	memcpy(copy, data, size);
-	struct pinj_elf e;
+	struct gt_pinj_elf e;
 	char err[128];
-	if (pinj_elf_from_mem(&e, copy, size, err, sizeof(err)) == 0) {
+	if (gt_pinj_elf_from_mem(&e, copy, size, err, sizeof(err)) == 0) {
 		uint64_t v;
-		pinj_elf_sym(&e, "dlopen", &v);
-		pinj_elf_sym(&e, "gtrace_inject_attach", &v);
-		pinj_elf_find_code(&e, NULL, 4, 4, &v);
-		pinj_elf_find_code(&e, NULL, 1, 1, &v);
-		pinj_elf_find_code(&e, "\x0f\x05", 2, 1, &v);
-		pinj_elf_has_bytes(&e, PINJ_IDENT, sizeof(PINJ_IDENT) - 1);
+		gt_pinj_elf_sym(&e, "dlopen", &v);
+		gt_pinj_elf_sym(&e, "gtrace_inject_attach", &v);
+		gt_pinj_elf_find_code(&e, NULL, 4, 4, &v);
+		gt_pinj_elf_find_code(&e, NULL, 1, 1, &v);
+		gt_pinj_elf_find_code(&e, "\x0f\x05", 2, 1, &v);
+		gt_pinj_elf_has_bytes(&e, GT_PINJ_IDENT, sizeof(GT_PINJ_IDENT) - 1);
 	}
 	free(copy);
 	return 0;

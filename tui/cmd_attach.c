@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include "gtrace/ctl.h"
 #include "cmd.h"
-#include "live.h"
+#include "../live/live.h"
 #include "live_opts.h"
 #include "netsess.h"
 
@@ -64,8 +64,8 @@ static int list(void)
 		n = 1024;
 	printf("%-8s %-5s %-10s %-5s %s\n", "PID", "GPUS", "STATE", "RANK", "COMMAND");
 	for (size_t i = 0; i < n; i++) {
-		char err[256], reply[CTL_LINE_MAX], gpus[16] = "?", state[32] = "?", cmd[256];
-		char rank[16] = "-", why[CTL_LINE_MAX] = "";
+		char err[256], reply[GT_CTL_LINE_MAX], gpus[16] = "?", state[32] = "?", cmd[256];
+		char rank[16] = "-", why[GT_CTL_LINE_MAX] = "";
 		if (kill(pids[i], 0) < 0 && errno == ESRCH)
 			continue;             /* gone since the scan */
 		live_proc_env(pids[i], "RANK", rank, sizeof(rank));
@@ -84,11 +84,11 @@ static int list(void)
 			printf("%-8d %-5s %-10s %-5s %s\n", (int)pids[i], gpus, "injectable", rank, cmd);
 			continue;
 		}
-		int fd = ctl_connect(pids[i], err, sizeof(err));
+		int fd = gt_ctl_connect(pids[i], err, sizeof(err));
 		if (fd >= 0) {
-			if (ctl_request(fd, "status", reply, sizeof(reply), NULL, 1000) == 0) {
-				ctl_status_get(reply, "gpus", gpus, sizeof(gpus));
-				ctl_status_get(reply, "state", state, sizeof(state));
+			if (gt_ctl_request(fd, "status", reply, sizeof(reply), NULL, 1000) == 0) {
+				gt_ctl_status_get(reply, "gpus", gpus, sizeof(gpus));
+				gt_ctl_status_get(reply, "state", state, sizeof(state));
 				/* why a capture ended or never could start (reason is
 				 * the reply's last field and may hold spaces) */
 				const char *r = strstr(reply, " reason=");
@@ -96,7 +96,7 @@ static int list(void)
 					snprintf(why, sizeof(why), "%s", r + 8);
 				/* pool buffers another CUPTI client took with it */
 				char cb[24] = "";
-				ctl_status_get(reply, "client_buffers_lost", cb, sizeof(cb));
+				gt_ctl_status_get(reply, "client_buffers_lost", cb, sizeof(cb));
 				if (why[0] && atoll(cb) > 0) {
 					size_t wl = strlen(why);
 					snprintf(why + wl, sizeof(why) - wl, " (%s activity buffer%s lost "
@@ -173,7 +173,7 @@ int cmd_attach(int argc, char **argv)
 		return cmd_usage_error("attach", "give a PID, --all or --list");
 	if (pid && all)
 		return cmd_usage_error("attach", "a PID and --all exclude each other");
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	if (!s) {
 		cmd_error("out of memory");
 		return 1;
@@ -185,13 +185,13 @@ int cmd_attach(int argc, char **argv)
 		     : live_attach_add(&ss, (pid_t)pid, force ? LIVE_ATTACH_FORCE : 0, err, sizeof(err));
 	if (rc < 0) {
 		cmd_error("%s", err);
-		store_free(s);
+		gt_store_free(s);
 		return 1;
 	}
 	if (live_opts_start(&ss, &lo, err, sizeof(err)) < 0) {
 		cmd_error("%s", err);
 		live_sess_close(&ss);
-		store_free(s);
+		gt_store_free(s);
 		return 1;
 	}
 	if (all)
@@ -202,6 +202,6 @@ int cmd_attach(int argc, char **argv)
 	if (live_opts_finish(&ss, "attach"))
 		rc = 1;
 	live_graphs_note(s, "attach");     /* after the viewer left the terminal */
-	store_free(s);
+	gt_store_free(s);
 	return rc;
 }

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include "gtrace/sim.h"
 #include "cmd.h"
-#include "live.h"
+#include "../live/live.h"
 #include "live_opts.h"
 
 static int usage(FILE *f)
@@ -71,7 +71,7 @@ int cmd_demo(int argc, char **argv)
 		else
 			return cmd_usage_error("demo", "unknown option '%s'", argv[i - 1]);
 	}
-	if (sim_scenario_parse(scen) < 0)
+	if (gt_sim_scenario_parse(scen) < 0)
 		return cmd_usage_error("demo", "unknown scenario '%s'", scen);
 	char *end;
 	long g = strtol(gpus, &end, 10);
@@ -127,7 +127,7 @@ int cmd_demo(int argc, char **argv)
 		return 1;
 	}
 	fclose(f);
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	struct live_sess ss;
 	live_sess_init(&ss, s, 0);
 	char err[512];
@@ -143,6 +143,6 @@ int cmd_demo(int argc, char **argv)
 	}
 	kill(child, SIGTERM);
 	waitpid(child, NULL, 0);
-	store_free(s);
+	gt_store_free(s);
 	return rc;
 }

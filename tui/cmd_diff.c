@@ -45,17 +45,17 @@ struct diff_args {
 	const char *table, *dir;
 	int force;
 	enum gt_format_out fmt;
-	struct diff_opts o;
+	struct gt_diff_opts o;
 };
 
-static int parse_align(const char *v, struct diff_opts *o)
+static int parse_align(const char *v, struct gt_diff_opts *o)
 {
 	if (!strcmp(v, "first")) {
-		o->align = DIFF_ALIGN_FIRST;
+		o->align = GT_DIFF_ALIGN_FIRST;
 		return 0;
 	}
 	if (!strcmp(v, "start")) {
-		o->align = DIFF_ALIGN_START;
+		o->align = GT_DIFF_ALIGN_START;
 		return 0;
 	}
 	if (strncmp(v, "step=", 5) || !v[5])
@@ -65,7 +65,7 @@ static int parse_align(const char *v, struct diff_opts *o)
 	long long n = strtoll(v + 5, &end, 10);
 	if (*end || errno || n < 0)
 		return -1;
-	o->align = DIFF_ALIGN_STEP;
+	o->align = GT_DIFF_ALIGN_STEP;
 	o->step = n;
 	return 0;
 }
@@ -154,7 +154,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 int cmd_diff(int argc, char **argv)
 {
 	struct diff_args a = { .report = "breakdown", .fmt = GT_OUT_TABLE,
-			       .o = { .align = DIFF_ALIGN_FIRST, .rank = -1 } };
+			       .o = { .align = GT_DIFF_ALIGN_FIRST, .rank = -1 } };
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
@@ -168,7 +168,7 @@ int cmd_diff(int argc, char **argv)
 		}
 	}
 	struct gt_report_out o = { 0 };
-	if (!rc && diff_run(s[0], s[1], a.report, &a.o, &o, err, sizeof(err))) {
+	if (!rc && gt_diff_run(s[0], s[1], a.report, &a.o, &o, err, sizeof(err))) {
 		cmd_error("%s vs %s: %s", a.path[0], a.path[1], err);
 		rc = 1;
 	}
@@ -187,7 +187,7 @@ int cmd_diff(int argc, char **argv)
 		rc = 1;
 	}
 	gt_report_out_done(&o);
-	store_free(s[0]);
-	store_free(s[1]);
+	gt_store_free(s[0]);
+	gt_store_free(s[1]);
 	return rc;
 }

@@ -87,11 +87,11 @@ int cmd_export(int argc, char **argv)
 		rc = 1;
 		goto done;
 	}
-	if (export_chrome(s, out, &eo, err, sizeof(err))) {
+	if (gt_export_chrome(s, out, &eo, err, sizeof(err))) {
 		cmd_error("%s", err);
 		rc = 1;
 	}
-	store_free(s);
+	gt_store_free(s);
 done:
 	free(paths);
 	return rc;

@@ -199,7 +199,7 @@ static int open_paths(const char *const *paths, int np, const char *run, uint64_
 	if (np == 1 && openbg_try(paths[0], memory, &bsrc, &bg)) {
 		int brc = ui_run(&bsrc);
 		openbg_done(bg);
-		store_free(bsrc.store);
+		gt_store_free(bsrc.store);
 		return brc;
 	}
 	struct gt_store *s = NULL;
@@ -213,7 +213,7 @@ static int open_paths(const char *const *paths, int np, const char *run, uint64_
 	char note[96];
 	if (runalign_starts(s, note, sizeof(note))) {
 		fprintf(stderr, "gtrace: out of memory\n");
-		store_free(s);
+		gt_store_free(s);
 		return 1;
 	}
 	char name[256];
@@ -225,7 +225,7 @@ static int open_paths(const char *const *paths, int np, const char *run, uint64_
 	struct ui_source src = { .name = name, .store = s, .param_bytes = param_bytes,
 				 .link_gbps = link_gbps };
 	rc = ui_run(&src);
-	store_free(s);
+	gt_store_free(s);
 	return rc;
 }
 

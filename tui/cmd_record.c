@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cmd.h"
-#include "live.h"
+#include "../live/live.h"
 #include "live_opts.h"
 #include "live_rec.h"
 #include "netsess.h"
@@ -48,7 +48,7 @@ static int usage(FILE *f)
 static int record_out_path(const char *v, char *out, size_t len)
 {
 	char host[256];
-	gtjob_hostname(host, sizeof(host));
+	gt_job_hostname(host, sizeof(host));
 	size_t o = 0;
 	for (const char *p = v; *p; p++) {
 		const char *add = p;
@@ -175,21 +175,21 @@ int cmd_record(int argc, char **argv)
 		return cmd_usage_error("record", "--pid, --all and -- CMD exclude each other");
 
 	char err[512];
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	if (!s) {
 		cmd_error("out of memory");
 		return 1;
 	}
 	struct live_sess ss;
 	live_sess_init(&ss, s, (uint32_t)ring);
-	store_meta_set(s, "source", "gtrace record");
-	gtjob_stamp(s);   /* the host and its clock, for a job merged from several nodes */
+	gt_store_meta_set(s, "source", "gtrace record");
+	gt_job_stamp(s);   /* the host and its clock, for a job merged from several nodes */
 	if (pid || all) {
 		if ((all ? live_attach_all(&ss, 0, err, sizeof(err))
 			 : live_attach_add(&ss, (pid_t)pid, inject ? LIVE_ATTACH_FORCE : 0, err,
 					   sizeof(err))) < 0) {
 			cmd_error("%s", err);
-			store_free(s);
+			gt_store_free(s);
 			return 1;
 		}
 	}
@@ -204,7 +204,7 @@ int cmd_record(int argc, char **argv)
 	if (live_opts_start(&ss, &lo, err, sizeof(err)) < 0) {
 		cmd_error("%s", err);
 		live_sess_close(&ss);
-		store_free(s);
+		gt_store_free(s);
 		return 1;
 	}
 	if (!pid && !all) {
@@ -214,11 +214,11 @@ int cmd_record(int argc, char **argv)
 				 live_spawn(cmd, &child, err, sizeof(err))) < 0) {
 			cmd_error("%s", err);
 			live_opts_abort(&ss);
-			store_free(s);
+			gt_store_free(s);
 			return 1;
 		}
 		ss.root = child;
-		store_meta_set(s, "command", cmd[0]);
+		gt_store_meta_set(s, "command", cmd[0]);
 	}
 	int rc = live_headless(&ss, duration, quiet ? 0 : 1.0);
 	char line[512];
@@ -235,11 +235,11 @@ int cmd_record(int argc, char **argv)
 			cmd_error("%s", rerr);
 		else
 			cmd_error("%s: %s", out, strerror(-rc));
-		store_free(s);
+		gt_store_free(s);
 		return 1;
 	}
-	const struct gt_drops *d = store_drops(s);
-	uint64_t lost = store_drops_lost(d);
+	const struct gt_drops *d = gt_store_drops(s);
+	uint64_t lost = gt_store_drops_lost(d);
 	fprintf(stderr, "gtrace record: %s: %llu events, %llu lost (%s)\n", out,
 		(unsigned long long)(ss.events - disc), (unsigned long long)lost, line);
 	char why[512];
@@ -264,6 +264,6 @@ int cmd_record(int argc, char **argv)
 	/* a command that failed or was killed by a signal: 1 */
 	if (ss.root && ss.root_exited)
 		status = WIFEXITED(ss.root_status) && !WEXITSTATUS(ss.root_status) ? 0 : 1;
-	store_free(s);
+	gt_store_free(s);
 	return status;
 }

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cmd.h"
-#include "live.h"
+#include "../live/live.h"
 #include "live_opts.h"
 
 static int usage(FILE *f)
@@ -60,7 +60,7 @@ int cmd_run(int argc, char **argv)
 	if (!cmd || !cmd[0])
 		return cmd_usage_error("run", "give the command after --");
 	char err[512];
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	if (!s) {
 		cmd_error("out of memory");
 		return 1;
@@ -69,7 +69,7 @@ int cmd_run(int argc, char **argv)
 	live_sess_init(&ss, s, 0);
 	if (live_opts_start(&ss, &lo, err, sizeof(err)) < 0) {
 		cmd_error("%s", err);
-		store_free(s);
+		gt_store_free(s);
 		return 1;
 	}
 	/* with the viewer on the terminal, the command's output goes to a log
@@ -85,7 +85,7 @@ int cmd_run(int argc, char **argv)
 		if (log_fd < 0) {
 			cmd_error("%s: %s", log, strerror(errno));
 			live_opts_abort(&ss);
-			store_free(s);
+			gt_store_free(s);
 			return 1;
 		}
 	}
@@ -98,11 +98,11 @@ int cmd_run(int argc, char **argv)
 			unlink(log);
 		cmd_error("%s", err);
 		live_opts_abort(&ss);
-		store_free(s);
+		gt_store_free(s);
 		return 1;
 	}
 	ss.root = child;
-	store_meta_set(s, "command", cmd[0]);
+	gt_store_meta_set(s, "command", cmd[0]);
 	int rc = live_view(&ss, cmd[0]);
 	struct stat lst;
 	if (log[0] && stat(log, &lst) == 0 && lst.st_size == 0)
@@ -123,6 +123,6 @@ int cmd_run(int argc, char **argv)
 	}
 	if (rc == 0 && !(WIFEXITED(ss.root_status) && !WEXITSTATUS(ss.root_status)))
 		rc = 1;             /* the command failed or was killed by a signal */
-	store_free(s);
+	gt_store_free(s);
 	return rc;
 }

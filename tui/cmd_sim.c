@@ -11,7 +11,7 @@
 #include "gtrace/gtfile.h"
 #include "gtrace/sim.h"
 #include "cmd.h"
-#include "live.h"
+#include "../live/live.h"
 
 static void sim_usage(FILE *f)
 {
@@ -36,7 +36,7 @@ static void sim_usage(FILE *f)
 		"                      freed)\n\n"
 		"gtrace sim --live [--gpus N] [--rate EVENTS_PER_S] [--seconds S] runs a stand-in\n"
 		"trainer to attach to instead ('gtrace sim --live --help').\n",
-		sim_scenario_list());
+		gt_sim_scenario_list());
 }
 
 /* strict unsigned number with an optional k/M/G suffix; 0 on success */
@@ -71,7 +71,7 @@ static double now_s(void)
 
 int cmd_sim(int argc, char **argv)
 {
-	struct sim_opts o = { 0 };
+	struct gt_sim_opts o = { 0 };
 	const char *out = NULL;
 	uint64_t v;
 	int force = 0;
@@ -98,16 +98,16 @@ int cmd_sim(int argc, char **argv)
 		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
 			out = val;
 		} else if (!strcmp(a, "--scenario")) {
-			int sc = sim_scenario_parse(val);
+			int sc = gt_sim_scenario_parse(val);
 			if (sc < 0)
 				return cmd_usage_error("sim", "unknown scenario '%s' (valid: %s)", val,
-						       sim_scenario_list());
-			o.scenario = (enum sim_scenario)sc;
+						       gt_sim_scenario_list());
+			o.scenario = (enum gt_sim_scenario)sc;
 		} else if (!strcmp(a, "--scenario-rank")) {
 			if (parse_count(val, &v) || v > 1023)
 				return cmd_usage_error("sim", "--scenario-rank must be 0..1023 (got '%s')", val);
 			o.scenario_rank = (int)v;
-			o.flags |= SIM_F_ONE_RANK;
+			o.flags |= GT_SIM_F_ONE_RANK;
 		} else if (!strcmp(a, "--gpus")) {
 			if (parse_count(val, &v) || v < 1 || v > 64)
 				return cmd_usage_error("sim", "--gpus must be 1..64 (got '%s')", val);
@@ -130,9 +130,9 @@ int cmd_sim(int argc, char **argv)
 			o.seed = v;
 		} else if (!strcmp(a, "--memory")) {
 			if (!strcmp(val, "steady"))
-				o.flags |= SIM_F_MEMORY;
+				o.flags |= GT_SIM_F_MEMORY;
 			else if (!strcmp(val, "leak"))
-				o.flags |= SIM_F_MEMORY | SIM_F_MEMLEAK;
+				o.flags |= GT_SIM_F_MEMORY | GT_SIM_F_MEMLEAK;
 			else
 				return cmd_usage_error("sim", "--memory takes steady or leak (got '%s')", val);
 		} else {
@@ -144,7 +144,7 @@ int cmd_sim(int argc, char **argv)
 	/* the stagger is between GPUs of one rank: with one GPU per rank (the
 	   default when --ranks > 1) nothing would be planted */
 	int gpus = o.gpus ? o.gpus : (o.ranks > 1 ? 1 : 4);
-	if (o.scenario == SIM_STAGGERED && gpus < 2)
+	if (o.scenario == GT_SIM_STAGGERED && gpus < 2)
 		return cmd_usage_error("sim", "staggered needs --gpus 2 or more: it staggers the GPUs "
 				       "of one rank (with --ranks the default is 1 GPU per rank)");
 	size_t ol = strlen(out);
@@ -153,26 +153,26 @@ int cmd_sim(int argc, char **argv)
 				       "and run 'gtrace export FILE.gtrace -o %s'", out, out);
 
 	char err[512] = "";
-	struct sim_truth t;
+	struct gt_sim_truth t;
 	double t0 = now_s();
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	if (!s) {
 		cmd_error("%s: out of memory", out);
 		return 1;
 	}
-	int rc = sim_generate_truth(&o, s, &t, err, sizeof(err));
+	int rc = gt_sim_generate_truth(&o, s, &t, err, sizeof(err));
 	if (rc) {
-		store_free(s);
+		gt_store_free(s);
 		if (rc == -EINVAL)
 			return cmd_usage_error("sim", "%s", err);
 		cmd_error("%s: %s", out, err);
 		return 1;
 	}
 	/* like export and record: an existing file is replaced only with --force */
-	struct gtfile_writer_opts wo = { .open_flags = force ? 0 : GTFILE_W_KEEP };
-	rc = gtfile_write_store_opts(s, out, &wo, err, sizeof(err));
-	size_t nev = store_event_count(s);
-	store_free(s);
+	struct gt_file_writer_opts wo = { .open_flags = force ? 0 : GT_FILE_W_KEEP };
+	rc = gt_file_write_store_opts(s, out, &wo, err, sizeof(err));
+	size_t nev = gt_store_event_count(s);
+	gt_store_free(s);
 	if (rc) {
 		cmd_error("%s", err[0] ? err : "cannot write the capture");
 		return 1;
@@ -184,6 +184,6 @@ int cmd_sim(int argc, char **argv)
 		snprintf(where, sizeof(where), " in rank %d", t.scenario_rank);
 	fprintf(stderr, "gtrace sim: %s: %zu events, %d steps, %d GPU%s x %d rank%s (%s%s), %.1f MB, %.2f s\n",
 		out, nev, t.steps, t.gpus, t.gpus > 1 ? "s" : "", t.ranks, t.ranks > 1 ? "s" : "",
-		sim_scenario_name(t.scenario), where, mb, now_s() - t0);
+		gt_sim_scenario_name(t.scenario), where, mb, now_s() - t0);
 	return 0;
 }

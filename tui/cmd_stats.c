@@ -173,7 +173,7 @@ struct stats_args {
 	const char *run;        /* --run: a TensorBoard log directory's run */
 	size_t memory;          /* --memory, bytes (0: unbounded) */
 	int memory_set;         /* --memory given; else the default budget */
-	int group;              /* --group-by: enum ops_group */
+	int group;              /* --group-by: enum gt_ops_group */
 };
 
 /* the options, looked up by name; each takes a value */
@@ -256,11 +256,11 @@ static int set_opt(struct stats_args *a, enum stats_opt id, const char *val)
 		break;
 	case OPT_GROUP:
 		if (!strcmp(val, "name"))
-			a->group = OPS_BY_NAME;
+			a->group = GT_OPS_BY_NAME;
 		else if (!strcmp(val, "shape"))
-			a->group = OPS_BY_SHAPE;
+			a->group = GT_OPS_BY_SHAPE;
 		else if (!strcmp(val, "stack"))
-			a->group = OPS_BY_STACK;
+			a->group = GT_OPS_BY_STACK;
 		else
 			return cmd_usage_error("stats", "unknown grouping '%s' (name, shape, stack)",
 					       val);
@@ -315,11 +315,11 @@ static int parse_args(int argc, char **argv, struct stats_args *a)
 /* does the store know rank R (a rank record or a lane of it; -1 counts as 0)? */
 static int has_rank(const struct gt_store *s, int32_t r)
 {
-	for (size_t i = 0; i < store_rank_count(s); i++)
-		if (store_rank_at(s, i)->rank == r)
+	for (size_t i = 0; i < gt_store_rank_count(s); i++)
+		if (gt_store_rank_at(s, i)->rank == r)
 			return 1;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		int32_t lr = store_lane_at(s, (uint32_t)i)->key.rank;
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		int32_t lr = gt_store_lane_at(s, (uint32_t)i)->key.rank;
 		if ((lr < 0 ? 0 : lr) == r)
 			return 1;
 	}
@@ -330,13 +330,13 @@ static int has_rank(const struct gt_store *s, int32_t r)
  * record or a GPU lane? */
 static int has_gpu(const struct gt_store *s, int32_t g, int32_t r)
 {
-	for (size_t i = 0; i < store_device_count(s); i++) {
-		const struct gt_device *d = store_device_at(s, i);
+	for (size_t i = 0; i < gt_store_device_count(s); i++) {
+		const struct gt_device *d = gt_store_device_at(s, i);
 		if (d->id == g && (r < 0 || d->rank == r))
 			return 1;
 	}
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane_key *k = &store_lane_at(s, (uint32_t)i)->key;
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane_key *k = &gt_store_lane_at(s, (uint32_t)i)->key;
 		if (k->type == GT_LANE_GPU && k->device == g && (r < 0 || k->rank == r))
 			return 1;
 	}
@@ -348,8 +348,8 @@ static int has_gpu(const struct gt_store *s, int32_t g, int32_t r)
 static uint64_t gpu_events(const struct gt_store *s, int32_t g, int32_t r)
 {
 	uint64_t n = 0;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		if (l->key.type == GT_LANE_GPU && (g < 0 || l->key.device == g) &&
 		    (r < 0 || l->key.rank == r))
 			n += l->n;
@@ -383,13 +383,13 @@ static int cmp_i64(const void *a, const void *b)
 static void step_numbers(const struct gt_store *s, char *buf, size_t len)
 {
 	int32_t *ranks = NULL;
-	long nr = steps_ranks(s, &ranks);
+	long nr = gt_steps_ranks(s, &ranks);
 	int64_t *v = NULL;
 	size_t n = 0;
 	for (long i = 0; i < nr; i++) {
-		struct steps_list l;
+		struct gt_steps_list l;
 		char err[128];
-		if (steps_find(s, ranks[i], NULL, &l, err, sizeof(err)))
+		if (gt_steps_find(s, ranks[i], NULL, &l, err, sizeof(err)))
 			continue;
 		int64_t *nv = realloc(v, (n + l.n + 1) * sizeof(*v));
 		if (nv) {
@@ -397,7 +397,7 @@ static void step_numbers(const struct gt_store *s, char *buf, size_t len)
 			for (size_t k = 0; k < l.n; k++)
 				v[n++] = l.v[k].number;
 		}
-		steps_list_done(&l);
+		gt_steps_list_done(&l);
 	}
 	free(ranks);
 	if (!n) {
@@ -428,24 +428,24 @@ static void id_list(const struct gt_store *s, int gpus, int32_t r, char *buf, si
 {
 	int64_t v[64];
 	size_t n = 0, more = 0;
-	size_t nl = store_lane_count(s);
-	for (size_t i = 0; i <= nl + store_device_count(s) + store_rank_count(s); i++) {
+	size_t nl = gt_store_lane_count(s);
+	for (size_t i = 0; i <= nl + gt_store_device_count(s) + gt_store_rank_count(s); i++) {
 		int64_t x;
 		if (i < nl) {
-			const struct gt_lane_key *k = &store_lane_at(s, (uint32_t)i)->key;
+			const struct gt_lane_key *k = &gt_store_lane_at(s, (uint32_t)i)->key;
 			int32_t kr = k->rank;
 			if (gpus && (k->type != GT_LANE_GPU || (r >= 0 && kr != r)))
 				continue;
 			x = gpus ? k->device : kr;
-		} else if (i - nl < store_device_count(s)) {
-			const struct gt_device *d = store_device_at(s, i - nl);
+		} else if (i - nl < gt_store_device_count(s)) {
+			const struct gt_device *d = gt_store_device_at(s, i - nl);
 			if (!gpus || (r >= 0 && d->rank != r))
 				continue;
 			x = d->id;
-		} else if (i - nl - store_device_count(s) < store_rank_count(s)) {
+		} else if (i - nl - gt_store_device_count(s) < gt_store_rank_count(s)) {
 			if (gpus)
 				continue;
-			x = store_rank_at(s, i - nl - store_device_count(s))->rank;
+			x = gt_store_rank_at(s, i - nl - gt_store_device_count(s))->rank;
 		} else {
 			break;
 		}
@@ -475,7 +475,7 @@ static int make_scope(const struct gt_store *s, const struct stats_args *a, stru
 	gt_scope_all(sc);
 	sc->param_bytes = a->param_bytes;
 	sc->link_gbps = a->link_gbps;
-	sc->flags |= (unsigned)a->group << OPS_SCOPE_GROUP_SHIFT;
+	sc->flags |= (unsigned)a->group << GT_OPS_SCOPE_GROUP_SHIFT;
 	sc->gpu = (int32_t)a->gpu;
 	sc->rank = (int32_t)a->rank;
 	/* an unknown rank or GPU is a mistake, not an empty table */
@@ -505,7 +505,7 @@ static int make_scope(const struct gt_store *s, const struct stats_args *a, stru
 		if (parse_range(a->range, &t0, &t1, &h0, &h1))
 			return cmd_usage_error("stats", "bad --range '%s' (T0:T1 with units ns, us, ms, s, "
 					       "e.g. 1.5s:2s)", a->range);
-		int64_t base = store_t_min(s);
+		int64_t base = gt_store_t_min(s);
 		if (h0)
 			sc->t0_ns = base + t0;
 		if (h1)
@@ -515,7 +515,7 @@ static int make_scope(const struct gt_store *s, const struct stats_args *a, stru
 	}
 	if (a->step >= 0) {
 		sc->step = a->step;
-		if (steps_scope(s, sc, sc, NULL, 0)) {   /* the step's window (core) */
+		if (gt_steps_scope(s, sc, sc, NULL, 0)) {   /* the step's window (core) */
 			step_numbers(s, have, sizeof(have));
 			cmd_error("%s: no step %lld in the trace (%s)", a->paths[0], a->step, have);
 			return 1;
@@ -599,7 +599,7 @@ int cmd_stats(int argc, char **argv)
 		rc = 1;
 	}
 out:
-	store_free(s);
+	gt_store_free(s);
 	free(paths);
 	return rc;
 }

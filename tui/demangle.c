@@ -271,10 +271,10 @@ char *demangle_short(const char *in, char *out, size_t len)
 
 char *demangle_short_of(const struct gt_store *s, const char *in, char *out, size_t len)
 {
-	uint32_t id = s ? store_str_find(s, in, strlen(in)) : UINT32_MAX;
-	uint32_t sh = id != UINT32_MAX ? store_str_short(s, id) : 0;
+	uint32_t id = s ? gt_store_str_find(s, in, strlen(in)) : UINT32_MAX;
+	uint32_t sh = id != UINT32_MAX ? gt_store_str_short(s, id) : 0;
 	if (sh) {
-		snprintf(out, len, "%s", store_str(s, sh));
+		snprintf(out, len, "%s", gt_store_str(s, sh));
 		return out;
 	}
 	return demangle_short(in, out, len);

@@ -16,7 +16,7 @@ char *demangle_name(const char *in, char *out, size_t len);
 char *demangle_short(const char *in, char *out, size_t len);
 struct gt_store;
 /* the short form of a name of store s: the source's own short name when
- * it gave one (nsys's shortName, store_str_short), else demangle_short */
+ * it gave one (nsys's shortName, gt_store_str_short), else demangle_short */
 char *demangle_short_of(const struct gt_store *s, const char *in, char *out, size_t len);
 
 #endif

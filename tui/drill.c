@@ -17,7 +17,7 @@ static int sort_by_time;
 static int ref_cmp(const void *pa, const void *pb)
 {
 	const struct gt_ref *a = pa, *b = pb;
-	const struct gt_event *x = store_ev(sort_store, *a), *y = store_ev(sort_store, *b);
+	const struct gt_event *x = gt_store_ev(sort_store, *a), *y = gt_store_ev(sort_store, *b);
 	if (sort_by_time) {
 		if (x->start_ns != y->start_ns)
 			return x->start_ns < y->start_ns ? -1 : 1;
@@ -151,7 +151,7 @@ size_t drill_same(const struct gt_store *s, const struct gt_ref *v, size_t n,
 		  const struct gt_lane_key *k, int64_t t_ns, size_t keep)
 {
 	for (size_t i = 0; i < n; i++) {
-		const struct gt_lane *l = store_lane_at(s, v[i].lane);
+		const struct gt_lane *l = gt_store_lane_at(s, v[i].lane);
 		if (v[i].idx < l->n && l->ev[v[i].idx].start_ns == t_ns &&
 		    !memcmp(&l->key, k, sizeof(*k)))
 			return i;

@@ -14,8 +14,8 @@ static const struct gt_store *sort_store;
 /* display order: rank, GPUs before hosts, device or pid, sort hint, id */
 static int key_cmp(const void *pa, const void *pb)
 {
-	const struct gt_lane *a = store_lane_at(sort_store, *(const uint32_t *)pa);
-	const struct gt_lane *b = store_lane_at(sort_store, *(const uint32_t *)pb);
+	const struct gt_lane *a = gt_store_lane_at(sort_store, *(const uint32_t *)pa);
+	const struct gt_lane *b = gt_store_lane_at(sort_store, *(const uint32_t *)pb);
 	int32_t ra = a->key.rank, rb = b->key.rank;
 	if (ra != rb)
 		return ra < rb ? -1 : 1;
@@ -75,10 +75,10 @@ const char *lanes_role_name(enum lanes_role r)
 static void gpu_label(const struct gt_store *s, int32_t rank, int32_t dev, char *buf, size_t len)
 {
 	const char *nm = "";
-	for (size_t i = 0; i < store_device_count(s); i++) {
-		const struct gt_device *d = store_device_at(s, i);
+	for (size_t i = 0; i < gt_store_device_count(s); i++) {
+		const struct gt_device *d = gt_store_device_at(s, i);
 		if (d->id == dev && d->rank == rank && d->name)
-			nm = store_str(s, d->name);
+			nm = gt_store_str(s, d->name);
 	}
 	if (!strncmp(nm, "NVIDIA ", 7))
 		nm += 7;
@@ -160,14 +160,14 @@ static int old_fold(const struct lanes *L, const struct lanes_row *r)
 
 int lanes_build(struct lanes *L, const struct gt_store *s)
 {
-	size_t n = store_lane_count(s);
+	size_t n = gt_store_lane_count(s);
 	uint32_t *ord = malloc((n ? n : 1) * sizeof(*ord));
 	if (!ord)
 		return -ENOMEM;
 	int multi_rank = 0;
 	for (size_t i = 0; i < n; i++) {
 		ord[i] = (uint32_t)i;
-		int32_t r = store_lane_at(s, (uint32_t)i)->key.rank;
+		int32_t r = gt_store_lane_at(s, (uint32_t)i)->key.rank;
 		if (r > 0)
 			multi_rank = 1;
 	}
@@ -177,7 +177,7 @@ int lanes_build(struct lanes *L, const struct gt_store *s)
 	size_t nr = 0, cap = 0;
 	long g_rank = -1, g_sub = -1;
 	for (size_t i = 0; i < n; i++) {
-		const struct gt_lane *l = store_lane_at(s, ord[i]);
+		const struct gt_lane *l = gt_store_lane_at(s, ord[i]);
 		int32_t rank = l->key.rank;
 		int gpu = l->key.type == GT_LANE_GPU;
 		/* tracks without a real process (pid <= 0) share one "other tracks" group */
@@ -226,7 +226,7 @@ int lanes_build(struct lanes *L, const struct gt_store *s)
 		r->device = gpu ? l->key.device : -1;
 		r->pid = l->key.pid;
 		r->lane = l->id;
-		const char *nm = l->name ? store_str(s, l->name) : NULL;
+		const char *nm = l->name ? gt_store_str(s, l->name) : NULL;
 		if (nm && !nm[strspn(nm, " ")])
 			nm = NULL;   /* blank */
 		if (nm && gpu) {

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include "gtrace/pinj.h"
 #include "gtrace_config.h"
-#include "live.h"
+#include "../live/live.h"
 
 int live_listening(pid_t pid)
 {
@@ -28,7 +28,7 @@ int live_listening(pid_t pid)
 	return 0;
 }
 
-int live_attach_prepare(pid_t pid, int flags, struct pinj_result *res, char *err, size_t errlen)
+int live_attach_prepare(pid_t pid, int flags, struct gt_pinj_result *res, char *err, size_t errlen)
 {
 	memset(res, 0, sizeof(*res));
 	if (live_listening(pid)) {
@@ -41,13 +41,13 @@ int live_attach_prepare(pid_t pid, int flags, struct pinj_result *res, char *err
 			 "was not found next to the gtrace binary", (int)pid);
 		return -ENOENT;
 	}
-	struct pinj_opts o = { .lib_path = lib, .version = GTRACE_VERSION };
+	struct gt_pinj_opts o = { .lib_path = lib, .version = GTRACE_VERSION };
 	/* no CUDA driver, nothing to record: refused unless forced, or unless
 	 * the process runs the library's synthetic source (GTRACE_SYNTH) */
 	char synth[32];
 	if (!(flags & LIVE_ATTACH_FORCE) && live_proc_env(pid, "GTRACE_SYNTH", synth, sizeof(synth)))
-		o.flags |= PINJ_F_NEED_CUDA;
-	int rc = pinj_inject(pid, &o, res, err, errlen);
+		o.flags |= GT_PINJ_F_NEED_CUDA;
+	int rc = gt_pinj_inject(pid, &o, res, err, errlen);
 	if (rc < 0)
 		return rc;
 	/* the library's own thread binds the socket: wait for it */
@@ -68,7 +68,7 @@ int live_attach_prepare(pid_t pid, int flags, struct pinj_result *res, char *err
 
 int live_attach_add(struct live_sess *ss, pid_t pid, int flags, char *err, size_t errlen)
 {
-	struct pinj_result res;
+	struct gt_pinj_result res;
 	int rc = live_attach_prepare(pid, flags, &res, err, errlen);
 	if (rc < 0)
 		return rc;
@@ -103,7 +103,7 @@ size_t live_cuda_pids(pid_t *pids, size_t max, int mine_only)
 			continue;
 		if (mine_only && proc_uid((pid_t)pid) != (long)getuid())
 			continue;
-		if (pinj_maps_uses_cuda((pid_t)pid) <= 0 && !live_listening((pid_t)pid))
+		if (gt_pinj_maps_uses_cuda((pid_t)pid) <= 0 && !live_listening((pid_t)pid))
 			continue;
 		if (n < max)
 			pids[n] = (pid_t)pid;

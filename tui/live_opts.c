@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cmd.h"
-#include "live.h"
+#include "../live/live.h"
 #include "live_opts.h"
 #include "live_rec.h"
 
@@ -44,7 +44,7 @@ int live_opts_arg(struct live_opts *o, const char *cmd, int argc, char **argv, i
 int live_opts_start(struct live_sess *ss, const struct live_opts *o, char *err, size_t errlen)
 {
 	size_t budget = o->memory_set ? o->memory : gt_default_memory_budget();
-	int rc = store_set_budget(ss->s, budget);
+	int rc = gt_store_set_budget(ss->s, budget);
 	if (rc < 0)        /* the store stays unbounded: the capture goes on */
 		fprintf(stderr, "gtrace: warning: --memory: %s; the store holds every event\n",
 			strerror(-rc));

@@ -22,7 +22,7 @@ static const char *tmp_root(void)
  * from the start; 0 or -EIO with err */
 static int first_flush(struct live_rec *r, struct gt_store *s, char *err, size_t errlen)
 {
-	int rc = gtfile_writer_flush(r->w, s);
+	int rc = gt_file_writer_flush(r->w, s);
 	if (rc < 0)
 		snprintf(err, errlen, "%s: %s", r->path, strerror(-rc));
 	return rc < 0 ? -EIO : 0;
@@ -32,8 +32,8 @@ static int seg_open(struct live_rec *r, struct gt_store *s, char *err, size_t er
 {
 	r->seq++;
 	snprintf(r->path, sizeof(r->path), "%.*s/seg-%06u.gtrace", PATH_MAX - 32, r->dir, r->seq);
-	struct gtfile_writer_opts wo = { .open_flags = GTFILE_W_KEEP };
-	r->w = gtfile_writer_open(r->path, &wo, err, errlen);
+	struct gt_file_writer_opts wo = { .open_flags = GT_FILE_W_KEEP };
+	r->w = gt_file_writer_open(r->path, &wo, err, errlen);
 	r->cur_events = 0;
 	r->cur_t0 = INT64_MAX;
 	r->cur_t1 = INT64_MIN;
@@ -58,16 +58,16 @@ int live_rec_open(struct live_rec *r, struct gt_store *s, const char *record, in
 				 "its past");
 			return -EINVAL;
 		}
-		struct gtfile_writer_opts wo = { 0 };
-		r->w = gtfile_writer_open_fd(1, "stdout", &wo, err, errlen);
+		struct gt_file_writer_opts wo = { 0 };
+		r->w = gt_file_writer_open_fd(1, "stdout", &wo, err, errlen);
 		r->stream = 1;
 		return r->w ? first_flush(r, s, err, errlen) : -EIO;
 	}
 	if (record && !ring_ns) {
 		/* the recording itself, written in place */
 		snprintf(r->path, sizeof(r->path), "%s", record);
-		struct gtfile_writer_opts wo = { .open_flags = force ? 0 : GTFILE_W_KEEP };
-		r->w = gtfile_writer_open(record, &wo, err, errlen);
+		struct gt_file_writer_opts wo = { .open_flags = force ? 0 : GT_FILE_W_KEEP };
+		r->w = gt_file_writer_open(record, &wo, err, errlen);
 		return r->w ? first_flush(r, s, err, errlen) : -EIO;
 	}
 	struct stat st;
@@ -90,8 +90,8 @@ int live_rec_open(struct live_rec *r, struct gt_store *s, const char *record, in
 	if (ring_ns)
 		return seg_open(r, s, err, errlen);
 	snprintf(r->path, sizeof(r->path), "%.*s/capture.gtrace", PATH_MAX - 32, r->dir);
-	struct gtfile_writer_opts wo = { .open_flags = GTFILE_W_KEEP };
-	r->w = gtfile_writer_open(r->path, &wo, err, errlen);
+	struct gt_file_writer_opts wo = { .open_flags = GT_FILE_W_KEEP };
+	r->w = gt_file_writer_open(r->path, &wo, err, errlen);
 	if (!r->w) {
 		rmdir(r->dir);
 		r->dir[0] = 0;
@@ -110,7 +110,7 @@ static uint64_t file_size(const char *path)
 static int rotate(struct live_rec *r, struct gt_store *s)
 {
 	char err[256];
-	int rc = gtfile_writer_close(r->w, s, err, sizeof(err));
+	int rc = gt_file_writer_close(r->w, s, err, sizeof(err));
 	r->w = NULL;
 	if (rc < 0)
 		return rc;
@@ -156,7 +156,7 @@ int live_rec_add(struct live_rec *r, struct gt_store *s, const struct gt_event *
 {
 	if (!r->w)
 		return -EIO;
-	int rc = gtfile_writer_add(r->w, s, ev, n);
+	int rc = gt_file_writer_add(r->w, s, ev, n);
 	if (rc)
 		return rc;
 	r->events += n;
@@ -181,7 +181,7 @@ int live_rec_add(struct live_rec *r, struct gt_store *s, const struct gt_event *
 
 int live_rec_flush(struct live_rec *r, struct gt_store *s)
 {
-	return r->w ? gtfile_writer_flush(r->w, s) : -EIO;
+	return r->w ? gt_file_writer_flush(r->w, s) : -EIO;
 }
 
 uint64_t live_rec_bytes(const struct live_rec *r)
@@ -241,9 +241,9 @@ void live_rec_status(const struct live_rec *r, char *buf, size_t len)
 static int merge(struct live_rec *r, struct gt_store *s, const char *out, unsigned open_flags,
 		 char *err, size_t errlen)
 {
-	struct gtfile_writer_opts wo = { .open_flags = open_flags };
+	struct gt_file_writer_opts wo = { .open_flags = open_flags };
 	err[0] = 0;
-	struct gtfile_writer *w = gtfile_writer_open(out, &wo, err, errlen);
+	struct gt_file_writer *w = gt_file_writer_open(out, &wo, err, errlen);
 	if (!w)
 		return -EIO;
 	int rc = 0;
@@ -251,28 +251,28 @@ static int merge(struct live_rec *r, struct gt_store *s, const char *out, unsign
 		const char *p = i < r->nseg ? r->seg[i].path : r->w ? r->path : NULL;
 		if (!p)
 			break;
-		struct gt_store *t = store_new();
-		struct gtfile_info info;
+		struct gt_store *t = gt_store_new();
+		struct gt_file_info info;
 		char e2[512];
-		rc = t ? gtfile_read(p, t, &info, e2, sizeof(e2)) : -ENOMEM;
+		rc = t ? gt_file_read(p, t, &info, e2, sizeof(e2)) : -ENOMEM;
 		if (rc < 0)
 			snprintf(err, errlen, "%s", t ? e2 : "out of memory");
-		for (uint32_t l = 0; !rc && l < store_lane_count(t); l++) {
-			const struct gt_lane *ln = store_lane_at(t, l);
+		for (uint32_t l = 0; !rc && l < gt_store_lane_count(t); l++) {
+			const struct gt_lane *ln = gt_store_lane_at(t, l);
 			if (ln->n)
-				rc = gtfile_writer_add(w, s, ln->ev, ln->n);
+				rc = gt_file_writer_add(w, s, ln->ev, ln->n);
 		}
 		if (rc < 0 && !err[0])
 			snprintf(err, errlen, "%s: %s", out, strerror(-rc));
-		store_free(t);
+		gt_store_free(t);
 	}
 	if (rc < 0) {
-		gtfile_writer_abort(w);
+		gt_file_writer_abort(w);
 		unlink(out);
 		return rc;
 	}
 	char e2[256];
-	rc = gtfile_writer_close(w, s, e2, sizeof(e2));
+	rc = gt_file_writer_close(w, s, e2, sizeof(e2));
 	if (rc < 0)
 		snprintf(err, errlen, "%s: %s", out, e2);
 	return rc;
@@ -337,7 +337,7 @@ int live_rec_keep(struct live_rec *r, struct gt_store *s, const char *name, char
 	}
 	if (r->ring_ns) {
 		copy = 1;
-		rc = merge(r, s, name, GTFILE_W_KEEP, err, sizeof(err));
+		rc = merge(r, s, name, GT_FILE_W_KEEP, err, sizeof(err));
 	} else if (link(r->path, name) < 0) {
 		rc = -errno;
 		if (rc == -EXDEV || rc == -EPERM) {
@@ -366,14 +366,14 @@ static void ring_meta(struct live_rec *r, struct gt_store *s)
 {
 	char v[64];
 	snprintf(v, sizeof(v), "%lld", (long long)r->ring_ns);
-	store_meta_set(s, "ring_window_ns", v);
+	gt_store_meta_set(s, "ring_window_ns", v);
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)r->disc_events);
-	store_meta_set(s, "ring_discarded_events", v);
+	gt_store_meta_set(s, "ring_discarded_events", v);
 	if (r->disc_events) {
 		snprintf(v, sizeof(v), "%lld", (long long)r->disc_t0);
-		store_meta_set(s, "ring_discarded_from_ns", v);
+		gt_store_meta_set(s, "ring_discarded_from_ns", v);
 		snprintf(v, sizeof(v), "%lld", (long long)r->disc_t1);
-		store_meta_set(s, "ring_discarded_to_ns", v);
+		gt_store_meta_set(s, "ring_discarded_to_ns", v);
 	}
 }
 
@@ -403,19 +403,19 @@ int live_rec_close(struct live_rec *r, struct gt_store *s, char *err, size_t err
 			snprintf(final, sizeof(final), "%s/capture.gtrace", r->dir);
 		if (r->record[0] || r->nkept) {
 			if (r->w)
-				rc = gtfile_writer_flush(r->w, s);
+				rc = gt_file_writer_flush(r->w, s);
 			if (!rc)
-				rc = merge(r, s, final, r->force ? 0 : GTFILE_W_KEEP, err, errlen);
+				rc = merge(r, s, final, r->force ? 0 : GT_FILE_W_KEEP, err, errlen);
 			else
 				snprintf(err, errlen, "%s: %s", r->path, strerror(-rc));
 		}
 		if (r->w)
-			gtfile_writer_abort(r->w);
+			gt_file_writer_abort(r->w);
 		r->w = NULL;
 	} else {
 		snprintf(final, sizeof(final), "%s", r->path);
 		char e2[256];
-		rc = gtfile_writer_close(r->w, s, e2, sizeof(e2));
+		rc = gt_file_writer_close(r->w, s, e2, sizeof(e2));
 		r->w = NULL;
 		if (rc < 0)
 			snprintf(err, errlen, "%s: %s", r->path, e2);
@@ -441,7 +441,7 @@ int live_rec_close(struct live_rec *r, struct gt_store *s, char *err, size_t err
 void live_rec_abort(struct live_rec *r)
 {
 	if (r->w)
-		gtfile_writer_abort(r->w);
+		gt_file_writer_abort(r->w);
 	r->w = NULL;
 	remove_dir(r);
 	free(r->seg);

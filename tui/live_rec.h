@@ -28,7 +28,7 @@
 #define LIVE_REC_SEG_EVENTS (4u << 20)   /* a segment rotates at this many events */
 #define LIVE_REC_KEEP_MAX 8             /* names kept with W */
 
-struct gtfile_writer;
+struct gt_file_writer;
 
 /* one closed segment of a ring */
 struct live_seg {
@@ -44,7 +44,7 @@ struct live_rec {
 	char record[PATH_MAX];   /* --record FILE, '' = temporary */
 	int force;               /* replace an existing --record FILE */
 	int stream;              /* record "-": a stream on stdout (no file) */
-	struct gtfile_writer *w;
+	struct gt_file_writer *w;
 	uint64_t events;         /* events written, discarded ones included */
 	uint64_t written_bytes;  /* bytes of the segments closed (ring) */
 	/* ring (ring_ns > 0) */

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
-#include "live.h"
+#include "../live/live.h"
 
 void live_save_path(char *out, size_t len)
 {

@@ -1,5 +1,5 @@
 /*
- * live_sess.c - a live session (tui/live.h): several traced processes
+ * live_sess.c - a live session (live/live.h): several traced processes
  * (ranks) feeding one store, new descendants of a started command joined
  * as they open their control sockets, the streaming writer fed as events
  * arrive, and the ui_source glue for the viewer.
@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "gtrace/gtfile.h"
-#include "live.h"
+#include "../live/live.h"
 #include "live_rec.h"
 #include "ui.h"
 
@@ -44,7 +44,7 @@ int live_sess_add(struct live_sess *ss, pid_t pid, char *err, size_t errlen)
 	if (rc == 0) {
 		ss->n++;
 		ss->joined++;
-		if (store_finish(ss->s) < 0)   /* a store the viewer can read from the start */
+		if (gt_store_finish(ss->s) < 0)   /* a store the viewer can read from the start */
 			return -ENOMEM;
 	}
 	return rc;
@@ -109,7 +109,7 @@ int live_sess_poll(struct live_sess *ss)
 		ss->rate_t_ns = now;
 		ss->rate_events = ss->events;
 	}
-	if (added && store_finish(ss->s) < 0)
+	if (added && gt_store_finish(ss->s) < 0)
 		return -ENOMEM;
 	/* once a second, and at the first events (a file killed early opens
 	 * with them) */
@@ -144,7 +144,7 @@ static void human(double v, char *buf, size_t len)
 
 void live_sess_drops(struct live_sess *ss)
 {
-	struct gt_drops *d = store_drops(ss->s);
+	struct gt_drops *d = gt_store_drops(ss->s);
 	struct gt_drops sum;
 	memset(&sum, 0, sizeof(sum));
 	for (int k = 0; k < ss->n; k++) {
@@ -164,8 +164,8 @@ void live_sess_drops(struct live_sess *ss)
 void live_sess_status(struct live_sess *ss, char *buf, size_t len)
 {
 	live_sess_drops(ss);
-	const struct gt_drops *d = store_drops(ss->s);
-	uint64_t lost = store_drops_lost(d);
+	const struct gt_drops *d = gt_store_drops(ss->s);
+	uint64_t lost = gt_store_drops_lost(d);
 	const char *state = "capturing";
 	int alive = 0;
 	for (int k = 0; k < ss->n; k++)
@@ -190,8 +190,8 @@ void live_sess_status(struct live_sess *ss, char *buf, size_t len)
 			 (unsigned long long)d->client_buffers, d->client_buffers == 1 ? "" : "s");
 	/* memory held / budget, the capture file's size */
 	char mem[48] = "", file[160] = "", used[16], bud[16];
-	size_t budget = store_budget(ss->s);
-	live_fmt_bytes(store_resident_bytes(ss->s), used, sizeof(used));
+	size_t budget = gt_store_budget(ss->s);
+	live_fmt_bytes(gt_store_resident_bytes(ss->s), used, sizeof(used));
 	live_fmt_bytes(budget, bud, sizeof(bud));
 	snprintf(mem, sizeof(mem), budget ? ", mem %s/%s" : ", mem %s", used, bud);
 	if (ss->rec)
@@ -244,13 +244,13 @@ static int ui_save(void *ctx, char *msg, size_t len)
 	live_save_path(path, sizeof(path));
 	live_sess_drops(ss);
 	char err[256];
-	struct gtfile_writer_opts wo = { .open_flags = GTFILE_W_KEEP };   /* W never replaces */
-	int rc = gtfile_write_store_opts(ss->s, path, &wo, err, sizeof(err));
+	struct gt_file_writer_opts wo = { .open_flags = GT_FILE_W_KEEP };   /* W never replaces */
+	int rc = gt_file_write_store_opts(ss->s, path, &wo, err, sizeof(err));
 	if (rc < 0)
 		snprintf(msg, len, "%s", err);
 	else
 		snprintf(msg, len, "saved %s, %llu events", path,
-			 (unsigned long long)store_event_count(ss->s));
+			 (unsigned long long)gt_store_event_count(ss->s));
 	return rc;
 }
 

@@ -19,7 +19,7 @@
 #include "gtrace/agent.h"
 #include "gtrace/sim.h"
 #include "cmd.h"
-#include "live.h"
+#include "../live/live.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -46,7 +46,7 @@ static void sleep_ns(int64_t ns)
 
 struct lsim {
 	struct gt_store *s;
-	struct pub_dict dict;
+	struct gt_publisher_dict dict;
 	uint64_t published, generated;
 	uint64_t last_reset;
 	int gpus;
@@ -61,19 +61,19 @@ struct lsim {
 static const char *d_str(void *ctx, uint32_t id, size_t *len)
 {
 	struct lsim *ls = ctx;
-	if (id >= store_str_count(ls->s))
+	if (id >= gt_store_str_count(ls->s))
 		return NULL;
-	const char *t = store_str(ls->s, id);
+	const char *t = gt_store_str(ls->s, id);
 	*len = strlen(t);
 	return t;
 }
 
-static int d_lane(void *ctx, uint32_t id, struct ring_lane_def *o)
+static int d_lane(void *ctx, uint32_t id, struct gt_ring_lane_def *o)
 {
 	struct lsim *ls = ctx;
-	if (id >= store_lane_count(ls->s))
+	if (id >= gt_store_lane_count(ls->s))
 		return -1;
-	const struct gt_lane *l = store_lane_at(ls->s, id);
+	const struct gt_lane *l = gt_store_lane_at(ls->s, id);
 	o->type = l->key.type;
 	o->rank = l->key.rank + ls->rank_base;
 	o->device = l->key.device;
@@ -85,7 +85,7 @@ static int d_lane(void *ctx, uint32_t id, struct ring_lane_def *o)
 
 static int d_kconf(void *ctx, uint32_t id, struct gt_kconf *k)
 {
-	const struct gt_kconf *p = store_kconf_at(((struct lsim *)ctx)->s, id);
+	const struct gt_kconf *p = gt_store_kconf_at(((struct lsim *)ctx)->s, id);
 	if (!p)
 		return -1;
 	*k = *p;
@@ -94,7 +94,7 @@ static int d_kconf(void *ctx, uint32_t id, struct gt_kconf *k)
 
 static int d_nccl(void *ctx, uint32_t id, struct gt_nccl *n)
 {
-	const struct gt_nccl *p = store_nccl_at(((struct lsim *)ctx)->s, id);
+	const struct gt_nccl *p = gt_store_nccl_at(((struct lsim *)ctx)->s, id);
 	if (!p)
 		return -1;
 	*n = *p;
@@ -102,19 +102,19 @@ static int d_nccl(void *ctx, uint32_t id, struct gt_nccl *n)
 }
 
 /* a new ring (new viewer): devices and ranks first */
-static void publish_meta(struct lsim *ls, struct pub *p)
+static void publish_meta(struct lsim *ls, struct gt_publisher *p)
 {
-	for (size_t i = 0; i < store_device_count(ls->s); i++) {
-		const struct gt_device *d = store_device_at(ls->s, i);
-		struct ring_device_def dd = { d->rank + ls->rank_base, d->id, d->name, d->sm_count,
+	for (size_t i = 0; i < gt_store_device_count(ls->s); i++) {
+		const struct gt_device *d = gt_store_device_at(ls->s, i);
+		struct gt_ring_device_def dd = { d->rank + ls->rank_base, d->id, d->name, d->sm_count,
 					      d->mem_bytes, d->cc_major, d->cc_minor };
-		pub_device(p, &dd, &ls->dict);
+		gt_publisher_device(p, &dd, &ls->dict);
 	}
-	for (size_t i = 0; i < store_rank_count(ls->s); i++) {
-		const struct gt_rank *r = store_rank_at(ls->s, i);
-		struct ring_rank_def rd = { r->pid, r->rank + ls->rank_base, r->world_size,
+	for (size_t i = 0; i < gt_store_rank_count(ls->s); i++) {
+		const struct gt_rank *r = gt_store_rank_at(ls->s, i);
+		struct gt_ring_rank_def rd = { r->pid, r->rank + ls->rank_base, r->world_size,
 					    ls->host ? ls->host : r->host, 0 };
-		pub_rank(p, &rd, &ls->dict);
+		gt_publisher_rank(p, &rd, &ls->dict);
 	}
 }
 
@@ -125,14 +125,14 @@ static int emit(void *ctx, const struct gt_event *ev, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (ev[i].start_ns + ev[i].dur_ns > ls->sim_end_ns)
 			ls->sim_end_ns = ev[i].start_ns + ev[i].dur_ns;
-	struct pub *p = agent_pub();
+	struct gt_publisher *p = gt_agent_pub();
 	if (!p)
 		return 0;
 	if (p->resets != ls->last_reset) {
 		ls->last_reset = p->resets;
 		publish_meta(ls, p);
 	}
-	ls->published += pub_events(p, ev, n, &ls->dict);
+	ls->published += gt_publisher_events(p, ev, n, &ls->dict);
 	return 0;
 }
 
@@ -167,7 +167,7 @@ static int usage(FILE *f)
 
 int live_sim_main(int argc, char **argv)
 {
-	struct sim_opts o;
+	struct gt_sim_opts o;
 	memset(&o, 0, sizeof(o));
 	o.seed = 1;
 	double rate = 0, seconds = 0, linger = 30;
@@ -189,10 +189,10 @@ int live_sim_main(int argc, char **argv)
 		double x = strtod(v, &end);
 		int num_ok = *end == 0 && end != v && x >= 0;
 		if (!strcmp(a, "--scenario")) {
-			int sc = sim_scenario_parse(v);
+			int sc = gt_sim_scenario_parse(v);
 			if (sc < 0)
 				return cmd_usage_error("sim", "unknown scenario '%s'", v);
-			o.scenario = (enum sim_scenario)sc;
+			o.scenario = (enum gt_sim_scenario)sc;
 		} else if (!num_ok) {
 			return cmd_usage_error("sim", "%s: '%s' is not a number", a, v);
 		} else if (!strcmp(a, "--gpus") || !strcmp(a, "--ranks")) {
@@ -247,32 +247,32 @@ int live_sim_main(int argc, char **argv)
 	memset(&ls, 0, sizeof(ls));
 	ls.rate = rate;
 	ls.rank_base = getenv("RANK") ? atoi(getenv("RANK")) : 0;
-	ls.s = store_new();
+	ls.s = gt_store_new();
 	if (!ls.s) {
 		cmd_error("out of memory");
 		return 1;
 	}
-	struct sim *sim = sim_new(&o, ls.s, err, sizeof(err));
+	struct gt_sim *sim = gt_sim_new(&o, ls.s, err, sizeof(err));
 	if (!sim) {
 		cmd_error("sim: %s", err);
-		store_free(ls.s);
+		gt_store_free(ls.s);
 		return 1;
 	}
 	/* $GTRACE_HOSTNAME: the host every rank says it runs on (a stand-in node) */
 	const char *hv = getenv("GTRACE_HOSTNAME");
-	ls.host = hv && *hv ? store_intern_cstr(ls.s, hv) : 0;
+	ls.host = hv && *hv ? gt_store_intern_cstr(ls.s, hv) : 0;
 	/* sim.h's defaults: 4 GPUs for one rank, 1 per rank otherwise */
 	ls.gpus = (o.gpus ? o.gpus : o.ranks > 1 ? 1 : 4) * (o.ranks > 1 ? o.ranks : 1);
-	ls.dict = (struct pub_dict){ &ls, d_str, d_lane, d_kconf, d_nccl };
-	struct agent_source src = { .name = "synth", .ctx = &ls, .status = s_status };
-	if (agent_init(&src, err, sizeof(err)) < 0) {
+	ls.dict = (struct gt_publisher_dict){ &ls, d_str, d_lane, d_kconf, d_nccl };
+	struct gt_agent_source src = { .name = "synth", .ctx = &ls, .status = s_status };
+	if (gt_agent_init(&src, err, sizeof(err)) < 0) {
 		cmd_error("sim --live: %s", err);
-		sim_free(sim);
-		store_free(ls.s);
+		gt_sim_free(sim);
+		gt_store_free(ls.s);
 		return 1;
 	}
 	if (getenv("GTRACE_AUTOSTART"))
-		agent_autostart((uint32_t)strtoul(getenv("GTRACE_AUTOSTART"), NULL, 10), err, sizeof(err));
+		gt_agent_autostart((uint32_t)strtoul(getenv("GTRACE_AUTOSTART"), NULL, 10), err, sizeof(err));
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -281,8 +281,8 @@ int live_sim_main(int argc, char **argv)
 	printf("gtrace sim --live: pid %d, socket @gtrace-%d\n", (int)getpid(), (int)getpid());
 	fflush(stdout);
 	/* say whether simulated time is wall time */
-	struct sim_truth tr;
-	sim_truth_get(sim, &tr);
+	struct gt_sim_truth tr;
+	gt_sim_truth_get(sim, &tr);
 	double native = tr.step_ns > 0 ? (double)tr.events_per_step * 1e9 / (double)tr.step_ns : 0;
 	if (rate > 0 && native > 0)
 		fprintf(stderr, "gtrace sim --live: --rate %.0f events/s: the simulated clock runs at %.2fx "
@@ -293,7 +293,7 @@ int live_sim_main(int argc, char **argv)
 			(unsigned long long)tr.events_per_step, (double)tr.step_ns / 1e6, native);
 	ls.sim_t0_ns = ls.sim_end_ns = o.t0_ns;
 
-	while (wait && !stop_flag && !agent_pub())
+	while (wait && !stop_flag && !gt_agent_pub())
 		sleep_ns(2000000);
 	int64_t t_start = now_ns();
 	ls.wall_t0_ns = t_start;
@@ -307,7 +307,7 @@ int live_sim_main(int argc, char **argv)
 			why = "simulation time is up";
 			break;
 		}
-		long r = sim_next_step(sim, emit, &ls);
+		long r = gt_sim_next_step(sim, emit, &ls);
 		if (r <= 0) {
 			if (r < 0)
 				why = "simulator error";
@@ -319,19 +319,19 @@ int live_sim_main(int argc, char **argv)
 				       : t_start + (ls.sim_end_ns - ls.sim_t0_ns);
 		while (!stop_flag && now_ns() < due) {
 			sleep_ns(due - now_ns() < 20000000 ? due - now_ns() : 20000000);
-			agent_pub();
+			gt_agent_pub();
 		}
 	}
-	agent_end(why);
+	gt_agent_end(why);
 	int64_t t_end = now_ns();
-	while (!stop_flag && agent_capturing() && now_ns() - t_end < (int64_t)(linger * 1e9)) {
+	while (!stop_flag && gt_agent_capturing() && now_ns() - t_end < (int64_t)(linger * 1e9)) {
 		sleep_ns(10000000);
-		agent_pub();
+		gt_agent_pub();
 	}
 	fprintf(stderr, "gtrace sim --live: %s; %llu events generated, %llu published\n", why,
 		(unsigned long long)ls.generated, (unsigned long long)ls.published);
-	agent_shutdown();
-	sim_free(sim);
-	store_free(ls.s);
+	gt_agent_shutdown();
+	gt_sim_free(sim);
+	gt_store_free(ls.s);
 	return 0;
 }

@@ -152,7 +152,7 @@ int cmd_parse_gbps(const char *s, double *out)
 
 /* --max-lanes N and --max-events-per-byte N, accepted by every command
  * that loads input (before a "--" that starts a command line): they set
- * the environment the loader reads (core/file/loadlim.h) and are taken out
+ * the environment the loader reads (core/import/loadlim.h) and are taken out
  * of argv; 0, or 2 after a usage error */
 static int limit_options(int *argc, char **argv)
 {

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "gtrace/gtfile.h"
-#include "live.h"
+#include "../live/live.h"
 #include "netsess.h"
 #include "ui.h"
 
@@ -27,19 +27,19 @@ int netsess_init(struct netsess *ns, struct gt_store *s, int apply_clock, size_t
 	memset(ns, 0, sizeof(*ns));
 	ns->s = s;
 	ns->apply_clock = apply_clock;
-	ns->j = gtjob_new(s);
+	ns->j = gt_job_new(s);
 	ns->buf = malloc(READ_BYTES);
 	ns->rate_t_ns = ns->last_flush_ns = ns->last_align_ns = live_mono_ns();
 	/* a long session of many nodes: a memory budget (docs/store.md); the
 	 * default one stays unbounded when its cache file cannot be made */
-	int brc = memory ? store_set_budget(s, memory == SIZE_MAX ? gt_default_memory_budget() :
+	int brc = memory ? gt_store_set_budget(s, memory == SIZE_MAX ? gt_default_memory_budget() :
 					    memory) : 0;
 	if (brc && memory == SIZE_MAX) {
-		store_set_budget(s, 0);
+		gt_store_set_budget(s, 0);
 		brc = 0;
 	}
-	if (brc || !ns->j || !ns->buf || store_finish(s)) {
-		gtjob_free(ns->j);
+	if (brc || !ns->j || !ns->buf || gt_store_finish(s)) {
+		gt_job_free(ns->j);
 		free(ns->buf);
 		return -ENOMEM;
 	}
@@ -49,7 +49,7 @@ int netsess_init(struct netsess *ns, struct gt_store *s, int apply_clock, size_t
 static int add_node(struct netsess *ns, const char *label, pid_t pid, int fd, int efd,
 		    char *err, size_t errlen)
 {
-	int k = gtjob_add_node(ns->j, label);
+	int k = gt_job_add_node(ns->j, label);
 	if (k < 0) {
 		snprintf(err, errlen, "%s: %s", label, k == -ENOSPC ? "too many nodes (max 256)" :
 			 strerror(-k));
@@ -156,7 +156,7 @@ static void read_err(struct netsess_node *n)
 static int write_events(void *ctx, struct gt_store *s, const struct gt_event *ev, size_t n)
 {
 	struct netsess *ns = ctx;
-	return ns->w ? gtfile_writer_add(ns->w, s, ev, n) : 0;
+	return ns->w ? gt_file_writer_add(ns->w, s, ev, n) : 0;
 }
 
 /* read node k's stdout (bounded); events added or negative errno (writer) */
@@ -174,12 +174,12 @@ static long read_node(struct netsess *ns, int k)
 		if (r <= 0) {
 			close(n->fd);
 			n->fd = -1;
-			gtjob_close(ns->j, k);
+			gt_job_close(ns->j, k);
 			break;
 		}
 		n->last_ns = live_mono_ns();
 		budget -= (size_t)r < budget ? (size_t)r : budget;
-		long a = gtjob_feed(ns->j, k, ns->buf, (size_t)r, write_events, ns);
+		long a = gt_job_feed(ns->j, k, ns->buf, (size_t)r, write_events, ns);
 		if (a == -EINVAL) {       /* a bad stream: this node ends, the rest go on */
 			close(n->fd);
 			n->fd = -1;
@@ -218,14 +218,14 @@ int netsess_poll(struct netsess *ns)
 		ns->rate_t_ns = now;
 		ns->rate_events = ns->events;
 	}
-	if (added && store_finish(ns->s) < 0)
+	if (added && gt_store_finish(ns->s) < 0)
 		return -ENOMEM;
 	int changed = added > 0;
 	if (now - ns->last_align_ns >= 1000000000 || (netsess_done(ns) && added)) {
 		ns->last_align_ns = now;
-		gtjob_align(ns->j);
+		gt_job_align(ns->j);
 		if (ns->apply_clock) {
-			int moved = gtjob_apply(ns->j);
+			int moved = gt_job_apply(ns->j);
 			if (moved < 0)
 				return -ENOMEM;
 			changed |= moved > 0;
@@ -233,8 +233,8 @@ int netsess_poll(struct netsess *ns)
 	}
 	if (ns->w && now - ns->last_flush_ns >= 1000000000) {
 		ns->last_flush_ns = now;
-		gtjob_drops(ns->j);
-		int rc = gtfile_writer_flush(ns->w, ns->s);
+		gt_job_drops(ns->j);
+		int rc = gt_file_writer_flush(ns->w, ns->s);
 		if (rc < 0)
 			return rc;
 	}
@@ -260,10 +260,10 @@ static void human(double v, char *buf, size_t len)
 }
 
 /* why node k failed, without its stream's name in front ("" = it did not) */
-static const char *failed_why(const struct netsess *ns, int k, struct gtjob_node_info *in)
+static const char *failed_why(const struct netsess *ns, int k, struct gt_job_node_info *in)
 {
-	gtjob_node(ns->j, k, in);
-	if (ns->node[k].fd >= 0 || (in->state == GTSTREAM_COMPLETE && in->events))
+	gt_job_node(ns->j, k, in);
+	if (ns->node[k].fd >= 0 || (in->state == GT_STREAM_COMPLETE && in->events))
 		return "";
 	const char *m = in->msg;
 	size_t ll = strlen(in->label) < 56 ? strlen(in->label) : 56;
@@ -279,7 +279,7 @@ static void ended_part(const struct netsess *ns, int ended, char *out, size_t le
 	int failed = 0;
 	const char *host = NULL, *why = NULL;
 	for (int k = 0; k < ns->n; k++) {
-		struct gtjob_node_info in;
+		struct gt_job_node_info in;
 		const char *w = failed_why(ns, k, &in);
 		if (!w[0])
 			continue;
@@ -298,7 +298,7 @@ static void ended_part(const struct netsess *ns, int ended, char *out, size_t le
 void netsess_name_failed(const struct netsess *ns, const char *prog)
 {
 	for (int k = 0; k < ns->n; k++) {
-		struct gtjob_node_info in;
+		struct gt_job_node_info in;
 		const char *w = failed_why(ns, k, &in);
 		if (w[0])
 			fprintf(stderr, "%s: node %s failed: %s\n", prog, in.host, w);
@@ -307,14 +307,14 @@ void netsess_name_failed(const struct netsess *ns, const char *prog)
 
 void netsess_status(struct netsess *ns, char *buf, size_t len)
 {
-	gtjob_drops(ns->j);
+	gt_job_drops(ns->j);
 	int recv = 0, ended = 0;
 	for (int k = 0; k < ns->n; k++)
 		ns->node[k].fd >= 0 ? recv++ : ended++;
 	char r[16], e[16], l[16];
 	human(ns->rate, r, sizeof(r));
 	human((double)ns->events, e, sizeof(e));
-	human((double)store_drops_lost(store_drops(ns->s)), l, sizeof(l));
+	human((double)gt_store_drops_lost(gt_store_drops(ns->s)), l, sizeof(l));
 	size_t off = 0;
 	char nodes[160] = "";
 	if (ended)
@@ -325,16 +325,16 @@ void netsess_status(struct netsess *ns, char *buf, size_t len)
 	int64_t now = live_mono_ns();
 	int first_failed = 1;
 	for (int k = 0; k < ns->n && off < len; k++) {
-		struct gtjob_node_info in;
-		gtjob_node(ns->j, k, &in);
+		struct gt_job_node_info in;
+		gt_job_node(ns->j, k, &in);
 		const struct netsess_node *n = &ns->node[k];
 		/* the first failed node is named in the first part: again only with its stderr */
 		int shown = 0;
-		if (n->fd < 0 && (in.state != GTSTREAM_COMPLETE || !in.events) && first_failed)
+		if (n->fd < 0 && (in.state != GT_STREAM_COMPLETE || !in.events) && first_failed)
 			first_failed = 0, shown = 1;
 		if (shown && !n->eline[0])
 			w = 0;
-		else if (n->fd < 0 && in.state != GTSTREAM_COMPLETE)
+		else if (n->fd < 0 && in.state != GT_STREAM_COMPLETE)
 			w = snprintf(buf + off, len - off, " | %s ended: %s%s%s", in.host,
 				     in.msg[0] ? in.msg : "stream closed", n->eline[0] ? " | " : "",
 				     n->eline);
@@ -348,7 +348,7 @@ void netsess_status(struct netsess *ns, char *buf, size_t len)
 		off += w > 0 ? (size_t)w : 0;
 	}
 	char c[512];
-	gtjob_clock_line(ns->j, c, sizeof(c));
+	gt_job_clock_line(ns->j, c, sizeof(c));
 	if (c[0] && off < len)
 		snprintf(buf + off, len - off, " | %s", c);
 	if (ns->msg[0] && off < len)
@@ -372,7 +372,7 @@ void netsess_stop(struct netsess *ns, double wait_s)
 		if (n->fd >= 0) {
 			close(n->fd);
 			n->fd = -1;
-			gtjob_close(ns->j, k);
+			gt_job_close(ns->j, k);
 		}
 		if (n->efd >= 0) {
 			close(n->efd);
@@ -384,17 +384,17 @@ void netsess_stop(struct netsess *ns, double wait_s)
 			n->pid = 0;
 		}
 	}
-	if (store_finish(ns->s) == 0)
-		gtjob_align(ns->j);
+	if (gt_store_finish(ns->s) == 0)
+		gt_job_align(ns->j);
 	if (ns->apply_clock)
-		gtjob_apply(ns->j);
-	gtjob_drops(ns->j);
-	gtjob_meta(ns->j);
+		gt_job_apply(ns->j);
+	gt_job_drops(ns->j);
+	gt_job_meta(ns->j);
 }
 
 void netsess_free(struct netsess *ns)
 {
-	gtjob_free(ns->j);
+	gt_job_free(ns->j);
 	free(ns->buf);
 	ns->j = NULL;
 	ns->buf = NULL;
@@ -433,7 +433,7 @@ int netsess_headless(struct netsess *ns, double duration_s, double every_s)
 			fprintf(stderr, "%s\n", line);
 			last = now;
 		}
-		struct pollfd pf[GTJOB_MAX_NODES];
+		struct pollfd pf[GT_JOB_MAX_NODES];
 		int np = 0;
 		for (int k = 0; k < ns->n; k++)
 			if (ns->node[k].fd >= 0)
@@ -465,15 +465,15 @@ static int ui_save(void *ctx, char *msg, size_t len)
 	struct netsess *ns = ctx;
 	char path[PATH_MAX + 32], err[256];
 	live_save_path(path, sizeof(path));
-	gtjob_drops(ns->j);
-	gtjob_meta(ns->j);
-	struct gtfile_writer_opts wo = { .open_flags = GTFILE_W_KEEP };
-	int rc = gtfile_write_store_opts(ns->s, path, &wo, err, sizeof(err));
+	gt_job_drops(ns->j);
+	gt_job_meta(ns->j);
+	struct gt_file_writer_opts wo = { .open_flags = GT_FILE_W_KEEP };
+	int rc = gt_file_write_store_opts(ns->s, path, &wo, err, sizeof(err));
 	if (rc < 0)
 		snprintf(msg, len, "%s", err);
 	else
 		snprintf(msg, len, "saved %s, %llu events", path,
-			 (unsigned long long)store_event_count(ns->s));
+			 (unsigned long long)gt_store_event_count(ns->s));
 	return rc;
 }
 
@@ -481,7 +481,7 @@ static int ui_align(void *ctx, char *msg, size_t len)
 {
 	struct netsess *ns = ctx;
 	char c[512];
-	gtjob_clock_line(ns->j, c, sizeof(c));
+	gt_job_clock_line(ns->j, c, sizeof(c));
 	if (!c[0]) {
 		snprintf(msg, len, "no clock offset estimated yet (no NCCL collectives matched "
 			 "between nodes)");

@@ -30,15 +30,15 @@ struct netsess_node {
 	char epart[160];         /* the line being read */
 };
 
-struct gtfile_writer;
+struct gt_file_writer;
 
 struct netsess {
 	struct gt_store *s;
-	struct gtjob *j;
-	struct netsess_node node[GTJOB_MAX_NODES];
+	struct gt_job *j;
+	struct netsess_node node[GT_JOB_MAX_NODES];
 	int n;
 	int apply_clock;         /* --align-clocks: apply the residual offsets */
-	struct gtfile_writer *w; /* record: the merged store is streamed here */
+	struct gt_file_writer *w; /* record: the merged store is streamed here */
 	int64_t last_flush_ns, last_align_ns;
 	uint64_t events;
 	int64_t rate_t_ns;

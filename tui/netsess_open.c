@@ -19,16 +19,16 @@
 int netsess_open_live(const char *const *paths, int np, char **cmds, int ncmd, int align,
 		      size_t memory)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	struct netsess ns;
 	char err[512];
 	if (!s || netsess_init(&ns, s, align, memory)) {
 		fprintf(stderr, "gtrace: %s\n", s ? "memory budget: no cache file in $TMPDIR "
 			"(or out of memory)" : "out of memory");
-		store_free(s);
+		gt_store_free(s);
 		return 1;
 	}
-	store_meta_set(s, "source", "gtrace open --live");
+	gt_store_meta_set(s, "source", "gtrace open --live");
 	int rc = 0;
 	for (int i = 0; i < np && !rc; i++) {
 		if (strcmp(paths[i], "-")) {
@@ -68,7 +68,7 @@ int netsess_open_live(const char *const *paths, int np, char **cmds, int ncmd, i
 		netsess_stop(&ns, 0);
 	}
 	netsess_free(&ns);
-	store_free(s);
+	gt_store_free(s);
 	return rc;
 }
 
@@ -78,28 +78,28 @@ int netsess_open_files(const char *const *paths, int np, int align)
 		fprintf(stderr, "gtrace: the viewer needs a terminal (try 'gtrace stats')\n");
 		return 1;
 	}
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	char err[512], warn[512];
 	if (!s) {
 		fprintf(stderr, "gtrace: out of memory\n");
 		return 1;
 	}
-	int rc = gtjob_load_files(paths, (size_t)np, s, align, warn, sizeof(warn), err, sizeof(err));
+	int rc = gt_job_load_files(paths, (size_t)np, s, align, warn, sizeof(warn), err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gtrace: %s\n", err);
-		store_free(s);
+		gt_store_free(s);
 		return 1;
 	}
 	if (warn[0])
 		fprintf(stderr, "gtrace: warning: %s\n", warn);
-	const char *clock = store_meta_get(s, "clock.residual");
+	const char *clock = gt_store_meta_get(s, "clock.residual");
 	char name[512];
 	snprintf(name, sizeof(name), "%s (+%d more nodes)%s%s", paths[0], np - 1,
 		 clock && !strncmp(clock, "clock:", 6) ? ", " : "",
 		 clock && !strncmp(clock, "clock:", 6) ? clock : "");
 	struct ui_source src = { .name = name, .store = s };
 	rc = ui_run(&src);
-	store_free(s);
+	gt_store_free(s);
 	return rc;
 }
 
@@ -139,7 +139,7 @@ int netsess_attach_hosts(int argc, char **argv)
 			gt = v;
 	}
 	char *list = strdup(hosts ? hosts : "");
-	char **cmds = calloc(GTJOB_MAX_NODES, sizeof(*cmds));
+	char **cmds = calloc(GT_JOB_MAX_NODES, sizeof(*cmds));
 	int n = 0, rc = 0;
 	if (!list || !cmds) {
 		fprintf(stderr, "gtrace: out of memory\n");
@@ -152,8 +152,8 @@ int netsess_attach_hosts(int argc, char **argv)
 		    != strlen(h) || h[0] == '-') {
 			fprintf(stderr, "gtrace attach: --hosts: '%s' is not a host name\n", h);
 			rc = 2;
-		} else if (n == GTJOB_MAX_NODES) {
-			fprintf(stderr, "gtrace attach: --hosts: more than %d hosts\n", GTJOB_MAX_NODES);
+		} else if (n == GT_JOB_MAX_NODES) {
+			fprintf(stderr, "gtrace attach: --hosts: more than %d hosts\n", GT_JOB_MAX_NODES);
 			rc = 2;
 		} else if (asprintf(&cmds[n], "%s %s %s record --all -q -o -", ssh, h, gt) < 0) {
 			cmds[n] = NULL;
@@ -180,8 +180,8 @@ static int nodes_delivered(const struct netsess *ns)
 {
 	int k, got = 0;
 	for (k = 0; k < ns->n; k++) {
-		struct gtjob_node_info in;
-		gtjob_node(ns->j, k, &in);
+		struct gt_job_node_info in;
+		gt_job_node(ns->j, k, &in);
 		got += in.events > 0;
 	}
 	return got;
@@ -190,21 +190,21 @@ static int nodes_delivered(const struct netsess *ns)
 int netsess_record(const char *out, char **cmds, int n, int force, double duration, int quiet,
 		   int apply_clock)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	struct netsess ns;
 	char err[512];
 	if (!s || netsess_init(&ns, s, apply_clock, SIZE_MAX)) {
 		fprintf(stderr, "gtrace: out of memory\n");
-		store_free(s);
+		gt_store_free(s);
 		return 1;
 	}
-	store_meta_set(s, "source", "gtrace record --from");
-	struct gtfile_writer_opts wo = { .open_flags = force ? 0 : GTFILE_W_KEEP };
+	gt_store_meta_set(s, "source", "gtrace record --from");
+	struct gt_file_writer_opts wo = { .open_flags = force ? 0 : GT_FILE_W_KEEP };
 	int to_stdout = !strcmp(out, "-");
 	if (to_stdout)
 		signal(SIGPIPE, SIG_IGN);
-	ns.w = to_stdout ? gtfile_writer_open_fd(1, "stdout", &wo, err, sizeof(err)) :
-			   gtfile_writer_open(out, &wo, err, sizeof(err));
+	ns.w = to_stdout ? gt_file_writer_open_fd(1, "stdout", &wo, err, sizeof(err)) :
+			   gt_file_writer_open(out, &wo, err, sizeof(err));
 	int rc = ns.w ? 0 : -1;
 	if (!ns.w)
 		fprintf(stderr, "gtrace: %s\n", err);
@@ -216,17 +216,17 @@ int netsess_record(const char *out, char **cmds, int n, int force, double durati
 	if (rc) {
 		netsess_stop(&ns, 0);
 		if (ns.w)
-			gtfile_writer_abort(ns.w);
+			gt_file_writer_abort(ns.w);
 		if (ns.w && !to_stdout)
 			unlink(out);
 		netsess_free(&ns);
-		store_free(s);
+		gt_store_free(s);
 		return 1;
 	}
 	int hr = netsess_headless(&ns, duration, quiet ? 0 : 1.0);
 	char line[1024];
 	netsess_status(&ns, line, sizeof(line));
-	int wrc = gtfile_writer_close(ns.w, s, err, sizeof(err));
+	int wrc = gt_file_writer_close(ns.w, s, err, sizeof(err));
 	ns.w = NULL;
 	int status = 0;
 	if (hr < 0 || wrc < 0) {
@@ -240,10 +240,10 @@ int netsess_record(const char *out, char **cmds, int n, int force, double durati
 		status = 1;
 	} else {
 		fprintf(stderr, "gtrace record: %s: %llu events from %d node%s (%s)\n", out,
-			(unsigned long long)store_event_count(s), ns.n, ns.n == 1 ? "" : "s", line);
+			(unsigned long long)gt_store_event_count(s), ns.n, ns.n == 1 ? "" : "s", line);
 		netsess_name_failed(&ns, "gtrace record");
 	}
 	netsess_free(&ns);
-	store_free(s);
+	gt_store_free(s);
 	return status;
 }

@@ -1,9 +1,9 @@
 /*
  * openbg.c - `gtrace open` of a .gtrace file with a summary (format 1.1):
  * the first frame comes from the file's tables, index and per-lane summary
- * (gtfile_read_head, a fraction of a second whatever the size) while a
+ * (gt_file_read_head, a fraction of a second whatever the size) while a
  * loader thread decodes the events into a second store; the viewer's poll
- * swaps that store in when it is done (store_swap on the UI thread: the
+ * swaps that store in when it is done (gt_store_swap on the UI thread: the
  * loader never touches the viewer's store, the viewer never touches the
  * loader's before it is done).  Until then the status line says "loading
  * N %" and that drill-down and reports wait for the events.
@@ -66,12 +66,12 @@ static int bg_poll(void *ctx, struct gt_store *s)
 	pthread_join(b->th, NULL);
 	if (b->rc) {
 		b->state = 2;
-		store_free(b->s);
+		gt_store_free(b->s);
 		b->s = NULL;
 		return 0;
 	}
-	store_swap(s, b->s);
-	store_free(b->s);   /* what was the head */
+	gt_store_swap(s, b->s);
+	gt_store_free(b->s);   /* what was the head */
 	b->s = NULL;
 	b->state = 1;
 	return 1;
@@ -105,13 +105,13 @@ int openbg_try(const char *path, size_t memory, struct ui_source *src, struct op
 	struct stat st;
 	if (stat(path, &st) || (double)st.st_size < min_mb * 1e6)
 		return 0;
-	struct gt_store *h = store_new();
+	struct gt_store *h = gt_store_new();
 	struct openbg *b = calloc(1, sizeof(*b));
 	if (!h || !b)
 		goto no;
-	struct gtfile_info info;
+	struct gt_file_info info;
 	char err[512];
-	if (gtfile_read_head(path, h, &info, err, sizeof(err)))
+	if (gt_file_read_head(path, h, &info, err, sizeof(err)))
 		goto no;   /* no summary, cut off, or bad: the whole load says why */
 	b->path = path;
 	b->size = (double)st.st_size;
@@ -131,7 +131,7 @@ int openbg_try(const char *path, size_t memory, struct ui_source *src, struct op
 	*out = b;
 	return 1;
 no:
-	store_free(h);
+	gt_store_free(h);
 	free(b);
 	return 0;
 }

@@ -11,12 +11,12 @@
 #include "view.h"
 
 const struct page_def pages_table[] = {
-	{ "Trace", tlview_new, NULL },
-	{ "Kernels", kview_new, NULL },
-	{ "Pipeline", pview_new, NULL },
-	{ "Overview", oview_new, NULL },
-	{ "Operators", opview_new, NULL },
-	{ "Memory", mview_new, NULL },
+	{ "Trace", trace_view_new, NULL },
+	{ "Kernels", kernels_view_new, NULL },
+	{ "Pipeline", pipeline_view_new, NULL },
+	{ "Overview", overview_view_new, NULL },
+	{ "Operators", operators_view_new, NULL },
+	{ "Memory", memory_view_new, NULL },
 };
 const size_t pages_count = sizeof(pages_table) / sizeof(pages_table[0]);
 _Static_assert(sizeof(pages_table) / sizeof(pages_table[0]) <= PAGES_MAX,

@@ -17,8 +17,8 @@ static void anchors(const struct gt_store *s, int use_steps, const int32_t *rk, 
 {
 	for (size_t i = 0; i < nr; i++)
 		out[i] = INT64_MAX;
-	for (size_t li = 0; li < store_lane_count(s); li++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)li);
+	for (size_t li = 0; li < gt_store_lane_count(s); li++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)li);
 		int32_t r = l->key.rank;
 		size_t i = 0;
 		while (i < nr && rk[i] != r)
@@ -44,8 +44,8 @@ static void anchors(const struct gt_store *s, int use_steps, const int32_t *rk, 
 int runalign_starts(struct gt_store *s, char *note, size_t len)
 {
 	note[0] = 0;
-	size_t nr = store_rank_count(s);
-	if (nr < 2 || !store_meta_get(s, "import.mixed_runs"))
+	size_t nr = gt_store_rank_count(s);
+	if (nr < 2 || !gt_store_meta_get(s, "import.mixed_runs"))
 		return 0;
 	int32_t *rk = malloc(nr * sizeof(*rk));
 	int64_t *at = malloc(nr * sizeof(*at));
@@ -55,7 +55,7 @@ int runalign_starts(struct gt_store *s, char *note, size_t len)
 		goto out;
 	}
 	for (size_t i = 0; i < nr; i++)
-		rk[i] = store_rank_at(s, i)->rank;
+		rk[i] = gt_store_rank_at(s, i)->rank;
 	int use_steps = 1;
 	anchors(s, 1, rk, nr, at);
 	for (size_t i = 0; i < nr; i++)
@@ -71,7 +71,7 @@ int runalign_starts(struct gt_store *s, char *note, size_t len)
 	for (size_t i = 0; i < nr && !rc; i++) {
 		if (at[i] == INT64_MAX || at[i] == target)
 			continue;
-		rc = store_shift_rank(s, rk[i], target - at[i]);
+		rc = gt_store_shift_rank(s, rk[i], target - at[i]);
 		moved++;
 	}
 	if (!rc && moved)

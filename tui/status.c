@@ -72,12 +72,12 @@ static void fit_fields(const struct app *a, const char *name, const char *droppe
 void status_draw(struct app *a, struct lrect r)
 {
 	const struct gt_store *s = a->store;
-	const struct gt_drops *d = store_drops((struct gt_store *)s);
-	uint64_t drop = store_drops_lost(d);
+	const struct gt_drops *d = gt_store_drops((struct gt_store *)s);
+	uint64_t drop = gt_store_drops_lost(d);
 	char span[32] = "-", n[32];
-	size_t ne = store_event_count(s);
+	size_t ne = gt_store_event_count(s);
 	if (ne)
-		layout_fmt_dur(store_t_max(s) - store_t_min(s), span, sizeof(span));
+		layout_fmt_dur(gt_store_t_max(s) - gt_store_t_min(s), span, sizeof(span));
 	if (ne >= 10000000)
 		snprintf(n, sizeof(n), "%.1fM", (double)ne / 1e6);
 	else if (ne >= 10000)

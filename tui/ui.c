@@ -356,7 +356,7 @@ struct app *ui_app_new(struct ui_source *src)
 	a->store = src->store;
 	for (size_t i = 0; i < pages_count; i++) {
 		const struct page_def *d = &pages_table[i];
-		struct view *v = d->make ? d->make(a) : rpage_new(a, d);
+		struct view *v = d->make ? d->make(a) : report_page_new(a, d);
 		if (!v) {
 			ui_app_free(a);
 			return NULL;

@@ -21,7 +21,7 @@ struct ui_source {
 	const char *name;        /* shown in the status line: a path, "pid 1234", "demo" */
 	struct gt_store *store;  /* finished at least once (may hold 0 events) */
 	void *ctx;               /* passed to the callbacks */
-	/* optional: move new data into the store (store_add + store_finish);
+	/* optional: move new data into the store (gt_store_add + gt_store_finish);
 	 * return 1 when the store changed, 0 when not, negative errno on a
 	 * failure (its text goes to status()) */
 	int (*poll)(void *ctx, struct gt_store *s);

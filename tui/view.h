@@ -60,7 +60,7 @@ struct view {
 
 /* the viewer's pages, in tab order (pages.c): number key i + 1, tab title
  * and the help line all come from this table.  A page is hand-written
- * (make) or a report shown as a table page (report: rpage.c). */
+ * (make) or a report shown as a table page (report: report_page.c). */
 struct page_def {
 	const char *name;          /* tab title; ui_page() finds a page by it */
 	struct view *(*make)(struct app *a);
@@ -112,7 +112,7 @@ void ui_msg(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2
  * may not) */
 static inline int ui_ref_ok(const struct gt_store *s, struct gt_ref r)
 {
-	return r.lane < store_lane_count(s) && r.idx < store_lane_at(s, r.lane)->n;
+	return r.lane < gt_store_lane_count(s) && r.idx < gt_store_lane_at(s, r.lane)->n;
 }
 
 /* monotonic clock in milliseconds */
@@ -143,25 +143,25 @@ void status_tabs(struct app *a, struct lrect r);
 int status_tab_w(int cols);
 
 /* the views */
-struct view *tlview_new(struct app *a);
-struct view *kview_new(struct app *a);
-struct view *pview_new(struct app *a);
-struct view *oview_new(struct app *a);
-struct view *opview_new(struct app *a);
-struct view *mview_new(struct app *a);
-/* a report's tables as a table page (rpage.c): sort, scroll, filter; the
+struct view *trace_view_new(struct app *a);
+struct view *kernels_view_new(struct app *a);
+struct view *pipeline_view_new(struct app *a);
+struct view *overview_view_new(struct app *a);
+struct view *operators_view_new(struct app *a);
+struct view *memory_view_new(struct app *a);
+/* a report's tables as a table page (report_page.c): sort, scroll, filter; the
  * page's title is def->name */
-struct view *rpage_new(struct app *a, const struct page_def *def);
+struct view *report_page_new(struct app *a, const struct page_def *def);
 
 /* trace view entry points for drill-down from the other views (v from
  * ui_page(a, "Trace"); NULL does nothing) */
-void tlview_goto(struct view *v, struct gt_ref r);
-void tlview_zoom_range(struct view *v, int64_t t0_ns, int64_t t1_ns);
+void trace_view_goto(struct view *v, struct gt_ref r);
+void trace_view_zoom_range(struct view *v, int64_t t0_ns, int64_t t1_ns);
 /* put the cursor on rank/GPU's compute stream (rank -1: any rank) */
-void tlview_goto_gpu(struct view *v, int32_t rank, int32_t gpu);
+void trace_view_goto_gpu(struct view *v, int32_t rank, int32_t gpu);
 /* pipeline view: show rank R's steps (a rank with steps; else unchanged;
  * v NULL: nothing) */
-void pview_show_rank(struct view *v, int32_t rank);
+void pipeline_view_show_rank(struct view *v, int32_t rank);
 
 /* tables.c: draw a gt_table: header, rows[0..nrows) (indices into the
  * table), the selected one highlighted; the name column (tables_name_col)

@@ -12,7 +12,7 @@
 #include "gtrace/analysis.h"
 #include "reports.h"
 #include "tables.h"
-#include "anl.h"
+#include "analysis.h"
 
 static const char *const us_cols[] = {
 	"Rank:i", "Step:k", "Row", "Kernel (us):f:1", "Memcpy (us):f:1", "Memset (us):f:1",
@@ -41,10 +41,10 @@ static int put_row(struct gt_table *t, int32_t rank, int64_t step, const char *k
 	gt_table_set_int(t, (size_t)r, 0, rank);
 	if (step >= 0)
 		gt_table_set_int(t, (size_t)r, 1, step);
-	for (int c = 0; c < BD_NCAT; c++)
+	for (int c = 0; c < GT_BD_NCAT; c++)
 		gt_table_set_float(t, (size_t)r, (size_t)c + 3,
 				   pct ? (total > 0 ? 100.0 * v[c] / total : 0) : v[c] / 1e3);
-	gt_table_set_float(t, (size_t)r, BD_NCAT + 3, total / 1e3);
+	gt_table_set_float(t, (size_t)r, GT_BD_NCAT + 3, total / 1e3);
 	return 0;
 }
 
@@ -52,13 +52,13 @@ static int put_row(struct gt_table *t, int32_t rank, int64_t step, const char *k
 static int rank_rows(const struct gt_store *s, const struct gt_scope *sc, int32_t rank,
 		     struct gt_table *t, struct gt_table *tp, char *err, size_t errlen)
 {
-	struct breakdown_result r;
-	int rc = breakdown_compute(s, rank, NULL, sc, &r, err, errlen);
+	struct gt_breakdown_result r;
+	int rc = gt_breakdown_compute(s, rank, NULL, sc, &r, err, errlen);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < r.n && !rc; i++) {
-		double v[BD_NCAT];
-		for (int c = 0; c < BD_NCAT; c++)
+		double v[GT_BD_NCAT];
+		for (int c = 0; c < GT_BD_NCAT; c++)
 			v[c] = (double)r.rows[i].cat_ns[c];
 		rc = put_row(t, rank, r.rows[i].step, "step", v, (double)r.rows[i].total_ns, 0);
 		if (!rc)
@@ -75,19 +75,19 @@ static int rank_rows(const struct gt_store *s, const struct gt_scope *sc, int32_
 	if (!rc && !r.n)
 		rc = gt_table_note(t, "Rank %d: no events in the scope", rank);
 	if (!rc)
-		rc = gt_table_note(t, "Rank %d steps: %s%s", rank, steps_source_name(r.source),
-				   r.source == STEPS_SRC_NONE ? " (whole scope as one window)" : "");
-	breakdown_result_done(&r);
+		rc = gt_table_note(t, "Rank %d steps: %s%s", rank, gt_steps_source_name(r.source),
+				   r.source == GT_STEPS_SRC_NONE ? " (whole scope as one window)" : "");
+	gt_breakdown_result_done(&r);
 	return rc;
 }
 
 /* two tables, every rank's rows in each, told apart by the Rank column:
  * breakdown (us) and breakdown_pct (% of the step) */
-int breakdown_report(const struct gt_store *s, const struct gt_scope *sc,
+int gt_breakdown_report(const struct gt_store *s, const struct gt_scope *sc,
 		     struct gt_report_out *out, char *err, size_t errlen)
 {
 	int32_t *ranks = NULL;
-	long nr = anl_scope_ranks(s, sc, &ranks);
+	long nr = analysis_scope_ranks(s, sc, &ranks);
 	struct gt_table *t = tables_new("breakdown", "Step-time breakdown (PyTorch TensorBoard plugin)",
 					us_cols);
 	struct gt_table *tp = tables_new("breakdown_pct", "Step-time breakdown (% of step)", pct_cols);
@@ -111,5 +111,5 @@ const struct gt_report gt_report_breakdown = {
 	.name = "breakdown",
 	.help = "step-time breakdown Kernel > Memcpy > Memset > Communication > Runtime > "
 		"DataLoader > CPU Exec > Other, per step and Average (PyTorch TensorBoard plugin)",
-	.run = breakdown_report,
+	.run = gt_breakdown_report,
 };

@@ -8,80 +8,80 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace/diff.h"
-#include "gtrace/kstats.h"
+#include "gtrace/kernel_stats.h"
 #include "gtrace/ops.h"
 #include "gtrace/steps.h"
 #include "diff_priv.h"
 
 const char *const diff_report_names[] = { "breakdown", "kernels", "ops", "overview", NULL };
 
-int32_t diff_rank(const struct gt_store *s, const struct diff_opts *o)
+int32_t diff_rank(const struct gt_store *s, const struct gt_diff_opts *o)
 {
 	if (o->rank >= 0)
 		return o->rank;
 	int32_t *r = NULL;
-	long n = steps_ranks(s, &r);
+	long n = gt_steps_ranks(s, &r);
 	int32_t v = n > 0 ? r[0] : 0;
 	free(r);
 	return v;
 }
 
-struct diff_opts diff_side(const struct diff_opts *o, int b)
+struct gt_diff_opts diff_side(const struct gt_diff_opts *o, int b)
 {
-	struct diff_opts x = *o;
-	if (b && (o->flags & DIFF_F_RANK_B))
+	struct gt_diff_opts x = *o;
+	if (b && (o->flags & GT_DIFF_F_RANK_B))
 		x.rank = o->rank_b;
-	x.flags &= ~DIFF_F_RANK_B;
+	x.flags &= ~GT_DIFF_F_RANK_B;
 	return x;
 }
 
-static void scope_of(const struct diff_opts *o, struct gt_scope *sc)
+static void scope_of(const struct gt_diff_opts *o, struct gt_scope *sc)
 {
 	gt_scope_all(sc);
 	sc->rank = o->rank;
 }
 
 /* kernels of one run as items; count or negative errno */
-static long kernel_items(const struct gt_store *s, const struct diff_opts *o,
-			 struct diff_item **out, char *err, size_t errlen)
+static long kernel_items(const struct gt_store *s, const struct gt_diff_opts *o,
+			 struct gt_diff_item **out, char *err, size_t errlen)
 {
 	struct gt_scope sc;
 	scope_of(o, &sc);
-	struct kstats_result r;
-	int rc = kstats_compute(s, &sc, NULL, &r, err, errlen);
+	struct gt_kernel_stats_result r;
+	int rc = gt_kernel_stats_compute(s, &sc, NULL, &r, err, errlen);
 	if (rc)
 		return rc;
-	struct diff_item *v = calloc(r.nrows ? r.nrows : 1, sizeof(*v));
+	struct gt_diff_item *v = calloc(r.nrows ? r.nrows : 1, sizeof(*v));
 	for (size_t i = 0; v && i < r.nrows; i++) {
-		v[i].name = store_str(s, r.rows[i].name);
+		v[i].name = gt_store_str(s, r.rows[i].name);
 		v[i].count = r.rows[i].count;
 		v[i].fig_ns[0] = r.rows[i].total_ns;
 	}
 	long n = v ? (long)r.nrows : -ENOMEM;
-	kstats_result_done(&r);
+	gt_kernel_stats_result_done(&r);
 	*out = v;
 	return n;
 }
 
 /* operators of one run as items (device self, host self); count or negative errno */
-static long ops_items(const struct gt_store *s, const struct diff_opts *o,
-		      struct diff_item **out, char *err, size_t errlen)
+static long ops_items(const struct gt_store *s, const struct gt_diff_opts *o,
+		      struct gt_diff_item **out, char *err, size_t errlen)
 {
 	struct gt_scope sc;
 	scope_of(o, &sc);
-	struct ops_result r;
-	int rc = ops_compute(s, &sc, &r, err, errlen);
+	struct gt_ops_result r;
+	int rc = gt_ops_compute(s, &sc, &r, err, errlen);
 	if (rc)
 		return rc;
-	struct diff_item *v = calloc(r.n ? r.n : 1, sizeof(*v));
+	struct gt_diff_item *v = calloc(r.n ? r.n : 1, sizeof(*v));
 	for (size_t i = 0; v && i < r.n; i++) {
-		v[i].name = store_str(s, r.rows[i].name);
+		v[i].name = gt_store_str(s, r.rows[i].name);
 		v[i].count = r.rows[i].calls;
 		v[i].fig_ns[0] = r.rows[i].dev_self_ns;
 		v[i].fig_ns[1] = r.rows[i].host_self_ns;
 	}
 	long n = v ? (long)r.n : -ENOMEM;
-	ops_result_done(&r);
+	gt_ops_result_done(&r);
 	*out = v;
 	return n;
 }
@@ -89,9 +89,9 @@ static long ops_items(const struct gt_store *s, const struct diff_opts *o,
 /* one run's items, for a thread */
 struct job {
 	const struct gt_store *s;
-	const struct diff_opts *o;
+	const struct gt_diff_opts *o;
 	int ops;
-	struct diff_item *items;
+	struct gt_diff_item *items;
 	long n;
 	char err[256];
 };
@@ -115,25 +115,25 @@ static void *job_run(void *arg)
 	return NULL;
 }
 
-static int names(const struct gt_store *a, const struct gt_store *b, const struct diff_opts *o,
+static int names(const struct gt_store *a, const struct gt_store *b, const struct gt_diff_opts *o,
 		 int ops, struct gt_report_out *out, char *err, size_t errlen)
 {
 	static const char *const kfig[] = { "Time" }, *const ofig[] = { "Device Self", "Host Self" };
 	/* the experiment on a second thread while this one does the baseline */
-	struct diff_opts oa = diff_side(o, 0), ob = diff_side(o, 1);
+	struct gt_diff_opts oa = diff_side(o, 0), ob = diff_side(o, 1);
 	struct job ja = { .s = a, .o = &oa, .ops = ops }, jb = { .s = b, .o = &ob, .ops = ops };
 	diff_run_both(job_run, &ja, &jb);
-	struct diff_item *ia = ja.items, *ib = jb.items;
+	struct gt_diff_item *ia = ja.items, *ib = jb.items;
 	long na = ja.n, nb = jb.n;
 	if (na < 0 || nb < 0)
 		snprintf(err, errlen, "%s", na < 0 ? ja.err : jb.err);
 	int rc = na < 0 ? (int)na : nb < 0 ? (int)nb : 0;
 	if (!rc) {
 		struct gt_table *t = ops
-			? diff_names_table("diff_ops", "Operators: baseline vs experiment (sorted by "
+			? gt_diff_names_table("diff_ops", "Operators: baseline vs experiment (sorted by "
 					   "absolute delta of device self time)", ia, (size_t)na, ib,
 					   (size_t)nb, ofig, 2)
-			: diff_names_table("diff_kernels", "Kernels: baseline vs experiment (sorted "
+			: gt_diff_names_table("diff_kernels", "Kernels: baseline vs experiment (sorted "
 					   "by absolute delta of total time)", ia, (size_t)na, ib,
 					   (size_t)nb, kfig, 1);
 		rc = t ? gt_report_out_add(out, t) : -ENOMEM;
@@ -163,12 +163,12 @@ static int relabel(struct gt_table *t, const char *side, const char *Side)
 }
 
 static int overviews(const struct gt_store *a, const struct gt_store *b,
-		     const struct diff_opts *o, struct gt_report_out *out, char *err, size_t errlen)
+		     const struct gt_diff_opts *o, struct gt_report_out *out, char *err, size_t errlen)
 {
 	const struct gt_report *rep = gt_report_find("overview");
 	struct gt_scope sc;
 	for (int k = 0; k < 2; k++) {
-		struct diff_opts ok = diff_side(o, k);
+		struct gt_diff_opts ok = diff_side(o, k);
 		scope_of(&ok, &sc);
 		struct gt_report_out one = { 0 };
 		int rc = rep->run(k ? b : a, &sc, &one, err, errlen);
@@ -187,8 +187,8 @@ static int overviews(const struct gt_store *a, const struct gt_store *b,
 	return 0;
 }
 
-int diff_run(const struct gt_store *a, const struct gt_store *b, const char *name,
-	     const struct diff_opts *o, struct gt_report_out *out, char *err, size_t errlen)
+int gt_diff_run(const struct gt_store *a, const struct gt_store *b, const char *name,
+	     const struct gt_diff_opts *o, struct gt_report_out *out, char *err, size_t errlen)
 {
 	if (!strcmp(name, "breakdown"))
 		return diff_breakdown(a, b, o, out, err, errlen);

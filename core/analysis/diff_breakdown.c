@@ -1,6 +1,6 @@
 /*
  * diff_breakdown.c - `gtrace diff --report breakdown`: both runs' step-time
- * breakdowns (breakdown_compute, the TensorBoard plugin's rules), steps
+ * breakdowns (gt_breakdown_compute, the TensorBoard plugin's rules), steps
  * aligned as gtrace/diff.h says, the average aligned step compared per
  * category and the aligned steps side by side.
  */
@@ -14,20 +14,20 @@
 #include "tables.h"
 
 /* the breakdown of one run; 0 or negative errno */
-static int run_breakdown(const struct gt_store *s, int32_t rank, const struct diff_opts *o,
-			 struct breakdown_result *r, char *err, size_t errlen)
+static int run_breakdown(const struct gt_store *s, int32_t rank, const struct gt_diff_opts *o,
+			 struct gt_breakdown_result *r, char *err, size_t errlen)
 {
 	struct gt_scope sc;
 	gt_scope_all(&sc);
-	struct steps_list none = { .rank = rank, .source = STEPS_SRC_NONE };
-	return breakdown_compute(s, rank, o->align == DIFF_ALIGN_START ? &none : NULL, &sc, r,
+	struct gt_steps_list none = { .rank = rank, .source = GT_STEPS_SRC_NONE };
+	return gt_breakdown_compute(s, rank, o->align == GT_DIFF_ALIGN_START ? &none : NULL, &sc, r,
 				 err, errlen);
 }
 
 /* index of the first aligned row; -1 when step is missing */
-static long first_row(const struct breakdown_result *r, const struct diff_opts *o)
+static long first_row(const struct gt_breakdown_result *r, const struct gt_diff_opts *o)
 {
-	if (o->align != DIFF_ALIGN_STEP)
+	if (o->align != GT_DIFF_ALIGN_STEP)
 		return 0;
 	for (size_t i = 0; i < r->n; i++)
 		if (r->rows[i].step == o->step)
@@ -60,16 +60,16 @@ static int avg_row(struct gt_table *t, const char *cat, double a_ns, double b_ns
 	return 0;
 }
 
-static int tables(const struct breakdown_result *ra, const struct breakdown_result *rb,
+static int tables(const struct gt_breakdown_result *ra, const struct gt_breakdown_result *rb,
 		  size_t ia, size_t ib, size_t np, struct gt_report_out *out)
 {
 	struct gt_table *t = tables_new("diff_breakdown", "Step-time breakdown of the average "
 					"aligned step: baseline vs experiment", avg_cols);
 	struct gt_table *ts = tables_new("diff_steps", "Aligned steps side by side", step_cols);
 	int rc = t && ts ? 0 : -ENOMEM;
-	double sa[BD_NCAT + 1] = { 0 }, sb[BD_NCAT + 1] = { 0 };
+	double sa[GT_BD_NCAT + 1] = { 0 }, sb[GT_BD_NCAT + 1] = { 0 };
 	for (size_t k = 0; k < np && !rc; k++) {
-		const struct breakdown_row *x = &ra->rows[ia + k], *y = &rb->rows[ib + k];
+		const struct gt_breakdown_row *x = &ra->rows[ia + k], *y = &rb->rows[ib + k];
 		long r = gt_table_row(ts);
 		if (r < 0) {
 			rc = -ENOMEM;
@@ -82,20 +82,20 @@ static int tables(const struct breakdown_result *ra, const struct breakdown_resu
 		gt_table_set_float(ts, (size_t)r, 2, (double)x->total_ns / 1e3);
 		gt_table_set_float(ts, (size_t)r, 3, (double)y->total_ns / 1e3);
 		gt_table_set_float(ts, (size_t)r, 4, (double)(y->total_ns - x->total_ns) / 1e3);
-		for (int c = 0; c < BD_NCAT; c++) {
+		for (int c = 0; c < GT_BD_NCAT; c++) {
 			gt_table_set_float(ts, (size_t)r, (size_t)c + 5,
 					   (double)(y->cat_ns[c] - x->cat_ns[c]) / 1e3);
 			sa[c] += (double)x->cat_ns[c];
 			sb[c] += (double)y->cat_ns[c];
 		}
-		sa[BD_NCAT] += (double)x->total_ns;
-		sb[BD_NCAT] += (double)y->total_ns;
+		sa[GT_BD_NCAT] += (double)x->total_ns;
+		sb[GT_BD_NCAT] += (double)y->total_ns;
 	}
-	for (int c = 0; c <= BD_NCAT && !rc; c++)
-		rc = avg_row(t, c < BD_NCAT ? breakdown_cat_name((enum breakdown_cat)c) : "Total",
+	for (int c = 0; c <= GT_BD_NCAT && !rc; c++)
+		rc = avg_row(t, c < GT_BD_NCAT ? gt_breakdown_cat_name((enum gt_breakdown_cat)c) : "Total",
 			     sa[c] / (double)np, sb[c] / (double)np);
 	if (!rc) {
-		const struct breakdown_row *a0 = &ra->rows[ia], *b0 = &rb->rows[ib];
+		const struct gt_breakdown_row *a0 = &ra->rows[ia], *b0 = &rb->rows[ib];
 		if (a0->step >= 0 && b0->step >= 0)
 			rc = gt_table_note(t, "Average of %zu aligned steps: baseline %lld..%lld, "
 					   "experiment %lld..%lld", np, (long long)a0->step,
@@ -110,8 +110,8 @@ static int tables(const struct breakdown_result *ra, const struct breakdown_resu
 /* one run's breakdown, for a thread */
 struct job {
 	const struct gt_store *s;
-	const struct diff_opts *o;
-	struct breakdown_result r;
+	const struct gt_diff_opts *o;
+	struct gt_breakdown_result r;
 	int rc;
 	char err[256];
 };
@@ -123,14 +123,14 @@ static void *job_run(void *arg)
 	return NULL;
 }
 
-int diff_breakdown(const struct gt_store *a, const struct gt_store *b, const struct diff_opts *o,
+int diff_breakdown(const struct gt_store *a, const struct gt_store *b, const struct gt_diff_opts *o,
 		   struct gt_report_out *out, char *err, size_t errlen)
 {
 	/* the experiment on a second thread while this one does the baseline */
-	struct diff_opts oa = diff_side(o, 0), ob = diff_side(o, 1);
+	struct gt_diff_opts oa = diff_side(o, 0), ob = diff_side(o, 1);
 	struct job ja = { .s = a, .o = &oa }, jb = { .s = b, .o = &ob };
 	diff_run_both(job_run, &ja, &jb);
-	struct breakdown_result ra = ja.r, rb = jb.r;
+	struct gt_breakdown_result ra = ja.r, rb = jb.r;
 	int rc = ja.rc ? ja.rc : jb.rc;
 	if (rc)
 		snprintf(err, errlen, "%s", ja.rc ? ja.err : jb.err);
@@ -152,7 +152,7 @@ int diff_breakdown(const struct gt_store *a, const struct gt_store *b, const str
 	}
 	if (!rc && (rc = tables(&ra, &rb, (size_t)ia, (size_t)ib, np, out)))
 		snprintf(err, errlen, "diff: out of memory");
-	breakdown_result_done(&ra);
-	breakdown_result_done(&rb);
+	gt_breakdown_result_done(&ra);
+	gt_breakdown_result_done(&rb);
 	return rc;
 }

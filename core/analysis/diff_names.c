@@ -10,15 +10,15 @@
 #include "gtrace/diff.h"
 
 struct joined {
-	const struct diff_item *a, *b;   /* either may be NULL */
-	int64_t d[DIFF_MAX_FIG];         /* deltas */
+	const struct gt_diff_item *a, *b;   /* either may be NULL */
+	int64_t d[GT_DIFF_MAX_FIG];         /* deltas */
 };
 
 static int nfig_sort;
 
 static int by_name(const void *x, const void *y)
 {
-	return strcmp(((const struct diff_item *)x)->name, ((const struct diff_item *)y)->name);
+	return strcmp(((const struct gt_diff_item *)x)->name, ((const struct gt_diff_item *)y)->name);
 }
 
 static int64_t abs64(int64_t v)
@@ -38,9 +38,9 @@ static int by_delta(const void *x, const void *y)
 	return strcmp(m, n);
 }
 
-static struct diff_item *sorted_copy(const struct diff_item *v, size_t n)
+static struct gt_diff_item *sorted_copy(const struct gt_diff_item *v, size_t n)
 {
-	struct diff_item *c = malloc((n ? n : 1) * sizeof(*c));
+	struct gt_diff_item *c = malloc((n ? n : 1) * sizeof(*c));
 	if (c && n) {
 		memcpy(c, v, n * sizeof(*c));
 		qsort(c, n, sizeof(*c), by_name);
@@ -104,12 +104,12 @@ static int put_row(struct gt_table *t, const struct joined *j, int nfig)
 	return gt_table_set_str(t, row, c + 3, ch) ? -ENOMEM : 0;
 }
 
-struct gt_table *diff_names_table(const char *tname, const char *title,
-				  const struct diff_item *a, size_t na,
-				  const struct diff_item *b, size_t nb,
+struct gt_table *gt_diff_names_table(const char *tname, const char *title,
+				  const struct gt_diff_item *a, size_t na,
+				  const struct gt_diff_item *b, size_t nb,
 				  const char *const *fig, int nfig)
 {
-	struct diff_item *sa = sorted_copy(a, na), *sb = sorted_copy(b, nb);
+	struct gt_diff_item *sa = sorted_copy(a, na), *sb = sorted_copy(b, nb);
 	struct joined *j = malloc((na + nb + 1) * sizeof(*j));
 	struct gt_table *t = gt_table_new(tname, title);
 	int rc = (sa && sb && j && t) ? add_cols(t, fig, nfig) : -ENOMEM;

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace/analysis.h"
-#include "anl.h"
-#include "ivl.h"
+#include "analysis.h"
+#include "interval.h"
 
 enum { K_COMPUTE = 0, K_COMM, K_MEM, K_N };
 
@@ -25,7 +25,7 @@ static int is_stream(const struct gt_lane *l)
 }
 
 
-void gputime_result_done(struct gputime_result *r)
+void gt_gputime_result_done(struct gt_gputime_result *r)
 {
 	free(r->gpus);
 	free(r->streams);
@@ -41,13 +41,13 @@ struct i64v {
 static int vinit(struct i64v *a, size_t cap)
 {
 	a->n = 0;
-	a->v = anl_mem_get((cap ? cap : 1) * sizeof(*a->v), &a->bytes);
+	a->v = analysis_mem_get((cap ? cap : 1) * sizeof(*a->v), &a->bytes);
 	return a->v ? 0 : -ENOMEM;
 }
 
 static void vdone(struct i64v *a)
 {
-	anl_mem_put(a->v, a->bytes);
+	analysis_mem_put(a->v, a->bytes);
 	a->v = NULL;
 }
 
@@ -57,8 +57,8 @@ struct launch_vec {
 };
 
 /* launch statistics of one kernel (la = its launch call or NULL) */
-static inline void kernel_stats(const struct gt_event *e, const struct anl_launch *la,
-				struct gputime_gpu *g, struct launch_vec *lv)
+static inline void kernel_stats(const struct gt_event *e, const struct analysis_launch *la,
+				struct gt_gputime_gpu *g, struct launch_vec *lv)
 {
 	g->kernels++;
 	g->under_10us += e->dur_ns < 10000;
@@ -75,8 +75,8 @@ static inline void kernel_stats(const struct gt_event *e, const struct anl_launc
 	if (d > g->delay_max_ns)
 		g->delay_max_ns = d;
 	g->short_kernels += e->dur_ns < c;
-	g->runtime_outliers += c > GPUTIME_RUNTIME_OUTLIER_NS;   /* HTA: the CPU runtime event */
-	g->delay_outliers += d > GPUTIME_DELAY_OUTLIER_NS;
+	g->runtime_outliers += c > GT_GPUTIME_RUNTIME_OUTLIER_NS;   /* HTA: the CPU runtime event */
+	g->delay_outliers += d > GT_GPUTIME_DELAY_OUTLIER_NS;
 	lv->cpu.v[lv->cpu.n++] = c;
 	lv->dly.v[lv->dly.n++] = d;
 }
@@ -84,13 +84,13 @@ static inline void kernel_stats(const struct gt_event *e, const struct anl_launc
 /* idle gaps and queue length of one stream in [t0, t1), and the launch
  * statistics of its kernels into g / lv (one walk, one launch lookup) */
 static int stream_stats(const struct gt_lane *l, int64_t t0, int64_t t1,
-			const struct anl_corrmap *cm, struct gputime_stream *st,
-			struct gputime_gpu *g, struct launch_vec *lv)
+			const struct analysis_corrmap *cm, struct gt_gputime_stream *st,
+			struct gt_gputime_gpu *g, struct launch_vec *lv)
 {
 	struct i64v up = {0}, down = {0};
 	size_t first, last;
 	int rc = 0;
-	store_lane_range(l, t0, t1, &first, &last);
+	gt_store_lane_range(l, t0, t1, &first, &last);
 	if (vinit(&up, last - first) || vinit(&down, last - first)) {
 		rc = -ENOMEM;
 		goto out;
@@ -100,7 +100,7 @@ static int stream_stats(const struct gt_lane *l, int64_t t0, int64_t t1,
 		const struct gt_event *e = &l->ev[i];
 		if (!gt_event_is_gpu(e) || e->start_ns >= t1 || gt_event_end(e) <= t0)
 			continue;
-		const struct anl_launch *la = anl_corrmap_get(cm, e->corr);
+		const struct analysis_launch *la = analysis_corrmap_get(cm, e->corr);
 		if (e->kind == GT_EV_KERNEL)
 			kernel_stats(e, la, g, lv);
 		if (prev_end != INT64_MIN && e->start_ns > prev_end) {
@@ -108,7 +108,7 @@ static int stream_stats(const struct gt_lane *l, int64_t t0, int64_t t1,
 			st->gaps++;
 			if (la && la->t0 > prev_end)
 				st->host_wait_ns += gap;
-			else if (gap < GPUTIME_KERNEL_WAIT_NS)
+			else if (gap < GT_GPUTIME_KERNEL_WAIT_NS)
 				st->kernel_wait_ns += gap;
 			else
 				st->other_ns += gap;
@@ -121,15 +121,15 @@ static int stream_stats(const struct gt_lane *l, int64_t t0, int64_t t1,
 		}
 	}
 	if (up.n) {
-		anl_sort_i64(up.v, up.n);
-		anl_sort_i64(down.v, down.n);
+		analysis_sort_i64(up.v, up.n);
+		analysis_sort_i64(down.v, down.n);
 		size_t i = 0, j = 0;
 		int64_t q = 0, t = up.v[0], start = up.v[0];
 		double area = 0;
 		while (i < up.n || j < down.n) {
 			int64_t nt = (j >= down.n || (i < up.n && up.v[i] <= down.v[j])) ? up.v[i] : down.v[j];
 			area += (double)q * (double)(nt - t);
-			if (q >= GPUTIME_QUEUE_MAX)
+			if (q >= GT_GPUTIME_QUEUE_MAX)
 				st->at_max_ns += nt - t;
 			t = nt;
 			if (j >= down.n || (i < up.n && up.v[i] <= down.v[j]))
@@ -147,53 +147,53 @@ out:
 	return rc;
 }
 
-/* the fine classes (anl.h) of compute, communication and memory */
+/* the fine classes (analysis.h) of compute, communication and memory */
 static const unsigned class_mask[K_N] = {
-	ANL_FC_BIT(ANL_FC_KCOMP), ANL_FC_BIT(ANL_FC_KCOMM),
-	ANL_FC_MEMCPY | ANL_FC_BIT(ANL_FC_MEMSET)
+	ANALYSIS_FC_BIT(ANALYSIS_FC_KCOMP), ANALYSIS_FC_BIT(ANALYSIS_FC_KCOMM),
+	ANALYSIS_FC_MEMCPY | ANALYSIS_FC_BIT(ANALYSIS_FC_MEMSET)
 };
 
 static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const struct gt_scope *sc,
-		   const struct anl_corrmap *cm, const struct anl_pass *pass,
-		   struct gputime_result *out)
+		   const struct analysis_corrmap *cm, const struct analysis_pass *pass,
+		   struct gt_gputime_result *out)
 {
 	uint32_t *gl = NULL;
-	struct ivl_list all = {0}, cl[K_N], ov = {0}, tmp = {0};
+	struct interval_list all = {0}, cl[K_N], ov = {0}, tmp = {0};
 	struct launch_vec lv;
 	int rc = 0;
 	memset(cl, 0, sizeof(cl));
 	memset(&lv, 0, sizeof(lv));
-	long ng = anl_lanes(s, rank, GT_LANE_GPU, dev, &gl);
+	long ng = analysis_lanes(s, rank, GT_LANE_GPU, dev, &gl);
 	int64_t t0 = sc ? sc->t0_ns : INT64_MIN, t1 = sc ? sc->t1_ns : INT64_MAX;
-	long di = anl_pass_dev_index(pass, dev);
-	const struct ivl_list *cp[K_N] = { &cl[0], &cl[1], &cl[2] };
+	long di = analysis_pass_dev_index(pass, dev);
+	const struct interval_list *cp[K_N] = { &cl[0], &cl[1], &cl[2] };
 	for (int k = 0; k < K_N && di >= 0 && !rc; k++)
-		if (!(cp[k] = anl_pass_get(pass, class_mask[k], 0, di, &cl[k])))
+		if (!(cp[k] = analysis_pass_get(pass, class_mask[k], 0, di, &cl[k])))
 			rc = -ENOMEM;
-	if (ng < 0 || rc || ivl_union(cp[K_COMPUTE], cp[K_COMM], &tmp) ||
-	    ivl_union(&tmp, cp[K_MEM], &all) || ivl_intersect(cp[K_COMPUTE], cp[K_COMM], &ov)) {
+	if (ng < 0 || rc || interval_union(cp[K_COMPUTE], cp[K_COMM], &tmp) ||
+	    interval_union(&tmp, cp[K_MEM], &all) || interval_intersect(cp[K_COMPUTE], cp[K_COMM], &ov)) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	const struct ivl_list *comp = cp[K_COMPUTE], *comm = cp[K_COMM];
+	const struct interval_list *comp = cp[K_COMPUTE], *comm = cp[K_COMM];
 	if (!all.n)
 		goto out;     /* a GPU with no work in the scope: no row */
-	struct gputime_gpu *g = &out->gpus[out->ngpus++];
+	struct gt_gputime_gpu *g = &out->gpus[out->ngpus++];
 	memset(g, 0, sizeof(*g));
 	g->rank = rank;
 	g->device = dev;
 	g->span_ns = all.v[all.n - 1].b - all.v[0].a;
-	g->idle_ns = g->span_ns - ivl_len(&all);
-	g->compute_ns = ivl_len(comp);
+	g->idle_ns = g->span_ns - interval_len(&all);
+	g->compute_ns = interval_len(comp);
 	g->noncompute_ns = g->span_ns - g->compute_ns - g->idle_ns;
-	g->comm_ns = ivl_len(comm);
-	g->comm_overlap_ns = ivl_len(&ov);
+	g->comm_ns = interval_len(comm);
+	g->comm_overlap_ns = interval_len(&ov);
 	size_t cap = 0;
 	for (long k = 0; k < ng; k++) {
 		size_t first, last;
-		if (!is_stream(store_lane_at(s, gl[k])))
+		if (!is_stream(gt_store_lane_at(s, gl[k])))
 			continue;
-		store_lane_range(store_lane_at(s, gl[k]), t0, t1, &first, &last);
+		gt_store_lane_range(gt_store_lane_at(s, gl[k]), t0, t1, &first, &last);
 		cap += last - first;
 	}
 	if (vinit(&lv.cpu, cap) || vinit(&lv.gpu, cap) || vinit(&lv.dly, cap)) {
@@ -201,10 +201,10 @@ static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const st
 		goto out;
 	}
 	for (long k = 0; k < ng; k++) {
-		const struct gt_lane *l = store_lane_at(s, gl[k]);
+		const struct gt_lane *l = gt_store_lane_at(s, gl[k]);
 		if (!is_stream(l))
 			continue;
-		struct gputime_stream *st = &out->streams[out->nstreams];
+		struct gt_gputime_stream *st = &out->streams[out->nstreams];
 		memset(st, 0, sizeof(*st));
 		st->rank = rank;
 		st->device = dev;
@@ -213,58 +213,58 @@ static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const st
 			goto out;
 		out->nstreams++;
 	}
-	g->gpu_dur_med_ns = anl_median_i64(lv.gpu.v, lv.gpu.n);
-	g->cpu_launch_med_ns = anl_median_i64(lv.cpu.v, lv.cpu.n);
-	g->delay_med_ns = anl_median_i64(lv.dly.v, lv.dly.n);
+	g->gpu_dur_med_ns = analysis_median_i64(lv.gpu.v, lv.gpu.n);
+	g->cpu_launch_med_ns = analysis_median_i64(lv.cpu.v, lv.cpu.n);
+	g->delay_med_ns = analysis_median_i64(lv.dly.v, lv.dly.n);
 out:
 	vdone(&lv.cpu);
 	vdone(&lv.gpu);
 	vdone(&lv.dly);
 	free(gl);
-	ivl_done(&all);
-	ivl_done(&tmp);
+	interval_done(&all);
+	interval_done(&tmp);
 	for (int k = 0; k < K_N; k++)
-		ivl_done(&cl[k]);
-	ivl_done(&ov);
+		interval_done(&cl[k]);
+	interval_done(&ov);
 	return rc;
 }
 
 
-int gputime_compute(const struct gt_store *s, const struct gt_scope *sc,
-		    struct gputime_result *out, char *err, size_t errlen)
+int gt_gputime_compute(const struct gt_store *s, const struct gt_scope *sc,
+		    struct gt_gputime_result *out, char *err, size_t errlen)
 {
 	return gputime_compute_pass(s, sc, out, NULL, err, errlen);
 }
 
 int gputime_compute_pass(const struct gt_store *s, const struct gt_scope *sc,
-			 struct gputime_result *out, const struct anl_pass *pass,
+			 struct gt_gputime_result *out, const struct analysis_pass *pass,
 			 char *err, size_t errlen)
 {
 	struct gt_scope all;
 	int32_t *ranks = NULL;
-	struct anl_names nm = {0};
+	struct analysis_names nm = {0};
 	int rc = 0;
 	memset(out, 0, sizeof(*out));
 	if (!sc) {
 		gt_scope_all(&all);
 		sc = &all;
 	}
-	size_t nl = store_lane_count(s);
-	long nr = anl_scope_ranks(s, sc, &ranks);
+	size_t nl = gt_store_lane_count(s);
+	long nr = analysis_scope_ranks(s, sc, &ranks);
 	out->gpus = calloc(nl ? nl : 1, sizeof(*out->gpus));
 	out->streams = calloc(nl ? nl : 1, sizeof(*out->streams));
-	if (nr < 0 || !out->gpus || !out->streams || anl_names_init(&nm, s))
+	if (nr < 0 || !out->gpus || !out->streams || analysis_names_init(&nm, s))
 		goto nomem;
 	for (long r = 0; r < nr; r++) {
 		uint32_t *gl = NULL, *hl = NULL;
-		long ng = anl_lanes(s, ranks[r], GT_LANE_GPU, sc->gpu, &gl);
-		long nh = anl_lanes(s, ranks[r], GT_LANE_HOST, -1, &hl);
-		struct anl_corrmap cm;
-		struct anl_pass own = {0};
-		const struct anl_pass *p = pass;
+		long ng = analysis_lanes(s, ranks[r], GT_LANE_GPU, sc->gpu, &gl);
+		long nh = analysis_lanes(s, ranks[r], GT_LANE_HOST, -1, &hl);
+		struct analysis_corrmap cm;
+		struct analysis_pass own = {0};
+		const struct analysis_pass *p = pass;
 		if (!p || p->rank != ranks[r] || p->gpu != sc->gpu || p->t0 != sc->t0_ns ||
 		    p->t1 != sc->t1_ns) {     /* the span needs the scope's clip exactly */
-			if (anl_pass_build(s, ranks[r], sc->gpu, sc->t0_ns, sc->t1_ns, 0, &nm, &own)) {
+			if (analysis_pass_build(s, ranks[r], sc->gpu, sc->t0_ns, sc->t1_ns, 0, &nm, &own)) {
 				free(gl);
 				free(hl);
 				goto nomem;
@@ -274,19 +274,19 @@ int gputime_compute_pass(const struct gt_store *s, const struct gt_scope *sc,
 		/* correlation ids of the GPU work in scope, read by the pass */
 		uint32_t lo = p->corr_lo, hi = p->corr_hi;
 		size_t hint = p->corr_n;
-		if (ng < 0 || nh < 0 || anl_corrmap_build_scope(s, hl, (size_t)nh, lo, hi, hint,
+		if (ng < 0 || nh < 0 || analysis_corrmap_build_scope(s, hl, (size_t)nh, lo, hi, hint,
 								      sc->t1_ns, &cm)) {
-			anl_pass_done(&own);
+			analysis_pass_done(&own);
 			free(gl);
 			free(hl);
 			goto nomem;
 		}
 		for (size_t k = 0; k < p->ndev && !rc; k++)
 			rc = one_gpu(s, ranks[r], p->devs[k], sc, &cm, p, out);
-		anl_pass_done(&own);
+		analysis_pass_done(&own);
 		free(gl);
 		free(hl);
-		anl_corrmap_done(&cm);
+		analysis_corrmap_done(&cm);
 		if (rc)
 			goto nomem;
 	}
@@ -295,9 +295,9 @@ nomem:
 	rc = -ENOMEM;
 	if (err && errlen)
 		snprintf(err, errlen, "gputime: out of memory");
-	gputime_result_done(out);
+	gt_gputime_result_done(out);
 done:
 	free(ranks);
-	anl_names_done(&nm);
+	analysis_names_done(&nm);
 	return rc;
 }

@@ -21,7 +21,7 @@ static double pct(double a, double b)
 	return b > 0 ? 100.0 * a / b : 0;
 }
 
-static struct gt_table *temporal(const struct gputime_result *r)
+static struct gt_table *temporal(const struct gt_gputime_result *r)
 {
 	static const char *const cols[] = {
 		"Rank:i", "GPU:i", "Idle (us):f:1", "Compute (us):f:1", "Non-compute (us):f:1",
@@ -29,7 +29,7 @@ static struct gt_table *temporal(const struct gputime_result *r)
 	};
 	struct gt_table *t = tables_new("gputime", "GPU temporal breakdown (Holistic Trace Analysis)", cols);
 	for (size_t i = 0; t && i < r->ngpus; i++) {
-		const struct gputime_gpu *g = &r->gpus[i];
+		const struct gt_gputime_gpu *g = &r->gpus[i];
 		long row = gt_table_row(t);
 		if (row < 0) {
 			gt_table_free(t);
@@ -55,7 +55,7 @@ static struct gt_table *temporal(const struct gputime_result *r)
 	return t;
 }
 
-static struct gt_table *streams(const struct gputime_result *r)
+static struct gt_table *streams(const struct gt_gputime_result *r)
 {
 	static const char *const cols[] = {
 		"Rank:i", "GPU:i", "Stream:i", "Gaps:i", "Host Wait (us):f:1", "Kernel Wait (us):f:1",
@@ -63,7 +63,7 @@ static struct gt_table *streams(const struct gputime_result *r)
 	};
 	struct gt_table *t = tables_new("gputime_idle", "Idle time per stream and queue length (HTA)", cols);
 	for (size_t i = 0; t && i < r->nstreams; i++) {
-		const struct gputime_stream *st = &r->streams[i];
+		const struct gt_gputime_stream *st = &r->streams[i];
 		long row = gt_table_row(t);
 		if (row < 0) {
 			gt_table_free(t);
@@ -89,7 +89,7 @@ static struct gt_table *streams(const struct gputime_result *r)
 	return t;
 }
 
-static struct gt_table *launches(const struct gputime_result *r)
+static struct gt_table *launches(const struct gt_gputime_result *r)
 {
 	static const char *const cols[] = {
 		"Rank:i", "GPU:i", "Kernels:i", "Comm (us):f:1", "Comm Overlap (%):p:2",
@@ -100,7 +100,7 @@ static struct gt_table *launches(const struct gputime_result *r)
 	struct gt_table *t = tables_new("gputime_launch",
 					"Kernel launch statistics and communication overlap (HTA)", cols);
 	for (size_t i = 0; t && i < r->ngpus; i++) {
-		const struct gputime_gpu *g = &r->gpus[i];
+		const struct gt_gputime_gpu *g = &r->gpus[i];
 		long row = gt_table_row(t);
 		if (row < 0) {
 			gt_table_free(t);
@@ -140,11 +140,11 @@ static struct gt_table *launches(const struct gputime_result *r)
 	return t;
 }
 
-int gputime_report(const struct gt_store *s, const struct gt_scope *sc,
+int gt_gputime_report(const struct gt_store *s, const struct gt_scope *sc,
 		   struct gt_report_out *out, char *err, size_t errlen)
 {
-	struct gputime_result r;
-	int rc = gputime_compute(s, sc, &r, err, errlen);
+	struct gt_gputime_result r;
+	int rc = gt_gputime_compute(s, sc, &r, err, errlen);
 	if (rc)
 		return rc;
 	struct gt_table *t = temporal(&r);
@@ -157,7 +157,7 @@ int gputime_report(const struct gt_store *s, const struct gt_scope *sc,
 		rc = gt_report_out_add(out, streams(&r));
 	if (!rc)
 		rc = gt_report_out_add(out, launches(&r));
-	gputime_result_done(&r);
+	gt_gputime_result_done(&r);
 	if (rc)
 		snprintf(err, errlen, "gputime: out of memory");
 	return rc;
@@ -167,5 +167,5 @@ const struct gt_report gt_report_gputime = {
 	.name = "gputime",
 	.help = "GPU temporal breakdown, idle time per stream, comm/compute overlap, kernel launch "
 		"statistics and queue length (Holistic Trace Analysis definitions)",
-	.run = gputime_report,
+	.run = gt_gputime_report,
 };

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace/analysis.h"
-#include "anl.h"
-#include "ivl.h"
+#include "analysis.h"
+#include "interval.h"
 #include "multigpu_priv.h"
 
 enum { K_COMPUTE = 0, K_COMM, K_COPY, K_MEMSET, K_NCLS, K_ANYK = K_NCLS, K_ALL, K_N };
@@ -24,14 +24,14 @@ enum { K_COMPUTE = 0, K_COMM, K_COPY, K_MEMSET, K_NCLS, K_ANYK = K_NCLS, K_ALL, 
 static int class_of(const struct gt_event *e, void *p)
 {
 	switch (e->kind) {
-	case GT_EV_KERNEL: return anl_is_comm(p, e) ? K_COMM : K_COMPUTE;
+	case GT_EV_KERNEL: return analysis_is_comm(p, e) ? K_COMM : K_COMPUTE;
 	case GT_EV_MEMCPY: return K_COPY;
 	case GT_EV_MEMSET: return K_MEMSET;
 	default: return -1;
 	}
 }
 
-void multigpu_result_done(struct multigpu_result *r)
+void gt_multigpu_result_done(struct gt_multigpu_result *r)
 {
 	free(r->gpus);
 	free(r->copies);
@@ -46,14 +46,14 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static long step_index(const struct multigpu_result *r, int64_t num)
+static long step_index(const struct gt_multigpu_result *r, int64_t num)
 {
 	int64_t *p = bsearch(&num, r->step_nums, r->nsteps, sizeof(num), cmp_i64);
 	return p ? p - r->step_nums : -1;
 }
 
 /* first start >= t0 inside [t0, t1) of a union, or INT64_MAX */
-static int64_t first_in(const struct ivl_list *l, int64_t t0, int64_t t1)
+static int64_t first_in(const struct interval_list *l, int64_t t0, int64_t t1)
 {
 	size_t lo = 0, hi = l->n;
 	while (lo < hi) {
@@ -69,7 +69,7 @@ static int64_t first_in(const struct ivl_list *l, int64_t t0, int64_t t1)
 }
 
 /* last end <= t1 inside [t0, t1) of a union, or INT64_MIN */
-static int64_t last_in(const struct ivl_list *l, int64_t t0, int64_t t1)
+static int64_t last_in(const struct interval_list *l, int64_t t0, int64_t t1)
 {
 	size_t lo = 0, hi = l->n;
 	while (lo < hi) {        /* first interval starting at or after t1 */
@@ -85,23 +85,23 @@ static int64_t last_in(const struct ivl_list *l, int64_t t0, int64_t t1)
 }
 
 /* fill the cells of one participant */
-/* the fine classes (anl.h) of each class */
+/* the fine classes (analysis.h) of each class */
 static const unsigned class_mask[K_N] = {
-	ANL_FC_BIT(ANL_FC_KCOMP), ANL_FC_BIT(ANL_FC_KCOMM), ANL_FC_MEMCPY,
-	ANL_FC_BIT(ANL_FC_MEMSET), ANL_FC_BIT(ANL_FC_KCOMP) | ANL_FC_BIT(ANL_FC_KCOMM),
-	ANL_FC_BIT(ANL_FC_KCOMP) | ANL_FC_BIT(ANL_FC_KCOMM) | ANL_FC_MEMCPY |
-	ANL_FC_BIT(ANL_FC_MEMSET)
+	ANALYSIS_FC_BIT(ANALYSIS_FC_KCOMP), ANALYSIS_FC_BIT(ANALYSIS_FC_KCOMM), ANALYSIS_FC_MEMCPY,
+	ANALYSIS_FC_BIT(ANALYSIS_FC_MEMSET), ANALYSIS_FC_BIT(ANALYSIS_FC_KCOMP) | ANALYSIS_FC_BIT(ANALYSIS_FC_KCOMM),
+	ANALYSIS_FC_BIT(ANALYSIS_FC_KCOMP) | ANALYSIS_FC_BIT(ANALYSIS_FC_KCOMM) | ANALYSIS_FC_MEMCPY |
+	ANALYSIS_FC_BIT(ANALYSIS_FC_MEMSET)
 };
 
 static int fill_gpu(const struct gt_store *s, const struct gt_scope *sc, size_t gi,
-		    const struct anl_win *win, long nw, struct anl_names *nm,
-		    const struct anl_pass *pass, struct multigpu_result *r,
-		    struct ivl_list *busy_out)
+		    const struct analysis_win *win, long nw, struct analysis_names *nm,
+		    const struct analysis_pass *pass, struct gt_multigpu_result *r,
+		    struct interval_list *busy_out)
 {
-	const struct multigpu_gpu *g = &r->gpus[gi];
+	const struct gt_multigpu_gpu *g = &r->gpus[gi];
 	uint32_t *gl = NULL;
-	struct ivl_list u[K_N], ov = {0};
-	const struct ivl_list *up[K_N];
+	struct interval_list u[K_N], ov = {0};
+	const struct interval_list *up[K_N];
 	int rc = 0;
 	memset(u, 0, sizeof(u));
 	for (int k = 0; k < K_N; k++)
@@ -113,41 +113,41 @@ static int fill_gpu(const struct gt_store *s, const struct gt_scope *sc, size_t 
 	/* rank 0's pass of the overview covers [T0, T1) (or more): the same
 	 * unions inside the windows, read from it */
 	long di = pass && pass->rank == g->rank && pass->gpu == sc->gpu && pass->t0 <= T0 &&
-		  pass->t1 >= T1 ? anl_pass_dev_index(pass, g->device) : -1;
+		  pass->t1 >= T1 ? analysis_pass_dev_index(pass, g->device) : -1;
 	if (di >= 0) {
 		for (int k = 0; k < K_N && !rc; k++)
-			if (!(up[k] = anl_pass_get(pass, class_mask[k], 0, di, &u[k])))
+			if (!(up[k] = analysis_pass_get(pass, class_mask[k], 0, di, &u[k])))
 				rc = -ENOMEM;
 	} else {
-		long ng = anl_lanes(s, g->rank, GT_LANE_GPU, g->device, &gl);
+		long ng = analysis_lanes(s, g->rank, GT_LANE_GPU, g->device, &gl);
 		if (ng < 0)
 			return -ENOMEM;
-		struct ivl_list tmp = {0};
-		rc = ivl_collect_multi(s, gl, (size_t)ng, T0, T1, class_of, nm, K_NCLS, u);
+		struct interval_list tmp = {0};
+		rc = interval_collect_multi(s, gl, (size_t)ng, T0, T1, class_of, nm, K_NCLS, u);
 		if (!rc)
-			rc = ivl_union(&u[K_COMPUTE], &u[K_COMM], &u[K_ANYK]);
+			rc = interval_union(&u[K_COMPUTE], &u[K_COMM], &u[K_ANYK]);
 		if (!rc)
-			rc = ivl_union(&u[K_ANYK], &u[K_COPY], &tmp);
+			rc = interval_union(&u[K_ANYK], &u[K_COPY], &tmp);
 		if (!rc)
-			rc = ivl_union(&tmp, &u[K_MEMSET], &u[K_ALL]);
-		ivl_done(&tmp);
+			rc = interval_union(&tmp, &u[K_MEMSET], &u[K_ALL]);
+		interval_done(&tmp);
 	}
 	if (!rc)
-		rc = ivl_intersect(up[K_COMPUTE], up[K_COMM], &ov);
+		rc = interval_intersect(up[K_COMPUTE], up[K_COMM], &ov);
 	for (long i = 0; i < nw && !rc; i++) {
 		long si = step_index(r, win[i].step);
 		if (si < 0)
 			continue;
-		struct multigpu_cell *c = &r->cells[(size_t)si * r->ngpus + gi];
+		struct gt_multigpu_cell *c = &r->cells[(size_t)si * r->ngpus + gi];
 		int64_t a = win[i].t0, b = win[i].t1;
 		c->t0_ns = a;
 		c->t1_ns = b;
-		c->compute_ns = ivl_len_in(up[K_COMPUTE], a, b);
-		c->comm_ns = ivl_len_in(up[K_COMM], a, b);
-		c->comm_overlap_ns = ivl_len_in(&ov, a, b);
-		c->copy_ns = ivl_len_in(up[K_COPY], a, b);
+		c->compute_ns = interval_len_in(up[K_COMPUTE], a, b);
+		c->comm_ns = interval_len_in(up[K_COMM], a, b);
+		c->comm_overlap_ns = interval_len_in(&ov, a, b);
+		c->copy_ns = interval_len_in(up[K_COPY], a, b);
 		c->first_kernel_ns = first_in(up[K_ANYK], a, b);
-		c->busy_ns = ivl_len_in(up[K_ALL], a, b);
+		c->busy_ns = interval_len_in(up[K_ALL], a, b);
 		int64_t last = last_in(up[K_ALL], a, b);
 		c->finish_ns = last == INT64_MIN ? -1 : last - a;
 		if (di >= 0 && a == b && (a == T0 || a == T1)) {
@@ -158,22 +158,22 @@ static int fill_gpu(const struct gt_store *s, const struct gt_scope *sc, size_t 
 		}
 	}
 	if (!rc && up[K_ALL] != &u[K_ALL]) {   /* a list of the pass: copy it */
-		struct ivl_list none = {0};
-		rc = ivl_union(up[K_ALL], &none, busy_out);
+		struct interval_list none = {0};
+		rc = interval_union(up[K_ALL], &none, busy_out);
 	} else if (!rc) {
-		ivl_move(busy_out, &u[K_ALL]);
+		interval_move(busy_out, &u[K_ALL]);
 	}
 	for (int k = 0; k < K_N; k++)
-		ivl_done(&u[k]);
-	ivl_done(&ov);
+		interval_done(&u[k]);
+	interval_done(&ov);
 	free(gl);
 	return rc;
 }
 
 /* how parallel the rank's GPUs run: (sum of busy - busy union) /
  * (sum of busy - largest busy) over its step windows, in percent */
-static void parallel(struct multigpu_result *r, int32_t rank, const struct anl_win *win, long nw,
-		     const struct ivl_list *rank_busy)
+static void parallel(struct gt_multigpu_result *r, int32_t rank, const struct analysis_win *win, long nw,
+		     const struct interval_list *rank_busy)
 {
 	double num = 0, den = 0;
 	size_t G = r->ngpus;
@@ -184,7 +184,7 @@ static void parallel(struct multigpu_result *r, int32_t rank, const struct anl_w
 		int64_t sum = 0, mx = 0;
 		int n = 0;
 		for (size_t g = 0; g < G; g++) {
-			const struct multigpu_cell *c = &r->cells[(size_t)si * G + g];
+			const struct gt_multigpu_cell *c = &r->cells[(size_t)si * G + g];
 			if (r->gpus[g].rank != rank || !c->valid)
 				continue;
 			sum += c->busy_ns;
@@ -194,7 +194,7 @@ static void parallel(struct multigpu_result *r, int32_t rank, const struct anl_w
 		}
 		if (n < 2)
 			continue;
-		num += (double)(sum - ivl_len_in(rank_busy, win[i].t0, win[i].t1));
+		num += (double)(sum - interval_len_in(rank_busy, win[i].t0, win[i].t1));
 		den += (double)(sum - mx);
 	}
 	for (size_t g = 0; g < G; g++)
@@ -205,7 +205,7 @@ static void parallel(struct multigpu_result *r, int32_t rank, const struct anl_w
 /* the expected all-reduce time per step when the user gave parameter bytes
  * and link bandwidth (docs/analyses.md §6: bytes / bandwidth), and each GPU's
  * collective time per step against it */
-static void expected(struct multigpu_result *r, const struct gt_scope *sc)
+static void expected(struct gt_multigpu_result *r, const struct gt_scope *sc)
 {
 	if (!sc->param_bytes || !(sc->link_gbps > 0))
 		return;
@@ -217,7 +217,7 @@ static void expected(struct multigpu_result *r, const struct gt_scope *sc)
 }
 
 /* straggler, stagger, shares from the cells */
-static void summarize(struct multigpu_result *r)
+static void summarize(struct gt_multigpu_result *r)
 {
 	size_t G = r->ngpus;
 	double *excess = calloc(G ? G : 1, sizeof(*excess));
@@ -242,7 +242,7 @@ static void summarize(struct multigpu_result *r)
 		ridx[g] = k < g ? ridx[k] : nranks++;
 	}
 	for (size_t si = 0; si < r->nsteps; si++) {
-		struct multigpu_cell *row = &r->cells[si * G];
+		struct gt_multigpu_cell *row = &r->cells[si * G];
 		size_t best = SIZE_MAX, valid = 0;
 		double sum = 0;
 		for (size_t k = 0; k < nranks; k++)
@@ -288,11 +288,11 @@ static void summarize(struct multigpu_result *r)
 		}
 	r->copy_share_pct = span_all > 0 ? 100.0 * copy_all / span_all : 0;
 	for (size_t g = 0; g < G; g++) {
-		struct multigpu_gpu *mg = &r->gpus[g];
+		struct gt_multigpu_gpu *mg = &r->gpus[g];
 		size_t n = 0;
 		double comp = 0, comm = 0, ovl = 0, span = 0;
 		for (size_t si = 0; si < r->nsteps; si++) {
-			const struct multigpu_cell *c = &r->cells[si * G + g];
+			const struct gt_multigpu_cell *c = &r->cells[si * G + g];
 			if (!c->valid)
 				continue;
 			n++;
@@ -323,22 +323,22 @@ static void summarize(struct multigpu_result *r)
 	free(earliest);
 }
 
-int multigpu_compute(const struct gt_store *s, const struct gt_scope *sc,
-		     struct multigpu_result *out, char *err, size_t errlen)
+int gt_multigpu_compute(const struct gt_store *s, const struct gt_scope *sc,
+		     struct gt_multigpu_result *out, char *err, size_t errlen)
 {
 	return multigpu_compute_pass(s, sc, out, NULL, err, errlen);
 }
 
 int multigpu_compute_pass(const struct gt_store *s, const struct gt_scope *sc,
-			  struct multigpu_result *out, const struct anl_pass *pass,
+			  struct gt_multigpu_result *out, const struct analysis_pass *pass,
 			  char *err, size_t errlen)
 {
 	struct gt_scope all;
 	int32_t *ranks = NULL;
-	struct steps_list *sl = NULL;
-	struct anl_win **win = NULL;
+	struct gt_steps_list *sl = NULL;
+	struct analysis_win **win = NULL;
 	long *nw = NULL;
-	struct anl_names nm = {0};
+	struct analysis_names nm = {0};
 	int rc = 0;
 	memset(out, 0, sizeof(*out));
 	out->straggler = -1;
@@ -346,8 +346,8 @@ int multigpu_compute_pass(const struct gt_store *s, const struct gt_scope *sc,
 		gt_scope_all(&all);
 		sc = &all;
 	}
-	long nr = anl_scope_ranks(s, sc, &ranks);
-	if (nr < 0 || anl_names_init(&nm, s))
+	long nr = analysis_scope_ranks(s, sc, &ranks);
+	if (nr < 0 || analysis_names_init(&nm, s))
 		goto nomem;
 	sl = calloc((size_t)nr + 1, sizeof(*sl));
 	win = calloc((size_t)nr + 1, sizeof(*win));
@@ -356,9 +356,9 @@ int multigpu_compute_pass(const struct gt_store *s, const struct gt_scope *sc,
 		goto nomem;
 	size_t nsteps = 0, ngpus = 0;
 	for (long r = 0; r < nr; r++) {
-		if ((rc = steps_find(s, ranks[r], NULL, &sl[r], err, errlen)))
+		if ((rc = gt_steps_find(s, ranks[r], NULL, &sl[r], err, errlen)))
 			goto fail;
-		if ((nw[r] = anl_windows(s, ranks[r], &sl[r], sc, &win[r])) < 0)
+		if ((nw[r] = analysis_windows(s, ranks[r], &sl[r], sc, &win[r])) < 0)
 			goto nomem;
 		nsteps += (size_t)nw[r];
 		for (size_t g = 0; g < sl[r].ngpus; g++)
@@ -390,7 +390,7 @@ int multigpu_compute_pass(const struct gt_store *s, const struct gt_scope *sc,
 	for (size_t i = 0; i < out->nsteps * out->ngpus; i++)
 		out->cells[i].first_kernel_ns = INT64_MAX;
 	for (long r = 0; r < nr; r++) {
-		struct ivl_list rank_busy = {0};
+		struct interval_list rank_busy = {0};
 		for (size_t g = 0; g < out->ngpus; g++) {
 			out->gpus[g].parallel_pct = out->gpus[g].rank == ranks[r] ? -1 :
 						    out->gpus[g].parallel_pct;
@@ -400,26 +400,26 @@ int multigpu_compute_pass(const struct gt_store *s, const struct gt_scope *sc,
 				long si = step_index(out, win[r][i].step);
 				out->cells[(size_t)si * out->ngpus + g].valid = 1;
 			}
-			struct ivl_list busy = {0}, merged = {0};
+			struct interval_list busy = {0}, merged = {0};
 			rc = fill_gpu(s, sc, g, win[r], nw[r], &nm, pass, out, &busy);
-			if (!rc && !(rc = ivl_union(&rank_busy, &busy, &merged)))
-				ivl_move(&rank_busy, &merged);
-			ivl_done(&busy);
-			ivl_done(&merged);
+			if (!rc && !(rc = interval_union(&rank_busy, &busy, &merged)))
+				interval_move(&rank_busy, &merged);
+			interval_done(&busy);
+			interval_done(&merged);
 			if (!rc)
 				rc = multigpu_copies(s, g, win[r], nw[r], out);
 			if (rc) {
-				ivl_done(&rank_busy);
+				interval_done(&rank_busy);
 				goto fail;
 			}
 		}
 		parallel(out, ranks[r], win[r], nw[r], &rank_busy);
-		ivl_done(&rank_busy);
+		interval_done(&rank_busy);
 	}
 	summarize(out);
 	/* separate runs opened together (no time overlap, different world
 	   sizes: import.mixed_runs) are no job: no straggler across them */
-	if (store_meta_get(s, "import.mixed_runs")) {
+	if (gt_store_meta_get(s, "import.mixed_runs")) {
 		out->separate_runs = 1;
 		out->straggler = -1;
 		out->straggler_pct = 0;
@@ -431,16 +431,16 @@ nomem:
 fail:
 	if (rc == -ENOMEM && err && errlen)
 		snprintf(err, errlen, "multigpu: out of memory");
-	multigpu_result_done(out);
+	gt_multigpu_result_done(out);
 done:
 	for (long r = 0; sl && win && r < nr; r++) {
-		steps_list_done(&sl[r]);
+		gt_steps_list_done(&sl[r]);
 		free(win[r]);
 	}
 	free(sl);
 	free(win);
 	free(nw);
 	free(ranks);
-	anl_names_done(&nm);
+	analysis_names_done(&nm);
 	return rc;
 }

@@ -23,12 +23,12 @@ static int cmp_cp(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
-static int grow(struct multigpu_result *r, size_t *cap)
+static int grow(struct gt_multigpu_result *r, size_t *cap)
 {
 	if (r->ncopies < *cap)
 		return 0;
 	size_t nc = *cap ? *cap * 2 : 16;
-	struct multigpu_copy *nv = realloc(r->copies, nc * sizeof(*nv));
+	struct gt_multigpu_copy *nv = realloc(r->copies, nc * sizeof(*nv));
 	if (!nv)
 		return -ENOMEM;
 	r->copies = nv;
@@ -36,25 +36,25 @@ static int grow(struct multigpu_result *r, size_t *cap)
 	return 0;
 }
 
-int multigpu_copies(const struct gt_store *s, size_t gi, const struct anl_win *win, long nw,
-		    struct multigpu_result *r)
+int multigpu_copies(const struct gt_store *s, size_t gi, const struct analysis_win *win, long nw,
+		    struct gt_multigpu_result *r)
 {
-	const struct multigpu_gpu *g = &r->gpus[gi];
+	const struct gt_multigpu_gpu *g = &r->gpus[gi];
 	uint32_t *gl = NULL;
 	struct cp *buf = NULL;
 	size_t bcap = 0, cap = r->ncopies, base = r->ncopies;
 	int rc = 0;
-	long ng = anl_lanes(s, g->rank, GT_LANE_GPU, g->device, &gl);
+	long ng = analysis_lanes(s, g->rank, GT_LANE_GPU, g->device, &gl);
 	if (ng < 0)
 		return -ENOMEM;
 	for (long w = 0; w < nw && !rc; w++) {
 		size_t nb = 0;
 		for (long k = 0; k < ng; k++) {
-			const struct gt_lane *l = store_lane_at(s, gl[k]);
+			const struct gt_lane *l = gt_store_lane_at(s, gl[k]);
 			if (!((l->kinds_mask >> GT_EV_MEMCPY) & 1))
 				continue;
 			size_t first, last;
-			store_lane_range(l, win[w].t0, win[w].t1, &first, &last);
+			gt_store_lane_range(l, win[w].t0, win[w].t1, &first, &last);
 			for (size_t i = first; i < last; i++) {
 				const struct gt_event *e = &l->ev[i];
 				if (e->kind != GT_EV_MEMCPY || e->start_ns < win[w].t0 || e->start_ns >= win[w].t1)
@@ -88,11 +88,11 @@ int multigpu_copies(const struct gt_store *s, size_t gi, const struct anl_win *w
 					continue;
 				if ((rc = grow(r, &cap)))
 					goto out;
-				r->copies[j] = (struct multigpu_copy){ g->rank, g->device, kind, buf[i].bytes,
+				r->copies[j] = (struct gt_multigpu_copy){ g->rank, g->device, kind, buf[i].bytes,
 								      o, 0, 0, 0, 0 };
 				r->ncopies++;
 			}
-			struct multigpu_copy *c = &r->copies[j];
+			struct gt_multigpu_copy *c = &r->copies[j];
 			if (c->steps && c->last_step == (uint32_t)w)
 				continue;
 			c->steps++;
@@ -104,7 +104,7 @@ int multigpu_copies(const struct gt_store *s, size_t gi, const struct anl_win *w
 	/* keep the recurring keys */
 	size_t keep = base;
 	for (size_t j = base; j < r->ncopies; j++) {
-		struct multigpu_copy c = r->copies[j];
+		struct gt_multigpu_copy c = r->copies[j];
 		if (c.steps < 2 || (long)c.steps * 5 < nw * 4)
 			continue;
 		c.mean_ns /= c.steps;

@@ -10,7 +10,7 @@
 #include "reports.h"
 #include "tables.h"
 
-static struct gt_table *gpu_table(const struct multigpu_result *r)
+static struct gt_table *gpu_table(const struct gt_multigpu_result *r)
 {
 	static const char *const cols[] = {
 		"Rank:i", "GPU:i", "Steps Slowest:i", "Skew (%):p:1", "Compute/Step (us):f:1",
@@ -21,7 +21,7 @@ static struct gt_table *gpu_table(const struct multigpu_result *r)
 	struct gt_table *t = tables_new("multigpu", "Multi-GPU health (TensorFlow GPU performance guide)",
 					cols);
 	for (size_t i = 0; t && i < r->ngpus; i++) {
-		const struct multigpu_gpu *g = &r->gpus[i];
+		const struct gt_multigpu_gpu *g = &r->gpus[i];
 		long row = gt_table_row(t);
 		if (row < 0)
 			goto nomem;
@@ -81,7 +81,7 @@ nomem:
 	return NULL;
 }
 
-static struct gt_table *copy_table(const struct multigpu_result *r)
+static struct gt_table *copy_table(const struct gt_multigpu_result *r)
 {
 	static const char *const cols[] = {
 		"Rank:i", "GPU:i", "Kind", "Bytes:i", "Nth:i", "Steps:i", "Avg (us):f:1",
@@ -90,7 +90,7 @@ static struct gt_table *copy_table(const struct multigpu_result *r)
 	struct gt_table *t = tables_new("multigpu_copies", "Copies recurring at the same place every step",
 					cols);
 	for (size_t i = 0; t && i < r->ncopies; i++) {
-		const struct multigpu_copy *c = &r->copies[i];
+		const struct gt_multigpu_copy *c = &r->copies[i];
 		long row = gt_table_row(t);
 		if (row < 0 || gt_table_set_str(t, (size_t)row, 2, gt_copy_kind_name(c->kind)))
 			goto nomem;
@@ -110,11 +110,11 @@ nomem:
 	return NULL;
 }
 
-int multigpu_report(const struct gt_store *s, const struct gt_scope *sc,
+int gt_multigpu_report(const struct gt_store *s, const struct gt_scope *sc,
 		    struct gt_report_out *out, char *err, size_t errlen)
 {
-	struct multigpu_result r;
-	int rc = multigpu_compute(s, sc, &r, err, errlen);
+	struct gt_multigpu_result r;
+	int rc = gt_multigpu_compute(s, sc, &r, err, errlen);
 	if (rc)
 		return rc;
 	struct gt_table *t = gpu_table(&r);
@@ -125,7 +125,7 @@ int multigpu_report(const struct gt_store *s, const struct gt_scope *sc,
 	rc = gt_report_out_add(out, t);
 	if (!rc)
 		rc = gt_report_out_add(out, copy_table(&r));
-	multigpu_result_done(&r);
+	gt_multigpu_result_done(&r);
 	if (rc)
 		snprintf(err, errlen, "multigpu: out of memory");
 	return rc;
@@ -135,5 +135,5 @@ const struct gt_report gt_report_multigpu = {
 	.name = "multigpu",
 	.help = "per-GPU step compute and straggler skew, collective share and overlap, staggered "
 		"step starts, recurring copies (TensorFlow GPU performance guide checklist)",
-	.run = multigpu_report,
+	.run = gt_multigpu_report,
 };

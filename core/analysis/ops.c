@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace/ops.h"
-#include "anl.h"
+#include "analysis.h"
 #include "ops_priv.h"
 #include "opsmap.h"
 
@@ -30,9 +30,9 @@ struct ctx {
 	uint8_t *cls;               /* per string id */
 	uint32_t *row_of;           /* per string id: row + 1, 0 = none (by name) */
 	struct opsmap rows;         /* (name, key) -> row + 1 in .a (by shape / stack) */
-	int group;                  /* enum ops_group */
+	int group;                  /* enum gt_ops_group */
 	uint32_t nstr;
-	struct ops_result *r;
+	struct gt_ops_result *r;
 	size_t cap;
 	struct opsmap corr;         /* (rank, corr) -> device ns, tc ns */
 	struct opsmap ext;          /* (rank, ext) -> runtime ns, device ns, tc ns, taken */
@@ -44,9 +44,9 @@ struct ctx {
 static unsigned name_class(struct ctx *c, uint32_t name)
 {
 	if (!(c->cls[name] & NC_KNOWN)) {
-		const char *n = store_str(c->s, name);
-		c->cls[name] = (uint8_t)(NC_KNOWN | (ops_tc_op_name(n) ? NC_TC_OP : 0) |
-					 (ops_tc_kernel_name(n) ? NC_TC_KERN : 0) |
+		const char *n = gt_store_str(c->s, name);
+		c->cls[name] = (uint8_t)(NC_KNOWN | (gt_ops_tc_op_name(n) ? NC_TC_OP : 0) |
+					 (gt_ops_tc_kernel_name(n) ? NC_TC_KERN : 0) |
 					 (ops_excluded_name(n) ? NC_EXCL : 0));
 	}
 	return c->cls[name];
@@ -81,10 +81,10 @@ static int emit(struct ctx *c, const struct fin *f)
 {
 	if (!f->counted)
 		return 0;
-	struct ops_result *r = c->r;
+	struct gt_ops_result *r = c->r;
 	struct opsmap_val *slot = NULL;
 	uint32_t k;
-	if (c->group == OPS_BY_NAME) {
+	if (c->group == GT_OPS_BY_NAME) {
 		k = c->row_of[f->name];
 	} else {
 		slot = opsmap_put(&c->rows, opsmap_key((int32_t)f->name, f->key));
@@ -95,7 +95,7 @@ static int emit(struct ctx *c, const struct fin *f)
 	if (!k) {
 		if (r->n == c->cap) {
 			size_t nc = c->cap ? 2 * c->cap : 64;
-			struct ops_row *v = realloc(r->rows, nc * sizeof(*v));
+			struct gt_ops_row *v = realloc(r->rows, nc * sizeof(*v));
 			if (!v)
 				return -ENOMEM;
 			r->rows = v;
@@ -110,7 +110,7 @@ static int emit(struct ctx *c, const struct fin *f)
 		else
 			c->row_of[f->name] = k;
 	}
-	struct ops_row *o = &r->rows[k - 1];
+	struct gt_ops_row *o = &r->rows[k - 1];
 	o->calls++;
 	o->has_stack |= f->has_stack;
 	o->host_total_ns += f->dur;
@@ -315,9 +315,9 @@ static int walk_lane(struct ctx *c, const struct gt_lane *l, struct frame **stk,
 		memset(f, 0, sizeof(*f));
 		f->end = end;
 		f->f.name = e->name;
-		f->f.has_stack = ops_event_stack(e) != 0;
-		f->f.key = c->group == OPS_BY_SHAPE ? ops_event_shape(e) :
-			   c->group == OPS_BY_STACK ? ops_event_stack(e) : 0;
+		f->f.has_stack = gt_ops_event_stack(e) != 0;
+		f->f.key = c->group == GT_OPS_BY_SHAPE ? gt_ops_event_shape(e) :
+			   c->group == GT_OPS_BY_STACK ? gt_ops_event_stack(e) : 0;
 		if (f->f.key >= c->nstr)
 			f->f.key = 0;
 		f->f.dur = e->dur_ns;
@@ -364,8 +364,8 @@ static int lane_in_pass(int pass, const struct gt_lane *l, const struct gt_scope
 static int init_map(struct ctx *c, int pass, const struct gt_scope *sc, struct opsmap *m)
 {
 	uint64_t lo = UINT64_MAX, hi = 0, n = 0;
-	for (size_t i = 0; i < store_lane_count(c->s); i++) {
-		const struct gt_lane *l = store_lane_at(c->s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(c->s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(c->s, (uint32_t)i);
 		if (!lane_in_pass(pass, l, sc))
 			continue;
 		int32_t rank = l->key.rank;
@@ -391,12 +391,12 @@ static int init_map(struct ctx *c, int pass, const struct gt_scope *sc, struct o
 /* passes 1 and 2: GPU work per correlation, runtime calls per external id */
 static int build_maps(struct ctx *c, const struct gt_scope *sc)
 {
-	size_t nl = store_lane_count(c->s);
+	size_t nl = gt_store_lane_count(c->s);
 	for (int pass = 0; pass < 2; pass++) {
 		if (init_map(c, pass, sc, pass ? &c->ext : &c->corr))
 			return -ENOMEM;
 		for (size_t i = 0; i < nl; i++) {
-			const struct gt_lane *l = store_lane_at(c->s, (uint32_t)i);
+			const struct gt_lane *l = gt_store_lane_at(c->s, (uint32_t)i);
 			if (!lane_in_pass(pass, l, sc))
 				continue;
 			int32_t rank = l->key.rank;
@@ -429,7 +429,7 @@ static int build_maps(struct ctx *c, const struct gt_scope *sc)
 
 static int by_dev_self(const void *a, const void *b)
 {
-	const struct ops_row *x = a, *y = b;
+	const struct gt_ops_row *x = a, *y = b;
 	if (x->dev_self_ns != y->dev_self_ns)
 		return x->dev_self_ns > y->dev_self_ns ? -1 : 1;
 	if (x->host_self_ns != y->host_self_ns)
@@ -440,14 +440,14 @@ static int by_dev_self(const void *a, const void *b)
 }
 
 static int compute(const struct gt_store *s, const struct gt_scope *sc_in, int mem,
-		   uint32_t mem_dev, int group, struct ops_result *out, char *err, size_t errlen)
+		   uint32_t mem_dev, int group, struct gt_ops_result *out, char *err, size_t errlen)
 {
 	struct gt_scope sc;
-	anl_scope_or_all(&sc, sc_in);
+	analysis_scope_or_all(&sc, sc_in);
 	memset(out, 0, sizeof(*out));
 	struct ctx c = { .s = s, .r = out, .t0 = sc.t0_ns, .t1 = sc.t1_ns, .mem = mem,
 			 .mem_dev = mem_dev, .group = group };
-	size_t ns = store_str_count(s);
+	size_t ns = gt_store_str_count(s);
 	c.nstr = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
 	size_t cap = 64;
 	struct frame *stk = malloc(cap * sizeof(*stk));
@@ -457,13 +457,13 @@ static int compute(const struct gt_store *s, const struct gt_scope *sc_in, int m
 	memset(&c.ext, 0, sizeof(c.ext));
 	memset(&c.rows, 0, sizeof(c.rows));
 	int rc = (stk && c.cls && c.row_of) ? 0 : -ENOMEM;
-	if (!rc && group != OPS_BY_NAME)
+	if (!rc && group != GT_OPS_BY_NAME)
 		rc = opsmap_init(&c.rows, 1024) ? -ENOMEM : 0;
 	if (!rc && !mem)
 		rc = build_maps(&c, &sc);   /* memory statistics need no device times */
-	size_t nl = store_lane_count(s);
+	size_t nl = gt_store_lane_count(s);
 	for (size_t i = 0; i < nl && !rc; i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		int32_t rank = l->key.rank;
 		if (l->key.type != GT_LANE_HOST || (sc.rank >= 0 && rank != sc.rank) ||
 		    !(l->kinds_mask & ((1u << GT_EV_CPU_OP))))
@@ -477,7 +477,7 @@ static int compute(const struct gt_store *s, const struct gt_scope *sc_in, int m
 	opsmap_done(&c.ext);
 	opsmap_done(&c.rows);
 	if (rc) {
-		ops_result_done(out);
+		gt_ops_result_done(out);
 		snprintf(err, errlen, "ops: out of memory");
 		return rc;
 	}
@@ -486,16 +486,16 @@ static int compute(const struct gt_store *s, const struct gt_scope *sc_in, int m
 	return 0;
 }
 
-int ops_compute(const struct gt_store *s, const struct gt_scope *sc, struct ops_result *out,
+int gt_ops_compute(const struct gt_store *s, const struct gt_scope *sc, struct gt_ops_result *out,
 		char *err, size_t errlen)
 {
-	return compute(s, sc, 0, 0, OPS_BY_NAME, out, err, errlen);
+	return compute(s, sc, 0, 0, GT_OPS_BY_NAME, out, err, errlen);
 }
 
-int ops_compute_by(const struct gt_store *s, const struct gt_scope *sc, int group,
-		   struct ops_result *out, char *err, size_t errlen)
+int gt_ops_compute_by(const struct gt_store *s, const struct gt_scope *sc, int group,
+		   struct gt_ops_result *out, char *err, size_t errlen)
 {
-	if (group < 0 || group >= OPS_GROUP_COUNT) {
+	if (group < 0 || group >= GT_OPS_GROUP_COUNT) {
 		memset(out, 0, sizeof(*out));
 		snprintf(err, errlen, "ops: unknown grouping %d", group);
 		return -EINVAL;
@@ -503,13 +503,13 @@ int ops_compute_by(const struct gt_store *s, const struct gt_scope *sc, int grou
 	return compute(s, sc, 0, 0, group, out, err, errlen);
 }
 
-int ops_compute_mem(const struct gt_store *s, const struct gt_scope *sc, uint32_t mem_device,
-		    struct ops_result *out, char *err, size_t errlen)
+int gt_ops_compute_mem(const struct gt_store *s, const struct gt_scope *sc, uint32_t mem_device,
+		    struct gt_ops_result *out, char *err, size_t errlen)
 {
-	return compute(s, sc, 1, mem_device, OPS_BY_NAME, out, err, errlen);
+	return compute(s, sc, 1, mem_device, GT_OPS_BY_NAME, out, err, errlen);
 }
 
-void ops_result_done(struct ops_result *r)
+void gt_ops_result_done(struct gt_ops_result *r)
 {
 	free(r->rows);
 	memset(r, 0, sizeof(*r));

@@ -34,7 +34,7 @@ static const char *const tc_kernels[] = {
 	"xmma_gemm", "xmma_sparse_gemm", "c1688", NULL
 };
 
-int ops_tc_op_name(const char *name)
+int gt_ops_tc_op_name(const char *name)
 {
 	for (size_t i = 0; tc_ops[i]; i++)
 		if (!strcmp(name, tc_ops[i]))
@@ -42,7 +42,7 @@ int ops_tc_op_name(const char *name)
 	return 0;
 }
 
-int ops_tc_kernel_name(const char *name)
+int gt_ops_tc_kernel_name(const char *name)
 {
 	for (size_t i = 0; tc_kernels[i]; i++)
 		if (strstr(name, tc_kernels[i]))

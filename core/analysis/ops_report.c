@@ -27,16 +27,16 @@ static const char *const cols_shape[] = COLS_KEYED("Input Shape");
 static const char *const cols_stack[] = COLS_KEYED("Call Stack");
 
 /* fill one table row from an operator row; 0 or -ENOMEM */
-static int put_row(struct gt_table *t, const struct gt_store *s, const struct ops_row *o,
+static int put_row(struct gt_table *t, const struct gt_store *s, const struct gt_ops_row *o,
 		   int group)
 {
 	long r = gt_table_row(t);
-	if (r < 0 || gt_table_set_str(t, (size_t)r, 0, store_str(s, o->name)))
+	if (r < 0 || gt_table_set_str(t, (size_t)r, 0, gt_store_str(s, o->name)))
 		return -ENOMEM;
 	size_t row = (size_t)r, c = 1;
-	if (group != OPS_BY_NAME) {
+	if (group != GT_OPS_BY_NAME) {
 		/* the plugin's str(None) for a call without the arg */
-		if (gt_table_set_str(t, row, c++, o->key ? store_str(s, o->key) : "None"))
+		if (gt_table_set_str(t, row, c++, o->key ? gt_store_str(s, o->key) : "None"))
 			return -ENOMEM;
 	}
 	gt_table_set_int(t, row, c, (int64_t)o->calls);
@@ -50,7 +50,7 @@ static int put_row(struct gt_table *t, const struct gt_store *s, const struct op
 		gt_table_set_float(t, row, c + 6, 100.0 * (double)o->tc_self_ns / (double)o->dev_self_ns);
 	if (o->dev_total_ns > 0)
 		gt_table_set_float(t, row, c + 7, 100.0 * (double)o->tc_total_ns / (double)o->dev_total_ns);
-	if (group == OPS_BY_NAME && gt_table_set_str(t, row, c + 8, o->has_stack ? "Yes" : "No"))
+	if (group == GT_OPS_BY_NAME && gt_table_set_str(t, row, c + 8, o->has_stack ? "Yes" : "No"))
 		return -ENOMEM;
 	return 0;
 }
@@ -59,26 +59,26 @@ static int ops_run(const struct gt_store *s, const struct gt_scope *sc_in,
 		   struct gt_report_out *out, char *err, size_t errlen)
 {
 	struct gt_scope sc;
-	if (steps_scope(s, sc_in, &sc, err, errlen))
+	if (gt_steps_scope(s, sc_in, &sc, err, errlen))
 		return -ENOENT;
-	struct ops_result r;
-	int group = OPS_SCOPE_GROUP(sc_in ? sc_in->flags : 0);
-	int rc = ops_compute_by(s, &sc, group, &r, err, errlen);
+	struct gt_ops_result r;
+	int group = GT_OPS_SCOPE_GROUP(sc_in ? sc_in->flags : 0);
+	int rc = gt_ops_compute_by(s, &sc, group, &r, err, errlen);
 	if (rc)
 		return rc;
 	struct gt_table *t =
-		group == OPS_BY_SHAPE ?
+		group == GT_OPS_BY_SHAPE ?
 		tables_new("ops_shape", "Operators by input shape (PyTorch TensorBoard plugin "
 			   "operator view, group by operator + input shape)", cols_shape) :
-		group == OPS_BY_STACK ?
+		group == GT_OPS_BY_STACK ?
 		tables_new("ops_stack", "Operators by call stack (PyTorch TensorBoard plugin "
 			   "operator view, call stacks of an operator)", cols_stack) :
 		tables_new("ops", "Operators (PyTorch TensorBoard plugin operator view)", cols_name);
 	rc = t ? 0 : -ENOMEM;
-	if (t && group != OPS_BY_NAME)
+	if (t && group != GT_OPS_BY_NAME)
 		gt_table_col_flags(t, 1, GT_COLF_KEY);   /* a row is (name, shape / stack) */
 	if (t)   /* Device Self Duration, as the plugin sorts */
-		t->sort_col = group == OPS_BY_NAME ? 2 : 3;
+		t->sort_col = group == GT_OPS_BY_NAME ? 2 : 3;
 	for (size_t i = 0; i < r.n && !rc; i++)
 		rc = put_row(t, s, &r.rows[i], group);
 	if (!rc && !r.n)
@@ -88,7 +88,7 @@ static int ops_run(const struct gt_store *s, const struct gt_scope *sc_in,
 				   "one on their thread", (unsigned long long)r.dropped);
 	if (!rc)
 		rc = tables_scope_note(t, s, &sc);
-	ops_result_done(&r);
+	gt_ops_result_done(&r);
 	if (!rc)
 		return gt_report_out_add(out, t);
 	gt_table_free(t);
@@ -107,18 +107,18 @@ static int ops_instances(const struct gt_store *s, const struct gt_scope *sc_in,
 	const char *nm = strcmp(t->name, "ops") ? NULL : tables_row_name(t, row);
 	struct gt_scope sc;
 	char err[64];
-	if (!nm || steps_scope(s, sc_in, &sc, err, sizeof(err)))
+	if (!nm || gt_steps_scope(s, sc_in, &sc, err, sizeof(err)))
 		return -ENOENT;
-	uint32_t id = store_str_find(s, nm, strlen(nm));
+	uint32_t id = gt_store_str_find(s, nm, strlen(nm));
 	size_t cap = 0;
-	for (uint32_t li = 0; id != UINT32_MAX && li < store_lane_count(s); li++) {
-		const struct gt_lane *l = store_lane_at(s, li);
+	for (uint32_t li = 0; id != UINT32_MAX && li < gt_store_lane_count(s); li++) {
+		const struct gt_lane *l = gt_store_lane_at(s, li);
 		if (l->key.type != GT_LANE_HOST || !(l->kinds_mask & (1u << GT_EV_CPU_OP)) ||
-		    !kstats_lane_in_scope(l, &sc))
+		    !gt_kernel_stats_lane_in_scope(l, &sc))
 			continue;
 		int64_t cover_end = INT64_MIN;   /* end of the last call kept on this thread */
 		size_t first, last;
-		kstats_lane_starts(l, sc.t0_ns, sc.t1_ns, &first, &last);
+		gt_kernel_stats_lane_starts(l, sc.t0_ns, sc.t1_ns, &first, &last);
 		for (size_t j = first; j < last; j++) {
 			const struct gt_event *e = &l->ev[j];
 			if (e->kind != GT_EV_CPU_OP || e->name != id ||

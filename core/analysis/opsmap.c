@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "anl.h"
+#include "analysis.h"
 #include "opsmap.h"
 
 static size_t slot(uint64_t k, size_t mask)
@@ -37,7 +37,7 @@ int opsmap_init_dense(struct opsmap *m, uint64_t lo, uint64_t hi)
 	m->lo = lo;
 	m->span = hi - lo + 1;
 	/* values are zeroed when first put: a reused block needs no clearing */
-	m->val = anl_mem_get(m->span * sizeof(*m->val), &m->val_bytes);
+	m->val = analysis_mem_get(m->span * sizeof(*m->val), &m->val_bytes);
 	m->used = calloc((m->span + 63) / 64, sizeof(*m->used));
 	if (!m->val || !m->used) {
 		opsmap_done(m);
@@ -66,7 +66,7 @@ void opsmap_done(struct opsmap *m)
 		free(m->spill);
 	}
 	if (m->used)
-		anl_mem_put(m->val, m->val_bytes);
+		analysis_mem_put(m->val, m->val_bytes);
 	else
 		free(m->val);
 	free(m->used);

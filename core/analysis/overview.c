@@ -14,15 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace/analysis.h"
-#include "anl.h"
+#include "analysis.h"
 #include "overview_priv.h"
 
-void overview_result_done(struct overview_result *r)
+void gt_overview_result_done(struct gt_overview_result *r)
 {
-	breakdown_result_done(&r->bd);
-	pipeline_result_done(&r->pl);
-	gputime_result_done(&r->gt);
-	multigpu_result_done(&r->mg);
+	gt_breakdown_result_done(&r->bd);
+	gt_pipeline_result_done(&r->pl);
+	gt_gputime_result_done(&r->gt);
+	gt_multigpu_result_done(&r->mg);
 	free(r->rk);
 	free(r->recs);
 	memset(r, 0, sizeof(*r));
@@ -30,28 +30,28 @@ void overview_result_done(struct overview_result *r)
 
 static int cmp_kern(const void *a, const void *b)
 {
-	const struct overview_kernel *x = a, *y = b;
+	const struct gt_overview_kernel *x = a, *y = b;
 	return (x->total_ns < y->total_ns) - (x->total_ns > y->total_ns);
 }
 
 /* top kernels by total time over the scope's GPU lanes */
 static int top_kernels(const struct gt_store *s, const struct gt_scope *sc,
-		       struct overview_result *r)
+		       struct gt_overview_result *r)
 {
-	size_t ns = store_str_count(s);
-	struct overview_kernel *acc = calloc(ns ? ns : 1, sizeof(*acc));
+	size_t ns = gt_store_str_count(s);
+	struct gt_overview_kernel *acc = calloc(ns ? ns : 1, sizeof(*acc));
 	if (!acc)
 		return -ENOMEM;
 	int64_t total = 0;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		if (l->key.type != GT_LANE_GPU || !((l->kinds_mask >> GT_EV_KERNEL) & 1))
 			continue;
 		if ((sc->rank >= 0 && l->key.rank != sc->rank) ||
 		    (sc->gpu >= 0 && l->key.device != sc->gpu))
 			continue;
 		size_t first, last;
-		store_lane_range(l, sc->t0_ns, sc->t1_ns, &first, &last);
+		gt_store_lane_range(l, sc->t0_ns, sc->t1_ns, &first, &last);
 		for (size_t k = first; k < last; k++) {
 			const struct gt_event *e = &l->ev[k];
 			if (e->kind != GT_EV_KERNEL || e->name >= ns || e->start_ns < sc->t0_ns ||
@@ -78,14 +78,14 @@ static int top_kernels(const struct gt_store *s, const struct gt_scope *sc,
 }
 
 static void environment(const struct gt_store *s, const struct gt_scope *sc,
-			struct overview_result *r)
+			struct gt_overview_result *r)
 {
 	int32_t *ranks = NULL;
-	long nr = anl_scope_ranks(s, sc, &ranks);
+	long nr = analysis_scope_ranks(s, sc, &ranks);
 	r->ranks = nr > 0 ? (size_t)nr : 0;
 	free(ranks);
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		if (!l->n || (sc->rank >= 0 && l->key.rank != sc->rank))
 			continue;
 		if (l->key.type == GT_LANE_GPU && l->key.pid >= 0 && l->key.id >= 0 &&
@@ -97,43 +97,43 @@ static void environment(const struct gt_store *s, const struct gt_scope *sc,
 			r->host_other++;         /* a pseudo-lane (negative or no pid/tid) */
 	}
 	r->gpus = r->gt.ngpus;
-	r->events = store_event_count(s);
-	r->t0_ns = store_t_min(s);
-	r->t1_ns = store_t_max(s);
-	const struct gt_drops *d = store_drops((struct gt_store *)s);
-	r->dropped = store_drops_lost(d);
+	r->events = gt_store_event_count(s);
+	r->t0_ns = gt_store_t_min(s);
+	r->t1_ns = gt_store_t_max(s);
+	const struct gt_drops *d = gt_store_drops((struct gt_store *)s);
+	r->dropped = gt_store_drops_lost(d);
 }
 
 /* append one rank's GPU time result to the overview's (then frees it) */
-static int gputime_append(struct gputime_result *dst, struct gputime_result *src)
+static int gputime_append(struct gt_gputime_result *dst, struct gt_gputime_result *src)
 {
 	if (!dst->gpus && !dst->streams) {
 		*dst = *src;
 		memset(src, 0, sizeof(*src));
 		return 0;
 	}
-	struct gputime_gpu *g = realloc(dst->gpus, (dst->ngpus + src->ngpus + 1) * sizeof(*g));
+	struct gt_gputime_gpu *g = realloc(dst->gpus, (dst->ngpus + src->ngpus + 1) * sizeof(*g));
 	if (g)
 		dst->gpus = g;
-	struct gputime_stream *st = realloc(dst->streams,
+	struct gt_gputime_stream *st = realloc(dst->streams,
 					    (dst->nstreams + src->nstreams + 1) * sizeof(*st));
 	if (st)
 		dst->streams = st;
 	if (!g || !st) {
-		gputime_result_done(src);
+		gt_gputime_result_done(src);
 		return -ENOMEM;
 	}
 	memcpy(dst->gpus + dst->ngpus, src->gpus, src->ngpus * sizeof(*g));
 	memcpy(dst->streams + dst->nstreams, src->streams, src->nstreams * sizeof(*st));
 	dst->ngpus += src->ngpus;
 	dst->nstreams += src->nstreams;
-	gputime_result_done(src);
+	gt_gputime_result_done(src);
 	return 0;
 }
 
 /* one rank's summary from its breakdown and pipeline */
-static void rank_summary(const struct breakdown_result *bd, const struct pipeline_result *pl,
-			 struct overview_rank *o)
+static void rank_summary(const struct gt_breakdown_result *bd, const struct gt_pipeline_result *pl,
+			 struct gt_overview_rank *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->rank = bd->rank;
@@ -150,11 +150,11 @@ static void rank_summary(const struct breakdown_result *bd, const struct pipelin
 	o->gpu_util_pct = bd->gpu_util_pct;
 	o->verdict = pl->verdict;
 	o->input_pct = pl->input_pct;
-	o->host_wait_pct = pl->avg_pct[PL_HOST_WAIT];
-	o->h2d_pct = pl->avg_pct[PL_H2D];
+	o->host_wait_pct = pl->avg_pct[GT_PL_HOST_WAIT];
+	o->h2d_pct = pl->avg_pct[GT_PL_H2D];
 	o->others_pct = pl->others_pct;
 	o->launch_pct = pl->launch_pct;
-	o->host_cost = pipeline_host_cost(pl, &o->host_cost_pct);
+	o->host_cost = gt_pipeline_host_cost(pl, &o->host_cost_pct);
 	o->launch_level = pl->launch_level;
 }
 
@@ -162,7 +162,7 @@ static void rank_summary(const struct breakdown_result *bd, const struct pipelin
  * steps in [1], the whole-scope row of a rank without steps in [0] (used
  * only when no rank has steps) */
 struct bd_sum {
-	double cat[BD_NCAT], total, kernel_any;
+	double cat[GT_BD_NCAT], total, kernel_any;
 	size_t rows;
 };
 
@@ -171,11 +171,11 @@ struct rank_acc {
 	int pl_stepped;          /* out->pl comes from a rank with steps */
 };
 
-static void bd_add(struct bd_sum *sums, const struct breakdown_result *bd)
+static void bd_add(struct bd_sum *sums, const struct gt_breakdown_result *bd)
 {
 	for (size_t i = 0; i < bd->n; i++) {
 		struct bd_sum *a = &sums[bd->rows[i].step >= 0];
-		for (int c = 0; c < BD_NCAT; c++)
+		for (int c = 0; c < GT_BD_NCAT; c++)
 			a->cat[c] += (double)bd->rows[i].cat_ns[c];
 		a->total += (double)bd->rows[i].total_ns;
 		a->kernel_any += (double)bd->rows[i].kernel_any_ns;
@@ -184,12 +184,12 @@ static void bd_add(struct bd_sum *sums, const struct breakdown_result *bd)
 }
 
 /* the breakdown's averages over every rank's rows (one rank: unchanged) */
-static void bd_average(const struct bd_sum *sums, size_t nranks, struct breakdown_result *bd)
+static void bd_average(const struct bd_sum *sums, size_t nranks, struct gt_breakdown_result *bd)
 {
 	const struct bd_sum *a = sums[1].rows ? &sums[1] : &sums[0];
 	if (nranks < 2 || !a->rows)
 		return;
-	for (int c = 0; c < BD_NCAT; c++)
+	for (int c = 0; c < GT_BD_NCAT; c++)
 		bd->avg_ns[c] = a->cat[c] / (double)a->rows;
 	bd->avg_total_ns = a->total / (double)a->rows;
 	bd->gpu_util_pct = a->total > 0 ? 100.0 * a->kernel_any / a->total : 0;
@@ -197,13 +197,13 @@ static void bd_average(const struct bd_sum *sums, size_t nranks, struct breakdow
 
 /* which steps the averages cover over all ranks; ranks without steps are
  * marked when another rank has some */
-static void step_span(struct overview_result *out, const struct bd_sum *sums)
+static void step_span(struct gt_overview_result *out, const struct bd_sum *sums)
 {
 	out->step_lo = out->step_hi = -1;
 	out->step_rows = out->nrk > 1 ? (sums[1].rows ? sums[1].rows : sums[0].rows) : out->bd.n;
-	const struct overview_rank *first = NULL;
+	const struct gt_overview_rank *first = NULL;
 	for (size_t i = 0; i < out->nrk; i++) {
-		const struct overview_rank *k = &out->rk[i];
+		const struct gt_overview_rank *k = &out->rk[i];
 		if (k->step0 < 0)
 			continue;
 		if (!first) {
@@ -228,7 +228,7 @@ static void step_span(struct overview_result *out, const struct bd_sum *sums)
 }
 
 /* 1 when pipeline a is worse than b: higher verdict, then more input */
-static int pl_worse(const struct pipeline_result *a, const struct pipeline_result *b)
+static int pl_worse(const struct gt_pipeline_result *a, const struct gt_pipeline_result *b)
 {
 	if (a->verdict != b->verdict)
 		return a->verdict > b->verdict;
@@ -238,20 +238,20 @@ static int pl_worse(const struct pipeline_result *a, const struct pipeline_resul
 /* one rank: steps, one pass over its events, breakdown, pipeline and GPU
  * time; the first rank's pass is kept in *pass0 for the multi-GPU analysis */
 static int one_rank(const struct gt_store *s, const struct gt_scope *sc, int32_t rank,
-		    size_t idx, struct anl_names *nm, struct anl_pass *pass0, struct rank_acc *acc,
-		    struct overview_result *out, char *err, size_t errlen)
+		    size_t idx, struct analysis_names *nm, struct analysis_pass *pass0, struct rank_acc *acc,
+		    struct gt_overview_result *out, char *err, size_t errlen)
 {
-	struct steps_list sl = {0};
-	struct anl_pass own = {0};
-	struct anl_pass *pass = idx == 0 ? pass0 : &own;
-	struct breakdown_result bd = {0};
-	struct pipeline_result pl = {0};
-	struct gputime_result gt = {0};
+	struct gt_steps_list sl = {0};
+	struct analysis_pass own = {0};
+	struct analysis_pass *pass = idx == 0 ? pass0 : &own;
+	struct gt_breakdown_result bd = {0};
+	struct gt_pipeline_result pl = {0};
+	struct gt_gputime_result gt = {0};
 	struct gt_scope rs = *sc;
 	rs.rank = sc->rank >= 0 ? sc->rank : rank;   /* GPU time of this rank only */
 	int rc;
-	if ((rc = steps_find(s, rank, NULL, &sl, err, errlen)) ||
-	    (rc = anl_pass_build(s, rank, sc->gpu, sc->t0_ns, sc->t1_ns, 1, nm, pass)) ||
+	if ((rc = gt_steps_find(s, rank, NULL, &sl, err, errlen)) ||
+	    (rc = analysis_pass_build(s, rank, sc->gpu, sc->t0_ns, sc->t1_ns, 1, nm, pass)) ||
 	    (rc = breakdown_compute_pass(s, rank, &sl, sc, &bd, pass, err, errlen)) ||
 	    (rc = pipeline_compute_pass(s, rank, &sl, sc, &pl, pass, err, errlen)) ||
 	    (rc = gputime_compute_pass(s, &rs, &gt, pass, err, errlen)) ||
@@ -260,7 +260,7 @@ static int one_rank(const struct gt_store *s, const struct gt_scope *sc, int32_t
 	if (idx == 0) {
 		out->source = sl.source;
 		out->nsteps = sl.n;
-	} else if (out->source == STEPS_SRC_NONE && sl.n) {
+	} else if (out->source == GT_STEPS_SRC_NONE && sl.n) {
 		out->source = sl.source;     /* the first rank with steps says where from */
 	}
 	rank_summary(&bd, &pl, &out->rk[idx]);
@@ -273,26 +273,26 @@ static int one_rank(const struct gt_store *s, const struct gt_scope *sc, int32_t
 	int stepped = out->rk[idx].step0 >= 0;
 	if (idx == 0 || (stepped && !acc->pl_stepped) ||
 	    (stepped == acc->pl_stepped && pl_worse(&pl, &out->pl))) {
-		pipeline_result_done(&out->pl);
+		gt_pipeline_result_done(&out->pl);
 		out->pl = pl;
 		memset(&pl, 0, sizeof(pl));
 		acc->pl_stepped = stepped;
 	}
 done:
-	breakdown_result_done(&bd);
-	pipeline_result_done(&pl);
-	gputime_result_done(&gt);
-	steps_list_done(&sl);
-	anl_pass_done(&own);
+	gt_breakdown_result_done(&bd);
+	gt_pipeline_result_done(&pl);
+	gt_gputime_result_done(&gt);
+	gt_steps_list_done(&sl);
+	analysis_pass_done(&own);
 	return rc;
 }
 
-int overview_compute(const struct gt_store *s, const struct gt_scope *sc,
-		     struct overview_result *out, char *err, size_t errlen)
+int gt_overview_compute(const struct gt_store *s, const struct gt_scope *sc,
+		     struct gt_overview_result *out, char *err, size_t errlen)
 {
 	struct gt_scope all;
-	struct anl_pass pass0 = {0};
-	struct anl_names nm = {0};
+	struct analysis_pass pass0 = {0};
+	struct analysis_names nm = {0};
 	struct rank_acc acc = {0};
 	int32_t *ranks = NULL, rank0 = 0;
 	int rc;
@@ -301,7 +301,7 @@ int overview_compute(const struct gt_store *s, const struct gt_scope *sc,
 		gt_scope_all(&all);
 		sc = &all;
 	}
-	long nr = anl_scope_ranks(s, sc, &ranks);
+	long nr = analysis_scope_ranks(s, sc, &ranks);
 	if (nr < 0) {
 		rc = -ENOMEM;
 		goto fail;
@@ -312,7 +312,7 @@ int overview_compute(const struct gt_store *s, const struct gt_scope *sc,
 		nr = 1;
 	}
 	out->rk = calloc((size_t)nr, sizeof(*out->rk));
-	if (!out->rk || (rc = anl_names_init(&nm, s))) {
+	if (!out->rk || (rc = analysis_names_init(&nm, s))) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -331,16 +331,16 @@ int overview_compute(const struct gt_store *s, const struct gt_scope *sc,
 		goto fail;
 	if (ranks != &rank0)
 		free(ranks);
-	anl_pass_done(&pass0);
-	anl_names_done(&nm);
+	analysis_pass_done(&pass0);
+	analysis_names_done(&nm);
 	return 0;
 fail:
 	if (rc == -ENOMEM && err && errlen)
 		snprintf(err, errlen, "overview: out of memory");
 	if (ranks != &rank0)
 		free(ranks);
-	anl_pass_done(&pass0);
-	anl_names_done(&nm);
-	overview_result_done(out);
+	analysis_pass_done(&pass0);
+	analysis_names_done(&nm);
+	gt_overview_result_done(out);
 	return rc;
 }

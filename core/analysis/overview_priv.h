@@ -7,6 +7,6 @@
 #include "gtrace/analysis.h"
 
 /* derive the recommendations from the computed parts; 0 or -ENOMEM */
-int overview_recs(struct overview_result *r);
+int overview_recs(struct gt_overview_result *r);
 
 #endif

@@ -25,43 +25,43 @@
 
 #define REC_MAX 16
 
-static const char *const kind_names[OVERVIEW_K_COUNT] = {
-	[OVERVIEW_K_OTHER] = "",
-	[OVERVIEW_K_INPUT_BOUND] = "input-bound",
-	[OVERVIEW_K_LAUNCH_BOUND] = "launch-bound",
-	[OVERVIEW_K_STRAGGLER] = "straggler",
-	[OVERVIEW_K_COMM_BOUND] = "comm-bound",
-	[OVERVIEW_K_COPY_HEAVY] = "copy-heavy",
-	[OVERVIEW_K_STAGGERED] = "staggered",
-	[OVERVIEW_K_HOST_BOUND] = "host-bound",
-	[OVERVIEW_K_LOW_UTILIZATION] = "low-utilization",
-	[OVERVIEW_K_SLOW_COLLECTIVES] = "slow-collectives",
+static const char *const kind_names[GT_OVERVIEW_K_COUNT] = {
+	[GT_OVERVIEW_K_OTHER] = "",
+	[GT_OVERVIEW_K_INPUT_BOUND] = "input-bound",
+	[GT_OVERVIEW_K_LAUNCH_BOUND] = "launch-bound",
+	[GT_OVERVIEW_K_STRAGGLER] = "straggler",
+	[GT_OVERVIEW_K_COMM_BOUND] = "comm-bound",
+	[GT_OVERVIEW_K_COPY_HEAVY] = "copy-heavy",
+	[GT_OVERVIEW_K_STAGGERED] = "staggered",
+	[GT_OVERVIEW_K_HOST_BOUND] = "host-bound",
+	[GT_OVERVIEW_K_LOW_UTILIZATION] = "low-utilization",
+	[GT_OVERVIEW_K_SLOW_COLLECTIVES] = "slow-collectives",
 };
 
-const char *overview_kind_name(enum overview_kind k)
+const char *gt_overview_kind_name(enum gt_overview_kind k)
 {
-	return (unsigned)k < OVERVIEW_K_COUNT ? kind_names[k] : "";
+	return (unsigned)k < GT_OVERVIEW_K_COUNT ? kind_names[k] : "";
 }
 
 /* the enum of a kind's text (OTHER when it is none of them) */
-static enum overview_kind kind_of(const char *kind)
+static enum gt_overview_kind kind_of(const char *kind)
 {
-	for (int k = 1; kind && k < OVERVIEW_K_COUNT; k++)
+	for (int k = 1; kind && k < GT_OVERVIEW_K_COUNT; k++)
 		if (!strcmp(kind, kind_names[k]))
-			return (enum overview_kind)k;
-	return OVERVIEW_K_OTHER;
+			return (enum gt_overview_kind)k;
+	return GT_OVERVIEW_K_OTHER;
 }
 
-static struct overview_rec *add(struct overview_result *r, enum overview_severity sev,
+static struct gt_overview_rec *add(struct gt_overview_result *r, enum gt_overview_severity sev,
 				const char *kind, double value, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
-static struct overview_rec *add(struct overview_result *r, enum overview_severity sev,
+static struct gt_overview_rec *add(struct gt_overview_result *r, enum gt_overview_severity sev,
 				const char *kind, double value, const char *fmt, ...)
 {
 	if (r->nrecs >= REC_MAX)
 		return NULL;
-	struct overview_rec *x = &r->recs[r->nrecs++];
+	struct gt_overview_rec *x = &r->recs[r->nrecs++];
 	memset(x, 0, sizeof(*x));
 	x->severity = sev;
 	x->kind = kind;
@@ -77,18 +77,18 @@ static struct overview_rec *add(struct overview_result *r, enum overview_severit
 	return x;
 }
 
-static double bd_pct(const struct overview_result *r, int c)
+static double bd_pct(const struct gt_overview_result *r, int c)
 {
 	return r->bd.avg_total_ns > 0 ? 100.0 * r->bd.avg_ns[c] / r->bd.avg_total_ns : 0;
 }
 
 /* evidence: the breakdown's steps (every rank's when there are several) */
-static void steps_evidence(const struct overview_result *r, struct overview_rec *x)
+static void steps_evidence(const struct gt_overview_result *r, struct gt_overview_rec *x)
 {
 	if (!x || !r->bd.n)
 		return;
 	if (r->nrk > 1 && r->step_lo >= 0) {     /* every rank's steps */
-		x->evidence = OVERVIEW_EV_STEPS;
+		x->evidence = GT_OVERVIEW_EV_STEPS;
 		x->rank = -1;
 		x->step0 = r->step_lo;
 		x->step1 = r->step_hi;
@@ -96,8 +96,8 @@ static void steps_evidence(const struct overview_result *r, struct overview_rec 
 		x->t1_ns = r->steps_t1_ns;
 		return;
 	}
-	const struct breakdown_row *a = &r->bd.rows[0], *b = &r->bd.rows[r->bd.n - 1];
-	x->evidence = a->step >= 0 ? OVERVIEW_EV_STEPS : OVERVIEW_EV_TIME;
+	const struct gt_breakdown_row *a = &r->bd.rows[0], *b = &r->bd.rows[r->bd.n - 1];
+	x->evidence = a->step >= 0 ? GT_OVERVIEW_EV_STEPS : GT_OVERVIEW_EV_TIME;
 	x->rank = r->nrk > 1 ? -1 : r->bd.rank;
 	x->step0 = a->step;
 	x->step1 = b->step;
@@ -107,16 +107,16 @@ static void steps_evidence(const struct overview_result *r, struct overview_rec 
 
 /* evidence: one GPU, over its rank's steps (step0..step1, t0..t1) when the
  * rank has steps, since what a GPU recommendation cites is step by step */
-static void gpu_evidence(const struct overview_result *r, struct overview_rec *x, int32_t rank,
+static void gpu_evidence(const struct gt_overview_result *r, struct gt_overview_rec *x, int32_t rank,
 			 int32_t gpu)
 {
 	if (!x)
 		return;
-	x->evidence = OVERVIEW_EV_GPU;
+	x->evidence = GT_OVERVIEW_EV_GPU;
 	x->rank = rank;
 	x->gpu = gpu;
 	for (size_t i = 0; i < r->nrk; i++) {
-		const struct overview_rank *k = &r->rk[i];
+		const struct gt_overview_rank *k = &r->rk[i];
 		if (k->rank != rank || !k->nsteps || k->no_steps)
 			continue;
 		x->step0 = k->step0;
@@ -127,11 +127,11 @@ static void gpu_evidence(const struct overview_result *r, struct overview_rec *x
 }
 
 /* evidence: one rank's steps */
-static void rank_evidence(const struct overview_rank *k, struct overview_rec *x)
+static void rank_evidence(const struct gt_overview_rank *k, struct gt_overview_rec *x)
 {
 	if (!x || !k->nsteps)
 		return;
-	x->evidence = k->step0 >= 0 ? OVERVIEW_EV_STEPS : OVERVIEW_EV_TIME;
+	x->evidence = k->step0 >= 0 ? GT_OVERVIEW_EV_STEPS : GT_OVERVIEW_EV_TIME;
 	x->rank = k->rank;
 	x->step0 = k->step0;
 	x->step1 = k->step1;
@@ -140,7 +140,7 @@ static void rank_evidence(const struct overview_rank *k, struct overview_rec *x)
 }
 
 /* "steps 3-9" of one rank's rows */
-static void rank_steps_text(const struct overview_rank *k, char *buf, size_t len)
+static void rank_steps_text(const struct gt_overview_rank *k, char *buf, size_t len)
 {
 	if (!k->nsteps || k->step0 < 0)
 		snprintf(buf, len, "the capture");
@@ -151,7 +151,7 @@ static void rank_steps_text(const struct overview_rank *k, char *buf, size_t len
 }
 
 /* the breakdown's steps; with several ranks it averages all of them */
-static void steps_text(const struct overview_result *r, char *buf, size_t len)
+static void steps_text(const struct gt_overview_result *r, char *buf, size_t len)
 {
 	if (r->nrk > 1 && r->step_lo >= 0) {
 		size_t k = r->ranks_with_steps;
@@ -179,16 +179,16 @@ static void steps_text(const struct overview_result *r, char *buf, size_t len)
 
 /* "; also VERDICT: ranks 0, 3 (+2 more)" for the flagged ranks other than
  * `w` (flag: 1 = input-bound, 2 = POTENTIALLY); empty when none */
-static void also_text(const struct overview_result *r, const struct overview_rank *w, int flag,
+static void also_text(const struct gt_overview_result *r, const struct gt_overview_rank *w, int flag,
 		      char *buf, size_t len)
 {
 	char list[64] = "";
 	size_t n = 0, shown = 0, k = 0;
 	buf[0] = 0;
 	for (size_t i = 0; i < r->nrk; i++) {
-		const struct overview_rank *x = &r->rk[i];
-		int f = flag == 1 ? x->verdict >= PL_MODERATELY && x->host_wait_pct >= x->h2d_pct
-				  : x->verdict == PL_POTENTIALLY;
+		const struct gt_overview_rank *x = &r->rk[i];
+		int f = flag == 1 ? x->verdict >= GT_PL_MODERATELY && x->host_wait_pct >= x->h2d_pct
+				  : x->verdict == GT_PL_POTENTIALLY;
 		if (!f || x == w || x->no_steps)
 			continue;
 		n++;
@@ -207,7 +207,7 @@ static void also_text(const struct overview_result *r, const struct overview_ran
 		snprintf(buf + m, len - (size_t)m, " (+%zu more)", n - shown);
 }
 
-static void gpu_name(const struct overview_result *r, int32_t rank, int32_t dev, char *buf,
+static void gpu_name(const struct gt_overview_result *r, int32_t rank, int32_t dev, char *buf,
 		     size_t len)
 {
 	if (r->ranks > 1)
@@ -217,7 +217,7 @@ static void gpu_name(const struct overview_result *r, int32_t rank, int32_t dev,
 }
 
 /* 1 when rank a's input verdict is worse than b's (verdict, then input %) */
-static int rank_worse(const struct overview_rank *a, const struct overview_rank *b)
+static int rank_worse(const struct gt_overview_rank *a, const struct gt_overview_rank *b)
 {
 	return a->verdict != b->verdict ? a->verdict > b->verdict : a->input_pct > b->input_pct;
 }
@@ -228,7 +228,7 @@ struct rank_words {
 	char st[64], pre[24], also[120];
 };
 
-static void rank_words(const struct overview_result *r, const struct overview_rank *w, int flag,
+static void rank_words(const struct gt_overview_result *r, const struct gt_overview_rank *w, int flag,
 		       struct rank_words *rw)
 {
 	rank_steps_text(w, rw->st, sizeof(rw->st));
@@ -240,12 +240,12 @@ static void rank_words(const struct overview_result *r, const struct overview_ra
 
 /* input-bound: every rank counts; the worst one is named with its numbers
  * and steps, the other ranks that are input-bound too are listed */
-static void rec_input(struct overview_result *r)
+static void rec_input(struct gt_overview_result *r)
 {
-	const struct overview_rank *w = NULL;
+	const struct gt_overview_rank *w = NULL;
 	for (size_t i = 0; i < r->nrk; i++) {
-		const struct overview_rank *k = &r->rk[i];
-		if (!k->no_steps && k->verdict >= PL_MODERATELY && k->host_wait_pct >= k->h2d_pct &&
+		const struct gt_overview_rank *k = &r->rk[i];
+		if (!k->no_steps && k->verdict >= GT_PL_MODERATELY && k->host_wait_pct >= k->h2d_pct &&
 		    (!w || rank_worse(k, w)))
 			w = k;
 	}
@@ -253,22 +253,22 @@ static void rec_input(struct overview_result *r)
 		return;
 	struct rank_words rw;
 	rank_words(r, w, 1, &rw);
-	struct overview_rec *x = add(r, w->verdict == PL_HIGHLY ? OVERVIEW_HIGH : OVERVIEW_WARN,
+	struct gt_overview_rec *x = add(r, w->verdict == GT_PL_HIGHLY ? GT_OVERVIEW_HIGH : GT_OVERVIEW_WARN,
 		"input-bound", w->input_pct,
 		"%s%s %s %s (%.1f %% of step time waiting for input: DataLoader %.1f %%, "
 		"host-to-device %.1f %%): raise DataLoader workers or prefetch%s",
-		rw.pre, rw.st, w->nsteps > 1 ? "are" : "is", pipeline_verdict_name(w->verdict),
+		rw.pre, rw.st, w->nsteps > 1 ? "are" : "is", gt_pipeline_verdict_name(w->verdict),
 		w->input_pct, w->host_wait_pct, w->h2d_pct, rw.also);
 	rank_evidence(w, x);
 }
 
 /* POTENTIALLY input-bound (info): the rank with the most host time */
-static void rec_host(struct overview_result *r)
+static void rec_host(struct gt_overview_result *r)
 {
-	const struct overview_rank *w = NULL;
+	const struct gt_overview_rank *w = NULL;
 	for (size_t i = 0; i < r->nrk; i++) {
-		const struct overview_rank *k = &r->rk[i];
-		if (!k->no_steps && k->verdict == PL_POTENTIALLY && (!w || k->others_pct > w->others_pct))
+		const struct gt_overview_rank *k = &r->rk[i];
+		if (!k->no_steps && k->verdict == GT_PL_POTENTIALLY && (!w || k->others_pct > w->others_pct))
 			w = k;
 	}
 	if (!w)
@@ -277,21 +277,21 @@ static void rec_host(struct overview_result *r)
 	rank_words(r, w, 2, &rw);
 	/* the verdict stays TensorFlow's; the words name the largest non-GPU
 	   cost so nobody tunes a DataLoader that takes 0.8 % */
-	struct overview_rec *x = add(r, OVERVIEW_INFO, "host-bound", w->others_pct,
+	struct gt_overview_rec *x = add(r, GT_OVERVIEW_INFO, "host-bound", w->others_pct,
 		"%s%s %s POTENTIALLY input-bound (TensorFlow's verdict: %.1f %% of the step is host "
 		"compute or unaccounted); the largest non-GPU cost is %s, %.1f %% of the step "
 		"(input %.1f %%)%s", rw.pre, rw.st, w->nsteps > 1 ? "are" : "is", w->others_pct,
-		pipeline_host_cost_name(w->host_cost), w->host_cost_pct, w->input_pct, rw.also);
+		gt_pipeline_host_cost_name(w->host_cost), w->host_cost_pct, w->input_pct, rw.also);
 	rank_evidence(w, x);
 }
 
-static void rec_launch(struct overview_result *r)
+static void rec_launch(struct gt_overview_result *r)
 {
 	uint64_t k = 0, tiny = 0;
 	int64_t idle = 0, span = 0;
-	const struct gputime_gpu *worst = NULL;
+	const struct gt_gputime_gpu *worst = NULL;
 	for (size_t i = 0; i < r->gt.ngpus; i++) {
-		const struct gputime_gpu *g = &r->gt.gpus[i];
+		const struct gt_gputime_gpu *g = &r->gt.gpus[i];
 		k += g->kernels;
 		tiny += g->under_10us;
 		idle += g->idle_ns;
@@ -305,7 +305,7 @@ static void rec_launch(struct overview_result *r)
 	double tiny_pct = k ? 100.0 * (double)tiny / (double)k : 0;
 	double idle_pct = span ? 100.0 * (double)idle / (double)span : 0;
 	/* kernel launch share: the rank where it is largest, named with it */
-	const struct overview_rank *lr = NULL;
+	const struct gt_overview_rank *lr = NULL;
 	for (size_t i = 0; i < r->nrk; i++)
 		if (!r->rk[i].no_steps &&
 		    (!lr || r->rk[i].launch_level > lr->launch_level ||
@@ -323,7 +323,7 @@ static void rec_launch(struct overview_result *r)
 		return;
 	char gn[48];
 	gpu_name(r, worst->rank, worst->device, gn, sizeof(gn));
-	struct overview_rec *x = add(r, level == 2 ? OVERVIEW_HIGH : OVERVIEW_WARN,
+	struct gt_overview_rec *x = add(r, level == 2 ? GT_OVERVIEW_HIGH : GT_OVERVIEW_WARN,
 		"launch-bound", tiny_pct,
 		"%.0f %% of kernels run under 10 us and the GPU idles between them (%s idle "
 		"%.1f %% of its active span, kernel launch %.1f %% of the step%s): fuse ops (XLA, "
@@ -333,15 +333,15 @@ static void rec_launch(struct overview_result *r)
 	gpu_evidence(r, x, worst->rank, worst->device);
 }
 
-static void rec_straggler(struct overview_result *r)
+static void rec_straggler(struct gt_overview_result *r)
 {
-	const struct multigpu_result *m = &r->mg;
+	const struct gt_multigpu_result *m = &r->mg;
 	if (m->straggler < 0 || m->straggler_pct < 5.0)
 		return;
-	const struct multigpu_gpu *g = &m->gpus[m->straggler];
+	const struct gt_multigpu_gpu *g = &m->gpus[m->straggler];
 	char gn[48];
 	gpu_name(r, g->rank, g->device, gn, sizeof(gn));
-	struct overview_rec *x = add(r, m->straggler_pct >= 15.0 ? OVERVIEW_HIGH : OVERVIEW_WARN,
+	struct gt_overview_rec *x = add(r, m->straggler_pct >= 15.0 ? GT_OVERVIEW_HIGH : GT_OVERVIEW_WARN,
 		"straggler", m->straggler_pct,
 		"%s finishes steps %.0f %% later than the others (its compute takes %.1f %% longer; "
 		"slowest in %u of %zu steps): check its load balance, clocks and thermals, "
@@ -350,9 +350,9 @@ static void rec_straggler(struct overview_result *r)
 	gpu_evidence(r, x, g->rank, g->device);
 }
 
-static void rec_comm(struct overview_result *r, const char *st)
+static void rec_comm(struct gt_overview_result *r, const char *st)
 {
-	double c = bd_pct(r, BD_COMM);
+	double c = bd_pct(r, GT_BD_COMM);
 	if (c < 20.0)
 		return;
 	double ovl = 0;
@@ -364,23 +364,23 @@ static void rec_comm(struct overview_result *r, const char *st)
 		}
 	/* several ranks: an input-bound rank with less communication than the
 	   average holds the others up; they wait for it inside the collectives */
-	const struct overview_rank *w = NULL;
+	const struct gt_overview_rank *w = NULL;
 	for (size_t i = 0; r->nrk > 1 && i < r->nrk; i++) {
-		const struct overview_rank *k = &r->rk[i];
-		double kc = k->avg_step_ns > 0 ? 100.0 * k->avg_ns[BD_COMM] / k->avg_step_ns : 0;
-		if (!k->no_steps && k->verdict >= PL_MODERATELY && k->host_wait_pct >= k->h2d_pct && kc < c &&
+		const struct gt_overview_rank *k = &r->rk[i];
+		double kc = k->avg_step_ns > 0 ? 100.0 * k->avg_ns[GT_BD_COMM] / k->avg_step_ns : 0;
+		if (!k->no_steps && k->verdict >= GT_PL_MODERATELY && k->host_wait_pct >= k->h2d_pct && kc < c &&
 		    (!w || k->input_pct > w->input_pct))
 			w = k;
 	}
-	struct overview_rec *x;
+	struct gt_overview_rec *x;
 	if (w)      /* the cure is rank w's input, not the collectives: say that first */
-		x = add(r, OVERVIEW_WARN, "comm-bound", c,
+		x = add(r, GT_OVERVIEW_WARN, "comm-bound", c,
 			"communication is exposed for %.1f %% of the step in %s, but rank %d is "
 			"input-bound (%.1f %% waiting for input) and the other ranks wait for it inside "
 			"the collectives: fix rank %d's input first (see input-bound), then look at the "
 			"collectives again", c, st, w->rank, w->input_pct, w->rank);
 	else
-		x = add(r, c >= 40.0 ? OVERVIEW_HIGH : OVERVIEW_WARN, "comm-bound", c,
+		x = add(r, c >= 40.0 ? GT_OVERVIEW_HIGH : GT_OVERVIEW_WARN, "comm-bound", c,
 			"communication is exposed for %.1f %% of the step in %s (collectives overlap "
 			"compute for %.1f %% of their time): overlap all-reduce with backward (DDP "
 			"buckets), reduce or compress gradients, check the interconnect",
@@ -388,12 +388,12 @@ static void rec_comm(struct overview_result *r, const char *st)
 	steps_evidence(r, x);
 }
 
-static void rec_copy(struct overview_result *r, const char *st)
+static void rec_copy(struct gt_overview_result *r, const char *st)
 {
-	double c = bd_pct(r, BD_MEMCPY);
+	double c = bd_pct(r, GT_BD_MEMCPY);
 	if (c < 10.0)
 		return;
-	const struct multigpu_copy *big = NULL;
+	const struct gt_multigpu_copy *big = NULL;
 	for (size_t i = 0; i < r->mg.ncopies; i++)
 		if (!big || r->mg.copies[i].mean_ns > big->mean_ns)
 			big = &r->mg.copies[i];
@@ -402,15 +402,15 @@ static void rec_copy(struct overview_result *r, const char *st)
 		snprintf(ev, sizeof(ev), "; %zu copies recur every step, the longest %s %.1f MB at "
 			 "+%.2f ms on GPU %d", r->mg.ncopies, gt_copy_kind_name(big->kind),
 			 (double)big->bytes / 1e6, big->mean_offset_ns / 1e6, big->device);
-	struct overview_rec *x = add(r, c >= 25.0 ? OVERVIEW_HIGH : OVERVIEW_WARN, "copy-heavy", c,
+	struct gt_overview_rec *x = add(r, c >= 25.0 ? GT_OVERVIEW_HIGH : GT_OVERVIEW_WARN, "copy-heavy", c,
 		"memory copies take %.1f %% of the step in %s%s: keep tensors on the GPU, avoid "
 		"offloading, overlap copies with compute (pinned memory, non_blocking)", c, st, ev);
 	steps_evidence(r, x);
 }
 
-static void rec_stagger(struct overview_result *r)
+static void rec_stagger(struct gt_overview_result *r)
 {
-	const struct multigpu_gpu *w = NULL;
+	const struct gt_multigpu_gpu *w = NULL;
 	for (size_t i = 0; i < r->mg.ngpus; i++)
 		if (!w || r->mg.gpus[i].stagger_mean_ns > w->stagger_mean_ns)
 			w = &r->mg.gpus[i];
@@ -418,7 +418,7 @@ static void rec_stagger(struct overview_result *r)
 		return;
 	char gn[48];
 	gpu_name(r, w->rank, w->device, gn, sizeof(gn));
-	struct overview_rec *x = add(r, w->stagger_pct >= 5.0 ? OVERVIEW_HIGH : OVERVIEW_WARN,
+	struct gt_overview_rec *x = add(r, w->stagger_pct >= 5.0 ? GT_OVERVIEW_HIGH : GT_OVERVIEW_WARN,
 		"staggered", w->stagger_pct,
 		"%s starts each step's first kernel %.0f us after its rank's earliest GPU on average "
 		"(max %.0f us, %.1f %% of the step): the host thread launching for several GPUs "
@@ -432,12 +432,12 @@ static void rec_stagger(struct overview_result *r)
  * A collective's kernel time includes waiting for the other ranks, so the
  * GPU with the least collective time is the one compared: it is the closest
  * to the transfer itself (a rank that others wait for has the least) */
-static void rec_expected(struct overview_result *r)
+static void rec_expected(struct gt_overview_result *r)
 {
-	const struct multigpu_result *m = &r->mg;
+	const struct gt_multigpu_result *m = &r->mg;
 	if (!(m->expected_comm_ns > 0))
 		return;
-	const struct multigpu_gpu *w = NULL, *most = NULL;
+	const struct gt_multigpu_gpu *w = NULL, *most = NULL;
 	for (size_t i = 0; i < m->ngpus; i++) {
 		if (!(m->gpus[i].mean_comm_ns > 0))
 			continue;
@@ -455,16 +455,16 @@ static void rec_expected(struct overview_result *r)
 	char gn[48];
 	gpu_name(r, w->rank, w->device, gn, sizeof(gn));
 	double x_ = w->comm_vs_expected;
-	enum overview_severity sev = x_ >= 4.0 ? OVERVIEW_HIGH : x_ >= 2.0 ? OVERVIEW_WARN : OVERVIEW_INFO;
-	struct overview_rec *x;
+	enum gt_overview_severity sev = x_ >= 4.0 ? GT_OVERVIEW_HIGH : x_ >= 2.0 ? GT_OVERVIEW_WARN : GT_OVERVIEW_INFO;
+	struct gt_overview_rec *x;
 	if (x_ < 0.8)
-		x = add(r, OVERVIEW_INFO, "slow-collectives", x_,
+		x = add(r, GT_OVERVIEW_INFO, "slow-collectives", x_,
 			"collectives take %.0f us per step on %s (the least of any GPU), only %.2fx the "
 			"expected all-reduce time (%.3g MiB at %.6g GB/s = %.3g us): the figures given "
 			"do not match the job (fp16 or compressed gradients, fewer bytes, or a faster "
 			"link); check --param-bytes and --link-gbps", w->mean_comm_ns / 1e3, gn, x_,
 			(double)m->param_bytes / 1048576.0, m->link_gbps, m->expected_comm_ns / 1e3);
-	else if (sev == OVERVIEW_INFO)
+	else if (sev == GT_OVERVIEW_INFO)
 		x = add(r, sev, "slow-collectives", x_,
 			"collectives take %.0f us per step on %s (the least of any GPU), %.2fx the "
 			"expected all-reduce time (%.1f MiB at %.6g GB/s = %.0f us): the interconnect "
@@ -482,7 +482,7 @@ static void rec_expected(struct overview_result *r)
 	gpu_evidence(r, x, w->rank, w->device);
 }
 
-int overview_recs(struct overview_result *r)
+int overview_recs(struct gt_overview_result *r)
 {
 	char st[112];
 	r->recs = calloc(REC_MAX, sizeof(*r->recs));
@@ -499,13 +499,13 @@ int overview_recs(struct overview_result *r)
 	rec_expected(r);
 	rec_host(r);
 	if (!alarms && r->bd.n && r->bd.gpu_util_pct < 50.0) {
-		struct overview_rec *x = add(r, OVERVIEW_INFO, "low-utilization", r->bd.gpu_util_pct,
+		struct gt_overview_rec *x = add(r, GT_OVERVIEW_INFO, "low-utilization", r->bd.gpu_util_pct,
 			"kernels cover only %.1f %% of step time in %s", r->bd.gpu_util_pct, st);
 		steps_evidence(r, x);
 	}
 	/* every recommendation carries the time span of its steps for the viewer */
 	for (size_t i = 0; i < r->nrecs && r->bd.n; i++) {
-		struct overview_rec *x = &r->recs[i];
+		struct gt_overview_rec *x = &r->recs[i];
 		if (x->t0_ns == 0 && x->t1_ns == 0) {
 			x->t0_ns = r->bd.rows[0].t0_ns;
 			x->t1_ns = r->bd.rows[r->bd.n - 1].t1_ns;
@@ -518,7 +518,7 @@ int overview_recs(struct overview_result *r)
 	/* most severe first; the order of the rules within a severity */
 	for (size_t i = 1; i < r->nrecs; i++)
 		for (size_t k = i; k > 0 && r->recs[k].severity > r->recs[k - 1].severity; k--) {
-			struct overview_rec tmp = r->recs[k];
+			struct gt_overview_rec tmp = r->recs[k];
 			r->recs[k] = r->recs[k - 1];
 			r->recs[k - 1] = tmp;
 		}

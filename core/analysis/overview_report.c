@@ -24,18 +24,18 @@ static const char *const env_cols[] = {
 };
 #define ENV_NFIXED 19
 
-static struct gt_table *env_table(const struct overview_result *r)
+static struct gt_table *env_table(const struct gt_overview_result *r)
 {
 	struct gt_table *t = tables_new("overview", "Overview", env_cols);
 	if (!t)
 		return NULL;
 	t->flags |= GT_TABLE_RECORD;
 	int rc = 0;
-	for (int c = 0; c < BD_NCAT && !rc; c++) {
+	for (int c = 0; c < GT_BD_NCAT && !rc; c++) {
 		char nm[64];
-		snprintf(nm, sizeof(nm), "%s (us)", breakdown_cat_name(c));
+		snprintf(nm, sizeof(nm), "%s (us)", gt_breakdown_cat_name(c));
 		rc = gt_table_col(t, nm, GT_COL_FLOAT, 1) < 0;
-		snprintf(nm, sizeof(nm), "%s (%%)", breakdown_cat_name(c));
+		snprintf(nm, sizeof(nm), "%s (%%)", gt_breakdown_cat_name(c));
 		rc = rc || gt_table_col(t, nm, GT_COL_PCT, 2) < 0;
 	}
 	long row = rc ? -1 : gt_table_row(t);
@@ -44,7 +44,7 @@ static struct gt_table *env_table(const struct overview_result *r)
 	size_t w = (size_t)row;
 	double avg = r->bd.avg_total_ns;
 	double cost_pct = 0;
-	enum pipeline_host_cost cost = pipeline_host_cost(&r->pl, &cost_pct);
+	enum gt_pipeline_host_cost cost = gt_pipeline_host_cost(&r->pl, &cost_pct);
 	gt_table_set_int(t, w, 0, (int64_t)r->ranks);
 	gt_table_set_int(t, w, 1, (int64_t)r->gpus);
 	gt_table_set_int(t, w, 2, (int64_t)r->streams);
@@ -63,11 +63,11 @@ static struct gt_table *env_table(const struct overview_result *r)
 	gt_table_set_float(t, w, 15, r->pl.input_pct);
 	gt_table_set_int(t, w, 16, r->pl.rank);
 	gt_table_set_float(t, w, 18, cost_pct);
-	if (gt_table_set_str(t, w, 11, steps_source_name(r->source)) ||
-	    gt_table_set_str(t, w, 14, pipeline_verdict_name(r->pl.verdict)) ||
-	    gt_table_set_str(t, w, 17, pipeline_host_cost_name(cost)))
+	if (gt_table_set_str(t, w, 11, gt_steps_source_name(r->source)) ||
+	    gt_table_set_str(t, w, 14, gt_pipeline_verdict_name(r->pl.verdict)) ||
+	    gt_table_set_str(t, w, 17, gt_pipeline_host_cost_name(cost)))
 		goto nomem;
-	for (int c = 0; c < BD_NCAT; c++) {
+	for (int c = 0; c < GT_BD_NCAT; c++) {
 		gt_table_set_float(t, w, ENV_NFIXED + 2 * (size_t)c, r->bd.avg_ns[c] / 1e3);
 		gt_table_set_float(t, w, ENV_NFIXED + 2 * (size_t)c + 1,
 				   avg > 0 ? 100.0 * r->bd.avg_ns[c] / avg : 0);
@@ -92,8 +92,8 @@ static struct gt_table *env_table(const struct overview_result *r)
 	if (!rc)
 		rc = gt_table_note(t, "Input pipeline: %s (TensorFlow Profiler thresholds, %.1f %% input); "
 				   "the largest non-GPU cost is %s, %.1f %% of the step",
-				   pipeline_verdict_name(r->pl.verdict), r->pl.input_pct,
-				   pipeline_host_cost_name(cost), cost_pct);
+				   gt_pipeline_verdict_name(r->pl.verdict), r->pl.input_pct,
+				   gt_pipeline_host_cost_name(cost), cost_pct);
 	if (!rc)
 		rc = gt_table_note(t, "Communication (us, %%) is exposed communication: collective time "
 				   "not hidden under a kernel (the breakdown's priority); the multigpu "
@@ -107,7 +107,7 @@ nomem:
 }
 
 /* one row per rank: its average step, breakdown shares and input verdict */
-static struct gt_table *rank_table(const struct overview_result *r)
+static struct gt_table *rank_table(const struct gt_overview_result *r)
 {
 	static const char *const cols[] = {
 		"Rank:i", "Steps:i", "Avg step (us):f:1", "Kernel %:p:2", "Exposed Comm %:p:2",
@@ -116,11 +116,11 @@ static struct gt_table *rank_table(const struct overview_result *r)
 	};
 	struct gt_table *t = tables_new("overview_ranks", "Per rank", cols);
 	for (size_t i = 0; t && i < r->nrk; i++) {
-		const struct overview_rank *k = &r->rk[i];
+		const struct gt_overview_rank *k = &r->rk[i];
 		double avg = k->avg_step_ns > 0 ? k->avg_step_ns : 1;
 		long row = gt_table_row(t);
 		if (row < 0 || gt_table_set_str(t, (size_t)row, 7, k->no_steps ? "n/a (no steps)" :
-						pipeline_verdict_name(k->verdict))) {
+						gt_pipeline_verdict_name(k->verdict))) {
 			gt_table_free(t);
 			return NULL;
 		}
@@ -128,15 +128,15 @@ static struct gt_table *rank_table(const struct overview_result *r)
 		gt_table_set_int(t, (size_t)row, 1, k->step0 >= 0 ? (int64_t)k->nsteps : 0);
 		if (k->no_steps)         /* its capture is no step: nothing to average */
 			continue;
-		if (gt_table_set_str(t, (size_t)row, 8, pipeline_host_cost_name(k->host_cost))) {
+		if (gt_table_set_str(t, (size_t)row, 8, gt_pipeline_host_cost_name(k->host_cost))) {
 			gt_table_free(t);
 			return NULL;
 		}
 		gt_table_set_float(t, (size_t)row, 9, k->host_cost_pct);
 		gt_table_set_float(t, (size_t)row, 2, k->avg_step_ns / 1e3);
-		gt_table_set_float(t, (size_t)row, 3, 100.0 * k->avg_ns[BD_KERNEL] / avg);
-		gt_table_set_float(t, (size_t)row, 4, 100.0 * k->avg_ns[BD_COMM] / avg);
-		gt_table_set_float(t, (size_t)row, 5, 100.0 * k->avg_ns[BD_DATALOADER] / avg);
+		gt_table_set_float(t, (size_t)row, 3, 100.0 * k->avg_ns[GT_BD_KERNEL] / avg);
+		gt_table_set_float(t, (size_t)row, 4, 100.0 * k->avg_ns[GT_BD_COMM] / avg);
+		gt_table_set_float(t, (size_t)row, 5, 100.0 * k->avg_ns[GT_BD_DATALOADER] / avg);
 		gt_table_set_float(t, (size_t)row, 6, k->input_pct);
 	}
 	if (t && gt_table_note(t, "Each rank's own average step and input pipeline verdict "
@@ -149,14 +149,14 @@ static struct gt_table *rank_table(const struct overview_result *r)
 	return t;
 }
 
-static struct gt_table *gpu_table(const struct overview_result *r)
+static struct gt_table *gpu_table(const struct gt_overview_result *r)
 {
 	static const char *const cols[] = {
 		"Rank:i", "GPU:i", "Busy (%):p:2", "Compute (%):p:2", "Idle (%):p:2", "Kernels:i", NULL
 	};
 	struct gt_table *t = tables_new("overview_gpus", "GPU utilization", cols);
 	for (size_t i = 0; t && i < r->gt.ngpus; i++) {
-		const struct gputime_gpu *g = &r->gt.gpus[i];
+		const struct gt_gputime_gpu *g = &r->gt.gpus[i];
 		long row = gt_table_row(t);
 		if (row < 0) {
 			gt_table_free(t);
@@ -173,7 +173,7 @@ static struct gt_table *gpu_table(const struct overview_result *r)
 	return t;
 }
 
-static struct gt_table *kern_table(const struct gt_store *s, const struct overview_result *r)
+static struct gt_table *kern_table(const struct gt_store *s, const struct gt_overview_result *r)
 {
 	static const char *const cols[] = {
 		"Time (%):p:1", "Total Time (us):f:1", "Instances:i", "Name", NULL
@@ -181,7 +181,7 @@ static struct gt_table *kern_table(const struct gt_store *s, const struct overvi
 	struct gt_table *t = tables_new("overview_kernels", "Top kernels", cols);
 	for (size_t i = 0; t && i < r->ntop; i++) {
 		long row = gt_table_row(t);
-		if (row < 0 || gt_table_set_str(t, (size_t)row, 3, store_str(s, r->top[i].name))) {
+		if (row < 0 || gt_table_set_str(t, (size_t)row, 3, gt_store_str(s, r->top[i].name))) {
 			gt_table_free(t);
 			return NULL;
 		}
@@ -192,26 +192,26 @@ static struct gt_table *kern_table(const struct gt_store *s, const struct overvi
 	return t;
 }
 
-static struct gt_table *rec_table(const struct overview_result *r)
+static struct gt_table *rec_table(const struct gt_overview_result *r)
 {
 	static const char *const sev[] = { "info", "warn", "high" };
 	static const char *const cols[] = { "Severity", "Kind", "Recommendation", "Evidence", NULL };
 	struct gt_table *t = tables_new("overview_recs", "Recommendations", cols);
 	for (size_t i = 0; t && i < r->nrecs; i++) {
-		const struct overview_rec *x = &r->recs[i];
+		const struct gt_overview_rec *x = &r->recs[i];
 		char ev[96] = "";
-		if (x->evidence == OVERVIEW_EV_STEPS && x->rank < 0)
+		if (x->evidence == GT_OVERVIEW_EV_STEPS && x->rank < 0)
 			snprintf(ev, sizeof(ev), "every rank, steps %lld-%lld", (long long)x->step0,
 				 (long long)x->step1);
-		else if (x->evidence == OVERVIEW_EV_STEPS)
+		else if (x->evidence == GT_OVERVIEW_EV_STEPS)
 			snprintf(ev, sizeof(ev), "rank %d steps %lld-%lld", x->rank, (long long)x->step0,
 				 (long long)x->step1);
-		else if (x->evidence == OVERVIEW_EV_GPU && x->step0 >= 0)
+		else if (x->evidence == GT_OVERVIEW_EV_GPU && x->step0 >= 0)
 			snprintf(ev, sizeof(ev), "rank %d GPU %d, steps %lld-%lld", x->rank, x->gpu,
 				 (long long)x->step0, (long long)x->step1);
-		else if (x->evidence == OVERVIEW_EV_GPU)
+		else if (x->evidence == GT_OVERVIEW_EV_GPU)
 			snprintf(ev, sizeof(ev), "rank %d GPU %d", x->rank, x->gpu);
-		else if (x->evidence == OVERVIEW_EV_TIME)
+		else if (x->evidence == GT_OVERVIEW_EV_TIME)
 			snprintf(ev, sizeof(ev), "%.3f-%.3f ms", (double)(x->t0_ns - r->t0_ns) / 1e6,
 				 (double)(x->t1_ns - r->t0_ns) / 1e6);
 		long row = gt_table_row(t);
@@ -230,11 +230,11 @@ static struct gt_table *rec_table(const struct overview_result *r)
 	return t;
 }
 
-int overview_report(const struct gt_store *s, const struct gt_scope *sc,
+int gt_overview_report(const struct gt_store *s, const struct gt_scope *sc,
 		    struct gt_report_out *out, char *err, size_t errlen)
 {
-	struct overview_result r;
-	int rc = overview_compute(s, sc, &r, err, errlen);
+	struct gt_overview_result r;
+	int rc = gt_overview_compute(s, sc, &r, err, errlen);
 	if (rc)
 		return rc;
 	struct gt_table *t = env_table(&r);
@@ -251,7 +251,7 @@ int overview_report(const struct gt_store *s, const struct gt_scope *sc,
 		rc = gt_report_out_add(out, kern_table(s, &r));
 	if (!rc)
 		rc = gt_report_out_add(out, rec_table(&r));
-	overview_result_done(&r);
+	gt_overview_result_done(&r);
 	if (rc)
 		snprintf(err, errlen, "overview: out of memory");
 	return rc;
@@ -261,5 +261,5 @@ const struct gt_report gt_report_overview = {
 	.name = "overview",
 	.help = "environment, average step breakdown, GPU utilization, top kernels, input verdict and "
 		"recommendations with evidence (TensorBoard overview; thresholds in docs/analyses.md)",
-	.run = overview_report,
+	.run = gt_overview_report,
 };

@@ -11,7 +11,7 @@
 #include "gtrace/analysis.h"
 #include "reports.h"
 #include "tables.h"
-#include "anl.h"
+#include "analysis.h"
 
 static const char *const cols[] = {
 	"Rank:i", "Step:k", "Row", "Device Compute (us):f:1", "Input H2D (us):f:1",
@@ -32,29 +32,29 @@ static int put_row(struct gt_table *t, int32_t rank, int64_t step, int avg, cons
 	gt_table_set_int(t, (size_t)r, 0, rank);
 	if (!avg && step >= 0)
 		gt_table_set_int(t, (size_t)r, 1, step);
-	for (int c = 0; c < PL_NCAT; c++)
+	for (int c = 0; c < GT_PL_NCAT; c++)
 		gt_table_set_float(t, (size_t)r, (size_t)c + 3, v[c] / 1e3);
-	gt_table_set_float(t, (size_t)r, PL_NCAT + 3, total / 1e3);
-	gt_table_set_float(t, (size_t)r, PL_NCAT + 4, in);
+	gt_table_set_float(t, (size_t)r, GT_PL_NCAT + 3, total / 1e3);
+	gt_table_set_float(t, (size_t)r, GT_PL_NCAT + 4, in);
 	return 0;
 }
 
 /* the verdict, launch and others levels, worst steps and advice of one
  * rank; each line starts with "Rank R: " when the table holds several */
-static int notes(struct gt_table *t, const struct pipeline_result *r, const char *who)
+static int notes(struct gt_table *t, const struct gt_pipeline_result *r, const char *who)
 {
 	static const char *const lv[] = { "low", "moderate", "high" };
-	char adv[8][PIPELINE_ADVICE_LEN];
+	char adv[8][GT_PIPELINE_ADVICE_LEN];
 	char why[160];
-	pipeline_verdict_why(r, why, sizeof(why));
+	gt_pipeline_verdict_why(r, why, sizeof(why));
 	int rc = gt_table_note(t, "%sVerdict: %s (%s of step time; thresholds: HIGHLY >= 20 %% input, "
 			       "MODERATELY >= 5 %%, POTENTIALLY when all others >= 3 %%)",
-			       who, pipeline_verdict_name(r->verdict), why);
+			       who, gt_pipeline_verdict_name(r->verdict), why);
 	double cost_pct = 0;
-	enum pipeline_host_cost cost = pipeline_host_cost(r, &cost_pct);
+	enum gt_pipeline_host_cost cost = gt_pipeline_host_cost(r, &cost_pct);
 	if (!rc)
 		rc = gt_table_note(t, "%sLargest non-GPU cost: %s, %.1f %% of the step", who,
-				   pipeline_host_cost_name(cost), cost_pct);
+				   gt_pipeline_host_cost_name(cost), cost_pct);
 	if (!rc)
 		rc = gt_table_note(t, "%sKernel launch: %.1f %% (%s); all others: %.1f %% (%s) "
 				   "(moderate >= 3 %%, high >= 15 %%)", who, r->launch_pct, lv[r->launch_level],
@@ -63,13 +63,13 @@ static int notes(struct gt_table *t, const struct pipeline_result *r, const char
 		char buf[256];
 		size_t o = 0;
 		for (size_t i = 0; i < r->nworst && o < sizeof(buf); i++) {
-			const struct pipeline_row *w = &r->rows[r->worst[i]];
+			const struct gt_pipeline_row *w = &r->rows[r->worst[i]];
 			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%lld (%.1f %%)", i ? ", " : "",
 					      (long long)w->step, w->input_pct);
 		}
 		rc = gt_table_note(t, "%sWorst steps by input: %s", who, buf);
 	}
-	size_t na = pipeline_advice(r, adv, 8);
+	size_t na = gt_pipeline_advice(r, adv, 8);
 	for (size_t i = 0; i < na && !rc; i++)
 		rc = gt_table_note(t, "%s%s", who, adv[i]);
 	return rc;
@@ -79,17 +79,17 @@ static int notes(struct gt_table *t, const struct pipeline_result *r, const char
 static int rank_rows(const struct gt_store *s, const struct gt_scope *sc, int32_t rank,
 		     int multi, struct gt_table *t, char *err, size_t errlen)
 {
-	struct pipeline_result r;
-	int rc = pipeline_compute(s, rank, NULL, sc, &r, err, errlen);
+	struct gt_pipeline_result r;
+	int rc = gt_pipeline_compute(s, rank, NULL, sc, &r, err, errlen);
 	if (rc)
 		return rc;
 	char who[32] = "";
 	if (multi)
 		snprintf(who, sizeof(who), "Rank %d: ", rank);
-	double sum[PL_NCAT] = {0}, total = 0;
+	double sum[GT_PL_NCAT] = {0}, total = 0;
 	for (size_t i = 0; i < r.n && !rc; i++) {
-		double v[PL_NCAT];
-		for (int c = 0; c < PL_NCAT; c++) {
+		double v[GT_PL_NCAT];
+		for (int c = 0; c < GT_PL_NCAT; c++) {
 			v[c] = (double)r.rows[i].cat_ns[c];
 			sum[c] += v[c] / (double)r.n;
 		}
@@ -100,16 +100,16 @@ static int rank_rows(const struct gt_store *s, const struct gt_scope *sc, int32_
 		rc = put_row(t, rank, -1, 1, sum, total, r.input_pct);
 	if (!rc)
 		rc = r.n ? notes(t, &r, who) : gt_table_note(t, "%sNo events in the scope", who);
-	pipeline_result_done(&r);
+	gt_pipeline_result_done(&r);
 	return rc;
 }
 
 /* one table, every rank's rows told apart by the Rank column */
-int pipeline_report(const struct gt_store *s, const struct gt_scope *sc,
+int gt_pipeline_report(const struct gt_store *s, const struct gt_scope *sc,
 		    struct gt_report_out *out, char *err, size_t errlen)
 {
 	int32_t *ranks = NULL;
-	long nr = anl_scope_ranks(s, sc, &ranks);
+	long nr = analysis_scope_ranks(s, sc, &ranks);
 	struct gt_table *t = tables_new("pipeline", "Input pipeline analysis (TensorFlow Profiler)", cols);
 	int rc = nr < 0 || !t ? -ENOMEM : 0;
 	for (long i = 0; i < nr && !rc; i++)
@@ -134,5 +134,5 @@ const struct gt_report gt_report_pipeline = {
 	.name = "pipeline",
 	.help = "input-pipeline analysis and verdict (HIGHLY/MODERATELY/POTENTIALLY/NOT input-bound) "
 		"with the TensorFlow Profiler's Input Pipeline Analyzer thresholds",
-	.run = pipeline_report,
+	.run = gt_pipeline_report,
 };

@@ -10,21 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace/steps.h"
-#include "anl.h"
+#include "analysis.h"
 #include "steps_priv.h"
 
-const char *steps_source_name(enum steps_source src)
+const char *gt_steps_source_name(enum gt_steps_source src)
 {
 	switch (src) {
-	case STEPS_SRC_ANNOT: return "annotation";
-	case STEPS_SRC_NVTX: return "nvtx";
-	case STEPS_SRC_INFERRED: return "inferred";
-	case STEPS_SRC_PROFSTEP: return "ProfilerStep";
+	case GT_STEPS_SRC_ANNOT: return "annotation";
+	case GT_STEPS_SRC_NVTX: return "nvtx";
+	case GT_STEPS_SRC_INFERRED: return "inferred";
+	case GT_STEPS_SRC_PROFSTEP: return "ProfilerStep";
 	default: return "none";
 	}
 }
 
-void steps_list_done(struct steps_list *l)
+void gt_steps_list_done(struct gt_steps_list *l)
 {
 	free(l->v);
 	free(l->gpus);
@@ -38,15 +38,15 @@ static int cmp_i32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-long steps_ranks(const struct gt_store *s, int32_t **out)
+long gt_steps_ranks(const struct gt_store *s, int32_t **out)
 {
-	size_t nl = store_lane_count(s), n = 0;
+	size_t nl = gt_store_lane_count(s), n = 0;
 	int32_t *v = malloc((nl ? nl : 1) * sizeof(*v));
 	*out = NULL;
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < nl; i++)
-		v[n++] = store_lane_at(s, (uint32_t)i)->key.rank;
+		v[n++] = gt_store_lane_at(s, (uint32_t)i)->key.rank;
 	qsort(v, n, sizeof(*v), cmp_i32);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++)
@@ -110,13 +110,13 @@ static int64_t name_number(const char *p)
 
 /* source 1: GT_EV_STEP spans and ProfilerStep#N CPU ops */
 static int find_annot(const struct gt_store *s, const uint32_t *hl, size_t nh,
-		      struct anl_names *nm, struct steps_hv *h)
+		      struct analysis_names *nm, struct steps_hv *h)
 {
 	int any_step = 0;   /* GT_EV_STEP spans present: no need to read op names */
 	for (size_t k = 0; k < nh; k++)
-		any_step |= (store_lane_at(s, hl[k])->kinds_mask >> GT_EV_STEP) & 1;
+		any_step |= (gt_store_lane_at(s, hl[k])->kinds_mask >> GT_EV_STEP) & 1;
 	for (size_t k = 0; k < nh; k++) {
-		const struct gt_lane *l = store_lane_at(s, hl[k]);
+		const struct gt_lane *l = gt_store_lane_at(s, hl[k]);
 		int has_step = (l->kinds_mask >> GT_EV_STEP) & 1;
 		int has_op = !any_step && (((l->kinds_mask >> GT_EV_CPU_OP) & 1) ||
 					   ((l->kinds_mask >> GT_EV_NVTX) & 1));
@@ -128,8 +128,8 @@ static int find_annot(const struct gt_store *s, const uint32_t *hl, size_t nh,
 			if (e->kind == GT_EV_STEP)
 				num = (int64_t)e->arg;
 			else if (has_op && (e->kind == GT_EV_CPU_OP || e->kind == GT_EV_NVTX) &&
-				 (anl_name_class(nm, e->name) & ANL_PROFSTEP))
-				num = name_number(store_str(s, e->name));
+				 (analysis_name_class(nm, e->name) & ANALYSIS_PROFSTEP))
+				num = name_number(gt_store_str(s, e->name));
 			else
 				continue;
 			if (steps_hv_push(h, e->start_ns, gt_event_end(e), num, e->name,
@@ -150,7 +150,7 @@ static int find_nvtx(const struct gt_store *s, const uint32_t *hl, size_t nh,
 		snprintf(err, errlen, "step pattern '%s': invalid regular expression", pattern);
 		return -EINVAL;
 	}
-	size_t ns = store_str_count(s);
+	size_t ns = gt_store_str_count(s);
 	int8_t *match = calloc(ns ? ns : 1, 1);     /* 0 unknown, 1 yes, -1 no */
 	if (!match) {
 		regfree(&re);
@@ -158,7 +158,7 @@ static int find_nvtx(const struct gt_store *s, const uint32_t *hl, size_t nh,
 	}
 	rc = 0;
 	for (size_t k = 0; k < nh && !rc; k++) {
-		const struct gt_lane *l = store_lane_at(s, hl[k]);
+		const struct gt_lane *l = gt_store_lane_at(s, hl[k]);
 		if (!((l->kinds_mask >> GT_EV_NVTX) & 1))
 			continue;
 		for (size_t i = 0; i < l->n; i++) {
@@ -166,11 +166,11 @@ static int find_nvtx(const struct gt_store *s, const uint32_t *hl, size_t nh,
 			if (e->kind != GT_EV_NVTX || e->name >= ns)
 				continue;
 			if (!match[e->name])
-				match[e->name] = regexec(&re, store_str(s, e->name), 0, NULL, 0) ? -1 : 1;
+				match[e->name] = regexec(&re, gt_store_str(s, e->name), 0, NULL, 0) ? -1 : 1;
 			if (match[e->name] < 0)
 				continue;
 			if ((rc = steps_hv_push(h, e->start_ns, gt_event_end(e),
-						name_number(store_str(s, e->name)), e->name, 0)))
+						name_number(gt_store_str(s, e->name)), e->name, 0)))
 				break;
 		}
 	}
@@ -180,7 +180,7 @@ static int find_nvtx(const struct gt_store *s, const uint32_t *hl, size_t nh,
 }
 
 /* build the result list from normalized host spans (windows = host spans) */
-static int list_from_host(struct steps_list *out, const struct steps_hv *h, int32_t rank)
+static int list_from_host(struct gt_steps_list *out, const struct steps_hv *h, int32_t rank)
 {
 	out->v = calloc(h->n ? h->n : 1, sizeof(*out->v));
 	out->gpu_mem = calloc((h->n ? h->n : 1) * (out->ngpus ? out->ngpus : 1),
@@ -190,7 +190,7 @@ static int list_from_host(struct steps_list *out, const struct steps_hv *h, int3
 	out->n = h->n;
 	int64_t ord = 0;
 	for (size_t i = 0; i < h->n; i++) {
-		struct steps_step *st = &out->v[i];
+		struct gt_steps_step *st = &out->v[i];
 		st->number = h->v[i].number >= 0 ? h->v[i].number : ord;
 		ord = st->number + 1;
 		st->rank = rank;
@@ -200,20 +200,20 @@ static int list_from_host(struct steps_list *out, const struct steps_hv *h, int3
 		st->flags = h->v[i].flags;
 		st->gpu = &out->gpu_mem[i * out->ngpus];
 		for (size_t g = 0; g < out->ngpus; g++)
-			st->gpu[g] = (struct steps_gpu){ out->gpus[g], 0, INT64_MAX, INT64_MIN };
+			st->gpu[g] = (struct gt_steps_gpu){ out->gpus[g], 0, INT64_MAX, INT64_MIN };
 	}
 	return 0;
 }
 
 static int gpu_devices(const struct gt_store *s, const uint32_t *gl, size_t ng,
-		       struct steps_list *out)
+		       struct gt_steps_list *out)
 {
 	out->gpus = malloc((ng ? ng : 1) * sizeof(*out->gpus));
 	if (!out->gpus)
 		return -ENOMEM;
 	size_t n = 0;
 	for (size_t i = 0; i < ng; i++)
-		out->gpus[n++] = store_lane_at(s, gl[i])->key.device;
+		out->gpus[n++] = gt_store_lane_at(s, gl[i])->key.device;
 	qsort(out->gpus, n, sizeof(*out->gpus), cmp_i32);
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++)
@@ -223,19 +223,19 @@ static int gpu_devices(const struct gt_store *s, const uint32_t *gl, size_t ng,
 	return 0;
 }
 
-int steps_find_uncached(const struct gt_store *s, int32_t rank, const struct steps_opts *o,
-			struct steps_list *out, char *err, size_t errlen)
+int steps_find_uncached(const struct gt_store *s, int32_t rank, const struct gt_steps_opts *o,
+			struct gt_steps_list *out, char *err, size_t errlen)
 {
 	uint32_t *hl = NULL, *gl = NULL;
 	struct steps_hv h = {0};
-	struct anl_names nm = {0};
+	struct analysis_names nm = {0};
 	int rc;
 	memset(out, 0, sizeof(*out));
 	out->rank = rank < 0 ? 0 : rank;
 	rank = out->rank;
-	long nh = anl_lanes(s, rank, GT_LANE_HOST, -1, &hl);
-	long ng = anl_lanes(s, rank, GT_LANE_GPU, -1, &gl);
-	if (nh < 0 || ng < 0 || anl_names_init(&nm, s)) {
+	long nh = analysis_lanes(s, rank, GT_LANE_HOST, -1, &hl);
+	long ng = analysis_lanes(s, rank, GT_LANE_GPU, -1, &gl);
+	if (nh < 0 || ng < 0 || analysis_names_init(&nm, s)) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -244,20 +244,20 @@ int steps_find_uncached(const struct gt_store *s, int32_t rank, const struct ste
 	if ((rc = find_annot(s, hl, (size_t)nh, &nm, &h)))
 		goto fail;
 	if (h.n) {
-		out->source = strncmp(store_str(s, h.v[0].name), "ProfilerStep#", 13) ?
-			      STEPS_SRC_ANNOT : STEPS_SRC_PROFSTEP;
+		out->source = strncmp(gt_store_str(s, h.v[0].name), "ProfilerStep#", 13) ?
+			      GT_STEPS_SRC_ANNOT : GT_STEPS_SRC_PROFSTEP;
 	} else {
-		const char *pat = o && o->pattern ? o->pattern : STEPS_DEFAULT_PATTERN;
+		const char *pat = o && o->pattern ? o->pattern : GT_STEPS_DEFAULT_PATTERN;
 		if ((rc = find_nvtx(s, hl, (size_t)nh, pat, &h, err, errlen)))
 			goto fail;
 		if (h.n)
-			out->source = STEPS_SRC_NVTX;
+			out->source = GT_STEPS_SRC_NVTX;
 	}
 	if (!h.n) {
 		if ((rc = steps_infer(s, gl, (size_t)ng, &h)))
 			goto fail;
 		if (h.n)
-			out->source = STEPS_SRC_INFERRED;
+			out->source = GT_STEPS_SRC_INFERRED;
 	}
 	host_normalize(&h);
 	if ((rc = list_from_host(out, &h, rank)))
@@ -267,7 +267,7 @@ int steps_find_uncached(const struct gt_store *s, int32_t rank, const struct ste
 	free(hl);
 	free(gl);
 	free(h.v);
-	anl_names_done(&nm);
+	analysis_names_done(&nm);
 	return 0;
 fail:
 	if (rc == -ENOMEM && err && errlen)
@@ -275,7 +275,7 @@ fail:
 	free(hl);
 	free(gl);
 	free(h.v);
-	anl_names_done(&nm);
-	steps_list_done(out);
+	analysis_names_done(&nm);
+	gt_steps_list_done(out);
 	return rc;
 }

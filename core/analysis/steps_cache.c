@@ -1,5 +1,5 @@
 /*
- * steps_cache.c - a small cache in front of steps_find: the analyses and the
+ * steps_cache.c - a small cache in front of gt_steps_find: the analyses and the
  * viewer ask for the same rank's steps over and over (every report, every
  * zoom), and finding them is a pass over the whole rank.  Entries are keyed
  * by store pointer, rank and pattern and checked against a fingerprint of
@@ -19,7 +19,7 @@ struct centry {
 	uint64_t fp;
 	int32_t rank;
 	char pattern[128];
-	struct steps_list l;
+	struct gt_steps_list l;
 	int used;
 };
 
@@ -35,10 +35,10 @@ static uint64_t mix(uint64_t h, uint64_t v)
 
 static uint64_t fingerprint(const struct gt_store *s)
 {
-	uint64_t h = mix(store_event_count(s), store_lane_count(s));
-	h = mix(h, store_str_count(s));
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	uint64_t h = mix(gt_store_event_count(s), gt_store_lane_count(s));
+	h = mix(h, gt_store_str_count(s));
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		h = mix(h, l->n);
 		if (!l->n)
 			continue;
@@ -51,7 +51,7 @@ static uint64_t fingerprint(const struct gt_store *s)
 }
 
 /* deep copy of a list; 0 or -ENOMEM */
-static int copy_list(struct steps_list *dst, const struct steps_list *src)
+static int copy_list(struct gt_steps_list *dst, const struct gt_steps_list *src)
 {
 	*dst = *src;
 	dst->v = NULL;
@@ -62,7 +62,7 @@ static int copy_list(struct steps_list *dst, const struct steps_list *src)
 	dst->gpus = malloc((ng ? ng : 1) * sizeof(*dst->gpus));
 	dst->gpu_mem = malloc((ngm ? ngm : 1) * sizeof(*dst->gpu_mem));
 	if (!dst->v || !dst->gpus || !dst->gpu_mem) {
-		steps_list_done(dst);
+		gt_steps_list_done(dst);
 		return -ENOMEM;
 	}
 	if (n)
@@ -76,21 +76,21 @@ static int copy_list(struct steps_list *dst, const struct steps_list *src)
 	return 0;
 }
 
-void steps_cache_clear(void)
+void gt_steps_cache_clear(void)
 {
 	pthread_mutex_lock(&mu);
 	for (int i = 0; i < CACHE_N; i++) {
 		if (cache[i].used)
-			steps_list_done(&cache[i].l);
+			gt_steps_list_done(&cache[i].l);
 		memset(&cache[i], 0, sizeof(cache[i]));
 	}
 	pthread_mutex_unlock(&mu);
 }
 
-int steps_find(const struct gt_store *s, int32_t rank, const struct steps_opts *o,
-	       struct steps_list *out, char *err, size_t errlen)
+int gt_steps_find(const struct gt_store *s, int32_t rank, const struct gt_steps_opts *o,
+	       struct gt_steps_list *out, char *err, size_t errlen)
 {
-	const char *pat = o && o->pattern ? o->pattern : STEPS_DEFAULT_PATTERN;
+	const char *pat = o && o->pattern ? o->pattern : GT_STEPS_DEFAULT_PATTERN;
 	int32_t rk = rank < 0 ? 0 : rank;
 	if (strlen(pat) >= sizeof(cache[0].pattern))
 		return steps_find_uncached(s, rank, o, out, err, errlen);
@@ -110,7 +110,7 @@ int steps_find(const struct gt_store *s, int32_t rank, const struct steps_opts *
 	int rc = steps_find_uncached(s, rank, o, out, err, errlen);
 	if (rc)
 		return rc;
-	struct steps_list keep;
+	struct gt_steps_list keep;
 	if (copy_list(&keep, out))
 		return 0;                /* no room to cache: the answer still stands */
 	pthread_mutex_lock(&mu);
@@ -123,7 +123,7 @@ int steps_find(const struct gt_store *s, int32_t rank, const struct steps_opts *
 	if (!c)
 		c = &cache[next_slot++ % CACHE_N];
 	if (c->used)
-		steps_list_done(&c->l);
+		gt_steps_list_done(&c->l);
 	c->s = s;
 	c->fp = fp;
 	c->rank = rk;

@@ -19,7 +19,7 @@ int steps_infer(const struct gt_store *s, const uint32_t *gl, size_t ng, struct 
 	const struct gt_lane *best = NULL;
 	size_t best_k = 0;
 	for (size_t k = 0; k < ng; k++) {
-		const struct gt_lane *l = store_lane_at(s, gl[k]);
+		const struct gt_lane *l = gt_store_lane_at(s, gl[k]);
 		if (!((l->kinds_mask >> GT_EV_KERNEL) & 1))
 			continue;
 		size_t nk = 0;

@@ -23,10 +23,10 @@ int steps_hv_push(struct steps_hv *h, int64_t t0, int64_t t1, int64_t number,
 /* infer steps from the periodic kernel sequence of the busiest GPU lane */
 int steps_infer(const struct gt_store *s, const uint32_t *gl, size_t ng, struct steps_hv *h);
 /* device-side widening, per-GPU shares and tail dropping on a built list */
-int steps_widen(const struct gt_store *s, struct steps_list *out,
+int steps_widen(const struct gt_store *s, struct gt_steps_list *out,
 		const uint32_t *hl, size_t nh, const uint32_t *gl, size_t ng);
-/* steps_find without the cache (steps_cache.c wraps it) */
-int steps_find_uncached(const struct gt_store *s, int32_t rank, const struct steps_opts *o,
-			struct steps_list *out, char *err, size_t errlen);
+/* gt_steps_find without the cache (steps_cache.c wraps it) */
+int steps_find_uncached(const struct gt_store *s, int32_t rank, const struct gt_steps_opts *o,
+			struct gt_steps_list *out, char *err, size_t errlen);
 
 #endif

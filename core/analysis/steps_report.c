@@ -1,6 +1,6 @@
 /*
  * steps_report.c - the "steps" and "breakdown" reports: tables built from
- * steps_find() and breakdown_compute(), one set per rank in the scope.
+ * gt_steps_find() and gt_breakdown_compute(), one set per rank in the scope.
  * Times in the steps table are us after the capture start.
  */
 #include <errno.h>
@@ -9,22 +9,22 @@
 #include "gtrace/analysis.h"
 #include "reports.h"
 #include "tables.h"
-#include "anl.h"
+#include "analysis.h"
 
 static double rel_us(const struct gt_store *s, int64_t t)
 {
-	return (double)(t - store_t_min(s)) / 1e3;
+	return (double)(t - gt_store_t_min(s)) / 1e3;
 }
 
 static int steps_tables(const struct gt_store *s, const struct gt_scope *sc, int32_t rank,
 			struct gt_table *t, struct gt_table *tg, char *err, size_t errlen)
 {
-	struct steps_list l;
-	int rc = steps_find(s, rank, NULL, &l, err, errlen);
+	struct gt_steps_list l;
+	int rc = gt_steps_find(s, rank, NULL, &l, err, errlen);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < l.n; i++) {
-		const struct steps_step *st = &l.v[i];
+		const struct gt_steps_step *st = &l.v[i];
 		if (sc->step >= 0 && st->number != sc->step)
 			continue;
 		if (st->t1_ns <= sc->t0_ns || st->t0_ns >= sc->t1_ns)
@@ -34,7 +34,7 @@ static int steps_tables(const struct gt_store *s, const struct gt_scope *sc, int
 			goto nomem;
 		gt_table_set_int(t, (size_t)r, 0, rank);
 		gt_table_set_int(t, (size_t)r, 1, st->number);
-		if (gt_table_set_str(t, (size_t)r, 2, steps_source_name(l.source)))
+		if (gt_table_set_str(t, (size_t)r, 2, gt_steps_source_name(l.source)))
 			goto nomem;
 		gt_table_set_float(t, (size_t)r, 3, rel_us(s, st->host_t0_ns));
 		gt_table_set_float(t, (size_t)r, 4, (double)(st->host_t1_ns - st->host_t0_ns) / 1e3);
@@ -42,7 +42,7 @@ static int steps_tables(const struct gt_store *s, const struct gt_scope *sc, int
 		gt_table_set_float(t, (size_t)r, 6, (double)(st->t1_ns - st->t0_ns) / 1e3);
 		gt_table_set_int(t, (size_t)r, 7, st->acts);
 		for (size_t g = 0; g < l.ngpus; g++) {
-			const struct steps_gpu *sg = &st->gpu[g];
+			const struct gt_steps_gpu *sg = &st->gpu[g];
 			if (sc->gpu >= 0 && sg->device != sc->gpu)
 				continue;
 			long rg = gt_table_row(tg);
@@ -60,21 +60,21 @@ static int steps_tables(const struct gt_store *s, const struct gt_scope *sc, int
 		}
 	}
 	if (gt_table_note(t, "Rank %d: %zu steps from %s%s%s", rank, l.n,
-			  steps_source_name(l.source), l.widened ? ", device-side widened" : "",
-			  l.source == STEPS_SRC_INFERRED ? " (inferred from periodic device work)" : ""))
+			  gt_steps_source_name(l.source), l.widened ? ", device-side widened" : "",
+			  l.source == GT_STEPS_SRC_INFERRED ? " (inferred from periodic device work)" : ""))
 		goto nomem;
 	if (l.dropped && gt_table_note(t, "Rank %d: %zu trailing step(s) dropped (no GPU work, "
 				       "or under 80 %% of the previous step's GPU activities)",
 				       rank, l.dropped))
 		goto nomem;
-	steps_list_done(&l);
+	gt_steps_list_done(&l);
 	return 0;
 nomem:
-	steps_list_done(&l);
+	gt_steps_list_done(&l);
 	return -ENOMEM;
 }
 
-int steps_report(const struct gt_store *s, const struct gt_scope *sc,
+int gt_steps_report(const struct gt_store *s, const struct gt_scope *sc,
 		 struct gt_report_out *out, char *err, size_t errlen)
 {
 	static const char *const cols[] = {
@@ -88,7 +88,7 @@ int steps_report(const struct gt_store *s, const struct gt_scope *sc,
 	int32_t *ranks = NULL;
 	struct gt_table *t = tables_new("steps", "Training steps (TensorBoard plugin step windows)", cols);
 	struct gt_table *tg = tables_new("steps_gpu", "Steps per GPU", gcols);
-	long nr = anl_scope_ranks(s, sc, &ranks);
+	long nr = analysis_scope_ranks(s, sc, &ranks);
 	int rc = (!t || !tg || nr < 0) ? -ENOMEM : 0;
 	for (long i = 0; i < nr && !rc; i++)
 		rc = steps_tables(s, sc, ranks[i], t, tg, err, errlen);
@@ -107,5 +107,5 @@ const struct gt_report gt_report_steps = {
 	.name = "steps",
 	.help = "training steps: ProfilerStep#N, NVTX step ranges or inferred; device-side "
 		"windows by the PyTorch TensorBoard plugin's rule",
-	.run = steps_report,
+	.run = gt_steps_report,
 };

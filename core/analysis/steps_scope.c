@@ -7,7 +7,7 @@
  * range; it then counts for the part inside the range.  Over all ranks, step
  * N's window runs from the earliest start to the latest end of the ranks'
  * step N.  `--step N` in the CLI, the table reports and the step analyses
- * (anl_windows) all go through these functions.
+ * (analysis_windows) all go through these functions.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -16,7 +16,7 @@
 #include "gtrace/report.h"
 #include "gtrace/steps.h"
 
-int steps_window(const struct steps_step *st, const struct gt_scope *sc, int64_t *t0_ns,
+int gt_steps_window(const struct gt_steps_step *st, const struct gt_scope *sc, int64_t *t0_ns,
 		 int64_t *t1_ns)
 {
 	int64_t r0 = sc ? sc->t0_ns : INT64_MIN, r1 = sc ? sc->t1_ns : INT64_MAX;
@@ -32,16 +32,16 @@ int steps_window(const struct steps_step *st, const struct gt_scope *sc, int64_t
 	return 1;
 }
 
-int steps_range(const struct gt_store *s, int64_t step, int64_t *t0_ns, int64_t *t1_ns)
+int gt_steps_range(const struct gt_store *s, int64_t step, int64_t *t0_ns, int64_t *t1_ns)
 {
 	int32_t *ranks = NULL;
-	long nr = steps_ranks(s, &ranks);
+	long nr = gt_steps_ranks(s, &ranks);
 	int found = 0;
 	int64_t a = INT64_MAX, b = INT64_MIN;
 	for (long r = 0; r < nr; r++) {
-		struct steps_list l;
+		struct gt_steps_list l;
 		char err[64];
-		if (steps_find(s, ranks[r], NULL, &l, err, sizeof(err)))
+		if (gt_steps_find(s, ranks[r], NULL, &l, err, sizeof(err)))
 			continue;
 		for (size_t i = 0; i < l.n; i++) {
 			if (l.v[i].number != step)
@@ -52,7 +52,7 @@ int steps_range(const struct gt_store *s, int64_t step, int64_t *t0_ns, int64_t 
 			if (l.v[i].t1_ns > b)
 				b = l.v[i].t1_ns;
 		}
-		steps_list_done(&l);
+		gt_steps_list_done(&l);
 	}
 	free(ranks);
 	if (!found)
@@ -62,7 +62,7 @@ int steps_range(const struct gt_store *s, int64_t step, int64_t *t0_ns, int64_t 
 	return 0;
 }
 
-int steps_scope(const struct gt_store *s, const struct gt_scope *in, struct gt_scope *out,
+int gt_steps_scope(const struct gt_store *s, const struct gt_scope *in, struct gt_scope *out,
 		char *err, size_t errlen)
 {
 	struct gt_scope sc;
@@ -72,7 +72,7 @@ int steps_scope(const struct gt_store *s, const struct gt_scope *in, struct gt_s
 		gt_scope_all(&sc);
 	if (sc.step >= 0) {
 		int64_t t0, t1;
-		if (steps_range(s, sc.step, &t0, &t1)) {
+		if (gt_steps_range(s, sc.step, &t0, &t1)) {
 			if (err && errlen)
 				snprintf(err, errlen, "no step %lld in the trace", (long long)sc.step);
 			return -ENOENT;

@@ -1,19 +1,19 @@
 /*
  * steps_widen.c - the TensorBoard plugin's device-side step widening: GPU
  * work is tied to the step whose host span wholly contains its launching
- * runtime call (corr -> launch map of anl.c, then the step by start), windows grow
+ * runtime call (corr -> launch map of analysis.c, then the step by start), windows grow
  * to the end of that work, and trailing / cut-off steps are dropped.
  * Without correlations GPU work is tied to the window its start lies in.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "anl.h"
+#include "analysis.h"
 #include "steps_priv.h"
 
 /* step whose host span wholly holds the launch call, or -1; *hint caches
  * the last answer (GPU work of a stream is mostly launched in order) */
-static long step_of_launch(const struct steps_list *out, const struct anl_launch *la, size_t *hint)
+static long step_of_launch(const struct gt_steps_list *out, const struct analysis_launch *la, size_t *hint)
 {
 	size_t p = *hint;
 	if (!(p < out->n && out->v[p].host_t0_ns <= la->t0 &&
@@ -34,7 +34,7 @@ static long step_of_launch(const struct steps_list *out, const struct anl_launch
 	return la->t1 <= out->v[p].host_t1_ns ? (long)p : -1;
 }
 
-static size_t gpu_index(const struct steps_list *out, int32_t dev)
+static size_t gpu_index(const struct gt_steps_list *out, int32_t dev)
 {
 	size_t lo = 0, hi = out->ngpus;
 	while (lo < hi) {
@@ -47,7 +47,7 @@ static size_t gpu_index(const struct steps_list *out, int32_t dev)
 	return lo;
 }
 
-static void credit(struct steps_step *st, size_t g, const struct gt_event *e,
+static void credit(struct gt_steps_step *st, size_t g, const struct gt_event *e,
 		   int64_t *dmin, int64_t *dmax)
 {
 	int64_t a = e->start_ns, b = gt_event_end(e);
@@ -64,7 +64,7 @@ static void credit(struct steps_step *st, size_t g, const struct gt_event *e,
 }
 
 /* step whose window [t0, t1) holds t, or -1 */
-static long window_of(const struct steps_list *out, int64_t t)
+static long window_of(const struct gt_steps_list *out, int64_t t)
 {
 	size_t lo = 0, hi = out->n;
 	while (lo < hi) {
@@ -79,7 +79,7 @@ static long window_of(const struct steps_list *out, int64_t t)
 	return (long)lo - 1;
 }
 
-static void drop_tail(struct steps_list *out)
+static void drop_tail(struct gt_steps_list *out)
 {
 	if (out->n < 2)
 		return;
@@ -95,11 +95,11 @@ static void drop_tail(struct steps_list *out)
 	out->n = keep;
 }
 
-int steps_widen(const struct gt_store *s, struct steps_list *out,
+int steps_widen(const struct gt_store *s, struct gt_steps_list *out,
 		const uint32_t *hl, size_t nh, const uint32_t *gl, size_t ng)
 {
-	struct anl_corrmap cm;
-	int rc = anl_corrmap_build(s, hl, nh, &cm);
+	struct analysis_corrmap cm;
+	int rc = analysis_corrmap_build(s, hl, nh, &cm);
 	int64_t *dmin = malloc(out->n * sizeof(*dmin)), *dmax = malloc(out->n * sizeof(*dmax));
 	if (rc || !dmin || !dmax) {
 		rc = -ENOMEM;
@@ -111,13 +111,13 @@ int steps_widen(const struct gt_store *s, struct steps_list *out,
 	}
 	size_t matched = 0;
 	for (size_t k = 0; k < ng && cm.n; k++) {
-		const struct gt_lane *l = store_lane_at(s, gl[k]);
+		const struct gt_lane *l = gt_store_lane_at(s, gl[k]);
 		size_t g = gpu_index(out, l->key.device), hint = 0;
 		for (size_t i = 0; i < l->n; i++) {
 			const struct gt_event *e = &l->ev[i];
 			if (!e->corr || !gt_event_is_gpu(e))
 				continue;
-			const struct anl_launch *la = anl_corrmap_get(&cm, e->corr);
+			const struct analysis_launch *la = analysis_corrmap_get(&cm, e->corr);
 			long st = la ? step_of_launch(out, la, &hint) : -1;
 			if (st < 0)
 				continue;
@@ -130,13 +130,13 @@ int steps_widen(const struct gt_store *s, struct steps_list *out,
 		int64_t prev = out->v[0].host_t0_ns;
 		if (dmin[0] != INT64_MAX) {
 			for (size_t k = 0; k < ng; k++) {
-				const struct gt_lane *l = store_lane_at(s, gl[k]);
+				const struct gt_lane *l = gt_store_lane_at(s, gl[k]);
 				for (size_t i = 0; i < l->n && l->ev[i].start_ns < dmin[0]; i++) {
 					const struct gt_event *e = &l->ev[i];
 					int64_t end = gt_event_end(e);
 					if (!gt_event_is_gpu(e) || end >= dmin[0] || end <= prev)
 						continue;
-					const struct anl_launch *la = anl_corrmap_get(&cm, e->corr);
+					const struct analysis_launch *la = analysis_corrmap_get(&cm, e->corr);
 					size_t hint = 0;
 					if (la && step_of_launch(out, la, &hint) >= 0)
 						continue;
@@ -145,7 +145,7 @@ int steps_widen(const struct gt_store *s, struct steps_list *out,
 			}
 		}
 		for (size_t i = 0; i < out->n; i++) {
-			struct steps_step *st = &out->v[i];
+			struct gt_steps_step *st = &out->v[i];
 			int64_t a = prev > st->host_t0_ns ? prev : st->host_t0_ns;
 			int64_t b = st->host_t1_ns;
 			if (dmax[i] != INT64_MIN && dmax[i] > b)
@@ -160,10 +160,10 @@ int steps_widen(const struct gt_store *s, struct steps_list *out,
 	} else {
 		/* no correlation: GPU work belongs to the window it starts in */
 		for (size_t k = 0; k < ng; k++) {
-			const struct gt_lane *l = store_lane_at(s, gl[k]);
+			const struct gt_lane *l = gt_store_lane_at(s, gl[k]);
 			size_t g = gpu_index(out, l->key.device);
 			size_t first, last;
-			store_lane_range(l, out->v[0].t0_ns, out->v[out->n - 1].t1_ns, &first, &last);
+			gt_store_lane_range(l, out->v[0].t0_ns, out->v[out->n - 1].t1_ns, &first, &last);
 			for (size_t i = first; i < last; i++) {
 				const struct gt_event *e = &l->ev[i];
 				if (!gt_event_is_gpu(e))
@@ -173,11 +173,11 @@ int steps_widen(const struct gt_store *s, struct steps_list *out,
 					credit(&out->v[st], g, e, &dmin[st], &dmax[st]);
 			}
 		}
-		if (out->source == STEPS_SRC_INFERRED)
+		if (out->source == GT_STEPS_SRC_INFERRED)
 			drop_tail(out);
 	}
 done:
-	anl_corrmap_done(&cm);
+	analysis_corrmap_done(&cm);
 	free(dmin);
 	free(dmax);
 	return rc;

@@ -48,7 +48,7 @@ const char *tables_row_name(const struct gt_table *t, size_t row)
 	return gt_table_cell(t, row, (size_t)c)->s;
 }
 
-void tables_stat_row(struct gt_table *t, size_t row, size_t c, const struct kstats_row *k)
+void tables_stat_row(struct gt_table *t, size_t row, size_t c, const struct gt_kernel_stats_row *k)
 {
 	gt_table_set_float(t, row, c + 0, k->pct);
 	gt_table_set_int(t, row, c + 1, k->total_ns);
@@ -95,9 +95,9 @@ int tables_scope_note(struct gt_table *t, const struct gt_store *s, const struct
 {
 	int rc = 0;
 	if (sc->t0_ns != INT64_MIN || sc->t1_ns != INT64_MAX) {
-		int64_t base = store_t_min(s);
+		int64_t base = gt_store_t_min(s);
 		double a = sc->t0_ns == INT64_MIN ? 0 : (double)(sc->t0_ns - base) / 1e6;
-		double b = sc->t1_ns == INT64_MAX ? (double)(store_t_max(s) - base) / 1e6 :
+		double b = sc->t1_ns == INT64_MAX ? (double)(gt_store_t_max(s) - base) / 1e6 :
 			   (double)(sc->t1_ns - base) / 1e6;
 		rc = gt_table_note(t, "Scope: events starting in [%.3f ms, %.3f ms) after trace start",
 				   a, b);

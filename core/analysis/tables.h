@@ -1,18 +1,18 @@
 /*
  * tables.h - helpers shared by the table reports (tables_*.c): the nsys
- * statistics columns and a kstats row written into them.
+ * statistics columns and a kernel_stats row written into them.
  */
 #ifndef GTRACE_ANALYSIS_TABLES_H
 #define GTRACE_ANALYSIS_TABLES_H
 
-#include "gtrace/kstats.h"
+#include "gtrace/kernel_stats.h"
 #include "gtrace/report.h"
 
 /* add Time (%), Total Time (ns), <count_col>, Avg, Med, Min, Max, StdDev (ns);
  * returns the first column's index or negative errno */
 int tables_stat_cols(struct gt_table *t, const char *count_col);
-/* fill the eight columns from col0 on from a kstats row */
-void tables_stat_row(struct gt_table *t, size_t row, size_t col0, const struct kstats_row *k);
+/* fill the eight columns from col0 on from a kernel_stats row */
+void tables_stat_row(struct gt_table *t, size_t row, size_t col0, const struct gt_kernel_stats_row *k);
 /* a table with its columns, or NULL; cols is a "name:type:decimals" list
  * ending with NULL, type one of s i f p, or k: an int identifier (PID, step)
  * printed without thousands separators */

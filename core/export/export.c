@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "expw.h"
+#include "export_writer.h"
 #include "gtrace/export.h"
 
 #define SYNTH_PID (1LL << 28)
@@ -45,7 +45,7 @@ static uint64_t key_hash(const struct gt_lane_key *k)
  * (hash tables: the pairwise scans took 6.5 s for 80k pids) */
 static int make_groups(const struct gt_store *s, struct group **gout, size_t *ng, uint32_t *lane_g)
 {
-	size_t nl = store_lane_count(s), n = 0, cap = 64;
+	size_t nl = gt_store_lane_count(s), n = 0, cap = 64;
 	while (cap < 2 * nl)
 		cap *= 2;
 	struct group *g = calloc(nl ? nl : 1, sizeof(*g));
@@ -60,7 +60,7 @@ static int make_groups(const struct gt_store *s, struct group **gout, size_t *ng
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < nl; i++) {
-		const struct gt_lane_key *k = &store_lane_at(s, (uint32_t)i)->key;
+		const struct gt_lane_key *k = &gt_store_lane_at(s, (uint32_t)i)->key;
 		size_t j = (size_t)key_hash(k) & (cap - 1);
 		while (slot[j] && !same_group(&g[slot[j] - 1].k, k))
 			j = (j + 1) & (cap - 1);
@@ -107,41 +107,41 @@ static const char *kind_cat(const struct gt_store *s, const struct gt_event *e)
 	case GT_EV_PYTHON: return "python_function";
 	case GT_EV_OVERHEAD: return "overhead";
 	case GT_EV_STEP:
-		return strncmp(store_str(s, e->name), "ProfilerStep#", 13) ? "gtrace_step" : "user_annotation";
+		return strncmp(gt_store_str(s, e->name), "ProfilerStep#", 13) ? "gtrace_step" : "user_annotation";
 	default: return "cpu_op";
 	}
 }
 
-static void meta_str(struct expw *w, const char *what, int64_t pid, int64_t tid, const char *key,
+static void meta_str(struct export_writer *w, const char *what, int64_t pid, int64_t tid, const char *key,
 		     const char *val)
 {
-	expw_lit(w, "{\"ph\": \"M\", \"name\": \"");
-	expw_put(w, what, strlen(what));
-	expw_lit(w, "\", \"pid\": ");
-	expw_i64(w, pid);
-	expw_lit(w, ", \"tid\": ");
-	expw_i64(w, tid);
-	expw_lit(w, ", \"args\": {\"");
-	expw_put(w, key, strlen(key));
-	expw_lit(w, "\": ");
-	expw_str(w, val);
-	expw_lit(w, "}},\n");
+	export_writer_lit(w, "{\"ph\": \"M\", \"name\": \"");
+	export_writer_put(w, what, strlen(what));
+	export_writer_lit(w, "\", \"pid\": ");
+	export_writer_i64(w, pid);
+	export_writer_lit(w, ", \"tid\": ");
+	export_writer_i64(w, tid);
+	export_writer_lit(w, ", \"args\": {\"");
+	export_writer_put(w, key, strlen(key));
+	export_writer_lit(w, "\": ");
+	export_writer_str(w, val);
+	export_writer_lit(w, "}},\n");
 }
 
-static void meta_num(struct expw *w, const char *what, int64_t pid, int64_t tid, int64_t v)
+static void meta_num(struct export_writer *w, const char *what, int64_t pid, int64_t tid, int64_t v)
 {
-	expw_lit(w, "{\"ph\": \"M\", \"name\": \"");
-	expw_put(w, what, strlen(what));
-	expw_lit(w, "\", \"pid\": ");
-	expw_i64(w, pid);
-	expw_lit(w, ", \"tid\": ");
-	expw_i64(w, tid);
-	expw_lit(w, ", \"args\": {\"sort_index\": ");
-	expw_i64(w, v);
-	expw_lit(w, "}},\n");
+	export_writer_lit(w, "{\"ph\": \"M\", \"name\": \"");
+	export_writer_put(w, what, strlen(what));
+	export_writer_lit(w, "\", \"pid\": ");
+	export_writer_i64(w, pid);
+	export_writer_lit(w, ", \"tid\": ");
+	export_writer_i64(w, tid);
+	export_writer_lit(w, ", \"args\": {\"sort_index\": ");
+	export_writer_i64(w, v);
+	export_writer_lit(w, "}},\n");
 }
 
-static void metadata(const struct gt_store *s, struct expw *w, const struct group *g, size_t ng,
+static void metadata(const struct gt_store *s, struct export_writer *w, const struct group *g, size_t ng,
 		     const uint32_t *lane_g)
 {
 	char nm[160];
@@ -161,10 +161,10 @@ static void metadata(const struct gt_store *s, struct expw *w, const struct grou
 			 (int64_t)k->rank * 1000000 + (k->type == GT_LANE_GPU ? 1000 + k->device : 0) +
 			 (int64_t)i);
 	}
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		int64_t cpid = g[lane_g[i]].cpid, tid = l->key.id;
-		const char *ln = store_str(s, l->name);
+		const char *ln = gt_store_str(s, l->name);
 		if (!*ln) {
 			snprintf(nm, sizeof(nm), "%s %lld", l->key.type == GT_LANE_GPU ? "stream" : "thread",
 				 (long long)l->key.id);
@@ -173,61 +173,61 @@ static void metadata(const struct gt_store *s, struct expw *w, const struct grou
 		meta_str(w, "thread_name", cpid, tid, "name", ln);
 		if (l->sort_index)
 			meta_num(w, "thread_sort_index", cpid, tid, l->sort_index);
-		expw_lit(w, "{\"ph\": \"M\", \"name\": \"gtrace_lane\", \"pid\": ");
-		expw_i64(w, cpid);
-		expw_lit(w, ", \"tid\": ");
-		expw_i64(w, tid);
-		expw_lit(w, ", \"args\": {\"gt_type\": ");
-		expw_i64(w, l->key.type);
-		expw_lit(w, ", \"gt_rank\": ");
-		expw_i64(w, l->key.rank);
-		expw_lit(w, ", \"gt_device\": ");
-		expw_i64(w, l->key.device);
-		expw_lit(w, ", \"gt_pid\": ");
-		expw_i64(w, l->key.pid);
-		expw_lit(w, ", \"gt_id\": ");
-		expw_i64(w, l->key.id);
-		expw_lit(w, "}},\n");
+		export_writer_lit(w, "{\"ph\": \"M\", \"name\": \"gtrace_lane\", \"pid\": ");
+		export_writer_i64(w, cpid);
+		export_writer_lit(w, ", \"tid\": ");
+		export_writer_i64(w, tid);
+		export_writer_lit(w, ", \"args\": {\"gt_type\": ");
+		export_writer_i64(w, l->key.type);
+		export_writer_lit(w, ", \"gt_rank\": ");
+		export_writer_i64(w, l->key.rank);
+		export_writer_lit(w, ", \"gt_device\": ");
+		export_writer_i64(w, l->key.device);
+		export_writer_lit(w, ", \"gt_pid\": ");
+		export_writer_i64(w, l->key.pid);
+		export_writer_lit(w, ", \"gt_id\": ");
+		export_writer_i64(w, l->key.id);
+		export_writer_lit(w, "}},\n");
 	}
 }
 
-static void arg_num(struct expw *w, int *first, const char *key, int64_t v)
+static void arg_num(struct export_writer *w, int *first, const char *key, int64_t v)
 {
-	expw_put(w, *first ? "\"" : ", \"", *first ? 1 : 3);
+	export_writer_put(w, *first ? "\"" : ", \"", *first ? 1 : 3);
 	*first = 0;
-	expw_put(w, key, strlen(key));
-	expw_lit(w, "\": ");
-	expw_i64(w, v);
+	export_writer_put(w, key, strlen(key));
+	export_writer_lit(w, "\": ");
+	export_writer_i64(w, v);
 }
 
-static void arg_str(struct expw *w, int *first, const char *key, const char *v)
+static void arg_str(struct export_writer *w, int *first, const char *key, const char *v)
 {
-	expw_put(w, *first ? "\"" : ", \"", *first ? 1 : 3);
+	export_writer_put(w, *first ? "\"" : ", \"", *first ? 1 : 3);
 	*first = 0;
-	expw_put(w, key, strlen(key));
-	expw_lit(w, "\": ");
-	expw_str(w, v);
+	export_writer_put(w, key, strlen(key));
+	export_writer_lit(w, "\": ");
+	export_writer_str(w, v);
 }
 
-static void arr3(struct expw *w, int *first, const char *key, const uint32_t v[3])
+static void arr3(struct export_writer *w, int *first, const char *key, const uint32_t v[3])
 {
-	expw_put(w, *first ? "\"" : ", \"", *first ? 1 : 3);
+	export_writer_put(w, *first ? "\"" : ", \"", *first ? 1 : 3);
 	*first = 0;
-	expw_put(w, key, strlen(key));
-	expw_lit(w, "\": [");
-	expw_u64(w, v[0]);
-	expw_lit(w, ", ");
-	expw_u64(w, v[1]);
-	expw_lit(w, ", ");
-	expw_u64(w, v[2]);
-	expw_lit(w, "]");
+	export_writer_put(w, key, strlen(key));
+	export_writer_lit(w, "\": [");
+	export_writer_u64(w, v[0]);
+	export_writer_lit(w, ", ");
+	export_writer_u64(w, v[1]);
+	export_writer_lit(w, ", ");
+	export_writer_u64(w, v[2]);
+	export_writer_lit(w, "]");
 }
 
-static void args(const struct gt_store *s, struct expw *w, const struct gt_lane *l,
+static void args(const struct gt_store *s, struct export_writer *w, const struct gt_lane *l,
 		 const struct gt_event *e)
 {
 	int first = 1;
-	expw_lit(w, ", \"args\": {");
+	export_writer_lit(w, ", \"args\": {");
 	int gpu = gt_event_is_gpu(e);
 	if (gpu) {
 		arg_num(w, &first, "device", l->key.device);
@@ -238,7 +238,7 @@ static void args(const struct gt_store *s, struct expw *w, const struct gt_lane 
 	if (e->ext)
 		arg_num(w, &first, "External id", e->ext);
 	if (e->kind == GT_EV_KERNEL) {
-		const struct gt_kconf *k = gt_event_kconf(e) ? store_kconf_at(s, gt_event_kconf(e)) : NULL;
+		const struct gt_kconf *k = gt_event_kconf(e) ? gt_store_kconf_at(s, gt_event_kconf(e)) : NULL;
 		if (k) {
 			arr3(w, &first, "grid", k->grid);
 			arr3(w, &first, "block", k->block);
@@ -246,20 +246,20 @@ static void args(const struct gt_store *s, struct expw *w, const struct gt_lane 
 			arg_num(w, &first, "shared memory",
 				(int64_t)k->smem_static_bytes + k->smem_dynamic_bytes);
 			if (k->occupancy_pct >= 0) {
-				expw_lit(w, ", \"est. achieved occupancy %\": ");
-				expw_dbl(w, (double)k->occupancy_pct);
+				export_writer_lit(w, ", \"est. achieved occupancy %\": ");
+				export_writer_dbl(w, (double)k->occupancy_pct);
 			}
 		}
-		const struct gt_nccl *n = gt_event_nccl(e) ? store_nccl_at(s, gt_event_nccl(e)) : NULL;
+		const struct gt_nccl *n = gt_event_nccl(e) ? gt_store_nccl_at(s, gt_event_nccl(e)) : NULL;
 		if (n) {
-			arg_str(w, &first, "Collective name", store_str(s, n->collective));
+			arg_str(w, &first, "Collective name", gt_store_str(s, n->collective));
 			arg_num(w, &first, "In msg nelems", (int64_t)n->in_nelems);
 			arg_num(w, &first, "Out msg nelems", (int64_t)n->out_nelems);
 			arg_num(w, &first, "Group size", n->group_size);
 			if (n->dtype)
-				arg_str(w, &first, "dtype", store_str(s, n->dtype));
+				arg_str(w, &first, "dtype", gt_store_str(s, n->dtype));
 			if (n->pg_name)
-				arg_str(w, &first, "Process Group Name", store_str(s, n->pg_name));
+				arg_str(w, &first, "Process Group Name", gt_store_str(s, n->pg_name));
 		}
 	} else if (e->kind == GT_EV_MEMCPY || e->kind == GT_EV_MEMSET) {
 		arg_num(w, &first, "bytes", (int64_t)e->arg);
@@ -269,71 +269,71 @@ static void args(const struct gt_store *s, struct expw *w, const struct gt_lane 
 		}
 	} else if (e->kind == GT_EV_CPU_OP) {
 		/* input shapes: the text is JSON when it holds numbers and lists only */
-		const char *sh = store_str(s, (uint32_t)(e->arg & 0xffffffffu));
+		const char *sh = gt_store_str(s, (uint32_t)(e->arg & 0xffffffffu));
 		if ((e->arg & 0xffffffffu) && sh[0] == '[' && !sh[strspn(sh, "[], -0123456789")]) {
-			expw_put(w, first ? "\"" : ", \"", first ? 1 : 3);
+			export_writer_put(w, first ? "\"" : ", \"", first ? 1 : 3);
 			first = 0;
-			expw_lit(w, "Input Dims\": ");
-			expw_put(w, sh, strlen(sh));
+			export_writer_lit(w, "Input Dims\": ");
+			export_writer_put(w, sh, strlen(sh));
 		}
 		if (e->aux)
-			arg_str(w, &first, "Call stack", store_str(s, e->aux));
-	} else if (e->kind == GT_EV_STEP && strncmp(store_str(s, e->name), "ProfilerStep#", 13)) {
+			arg_str(w, &first, "Call stack", gt_store_str(s, e->aux));
+	} else if (e->kind == GT_EV_STEP && strncmp(gt_store_str(s, e->name), "ProfilerStep#", 13)) {
 		arg_num(w, &first, "step", (int64_t)e->arg);
 	}
-	expw_lit(w, "}");
+	export_writer_lit(w, "}");
 }
 
 /* an allocator record's args, as Kineto writes them */
-static void mem_args(struct expw *w, const struct gt_event *e)
+static void mem_args(struct export_writer *w, const struct gt_event *e)
 {
 	int first = 1;
 	int64_t b;
 	memcpy(&b, &e->arg, sizeof(b));
-	expw_lit(w, ", \"args\": {");
+	export_writer_lit(w, ", \"args\": {");
 	arg_num(w, &first, "Device Type", e->aux == GT_MEM_HOST ? 0 : 1);
 	arg_num(w, &first, "Device Id", e->aux == GT_MEM_HOST ? -1 : (int64_t)e->aux);
 	arg_num(w, &first, "Bytes", b);
-	expw_lit(w, "}");
+	export_writer_lit(w, "}");
 }
 
-static void head(struct expw *w, const char *ph, const char *cat, const struct gt_store *s,
+static void head(struct export_writer *w, const char *ph, const char *cat, const struct gt_store *s,
 		 const struct gt_event *e, int64_t cpid, int64_t tid)
 {
-	expw_lit(w, "{\"ph\": \"");
-	expw_put(w, ph, strlen(ph));
-	expw_lit(w, "\", \"cat\": \"");
-	expw_put(w, cat, strlen(cat));
-	expw_lit(w, "\", \"name\": ");
-	expw_str(w, store_str(s, e->name));
-	expw_lit(w, ", \"pid\": ");
-	expw_i64(w, cpid);
-	expw_lit(w, ", \"tid\": ");
-	expw_i64(w, tid);
-	expw_lit(w, ", \"ts\": ");
-	expw_us(w, e->start_ns);
+	export_writer_lit(w, "{\"ph\": \"");
+	export_writer_put(w, ph, strlen(ph));
+	export_writer_lit(w, "\", \"cat\": \"");
+	export_writer_put(w, cat, strlen(cat));
+	export_writer_lit(w, "\", \"name\": ");
+	export_writer_str(w, gt_store_str(s, e->name));
+	export_writer_lit(w, ", \"pid\": ");
+	export_writer_i64(w, cpid);
+	export_writer_lit(w, ", \"tid\": ");
+	export_writer_i64(w, tid);
+	export_writer_lit(w, ", \"ts\": ");
+	export_writer_us(w, e->start_ns);
 }
 
-static void flow(struct expw *w, char ph, int32_t rank, const struct gt_event *e, int64_t cpid,
+static void flow(struct export_writer *w, char ph, int32_t rank, const struct gt_event *e, int64_t cpid,
 		 int64_t tid)
 {
-	expw_lit(w, "{\"ph\": \"");
-	expw_put(w, &ph, 1);
-	expw_lit(w, "\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": ");
-	expw_u64(w, (uint64_t)(uint32_t)rank << 32 | e->corr);
-	expw_lit(w, ", \"pid\": ");
-	expw_i64(w, cpid);
-	expw_lit(w, ", \"tid\": ");
-	expw_i64(w, tid);
-	expw_lit(w, ", \"ts\": ");
-	expw_us(w, e->start_ns);
+	export_writer_lit(w, "{\"ph\": \"");
+	export_writer_put(w, &ph, 1);
+	export_writer_lit(w, "\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": ");
+	export_writer_u64(w, (uint64_t)(uint32_t)rank << 32 | e->corr);
+	export_writer_lit(w, ", \"pid\": ");
+	export_writer_i64(w, cpid);
+	export_writer_lit(w, ", \"tid\": ");
+	export_writer_i64(w, tid);
+	export_writer_lit(w, ", \"ts\": ");
+	export_writer_us(w, e->start_ns);
 	if (ph == 'f')
-		expw_lit(w, ", \"bp\": \"e\"");
-	expw_lit(w, "},\n");
+		export_writer_lit(w, ", \"bp\": \"e\"");
+	export_writer_lit(w, "},\n");
 }
 
 /* an s (launch) or f (first GPU work) flow end when both ends exist */
-static void maybe_flow(const struct gt_store *s, struct expw *w, const struct gt_lane *l,
+static void maybe_flow(const struct gt_store *s, struct export_writer *w, const struct gt_lane *l,
 		       uint32_t lane, uint32_t idx, int64_t cpid)
 {
 	const struct gt_event *e = &l->ev[idx];
@@ -341,18 +341,18 @@ static void maybe_flow(const struct gt_store *s, struct expw *w, const struct gt
 	if (!gpu && e->kind != GT_EV_RUNTIME && e->kind != GT_EV_DRIVER)
 		return;
 	struct gt_ref x;
-	if (store_corr_find(s, l->key.rank, e->corr, gpu, &x) || x.lane != lane || x.idx != idx)
+	if (gt_store_corr_find(s, l->key.rank, e->corr, gpu, &x) || x.lane != lane || x.idx != idx)
 		return;
-	if (store_corr_find(s, l->key.rank, e->corr, !gpu, &x))
+	if (gt_store_corr_find(s, l->key.rank, e->corr, !gpu, &x))
 		return;
 	flow(w, gpu ? 'f' : 's', l->key.rank, e, cpid, l->key.id);
 }
 
-static void events(const struct gt_store *s, struct expw *w, const struct group *g,
+static void events(const struct gt_store *s, struct export_writer *w, const struct group *g,
 		   const uint32_t *lane_g, unsigned flags)
 {
-	for (size_t i = 0; i < store_lane_count(s) && !w->err; i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s) && !w->err; i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		int64_t cpid = g[lane_g[i]].cpid, tid = l->key.id;
 		for (size_t j = 0; j < l->n; j++) {
 			const struct gt_event *e = &l->ev[j];
@@ -360,7 +360,7 @@ static void events(const struct gt_store *s, struct expw *w, const struct group 
 				head(w, "i", "instant", s, e, cpid, tid);
 				if (e->flags & GT_EVF_MEMORY)
 					mem_args(w, e);
-				expw_lit(w, ", \"s\": \"t\"},\n");
+				export_writer_lit(w, ", \"s\": \"t\"},\n");
 				continue;
 			}
 			if (e->kind == GT_EV_COUNTER) {
@@ -369,93 +369,93 @@ static void events(const struct gt_store *s, struct expw *w, const struct group 
 				/* the allocator's totals: a category the importer knows */
 				head(w, "C", e->flags & GT_EVF_MEMORY ? "gtrace_memory_total" : "counter",
 				     s, e, cpid, tid);
-				expw_lit(w, ", \"args\": {\"value\": ");
-				expw_dbl(w, v);
-				expw_lit(w, "}},\n");
+				export_writer_lit(w, ", \"args\": {\"value\": ");
+				export_writer_dbl(w, v);
+				export_writer_lit(w, "}},\n");
 				continue;
 			}
 			head(w, "X", kind_cat(s, e), s, e, cpid, tid);
-			expw_lit(w, ", \"dur\": ");
-			expw_us(w, e->dur_ns);
+			export_writer_lit(w, ", \"dur\": ");
+			export_writer_us(w, e->dur_ns);
 			args(s, w, l, e);
-			expw_lit(w, "},\n");
+			export_writer_lit(w, "},\n");
 			if (e->corr && !(flags & GT_EXPORT_NO_FLOWS))
 				maybe_flow(s, w, l, (uint32_t)i, (uint32_t)j, cpid);
 		}
 	}
 }
 
-static int write_all(const struct gt_store *s, struct expw *w, const struct gt_export_opts *o)
+static int write_all(const struct gt_store *s, struct export_writer *w, const struct gt_export_opts *o)
 {
-	size_t nl = store_lane_count(s), ng = 0;
+	size_t nl = gt_store_lane_count(s), ng = 0;
 	uint32_t *lane_g = malloc((nl ? nl : 1) * sizeof(*lane_g));
 	struct group *g = NULL;
 	if (!lane_g || make_groups(s, &g, &ng, lane_g)) {
 		free(lane_g);
 		return -ENOMEM;
 	}
-	expw_lit(w, "{\n\"schemaVersion\": 1,\n\"displayTimeUnit\": \"ns\",\n");
-	if (store_rank_count(s) == 1) {
-		const struct gt_rank *r = store_rank_at(s, 0);
-		expw_lit(w, "\"distributedInfo\": {\"rank\": ");
-		expw_i64(w, r->rank);
-		expw_lit(w, ", \"world_size\": ");
-		expw_i64(w, r->world_size);
-		expw_lit(w, "},\n");
+	export_writer_lit(w, "{\n\"schemaVersion\": 1,\n\"displayTimeUnit\": \"ns\",\n");
+	if (gt_store_rank_count(s) == 1) {
+		const struct gt_rank *r = gt_store_rank_at(s, 0);
+		export_writer_lit(w, "\"distributedInfo\": {\"rank\": ");
+		export_writer_i64(w, r->rank);
+		export_writer_lit(w, ", \"world_size\": ");
+		export_writer_i64(w, r->world_size);
+		export_writer_lit(w, "},\n");
 	}
-	expw_lit(w, "\"deviceProperties\": [");
-	for (size_t i = 0, first = 1; i < store_device_count(s); i++) {
-		const struct gt_device *d = store_device_at(s, i);
-		if (store_rank_count(s) > 1 && d->rank != store_rank_at(s, 0)->rank)
+	export_writer_lit(w, "\"deviceProperties\": [");
+	for (size_t i = 0, first = 1; i < gt_store_device_count(s); i++) {
+		const struct gt_device *d = gt_store_device_at(s, i);
+		if (gt_store_rank_count(s) > 1 && d->rank != gt_store_rank_at(s, 0)->rank)
 			continue;
 		if (first)
-			expw_lit(w, "\n{\"id\": ");
+			export_writer_lit(w, "\n{\"id\": ");
 		else
-			expw_lit(w, ",\n{\"id\": ");
+			export_writer_lit(w, ",\n{\"id\": ");
 		first = 0;
-		expw_i64(w, d->id);
-		expw_lit(w, ", \"name\": ");
-		expw_str(w, store_str(s, d->name));
-		expw_lit(w, ", \"totalGlobalMem\": ");
-		expw_u64(w, d->mem_bytes);
-		expw_lit(w, ", \"computeMajor\": ");
-		expw_u64(w, d->cc_major);
-		expw_lit(w, ", \"computeMinor\": ");
-		expw_u64(w, d->cc_minor);
-		expw_lit(w, ", \"numSms\": ");
-		expw_u64(w, d->sm_count);
-		expw_lit(w, "}");
+		export_writer_i64(w, d->id);
+		export_writer_lit(w, ", \"name\": ");
+		export_writer_str(w, gt_store_str(s, d->name));
+		export_writer_lit(w, ", \"totalGlobalMem\": ");
+		export_writer_u64(w, d->mem_bytes);
+		export_writer_lit(w, ", \"computeMajor\": ");
+		export_writer_u64(w, d->cc_major);
+		export_writer_lit(w, ", \"computeMinor\": ");
+		export_writer_u64(w, d->cc_minor);
+		export_writer_lit(w, ", \"numSms\": ");
+		export_writer_u64(w, d->sm_count);
+		export_writer_lit(w, "}");
 	}
-	expw_lit(w, "],\n\"traceEvents\": [\n");
+	export_writer_lit(w, "],\n\"traceEvents\": [\n");
 	metadata(s, w, g, ng, lane_g);
 	events(s, w, g, lane_g, o->flags);
 	/* a final instant-free terminator keeps the array valid JSON after the last comma */
-	expw_lit(w, "{\"ph\": \"M\", \"name\": \"gtrace_end\", \"pid\": 0, \"tid\": 0, \"args\": {}}\n],\n"
+	export_writer_lit(w, "{\"ph\": \"M\", \"name\": \"gtrace_end\", \"pid\": 0, \"tid\": 0, \"args\": {}}\n],\n"
 		    "\"traceName\": \"gtrace export\"\n}\n");
 	free(lane_g);
 	free(g);
 	return w->err;
 }
 
-int export_chrome(const struct gt_store *s, const char *path, const struct gt_export_opts *o,
+int gt_export_chrome(const struct gt_store *s, const char *path, const struct gt_export_opts *o,
 		  char *err, size_t errlen)
 {
 	struct gt_export_opts def = { 0 };
-	struct expw *w = malloc(sizeof(*w));
+	struct export_writer *w = malloc(sizeof(*w));
 	if (!o)
 		o = &def;
 	if (!w) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	int rc = expw_open(w, path, o->gzip_level, o->flags & GT_EXPORT_KEEP ? SAFEW_KEEP : 0,
+	int rc = export_writer_open(w, path, o->gzip_level, o->flags & GT_EXPORT_KEEP ? SAFEW_KEEP : 0,
 			   err, errlen);
 	if (rc) {
 		free(w);
 		return rc;
 	}
 	rc = write_all(s, w, o);
-	int crc = expw_close(w);
+	int crc = export_writer_close(w);
 	if (!rc)
 		rc = crc;
 	free(w);
@@ -464,18 +464,18 @@ int export_chrome(const struct gt_store *s, const char *path, const struct gt_ex
 	return rc;
 }
 
-int export_chrome_mem(const struct gt_store *s, const struct gt_export_opts *o, char **out,
+int gt_export_chrome_mem(const struct gt_store *s, const struct gt_export_opts *o, char **out,
 		      size_t *len)
 {
 	struct gt_export_opts def = { 0 };
-	struct expw *w = malloc(sizeof(*w));
+	struct export_writer *w = malloc(sizeof(*w));
 	*out = NULL;
 	*len = 0;
 	if (!w)
 		return -ENOMEM;
-	expw_open_mem(w);
+	export_writer_open_mem(w);
 	int rc = write_all(s, w, o ? o : &def);
-	int crc = expw_close(w);
+	int crc = export_writer_close(w);
 	if (!rc)
 		rc = crc;
 	if (rc)

@@ -321,8 +321,8 @@ static int decode_sub(struct col *cols, size_t gi, size_t off, size_t k, int fir
 {
 	uint64_t t[SUB];
 	uint64_t names = 0, bad = 0;
-	uint32_t nstr = (uint32_t)store_str_count(s);
-	uint64_t nk = store_kconf_count(s), nn = store_nccl_count(s);
+	uint32_t nstr = (uint32_t)gt_store_str_count(s);
+	uint64_t nk = gt_store_kconf_count(s), nn = gt_store_nccl_count(s);
 	dec_start(&cols[GTFILE_COL_START], gi, off, k, first, e, t, &bad);
 	dec_dur(&cols[GTFILE_COL_DUR], gi, off, k, first, e, t, &bad);
 	dec_arg_lo(&cols[GTFILE_COL_ARG_LO], gi, off, k, first, e, t, &bad);
@@ -345,7 +345,7 @@ static int decode_sub(struct col *cols, size_t gi, size_t off, size_t k, int fir
 	bad |= names >> 32;
 	*mask |= m;
 	for (size_t i = 0; i < k; i++) {
-		const char *no = evcheck_event(&e[i]);
+		const char *no = gt_evcheck_event(&e[i]);
 		if (no) {
 			snprintf(why, whylen, "event (start %" PRId64 " ns, dur %" PRId64
 				 " ns, kind %u): %s", e[i].start_ns, e[i].dur_ns, e[i].kind, no);
@@ -402,7 +402,7 @@ int gtfile_events_decode(const unsigned char *p, size_t len, struct gt_store *s,
 		return -EINVAL;
 	}
 	const unsigned char *gp = p + 16;
-	size_t nlanes = store_lane_count(s), sum = 0;
+	size_t nlanes = gt_store_lane_count(s), sum = 0;
 	for (size_t j = 0; j < ng; j++) {
 		uint32_t lane = gtfile_get32(gp + 8 * j), cnt = gtfile_get32(gp + 8 * j + 4);
 		if (lane >= nlanes) {
@@ -422,11 +422,11 @@ int gtfile_events_decode(const unsigned char *p, size_t len, struct gt_store *s,
 	size_t off = 0;
 	for (size_t j = 0; j < ng; j++) {
 		uint32_t lane = gtfile_get32(gp + 8 * j), cnt = gtfile_get32(gp + 8 * j + 4);
-		struct gt_lane *l = store_lane_at(s, lane);
+		struct gt_lane *l = gt_store_lane_at(s, lane);
 		if (l->cap - l->n < cnt) {
 			/* no index (cut-off file): grow geometrically, trimmed at the end */
 			size_t more = l->n / 2 > cnt ? l->n / 2 : cnt;
-			if (store_reserve(s, lane, more)) {
+			if (gt_store_reserve(s, lane, more)) {
 				snprintf(why, whylen, "out of memory");
 				return -ENOMEM;
 			}

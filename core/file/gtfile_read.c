@@ -45,7 +45,7 @@ struct rd {
 	int mapped;                   /* p is a page-aligned mapping that may be dropped behind */
 	size_t dropped;               /* bytes of it dropped so far */
 	struct gt_lsum *sum;          /* summary chunks read so far, or NULL */
-	int head;                     /* tables, summary and index only (gtfile_read_head) */
+	int head;                     /* tables, summary and index only (gt_file_read_head) */
 	int64_t idx_t0, idx_t1;       /* the index's span */
 	uint64_t *jump;               /* head: offsets of the chunks that are not events */
 	size_t njump, jk;
@@ -61,9 +61,9 @@ const char *gtfile_chunk_name(uint32_t type)
 	return type < sizeof(n) / sizeof(n[0]) ? n[type] : "unknown";
 }
 
-int gtfile_sniff(const void *buf, size_t len)
+int gt_file_sniff(const void *buf, size_t len)
 {
-	return len >= 8 && !memcmp(buf, GTFILE_MAGIC, 8);
+	return len >= 8 && !memcmp(buf, GT_FILE_MAGIC, 8);
 }
 
 static int fail(struct rd *r, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -194,12 +194,12 @@ none:
 	r->err[0] = '\0';
 }
 
-static int check_header(struct rd *r, struct gtfile_info *info)
+static int check_header(struct rd *r, struct gt_file_info *info)
 {
 	if (r->len == 0)
 		return fail(r, -EINVAL, "empty file");
 	size_t m = r->len < 8 ? r->len : 8;
-	if (memcmp(r->p, GTFILE_MAGIC, m))
+	if (memcmp(r->p, GT_FILE_MAGIC, m))
 		return fail(r, -EINVAL, "not a gtrace capture");
 	if (r->len < GTFILE_HDR_BYTES)
 		return fail(r, -EINVAL, "cut off inside the file header (%zu bytes)", r->len);
@@ -211,11 +211,11 @@ static int check_header(struct rd *r, struct gtfile_info *info)
 	for (char *c = wv; *c; c++)
 		if (*c < 0x20 || *c > 0x7e)
 			*c = '?';
-	if (info->version_major > GTFILE_VERSION_MAJOR)
+	if (info->version_major > GT_FILE_VERSION_MAJOR)
 		return fail(r, -ENOTSUP, "written by gtrace %s (format %u.%u), this is gtrace %s "
 			    "(format %u.%u): upgrade gtrace", wv, info->version_major,
-			    info->version_minor, GTRACE_VERSION, GTFILE_VERSION_MAJOR,
-			    GTFILE_VERSION_MINOR);
+			    info->version_minor, GTRACE_VERSION, GT_FILE_VERSION_MAJOR,
+			    GT_FILE_VERSION_MINOR);
 	if (gtfile_get32(r->p + 60) != (uint32_t)crc32(0, r->p, 60))
 		return fail(r, -EINVAL, "checksum mismatch in the file header");
 	if (info->version_major < 1 || gtfile_get32(r->p + 12) != GTFILE_HDR_BYTES)
@@ -239,10 +239,10 @@ static void huge_hint(const struct gt_lane *l)
 static int reserve_lanes(struct rd *r, size_t from, size_t to)
 {
 	for (size_t i = from; i < to && i < r->idx_nlanes; i++) {
-		if (r->idx_lane[i] && store_reserve(r->s, (uint32_t)i, r->idx_lane[i]))
+		if (r->idx_lane[i] && gt_store_reserve(r->s, (uint32_t)i, r->idx_lane[i]))
 			return fail(r, -ENOMEM, "out of memory");
-		if (!store_budget(r->s))
-			huge_hint(store_lane_at(r->s, (uint32_t)i));
+		if (!gt_store_budget(r->s))
+			huge_hint(gt_store_lane_at(r->s, (uint32_t)i));
 	}
 	return 0;
 }
@@ -260,7 +260,7 @@ static void drop_behind(struct rd *r, size_t pos)
 	r->dropped = upto;
 }
 
-static int walk(struct rd *r, struct gtfile_info *info, int *complete, size_t *last)
+static int walk(struct rd *r, struct gt_file_info *info, int *complete, size_t *last)
 {
 	size_t pos = GTFILE_HDR_BYTES;
 	char why[200];
@@ -310,10 +310,10 @@ static int walk(struct rd *r, struct gtfile_info *info, int *complete, size_t *l
 						  why, sizeof(why));
 			info->events += n;
 		} else if (type == GTFILE_CH_LANES) {
-			size_t before = store_lane_count(r->s);
+			size_t before = gt_store_lane_count(r->s);
 			rc = gtfile_tab_read(type, p, raw, r->s, why, sizeof(why));
 			if (!rc && !r->head)
-				rc = reserve_lanes(r, before, store_lane_count(r->s));
+				rc = reserve_lanes(r, before, gt_store_lane_count(r->s));
 		} else if (type == GTFILE_CH_SUMMARY) {
 			rc = gtfile_summary_read(p, raw, r->s, &r->sum, why, sizeof(why));
 		} else if (type != GTFILE_CH_INDEX) {
@@ -337,15 +337,15 @@ static int walk(struct rd *r, struct gtfile_info *info, int *complete, size_t *l
 /* without an index lanes grew geometrically: give back the slack */
 static void trim_lanes(struct gt_store *s)
 {
-	for (size_t i = 0; i < store_lane_count(s); i++)
-		store_lane_fit(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++)
+		gt_store_lane_fit(s, (uint32_t)i);
 }
 
 static int read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,
-		    struct gtfile_info *info, _Atomic uint64_t *progress, int mapped, int head,
+		    struct gt_file_info *info, _Atomic uint64_t *progress, int mapped, int head,
 		    char *err, size_t errlen)
 {
-	struct gtfile_info dummy;
+	struct gt_file_info dummy;
 	if (!info)
 		info = &dummy;
 	memset(info, 0, sizeof(*info));
@@ -356,8 +356,8 @@ static int read_mem(const void *buf, size_t len, const char *name, struct gt_sto
 	int rc = check_header(&r, info);
 	if (rc)
 		return rc;
-	if (store_str_count(s) != 1 || store_lane_count(s) || store_kconf_count(s) ||
-	    store_nccl_count(s))
+	if (gt_store_str_count(s) != 1 || gt_store_lane_count(s) || gt_store_kconf_count(s) ||
+	    gt_store_nccl_count(s))
 		return fail(&r, -EINVAL, "the store to read into is not empty");
 	r.dc = ZSTD_createDCtx();
 	if (!r.dc)
@@ -375,18 +375,18 @@ static int read_mem(const void *buf, size_t len, const char *name, struct gt_sto
 	if (!rc) {
 		if (!r.have_index)
 			trim_lanes(s);
-		rc = store_finish(s);
+		rc = gt_store_finish(s);
 		if (rc)
 			fail(&r, rc, "out of memory");
 	}
 	if (!rc && head && !r.sum)
 		rc = fail(&r, -ENOENT, "no summary (written by an older gtrace): read it whole");
 	if (!rc) {
-		store_set_summary(s, r.sum);   /* the store owns it now */
+		gt_store_set_summary(s, r.sum);   /* the store owns it now */
 		r.sum = NULL;
 	}
 	if (!rc && head) {
-		store_set_span(s, r.idx_t0, r.idx_t1, (size_t)r.idx_events);
+		gt_store_set_span(s, r.idx_t0, r.idx_t1, (size_t)r.idx_events);
 		info->events = r.idx_events;
 	}
 out:
@@ -399,38 +399,38 @@ out:
 	gtfile_buf_free(&r.out);
 	free(r.idx_lane);
 	free(r.jump);
-	lsum_free(r.sum);
+	gt_lsum_free(r.sum);
 	return rc;
 }
 
-int gtfile_read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,
-		    struct gtfile_info *info, char *err, size_t errlen)
+int gt_file_read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,
+		    struct gt_file_info *info, char *err, size_t errlen)
 {
 	return read_mem(buf, len, name, s, info, NULL, 0, 0, err, errlen);
 }
 
-int gtfile_read(const char *path, struct gt_store *s, struct gtfile_info *info,
+int gt_file_read(const char *path, struct gt_store *s, struct gt_file_info *info,
 		char *err, size_t errlen)
 {
-	return gtfile_read_progress(path, s, info, NULL, err, errlen);
+	return gt_file_read_progress(path, s, info, NULL, err, errlen);
 }
 
-static int read_path(const char *path, struct gt_store *s, struct gtfile_info *info,
+static int read_path(const char *path, struct gt_store *s, struct gt_file_info *info,
 		     _Atomic uint64_t *progress, int head, char *err, size_t errlen);
 
-int gtfile_read_progress(const char *path, struct gt_store *s, struct gtfile_info *info,
+int gt_file_read_progress(const char *path, struct gt_store *s, struct gt_file_info *info,
 			 _Atomic uint64_t *progress, char *err, size_t errlen)
 {
 	return read_path(path, s, info, progress, 0, err, errlen);
 }
 
-int gtfile_read_head(const char *path, struct gt_store *s, struct gtfile_info *info, char *err,
+int gt_file_read_head(const char *path, struct gt_store *s, struct gt_file_info *info, char *err,
 		     size_t errlen)
 {
 	return read_path(path, s, info, NULL, 1, err, errlen);
 }
 
-static int read_path(const char *path, struct gt_store *s, struct gtfile_info *info,
+static int read_path(const char *path, struct gt_store *s, struct gt_file_info *info,
 		     _Atomic uint64_t *progress, int head, char *err, size_t errlen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -450,7 +450,7 @@ static int read_path(const char *path, struct gt_store *s, struct gtfile_info *i
 	void *p = NULL;
 	if (len) {
 		/* a budgeted store reads the file as it goes and drops it behind */
-		int fl = store_budget(s) || head ? MAP_PRIVATE : MAP_PRIVATE | MAP_POPULATE;
+		int fl = gt_store_budget(s) || head ? MAP_PRIVATE : MAP_PRIVATE | MAP_POPULATE;
 		p = mmap(NULL, len, PROT_READ, fl, fd, 0);
 		if (p == MAP_FAILED) {
 			e = errno;
@@ -462,7 +462,7 @@ static int read_path(const char *path, struct gt_store *s, struct gtfile_info *i
 	close(fd);
 	/* another process may truncate the file while it is read (mapguard.h) */
 	int guard = len ? mapguard_begin(p, len) : -1;
-	int rc = read_mem(len ? p : "", len, path, s, info, progress, len && store_budget(s), head,
+	int rc = read_mem(len ? p : "", len, path, s, info, progress, len && gt_store_budget(s), head,
 			  err, errlen);
 	if (mapguard_end(guard)) {
 		snprintf(err, errlen, "%s: the file shrank while it was read (truncated or rewritten by "

@@ -33,16 +33,16 @@ static int begin(struct gtfile_buf *raw, const struct gt_lsum *m)
 	return 0;
 }
 
-static int emit(struct gtfile_writer *w, uint32_t nrec)
+static int emit(struct gt_file_writer *w, uint32_t nrec)
 {
 	gtfile_put32(gtfile_writer_raw(w)->p + 24, nrec);
 	return gtfile_writer_chunk(w, GTFILE_CH_SUMMARY, 0);
 }
 
-int gtfile_summary_write(struct gtfile_writer *w, const struct gt_store *s)
+int gtfile_summary_write(struct gt_file_writer *w, const struct gt_store *s)
 {
 	struct gt_lsum *m = NULL;
-	int rc = lsum_build(s, &m);
+	int rc = gt_lsum_build(s, &m);
 	if (rc || !m)
 		return rc;
 	struct gtfile_buf *raw = gtfile_writer_raw(w);
@@ -91,7 +91,7 @@ int gtfile_summary_write(struct gtfile_writer *w, const struct gt_store *s)
 	if (!rc && nrec)
 		rc = emit(w, nrec);
 	raw->n = 0;
-	lsum_free(m);
+	gt_lsum_free(m);
 	return rc;
 }
 
@@ -118,7 +118,7 @@ int gtfile_summary_read(const unsigned char *p, size_t len, const struct gt_stor
 	}
 	struct gt_lsum *m = *mp;
 	if (!m) {
-		m = lsum_new(origin, base, (int)nlev, store_lane_count(s));
+		m = gt_lsum_new(origin, base, (int)nlev, gt_store_lane_count(s));
 		if (!m)
 			return -ENOMEM;
 		*mp = m;
@@ -126,7 +126,7 @@ int gtfile_summary_read(const unsigned char *p, size_t len, const struct gt_stor
 		snprintf(why, whylen, "geometry differs from the first summary chunk");
 		return -EINVAL;
 	}
-	size_t pos = HDR_BYTES, nstr = store_str_count(s);
+	size_t pos = HDR_BYTES, nstr = gt_store_str_count(s);
 	for (uint32_t r = 0; r < nrec; r++) {
 		if (len - pos < REC_BYTES) {
 			snprintf(why, whylen, "record %u runs past the end", r);

@@ -12,7 +12,7 @@
 
 /* build the summary of s's events and write it as summary chunks (nothing
  * for an empty store); 0 or negative errno */
-int gtfile_summary_write(struct gtfile_writer *w, const struct gt_store *s);
+int gtfile_summary_write(struct gt_file_writer *w, const struct gt_store *s);
 
 /* add a summary chunk's payload to *m (created at the first chunk with the
  * store's lane count so far); 0, -ENOMEM, or -EINVAL with the reason in why */

@@ -30,11 +30,11 @@ void gtfile_tab_done(struct gtfile_tabstate *t)
 	gtfile_buf_free(&t->meta);
 }
 
-static int put_strings(struct gtfile_writer *w, struct gtfile_tabstate *t,
+static int put_strings(struct gt_file_writer *w, struct gtfile_tabstate *t,
 		       const struct gt_store *s)
 {
 	struct gtfile_buf *b = gtfile_writer_raw(w);
-	size_t n = store_str_count(s);
+	size_t n = gt_store_str_count(s);
 	while (t->n_str < n) {
 		b->n = 0;
 		unsigned char *h = gtfile_buf_add(b, NULL, 8);
@@ -42,7 +42,7 @@ static int put_strings(struct gtfile_writer *w, struct gtfile_tabstate *t,
 			return -ENOMEM;
 		size_t first = t->n_str, k = 0;
 		while (t->n_str < n && b->n < GTFILE_TABLE_SPLIT_BYTES) {
-			const char *str = store_str(s, (uint32_t)t->n_str);
+			const char *str = gt_store_str(s, (uint32_t)t->n_str);
 			size_t len = strlen(str);
 			if (len > GTFILE_TABLE_SPLIT_BYTES)
 				return -E2BIG;
@@ -75,7 +75,7 @@ static void put_lane(unsigned char *p, const struct gt_lane *l)
 	gtfile_put32(p + 36, l->sort_index);
 }
 
-static int lanes_out(struct gtfile_writer *w, struct gtfile_buf *b, size_t *k)
+static int lanes_out(struct gt_file_writer *w, struct gtfile_buf *b, size_t *k)
 {
 	gtfile_put32(b->p, (uint32_t)*k);
 	gtfile_put32(b->p + 4, GTFILE_LANE_BYTES);
@@ -83,10 +83,10 @@ static int lanes_out(struct gtfile_writer *w, struct gtfile_buf *b, size_t *k)
 	return gtfile_writer_chunk(w, GTFILE_CH_LANES, 0);
 }
 
-static int put_lanes(struct gtfile_writer *w, struct gtfile_tabstate *t,
+static int put_lanes(struct gt_file_writer *w, struct gtfile_tabstate *t,
 		     const struct gt_store *s)
 {
-	size_t n = store_lane_count(s);
+	size_t n = gt_store_lane_count(s);
 	if (n > t->cap_lanes) {
 		uint32_t *a = realloc(t->lane_name, n * sizeof(*a));
 		if (a)
@@ -102,7 +102,7 @@ static int put_lanes(struct gtfile_writer *w, struct gtfile_tabstate *t,
 	size_t k = 0;
 	b->n = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		if (i < t->n_lanes && t->lane_name[i] == l->name && t->lane_sort[i] == l->sort_index)
 			continue;
 		if (!b->n && !gtfile_buf_add(b, NULL, 8))
@@ -148,9 +148,9 @@ static void put_nccl(unsigned char *p, const struct gt_nccl *c)
 }
 
 /* kconf (nccl = 0) or nccl (nccl = 1) records past *done */
-static int put_records(struct gtfile_writer *w, size_t *done, const struct gt_store *s, int nccl)
+static int put_records(struct gt_file_writer *w, size_t *done, const struct gt_store *s, int nccl)
 {
-	size_t n = nccl ? store_nccl_count(s) : store_kconf_count(s);
+	size_t n = nccl ? gt_store_nccl_count(s) : gt_store_kconf_count(s);
 	size_t esz = nccl ? GTFILE_NCCL_BYTES : GTFILE_KCONF_BYTES;
 	struct gtfile_buf *b = gtfile_writer_raw(w);
 	while (*done < n) {
@@ -168,9 +168,9 @@ static int put_records(struct gtfile_writer *w, size_t *done, const struct gt_st
 		for (size_t i = 0; i < k; i++, p += esz) {
 			uint32_t id = (uint32_t)(*done + 1 + i);
 			if (nccl)
-				put_nccl(p, store_nccl_at(s, id));
+				put_nccl(p, gt_store_nccl_at(s, id));
 			else
-				put_kconf(p, store_kconf_at(s, id));
+				put_kconf(p, gt_store_kconf_at(s, id));
 		}
 		int rc = gtfile_writer_chunk(w, nccl ? GTFILE_CH_NCCL : GTFILE_CH_KCONF, 0);
 		if (rc)
@@ -181,7 +181,7 @@ static int put_records(struct gtfile_writer *w, size_t *done, const struct gt_st
 }
 
 /* write b's payload as a chunk unless it equals the last one in last */
-static int put_if_changed(struct gtfile_writer *w, struct gtfile_buf *last, uint32_t type)
+static int put_if_changed(struct gt_file_writer *w, struct gtfile_buf *last, uint32_t type)
 {
 	struct gtfile_buf *b = gtfile_writer_raw(w);
 	if (last->p && last->n == b->n && !memcmp(last->p, b->p, b->n)) {
@@ -194,11 +194,11 @@ static int put_if_changed(struct gtfile_writer *w, struct gtfile_buf *last, uint
 	return gtfile_writer_chunk(w, type, 0);
 }
 
-static int put_devs_ranks(struct gtfile_writer *w, struct gtfile_tabstate *t,
+static int put_devs_ranks(struct gt_file_writer *w, struct gtfile_tabstate *t,
 			  const struct gt_store *s)
 {
 	struct gtfile_buf *b = gtfile_writer_raw(w);
-	size_t n = store_device_count(s);
+	size_t n = gt_store_device_count(s);
 	b->n = 0;
 	unsigned char *p = gtfile_buf_add(b, NULL, 8 + n * GTFILE_DEVICE_BYTES);
 	if (!p)
@@ -207,7 +207,7 @@ static int put_devs_ranks(struct gtfile_writer *w, struct gtfile_tabstate *t,
 	gtfile_put32(p + 4, GTFILE_DEVICE_BYTES);
 	p += 8;
 	for (size_t i = 0; i < n; i++, p += GTFILE_DEVICE_BYTES) {
-		const struct gt_device *d = store_device_at(s, i);
+		const struct gt_device *d = gt_store_device_at(s, i);
 		gtfile_put32(p, (uint32_t)d->rank);
 		gtfile_put32(p + 4, (uint32_t)d->id);
 		gtfile_put32(p + 8, d->name);
@@ -219,7 +219,7 @@ static int put_devs_ranks(struct gtfile_writer *w, struct gtfile_tabstate *t,
 	int rc = n ? put_if_changed(w, &t->devs, GTFILE_CH_DEVICES) : 0;
 	if (rc)
 		return rc;
-	n = store_rank_count(s);
+	n = gt_store_rank_count(s);
 	b->n = 0;
 	p = gtfile_buf_add(b, NULL, 8 + n * GTFILE_RANK_BYTES_LOCAL);
 	if (!p)
@@ -228,7 +228,7 @@ static int put_devs_ranks(struct gtfile_writer *w, struct gtfile_tabstate *t,
 	gtfile_put32(p + 4, GTFILE_RANK_BYTES_LOCAL);
 	p += 8;
 	for (size_t i = 0; i < n; i++, p += GTFILE_RANK_BYTES_LOCAL) {
-		const struct gt_rank *r = store_rank_at(s, i);
+		const struct gt_rank *r = gt_store_rank_at(s, i);
 		gtfile_put32(p, (uint32_t)r->rank);
 		gtfile_put32(p + 4, (uint32_t)r->world_size);
 		gtfile_put64(p + 8, (uint64_t)r->pid);
@@ -240,7 +240,7 @@ static int put_devs_ranks(struct gtfile_writer *w, struct gtfile_tabstate *t,
 	return n ? put_if_changed(w, &t->ranks, GTFILE_CH_RANKS) : 0;
 }
 
-int gtfile_tab_sync(struct gtfile_writer *w, struct gtfile_tabstate *t, const struct gt_store *s)
+int gtfile_tab_sync(struct gt_file_writer *w, struct gtfile_tabstate *t, const struct gt_store *s)
 {
 	int rc = put_strings(w, t, s);
 	if (!rc)
@@ -254,11 +254,11 @@ int gtfile_tab_sync(struct gtfile_writer *w, struct gtfile_tabstate *t, const st
 	return rc;
 }
 
-int gtfile_tab_sync_tail(struct gtfile_writer *w, struct gtfile_tabstate *t,
+int gtfile_tab_sync_tail(struct gt_file_writer *w, struct gtfile_tabstate *t,
 			 const struct gt_store *s)
 {
 	struct gtfile_buf *b = gtfile_writer_raw(w);
-	const struct gt_drops *d = store_drops((struct gt_store *)s);
+	const struct gt_drops *d = gt_store_drops((struct gt_store *)s);
 	uint64_t v[7] = { d->cupti_dropped, d->buffers_declined, d->zero_timestamps,
 			  d->ring_overflow, d->import_skipped, d->read_errors, d->client_buffers };
 	b->n = 0;
@@ -273,11 +273,11 @@ int gtfile_tab_sync_tail(struct gtfile_writer *w, struct gtfile_tabstate *t,
 		return rc;
 	/* metadata: all pairs, when any changed, in chunks of about
 	 * GTFILE_TABLE_SPLIT_BYTES */
-	size_t n = store_meta_count(s);
+	size_t n = gt_store_meta_count(s);
 	struct gtfile_buf all = { 0 };
 	for (size_t i = 0; i < n; i++) {
 		const char *k, *val;
-		store_meta_at(s, i, &k, &val);
+		gt_store_meta_at(s, i, &k, &val);
 		size_t kl = strlen(k), vl = strlen(val);
 		if (kl + vl > GTFILE_TABLE_SPLIT_BYTES) {
 			gtfile_buf_free(&all);

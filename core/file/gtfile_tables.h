@@ -20,14 +20,14 @@ int gtfile_tab_init(struct gtfile_tabstate *t);
 void gtfile_tab_done(struct gtfile_tabstate *t);
 /* write strings, lanes, kconf, nccl, devices, ranks added or changed since
  * the last call; 0 or negative errno */
-int gtfile_tab_sync(struct gtfile_writer *w, struct gtfile_tabstate *t, const struct gt_store *s);
+int gtfile_tab_sync(struct gt_file_writer *w, struct gtfile_tabstate *t, const struct gt_store *s);
 /* write drops and metadata when they changed; 0 or negative errno */
-int gtfile_tab_sync_tail(struct gtfile_writer *w, struct gtfile_tabstate *t,
+int gtfile_tab_sync_tail(struct gt_file_writer *w, struct gtfile_tabstate *t,
 			 const struct gt_store *s);
 
 /* the writer's payload buffer and chunk framing (gtfile_write.c) */
-struct gtfile_buf *gtfile_writer_raw(struct gtfile_writer *w);
-int gtfile_writer_chunk(struct gtfile_writer *w, uint32_t type, uint32_t events);
+struct gtfile_buf *gtfile_writer_raw(struct gt_file_writer *w);
+int gtfile_writer_chunk(struct gt_file_writer *w, uint32_t type, uint32_t events);
 
 /* apply a table chunk's payload to the store being read; 0 or negative
  * errno with the reason in why */

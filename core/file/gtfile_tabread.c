@@ -18,8 +18,8 @@ static int read_strings(const unsigned char *p, size_t len, struct gt_store *s,
 	if (len < 8)
 		BAD("string table too short");
 	uint32_t first = gtfile_get32(p), n = gtfile_get32(p + 4);
-	if (first != store_str_count(s))
-		BAD("string table starts at id %u, expected %zu", first, store_str_count(s));
+	if (first != gt_store_str_count(s))
+		BAD("string table starts at id %u, expected %zu", first, gt_store_str_count(s));
 	size_t pos = 8;
 	for (uint32_t i = 0; i < n; i++) {
 		if (len - pos < 4)
@@ -28,7 +28,7 @@ static int read_strings(const unsigned char *p, size_t len, struct gt_store *s,
 		pos += 4;
 		if (len - pos < sl)
 			BAD("string %u longer than its table", first + i);
-		uint32_t id = store_intern(s, (const char *)p + pos, sl);
+		uint32_t id = gt_store_intern(s, (const char *)p + pos, sl);
 		if (id == UINT32_MAX)
 			return -ENOMEM;
 		if (id != first + i)
@@ -54,7 +54,7 @@ static int table_dims(const unsigned char *p, size_t len, size_t hdr, size_t min
 static int read_lanes(const unsigned char *p, size_t len, struct gt_store *s,
 		      char *why, size_t whylen)
 {
-	size_t n, esz, nstr = store_str_count(s);
+	size_t n, esz, nstr = gt_store_str_count(s);
 	if (table_dims(p, len, 8, GTFILE_LANE_BYTES, &n, &esz))
 		BAD("lane table has a bad size");
 	for (size_t i = 0; i < n; i++) {
@@ -65,17 +65,17 @@ static int read_lanes(const unsigned char *p, size_t len, struct gt_store *s,
 			.device = (int32_t)gtfile_get32(e + 12),
 			.pid = (int64_t)gtfile_get64(e + 16), .id = (int64_t)gtfile_get64(e + 24),
 		};
-		size_t nl = store_lane_count(s);
+		size_t nl = gt_store_lane_count(s);
 		if (id > nl)
 			BAD("lane %u defined before lane %zu", id, nl);
 		if (name >= nstr)
 			BAD("lane %u names string %u, file has %zu strings", id, name, nstr);
-		if (id == nl && store_lane(s, &k) != id) {
-			if (store_lane_count(s) == nl)
+		if (id == nl && gt_store_lane(s, &k) != id) {
+			if (gt_store_lane_count(s) == nl)
 				return -ENOMEM;
 			BAD("lane %u duplicates an earlier lane", id);
 		}
-		struct gt_lane *l = store_lane_at(s, id);
+		struct gt_lane *l = gt_store_lane_at(s, id);
 		if (l->key.type != k.type || l->key.rank != k.rank || l->key.device != k.device ||
 		    l->key.pid != k.pid || l->key.id != k.id)
 			BAD("lane %u redefined with another key", id);
@@ -88,11 +88,11 @@ static int read_lanes(const unsigned char *p, size_t len, struct gt_store *s,
 static int read_records(const unsigned char *p, size_t len, struct gt_store *s, int nccl,
 			char *why, size_t whylen)
 {
-	size_t n, esz, nstr = store_str_count(s);
+	size_t n, esz, nstr = gt_store_str_count(s);
 	const char *what = nccl ? "NCCL" : "launch configuration";
 	if (table_dims(p, len, 16, nccl ? GTFILE_NCCL_BYTES : GTFILE_KCONF_BYTES, &n, &esz))
 		BAD("%s table has a bad size", what);
-	size_t have = nccl ? store_nccl_count(s) : store_kconf_count(s);
+	size_t have = nccl ? gt_store_nccl_count(s) : gt_store_kconf_count(s);
 	if (gtfile_get32(p) != have + 1)
 		BAD("%s table starts at id %u, expected %zu", what, gtfile_get32(p), have + 1);
 	for (size_t i = 0; i < n; i++) {
@@ -107,7 +107,7 @@ static int read_records(const unsigned char *p, size_t len, struct gt_store *s, 
 			};
 			if (c.collective >= nstr || c.dtype >= nstr || c.pg_name >= nstr)
 				BAD("NCCL record %zu names a string the file lacks", have + 1 + i);
-			id = store_nccl(s, &c);
+			id = gt_store_nccl(s, &c);
 		} else {
 			struct gt_kconf k;
 			uint32_t v[10];
@@ -119,7 +119,7 @@ static int read_records(const unsigned char *p, size_t len, struct gt_store *s, 
 			k.smem_static_bytes = v[7];
 			k.smem_dynamic_bytes = v[8];
 			memcpy(&k.occupancy_pct, &v[9], 4);
-			id = store_kconf(s, &k);
+			id = gt_store_kconf(s, &k);
 		}
 		if (id == 0)
 			return -ENOMEM;
@@ -132,7 +132,7 @@ static int read_records(const unsigned char *p, size_t len, struct gt_store *s, 
 static int read_devs(const unsigned char *p, size_t len, struct gt_store *s,
 		     char *why, size_t whylen)
 {
-	size_t n, esz, nstr = store_str_count(s);
+	size_t n, esz, nstr = gt_store_str_count(s);
 	if (table_dims(p, len, 8, GTFILE_DEVICE_BYTES, &n, &esz))
 		BAD("device table has a bad size");
 	for (size_t i = 0; i < n; i++) {
@@ -145,7 +145,7 @@ static int read_devs(const unsigned char *p, size_t len, struct gt_store *s,
 		};
 		if (d.name >= nstr)
 			BAD("device %zu names string %u, file has %zu strings", i, d.name, nstr);
-		if (store_device(s, &d))
+		if (gt_store_device(s, &d))
 			return -ENOMEM;
 	}
 	return 0;
@@ -154,7 +154,7 @@ static int read_devs(const unsigned char *p, size_t len, struct gt_store *s,
 static int read_ranks(const unsigned char *p, size_t len, struct gt_store *s,
 		      char *why, size_t whylen)
 {
-	size_t n, esz, nstr = store_str_count(s);
+	size_t n, esz, nstr = gt_store_str_count(s);
 	if (table_dims(p, len, 8, GTFILE_RANK_BYTES, &n, &esz))
 		BAD("rank table has a bad size");
 	for (size_t i = 0; i < n; i++) {
@@ -168,7 +168,7 @@ static int read_ranks(const unsigned char *p, size_t len, struct gt_store *s,
 		};
 		if (r.host >= nstr || r.source >= nstr)
 			BAD("rank %d names a string the file lacks", r.rank);
-		if (store_rank(s, &r))
+		if (gt_store_rank(s, &r))
 			return -ENOMEM;
 	}
 	return 0;
@@ -179,7 +179,7 @@ static int read_drops(const unsigned char *p, size_t len, struct gt_store *s,
 {
 	if (len < 8 || gtfile_get32(p) < GTFILE_DROPS_BYTES_MIN || len - 8 < gtfile_get32(p))
 		BAD("drop counters have a bad size");
-	struct gt_drops *d = store_drops(s);
+	struct gt_drops *d = gt_store_drops(s);
 	d->cupti_dropped = gtfile_get64(p + 8);
 	d->buffers_declined = gtfile_get64(p + 16);
 	d->zero_timestamps = gtfile_get64(p + 24);
@@ -217,7 +217,7 @@ static int read_meta(const unsigned char *p, size_t len, struct gt_store *s,
 		    len - pos - 4 - kl < 4 || (vl = gtfile_get32(p + pos + 4 + kl)) > len - pos - 8 - kl)
 			BAD("metadata entry %zu cut short", i);
 		char *k = cstr(p + pos + 4, kl), *v = cstr(p + pos + 8 + kl, vl);
-		int rc = k && v ? store_meta_set(s, k, v) : -EINVAL;
+		int rc = k && v ? gt_store_meta_set(s, k, v) : -EINVAL;
 		free(k);
 		free(v);
 		if (rc == -EINVAL)

@@ -26,7 +26,7 @@ struct chunk_ref {
 	uint32_t type, events;
 };
 
-struct gtfile_writer {
+struct gt_file_writer {
 	FILE *f;
 	struct safew sw;              /* how the file was created; committed at close */
 	uint64_t off;                 /* bytes written so far */
@@ -80,7 +80,7 @@ void gtfile_buf_free(struct gtfile_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static void wr(struct gtfile_writer *w, const void *p, size_t n)
+static void wr(struct gt_file_writer *w, const void *p, size_t n)
 {
 	if (w->err)
 		return;
@@ -91,7 +91,7 @@ static void wr(struct gtfile_writer *w, const void *p, size_t n)
 
 /* frame and write one chunk from w->raw, compressed when it helps and
  * zstd is set; 0 or negative errno */
-static int write_chunk(struct gtfile_writer *w, uint32_t type, uint32_t events, int zstd)
+static int write_chunk(struct gt_file_writer *w, uint32_t type, uint32_t events, int zstd)
 {
 	const unsigned char *pay = w->raw.p;
 	size_t raw = w->raw.n, stored = raw;
@@ -136,7 +136,7 @@ static int write_chunk(struct gtfile_writer *w, uint32_t type, uint32_t events, 
 	return w->err;
 }
 
-int gtfile_writer_chunk(struct gtfile_writer *w, uint32_t type, uint32_t events)
+int gtfile_writer_chunk(struct gt_file_writer *w, uint32_t type, uint32_t events)
 {
 	return write_chunk(w, type, events, 1);
 }
@@ -144,7 +144,7 @@ int gtfile_writer_chunk(struct gtfile_writer *w, uint32_t type, uint32_t events)
 /* the reader allows GTFILE_MAX_EVENTS_PER_BYTE events per byte of file
  * (plus 4096): after events that compressed below that, pad the file so
  * that what we write our reader reads.  0 or negative errno */
-static int pad_to_limit(struct gtfile_writer *w)
+static int pad_to_limit(struct gt_file_writer *w)
 {
 	if (w->events <= 4096)
 		return 0;
@@ -161,17 +161,17 @@ static int pad_to_limit(struct gtfile_writer *w)
 	return write_chunk(w, GTFILE_CH_PAD, 0, 0);
 }
 
-struct gtfile_buf *gtfile_writer_raw(struct gtfile_writer *w)
+struct gtfile_buf *gtfile_writer_raw(struct gt_file_writer *w)
 {
 	return &w->raw;
 }
 
 /* the writer on a file created by safew with flags sw_flags, or on a dup
  * of fd when fd >= 0 (path then only names it in messages) */
-static struct gtfile_writer *writer_open(const char *path, int fd, const struct gtfile_writer_opts *o,
+static struct gt_file_writer *writer_open(const char *path, int fd, const struct gt_file_writer_opts *o,
 					 unsigned sw_flags, char *err, size_t errlen)
 {
-	struct gtfile_writer *w = calloc(1, sizeof(*w));
+	struct gt_file_writer *w = calloc(1, sizeof(*w));
 	if (!w) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		return NULL;
@@ -189,7 +189,7 @@ static struct gtfile_writer *writer_open(const char *path, int fd, const struct 
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto fail;
 	}
-	if (o && (o->open_flags & GTFILE_W_KEEP))
+	if (o && (o->open_flags & GT_FILE_W_KEEP))
 		sw_flags |= SAFEW_KEEP;
 	w->sw.fd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
 	if (fd >= 0 && w->sw.fd < 0) {
@@ -207,9 +207,9 @@ static struct gtfile_writer *writer_open(const char *path, int fd, const struct 
 	}
 	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
 	unsigned char h[GTFILE_HDR_BYTES] = { 0 };
-	memcpy(h, GTFILE_MAGIC, 8);
-	gtfile_put16(h + 8, GTFILE_VERSION_MAJOR);
-	gtfile_put16(h + 10, GTFILE_VERSION_MINOR);
+	memcpy(h, GT_FILE_MAGIC, 8);
+	gtfile_put16(h + 8, GT_FILE_VERSION_MAJOR);
+	gtfile_put16(h + 10, GT_FILE_VERSION_MINOR);
 	gtfile_put32(h + 12, GTFILE_HDR_BYTES);
 	gtfile_put32(h + 16, o ? o->flags : 0);
 	snprintf((char *)h + 24, 32, "%s", GTRACE_VERSION);
@@ -224,24 +224,24 @@ static struct gtfile_writer *writer_open(const char *path, int fd, const struct 
 	return w;
 fail:
 	w->f = NULL;
-	gtfile_writer_abort(w);
+	gt_file_writer_abort(w);
 	return NULL;
 }
 
-struct gtfile_writer *gtfile_writer_open(const char *path, const struct gtfile_writer_opts *o,
+struct gt_file_writer *gt_file_writer_open(const char *path, const struct gt_file_writer_opts *o,
 					 char *err, size_t errlen)
 {
 	return writer_open(path, -1, o, SAFEW_INPLACE, err, errlen);
 }
 
-struct gtfile_writer *gtfile_writer_open_fd(int fd, const char *name,
-					    const struct gtfile_writer_opts *o, char *err, size_t errlen)
+struct gt_file_writer *gt_file_writer_open_fd(int fd, const char *name,
+					    const struct gt_file_writer_opts *o, char *err, size_t errlen)
 {
 	return writer_open(name, fd, o, 0, err, errlen);
 }
 
 /* write the event groups as one chunk (tables must be synced); 0 or -errno */
-static int write_events(struct gtfile_writer *w, const struct gtfile_group *g, size_t ng,
+static int write_events(struct gt_file_writer *w, const struct gtfile_group *g, size_t ng,
 			size_t n)
 {
 	for (size_t j = 0; j < ng; j++) {
@@ -261,12 +261,12 @@ static int write_events(struct gtfile_writer *w, const struct gtfile_group *g, s
 }
 
 /* bring the tables up to date with s and grow the per-lane counters */
-static int wsync(struct gtfile_writer *w, const struct gt_store *s)
+static int wsync(struct gt_file_writer *w, const struct gt_store *s)
 {
 	int rc = gtfile_tab_sync(w, &w->tab, s);
 	if (rc)
 		return rc;
-	size_t nl = store_lane_count(s);
+	size_t nl = gt_store_lane_count(s);
 	if (nl > w->n_lane_events) {
 		uint64_t *n = realloc(w->lane_events, nl * sizeof(*n));
 		if (!n)
@@ -279,7 +279,7 @@ static int wsync(struct gtfile_writer *w, const struct gt_store *s)
 }
 
 /* write the queue as one chunk, grouped by lane (stable counting sort) */
-static int emit_queue(struct gtfile_writer *w, const struct gt_store *s)
+static int emit_queue(struct gt_file_writer *w, const struct gt_store *s)
 {
 	if (!w->nq)
 		return 0;
@@ -311,10 +311,10 @@ static int emit_queue(struct gtfile_writer *w, const struct gt_store *s)
 	return rc;
 }
 
-int gtfile_writer_add(struct gtfile_writer *w, const struct gt_store *s,
+int gt_file_writer_add(struct gt_file_writer *w, const struct gt_store *s,
 		      const struct gt_event *ev, size_t n)
 {
-	size_t nl = store_lane_count(s), ns = store_str_count(s);
+	size_t nl = gt_store_lane_count(s), ns = gt_store_str_count(s);
 	for (size_t i = 0; i < n; i++)
 		if (ev[i].lane >= nl || ev[i].name >= ns)
 			return -EINVAL;
@@ -334,7 +334,7 @@ int gtfile_writer_add(struct gtfile_writer *w, const struct gt_store *s,
 	return w->err;
 }
 
-int gtfile_writer_flush(struct gtfile_writer *w, const struct gt_store *s)
+int gt_file_writer_flush(struct gt_file_writer *w, const struct gt_store *s)
 {
 	int rc = wsync(w, s);
 	if (!rc)
@@ -346,7 +346,7 @@ int gtfile_writer_flush(struct gtfile_writer *w, const struct gt_store *s)
 	return rc ? rc : w->err;
 }
 
-static int write_index(struct gtfile_writer *w)
+static int write_index(struct gt_file_writer *w)
 {
 	size_t bytes = 40 + w->n_lane_events * 8 + w->n_chunks * 16;
 	w->raw.n = 0;
@@ -376,10 +376,10 @@ static int write_index(struct gtfile_writer *w)
 	return gtfile_writer_chunk(w, GTFILE_CH_END, 0);
 }
 
-int gtfile_writer_close(struct gtfile_writer *w, const struct gt_store *s, char *err,
+int gt_file_writer_close(struct gt_file_writer *w, const struct gt_store *s, char *err,
 			size_t errlen)
 {
-	int rc = s ? gtfile_writer_flush(w, s) : 0;   /* without the store queued events are dropped */
+	int rc = s ? gt_file_writer_flush(w, s) : 0;   /* without the store queued events are dropped */
 	if (!rc && s)
 		rc = gtfile_summary_write(w, s);
 	if (!rc)
@@ -402,11 +402,11 @@ int gtfile_writer_close(struct gtfile_writer *w, const struct gt_store *s, char 
 		else if (rc)
 			snprintf(err, errlen, "putting the file in place: %s", strerror(-rc));
 	}
-	gtfile_writer_abort(w);
+	gt_file_writer_abort(w);
 	return rc;
 }
 
-void gtfile_writer_abort(struct gtfile_writer *w)
+void gt_file_writer_abort(struct gt_file_writer *w)
 {
 	if (!w)
 		return;
@@ -426,22 +426,22 @@ void gtfile_writer_abort(struct gtfile_writer *w)
 	free(w);
 }
 
-int gtfile_write_store(const struct gt_store *s, const char *path, char *err, size_t errlen)
+int gt_file_write_store(const struct gt_store *s, const char *path, char *err, size_t errlen)
 {
-	return gtfile_write_store_opts(s, path, NULL, err, errlen);
+	return gt_file_write_store_opts(s, path, NULL, err, errlen);
 }
 
-int gtfile_write_store_opts(const struct gt_store *s, const char *path,
-			    const struct gtfile_writer_opts *o, char *err, size_t errlen)
+int gt_file_write_store_opts(const struct gt_store *s, const char *path,
+			    const struct gt_file_writer_opts *o, char *err, size_t errlen)
 {
-	struct gtfile_writer *w = writer_open(path, -1, o, 0, err, errlen);
+	struct gt_file_writer *w = writer_open(path, -1, o, 0, err, errlen);
 	if (!w)
 		return -EIO;
 	int rc = wsync(w, s);
 	struct gtfile_group g[64];
 	size_t ng = 0, n = 0;
-	for (size_t l = 0; l < store_lane_count(s) && !rc; l++) {
-		const struct gt_lane *ln = store_lane_at(s, (uint32_t)l);
+	for (size_t l = 0; l < gt_store_lane_count(s) && !rc; l++) {
+		const struct gt_lane *ln = gt_store_lane_at(s, (uint32_t)l);
 		for (size_t pos = 0; pos < ln->n && !rc;) {
 			size_t k = ln->n - pos, room = w->chunk_events - n;
 			k = k < room ? k : room;
@@ -458,11 +458,11 @@ int gtfile_write_store_opts(const struct gt_store *s, const char *path,
 		rc = write_events(w, g, ng, n);
 	if (rc) {
 		snprintf(err, errlen, "%s: writing the capture: %s", path, strerror(-rc));
-		gtfile_writer_abort(w);
+		gt_file_writer_abort(w);
 		return rc;
 	}
 	char e2[256];
-	rc = gtfile_writer_close(w, s, e2, sizeof(e2));
+	rc = gt_file_writer_close(w, s, e2, sizeof(e2));
 	if (rc)
 		snprintf(err, errlen, "%s: %s", path, e2);
 	return rc;

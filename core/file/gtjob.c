@@ -16,18 +16,18 @@
 #include <unistd.h>
 #include "gtjob_priv.h"
 
-struct gtjob *gtjob_new(struct gt_store *s)
+struct gt_job *gt_job_new(struct gt_store *s)
 {
-	struct gtjob *j = calloc(1, sizeof(*j));
+	struct gt_job *j = calloc(1, sizeof(*j));
 	if (j)
 		j->s = s;
 	return j;
 }
 
-static void node_free(struct gtjob_node *n)
+static void node_free(struct gt_job_node *n)
 {
-	gtstream_free(n->st);
-	store_free(n->ns);
+	gt_stream_free(n->st);
+	gt_store_free(n->ns);
 	free(n->str);
 	free(n->lane);
 	free(n->lane_name);
@@ -37,7 +37,7 @@ static void node_free(struct gtjob_node *n)
 	free(n);
 }
 
-void gtjob_free(struct gtjob *j)
+void gt_job_free(struct gt_job *j)
 {
 	if (!j)
 		return;
@@ -63,7 +63,7 @@ static int word(const char *s, int i, char *w, size_t len)
 	}
 }
 
-void gtjob_short_name(const char *cmd, char *out, size_t len)
+void gt_job_short_name(const char *cmd, char *out, size_t len)
 {
 	char w[128], b[128];
 	int i = 0;
@@ -108,20 +108,20 @@ void gtjob_short_name(const char *cmd, char *out, size_t len)
 	}
 }
 
-int gtjob_add_node(struct gtjob *j, const char *label)
+int gt_job_add_node(struct gt_job *j, const char *label)
 {
-	if (j->n == GTJOB_MAX_NODES)
+	if (j->n == GT_JOB_MAX_NODES)
 		return -ENOSPC;
-	struct gtjob_node *n = calloc(1, sizeof(*n));
+	struct gt_job_node *n = calloc(1, sizeof(*n));
 	if (!n)
 		return -ENOMEM;
 	snprintf(n->label, sizeof(n->label), "%s", label);
-	gtjob_short_name(label, n->host, sizeof(n->host));
-	n->ns = store_new();
+	gt_job_short_name(label, n->host, sizeof(n->host));
+	n->ns = gt_store_new();
 	/* messages name the node by its label, a long command cut short */
 	char nm[64];
 	snprintf(nm, sizeof(nm), "%.56s%s", label, strlen(label) > 56 ? "..." : "");
-	n->st = n->ns ? gtstream_new(nm, n->ns) : NULL;
+	n->st = n->ns ? gt_stream_new(nm, n->ns) : NULL;
 	n->batch = malloc(GTJOB_BATCH * sizeof(*n->batch));
 	n->clock_synced = -1;
 	n->clock_maxerror_us = n->clock_esterror_us = -1;
@@ -133,7 +133,7 @@ int gtjob_add_node(struct gtjob *j, const char *label)
 	return (int)j->n++;
 }
 
-size_t gtjob_count(const struct gtjob *j)
+size_t gt_job_count(const struct gt_job *j)
 {
 	return j->n;
 }
@@ -155,23 +155,23 @@ static int map_grow(uint32_t **m, size_t *cap, size_t n)
 }
 
 /* the job's rank for the node's rank r (decided once per node rank) */
-static int32_t rank_of(struct gtjob *j, struct gtjob_node *n, int32_t r)
+static int32_t rank_of(struct gt_job *j, struct gt_job_node *n, int32_t r)
 {
 	for (int i = 0; i < n->n_ranks; i++)
 		if (n->rk_from[i] == r)
 			return n->rk_to[i];
 	int32_t to = r, max = -1;
-	const struct gtjob_node *owner = NULL;
+	const struct gt_job_node *owner = NULL;
 	for (size_t k = 0; k < j->n; k++) {
-		const struct gtjob_node *o = j->node[k];
+		const struct gt_job_node *o = j->node[k];
 		for (int i = 0; i < o->n_ranks; i++) {
 			max = o->rk_to[i] > max ? o->rk_to[i] : max;
 			if (o->rk_to[i] == r && o != n)
 				owner = o;
 		}
 	}
-	for (size_t i = 0; i < store_rank_count(j->s); i++) {
-		const struct gt_rank *x = store_rank_at(j->s, i);
+	for (size_t i = 0; i < gt_store_rank_count(j->s); i++) {
+		const struct gt_rank *x = gt_store_rank_at(j->s, i);
 		max = x->rank > max ? x->rank : max;
 		max = x->world_size - 1 > max ? x->world_size - 1 : max;
 	}
@@ -188,112 +188,112 @@ static int32_t rank_of(struct gtjob *j, struct gtjob_node *n, int32_t r)
 	return to;
 }
 
-static uint32_t mstr(const struct gtjob_node *n, uint32_t id)
+static uint32_t mstr(const struct gt_job_node *n, uint32_t id)
 {
 	return id < n->n_str ? n->str[id] : 0;
 }
 
-/* the node's metadata that describes it (gtjob_stamp's keys) */
-static void node_meta(struct gtjob_node *n)
+/* the node's metadata that describes it (gt_job_stamp's keys) */
+static void node_meta(struct gt_job_node *n)
 {
-	const char *v = store_meta_get(n->ns, "node.host");
+	const char *v = gt_store_meta_get(n->ns, "node.host");
 	if (v && *v)
 		snprintf(n->host, sizeof(n->host), "%s", v);
-	if ((v = store_meta_get(n->ns, "node.clock.synced")))
+	if ((v = gt_store_meta_get(n->ns, "node.clock.synced")))
 		n->clock_synced = atoi(v);
-	if ((v = store_meta_get(n->ns, "node.clock.maxerror_us")))
+	if ((v = gt_store_meta_get(n->ns, "node.clock.maxerror_us")))
 		n->clock_maxerror_us = atoll(v);
-	if ((v = store_meta_get(n->ns, "node.clock.esterror_us")))
+	if ((v = gt_store_meta_get(n->ns, "node.clock.esterror_us")))
 		n->clock_esterror_us = atoll(v);
 }
 
 /* tables of the node's store that grew or changed, into the job's */
-static int sync_tables(struct gtjob *j, struct gtjob_node *n)
+static int sync_tables(struct gt_job *j, struct gt_job_node *n)
 {
 	struct gt_store *ns = n->ns, *s = j->s;
-	size_t c = store_str_count(ns);
+	size_t c = gt_store_str_count(ns);
 	if (map_grow(&n->str, &n->cap_str, c))
 		return -ENOMEM;
 	for (; n->n_str < c; n->n_str++) {
-		const char *t = store_str(ns, (uint32_t)n->n_str);
-		uint32_t id = store_intern(s, t, strlen(t));
+		const char *t = gt_store_str(ns, (uint32_t)n->n_str);
+		uint32_t id = gt_store_intern(s, t, strlen(t));
 		if (id == UINT32_MAX)
 			return -ENOMEM;
 		n->str[n->n_str] = id;
 	}
-	if (store_meta_count(ns) != n->n_meta) {
-		n->n_meta = store_meta_count(ns);
+	if (gt_store_meta_count(ns) != n->n_meta) {
+		n->n_meta = gt_store_meta_count(ns);
 		node_meta(n);
 	}
-	uint32_t host = store_intern_cstr(s, n->host);
-	c = store_kconf_count(ns);
+	uint32_t host = gt_store_intern_cstr(s, n->host);
+	c = gt_store_kconf_count(ns);
 	if (map_grow(&n->kconf, &n->cap_kconf, c + 1))
 		return -ENOMEM;
 	for (; n->n_kconf < c; n->n_kconf++) {
 		uint32_t id = (uint32_t)n->n_kconf + 1;   /* kconf ids start at 1 */
-		n->kconf[id] = store_kconf(s, store_kconf_at(ns, id));
+		n->kconf[id] = gt_store_kconf(s, gt_store_kconf_at(ns, id));
 	}
-	c = store_nccl_count(ns);
+	c = gt_store_nccl_count(ns);
 	if (map_grow(&n->nccl, &n->cap_nccl, c + 1))
 		return -ENOMEM;
 	for (; n->n_nccl < c; n->n_nccl++) {
 		uint32_t id = (uint32_t)n->n_nccl + 1;
-		struct gt_nccl x = *store_nccl_at(ns, id);
+		struct gt_nccl x = *gt_store_nccl_at(ns, id);
 		x.collective = mstr(n, x.collective);
 		x.dtype = mstr(n, x.dtype);
 		x.pg_name = mstr(n, x.pg_name);
-		n->nccl[id] = store_nccl(s, &x);
+		n->nccl[id] = gt_store_nccl(s, &x);
 	}
-	for (size_t i = 0; i < store_rank_count(ns); i++) {
-		struct gt_rank r = *store_rank_at(ns, i);
+	for (size_t i = 0; i < gt_store_rank_count(ns); i++) {
+		struct gt_rank r = *gt_store_rank_at(ns, i);
 		r.rank = rank_of(j, n, r.rank);
 		r.host = r.host ? mstr(n, r.host) : host;
 		r.source = mstr(n, r.source);
-		if (store_rank(s, &r))
+		if (gt_store_rank(s, &r))
 			return -ENOMEM;
 	}
-	for (size_t i = 0; i < store_device_count(ns); i++) {
-		struct gt_device d = *store_device_at(ns, i);
+	for (size_t i = 0; i < gt_store_device_count(ns); i++) {
+		struct gt_device d = *gt_store_device_at(ns, i);
 		d.rank = rank_of(j, n, d.rank);
 		d.name = mstr(n, d.name);
-		if (store_device(s, &d))
+		if (gt_store_device(s, &d))
 			return -ENOMEM;
 	}
-	c = store_lane_count(ns);
+	c = gt_store_lane_count(ns);
 	if (map_grow(&n->lane, &n->cap_lane, c) || map_grow(&n->lane_name, &n->cap_lane_name, c))
 		return -ENOMEM;
 	for (size_t i = 0; i < c; i++) {
-		const struct gt_lane *l = store_lane_at(ns, (uint32_t)i);
+		const struct gt_lane *l = gt_store_lane_at(ns, (uint32_t)i);
 		if (i >= n->n_lane) {
 			struct gt_lane_key k = l->key;
 			k.rank = rank_of(j, n, k.rank);
-			uint32_t id = store_lane(s, &k);
+			uint32_t id = gt_store_lane(s, &k);
 			if (id == UINT32_MAX)
 				return -ENOMEM;
 			n->lane[i] = id;
 			n->lane_name[i] = 0;
 			/* a rank that only has lanes still gets its host */
 			int known = 0;
-			for (size_t r = 0; r < store_rank_count(s); r++)
-				known |= store_rank_at(s, r)->rank == k.rank;
+			for (size_t r = 0; r < gt_store_rank_count(s); r++)
+				known |= gt_store_rank_at(s, r)->rank == k.rank;
 			if (!known) {
 				struct gt_rank r = { .rank = k.rank, .pid = k.pid, .host = host,
 						     .world_size = -1 };
-				if (store_rank(s, &r))
+				if (gt_store_rank(s, &r))
 					return -ENOMEM;
 			}
 		}
 		if (l->name != n->lane_name[i]) {
 			n->lane_name[i] = l->name;
-			store_lane_set_name(s, n->lane[i], store_str(ns, l->name));
-			store_lane_at(s, n->lane[i])->sort_index = l->sort_index;
+			gt_store_lane_set_name(s, n->lane[i], gt_store_str(ns, l->name));
+			gt_store_lane_at(s, n->lane[i])->sort_index = l->sort_index;
 		}
 	}
 	n->n_lane = c;
 	return 0;
 }
 
-static int flush(struct gtjob_node *n, struct gt_store *s, gtjob_events_fn fn, void *ctx)
+static int flush(struct gt_job_node *n, struct gt_store *s, gt_job_events_fn fn, void *ctx)
 {
 	int rc = n->nb && fn ? fn(ctx, s, n->batch, n->nb) : 0;
 	n->nb = 0;
@@ -301,11 +301,11 @@ static int flush(struct gtjob_node *n, struct gt_store *s, gtjob_events_fn fn, v
 }
 
 /* the node store's events into the job's; events added or negative errno */
-static long sync_events(struct gtjob *j, struct gtjob_node *n, gtjob_events_fn fn, void *ctx)
+static long sync_events(struct gt_job *j, struct gt_job_node *n, gt_job_events_fn fn, void *ctx)
 {
 	long added = 0;
 	for (size_t li = 0; li < n->n_lane; li++) {
-		struct gt_lane *l = store_lane_at(n->ns, (uint32_t)li);
+		struct gt_lane *l = gt_store_lane_at(n->ns, (uint32_t)li);
 		for (size_t k = 0; k < l->n; k++) {
 			struct gt_event e = l->ev[k];
 			e.lane = n->lane[li];
@@ -318,7 +318,7 @@ static long sync_events(struct gtjob *j, struct gtjob_node *n, gtjob_events_fn f
 				nc = nc && nc <= n->n_nccl ? n->nccl[nc] : 0;
 				e.arg = (uint64_t)kc | (uint64_t)nc << 32;
 			}
-			if (store_add(j->s, &e))
+			if (gt_store_add(j->s, &e))
 				return -ENOMEM;
 			n->batch[n->nb++] = e;
 			added++;
@@ -335,13 +335,13 @@ static long sync_events(struct gtjob *j, struct gtjob_node *n, gtjob_events_fn f
 	return rc < 0 ? rc : added;
 }
 
-long gtjob_feed(struct gtjob *j, int i, const void *buf, size_t len, gtjob_events_fn fn, void *ctx)
+long gt_job_feed(struct gt_job *j, int i, const void *buf, size_t len, gt_job_events_fn fn, void *ctx)
 {
-	struct gtjob_node *n = j->node[i];
+	struct gt_job_node *n = j->node[i];
 	if (n->ended)
 		return 0;
 	n->bytes += len;
-	long r = gtstream_feed(n->st, buf, len, n->msg, sizeof(n->msg));
+	long r = gt_stream_feed(n->st, buf, len, n->msg, sizeof(n->msg));
 	/* what decoded before a bad chunk is kept */
 	int rc = sync_tables(j, n);
 	if (rc < 0)
@@ -356,22 +356,22 @@ long gtjob_feed(struct gtjob *j, int i, const void *buf, size_t len, gtjob_event
 	return added;
 }
 
-void gtjob_close(struct gtjob *j, int i)
+void gt_job_close(struct gt_job *j, int i)
 {
-	struct gtjob_node *n = j->node[i];
+	struct gt_job_node *n = j->node[i];
 	if (n->ended)
 		return;
 	n->ended = 1;
 	char m[256];
-	if (gtstream_close(n->st, m, sizeof(m)) != 0)
+	if (gt_stream_close(n->st, m, sizeof(m)) != 0)
 		snprintf(n->msg, sizeof(n->msg), "%s", m);
 }
 
-void gtjob_node(const struct gtjob *j, int i, struct gtjob_node_info *o)
+void gt_job_node(const struct gt_job *j, int i, struct gt_job_node_info *o)
 {
-	const struct gtjob_node *n = j->node[i];
-	struct gtstream_info si;
-	gtstream_info(n->st, &si);
+	const struct gt_job_node *n = j->node[i];
+	struct gt_stream_info si;
+	gt_stream_info(n->st, &si);
 	memset(o, 0, sizeof(*o));
 	o->label = n->label;
 	o->host = n->host;
@@ -391,23 +391,23 @@ void gtjob_node(const struct gtjob *j, int i, struct gtjob_node_info *o)
 	o->reference = n->reference;
 }
 
-void gtjob_drops(struct gtjob *j)
+void gt_job_drops(struct gt_job *j)
 {
 	struct gt_drops sum;
 	memset(&sum, 0, sizeof(sum));
 	for (size_t i = 0; i < j->n; i++) {
-		const struct gt_drops *d = store_drops(j->node[i]->ns);
+		const struct gt_drops *d = gt_store_drops(j->node[i]->ns);
 		sum.cupti_dropped += d->cupti_dropped;
 		sum.buffers_declined += d->buffers_declined;
 		sum.zero_timestamps += d->zero_timestamps;
 		sum.ring_overflow += d->ring_overflow;
 		sum.import_skipped += d->import_skipped;
 	}
-	*store_drops(j->s) = sum;
+	*gt_store_drops(j->s) = sum;
 }
 
 /* one file's bytes as node i */
-static int feed_file(struct gtjob *j, int i, const char *path, char *err, size_t errlen)
+static int feed_file(struct gt_job *j, int i, const char *path, char *err, size_t errlen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -428,17 +428,17 @@ static int feed_file(struct gtjob *j, int i, const char *path, char *err, size_t
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
 		return -e;
 	}
-	long r = st.st_size ? gtjob_feed(j, i, p, (size_t)st.st_size, NULL, NULL) : 0;
+	long r = st.st_size ? gt_job_feed(j, i, p, (size_t)st.st_size, NULL, NULL) : 0;
 	if (p)
 		munmap(p, (size_t)st.st_size);
 	if (r == -ENOMEM) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		return (int)r;
 	}
-	gtjob_close(j, i);
-	struct gtjob_node_info in;
-	gtjob_node(j, i, &in);
-	if (in.state == GTSTREAM_ERROR) {
+	gt_job_close(j, i);
+	struct gt_job_node_info in;
+	gt_job_node(j, i, &in);
+	if (in.state == GT_STREAM_ERROR) {
 		snprintf(err, errlen, "%s", in.msg);
 		return -EINVAL;
 	}
@@ -450,7 +450,7 @@ static int feed_file(struct gtjob *j, int i, const char *path, char *err, size_t
  * separate runs, not nodes of one job); 0 when all overlap, -1 out of memory */
 static int64_t ranks_apart_ns(const struct gt_store *s)
 {
-	size_t nr = store_rank_count(s);
+	size_t nr = gt_store_rank_count(s);
 	if (nr < 2)
 		return 0;
 	int64_t *lo = malloc(nr * sizeof(*lo)), *hi = malloc(nr * sizeof(*hi));
@@ -463,10 +463,10 @@ static int64_t ranks_apart_ns(const struct gt_store *s)
 		lo[i] = INT64_MAX;
 		hi[i] = INT64_MIN;
 	}
-	for (size_t l = 0; l < store_lane_count(s); l++) {
-		const struct gt_lane *ln = store_lane_at(s, (uint32_t)l);
+	for (size_t l = 0; l < gt_store_lane_count(s); l++) {
+		const struct gt_lane *ln = gt_store_lane_at(s, (uint32_t)l);
 		for (size_t i = 0; i < nr && ln->n; i++)
-			if (store_rank_at(s, i)->rank == ln->key.rank) {
+			if (gt_store_rank_at(s, i)->rank == ln->key.rank) {
 				int64_t a = ln->ev[0].start_ns, b = gt_event_end(&ln->ev[ln->n - 1]);
 				lo[i] = a < lo[i] ? a : lo[i];
 				hi[i] = b > hi[i] ? b : hi[i];
@@ -483,38 +483,38 @@ static int64_t ranks_apart_ns(const struct gt_store *s)
 	return max_lo != INT64_MIN && max_lo > min_hi ? max_lo - min_hi : 0;
 }
 
-int gtjob_load_files(const char *const *paths, size_t n, struct gt_store *s, int apply_clock,
+int gt_job_load_files(const char *const *paths, size_t n, struct gt_store *s, int apply_clock,
 		     char *warn, size_t warnlen, char *err, size_t errlen)
 {
 	warn[0] = 0;
-	struct gtjob *j = gtjob_new(s);
+	struct gt_job *j = gt_job_new(s);
 	if (!j) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
-		int k = gtjob_add_node(j, paths[i]);
+		int k = gt_job_add_node(j, paths[i]);
 		rc = k < 0 ? k : feed_file(j, k, paths[i], err, errlen);
 		if (k < 0)
 			snprintf(err, errlen, "%s: %s", paths[i], strerror(-k));
-		struct gtjob_node_info in;
-		if (!rc && (gtjob_node(j, k, &in), in.state == GTSTREAM_CUT) && !warn[0])
+		struct gt_job_node_info in;
+		if (!rc && (gt_job_node(j, k, &in), in.state == GT_STREAM_CUT) && !warn[0])
 			snprintf(warn, warnlen, "%s", in.msg);
 	}
-	if (!rc && store_finish(s))
+	if (!rc && gt_store_finish(s))
 		rc = -ENOMEM;
 	if (!rc) {
-		gtjob_drops(j);
-		gtjob_align(j);
-		if (apply_clock && gtjob_apply(j) < 0)
+		gt_job_drops(j);
+		gt_job_align(j);
+		if (apply_clock && gt_job_apply(j) < 0)
 			rc = -ENOMEM;
-		gtjob_meta(j);
+		gt_job_meta(j);
 		/* captures that never ran together are separate runs (as for
 		   trace JSON files, import.mixed_runs): aligned, compared, no
 		   straggler across them */
 		int64_t gap = ranks_apart_ns(s);
-		if (gap < 0 || (gap > 0 && store_meta_set(s, "import.mixed_runs", "no overlap")))
+		if (gap < 0 || (gap > 0 && gt_store_meta_set(s, "import.mixed_runs", "no overlap")))
 			rc = -ENOMEM;
 		else if (gap > 0 && !warn[0])
 			snprintf(warn, warnlen, "%s: the captures do not overlap in time (%.1f s apart): "
@@ -522,6 +522,6 @@ int gtjob_load_files(const char *const *paths, size_t n, struct gt_store *s, int
 	}
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
-	gtjob_free(j);
+	gt_job_free(j);
 	return rc;
 }

@@ -1,8 +1,8 @@
 /*
  * gtjob_clock.c - clocks of a multi-node job (include/gtrace/gtjob.h):
- * what a recording says of its host's clock (gtjob_stamp), the residual
- * offset between nodes estimated from NCCL collectives (gtjob_align), its
- * application on request (gtjob_apply) and its report (status line,
+ * what a recording says of its host's clock (gt_job_stamp), the residual
+ * offset between nodes estimated from NCCL collectives (gt_job_align), its
+ * application on request (gt_job_apply) and its report (status line,
  * metadata).
  *
  * The estimate: a collective ends within its own duration on every rank
@@ -51,7 +51,7 @@ static int by_i64(const void *a, const void *b)
 
 /* the NCCL kernels of the node's lowest rank, sorted by end (malloc'ed,
  * count in *n; NULL with *n = 0 when none or out of memory) */
-static struct coll *collectives(const struct gt_store *s, const struct gtjob_node *nd, size_t *n)
+static struct coll *collectives(const struct gt_store *s, const struct gt_job_node *nd, size_t *n)
 {
 	*n = 0;
 	if (!nd->n_ranks)
@@ -62,16 +62,16 @@ static struct coll *collectives(const struct gt_store *s, const struct gtjob_nod
 	/* the newest events of each lane only: a live view re-estimates every
 	 * second, so the cost is bounded whatever the capture's length */
 	size_t cap = 0;
-	for (size_t li = 0; li < store_lane_count(s); li++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)li);
+	for (size_t li = 0; li < gt_store_lane_count(s); li++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)li);
 		if (l->key.type == GT_LANE_GPU && l->key.rank == rk)
 			cap += GTJOB_ALIGN_PER_LANE;
 	}
 	struct coll *c = cap ? malloc(cap * sizeof(*c)) : NULL;
 	if (!c)
 		return NULL;
-	for (size_t li = 0; li < store_lane_count(s); li++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)li);
+	for (size_t li = 0; li < gt_store_lane_count(s); li++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)li);
 		if (l->key.type != GT_LANE_GPU || l->key.rank != rk)
 			continue;
 		size_t took = 0;
@@ -108,7 +108,7 @@ static size_t lower(const struct coll *c, size_t n, int64_t t)
 
 /* estimate node b against the reference a; 0 or -ENOMEM (no estimate
  * leaves have_residual 0) */
-static int estimate(struct gtjob_node *nb, const struct coll *a, size_t na, const struct coll *b,
+static int estimate(struct gt_job_node *nb, const struct coll *a, size_t na, const struct coll *b,
 		    size_t nbc)
 {
 	size_t step = nbc > GTJOB_ALIGN_SAMPLES ? nbc / GTJOB_ALIGN_SAMPLES : 1;
@@ -176,14 +176,14 @@ static int estimate(struct gtjob_node *nb, const struct coll *a, size_t na, cons
 	return 0;
 }
 
-int gtjob_align(struct gtjob *j)
+int gt_job_align(struct gt_job *j)
 {
 	size_t na = 0;
 	struct coll *a = NULL;
-	struct gtjob_node *ref = NULL;
+	struct gt_job_node *ref = NULL;
 	int got = 0;
 	for (size_t i = 0; i < j->n; i++) {
-		struct gtjob_node *nd = j->node[i];
+		struct gt_job_node *nd = j->node[i];
 		nd->reference = 0;
 		if (!ref) {
 			a = collectives(j->s, nd, &na);
@@ -206,25 +206,25 @@ int gtjob_align(struct gtjob *j)
 	return got;
 }
 
-int gtjob_apply(struct gtjob *j)
+int gt_job_apply(struct gt_job *j)
 {
 	int moved = 0;
 	j->applied = 1;
 	for (size_t i = 0; i < j->n; i++) {
-		struct gtjob_node *nd = j->node[i];
+		struct gt_job_node *nd = j->node[i];
 		if (!nd->have_residual || nd->applied_ns == -nd->residual_ns)
 			continue;
 		int64_t delta = -nd->residual_ns - nd->applied_ns;
 		nd->applied_ns = -nd->residual_ns;
 		for (int r = 0; r < nd->n_ranks; r++)
-			if (store_shift_rank(j->s, nd->rk_to[r], delta))
+			if (gt_store_shift_rank(j->s, nd->rk_to[r], delta))
 				return -ENOMEM;
 		moved++;
 	}
 	return moved;
 }
 
-void gtjob_clock_line(const struct gtjob *j, char *buf, size_t len)
+void gt_job_clock_line(const struct gt_job *j, char *buf, size_t len)
 {
 	buf[0] = 0;
 	const char *ref = NULL;
@@ -233,7 +233,7 @@ void gtjob_clock_line(const struct gtjob *j, char *buf, size_t len)
 			ref = j->node[i]->host;
 	size_t off = 0;
 	for (size_t i = 0; i < j->n && off < len; i++) {
-		const struct gtjob_node *nd = j->node[i];
+		const struct gt_job_node *nd = j->node[i];
 		if (!nd->have_residual)
 			continue;
 		int w = snprintf(buf + off, len - off, "%s%s %+.3f ms vs %s (%u collectives, "
@@ -250,24 +250,24 @@ static void meta_i64(struct gt_store *s, const char *key, int64_t v)
 {
 	char b[32];
 	snprintf(b, sizeof(b), "%lld", (long long)v);
-	store_meta_set(s, key, b);
+	gt_store_meta_set(s, key, b);
 }
 
-void gtjob_meta(struct gtjob *j)
+void gt_job_meta(struct gt_job *j)
 {
 	static const char *const st[] = { "receiving", "complete", "cut off", "bad stream" };
 	char key[64], v[512];
 	meta_i64(j->s, "job.nodes", (int64_t)j->n);
 	for (size_t i = 0; i < j->n; i++) {
-		struct gtjob_node_info in;
-		gtjob_node(j, (int)i, &in);
+		struct gt_job_node_info in;
+		gt_job_node(j, (int)i, &in);
 		snprintf(key, sizeof(key), "node.%zu.host", i);
-		store_meta_set(j->s, key, in.host);
+		gt_store_meta_set(j->s, key, in.host);
 		snprintf(key, sizeof(key), "node.%zu.source", i);
-		store_meta_set(j->s, key, in.label);
+		gt_store_meta_set(j->s, key, in.label);
 		snprintf(key, sizeof(key), "node.%zu.state", i);
 		snprintf(v, sizeof(v), "%s%s%s", st[in.state], in.msg[0] ? ": " : "", in.msg);
-		store_meta_set(j->s, key, v);
+		gt_store_meta_set(j->s, key, v);
 		snprintf(key, sizeof(key), "node.%zu.events", i);
 		meta_i64(j->s, key, (int64_t)in.events);
 		snprintf(key, sizeof(key), "node.%zu.clock", i);
@@ -277,7 +277,7 @@ void gtjob_meta(struct gtjob *j)
 			snprintf(v, sizeof(v), "%s, maxerror %lld us, esterror %lld us",
 				 in.clock_synced ? "synchronized" : "not synchronized",
 				 (long long)in.clock_maxerror_us, (long long)in.clock_esterror_us);
-		store_meta_set(j->s, key, v);
+		gt_store_meta_set(j->s, key, v);
 		if (in.have_residual) {
 			snprintf(key, sizeof(key), "node.%zu.clock_residual_ns", i);
 			meta_i64(j->s, key, in.residual_ns);
@@ -285,13 +285,13 @@ void gtjob_meta(struct gtjob *j)
 			meta_i64(j->s, key, in.applied_ns);
 		}
 	}
-	gtjob_clock_line(j, v, sizeof(v));
-	store_meta_set(j->s, "clock.residual", v[0] ? v : "no estimate (no NCCL collectives "
+	gt_job_clock_line(j, v, sizeof(v));
+	gt_store_meta_set(j->s, "clock.residual", v[0] ? v : "no estimate (no NCCL collectives "
 		       "matched between nodes)");
-	store_meta_set(j->s, "clock.applied", j->applied ? "yes" : "no");
+	gt_store_meta_set(j->s, "clock.applied", j->applied ? "yes" : "no");
 }
 
-void gtjob_hostname(char *buf, size_t len)
+void gt_job_hostname(char *buf, size_t len)
 {
 	const char *h = getenv("GTRACE_HOSTNAME");
 	if (h && *h) {
@@ -303,11 +303,11 @@ void gtjob_hostname(char *buf, size_t len)
 	buf[len - 1] = 0;
 }
 
-int gtjob_stamp(struct gt_store *s)
+int gt_job_stamp(struct gt_store *s)
 {
 	char host[256], v[64];
-	gtjob_hostname(host, sizeof(host));
-	int rc = store_meta_set(s, "node.host", host);
+	gt_job_hostname(host, sizeof(host));
+	int rc = gt_store_meta_set(s, "node.host", host);
 	struct timex tx;
 	memset(&tx, 0, sizeof(tx));
 	int state = adjtimex(&tx);   /* modes 0: read only */
@@ -315,10 +315,10 @@ int gtjob_stamp(struct gt_store *s)
 		return rc;
 	int synced = state != TIME_ERROR && !(tx.status & STA_UNSYNC);
 	snprintf(v, sizeof(v), "%d", synced);
-	rc |= store_meta_set(s, "node.clock.synced", v);
+	rc |= gt_store_meta_set(s, "node.clock.synced", v);
 	snprintf(v, sizeof(v), "%ld", (long)tx.maxerror);
-	rc |= store_meta_set(s, "node.clock.maxerror_us", v);
+	rc |= gt_store_meta_set(s, "node.clock.maxerror_us", v);
 	snprintf(v, sizeof(v), "%ld", (long)tx.esterror);
-	rc |= store_meta_set(s, "node.clock.esterror_us", v);
+	rc |= gt_store_meta_set(s, "node.clock.esterror_us", v);
 	return rc ? -ENOMEM : 0;
 }

@@ -11,11 +11,11 @@
 #define GTJOB_MAX_RANKS 256
 #define GTJOB_BATCH 4096
 
-struct gtjob_node {
+struct gt_job_node {
 	char label[160];
 	char host[128];
 	char msg[320];
-	struct gtstream *st;
+	struct gt_stream *st;
 	struct gt_store *ns;              /* the node's own store (writer's ids) */
 	uint32_t *str, *lane, *lane_name, *kconf, *nccl;   /* node id -> job id */
 	size_t cap_str, cap_lane, cap_lane_name, cap_kconf, cap_nccl;
@@ -33,11 +33,11 @@ struct gtjob_node {
 	uint32_t matches;
 };
 
-struct gtjob {
+struct gt_job {
 	struct gt_store *s;
-	struct gtjob_node *node[GTJOB_MAX_NODES];
+	struct gt_job_node *node[GT_JOB_MAX_NODES];
 	size_t n;
-	int applied;                      /* gtjob_apply was called */
+	int applied;                      /* gt_job_apply was called */
 };
 
 #endif

@@ -20,33 +20,33 @@
 #include "gtfile_tables.h"
 #include "gtrace_config.h"
 
-struct gtstream {
+struct gt_stream {
 	char *name;
 	struct gt_store *s;
 	ZSTD_DCtx *dc;
 	struct gtfile_buf pend;   /* bytes of the incomplete header/chunk */
 	struct gtfile_buf out;    /* decompressed payload */
 	int have_hdr;
-	struct gtstream_info in;
+	struct gt_stream_info in;
 	char err[256];
 };
 
-struct gtstream *gtstream_new(const char *name, struct gt_store *s)
+struct gt_stream *gt_stream_new(const char *name, struct gt_store *s)
 {
-	struct gtstream *st = calloc(1, sizeof(*st));
+	struct gt_stream *st = calloc(1, sizeof(*st));
 	if (!st)
 		return NULL;
 	st->name = strdup(name ? name : "stream");
 	st->dc = ZSTD_createDCtx();
 	st->s = s;
 	if (!st->name || !st->dc) {
-		gtstream_free(st);
+		gt_stream_free(st);
 		return NULL;
 	}
 	return st;
 }
 
-void gtstream_free(struct gtstream *st)
+void gt_stream_free(struct gt_stream *st)
 {
 	if (!st)
 		return;
@@ -57,11 +57,11 @@ void gtstream_free(struct gtstream *st)
 	free(st);
 }
 
-static int fail(struct gtstream *st, int rc, const char *fmt, ...)
+static int fail(struct gt_stream *st, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* record the error (the stream takes nothing more); returns rc */
-static int fail(struct gtstream *st, int rc, const char *fmt, ...)
+static int fail(struct gt_stream *st, int rc, const char *fmt, ...)
 {
 	char msg[200];
 	va_list ap;
@@ -69,20 +69,20 @@ static int fail(struct gtstream *st, int rc, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	snprintf(st->err, sizeof(st->err), "%s: %s", st->name, msg);
-	st->in.state = GTSTREAM_ERROR;
+	st->in.state = GT_STREAM_ERROR;
 	return rc;
 }
 
 /* the 64-byte header at p (len bytes available, at least 8 or all there
  * is): 1 accepted, 0 needs more bytes, negative errno */
-static int header(struct gtstream *st, const unsigned char *p, size_t len)
+static int header(struct gt_stream *st, const unsigned char *p, size_t len)
 {
 	size_t m = len < 8 ? len : 8;
-	if (memcmp(p, GTFILE_MAGIC, m))
+	if (memcmp(p, GT_FILE_MAGIC, m))
 		return fail(st, -EINVAL, "not a gtrace stream (no GTRACE header)");
 	if (len < GTFILE_HDR_BYTES)
 		return 0;
-	struct gtstream_info *in = &st->in;
+	struct gt_stream_info *in = &st->in;
 	in->version_major = gtfile_get16(p + 8);
 	in->version_minor = gtfile_get16(p + 10);
 	memcpy(in->writer_version, p + 24, 31);
@@ -90,10 +90,10 @@ static int header(struct gtstream *st, const unsigned char *p, size_t len)
 	for (char *c = in->writer_version; *c; c++)
 		if (*c < 0x20 || *c > 0x7e)
 			*c = '?';
-	if (in->version_major > GTFILE_VERSION_MAJOR)
+	if (in->version_major > GT_FILE_VERSION_MAJOR)
 		return fail(st, -ENOTSUP, "written by gtrace %s (format %u.%u), this is gtrace %s "
 			    "(format %u.%u): upgrade gtrace", in->writer_version, in->version_major,
-			    in->version_minor, GTRACE_VERSION, GTFILE_VERSION_MAJOR, GTFILE_VERSION_MINOR);
+			    in->version_minor, GTRACE_VERSION, GT_FILE_VERSION_MAJOR, GT_FILE_VERSION_MINOR);
 	if (gtfile_get32(p + 60) != (uint32_t)crc32(0, p, 60))
 		return fail(st, -EINVAL, "checksum mismatch in the stream header");
 	if (in->version_major < 1 || gtfile_get32(p + 12) != GTFILE_HDR_BYTES)
@@ -105,7 +105,7 @@ static int header(struct gtstream *st, const unsigned char *p, size_t len)
 
 /* the chunk at p (stream offset pos): its total size when complete, 0 when
  * more bytes are needed, negative errno */
-static long chunk_size(struct gtstream *st, const unsigned char *h, size_t len, uint64_t pos)
+static long chunk_size(struct gt_stream *st, const unsigned char *h, size_t len, uint64_t pos)
 {
 	if (len < GTFILE_CHUNK_HDR)
 		return 0;
@@ -133,12 +133,12 @@ static long chunk_size(struct gtstream *st, const unsigned char *h, size_t len, 
 
 /* decode the complete chunk h at stream offset pos; events decoded or
  * negative errno */
-static long decode(struct gtstream *st, const unsigned char *h, uint64_t pos)
+static long decode(struct gt_stream *st, const unsigned char *h, uint64_t pos)
 {
 	uint32_t type = gtfile_get32(h), flags = gtfile_get32(h + 4);
 	uint32_t raw = gtfile_get32(h + 8), stored = gtfile_get32(h + 12);
 	unsigned long long at = (unsigned long long)pos;
-	if (st->in.state == GTSTREAM_COMPLETE)
+	if (st->in.state == GT_STREAM_COMPLETE)
 		return fail(st, -EINVAL, "data after the end marker at byte %llu", at);
 	st->in.chunks++;
 	if (type < GTFILE_CH_STRINGS || type > GTFILE_CH_END || type == GTFILE_CH_INDEX)
@@ -165,7 +165,7 @@ static long decode(struct gtstream *st, const unsigned char *h, uint64_t pos)
 			return fail(st, -EINVAL, "end marker at byte %llu says %llu events, stream "
 				    "held %llu", at, raw == 16 ? (unsigned long long)gtfile_get64(p + 8) : 0ull,
 				    (unsigned long long)st->in.events);
-		st->in.state = GTSTREAM_COMPLETE;
+		st->in.state = GT_STREAM_COMPLETE;
 	} else if (type == GTFILE_CH_EVENTS) {
 		uint64_t limit = st->in.bytes * GTFILE_MAX_EVENTS_PER_BYTE + 4096 + GTFILE_MAX_CHUNK_EVENTS;
 		size_t n = 0;
@@ -186,7 +186,7 @@ static long decode(struct gtstream *st, const unsigned char *h, uint64_t pos)
 
 /* walk whole chunks of p[0..len) starting at stream offset pos; sets *used
  * to the bytes consumed; events decoded or negative errno */
-static long walk(struct gtstream *st, const unsigned char *p, size_t len, size_t *used)
+static long walk(struct gt_stream *st, const unsigned char *p, size_t len, size_t *used)
 {
 	long total = 0;
 	size_t off = 0;
@@ -200,7 +200,7 @@ static long walk(struct gtstream *st, const unsigned char *p, size_t len, size_t
 		st->in.done_bytes = GTFILE_HDR_BYTES;
 	}
 	for (;;) {
-		if (st->in.state == GTSTREAM_COMPLETE && off < len)
+		if (st->in.state == GT_STREAM_COMPLETE && off < len)
 			return fail(st, -EINVAL, "data after the end marker at byte %llu",
 				    (unsigned long long)st->in.done_bytes);
 		long sz = chunk_size(st, p + off, len - off, st->in.done_bytes);
@@ -219,9 +219,9 @@ static long walk(struct gtstream *st, const unsigned char *p, size_t len, size_t
 	return total;
 }
 
-long gtstream_feed(struct gtstream *st, const void *buf, size_t n, char *err, size_t errlen)
+long gt_stream_feed(struct gt_stream *st, const void *buf, size_t n, char *err, size_t errlen)
 {
-	if (st->in.state == GTSTREAM_ERROR || st->in.state == GTSTREAM_CUT) {
+	if (st->in.state == GT_STREAM_ERROR || st->in.state == GT_STREAM_CUT) {
 		snprintf(err, errlen, "%s", st->err[0] ? st->err : "stream closed");
 		return -EIO;
 	}
@@ -275,21 +275,21 @@ long gtstream_feed(struct gtstream *st, const void *buf, size_t n, char *err, si
 	return total;
 }
 
-int gtstream_close(struct gtstream *st, char *err, size_t errlen)
+int gt_stream_close(struct gt_stream *st, char *err, size_t errlen)
 {
-	if (st->in.state == GTSTREAM_ERROR) {
+	if (st->in.state == GT_STREAM_ERROR) {
 		snprintf(err, errlen, "%s", st->err);
 		return -EINVAL;
 	}
-	if (st->in.state == GTSTREAM_COMPLETE)
+	if (st->in.state == GT_STREAM_COMPLETE)
 		return 0;
 	if (!st->have_hdr) {
 		snprintf(err, errlen, "%s: %s", st->name, st->in.bytes ?
 			 "closed inside the stream header" : "empty stream (nothing received)");
-		st->in.state = GTSTREAM_ERROR;
+		st->in.state = GT_STREAM_ERROR;
 		return st->in.bytes ? -EINVAL : -ENODATA;
 	}
-	st->in.state = GTSTREAM_CUT;
+	st->in.state = GT_STREAM_CUT;
 	if (st->pend.n)
 		snprintf(err, errlen, "%s: cut off after %llu events (stream closed mid-chunk at "
 			 "byte %llu; last complete chunk ends at byte %llu)", st->name,
@@ -302,7 +302,7 @@ int gtstream_close(struct gtstream *st, char *err, size_t errlen)
 	return 1;
 }
 
-void gtstream_info(const struct gtstream *st, struct gtstream_info *out)
+void gt_stream_info(const struct gt_stream *st, struct gt_stream_info *out)
 {
 	*out = st->in;
 }

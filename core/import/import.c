@@ -1,8 +1,8 @@
 /*
  * import.c - the Kineto / Chrome trace JSON importer's entry points (see
- * core/file/import_api.h and gtrace/import.h): files, directories of
- * per-rank files and memory buffers.  Each file is scanned by kjson.c into
- * a struct kfile, gets its rank and is flushed into the one store, so all
+ * core/import/import_api.h and gtrace/import.h): files, directories of
+ * per-rank files and memory buffers.  Each file is scanned by kineto_json.c into
+ * a struct kineto_file, gets its rank and is flushed into the one store, so all
  * ranks share one time axis (Kineto times are epoch based).
  */
 #include <ctype.h>
@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "../file/import_api.h"
+#include "import_api.h"
 #include "gtrace/import.h"
-#include "kimport.h"
-#include "kread.h"
+#include "kineto.h"
+#include "kineto_read.h"
 
 static const char *const skip_why[KSKIP_COUNT] = {
 	[KSKIP_NOT_OBJECT] = "not an object",
@@ -29,7 +29,7 @@ static const char *const skip_why[KSKIP_COUNT] = {
 	[KSKIP_OUT_OF_RANGE] = "time or kind out of range",
 };
 
-int import_rank_from_name(const char *path)
+int gt_import_rank_from_name(const char *path)
 {
 	const char *b = strrchr(path, '/');
 	b = b ? b + 1 : path;
@@ -49,14 +49,14 @@ int import_rank_from_name(const char *path)
 
 static int rank_used(const struct gt_store *s, int32_t r)
 {
-	for (size_t i = 0; i < store_rank_count(s); i++)
-		if (store_rank_at(s, i)->rank == r)
+	for (size_t i = 0; i < gt_store_rank_count(s); i++)
+		if (gt_store_rank_at(s, i)->rank == r)
 			return 1;
 	return 0;
 }
 
 /* warnings of one file on stderr and the store's skip counter */
-static void report(struct kfile *kf, int truncated, const struct gt_load_opts *o)
+static void report(struct kineto_file *kf, int truncated, const struct gt_load_opts *o)
 {
 	uint64_t total = 0;
 	char why[256] = "";
@@ -69,7 +69,7 @@ static void report(struct kfile *kf, int truncated, const struct gt_load_opts *o
 			w += (size_t)snprintf(why + w, sizeof(why) - w, "%s%" PRIu64 " %s", w ? ", " : "",
 					      kf->skipped[i], skip_why[i]);
 	}
-	store_drops(kf->s)->import_skipped += total;
+	gt_store_drops(kf->s)->import_skipped += total;
 	if (o->flags & GT_LOAD_QUIET)
 		return;
 	if (total)
@@ -85,11 +85,11 @@ static void report(struct kfile *kf, int truncated, const struct gt_load_opts *o
 }
 
 /* give a parsed file its rank, report it and move it into the store */
-static int settle(struct gt_store *s, struct kfile *kf, int truncated, int order,
+static int settle(struct gt_store *s, struct kineto_file *kf, int truncated, int order,
 		  const struct gt_load_opts *o, char *err, size_t errlen)
 {
 	const char *path = kf->path;
-	int32_t rank = kf->have_dist ? kf->dist_rank : import_rank_from_name(path);
+	int32_t rank = kf->have_dist ? kf->dist_rank : gt_import_rank_from_name(path);
 	if (rank < 0)
 		rank = order;
 	if (rank_used(s, rank)) {
@@ -103,14 +103,14 @@ static int settle(struct gt_store *s, struct kfile *kf, int truncated, int order
 	}
 	kf->rank = rank;
 	kf->world = kf->have_dist ? kf->dist_world : -1;
-	int rc = kfile_flush(kf);
+	int rc = kineto_file_flush(kf);
 	report(kf, truncated, o);      /* after the flush: it skips events out of range */
 	if (!rc && kf->flows_unmatched) {
 		char v[32];
-		const char *old = store_meta_get(s, "import.flow_ends_unmatched");
+		const char *old = gt_store_meta_get(s, "import.flow_ends_unmatched");
 		uint64_t prev = old ? strtoull(old, NULL, 10) : 0;
 		snprintf(v, sizeof(v), "%" PRIu64, prev + kf->flows_unmatched);
-		rc = store_meta_set(s, "import.flow_ends_unmatched", v);
+		rc = gt_store_meta_set(s, "import.flow_ends_unmatched", v);
 	}
 	if (rc)
 		snprintf(err, errlen, "%s: out of memory", path);
@@ -118,23 +118,23 @@ static int settle(struct gt_store *s, struct kfile *kf, int truncated, int order
 }
 
 /* parse one source into the store under a fresh rank (order = fallback) */
-static int import_one(struct gt_store *s, const char *path, struct kread *r, int order,
+static int import_one(struct gt_store *s, const char *path, struct kineto_read *r, int order,
 		      const struct gt_load_opts *o, char *err, size_t errlen)
 {
-	struct kfile kf;
+	struct kineto_file kf;
 	int truncated = 0;
-	kfile_init(&kf, s, path);
-	int rc = kjson_parse(&kf, r, o->flags, err, errlen, &truncated);
+	kineto_file_init(&kf, s, path);
+	int rc = kineto_json_parse(&kf, r, o->flags, err, errlen, &truncated);
 	if (!rc)
 		rc = settle(s, &kf, truncated, order, o, err, errlen);
-	kfile_done(&kf);
+	kineto_file_done(&kf);
 	return rc;
 }
 
 /* several files: parsed by parallel threads into private string tables,
  * then settled into the store one by one in their order */
 struct pjob {
-	struct kfile kf;
+	struct kineto_file kf;
 	int rc, truncated;
 	char err[512];
 };
@@ -153,13 +153,13 @@ static void *pworker(void *arg)
 		if (i >= c->n)
 			return NULL;
 		struct pjob *j = &c->jobs[i];
-		struct kread r;
-		j->rc = kread_open(&r, j->kf.path, 1, j->err, sizeof(j->err));
+		struct kineto_read r;
+		j->rc = kineto_read_open(&r, j->kf.path, 1, j->err, sizeof(j->err));
 		if (j->rc)
 			continue;
-		j->rc = kjson_parse(&j->kf, &r, c->flags & ~GT_LOAD_PROGRESS, j->err, sizeof(j->err),
+		j->rc = kineto_json_parse(&j->kf, &r, c->flags & ~GT_LOAD_PROGRESS, j->err, sizeof(j->err),
 				    &j->truncated);
-		kread_close(&r);
+		kineto_read_close(&r);
 	}
 }
 
@@ -193,7 +193,7 @@ static int all_skipped(struct gt_store *s, size_t nloaded, size_t nskipped, cons
 	}
 	char v[32];
 	snprintf(v, sizeof(v), "%zu", nskipped);
-	if (store_meta_set(s, "import.files_skipped", v)) {
+	if (gt_store_meta_set(s, "import.files_skipped", v)) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -211,8 +211,8 @@ static int import_parallel(const char *const *paths, size_t n, int nt, const str
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		kfile_init(&jobs[i].kf, s, paths[i]);
-		if (kfile_private(&jobs[i].kf))
+		kineto_file_init(&jobs[i].kf, s, paths[i]);
+		if (kineto_file_private(&jobs[i].kf))
 			rc = -ENOMEM;
 	}
 	struct pctx c = { .jobs = jobs, .n = rc ? 0 : n, .flags = o->flags };
@@ -235,13 +235,13 @@ static int import_parallel(const char *const *paths, size_t n, int nt, const str
 			rc = settle(s, &jobs[i].kf, jobs[i].truncated, (int)i, o, err, errlen);
 			nloaded++;
 		}
-		kfile_done(&jobs[i].kf);
+		kineto_file_done(&jobs[i].kf);
 	}
 	if (!rc)
 		rc = all_skipped(s, nloaded, nskipped, first, err, errlen);
 	for (size_t i = 0; i < n; i++)
 		if (jobs[i].kf.s)
-			kfile_done(&jobs[i].kf);
+			kineto_file_done(&jobs[i].kf);
 	free(jobs);
 	return rc;
 }
@@ -252,7 +252,7 @@ static int import_parallel(const char *const *paths, size_t n, int nt, const str
  * unrelated runs.  The count goes to the metadata (import.mixed_runs). */
 static int mixed_runs(struct gt_store *s, const struct gt_load_opts *o, const char *src)
 {
-	size_t nr = store_rank_count(s);
+	size_t nr = gt_store_rank_count(s);
 	if (nr < 2)
 		return 0;
 	int32_t w0 = -1, w1 = -1;
@@ -263,7 +263,7 @@ static int mixed_runs(struct gt_store *s, const struct gt_load_opts *o, const ch
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < nr; i++) {
-		int32_t w = store_rank_at(s, i)->world_size;
+		int32_t w = gt_store_rank_at(s, i)->world_size;
 		if (w > 0 && w0 < 0)
 			w0 = w;
 		else if (w > 0 && w != w0 && w1 < 0)
@@ -271,11 +271,11 @@ static int mixed_runs(struct gt_store *s, const struct gt_load_opts *o, const ch
 		lo[i] = INT64_MAX;
 		hi[i] = INT64_MIN;
 	}
-	for (size_t l = 0; l < store_lane_count(s); l++) {
-		const struct gt_lane *ln = store_lane_at(s, (uint32_t)l);
+	for (size_t l = 0; l < gt_store_lane_count(s); l++) {
+		const struct gt_lane *ln = gt_store_lane_at(s, (uint32_t)l);
 		int32_t rk = ln->key.rank;
 		for (size_t i = 0; i < nr && ln->n; i++)
-			if (store_rank_at(s, i)->rank == rk) {
+			if (gt_store_rank_at(s, i)->rank == rk) {
 				int64_t a = ln->ev[0].start_ns, b = gt_event_end(&ln->ev[ln->n - 1]);
 				lo[i] = a < lo[i] ? a : lo[i];
 				hi[i] = b > hi[i] ? b : hi[i];
@@ -305,14 +305,14 @@ static int mixed_runs(struct gt_store *s, const struct gt_load_opts *o, const ch
 				"straggler across them)\n", src,
 				(double)(max_lo - min_hi) / 1e9);
 	}
-	return store_meta_set(s, "import.mixed_runs", w1 > 0 ? "world sizes differ" : "no overlap");
+	return gt_store_meta_set(s, "import.mixed_runs", w1 > 0 ? "world sizes differ" : "no overlap");
 }
 
 static int finish(struct gt_store *s, const char *src, const struct gt_load_opts *o, char *err,
 		  size_t errlen)
 {
-	if (store_meta_set(s, "format", "chrome-json") || store_meta_set(s, "source", src) ||
-	    store_finish(s) || mixed_runs(s, o, src)) {
+	if (gt_store_meta_set(s, "format", "chrome-json") || gt_store_meta_set(s, "source", src) ||
+	    gt_store_finish(s) || mixed_runs(s, o, src)) {
 		snprintf(err, errlen, "%s: out of memory", src);
 		return -ENOMEM;
 	}
@@ -340,11 +340,11 @@ static int import_files_opt(const char *const *paths, size_t n, const struct gt_
 	size_t nloaded = 0, nskipped = 0;
 	char first[512] = "";
 	for (size_t i = 0; i < n; i++) {
-		struct kread r;
-		int rc = kread_open(&r, paths[i], o->threads, err, errlen);
+		struct kineto_read r;
+		int rc = kineto_read_open(&r, paths[i], o->threads, err, errlen);
 		if (!rc) {
 			rc = import_one(s, paths[i], &r, (int)i, o, err, errlen);
-			kread_close(&r);
+			kineto_read_close(&r);
 		}
 		if (skip_file(rc, skip_bad, o, &nskipped, first, sizeof(first), err))
 			continue;
@@ -418,7 +418,7 @@ int import_dir(const char *dir, const struct gt_load_opts *o, struct gt_store *s
 		/* a directory may hold other JSON files: read what can be read */
 		rc = import_files_opt((const char *const *)names, n, o, 1, s, err, errlen);
 		if (!rc)
-			rc = store_meta_set(s, "source", dir);
+			rc = gt_store_meta_set(s, "source", dir);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
@@ -426,19 +426,19 @@ int import_dir(const char *dir, const struct gt_load_opts *o, struct gt_store *s
 	return rc;
 }
 
-int import_json_mem(const char *name, const void *buf, size_t len,
+int gt_import_json_mem(const char *name, const void *buf, size_t len,
 		    const struct gt_load_opts *o, struct gt_store *s, char *err, size_t errlen)
 {
 	struct gt_load_opts def = { 0 };
-	struct kread r;
+	struct kineto_read r;
 	if (!o)
 		o = &def;
 	err[0] = '\0';
-	if (kread_open_mem(&r, buf, len)) {
+	if (kineto_read_open_mem(&r, buf, len)) {
 		snprintf(err, errlen, "%s: out of memory", name);
 		return -ENOMEM;
 	}
 	int rc = import_one(s, name, &r, 0, o, err, errlen);
-	kread_close(&r);
+	kineto_read_close(&r);
 	return rc ? rc : finish(s, name, o, err, errlen);
 }

@@ -13,7 +13,7 @@
 #include <string.h>
 #include "gtrace_config.h"
 #include "gtrace/evcheck.h"
-#include "../file/import_api.h"
+#include "import_api.h"
 
 #if GTRACE_HAVE_SQLITE
 #include <sqlite3.h>
@@ -76,7 +76,7 @@ static int load_strings(struct nsys *n)
 			k--;
 		if (k >= 2 && k < len && v[k - 1] == 'v' && v[k - 2] == '_' && !strncmp(v, "cu", 2))
 			len = k - 2;
-		n->str[id] = store_intern(n->s, v, len);
+		n->str[id] = gt_store_intern(n->s, v, len);
 		if ((size_t)id + 1 > n->n_str)
 			n->n_str = (size_t)id + 1;
 	}
@@ -87,12 +87,12 @@ static int load_strings(struct nsys *n)
 static uint32_t gpu_lane(struct nsys *n, int64_t dev, int64_t stream)
 {
 	struct gt_lane_key k = { .type = GT_LANE_GPU, .rank = 0, .device = (int32_t)dev, .id = stream };
-	uint32_t l = store_lane(n->s, &k);
-	struct gt_lane *sl = store_lane_at(n->s, l);
+	uint32_t l = gt_store_lane(n->s, &k);
+	struct gt_lane *sl = gt_store_lane_at(n->s, l);
 	if (sl && !sl->name) {
 		char nm[64];
 		snprintf(nm, sizeof(nm), "GPU %lld stream %lld", (long long)dev, (long long)stream);
-		store_lane_set_name(n->s, l, nm);
+		gt_store_lane_set_name(n->s, l, nm);
 	}
 	return l;
 }
@@ -101,12 +101,12 @@ uint32_t import_nsys_host_lane(struct gt_store *s, int64_t gtid)
 {
 	struct gt_lane_key k = { .type = GT_LANE_HOST, .rank = 0, .device = -1,
 				 .pid = (gtid >> 24) & 0xffffff, .id = gtid & 0xffffff };
-	uint32_t l = store_lane(s, &k);
-	struct gt_lane *sl = store_lane_at(s, l);
+	uint32_t l = gt_store_lane(s, &k);
+	struct gt_lane *sl = gt_store_lane_at(s, l);
 	if (sl && !sl->name) {
 		char nm[64];
 		snprintf(nm, sizeof(nm), "thread %lld", (long long)k.id);
-		store_lane_set_name(s, l, nm);
+		gt_store_lane_set_name(s, l, nm);
 	}
 	return l;
 }
@@ -169,14 +169,14 @@ static int row(struct nsys *n, int q, sqlite3_stmt *st)
 		struct gt_kconf k = { { (uint32_t)I(6), (uint32_t)I(7), (uint32_t)I(8) },
 				      { (uint32_t)I(9), (uint32_t)I(10), (uint32_t)I(11) },
 				      (uint32_t)I(12), (uint32_t)I(13), (uint32_t)I(14), -1.0f };
-		e.arg = store_kconf(n->s, &k);
+		e.arg = gt_store_kconf(n->s, &k);
 		/* nsys's own short name ("par_reduce_kernel"), for labels */
 		uint32_t sh = sqlite3_column_count(st) < 16 || sqlite3_column_type(st, 15) == SQLITE_NULL
 			      ? 0 : sid(n, I(15));
-		if (sh && sh != e.name && !store_str_short(n->s, e.name) &&
-		    store_str_set_short(n->s, e.name, sh))
+		if (sh && sh != e.name && !gt_store_str_short(n->s, e.name) &&
+		    gt_store_str_set_short(n->s, e.name, sh))
 			return -ENOMEM;
-		const char *nm = store_str(n->s, e.name);
+		const char *nm = gt_store_str(n->s, e.name);
 		if (!strncmp(nm, "nccl", 4) || strstr(nm, "ncclKernel") || strstr(nm, "ncclDevKernel"))
 			e.flags |= GT_EVF_NCCL;
 		break;
@@ -197,7 +197,7 @@ static int row(struct nsys *n, int q, sqlite3_stmt *st)
 			e.aux = ((uint32_t)I(9) & 0xffff) | ((uint32_t)I(10) << 16);
 		char nm[64];
 		snprintf(nm, sizeof(nm), "[CUDA memcpy %s]", gt_copy_kind_name(e.sub));
-		e.name = store_intern_cstr(n->s, nm);
+		e.name = gt_store_intern_cstr(n->s, nm);
 		break;
 	}
 	case Q_MEMSET:
@@ -205,14 +205,14 @@ static int row(struct nsys *n, int q, sqlite3_stmt *st)
 		e.lane = gpu_lane(n, I(2), I(3));
 		e.corr = (uint32_t)I(4);
 		e.arg = (uint64_t)(I(5) < 0 ? 0 : I(5));
-		e.name = store_intern_cstr(n->s, "[CUDA memset]");
+		e.name = gt_store_intern_cstr(n->s, "[CUDA memset]");
 		break;
 	case Q_RUNTIME: {
 		e.kind = GT_EV_RUNTIME;
 		e.lane = host_lane(n, I(2));
 		e.corr = (uint32_t)I(3);
 		e.name = sid(n, I(4));
-		const char *nm = store_str(n->s, e.name);
+		const char *nm = gt_store_str(n->s, e.name);
 		if (!strncmp(nm, "cudaLaunch", 10) || !strncmp(nm, "cudaMemcpy", 10) ||
 		    !strncmp(nm, "cudaMemset", 10) || !strncmp(nm, "cudaGraphLaunch", 15) ||
 		    !strncmp(nm, "cuLaunch", 8))
@@ -223,17 +223,17 @@ static int row(struct nsys *n, int q, sqlite3_stmt *st)
 		e.kind = GT_EV_NVTX;
 		e.lane = host_lane(n, I(2));
 		const char *t = (const char *)sqlite3_column_text(st, 3);
-		e.name = t ? store_intern_cstr(n->s, t) : sid(n, I(4));
+		e.name = t ? gt_store_intern_cstr(n->s, t) : sid(n, I(4));
 		break;
 	}
 	}
 	if (e.lane == UINT32_MAX)
 		return -ENOMEM;
-	if (evcheck_event(&e)) {
+	if (gt_evcheck_event(&e)) {
 		n->skipped++;          /* counted with the bad times */
 		return 0;
 	}
-	return store_add(n->s, &e);
+	return gt_store_add(n->s, &e);
 #undef I
 }
 
@@ -263,12 +263,12 @@ static void devices(struct nsys *n)
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *nm = (const char *)sqlite3_column_text(st, 1);
 		struct gt_device d = { .rank = 0, .id = (int32_t)sqlite3_column_int64(st, 0),
-				       .name = nm ? store_intern_cstr(n->s, nm) : 0,
+				       .name = nm ? gt_store_intern_cstr(n->s, nm) : 0,
 				       .mem_bytes = (uint64_t)sqlite3_column_int64(st, 2),
 				       .sm_count = (uint32_t)sqlite3_column_int64(st, 3),
 				       .cc_major = (uint32_t)sqlite3_column_int64(st, 4),
 				       .cc_minor = (uint32_t)sqlite3_column_int64(st, 5) };
-		store_device(n->s, &d);
+		gt_store_device(n->s, &d);
 	}
 	sqlite3_finalize(st);
 }
@@ -344,13 +344,13 @@ int import_nsys(const char *path, const struct gt_load_opts *o, struct gt_store 
 			goto out;
 		}
 	}
-	store_drops(s)->import_skipped += n.skipped;
+	gt_store_drops(s)->import_skipped += n.skipped;
 	if (n.skipped && !(o && (o->flags & GT_LOAD_QUIET)))
 		fprintf(stderr, "gtrace: warning: %s: skipped %llu records with bad times\n", path,
 			(unsigned long long)n.skipped);
-	struct gt_rank r = { .rank = 0, .pid = -1, .source = store_intern_cstr(s, path), .world_size = -1 };
-	if (store_rank(s, &r) || store_meta_set(s, "format", "nsys-sqlite") ||
-	    store_meta_set(s, "source", path) || store_finish(s)) {
+	struct gt_rank r = { .rank = 0, .pid = -1, .source = gt_store_intern_cstr(s, path), .world_size = -1 };
+	if (gt_store_rank(s, &r) || gt_store_meta_set(s, "format", "nsys-sqlite") ||
+	    gt_store_meta_set(s, "source", path) || gt_store_finish(s)) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		rc = -ENOMEM;
 	}

@@ -22,7 +22,7 @@
 #include <string.h>
 #include "gtrace_config.h"
 #include "gtrace/evcheck.h"
-#include "../file/import_api.h"
+#include "import_api.h"
 
 #if GTRACE_HAVE_SQLITE
 #include <sqlite3.h>
@@ -119,15 +119,15 @@ static struct total *total_of(struct memrun *m, int64_t pid, uint32_t dev)
 	else
 		snprintf(nm, sizeof(nm), "Total Allocated (GPU %u)", dev);
 	struct total *t = &m->t[m->n];
-	*t = (struct total){ .pid = pid, .dev = dev, .name = store_intern_cstr(m->s, nm) };
+	*t = (struct total){ .pid = pid, .dev = dev, .name = gt_store_intern_cstr(m->s, nm) };
 	struct gt_lane_key k = { .type = GT_LANE_COUNTER, .rank = 0, .device = -1, .pid = pid,
 				 .id = t->name };
-	t->lane = store_lane(m->s, &k);
-	struct gt_lane *l = store_lane_at(m->s, t->lane);
+	t->lane = gt_store_lane(m->s, &k);
+	struct gt_lane *l = gt_store_lane_at(m->s, t->lane);
 	if (!t->name || !l)
 		return NULL;
 	if (!l->name)
-		store_lane_set_name(m->s, t->lane, nm);
+		gt_store_lane_set_name(m->s, t->lane, nm);
 	m->n++;
 	return t;
 }
@@ -162,12 +162,12 @@ static int mem_row(struct memrun *m, sqlite3_stmt *st, int64_t t0, uint64_t *ski
 	e.lane = import_nsys_host_lane(m->s, gtid);
 	if (e.lane == UINT32_MAX)
 		return -ENOMEM;
-	if (evcheck_event(&e)) {
+	if (gt_evcheck_event(&e)) {
 		(*skipped)++;
 		return 0;
 	}
 	struct total *tot = total_of(m, pid, e.aux);
-	if (!tot || store_add(m->s, &e))
+	if (!tot || gt_store_add(m->s, &e))
 		return -ENOMEM;
 	/* the counter sample "Total Allocated (...)" after this record */
 	tot->sum += signed_bytes;
@@ -181,7 +181,7 @@ static int mem_row(struct memrun *m, sqlite3_stmt *st, int64_t t0, uint64_t *ski
 	c.lane = tot->lane;
 	double d = (double)tot->sum;
 	memcpy(&c.arg, &d, sizeof(d));
-	return store_add(m->s, &c);
+	return gt_store_add(m->s, &c);
 #undef I
 }
 
@@ -201,7 +201,7 @@ int import_nsys_mem(sqlite3 *db, struct gt_store *s, int64_t t0, uint64_t *skipp
 		snprintf(err, errlen, "CUDA_GPU_MEMORY_USAGE_EVENTS skipped (%s)", sqlite3_errmsg(db));
 		return -EINVAL;
 	}
-	struct memrun m = { .s = s, .rec_name = store_intern_cstr(s, "[memory]") };
+	struct memrun m = { .s = s, .rec_name = gt_store_intern_cstr(s, "[memory]") };
 	int rc = m.rec_name ? corr_load(&m, db) : -ENOMEM, sr = SQLITE_DONE;
 	while (!rc && (sr = sqlite3_step(st)) == SQLITE_ROW)
 		rc = mem_row(&m, st, t0, skipped);

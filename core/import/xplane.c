@@ -1,7 +1,7 @@
 /*
- * xplane.c - the XPlane importer's entry points (core/file/import_api.h,
+ * xplane.c - the XPlane importer's entry points (core/import/import_api.h,
  * gtrace/import.h): host files of one run, a TensorBoard log directory, a
- * memory buffer.  Each file is read whole (plain or gzip, through kread),
+ * memory buffer.  Each file is read whole (plain or gzip, through kineto_read),
  * mapped by xplane_map.c under its rank (the files' order) and the store is
  * finished once.  Each host's clock is its own: the files share one axis
  * only as far as the hosts' clocks agree (TensorFlow writes them so).
@@ -15,9 +15,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "../file/import_api.h"
+#include "import_api.h"
 #include "gtrace/import.h"
-#include "kread.h"
+#include "kineto_read.h"
 #include "xplane.h"
 
 #define XP_DMG_LEN 160
@@ -32,7 +32,7 @@ int xplane_is_name(const char *path)
 /* the whole decompressed content of r into *buf (damaged gzip: what came
  * before the damage, and dmg says what happened, else dmg is ""); 0 or
  * negative errno */
-static int slurp(struct kread *r, const char *name, size_t hint, unsigned char **buf, size_t *len,
+static int slurp(struct kineto_read *r, const char *name, size_t hint, unsigned char **buf, size_t *len,
 		 char *dmg, char *err, size_t errlen)
 {
 	size_t cap = hint > 4096 ? hint : 4096, n = 0;
@@ -47,7 +47,7 @@ static int slurp(struct kread *r, const char *name, size_t hint, unsigned char *
 			b = nb;
 			cap *= 2;
 		}
-		ssize_t got = kread_read(r, (char *)b + n, cap - n);
+		ssize_t got = kineto_read_read(r, (char *)b + n, cap - n);
 		if (got < 0) {
 			snprintf(err, errlen, "%s: %s", name, r->msg[0] ? r->msg : "read error");
 			free(b);
@@ -58,7 +58,7 @@ static int slurp(struct kread *r, const char *name, size_t hint, unsigned char *
 		n += (size_t)got;
 	}
 	dmg[0] = '\0';
-	kread_damage(r, dmg, XP_DMG_LEN);
+	kineto_read_damage(r, dmg, XP_DMG_LEN);
 	*buf = b;
 	*len = n;
 	return 0;
@@ -97,13 +97,13 @@ static int read_file(const char *path, void **buf, size_t *len, int *mapped, cha
 		}
 	}
 	close(fd);
-	struct kread r;
-	int rc = kread_open(&r, path, 1, err, errlen);
+	struct kineto_read r;
+	int rc = kineto_read_open(&r, path, 1, err, errlen);
 	if (rc)
 		return rc;
 	unsigned char *b = NULL;
 	rc = slurp(&r, path, (size_t)sb.st_size + 1, &b, len, dmg, err, errlen);
-	kread_close(&r);
+	kineto_read_close(&r);
 	*buf = b;
 	return rc;
 }
@@ -130,7 +130,7 @@ static int damaged(const char *name, const char *dmg, int rc, const struct xplan
 static void warn(const char *name, const struct xplane_stats *st, const struct gt_load_opts *o,
 		 struct gt_store *s)
 {
-	store_drops(s)->import_skipped += st->skipped;
+	gt_store_drops(s)->import_skipped += st->skipped;
 	if ((o->flags & GT_LOAD_QUIET) || !st->skipped)
 		return;
 	fprintf(stderr, "gtrace: warning: %s: skipped %" PRIu64 " events with impossible times\n",
@@ -139,8 +139,8 @@ static void warn(const char *name, const struct xplane_stats *st, const struct g
 
 static int finish(struct gt_store *s, const char *src, char *err, size_t errlen)
 {
-	if (store_meta_set(s, "format", "xplane") || store_meta_set(s, "source", src) ||
-	    store_finish(s)) {
+	if (gt_store_meta_set(s, "format", "xplane") || gt_store_meta_set(s, "source", src) ||
+	    gt_store_finish(s)) {
 		snprintf(err, errlen, "%s: out of memory", src);
 		return -ENOMEM;
 	}
@@ -190,7 +190,7 @@ int xplane_import_dir(const char *dir, const struct gt_load_opts *o, struct gt_s
 				"another)\n", dir, run, nruns);
 	}
 	rc = xplane_import_files((const char *const *)paths, n, o, s, err, errlen);
-	if (!rc && (store_meta_set(s, "source", dir) || store_meta_set(s, "xplane.run", run))) {
+	if (!rc && (gt_store_meta_set(s, "source", dir) || gt_store_meta_set(s, "xplane.run", run))) {
 		snprintf(err, errlen, "%s: out of memory", dir);
 		rc = -ENOMEM;
 	}
@@ -198,23 +198,23 @@ int xplane_import_dir(const char *dir, const struct gt_load_opts *o, struct gt_s
 	return rc;
 }
 
-int xplane_import_mem(const char *name, const void *buf, size_t len,
+int gt_xplane_import_mem(const char *name, const void *buf, size_t len,
 		      const struct gt_load_opts *o, struct gt_store *s, char *err, size_t errlen)
 {
 	struct gt_load_opts def = { 0 };
-	struct kread r;
+	struct kineto_read r;
 	unsigned char *b = NULL;
 	size_t n = 0;
 	if (!o)
 		o = &def;
 	err[0] = '\0';
-	if (kread_open_mem(&r, buf, len)) {
+	if (kineto_read_open_mem(&r, buf, len)) {
 		snprintf(err, errlen, "%s: out of memory", name);
 		return -ENOMEM;
 	}
 	char dmg[XP_DMG_LEN];
 	int rc = slurp(&r, name, len, &b, &n, dmg, err, errlen);
-	kread_close(&r);
+	kineto_read_close(&r);
 	if (rc)
 		return rc;
 	struct xplane_stats st;

@@ -2,7 +2,7 @@
  * xplane.h - private to core/import: the XPlane importer (TensorFlow, JAX,
  * PyTorch/XLA profiles, `HOST.xplane.pb`, optionally gzip'ed).
  *
- * xplane.c reads a file whole (kread: plain or gzip) and hands the bytes to
+ * xplane.c reads a file whole (kineto_read: plain or gzip) and hands the bytes to
  * xplane_map.c, which unpacks them with the protoc-c code generated from
  * xplane.proto one level at a time (space -> packed planes -> packed lines
  * -> one line's events -> one event with its stats still packed, each in

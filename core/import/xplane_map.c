@@ -28,7 +28,7 @@ typedef Tensorflow__Profiler__XSpacePacked XSpaceP;
 typedef Tensorflow__Profiler__XPlanePacked XPlaneP;
 typedef Tensorflow__Profiler__XLinePacked XLine;
 
-enum { PL_HOST, PL_GPU, PL_OTHER };
+enum { PL_HOST, PL_GPU, GT_PL_OTHER };
 
 /* ps -> ns, rounded to nearest (v >= 0) */
 static int64_t ps_ns(int64_t ps)
@@ -96,10 +96,10 @@ static uint32_t line_lane(struct xpmap *m, int pk, int32_t dev, int stream, cons
 		else
 			snprintf(nm, sizeof(nm), "%s %s", pname, lname);
 	}
-	uint32_t l = store_lane(m->s, &k);
-	struct gt_lane *sl = l == UINT32_MAX ? NULL : store_lane_at(m->s, l);
+	uint32_t l = gt_store_lane(m->s, &k);
+	struct gt_lane *sl = l == UINT32_MAX ? NULL : gt_store_lane_at(m->s, l);
 	if (sl && !sl->name)
-		store_lane_set_name(m->s, l, nm);
+		gt_store_lane_set_name(m->s, l, nm);
 	return l;
 }
 
@@ -143,7 +143,7 @@ static int map_event(struct xpmap *m, int pk, int stream, int steps_line, const 
 		const char *lname = ln->name;
 		if (sv.have_memcpy || (!sv.have_kernel && strstr(lname, "Memcpy"))) {
 			e.kind = GT_EV_MEMCPY;
-			e.sub = m->line_copy ? m->line_copy : copy_kind(store_str(m->s, e.name), NULL);
+			e.sub = m->line_copy ? m->line_copy : copy_kind(gt_store_str(m->s, e.name), NULL);
 			e.arg = sv.bytes;
 			e.flags |= sv.copy_flags;
 		} else if (sv.have_memset || (!sv.have_kernel && strstr(lname, "Memset"))) {
@@ -159,7 +159,7 @@ static int map_event(struct xpmap *m, int pk, int stream, int steps_line, const 
 		e.kind = GT_EV_GPU_ANNOT;
 		if (steps_line) {
 			int64_t num = sv.have_group ? sv.group : sv.have_stepnum ? sv.stepnum :
-				      strtoll(store_str(m->s, e.name), NULL, 10);
+				      strtoll(gt_store_str(m->s, e.name), NULL, 10);
 			if (add_step(m, 1, num, e.start_ns, gt_event_end(&e)))
 				return -ENOMEM;
 		}
@@ -175,12 +175,12 @@ static int map_event(struct xpmap *m, int pk, int stream, int steps_line, const 
 		if (pk == PL_HOST && sv.have_stepnum && add_step(m, 0, sv.stepnum, e.start_ns, gt_event_end(&e)))
 			return -ENOMEM;
 	}
-	if (evcheck_event(&e)) {        /* the one check of every store entry */
+	if (gt_evcheck_event(&e)) {        /* the one check of every store entry */
 		m->st->skipped++;
 		return 0;
 	}
 	m->st->events++;
-	return store_add(m->s, &e);
+	return gt_store_add(m->s, &e);
 }
 
 /* the stream's CUDA context (context_id of its events) as metadata
@@ -190,8 +190,8 @@ static int stream_ctx(struct xpmap *m, int32_t dev, int64_t id)
 	char k[96];
 	snprintf(k, sizeof(k), "xplane.rank%" PRId32 ".gpu%" PRId32 ".stream%" PRId64 ".context_id",
 		 m->rank < 0 ? 0 : m->rank, dev, id);
-	return store_meta_set(m->s, k, m->line_ctx == UINT32_MAX ? "several" :
-				       store_str(m->s, m->line_ctx)) ? -ENOMEM : 0;
+	return gt_store_meta_set(m->s, k, m->line_ctx == UINT32_MAX ? "several" :
+				       gt_store_str(m->s, m->line_ctx)) ? -ENOMEM : 0;
 }
 
 /* one packed line: unpacked into the arena (its events still packed), each
@@ -210,8 +210,8 @@ static int map_line(struct xpmap *m, int pk, int32_t dev, const uint8_t *data, s
 		uint32_t lane = line_lane(m, pk, dev, stream, ln, pname, pidx);
 		m->line_copy = copy_kind(ln->name, NULL);
 		/* annotation lines (but Steps) and other planes' lines: stats unused */
-		m->bare = (pk == PL_GPU && !stream && !steps_line) || pk == PL_OTHER;
-		if (lane == UINT32_MAX || store_reserve(m->s, lane, ln->n_events))
+		m->bare = (pk == PL_GPU && !stream && !steps_line) || pk == GT_PL_OTHER;
+		if (lane == UINT32_MAX || gt_store_reserve(m->s, lane, ln->n_events))
 			rc = -ENOMEM;
 		m->line_ctx = 0;
 		for (size_t i = 0; i < ln->n_events && !rc; i++)
@@ -235,7 +235,7 @@ static int plane_kind(const char *name, int32_t *dev)
 			return PL_GPU;
 		}
 	}
-	return PL_OTHER;
+	return GT_PL_OTHER;
 }
 
 static int step_cmp(const void *a, const void *b)
@@ -275,18 +275,18 @@ static int emit_steps(struct xpmap *m)
 	if (!n)
 		return 0;
 	struct gt_lane_key k = { .type = GT_LANE_HOST, .rank = m->rank, .device = -1, .pid = -1, .id = 0 };
-	uint32_t lane = store_lane(m->s, &k);
+	uint32_t lane = gt_store_lane(m->s, &k);
 	if (lane == UINT32_MAX)
 		return -ENOMEM;
 	/* short: the viewer's lane labels are narrow */
-	store_lane_set_name(m->s, lane, m->n_gsteps ? "Steps" : "Steps (step_num)");
+	gt_store_lane_set_name(m->s, lane, m->n_gsteps ? "Steps" : "Steps (step_num)");
 	for (size_t i = 0; i < n; i++) {
 		char nm[48];
 		snprintf(nm, sizeof(nm), "step %" PRId64, v[i].num);
 		struct gt_event e = { .start_ns = v[i].t0, .dur_ns = v[i].t1 - v[i].t0, .lane = lane,
-				      .name = store_intern_cstr(m->s, nm), .kind = GT_EV_STEP,
+				      .name = gt_store_intern_cstr(m->s, nm), .kind = GT_EV_STEP,
 				      .arg = v[i].num > 0 ? (uint64_t)v[i].num : 0 };
-		if (!e.name || store_add(m->s, &e))
+		if (!e.name || gt_store_add(m->s, &e))
 			return -ENOMEM;
 		m->st->events++;
 	}
@@ -355,9 +355,9 @@ plane_oom:
 		rc = emit_steps(&m);
 	if (!rc) {
 		const char *host = sp->n_hostnames ? sp->hostnames[0] : NULL;
-		struct gt_rank r = { .rank = rank, .pid = -1, .source = store_intern_cstr(s, name),
-				     .host = host ? store_intern_cstr(s, host) : 0, .world_size = world };
-		rc = store_rank(s, &r);
+		struct gt_rank r = { .rank = rank, .pid = -1, .source = gt_store_intern_cstr(s, name),
+				     .host = host ? gt_store_intern_cstr(s, host) : 0, .world_size = world };
+		rc = gt_store_rank(s, &r);
 	}
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", name);

@@ -230,7 +230,7 @@ int xplane_meta_plane(struct xpmap *m, const Tensorflow__Profiler__XPlanePacked 
 			        v->name ? v->name : "";
 		struct xpev *e = &m->ev[m->n_ev++];
 		e->id = pl->event_metadata[i]->key;
-		if (!(e->name = store_intern_cstr(m->s, n)) && *n)
+		if (!(e->name = gt_store_intern_cstr(m->s, n)) && *n)
 			return -ENOMEM;
 		e->flags = name_flags(n);
 	}
@@ -287,17 +287,17 @@ int xplane_meta_plane(struct xpmap *m, const Tensorflow__Profiler__XPlanePacked 
 	if (!pl->n_stats)
 		return 0;
 	char key[96], val[32];
-	int rc = store_device(m->s, &d);
+	int rc = gt_store_device(m->s, &d);
 	if (!rc && clock_khz) {
 		snprintf(key, sizeof(key), "xplane.rank%" PRId32 ".gpu%" PRId32 ".clock_rate_khz", m->rank, dev);
 		snprintf(val, sizeof(val), "%" PRId64, clock_khz);
-		rc = store_meta_set(m->s, key, val);
+		rc = gt_store_meta_set(m->s, key, val);
 	}
 	if (!rc && bw) {
 		snprintf(key, sizeof(key), "xplane.rank%" PRId32 ".gpu%" PRId32 ".memory_bandwidth_bytes_per_s",
 			 m->rank, dev);
 		snprintf(val, sizeof(val), "%" PRId64, bw);
-		rc = store_meta_set(m->s, key, val);
+		rc = gt_store_meta_set(m->s, key, val);
 	}
 	return rc ? -ENOMEM : 0;
 }
@@ -391,7 +391,7 @@ int xplane_meta_stat1(struct xpmap *m, const Tensorflow__Profiler__XStat *x, str
 		}
 		struct gt_kconf k;
 		kernel_details(stat_str(m, x), &k);
-		if (!(r->kconf_id = store_kconf(m->s, &k)))
+		if (!(r->kconf_id = gt_store_kconf(m->s, &k)))
 			return -ENOMEM;
 		if (ref)
 			ref->kconf = r->kconf_id;
@@ -404,7 +404,7 @@ int xplane_meta_stat1(struct xpmap *m, const Tensorflow__Profiler__XStat *x, str
 				x->value_case == TENSORFLOW__PROFILER__XSTAT__VALUE_REF_VALUE ? stat_str(m, x) : num;
 		if (t == num)
 			snprintf(num, sizeof(num), "%lld", (long long)stat_int(x));
-		if (!(r->sval = store_intern_cstr(m->s, t)))
+		if (!(r->sval = gt_store_intern_cstr(m->s, t)))
 			return -ENOMEM;
 		break;
 	}

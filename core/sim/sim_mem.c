@@ -1,12 +1,12 @@
 /*
- * sim_mem.c - planted allocator records (SIM_F_MEMORY, SIM_F_MEMLEAK): per
+ * sim_mem.c - planted allocator records (GT_SIM_F_MEMORY, GT_SIM_F_MEMLEAK): per
  * step and rank, on device 0, derived from the step's CPU ops in host order
  * (no random draws, so the rest of the capture is unchanged):
  *   ops 0 .. h-1 (the first half of the step's CPU ops, DataLoader aside)
  *   allocate SIM_MEM_ACT each in their middle, ops h .. 2h-1 free one each;
  *   op h-1 also allocates SIM_MEM_PEAK at a quarter of its span and frees
  *   it at three quarters: the peak is in op h-1, at its middle;
- *   with SIM_F_MEMLEAK op 0 allocates SIM_MEM_LEAK at a third of its span,
+ *   with GT_SIM_F_MEMLEAK op 0 allocates SIM_MEM_LEAK at a third of its span,
  *   never freed: allocated memory grows by that much every step.
  * Records are GT_EVF_MEMORY instants on the rank's host thread.
  */
@@ -16,11 +16,11 @@
 #include "sim_priv.h"
 
 /* records one rank adds per step when the plan has n_ops CPU ops */
-uint64_t sim_mem_events(const struct sim_opts *o, uint64_t n_ops)
+uint64_t sim_mem_events(const struct gt_sim_opts *o, uint64_t n_ops)
 {
-	if (!(o->flags & (SIM_F_MEMORY | SIM_F_MEMLEAK)))
+	if (!(o->flags & (GT_SIM_F_MEMORY | GT_SIM_F_MEMLEAK)))
 		return 0;
-	return 2 * (n_ops / 2) + 2 + (o->flags & SIM_F_MEMLEAK ? 1 : 0);
+	return 2 * (n_ops / 2) + 2 + (o->flags & GT_SIM_F_MEMLEAK ? 1 : 0);
 }
 
 static int put(struct sim_buf *b, uint32_t lane, uint32_t name, int64_t t, int64_t bytes)
@@ -45,9 +45,9 @@ static int put(struct sim_buf *b, uint32_t lane, uint32_t name, int64_t t, int64
 	return 0;
 }
 
-int sim_mem_step(struct sim *sim)
+int sim_mem_step(struct gt_sim *sim)
 {
-	uint32_t name = store_intern_cstr(sim->st, "[memory]");
+	uint32_t name = gt_store_intern_cstr(sim->st, "[memory]");
 	for (int r = 0; r < sim->o.ranks; r++) {
 		struct sim_rank *rk = &sim->rk[r];
 		struct sim_buf *b = &rk->host;
@@ -61,7 +61,7 @@ int sim_mem_step(struct sim *sim)
 			if (op.kind != GT_EV_CPU_OP || (op.flags & GT_EVF_DATALOADER))
 				continue;
 			int64_t mid = op.start_ns + op.dur_ns / 2;
-			if (k == 0 && (sim->o.flags & SIM_F_MEMLEAK))
+			if (k == 0 && (sim->o.flags & GT_SIM_F_MEMLEAK))
 				rc = put(b, rk->host_lane, name, op.start_ns + op.dur_ns / 3, SIM_MEM_LEAK);
 			if (!rc && k == h - 1)
 				rc = put(b, rk->host_lane, name, op.start_ns + op.dur_ns / 4, SIM_MEM_PEAK);

@@ -122,7 +122,7 @@ static const struct kspec optim[] = {
 #define HOST_ITEM_NS 9500 /* pre + launch + post + gap, per item (estimate) */
 
 struct pb {
-	struct sim *sim;
+	struct gt_sim *sim;
 	struct sim_plan *p;
 	unsigned dep_next;   /* deps for the next compute item */
 	int lb;              /* launch-bound */
@@ -164,10 +164,10 @@ static void pb_kernels(struct pb *b, const struct kspec *k, size_t n)
 		it->deps = (uint8_t)b->dep_next;
 		b->dep_next = 0;
 		it->flags = SIM_IT_STRAGGLE;
-		it->name = store_intern_cstr(s, k[i].name);
-		it->op = store_intern_cstr(s, k[i].op);
-		it->api = store_intern_cstr(s, "cudaLaunchKernel");
-		it->arg = store_kconf(s, &kc);
+		it->name = gt_store_intern_cstr(s, k[i].name);
+		it->op = gt_store_intern_cstr(s, k[i].op);
+		it->api = gt_store_intern_cstr(s, "cudaLaunchKernel");
+		it->arg = gt_store_kconf(s, &kc);
 		if (b->lb) {
 			/* 2-6 us per kernel, fixed per plan position */
 			it->dur_ns = 2000 + (int64_t)(sim_rng_unit(&b->rng) * 4000.0);
@@ -195,12 +195,12 @@ static void pb_copy(struct pb *b, int sub, uint64_t bytes, int64_t dur_ns, unsig
 	it->deps = (uint8_t)deps;
 	it->evflags = evflags;
 	if (evflags & GT_EVF_PAGEABLE)
-		it->name = store_intern_cstr(s, sub == GT_COPY_H2D ? "Memcpy HtoD (Pageable -> Device)"
+		it->name = gt_store_intern_cstr(s, sub == GT_COPY_H2D ? "Memcpy HtoD (Pageable -> Device)"
 							      : "Memcpy DtoH (Device -> Pageable)");
 	else
-		it->name = store_intern_cstr(s, names[sub]);
-	it->op = store_intern_cstr(s, "aten::copy_");
-	it->api = store_intern_cstr(s, "cudaMemcpyAsync");
+		it->name = gt_store_intern_cstr(s, names[sub]);
+	it->op = gt_store_intern_cstr(s, "aten::copy_");
+	it->api = gt_store_intern_cstr(s, "cudaMemcpyAsync");
 	it->api_ns = API_COPY_NS;
 	it->arg = bytes;
 	it->dur_ns = dur_ns;
@@ -209,7 +209,7 @@ static void pb_copy(struct pb *b, int sub, uint64_t bytes, int64_t dur_ns, unsig
 /* an AllReduce bucket of dur_ns; a planted one lasts q_ns (0 while calibrating) */
 static void pb_allreduce(struct pb *b, int64_t dur_ns, int planted)
 {
-	struct sim *sim = b->sim;
+	struct gt_sim *sim = b->sim;
 	struct gt_store *s = sim->st;
 	struct sim_item *it = pb_add(b);
 	if (!it)
@@ -219,11 +219,11 @@ static void pb_allreduce(struct pb *b, int64_t dur_ns, int planted)
 	it->stream = SIM_ST_NCCL;
 	it->deps = SIM_DEP_COMPUTE;
 	it->evflags = GT_EVF_NCCL;
-	it->name = store_intern_cstr(s, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
-	it->op = store_intern_cstr(s, "nccl:all_reduce");
-	it->api = store_intern_cstr(s, "cudaLaunchKernelExC");
+	it->name = gt_store_intern_cstr(s, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
+	it->op = gt_store_intern_cstr(s, "nccl:all_reduce");
+	it->api = gt_store_intern_cstr(s, "cudaLaunchKernelExC");
 	it->api_ns = API_NCCL_NS;
-	it->arg = store_kconf(s, &kc);
+	it->arg = gt_store_kconf(s, &kc);
 	if (planted) {
 		it->flags = SIM_IT_PLANTED;
 		dur_ns = sim->q_ns;
@@ -233,13 +233,13 @@ static void pb_allreduce(struct pb *b, int64_t dur_ns, int planted)
 		return;   /* calibration run: no size */
 	/* algorithm bandwidth ~50 GB/s = 50 bytes/ns, fp32 */
 	struct gt_nccl nc = { 0 };
-	nc.collective = store_intern_cstr(s, "allreduce");
-	nc.dtype = store_intern_cstr(s, "Float");
+	nc.collective = gt_store_intern_cstr(s, "allreduce");
+	nc.dtype = gt_store_intern_cstr(s, "Float");
 	nc.in_nelems = nc.out_nelems = (uint64_t)dur_ns * 50 / 4;
 	nc.group_size = (uint32_t)(sim->o.gpus * sim->o.ranks);
 	nc.dtype_bytes = 4;
-	nc.pg_name = store_intern_cstr(s, "0");
-	it->arg |= (uint64_t)store_nccl(s, &nc) << 32;
+	nc.pg_name = gt_store_intern_cstr(s, "0");
+	it->arg |= (uint64_t)gt_store_nccl(s, &nc) << 32;
 }
 
 static int64_t sum_us(const struct kspec *k, size_t n)
@@ -271,11 +271,11 @@ static void pb_offload(struct pb *b, int sub)
 	b->dep_next |= SIM_DEP_COPY;
 }
 
-int sim_plan_build(struct sim *sim)
+int sim_plan_build(struct gt_sim *sim)
 {
 	struct sim_plan *p = &sim->plan;
-	enum sim_scenario sc = sim->o.scenario;
-	struct pb b = { sim, p, 0, sc == SIM_LAUNCH_BOUND, 0, { { 0 } } };
+	enum gt_sim_scenario sc = sim->o.scenario;
+	struct pb b = { sim, p, 0, sc == GT_SIM_LAUNCH_BOUND, 0, { { 0 } } };
 	int L = b.lb ? 90 : 8;
 	p->n = 0;
 	p->kernels = 0;
@@ -296,7 +296,7 @@ int sim_plan_build(struct sim *sim)
 	pb_kernels(&b, stem_fw, NELEM(stem_fw));
 	for (int l = 0; l < L && !b.err; l++) {
 		pb_kernels(&b, block_fw, NELEM(block_fw));
-		if (sc == SIM_COPY_HEAVY && l % 2 == 1)
+		if (sc == GT_SIM_COPY_HEAVY && l % 2 == 1)
 			pb_offload(&b, GT_COPY_D2H);
 	}
 	pb_kernels(&b, head_fw, NELEM(head_fw));
@@ -311,19 +311,19 @@ int sim_plan_build(struct sim *sim)
 	int64_t bucket_ns = b.lb ? 20000 : quarter_ns * 35 / 100;
 	int per_bucket = L / 4 > 0 ? L / 4 : 1;
 	for (int l = L - 1; l >= 0 && !b.err; l--) {
-		if (sc == SIM_COPY_HEAVY && l % 2 == 1)
+		if (sc == GT_SIM_COPY_HEAVY && l % 2 == 1)
 			pb_offload(&b, GT_COPY_H2D);
 		size_t k0 = p->n;
 		pb_kernels(&b, block_bw, NELEM(block_bw));
 		scale_from(p, k0, scale);
 		int done = L - l;
-		if (sc != SIM_COMM_BOUND && done % per_bucket == 0 && l > 0)
+		if (sc != GT_SIM_COMM_BOUND && done % per_bucket == 0 && l > 0)
 			pb_allreduce(&b, bucket_ns, 0);
 	}
 	size_t k0 = p->n;
 	pb_kernels(&b, stem_bw, NELEM(stem_bw));
 	scale_from(p, k0, scale);
-	if (sc == SIM_COMM_BOUND)
+	if (sc == GT_SIM_COMM_BOUND)
 		pb_allreduce(&b, 0, 1);
 	else
 		pb_allreduce(&b, bucket_ns, 0);
@@ -338,9 +338,9 @@ int sim_plan_build(struct sim *sim)
 			return b.err;
 		it->kind = GT_EV_MEMSET;
 		it->stream = SIM_ST_COMPUTE;
-		it->name = store_intern_cstr(sim->st, "Memset (Device)");
-		it->op = store_intern_cstr(sim->st, "aten::zero_");
-		it->api = store_intern_cstr(sim->st, "cudaMemsetAsync");
+		it->name = gt_store_intern_cstr(sim->st, "Memset (Device)");
+		it->op = gt_store_intern_cstr(sim->st, "aten::zero_");
+		it->api = gt_store_intern_cstr(sim->st, "cudaMemsetAsync");
 		it->arg = 48u << 20;
 		it->dur_ns = 18000;
 	}

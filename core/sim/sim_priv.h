@@ -90,8 +90,8 @@ struct sim_rng {
 	uint64_t s[4];
 };
 
-struct sim {
-	struct sim_opts o;
+struct gt_sim {
+	struct gt_sim_opts o;
 	struct gt_store *st;
 	struct sim_plan plan;
 	struct sim_rank *rk;         /* ranks */
@@ -109,9 +109,9 @@ struct sim {
 };
 
 /* 1 when rank r gets the scenario's plant (every rank, or the one asked for) */
-static inline int sim_planted(const struct sim *sim, int r)
+static inline int sim_planted(const struct gt_sim *sim, int r)
 {
-	return !(sim->o.flags & SIM_F_ONE_RANK) || r == sim->o.scenario_rank;
+	return !(sim->o.flags & GT_SIM_F_ONE_RANK) || r == sim->o.scenario_rank;
 }
 
 /* DataLoader duration of a rank that is not input-bound */
@@ -126,13 +126,13 @@ static inline int sim_planted(const struct sim *sim, int r)
 #define SIM_TINY_MAX_US     10.0
 
 /* sim_plan.c: the items of one step for the options' scenario */
-int sim_plan_build(struct sim *sim);
+int sim_plan_build(struct gt_sim *sim);
 void sim_plan_free(struct sim_plan *p);
 
 /* sim_step.c: generate step number sim->step into the buffers (no emit) */
-int sim_step_gen(struct sim *sim);
+int sim_step_gen(struct gt_sim *sim);
 /* reset host/GPU state and the PRNG to the start of the capture */
-void sim_state_reset(struct sim *sim);
+void sim_state_reset(struct gt_sim *sim);
 
 /* xoshiro256** seeded with splitmix64 */
 static inline uint64_t sim_rng_next(struct sim_rng *r)
@@ -174,7 +174,7 @@ static inline int64_t sim_jitter(struct sim_rng *r, int64_t v, double j)
 #define SIM_MEM_ACT  ((int64_t)1 << 20)    /* per op of the first half, freed in the second */
 #define SIM_MEM_PEAK ((int64_t)64 << 20)   /* in the last op of the first half, freed in it */
 #define SIM_MEM_LEAK ((int64_t)8 << 20)    /* per step, never freed */
-uint64_t sim_mem_events(const struct sim_opts *o, uint64_t n_ops);
-int sim_mem_step(struct sim *sim);
+uint64_t sim_mem_events(const struct gt_sim_opts *o, uint64_t n_ops);
+int sim_mem_step(struct gt_sim *sim);
 
 #endif

@@ -29,7 +29,7 @@ static struct gt_event *buf_push(struct sim_buf *b)
 	return &b->ev[b->n++];
 }
 
-void sim_state_reset(struct sim *sim)
+void sim_state_reset(struct gt_sim *sim)
 {
 	int64_t t0 = sim->o.t0_ns ? sim->o.t0_ns : 1700000000000000000ll;
 	sim_rng_seed(&sim->rng, sim->o.seed);
@@ -50,7 +50,7 @@ void sim_state_reset(struct sim *sim)
 }
 
 /* phase 1: the host thread of rank r issues item i of GPU g at *t */
-static int issue(struct sim *sim, struct sim_rank *rk, struct sim_gpu *gp, size_t i, int64_t *t)
+static int issue(struct gt_sim *sim, struct sim_rank *rk, struct sim_gpu *gp, size_t i, int64_t *t)
 {
 	const struct sim_item *it = &sim->plan.it[i];
 	struct sim_rng *rng = &sim->rng;
@@ -90,7 +90,7 @@ static int issue(struct sim *sim, struct sim_rank *rk, struct sim_gpu *gp, size_
 }
 
 /* phase 1 for rank r: returns the host time after the last item */
-static int host_phase(struct sim *sim, int r, int64_t *t_out)
+static int host_phase(struct gt_sim *sim, int r, int64_t *t_out)
 {
 	struct sim_rank *rk = &sim->rk[r];
 	struct sim_gpu *gp = &sim->gpu[(size_t)r * sim->o.gpus];
@@ -103,7 +103,7 @@ static int host_phase(struct sim *sim, int r, int64_t *t_out)
 	struct gt_event *st = buf_push(&rk->host);
 	if (!st)
 		return -ENOMEM;
-	*st = (struct gt_event){ .start_ns = t, .name = store_intern_cstr(sim->st, name),
+	*st = (struct gt_event){ .start_ns = t, .name = gt_store_intern_cstr(sim->st, name),
 				 .lane = rk->host_lane, .ext = ++rk->ext, .kind = GT_EV_STEP,
 				 .arg = (uint64_t)sim->step };
 	t += 2 * US;
@@ -117,7 +117,7 @@ static int host_phase(struct sim *sim, int r, int64_t *t_out)
 				 .kind = GT_EV_CPU_OP, .flags = GT_EVF_DATALOADER };
 	t += dl->dur_ns + 3 * US;
 
-	if (sim->o.scenario != SIM_STAGGERED || !sim_planted(sim, r)) {
+	if (sim->o.scenario != GT_SIM_STAGGERED || !sim_planted(sim, r)) {
 		for (size_t i = 0; i < n; i++)
 			for (int g = 0; g < G; g++)
 				if (issue(sim, rk, &gp[g], i, &t))
@@ -164,7 +164,7 @@ static int64_t max64(int64_t a, int64_t b)
 
 /* phase 2 for one GPU: run items until the next collective or the end;
  * returns 1 when it stopped at a collective (start in gp->nccl_start) */
-static int gpu_advance(struct sim *sim, struct sim_gpu *gp)
+static int gpu_advance(struct gt_sim *sim, struct sim_gpu *gp)
 {
 	const struct sim_item *its = sim->plan.it;
 	while (gp->item < sim->plan.n) {
@@ -186,7 +186,7 @@ static int gpu_advance(struct sim *sim, struct sim_gpu *gp)
 	return 0;
 }
 
-static void gpu_phase(struct sim *sim)
+static void gpu_phase(struct gt_sim *sim)
 {
 	int n = sim->o.ranks * sim->o.gpus;
 	for (int k = 0; k < n; k++) {
@@ -219,7 +219,7 @@ static void gpu_phase(struct sim *sim)
 	}
 }
 
-int sim_step_gen(struct sim *sim)
+int sim_step_gen(struct gt_sim *sim)
 {
 	int R = sim->o.ranks, G = sim->o.gpus;
 	for (int k = 0; k < R * G; k++) {

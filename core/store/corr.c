@@ -2,7 +2,7 @@
  * corr.c - correlation index: (rank, correlation id) -> launch call and
  * GPU work.  Two arrays of struct corr_ent sorted by key (rank << 32 | corr);
  * for GPU work, ties keep the earliest start first.  Built lazily on the
- * first lookup after store_finish() (a live store finishes often and rarely
+ * first lookup after gt_store_finish() (a live store finishes often and rarely
  * follows a correlation).
  */
 #include <errno.h>
@@ -131,7 +131,7 @@ static int lookup(const struct corr_ent *a, size_t n, uint64_t key, struct gt_re
 	return 0;
 }
 
-int store_corr_find(const struct gt_store *cs, int32_t rank, uint32_t corr,
+int gt_store_corr_find(const struct gt_store *cs, int32_t rank, uint32_t corr,
 		    int want_gpu, struct gt_ref *out)
 {
 	struct gt_store *s = (struct gt_store *)cs; /* lazily built cache */
@@ -143,15 +143,15 @@ int store_corr_find(const struct gt_store *cs, int32_t rank, uint32_t corr,
 	return lookup(s->corr_launch, s->n_corr_launch, key, out);
 }
 
-int store_corr_peer(const struct gt_store *s, struct gt_ref r, struct gt_ref *out)
+int gt_store_corr_peer(const struct gt_store *s, struct gt_ref r, struct gt_ref *out)
 {
-	const struct gt_lane *l = store_lane_at(s, r.lane);
+	const struct gt_lane *l = gt_store_lane_at(s, r.lane);
 	if (!l || r.idx >= l->n || !l->ev[r.idx].corr)
 		return -ENOENT;
 	const struct gt_event *e = &l->ev[r.idx];
 	if (is_launch(e))
-		return store_corr_find(s, l->key.rank, e->corr, 1, out);
+		return gt_store_corr_find(s, l->key.rank, e->corr, 1, out);
 	if (is_gpu_work(e))
-		return store_corr_find(s, l->key.rank, e->corr, 0, out);
+		return gt_store_corr_find(s, l->key.rank, e->corr, 0, out);
 	return -ENOENT;
 }

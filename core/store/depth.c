@@ -227,7 +227,7 @@ static int take_events(struct gt_depth *d, const struct gt_lane *l, const uint32
 	return 0;
 }
 
-int store_depth_build(const struct gt_lane *l, struct gt_depth **out)
+int gt_store_depth_build(const struct gt_lane *l, struct gt_depth **out)
 {
 	*out = NULL;
 	if (l->n >= UINT32_MAX)
@@ -239,7 +239,7 @@ int store_depth_build(const struct gt_lane *l, struct gt_depth **out)
 	uint32_t *ord = event_order(l);
 	if (!ord || take_events(d, l, ord, l->n)) {
 		free(ord);
-		store_depth_free(d);
+		gt_store_depth_free(d);
 		return -ENOMEM;
 	}
 	free(ord);
@@ -253,7 +253,7 @@ int store_depth_build(const struct gt_lane *l, struct gt_depth **out)
 	return 0;
 }
 
-int store_depth_extend(struct gt_depth *d, const struct gt_lane *l)
+int gt_store_depth_extend(struct gt_depth *d, const struct gt_lane *l)
 {
 	size_t n0 = d->n, n = l->n;
 	if (n == n0)
@@ -272,14 +272,14 @@ int store_depth_extend(struct gt_depth *d, const struct gt_lane *l)
 	return take_events(d, l, NULL, n - n0);
 }
 
-int store_depth_of(const struct gt_depth *d, const struct gt_lane *l, size_t i)
+int gt_store_depth_of(const struct gt_depth *d, const struct gt_lane *l, size_t i)
 {
 	if (!d || i >= d->n || i >= l->n)
 		return -1;
 	int j = d->depth[i];
 	if (j < GT_DEPTH_ROWS - 1)
 		return j;
-	size_t p = store_depth_pos(d, l, i);
+	size_t p = gt_store_depth_pos(d, l, i);
 	return p == SIZE_MAX || !d->row[j].tdep ? j : d->row[j].tdep[p];
 }
 
@@ -313,7 +313,7 @@ static size_t open_at(const struct gt_depth *d, const struct gt_lane *l, int j, 
 	return SIZE_MAX;
 }
 
-size_t store_depth_parent(const struct gt_depth *d, const struct gt_lane *l, size_t i, int *inside)
+size_t gt_store_depth_parent(const struct gt_depth *d, const struct gt_lane *l, size_t i, int *inside)
 {
 	*inside = 0;
 	if (!d || i >= d->n || i >= l->n)
@@ -325,7 +325,7 @@ size_t store_depth_parent(const struct gt_depth *d, const struct gt_lane *l, siz
 	if (j == GT_DEPTH_ROWS - 1) {
 		/* the merged row: the open ranges taken before i, latest first */
 		const struct gt_depth_row *r = &d->row[j];
-		size_t p = store_depth_pos(d, l, i);
+		size_t p = gt_store_depth_pos(d, l, i);
 		for (size_t k = p == SIZE_MAX ? 0 : p, lim = 4096; k-- > 0 && lim--;) {
 			const struct gt_event *f = &l->ev[r->idx[k]];
 			if (gt_event_end(f) <= s)
@@ -352,7 +352,7 @@ size_t store_depth_parent(const struct gt_depth *d, const struct gt_lane *l, siz
 	return over;
 }
 
-void store_depth_free(struct gt_depth *d)
+void gt_store_depth_free(struct gt_depth *d)
 {
 	if (!d)
 		return;
@@ -373,7 +373,7 @@ void store_depth_free(struct gt_depth *d)
 	free(d);
 }
 
-size_t store_depth_bytes(const struct gt_depth *d)
+size_t gt_store_depth_bytes(const struct gt_depth *d)
 {
 	if (!d)
 		return 0;
@@ -531,7 +531,7 @@ static size_t longest(const struct gt_depth_row *r, const struct gt_lane *l, siz
 	return best;
 }
 
-void store_depth_range(const struct gt_depth *d, const struct gt_lane *l, int depth, int64_t t0,
+void gt_store_depth_range(const struct gt_depth *d, const struct gt_lane *l, int depth, int64_t t0,
 		       int64_t t1, size_t *first, size_t *last)
 {
 	*first = *last = 0;
@@ -545,7 +545,7 @@ void store_depth_range(const struct gt_depth *d, const struct gt_lane *l, int de
 	*last = lower_rs(r, l, t1, *first);
 }
 
-int64_t store_depth_busy(const struct gt_depth *d, const struct gt_lane *l, int depth, int64_t t0,
+int64_t gt_store_depth_busy(const struct gt_depth *d, const struct gt_lane *l, int depth, int64_t t0,
 			 int64_t t1)
 {
 	if (!d || depth < 0 || depth >= d->nrows || t1 <= t0)
@@ -555,7 +555,7 @@ int64_t store_depth_busy(const struct gt_depth *d, const struct gt_lane *l, int 
 	return covered_before(r, l, t1, e1) - covered_before(r, l, t0, e0);
 }
 
-void store_depth_buckets(const struct gt_depth *d, const struct gt_lane *l, int depth,
+void gt_store_depth_buckets(const struct gt_depth *d, const struct gt_lane *l, int depth,
 			 int64_t t0, int64_t dt, int ncols, struct gt_bucket *out)
 {
 	for (int c = 0; c < ncols; c++) {
@@ -592,7 +592,7 @@ void store_depth_buckets(const struct gt_depth *d, const struct gt_lane *l, int 
 	}
 }
 
-size_t store_depth_event_at(const struct gt_depth *d, const struct gt_lane *l, int depth, int64_t t)
+size_t gt_store_depth_event_at(const struct gt_depth *d, const struct gt_lane *l, int depth, int64_t t)
 {
 	if (!d || depth < 0 || depth >= d->nrows || !d->row[depth].n)
 		return SIZE_MAX;
@@ -617,7 +617,7 @@ size_t store_depth_event_at(const struct gt_depth *d, const struct gt_lane *l, i
 	return SIZE_MAX;
 }
 
-size_t store_depth_pos(const struct gt_depth *d, const struct gt_lane *l, size_t i)
+size_t gt_store_depth_pos(const struct gt_depth *d, const struct gt_lane *l, size_t i)
 {
 	if (!d || i >= d->n || i >= l->n)
 		return SIZE_MAX;

@@ -4,7 +4,7 @@
  */
 #include "gtrace/evcheck.h"
 
-const char *evcheck_event(const struct gt_event *e)
+const char *gt_evcheck_event(const struct gt_event *e)
 {
 	if (e->kind == GT_EV_NONE || e->kind >= GT_EV_KIND_COUNT)
 		return "unknown event kind";
@@ -17,10 +17,10 @@ const char *evcheck_event(const struct gt_event *e)
 		return "copy size out of range";
 	if (e->dur_ns < 0)
 		return "negative duration";
-	if (e->start_ns <= -EVCHECK_TIME_LIMIT_NS || e->start_ns >= EVCHECK_TIME_LIMIT_NS)
+	if (e->start_ns <= -GT_EVCHECK_TIME_LIMIT_NS || e->start_ns >= GT_EVCHECK_TIME_LIMIT_NS)
 		return "start time out of range";
 	int64_t end;
-	if (__builtin_add_overflow(e->start_ns, e->dur_ns, &end) || end >= EVCHECK_TIME_LIMIT_NS)
+	if (__builtin_add_overflow(e->start_ns, e->dur_ns, &end) || end >= GT_EVCHECK_TIME_LIMIT_NS)
 		return "end time out of range";
 	return 0;
 }

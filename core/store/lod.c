@@ -285,7 +285,7 @@ static size_t lower_start(const struct gt_lane *l, int64_t t)
 	return lower_start_from(l, t, 0);
 }
 
-size_t store_lane_lower_start(const struct gt_lane *l, int64_t t)
+size_t gt_store_lane_lower_start(const struct gt_lane *l, int64_t t)
 {
 	if (l->blk_start && l->n_indexed == l->n)
 		return lower_start(l, t);
@@ -361,7 +361,7 @@ static int64_t busy_upto(const struct gt_lane *l, int64_t t)
 	return busy_upto_k(l, t, lower_start(l, t));
 }
 
-void store_lane_range(const struct gt_lane *l, int64_t t0, int64_t t1,
+void gt_store_lane_range(const struct gt_lane *l, int64_t t0, int64_t t1,
 		      size_t *first, size_t *last)
 {
 	if (!l->n || !l->blk_maxend) {
@@ -374,7 +374,7 @@ void store_lane_range(const struct gt_lane *l, int64_t t0, int64_t t1,
 		*last = *first;
 }
 
-int64_t store_lane_busy(const struct gt_lane *l, int64_t t0, int64_t t1)
+int64_t gt_store_lane_busy(const struct gt_lane *l, int64_t t0, int64_t t1)
 {
 	if (!l->n || !l->blk_maxend || t1 <= t0)
 		return 0;
@@ -406,7 +406,7 @@ static size_t dominant_in(const struct gt_lane *l, int64_t t0, int64_t t1, size_
 	return best;
 }
 
-void store_lane_bucket(const struct gt_lane *l, int64_t t0, int64_t t1,
+void gt_store_lane_bucket(const struct gt_lane *l, int64_t t0, int64_t t1,
 		       struct gt_bucket *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -422,7 +422,7 @@ void store_lane_bucket(const struct gt_lane *l, int64_t t0, int64_t t1,
 	out->count = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
 }
 
-void store_lane_buckets(const struct gt_lane *l, int64_t t0, int64_t dt,
+void gt_store_lane_buckets(const struct gt_lane *l, int64_t t0, int64_t dt,
 			int ncols, struct gt_bucket *out)
 {
 	if (ncols <= 0)
@@ -455,7 +455,7 @@ void store_lane_buckets(const struct gt_lane *l, int64_t t0, int64_t dt,
 	}
 }
 
-size_t store_lane_event_at(const struct gt_lane *l, int64_t t)
+size_t gt_store_lane_event_at(const struct gt_lane *l, int64_t t)
 {
 	if (!l->n || !l->blk_maxend)
 		return SIZE_MAX;
@@ -470,7 +470,7 @@ size_t store_lane_event_at(const struct gt_lane *l, int64_t t)
 	return SIZE_MAX;
 }
 
-size_t store_lane_next_name(const struct gt_lane *l, size_t i, uint32_t name)
+size_t gt_store_lane_next_name(const struct gt_lane *l, size_t i, uint32_t name)
 {
 	for (size_t k = i == SIZE_MAX ? 0 : i + 1; k < l->n; k++)
 		if (l->ev[k].name == name)
@@ -478,7 +478,7 @@ size_t store_lane_next_name(const struct gt_lane *l, size_t i, uint32_t name)
 	return SIZE_MAX;
 }
 
-size_t store_lane_prev_name(const struct gt_lane *l, size_t i, uint32_t name)
+size_t gt_store_lane_prev_name(const struct gt_lane *l, size_t i, uint32_t name)
 {
 	size_t k = i == SIZE_MAX || i > l->n ? l->n : i;
 	while (k-- > 0)

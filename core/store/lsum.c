@@ -22,7 +22,7 @@
 /* the coarsest level has at most this many buckets over the span */
 #define TOP_BUCKETS 16
 
-struct gt_lsum *lsum_new(int64_t origin_ns, int64_t base_ns, int nlev, size_t nlanes)
+struct gt_lsum *gt_lsum_new(int64_t origin_ns, int64_t base_ns, int nlev, size_t nlanes)
 {
 	if (base_ns <= 0 || nlev < 1 || nlev > GT_LSUM_MAXLEV)
 		return NULL;
@@ -41,7 +41,7 @@ struct gt_lsum *lsum_new(int64_t origin_ns, int64_t base_ns, int nlev, size_t nl
 	return m;
 }
 
-void lsum_free(struct gt_lsum *m)
+void gt_lsum_free(struct gt_lsum *m)
 {
 	if (!m)
 		return;
@@ -188,20 +188,20 @@ static void geometry(int64_t span, size_t lanes, size_t n, int64_t *base, int *n
 	*nlev = k;
 }
 
-int lsum_build(const struct gt_store *s, struct gt_lsum **out)
+int gt_lsum_build(const struct gt_store *s, struct gt_lsum **out)
 {
 	*out = NULL;
 	size_t total = 0;
-	for (size_t i = 0; i < store_lane_count(s); i++)
-		total += store_lane_at(s, (uint32_t)i)->n;
+	for (size_t i = 0; i < gt_store_lane_count(s); i++)
+		total += gt_store_lane_at(s, (uint32_t)i)->n;
 	if (!total)
 		return 0;
 	/* the store's t_min/t_max are set by finish; an unfinished store
 	 * (a live capture) gets them from its events */
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	size_t maxn = 0, lanes = 0;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		maxn = l->n > maxn ? l->n : maxn;
 		lanes += l->n > 0;
 		for (size_t j = 0; j < l->n; j++) {
@@ -213,13 +213,13 @@ int lsum_build(const struct gt_store *s, struct gt_lsum **out)
 	int64_t base;
 	int nlev;
 	geometry(hi - lo, lanes, total, &base, &nlev);
-	struct gt_lsum *m = lsum_new(lo, base, nlev, store_lane_count(s));
+	struct gt_lsum *m = gt_lsum_new(lo, base, nlev, gt_store_lane_count(s));
 	size_t cap = (size_t)((hi - lo) / base) + 2;
 	struct gt_lsum_ent *dense = malloc(cap * sizeof(*dense));
 	struct sev *ev = malloc((maxn ? maxn : 1) * sizeof(*ev));
 	int rc = m && dense && ev ? 0 : -ENOMEM;
-	for (size_t i = 0; i < store_lane_count(s) && !rc; i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s) && !rc; i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		if (!l->n)
 			continue;
 		int sorted = 1;
@@ -236,7 +236,7 @@ int lsum_build(const struct gt_store *s, struct gt_lsum **out)
 	free(dense);
 	free(ev);
 	if (rc) {
-		lsum_free(m);
+		gt_lsum_free(m);
 		return rc;
 	}
 	*out = m;
@@ -247,12 +247,12 @@ int lsum_build(const struct gt_store *s, struct gt_lsum **out)
 static int pick_level(const struct gt_lsum *m, int64_t dt)
 {
 	int k = -1;
-	for (int j = 0; j < m->nlev && lsum_width(m, j) <= dt / 2; j++)
+	for (int j = 0; j < m->nlev && gt_lsum_width(m, j) <= dt / 2; j++)
 		k = j;
 	return k;
 }
 
-int lsum_applies(const struct gt_lsum *m, uint32_t lane, int64_t dt)
+int gt_lsum_applies(const struct gt_lsum *m, uint32_t lane, int64_t dt)
 {
 	return m && lane < m->nlanes && pick_level(m, dt) >= 0;
 }
@@ -265,13 +265,13 @@ static int64_t bucket_of(int64_t t, int64_t o, int64_t w)
 	return b > INT64_MAX ? INT64_MAX : b < INT64_MIN ? INT64_MIN : (int64_t)b;
 }
 
-int lsum_buckets(const struct gt_lsum *m, uint32_t lane, int64_t t0, int64_t dt, int ncols,
+int gt_lsum_buckets(const struct gt_lsum *m, uint32_t lane, int64_t t0, int64_t dt, int ncols,
 		 struct gt_bucket *out, uint32_t *kfs, uint32_t *name)
 {
-	if (!lsum_applies(m, lane, dt) || ncols <= 0)
+	if (!gt_lsum_applies(m, lane, dt) || ncols <= 0)
 		return 0;
 	int k = pick_level(m, dt);
-	int64_t W = lsum_width(m, k), o = m->origin_ns;
+	int64_t W = gt_lsum_width(m, k), o = m->origin_ns;
 	const struct gt_lsum_ent *e = m->lane[lane].e[k];
 	size_t n = m->lane[lane].n[k];
 	/* first entry whose bucket ends after t0 */
@@ -320,26 +320,26 @@ int lsum_buckets(const struct gt_lsum *m, uint32_t lane, int64_t t0, int64_t dt,
 	return 1;
 }
 
-const struct gt_lsum *store_summary(const struct gt_store *s)
+const struct gt_lsum *gt_store_summary(const struct gt_store *s)
 {
 	return s->summary;
 }
 
-void store_set_summary(struct gt_store *s, struct gt_lsum *m)
+void gt_store_set_summary(struct gt_store *s, struct gt_lsum *m)
 {
 	if (s->summary != m)
-		lsum_free(s->summary);
+		gt_lsum_free(s->summary);
 	s->summary = m;
 }
 
-void store_set_span(struct gt_store *s, int64_t t_min, int64_t t_max, size_t n_events)
+void gt_store_set_span(struct gt_store *s, int64_t t_min, int64_t t_max, size_t n_events)
 {
 	s->n_events = n_events;
 	s->t_min = t_min;
 	s->t_max = t_max;
 }
 
-void store_swap(struct gt_store *a, struct gt_store *b)
+void gt_store_swap(struct gt_store *a, struct gt_store *b)
 {
 	struct gt_store t = *a;
 	*a = *b;

@@ -2,7 +2,7 @@
  * store.c - the event store: lanes, side tables, metadata, build and finish.
  *
  * Lanes are found by key through an open-addressing hash over lane ids.
- * Events are appended to their lane's array; store_finish() sorts what is
+ * Events are appended to their lane's array; gt_store_finish() sorts what is
  * unsorted and (re)builds each lane's index (lod.c) and the correlation
  * index (corr.c).
  */
@@ -41,7 +41,7 @@ const char *gt_copy_kind_name(int sub)
 	return n[sub];
 }
 
-struct gt_store *store_new(void)
+struct gt_store *gt_store_new(void)
 {
 	struct gt_store *s = calloc(1, sizeof(*s));
 	if (!s)
@@ -57,7 +57,7 @@ struct gt_store *store_new(void)
 	return s;
 }
 
-void store_free(struct gt_store *s)
+void gt_store_free(struct gt_store *s)
 {
 	if (!s)
 		return;
@@ -68,7 +68,7 @@ void store_free(struct gt_store *s)
 	}
 	free(s->lanes);
 	free(s->lane_hash);
-	lsum_free(s->summary);
+	gt_lsum_free(s->summary);
 	strtab_done(&s->strs);
 	rectab_done(&s->kconf);
 	rectab_done(&s->nccl);
@@ -86,24 +86,24 @@ void store_free(struct gt_store *s)
 	free(s);
 }
 
-uint32_t store_intern(struct gt_store *s, const char *str, size_t len)
+uint32_t gt_store_intern(struct gt_store *s, const char *str, size_t len)
 {
 	return strtab_intern(&s->strs, str, len);
 }
 
-uint32_t store_intern_cstr(struct gt_store *s, const char *str)
+uint32_t gt_store_intern_cstr(struct gt_store *s, const char *str)
 {
 	return strtab_intern(&s->strs, str, strlen(str));
 }
 
-const char *store_str(const struct gt_store *s, uint32_t id)
+const char *gt_store_str(const struct gt_store *s, uint32_t id)
 {
 	if (id >= s->strs.n)
 		return "";
 	return s->strs.str[id];
 }
 
-int store_str_set_short(struct gt_store *s, uint32_t name, uint32_t short_name)
+int gt_store_str_set_short(struct gt_store *s, uint32_t name, uint32_t short_name)
 {
 	if (name >= s->n_str_short) {
 		size_t n = s->n_str_short ? s->n_str_short : 64;
@@ -120,17 +120,17 @@ int store_str_set_short(struct gt_store *s, uint32_t name, uint32_t short_name)
 	return 0;
 }
 
-uint32_t store_str_short(const struct gt_store *s, uint32_t name)
+uint32_t gt_store_str_short(const struct gt_store *s, uint32_t name)
 {
 	return name < s->n_str_short ? s->str_short[name] : 0;
 }
 
-size_t store_str_count(const struct gt_store *s)
+size_t gt_store_str_count(const struct gt_store *s)
 {
 	return s->strs.n;
 }
 
-uint32_t store_str_find(const struct gt_store *s, const char *str, size_t len)
+uint32_t gt_store_str_find(const struct gt_store *s, const char *str, size_t len)
 {
 	return strtab_find(&s->strs, str, len);
 }
@@ -166,7 +166,7 @@ static int lane_rehash(struct gt_store *s, size_t ncap)
 	return 0;
 }
 
-/* what importers hold for the limits (store_limit_take), >= 0 */
+/* what importers hold for the limits (gt_store_limit_take), >= 0 */
 static uint64_t pend(const int64_t *p)
 {
 	int64_t v = __atomic_load_n(p, __ATOMIC_RELAXED);
@@ -180,7 +180,7 @@ static void lim_refuse(struct gt_store *s, int which)
 	__atomic_compare_exchange_n(&s->lim_hit, &zero, which, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
-uint32_t store_lane(struct gt_store *s, const struct gt_lane_key *in)
+uint32_t gt_store_lane(struct gt_store *s, const struct gt_lane_key *in)
 {
 	struct gt_lane_key k = *in, *key = &k;
 	k.rank = store_rank_norm(k.rank);
@@ -192,7 +192,7 @@ uint32_t store_lane(struct gt_store *s, const struct gt_lane_key *in)
 				return s->lane_hash[i] - 1;
 	}
 	if (s->lim_lanes && s->n_lanes + pend(&s->pend_lanes) >= s->lim_lanes) {
-		lim_refuse(s, STORE_LIM_LANES);
+		lim_refuse(s, GT_STORE_LIM_LANES);
 		return UINT32_MAX;
 	}
 	if ((s->n_lanes + 1) * 2 > s->lane_hcap &&
@@ -219,50 +219,50 @@ uint32_t store_lane(struct gt_store *s, const struct gt_lane_key *in)
 	return l->id;
 }
 
-size_t store_lane_count(const struct gt_store *s)
+size_t gt_store_lane_count(const struct gt_store *s)
 {
 	return s->n_lanes;
 }
 
-struct gt_lane *store_lane_at(const struct gt_store *s, uint32_t id)
+struct gt_lane *gt_store_lane_at(const struct gt_store *s, uint32_t id)
 {
 	return id < s->n_lanes ? s->lanes[id] : NULL;
 }
 
-void store_lane_set_name(struct gt_store *s, uint32_t lane, const char *name)
+void gt_store_lane_set_name(struct gt_store *s, uint32_t lane, const char *name)
 {
 	if (lane < s->n_lanes)
-		s->lanes[lane]->name = store_intern_cstr(s, name);
+		s->lanes[lane]->name = gt_store_intern_cstr(s, name);
 }
 
 /* ---- side tables ---- */
 
-uint32_t store_kconf(struct gt_store *s, const struct gt_kconf *k)
+uint32_t gt_store_kconf(struct gt_store *s, const struct gt_kconf *k)
 {
 	return rectab_intern(&s->kconf, k);
 }
 
-const struct gt_kconf *store_kconf_at(const struct gt_store *s, uint32_t id)
+const struct gt_kconf *gt_store_kconf_at(const struct gt_store *s, uint32_t id)
 {
 	return rectab_at(&s->kconf, id);
 }
 
-size_t store_kconf_count(const struct gt_store *s)
+size_t gt_store_kconf_count(const struct gt_store *s)
 {
 	return s->kconf.n;
 }
 
-uint32_t store_nccl(struct gt_store *s, const struct gt_nccl *n)
+uint32_t gt_store_nccl(struct gt_store *s, const struct gt_nccl *n)
 {
 	return rectab_intern(&s->nccl, n);
 }
 
-const struct gt_nccl *store_nccl_at(const struct gt_store *s, uint32_t id)
+const struct gt_nccl *gt_store_nccl_at(const struct gt_store *s, uint32_t id)
 {
 	return rectab_at(&s->nccl, id);
 }
 
-size_t store_nccl_count(const struct gt_store *s)
+size_t gt_store_nccl_count(const struct gt_store *s)
 {
 	return s->nccl.n;
 }
@@ -278,7 +278,7 @@ static void *grow(void *p, size_t *cap, size_t n, size_t size)
 	return np;
 }
 
-int store_device(struct gt_store *s, const struct gt_device *in)
+int gt_store_device(struct gt_store *s, const struct gt_device *in)
 {
 	struct gt_device nd0 = *in, *d = &nd0;
 	nd0.rank = store_rank_norm(nd0.rank);
@@ -295,17 +295,17 @@ int store_device(struct gt_store *s, const struct gt_device *in)
 	return 0;
 }
 
-size_t store_device_count(const struct gt_store *s)
+size_t gt_store_device_count(const struct gt_store *s)
 {
 	return s->n_devs;
 }
 
-const struct gt_device *store_device_at(const struct gt_store *s, size_t i)
+const struct gt_device *gt_store_device_at(const struct gt_store *s, size_t i)
 {
 	return i < s->n_devs ? &s->devs[i] : NULL;
 }
 
-int store_rank(struct gt_store *s, const struct gt_rank *in)
+int gt_store_rank(struct gt_store *s, const struct gt_rank *in)
 {
 	struct gt_rank nr0 = *in, *r = &nr0;
 	nr0.rank = store_rank_norm(nr0.rank);
@@ -322,22 +322,22 @@ int store_rank(struct gt_store *s, const struct gt_rank *in)
 	return 0;
 }
 
-size_t store_rank_count(const struct gt_store *s)
+size_t gt_store_rank_count(const struct gt_store *s)
 {
 	return s->n_ranks;
 }
 
-const struct gt_rank *store_rank_at(const struct gt_store *s, size_t i)
+const struct gt_rank *gt_store_rank_at(const struct gt_store *s, size_t i)
 {
 	return i < s->n_ranks ? &s->ranks[i] : NULL;
 }
 
-struct gt_drops *store_drops(struct gt_store *s)
+struct gt_drops *gt_store_drops(struct gt_store *s)
 {
 	return &s->drops;
 }
 
-uint64_t store_drops_lost(const struct gt_drops *d)
+uint64_t gt_store_drops_lost(const struct gt_drops *d)
 {
 	/* a declined buffer request is why CUPTI dropped records, which its
 	 * own count already has: not added again */
@@ -345,7 +345,7 @@ uint64_t store_drops_lost(const struct gt_drops *d)
 	       d->read_errors;
 }
 
-int store_meta_set(struct gt_store *s, const char *key, const char *value)
+int gt_store_meta_set(struct gt_store *s, const char *key, const char *value)
 {
 	char *v = strdup(value);
 	if (!v)
@@ -369,7 +369,7 @@ int store_meta_set(struct gt_store *s, const char *key, const char *value)
 	return 0;
 }
 
-const char *store_meta_get(const struct gt_store *s, const char *key)
+const char *gt_store_meta_get(const struct gt_store *s, const char *key)
 {
 	for (size_t i = 0; i < s->n_meta; i++)
 		if (!strcmp(s->meta[i].key, key))
@@ -377,12 +377,12 @@ const char *store_meta_get(const struct gt_store *s, const char *key)
 	return NULL;
 }
 
-size_t store_meta_count(const struct gt_store *s)
+size_t gt_store_meta_count(const struct gt_store *s)
 {
 	return s->n_meta;
 }
 
-int store_meta_at(const struct gt_store *s, size_t i, const char **key, const char **value)
+int gt_store_meta_at(const struct gt_store *s, size_t i, const char **key, const char **value)
 {
 	if (i >= s->n_meta)
 		return -ENOENT;
@@ -393,7 +393,7 @@ int store_meta_at(const struct gt_store *s, size_t i, const char **key, const ch
 
 /* ---- events ---- */
 
-int store_reserve(struct gt_store *s, uint32_t lane, size_t n)
+int gt_store_reserve(struct gt_store *s, uint32_t lane, size_t n)
 {
 	if (lane >= s->n_lanes)
 		return -EINVAL;
@@ -401,7 +401,7 @@ int store_reserve(struct gt_store *s, uint32_t lane, size_t n)
 	if (l->n + n <= l->cap)
 		return 0;
 	if (s->lim_events && s->n_added + pend(&s->pend_events) + n > s->lim_events) {
-		lim_refuse(s, STORE_LIM_EVENTS);
+		lim_refuse(s, GT_STORE_LIM_EVENTS);
 		return -E2BIG;
 	}
 	store_budget_poll(s);
@@ -413,15 +413,15 @@ int store_reserve(struct gt_store *s, uint32_t lane, size_t n)
 	return 0;
 }
 
-int store_add(struct gt_store *s, const struct gt_event *e)
+int gt_store_add(struct gt_store *s, const struct gt_event *e)
 {
 	if (e->lane >= s->n_lanes)
 		return -EINVAL;
 	struct gt_lane *l = s->lanes[e->lane];
 	if (s->summary)
-		store_set_summary(s, NULL);   /* it described the events before this one */
+		gt_store_set_summary(s, NULL);   /* it described the events before this one */
 	if (s->lim_events && s->n_added + pend(&s->pend_events) >= s->lim_events) {
-		lim_refuse(s, STORE_LIM_EVENTS);
+		lim_refuse(s, GT_STORE_LIM_EVENTS);
 		return -E2BIG;
 	}
 	s->n_added++;
@@ -448,7 +448,7 @@ int store_add(struct gt_store *s, const struct gt_event *e)
 	return 0;
 }
 
-void store_limits_set(struct gt_store *s, size_t max_lanes, uint64_t max_events)
+void gt_store_limits_set(struct gt_store *s, size_t max_lanes, uint64_t max_events)
 {
 	s->lim_lanes = max_lanes;
 	s->lim_events = max_events;
@@ -457,42 +457,42 @@ void store_limits_set(struct gt_store *s, size_t max_lanes, uint64_t max_events)
 	__atomic_store_n(&s->pend_events, 0, __ATOMIC_RELAXED);
 }
 
-int store_limit_hit(const struct gt_store *s)
+int gt_store_limit_hit(const struct gt_store *s)
 {
 	return __atomic_load_n(&s->lim_hit, __ATOMIC_RELAXED);
 }
 
-int store_limit_take(struct gt_store *s, int64_t lanes, int64_t events)
+int gt_store_limit_take(struct gt_store *s, int64_t lanes, int64_t events)
 {
 	int64_t pl = __atomic_add_fetch(&s->pend_lanes, lanes, __ATOMIC_RELAXED);
 	int64_t pe = __atomic_add_fetch(&s->pend_events, events, __ATOMIC_RELAXED);
 	if (lanes > 0 && s->lim_lanes && (uint64_t)pl + s->n_lanes > s->lim_lanes) {
-		lim_refuse(s, STORE_LIM_LANES);
+		lim_refuse(s, GT_STORE_LIM_LANES);
 		return -E2BIG;
 	}
 	if (events > 0 && s->lim_events && (uint64_t)pe + s->n_added > s->lim_events) {
-		lim_refuse(s, STORE_LIM_EVENTS);
+		lim_refuse(s, GT_STORE_LIM_EVENTS);
 		return -E2BIG;
 	}
 	return 0;
 }
 
-size_t store_event_count(const struct gt_store *s)
+size_t gt_store_event_count(const struct gt_store *s)
 {
 	return s->n_events;
 }
 
-int64_t store_t_min(const struct gt_store *s)
+int64_t gt_store_t_min(const struct gt_store *s)
 {
 	return s->n_events ? s->t_min : 0;
 }
 
-int64_t store_t_max(const struct gt_store *s)
+int64_t gt_store_t_max(const struct gt_store *s)
 {
 	return s->n_events ? s->t_max : 0;
 }
 
-int store_finish(struct gt_store *s)
+int gt_store_finish(struct gt_store *s)
 {
 	int rc;
 	size_t n = 0, unchecked = 0;
@@ -527,7 +527,7 @@ int store_finish(struct gt_store *s)
 	return rc;
 }
 
-size_t store_bytes(const struct gt_store *s)
+size_t gt_store_bytes(const struct gt_store *s)
 {
 	size_t b = sizeof(*s);
 	for (size_t i = 0; i < s->n_lanes; i++) {

@@ -301,8 +301,8 @@ static struct arena_hdr *hdr_of(const struct store_arena *a, void *p)
 }
 
 /* the address range kept for a block of blk bytes: ARENA_ROOM times it,
- * so that an array grown by x1.5 steps (store_add) or by chunks
- * (store_reserve) grows in place, without a copy and without punching the
+ * so that an array grown by x1.5 steps (gt_store_add) or by chunks
+ * (gt_store_reserve) grows in place, without a copy and without punching the
  * old block's hole, until it passes ARENA_ROOM times its first size; the
  * range past blk is a hole of the file (no disk, no page) until it grows.
  * Only blk when the reserved address space would run short. */

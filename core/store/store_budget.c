@@ -153,7 +153,7 @@ static int move_all(struct gt_store *s)
  * structs, small arrays */
 static size_t heap_share(const struct gt_store *s)
 {
-	size_t b = store_bytes(s), live = store_arena_live(s->arena);
+	size_t b = gt_store_bytes(s), live = store_arena_live(s->arena);
 	return b > live ? b - live : 0;
 }
 
@@ -196,7 +196,7 @@ void store_budget_finished(struct gt_store *s)
 	store_arena_check(s->arena);
 }
 
-int store_set_budget(struct gt_store *s, size_t bytes)
+int gt_store_set_budget(struct gt_store *s, size_t bytes)
 {
 	s->budget = bytes;
 	if (s->arena) {
@@ -212,21 +212,21 @@ int store_set_budget(struct gt_store *s, size_t bytes)
 	return s->arena_err;
 }
 
-size_t store_budget(const struct gt_store *s)
+size_t gt_store_budget(const struct gt_store *s)
 {
 	return s->budget;
 }
 
-size_t store_resident_bytes(const struct gt_store *s)
+size_t gt_store_resident_bytes(const struct gt_store *s)
 {
 	if (!s->arena)
-		return store_bytes(s);
+		return gt_store_bytes(s);
 	return heap_share(s) + store_arena_resident(s->arena);
 }
 
-void store_lane_fit(struct gt_store *s, uint32_t lane)
+void gt_store_lane_fit(struct gt_store *s, uint32_t lane)
 {
-	struct gt_lane *l = store_lane_at(s, lane);
+	struct gt_lane *l = gt_store_lane_at(s, lane);
 	if (!l || !l->n || l->cap <= l->n)
 		return;
 	struct gt_event *e = store_mem_realloc(s, l->ev, l->n * sizeof(*e));

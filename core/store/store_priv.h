@@ -57,7 +57,7 @@ struct gt_store {
 	size_t n_corr_launch, n_corr_gpu;
 	size_t n_events;
 	int64_t t_min, t_max;
-	/* an import's limits (store_limits_set); 0 = none */
+	/* an import's limits (gt_store_limits_set); 0 = none */
 	size_t lim_lanes;
 	uint64_t lim_events, n_added;
 	int64_t pend_lanes, pend_events;   /* held by importers, not added yet (atomic) */
@@ -66,7 +66,7 @@ struct gt_store {
 	size_t heap_bytes;        /* bytes of store_mem blocks on the heap */
 	struct store_arena *arena;/* the cache file, once engaged */
 	int arena_err;            /* engaging failed: -errno, not retried */
-	unsigned adds_unchecked;  /* store_add calls since the last budget check */
+	unsigned adds_unchecked;  /* gt_store_add calls since the last budget check */
 	struct gt_lsum *summary;  /* per-lane summary read from the file (lsum.c), or NULL */
 };
 
@@ -95,8 +95,8 @@ void store_mem_free(struct gt_store *s, void *p);
 /* a safe point (no array pointer held): engage the cache file when the heap
  * share passed half the budget */
 void store_budget_poll(struct gt_store *s);
-/* recompute the arena's share of the budget and trim when over it (store_finish
- * lane by lane, store_add every 65536 events) */
+/* recompute the arena's share of the budget and trim when over it (gt_store_finish
+ * lane by lane, gt_store_add every 65536 events) */
 void store_budget_finished(struct gt_store *s);
 
 struct store_arena;

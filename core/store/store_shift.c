@@ -8,11 +8,11 @@
 #include "store_priv.h"
 #include "gtrace/lsum.h"
 
-int store_shift_rank(struct gt_store *s, int32_t rank, int64_t delta_ns)
+int gt_store_shift_rank(struct gt_store *s, int32_t rank, int64_t delta_ns)
 {
 	if (!delta_ns)
 		return 0;
-	store_set_summary(s, NULL);   /* its buckets hold the old times */
+	gt_store_set_summary(s, NULL);   /* its buckets hold the old times */
 	for (size_t i = 0; i < s->n_lanes; i++) {
 		struct gt_lane *l = s->lanes[i];
 		if (l->key.rank != store_rank_norm(rank))   /* lane ranks are >= 0 */
@@ -21,5 +21,5 @@ int store_shift_rank(struct gt_store *s, int32_t rank, int64_t delta_ns)
 			l->ev[k].start_ns += delta_ns;
 		lod_free(s, l);
 	}
-	return store_finish(s);
+	return gt_store_finish(s);
 }

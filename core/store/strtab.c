@@ -2,7 +2,7 @@
  * strtab.c - string interning and content-interned record tables.
  *
  * Strings live in arena blocks that never move, so a pointer returned by
- * store_str() stays valid for the life of the store.  Id 0 is "".
+ * gt_store_str() stays valid for the life of the store.  Id 0 is "".
  * The hash index is open addressing over ids (id + 1, 0 = empty).
  */
 #include <errno.h>

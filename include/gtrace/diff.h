@@ -13,10 +13,10 @@
  *   ops        the same per operator name with device self and host self time
  *   overview   both runs' overview tables, baseline first
  *
- * Alignment of steps: DIFF_ALIGN_FIRST pairs each run's complete steps in
+ * Alignment of steps: GT_DIFF_ALIGN_FIRST pairs each run's complete steps in
  * order from its first one (the steps analysis already dropped steps cut
- * off by the capture); DIFF_ALIGN_STEP pairs from step number `step` in both
- * runs on; DIFF_ALIGN_START takes each whole run from its start as one
+ * off by the capture); GT_DIFF_ALIGN_STEP pairs from step number `step` in both
+ * runs on; GT_DIFF_ALIGN_START takes each whole run from its start as one
  * window.  Only the aligned pairs (as many as the shorter run has) enter
  * the average step.
  */
@@ -28,42 +28,42 @@
 #include "gtrace/report.h"
 #include "gtrace/store.h"
 
-enum diff_align { DIFF_ALIGN_FIRST = 0, DIFF_ALIGN_STEP, DIFF_ALIGN_START };
+enum gt_diff_align { GT_DIFF_ALIGN_FIRST = 0, GT_DIFF_ALIGN_STEP, GT_DIFF_ALIGN_START };
 
 /* diff_opts.flags: rank_b is the experiment's rank, rank the baseline's (two
  * runs of one store, e.g. `gtrace open A B` merging them as ranks 0 and 1:
  * pass that store as both a and b) */
-#define DIFF_F_RANK_B 1u
+#define GT_DIFF_F_RANK_B 1u
 
-struct diff_opts {
-	enum diff_align align;
-	int64_t step;             /* DIFF_ALIGN_STEP: the first step number paired */
+struct gt_diff_opts {
+	enum gt_diff_align align;
+	int64_t step;             /* GT_DIFF_ALIGN_STEP: the first step number paired */
 	int32_t rank;             /* rank compared in both runs, -1 = rank 0 / all */
 	unsigned flags;           /* DIFF_F_* */
-	int32_t rank_b;           /* DIFF_F_RANK_B: the experiment's rank */
+	int32_t rank_b;           /* GT_DIFF_F_RANK_B: the experiment's rank */
 };
 
 /* one named figure set of a run, for the per-name tables */
-#define DIFF_MAX_FIG 2
-struct diff_item {
+#define GT_DIFF_MAX_FIG 2
+struct gt_diff_item {
 	const char *name;         /* borrowed from the run's store */
 	uint64_t count;
-	int64_t fig_ns[DIFF_MAX_FIG];
+	int64_t fig_ns[GT_DIFF_MAX_FIG];
 };
 
 /* the report `name` (breakdown, kernels, ops, overview) of runs a and b;
  * 0, -EINVAL for an unknown name or a step that is not in both runs,
  * other negative errno; message in err */
-int diff_run(const struct gt_store *a, const struct gt_store *b, const char *name,
-	     const struct diff_opts *o, struct gt_report_out *out, char *err, size_t errlen);
+int gt_diff_run(const struct gt_store *a, const struct gt_store *b, const char *name,
+	     const struct gt_diff_opts *o, struct gt_report_out *out, char *err, size_t errlen);
 
 /* the per-name table: rows of a and b joined by name; fig_names[nfig]
  * name the figures ("Time", "Device Self"), the mean is of the first;
  * sorted by absolute delta of the first figure, then of the second, then
  * name.  NULL on ENOMEM. */
-struct gt_table *diff_names_table(const char *tname, const char *title,
-				  const struct diff_item *a, size_t na,
-				  const struct diff_item *b, size_t nb,
+struct gt_table *gt_diff_names_table(const char *tname, const char *title,
+				  const struct gt_diff_item *a, size_t na,
+				  const struct gt_diff_item *b, size_t nb,
 				  const char *const *fig_names, int nfig);
 
 /* names of the reports, NULL-terminated */

@@ -28,11 +28,11 @@ struct gt_export_opts {
  * when complete: a symlink at path is replaced, never followed, and a
  * failed export (a full disk) leaves no file.  0 or negative errno with
  * "PATH: problem" in err. */
-int export_chrome(const struct gt_store *s, const char *path, const struct gt_export_opts *o,
+int gt_export_chrome(const struct gt_store *s, const char *path, const struct gt_export_opts *o,
 		  char *err, size_t errlen);
 
 /* the same JSON text into a malloc'd buffer (*out, *len; caller frees) */
-int export_chrome_mem(const struct gt_store *s, const struct gt_export_opts *o, char **out,
+int gt_export_chrome_mem(const struct gt_store *s, const struct gt_export_opts *o, char **out,
 		      size_t *len);
 
 #endif

@@ -21,13 +21,13 @@
 #include <stdint.h>
 #include "gtrace/store.h"
 
-#define GTFILE_MAGIC "GTRACE\r\n"
-#define GTFILE_VERSION_MAJOR 1
-#define GTFILE_VERSION_MINOR 1
+#define GT_FILE_MAGIC "GTRACE\r\n"
+#define GT_FILE_VERSION_MAJOR 1
+#define GT_FILE_VERSION_MINOR 1
 
-struct gtfile_writer;
+struct gt_file_writer;
 
-struct gtfile_writer_opts {
+struct gt_file_writer_opts {
 	unsigned flags;
 	int zstd_level;          /* 0 = default (fast) */
 	size_t chunk_events;     /* events per event chunk, 0 = default */
@@ -36,43 +36,43 @@ struct gtfile_writer_opts {
 
 /* open_flags: refuse to replace an existing file (-EEXIST, "... exists;
  * not replaced without --force"); the CLI sets it unless --force */
-#define GTFILE_W_KEEP 0x1u
+#define GT_FILE_W_KEEP 0x1u
 
 /* Whatever the flags, a file is never written through a symbolic link nor
- * into a file someone else created: gtfile_writer_open unlinks the old
+ * into a file someone else created: gt_file_writer_open unlinks the old
  * name and creates path with O_EXCL | O_NOFOLLOW (a recording is visible
- * as it is written and opens after a crash); gtfile_write_store writes a
+ * as it is written and opens after a crash); gt_file_write_store writes a
  * temporary file beside path and renames it into place (no partial file
  * on error). */
 
 /* create path (see above); NULL on error with "PATH: problem" in err */
-struct gtfile_writer *gtfile_writer_open(const char *path, const struct gtfile_writer_opts *o,
+struct gt_file_writer *gt_file_writer_open(const char *path, const struct gt_file_writer_opts *o,
 					 char *err, size_t errlen);
 /* the same on an open descriptor (a pipe: `gtrace record -o -`), which is
  * duplicated (the caller keeps fd); nothing is ever created, replaced or
  * removed; name is used in messages */
-struct gtfile_writer *gtfile_writer_open_fd(int fd, const char *name,
-					    const struct gtfile_writer_opts *o, char *err, size_t errlen);
+struct gt_file_writer *gt_file_writer_open_fd(int fd, const char *name,
+					    const struct gt_file_writer_opts *o, char *err, size_t errlen);
 /* queue events whose ids refer to store s; writes full chunks as they fill
  * (and the new table entries they need before them); 0 or negative errno */
-int gtfile_writer_add(struct gtfile_writer *w, const struct gt_store *s,
+int gt_file_writer_add(struct gt_file_writer *w, const struct gt_store *s,
 		      const struct gt_event *ev, size_t n);
 /* write what is queued: after this the file opens with everything so far */
-int gtfile_writer_flush(struct gtfile_writer *w, const struct gt_store *s);
+int gt_file_writer_flush(struct gt_file_writer *w, const struct gt_store *s);
 /* flush, write drops, metadata and the index chunk, close; frees w.  On
  * error err holds the problem without the path (callers prefix it) */
-int gtfile_writer_close(struct gtfile_writer *w, const struct gt_store *s, char *err, size_t errlen);
+int gt_file_writer_close(struct gt_file_writer *w, const struct gt_store *s, char *err, size_t errlen);
 /* close without the final chunks, leaving the file as written so far
  * (tests of cut-off files; callers that want no file unlink it); frees w */
-void gtfile_writer_abort(struct gtfile_writer *w);
+void gt_file_writer_abort(struct gt_file_writer *w);
 
 /* write a finished store in one go */
-int gtfile_write_store(const struct gt_store *s, const char *path, char *err, size_t errlen);
+int gt_file_write_store(const struct gt_store *s, const char *path, char *err, size_t errlen);
 /* the same with writer options (compression level, events per chunk) */
-int gtfile_write_store_opts(const struct gt_store *s, const char *path,
-			    const struct gtfile_writer_opts *o, char *err, size_t errlen);
+int gt_file_write_store_opts(const struct gt_store *s, const char *path,
+			    const struct gt_file_writer_opts *o, char *err, size_t errlen);
 
-struct gtfile_info {
+struct gt_file_info {
 	uint32_t version_major, version_minor;
 	char writer_version[32];
 	int truncated;           /* file was cut off; opened up to last complete chunk */
@@ -83,11 +83,11 @@ struct gtfile_info {
 /* read a .gtrace file into an empty store and finish it.  0 on success;
  * negative on error with one line in err naming the file and the problem.
  * A truncated file succeeds with info->truncated set and a warning in err. */
-int gtfile_read(const char *path, struct gt_store *s, struct gtfile_info *info,
+int gt_file_read(const char *path, struct gt_store *s, struct gt_file_info *info,
 		char *err, size_t errlen);
 /* the same, storing the count of bytes walked so far in *progress (when not
  * NULL) after each chunk, for a loading line drawn by another thread */
-int gtfile_read_progress(const char *path, struct gt_store *s, struct gtfile_info *info,
+int gt_file_read_progress(const char *path, struct gt_store *s, struct gt_file_info *info,
 			 _Atomic uint64_t *progress, char *err, size_t errlen);
 /* the tables, the per-lane summary and the index of a complete file, not
  * its events (their chunks are skipped unread): a store with every lane
@@ -95,13 +95,13 @@ int gtfile_read_progress(const char *path, struct gt_store *s, struct gtfile_inf
  * of the events set, for a first frame while the events load elsewhere.
  * info->events is the file's event count.  -ENOENT (with a reason) when
  * the file has no index (cut off) or no summary (format 1.0): read it
- * whole; other errors as gtfile_read */
-int gtfile_read_head(const char *path, struct gt_store *s, struct gtfile_info *info, char *err,
+ * whole; other errors as gt_file_read */
+int gt_file_read_head(const char *path, struct gt_store *s, struct gt_file_info *info, char *err,
 		     size_t errlen);
 /* the same from memory (the fuzzer's entry); name is used in messages */
-int gtfile_read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,
-		    struct gtfile_info *info, char *err, size_t errlen);
+int gt_file_read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,
+		    struct gt_file_info *info, char *err, size_t errlen);
 /* 1 when the first bytes are a .gtrace header */
-int gtfile_sniff(const void *buf, size_t len);
+int gt_file_sniff(const void *buf, size_t len);
 
 #endif

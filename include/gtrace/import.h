@@ -14,15 +14,15 @@
 /* import one trace JSON text (plain or gzip) from memory into s and finish
  * the store; name is used in messages and for the rank.  0 or negative
  * errno with "NAME: problem" in err. */
-int import_json_mem(const char *name, const void *buf, size_t len,
+int gt_import_json_mem(const char *name, const void *buf, size_t len,
 		    const struct gt_load_opts *o, struct gt_store *s, char *err, size_t errlen);
 
 /* rank encoded in a file name ("rank-3", "rank3", "rank_3"), or -1 */
-int import_rank_from_name(const char *path);
+int gt_import_rank_from_name(const char *path);
 /* import one XPlane profile (a serialized XSpace, plain or gzip) from
  * memory into s as rank 0 and finish the store; 0 or negative errno with
  * "NAME: problem" in err */
-int xplane_import_mem(const char *name, const void *buf, size_t len,
+int gt_xplane_import_mem(const char *name, const void *buf, size_t len,
 		      const struct gt_load_opts *o, struct gt_store *s, char *err, size_t errlen);
 
 #endif

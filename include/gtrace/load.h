@@ -33,7 +33,7 @@ struct gt_load_opts {
 	/* optional: the run of a TensorBoard log directory to open (NULL: the newest) */
 	const char *run;
 	/* bytes of decoded events and indexes to keep resident
-	   (store_set_budget); 0 = unbounded */
+	   (gt_store_set_budget); 0 = unbounded */
 	size_t memory_bytes;
 };
 

@@ -40,10 +40,10 @@ struct gt_lsum {
 };
 
 /* an empty summary with the given geometry for nlanes lanes; NULL on no memory */
-struct gt_lsum *lsum_new(int64_t origin_ns, int64_t base_ns, int nlev, size_t nlanes);
-void lsum_free(struct gt_lsum *m);
+struct gt_lsum *gt_lsum_new(int64_t origin_ns, int64_t base_ns, int nlev, size_t nlanes);
+void gt_lsum_free(struct gt_lsum *m);
 /* width of level k */
-static inline int64_t lsum_width(const struct gt_lsum *m, int k)
+static inline int64_t gt_lsum_width(const struct gt_lsum *m, int k)
 {
 	return m->base_ns << (2 * k);
 }
@@ -52,35 +52,35 @@ static inline int64_t lsum_width(const struct gt_lsum *m, int k)
  * geometry chosen from the store's span and event count (about 16 events a
  * finest bucket on an average lane).  *m = NULL for an empty store.  0 or
  * -ENOMEM */
-int lsum_build(const struct gt_store *s, struct gt_lsum **m);
+int gt_lsum_build(const struct gt_store *s, struct gt_lsum **m);
 
 /* 1 when a row of columns dt wide on lane is drawn from m (a level at most
  * dt / 2 wide exists), 0 otherwise */
-int lsum_applies(const struct gt_lsum *m, uint32_t lane, int64_t dt);
+int gt_lsum_applies(const struct gt_lsum *m, uint32_t lane, int64_t dt);
 
 /* fill ncols buckets [t0 + c dt, + dt) of lane from the summary, as
- * store_lane_buckets does from events, at the coarsest level at most dt / 2
+ * gt_store_lane_buckets does from events, at the coarsest level at most dt / 2
  * wide: busy time of buckets cut by a column edge is shared in proportion,
  * a bucket's count goes to the column holding its start, its dominant
  * event to every column it overlaps.  out[c].dominant is SIZE_MAX (no event
  * index); kfs[c] is the dominant's kind | sub << 8 | flags << 16 and
  * name[c] its name, or UINT32_MAX when the column has none (either may be
- * NULL).  Returns 1, or 0 when lsum_applies says no (nothing written). */
-int lsum_buckets(const struct gt_lsum *m, uint32_t lane, int64_t t0, int64_t dt, int ncols,
+ * NULL).  Returns 1, or 0 when gt_lsum_applies says no (nothing written). */
+int gt_lsum_buckets(const struct gt_lsum *m, uint32_t lane, int64_t t0, int64_t dt, int ncols,
 		 struct gt_bucket *out, uint32_t *kfs, uint32_t *name);
 
 /* the summary attached to a store (read from its file), or NULL */
-const struct gt_lsum *store_summary(const struct gt_store *s);
-/* attach m to s (s owns it; the old one is freed).  store_add and
- * store_shift_rank drop it: it describes the events it was built from */
-void store_set_summary(struct gt_store *s, struct gt_lsum *m);
+const struct gt_lsum *gt_store_summary(const struct gt_store *s);
+/* attach m to s (s owns it; the old one is freed).  gt_store_add and
+ * gt_store_shift_rank drop it: it describes the events it was built from */
+void gt_store_set_summary(struct gt_store *s, struct gt_lsum *m);
 
-/* the span and event count of a store read by gtfile_read_head (its
- * events not loaded): what store_t_min, store_t_max and store_event_count
+/* the span and event count of a store read by gt_file_read_head (its
+ * events not loaded): what gt_store_t_min, gt_store_t_max and gt_store_event_count
  * say until the events arrive (its lanes hold none) */
-void store_set_span(struct gt_store *s, int64_t t_min, int64_t t_max, size_t n_events);
+void gt_store_set_span(struct gt_store *s, int64_t t_min, int64_t t_max, size_t n_events);
 /* exchange the contents of two stores (each keeps its address): a store
  * loaded on another thread replaces the one the viewer holds */
-void store_swap(struct gt_store *a, struct gt_store *b);
+void gt_store_swap(struct gt_store *a, struct gt_store *b);
 
 #endif

@@ -34,11 +34,11 @@
 
 /* the plugin's groupings of the operator table: rows per name, per name +
  * input shapes (Kineto "Input Dims"), per name + call stack ("Call stack") */
-enum ops_group { OPS_BY_NAME = 0, OPS_BY_SHAPE, OPS_BY_STACK, OPS_GROUP_COUNT };
+enum gt_ops_group { GT_OPS_BY_NAME = 0, GT_OPS_BY_SHAPE, GT_OPS_BY_STACK, GT_OPS_GROUP_COUNT };
 
-struct ops_row {
+struct gt_ops_row {
 	uint32_t name;            /* string id of the operator name */
-	uint32_t key;             /* OPS_BY_SHAPE / OPS_BY_STACK: string id of the row's input
+	uint32_t key;             /* GT_OPS_BY_SHAPE / GT_OPS_BY_STACK: string id of the row's input
 				     shapes / call stack (0 = the calls have none); else 0 */
 	int has_stack;            /* some call of the row has a call stack */
 	uint64_t calls;
@@ -46,7 +46,7 @@ struct ops_row {
 	int64_t dev_total_ns, dev_self_ns;
 	int64_t tc_self_ns, tc_total_ns;  /* of device self / total: Tensor Core kernels */
 	int tc_eligible;
-	/* ops_compute_mem only: allocator records of one device (the plugin's
+	/* gt_ops_compute_mem only: allocator records of one device (the plugin's
 	   memory statistics): self = records whose innermost operator is this
 	   one, total = with its descendants'.  increase = sum of bytes (frees
 	   negative); alloc = records with bytes > 0, their count and bytes */
@@ -54,50 +54,50 @@ struct ops_row {
 	int64_t mem_inc, mem_alloc_n, mem_alloc_bytes;
 };
 
-struct ops_result {
-	struct ops_row *rows;     /* sorted by device self time, then host self time, descending */
+struct gt_ops_result {
+	struct gt_ops_row *rows;     /* sorted by device self time, then host self time, descending */
 	size_t n;
 	uint64_t ops_seen;        /* operators counted */
 	uint64_t dropped;         /* operators left out: partial overlap on their thread */
-	uint64_t mem_records;     /* ops_compute_mem: records of the device seen */
+	uint64_t mem_records;     /* gt_ops_compute_mem: records of the device seen */
 	uint64_t mem_unattributed;/* ... of which no counted operator was open */
 };
 
 /* operator table over the scope (NULL = whole trace); 0 or negative errno
  * with a message in err */
-int ops_compute(const struct gt_store *s, const struct gt_scope *sc, struct ops_result *out,
+int gt_ops_compute(const struct gt_store *s, const struct gt_scope *sc, struct gt_ops_result *out,
 		char *err, size_t errlen);
-/* the same table with rows per `group` (enum ops_group): one row per
+/* the same table with rows per `group` (enum gt_ops_group): one row per
  * (name, input shapes) or (name, call stack), as the plugin's
  * op_agg.aggregate_ops keys them; a CPU op's shapes are string id arg bits
  * 0-31, its call stack string id aux (the Kineto importer keeps them) */
-int ops_compute_by(const struct gt_store *s, const struct gt_scope *sc, int group,
-		   struct ops_result *out, char *err, size_t errlen);
+int gt_ops_compute_by(const struct gt_store *s, const struct gt_scope *sc, int group,
+		   struct gt_ops_result *out, char *err, size_t errlen);
 /* the ops report's grouping rides in gt_scope.flags (stats --group-by) */
-#define OPS_SCOPE_GROUP_SHIFT 8
-#define OPS_SCOPE_GROUP(flags) ((int)(((flags) >> OPS_SCOPE_GROUP_SHIFT) & 3u))
+#define GT_OPS_SCOPE_GROUP_SHIFT 8
+#define GT_OPS_SCOPE_GROUP(flags) ((int)(((flags) >> GT_OPS_SCOPE_GROUP_SHIFT) & 3u))
 
 /* string ids of a CPU op event's input shapes and call stack (0 = none) */
-static inline uint32_t ops_event_shape(const struct gt_event *e)
+static inline uint32_t gt_ops_event_shape(const struct gt_event *e)
 {
 	return e->kind == GT_EV_CPU_OP ? (uint32_t)(e->arg & 0xffffffffu) : 0;
 }
-static inline uint32_t ops_event_stack(const struct gt_event *e)
+static inline uint32_t gt_ops_event_stack(const struct gt_event *e)
 {
 	return e->kind == GT_EV_CPU_OP ? e->aux : 0;
 }
-void ops_result_done(struct ops_result *r);
+void gt_ops_result_done(struct gt_ops_result *r);
 /* the calls and memory statistics (no device or Tensor Core times: left 0)
  * of device `mem_device` (a CUDA
  * ordinal or GT_MEM_HOST): each GT_EVF_MEMORY instant of that device goes to
  * the innermost counted operator open at its time on its thread (none: not
  * counted, as the plugin drops it); r->mem_records / mem_unattributed count them */
-int ops_compute_mem(const struct gt_store *s, const struct gt_scope *sc, uint32_t mem_device,
-		    struct ops_result *out, char *err, size_t errlen);
+int gt_ops_compute_mem(const struct gt_store *s, const struct gt_scope *sc, uint32_t mem_device,
+		    struct gt_ops_result *out, char *err, size_t errlen);
 
 /* Tensor Core rules of the plugin: an operator name on its allow-list; a
  * kernel name containing one of its patterns */
-int ops_tc_op_name(const char *name);
-int ops_tc_kernel_name(const char *name);
+int gt_ops_tc_op_name(const char *name);
+int gt_ops_tc_kernel_name(const char *name);
 
 #endif

@@ -25,29 +25,29 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define PINJ_ENTRY "gtrace_inject_attach"          /* exported by the library */
-#define PINJ_IDENT "gtrace-inject-version="         /* + version, in its .rodata */
+#define GT_PINJ_ENTRY "gtrace_inject_attach"          /* exported by the library */
+#define GT_PINJ_IDENT "gtrace-inject-version="         /* + version, in its .rodata */
 
-/* what pinj_inject returns (negated) besides plain errnos */
-enum pinj_error {
-	PINJ_EPERM = 1,      /* ptrace not permitted (scope, other user, capability) */
-	PINJ_ETRACED,        /* already traced by another process (a debugger) */
-	PINJ_ENOPROC,        /* no such process */
-	PINJ_ENOGLIBC,       /* no libc.so.6 mapped: static or another C library */
-	PINJ_EVERSION,       /* a library of another gtrace version is loaded */
-	PINJ_ECONTAINER,     /* another mount/network/pid namespace */
-	PINJ_EEXITED,        /* the target exited during the injection */
-	PINJ_ECALL,          /* dlopen or the entry failed in the target */
-	PINJ_EIO,            /* reading/writing the target or an ELF failed */
-	PINJ_EARCH,          /* an architecture this build cannot inject into */
-	PINJ_ESTOPPED,       /* the process is stopped (SIGSTOP) */
-	PINJ_ENOCUDA,        /* PINJ_F_NEED_CUDA and the process maps no CUDA driver */
+/* what gt_pinj_inject returns (negated) besides plain errnos */
+enum gt_pinj_error {
+	GT_PINJ_EPERM = 1,      /* ptrace not permitted (scope, other user, capability) */
+	GT_PINJ_ETRACED,        /* already traced by another process (a debugger) */
+	GT_PINJ_ENOPROC,        /* no such process */
+	GT_PINJ_ENOGLIBC,       /* no libc.so.6 mapped: static or another C library */
+	GT_PINJ_EVERSION,       /* a library of another gtrace version is loaded */
+	GT_PINJ_ECONTAINER,     /* another mount/network/pid namespace */
+	GT_PINJ_EEXITED,        /* the target exited during the injection */
+	GT_PINJ_ECALL,          /* dlopen or the entry failed in the target */
+	GT_PINJ_EIO,            /* reading/writing the target or an ELF failed */
+	GT_PINJ_EARCH,          /* an architecture this build cannot inject into */
+	GT_PINJ_ESTOPPED,       /* the process is stopped (SIGSTOP) */
+	GT_PINJ_ENOCUDA,        /* GT_PINJ_F_NEED_CUDA and the process maps no CUDA driver */
 };
 
 /* pinj_opts.flags */
-#define PINJ_F_NEED_CUDA 0x1u   /* refuse, before any ptrace, a process mapping no libcuda.so */
+#define GT_PINJ_F_NEED_CUDA 0x1u   /* refuse, before any ptrace, a process mapping no libcuda.so */
 
-struct pinj_opts {
+struct gt_pinj_opts {
 	uint32_t flags;                  /* PINJ_F_* */
 	const char *lib_path;            /* absolute path of libgtrace-inject.so */
 	const char *version;             /* this gtrace's version (GTRACE_VERSION) */
@@ -58,10 +58,10 @@ struct pinj_opts {
 	void *hook_ctx;
 };
 
-struct pinj_result {
+struct gt_pinj_result {
 	pid_t tid;                       /* the thread that made the calls */
 	int already;                     /* the library was loaded already (no ptrace) */
-	int64_t total_ns;                /* whole pinj_inject */
+	int64_t total_ns;                /* whole gt_pinj_inject */
 	int64_t stopped_ns;              /* interrupt to detach of that thread */
 };
 
@@ -70,12 +70,12 @@ struct pinj_result {
  * the problem and the way out.  The target is never left stopped.  While
  * its thread is borrowed, SIGINT, SIGTERM, SIGHUP and SIGQUIT are held in
  * the calling thread (delivered after). */
-int pinj_inject(pid_t pid, const struct pinj_opts *opts, struct pinj_result *res,
+int gt_pinj_inject(pid_t pid, const struct gt_pinj_opts *opts, struct gt_pinj_result *res,
 		char *err, size_t errlen);
 
 /* ---- /proc/PID/maps (pinj_maps.c) ---- */
 
-struct pinj_map {
+struct gt_pinj_map {
 	uint64_t start, end, offset;
 	uint64_t dev_major, dev_minor, ino;
 	char perms[5];
@@ -85,13 +85,13 @@ struct pinj_map {
 /* the mapping of pid with the lowest file offset whose file's base name
  * starts with `base` (e.g. "libc.so.6", "libcuda.so"); 0 or -ENOENT, or
  * negative errno when the maps cannot be read */
-int pinj_maps_find(pid_t pid, const char *base, struct pinj_map *out);
+int gt_pinj_maps_find(pid_t pid, const char *base, struct gt_pinj_map *out);
 /* 1 when pid maps a CUDA driver (libcuda.so*), 0 when not, negative errno */
-int pinj_maps_uses_cuda(pid_t pid);
+int gt_pinj_maps_uses_cuda(pid_t pid);
 
 /* ---- ELF64 files (pinj_elf.c) ---- */
 
-struct pinj_elf {
+struct gt_pinj_elf {
 	uint8_t *data;
 	size_t size;
 	uint16_t machine;                /* EM_X86_64, EM_AARCH64 */
@@ -99,25 +99,25 @@ struct pinj_elf {
 };
 
 /* read an ELF64 little-endian file; 0 or negative errno with err */
-int pinj_elf_open(struct pinj_elf *e, const char *path, char *err, size_t errlen);
+int gt_pinj_elf_open(struct gt_pinj_elf *e, const char *path, char *err, size_t errlen);
 /* the same from an 8-byte-aligned buffer the caller keeps alive (tests) */
-int pinj_elf_from_mem(struct pinj_elf *e, const void *data, size_t size, char *err, size_t errlen);
-void pinj_elf_close(struct pinj_elf *e);
+int gt_pinj_elf_from_mem(struct gt_pinj_elf *e, const void *data, size_t size, char *err, size_t errlen);
+void gt_pinj_elf_close(struct gt_pinj_elf *e);
 /* vaddr of the defined dynamic symbol `name` (any version); 0 or -ENOENT */
-int pinj_elf_sym(const struct pinj_elf *e, const char *name, uint64_t *vaddr);
+int gt_pinj_elf_sym(const struct gt_pinj_elf *e, const char *name, uint64_t *vaddr);
 /* vaddr of the first occurrence of `pat` (len bytes, at a multiple of
  * align) inside an executable PT_LOAD; pat NULL: the file's architecture's
- * trap instruction (pinj_arch_is_trap); 0 or -ENOENT */
-int pinj_elf_find_code(const struct pinj_elf *e, const void *pat, size_t len, size_t align,
+ * trap instruction (gt_pinj_arch_is_trap); 0 or -ENOENT */
+int gt_pinj_elf_find_code(const struct gt_pinj_elf *e, const void *pat, size_t len, size_t align,
 		       uint64_t *vaddr);
 /* 1 when the file holds `needle` anywhere (len bytes) */
-int pinj_elf_has_bytes(const struct pinj_elf *e, const void *needle, size_t len);
+int gt_pinj_elf_has_bytes(const struct gt_pinj_elf *e, const void *needle, size_t len);
 
 /* ---- per architecture (pinj_arch.c) ---- */
 
 /* a register image as PTRACE_GETREGSET NT_PRSTATUS returns it: x86-64's
  * struct user_regs_struct (27 words) or aarch64's user_pt_regs (34) */
-union pinj_regs {
+union gt_pinj_regs {
 	uint64_t w[34];
 	struct {
 		uint64_t r15, r14, r13, r12, rbp, rbx, r11, r10, r9, r8, rax, rcx, rdx,
@@ -129,7 +129,7 @@ union pinj_regs {
 	} a64;
 };
 
-struct pinj_arch {
+struct gt_pinj_arch {
 	const char *name;
 	uint16_t machine;                /* ELF e_machine */
 	size_t regs_size;                /* bytes of the NT_PRSTATUS image */
@@ -139,12 +139,12 @@ struct pinj_arch {
 };
 
 /* the description for an ELF machine, or NULL */
-const struct pinj_arch *pinj_arch_for(uint16_t machine);
+const struct gt_pinj_arch *gt_pinj_arch_for(uint16_t machine);
 /* the architecture gtrace was built for, or NULL (no injection) */
-const struct pinj_arch *pinj_arch_host(void);
+const struct gt_pinj_arch *gt_pinj_arch_host(void);
 
 /* a frame for a call made in the stopped thread: where to write, what */
-struct pinj_frame {
+struct gt_pinj_frame {
 	uint64_t lo;                     /* lowest stack byte written */
 	uint64_t str_addr;               /* where the string goes */
 	uint64_t ret_slot;               /* where the return address goes, or 0 */
@@ -153,19 +153,19 @@ struct pinj_frame {
 /* lay out a call of fn(args[0..5]) returning to ret_addr on the stack of
  * r, with a string of str_len bytes (NUL included) copied below the red
  * zone; r is changed in place (pc, sp, argument registers, no syscall
- * restart); fr says what to write.  args[0] may be PINJ_ARG_STR (the
+ * restart); fr says what to write.  args[0] may be GT_PINJ_ARG_STR (the
  * string's address). */
-#define PINJ_ARG_STR UINT64_MAX
-void pinj_arch_call(const struct pinj_arch *a, union pinj_regs *r, uint64_t fn,
+#define GT_PINJ_ARG_STR UINT64_MAX
+void gt_pinj_arch_call(const struct gt_pinj_arch *a, union gt_pinj_regs *r, uint64_t fn,
 		    const uint64_t args[6], uint64_t ret_addr, size_t str_len,
-		    struct pinj_frame *fr);
+		    struct gt_pinj_frame *fr);
 /* the call's return value from the registers at the trap */
-uint64_t pinj_arch_ret(const struct pinj_arch *a, const union pinj_regs *r);
+uint64_t gt_pinj_arch_ret(const struct gt_pinj_arch *a, const union gt_pinj_regs *r);
 /* the program counter */
-uint64_t pinj_arch_pc(const struct pinj_arch *a, const union pinj_regs *r);
+uint64_t gt_pinj_arch_pc(const struct gt_pinj_arch *a, const union gt_pinj_regs *r);
 /* 1 when pc (at the trap's SIGTRAP) says the call returned to ret_addr */
-int pinj_arch_returned(const struct pinj_arch *a, const union pinj_regs *r, uint64_t ret_addr);
+int gt_pinj_arch_returned(const struct gt_pinj_arch *a, const union gt_pinj_regs *r, uint64_t ret_addr);
 /* 1 when the bytes at p (trap_len) are this architecture's trap */
-int pinj_arch_is_trap(const struct pinj_arch *a, const uint8_t *p);
+int gt_pinj_arch_is_trap(const struct gt_pinj_arch *a, const uint8_t *p);
 
 #endif

@@ -2,17 +2,17 @@
  * gtrace/store.h - the event store: every source (native file, Kineto JSON,
  * live ring, simulator) fills one, every analysis and view reads it.
  *
- * Life cycle: store_new(); any number of store_intern/store_lane/store_add
- * (build phase, any order of events); store_finish() sorts each lane by
+ * Life cycle: gt_store_new(); any number of gt_store_intern/gt_store_lane/gt_store_add
+ * (build phase, any order of events); gt_store_finish() sorts each lane by
  * start and builds the indexes; from then on the store is read-only and the
- * query functions may be used.  A live capture appends with store_add and
- * calls store_finish again: finish is incremental for lanes whose new events
+ * query functions may be used.  A live capture appends with gt_store_add and
+ * calls gt_store_finish again: finish is incremental for lanes whose new events
  * all start at or after their last event.
  *
  * Lanes: one per (rank, GPU, stream) and one per (rank, pid, host thread).
  *
  * Ranks: a source that does not know its rank passes -1 (any negative);
- * store_lane, store_device, store_rank and store_corr_find store and look
+ * gt_store_lane, gt_store_device, gt_store_rank and gt_store_corr_find store and look
  * it up as rank 0, so every rank read back from the store (lane keys,
  * devices, ranks) is >= 0 and readers never test for -1.
  * Events of a lane are sorted by start; overlapping events are kept.
@@ -99,98 +99,98 @@ struct gt_drops {
 
 struct gt_store;
 
-struct gt_store *store_new(void);
-void store_free(struct gt_store *s);
+struct gt_store *gt_store_new(void);
+void gt_store_free(struct gt_store *s);
 
 /* string table: id 0 is the empty string; same text -> same id */
-uint32_t store_intern(struct gt_store *s, const char *str, size_t len);
-uint32_t store_intern_cstr(struct gt_store *s, const char *str);
-const char *store_str(const struct gt_store *s, uint32_t id);
-size_t store_str_count(const struct gt_store *s);
+uint32_t gt_store_intern(struct gt_store *s, const char *str, size_t len);
+uint32_t gt_store_intern_cstr(struct gt_store *s, const char *str);
+const char *gt_store_str(const struct gt_store *s, uint32_t id);
+size_t gt_store_str_count(const struct gt_store *s);
 /* returns id or UINT32_MAX when the string was never interned */
-uint32_t store_str_find(const struct gt_store *s, const char *str, size_t len);
+uint32_t gt_store_str_find(const struct gt_store *s, const char *str, size_t len);
 /* the short name a source gives a name (nsys's shortName of a kernel:
  * "par_reduce_kernel" for "void clover::par_reduce_kernel<...>(T1)");
  * 0 or -ENOMEM.  Not kept in .gtrace files. */
-int store_str_set_short(struct gt_store *s, uint32_t name, uint32_t short_name);
+int gt_store_str_set_short(struct gt_store *s, uint32_t name, uint32_t short_name);
 /* the short name's string id, or 0 when the source gave none */
-uint32_t store_str_short(const struct gt_store *s, uint32_t name);
+uint32_t gt_store_str_short(const struct gt_store *s, uint32_t name);
 
 /* find or create a lane (a negative key rank is stored as 0); returns its
  * id, UINT32_MAX on allocation failure */
-uint32_t store_lane(struct gt_store *s, const struct gt_lane_key *key);
-size_t store_lane_count(const struct gt_store *s);
-struct gt_lane *store_lane_at(const struct gt_store *s, uint32_t id);
-void store_lane_set_name(struct gt_store *s, uint32_t lane, const char *name);
+uint32_t gt_store_lane(struct gt_store *s, const struct gt_lane_key *key);
+size_t gt_store_lane_count(const struct gt_store *s);
+struct gt_lane *gt_store_lane_at(const struct gt_store *s, uint32_t id);
+void gt_store_lane_set_name(struct gt_store *s, uint32_t lane, const char *name);
 
 /* side tables; ids start at 1 (0 = none) */
-uint32_t store_kconf(struct gt_store *s, const struct gt_kconf *k);
-const struct gt_kconf *store_kconf_at(const struct gt_store *s, uint32_t id);
-size_t store_kconf_count(const struct gt_store *s);
-uint32_t store_nccl(struct gt_store *s, const struct gt_nccl *n);
-const struct gt_nccl *store_nccl_at(const struct gt_store *s, uint32_t id);
-size_t store_nccl_count(const struct gt_store *s);
+uint32_t gt_store_kconf(struct gt_store *s, const struct gt_kconf *k);
+const struct gt_kconf *gt_store_kconf_at(const struct gt_store *s, uint32_t id);
+size_t gt_store_kconf_count(const struct gt_store *s);
+uint32_t gt_store_nccl(struct gt_store *s, const struct gt_nccl *n);
+const struct gt_nccl *gt_store_nccl_at(const struct gt_store *s, uint32_t id);
+size_t gt_store_nccl_count(const struct gt_store *s);
 
 /* devices and ranks: add or update by (rank, id) / rank; a negative rank
  * is stored as 0 */
-int store_device(struct gt_store *s, const struct gt_device *d);
-size_t store_device_count(const struct gt_store *s);
-const struct gt_device *store_device_at(const struct gt_store *s, size_t i);
-int store_rank(struct gt_store *s, const struct gt_rank *r);
-size_t store_rank_count(const struct gt_store *s);
-const struct gt_rank *store_rank_at(const struct gt_store *s, size_t i);
+int gt_store_device(struct gt_store *s, const struct gt_device *d);
+size_t gt_store_device_count(const struct gt_store *s);
+const struct gt_device *gt_store_device_at(const struct gt_store *s, size_t i);
+int gt_store_rank(struct gt_store *s, const struct gt_rank *r);
+size_t gt_store_rank_count(const struct gt_store *s);
+const struct gt_rank *gt_store_rank_at(const struct gt_store *s, size_t i);
 
-struct gt_drops *store_drops(struct gt_store *s);
+struct gt_drops *gt_store_drops(struct gt_store *s);
 /* events lost of d: CUPTI's dropped records, records without timestamps,
  * ring overflow, import skips, read errors (buffers_declined is a cause of
  * CUPTI's drops, already in cupti_dropped, and not added; client_buffers
  * counts buffers, not records, and is shown on its own) */
-uint64_t store_drops_lost(const struct gt_drops *d);
+uint64_t gt_store_drops_lost(const struct gt_drops *d);
 
 /* free-form metadata (source path, format, environment): key -> value */
-int store_meta_set(struct gt_store *s, const char *key, const char *value);
-const char *store_meta_get(const struct gt_store *s, const char *key);
-size_t store_meta_count(const struct gt_store *s);
-int store_meta_at(const struct gt_store *s, size_t i, const char **key, const char **value);
+int gt_store_meta_set(struct gt_store *s, const char *key, const char *value);
+const char *gt_store_meta_get(const struct gt_store *s, const char *key);
+size_t gt_store_meta_count(const struct gt_store *s);
+int gt_store_meta_at(const struct gt_store *s, size_t i, const char **key, const char **value);
 
 /* append an event (its lane field must name an existing lane); 0 or -ENOMEM */
-int store_add(struct gt_store *s, const struct gt_event *e);
+int gt_store_add(struct gt_store *s, const struct gt_event *e);
 /* reserve room for n more events on a lane (optional, speeds bulk loads) */
-int store_reserve(struct gt_store *s, uint32_t lane, size_t n);
+int gt_store_reserve(struct gt_store *s, uint32_t lane, size_t n);
 
 /* sort lanes, build indexes and the correlation index; 0 or -ENOMEM */
-int store_finish(struct gt_store *s);
+int gt_store_finish(struct gt_store *s);
 
 /* add delta_ns to the start of every event of rank `rank` (rank -1 and 0
- * are one) and finish the store again (after store_finish; a caller that
+ * are one) and finish the store again (after gt_store_finish; a caller that
  * cached query results recomputes them); 0 or -ENOMEM */
-int store_shift_rank(struct gt_store *s, int32_t rank, int64_t delta_ns);
+int gt_store_shift_rank(struct gt_store *s, int32_t rank, int64_t delta_ns);
 
 /* totals (valid after finish) */
-size_t store_event_count(const struct gt_store *s);
+size_t gt_store_event_count(const struct gt_store *s);
 
 /* limits for a store being filled from untrusted input (gt_load sets them,
- * core/file/loadlim.c): at most max_lanes lanes and max_events events added
- * (0 = no limit).  Past one, store_lane returns UINT32_MAX and store_add /
- * store_reserve -E2BIG, and store_limit_hit says which limit refused first */
-enum { STORE_LIM_LANES = 1, STORE_LIM_EVENTS = 2 };
-void store_limits_set(struct gt_store *s, size_t max_lanes, uint64_t max_events);
-int store_limit_hit(const struct gt_store *s);
+ * core/import/loadlim.c): at most max_lanes lanes and max_events events added
+ * (0 = no limit).  Past one, gt_store_lane returns UINT32_MAX and gt_store_add /
+ * gt_store_reserve -E2BIG, and gt_store_limit_hit says which limit refused first */
+enum { GT_STORE_LIM_LANES = 1, GT_STORE_LIM_EVENTS = 2 };
+void gt_store_limits_set(struct gt_store *s, size_t max_lanes, uint64_t max_events);
+int gt_store_limit_hit(const struct gt_store *s);
 /* an importer that holds lanes and events before it adds them (the JSON
  * importer's per-file buffers, parsed by several threads at once) counts
  * them here as it makes them, so the limits bound its memory too, and gives
  * them back (negative counts) just before adding them; -E2BIG (the limit
  * marked as refused) once held plus added passes a limit, else 0 */
-int store_limit_take(struct gt_store *s, int64_t lanes, int64_t events);
-int64_t store_t_min(const struct gt_store *s);   /* earliest start */
-int64_t store_t_max(const struct gt_store *s);   /* latest end */
+int gt_store_limit_take(struct gt_store *s, int64_t lanes, int64_t events);
+int64_t gt_store_t_min(const struct gt_store *s);   /* earliest start */
+int64_t gt_store_t_max(const struct gt_store *s);   /* latest end */
 
-/* ---- queries (after store_finish) ---- */
+/* ---- queries (after gt_store_finish) ---- */
 
 /* indices [*first, *last) of events on the lane that may overlap [t0, t1):
  * every event overlapping the range is inside; events inside it that do not
  * overlap can occur only on lanes with nested/overlapping events. */
-void store_lane_range(const struct gt_lane *l, int64_t t0, int64_t t1,
+void gt_store_lane_range(const struct gt_lane *l, int64_t t0, int64_t t1,
 		      size_t *first, size_t *last);
 
 /* one screen column: union busy time of the lane within [t0, t1) and the
@@ -200,26 +200,26 @@ struct gt_bucket {
 	size_t dominant;
 	uint32_t count;        /* events starting in the column, saturating */
 };
-void store_lane_bucket(const struct gt_lane *l, int64_t t0, int64_t t1,
+void gt_store_lane_bucket(const struct gt_lane *l, int64_t t0, int64_t t1,
 		       struct gt_bucket *out);
 /* fill ncols buckets covering [t0, t0 + ncols * dt) */
-void store_lane_buckets(const struct gt_lane *l, int64_t t0, int64_t dt,
+void gt_store_lane_buckets(const struct gt_lane *l, int64_t t0, int64_t dt,
 			int ncols, struct gt_bucket *out);
 
 /* index of the first event on the lane whose start is >= t (l->n if none),
  * O(log n) */
-size_t store_lane_lower_start(const struct gt_lane *l, int64_t t);
+size_t gt_store_lane_lower_start(const struct gt_lane *l, int64_t t);
 
 /* union busy time of the lane within [t0, t1), O(log n) */
-int64_t store_lane_busy(const struct gt_lane *l, int64_t t0, int64_t t1);
+int64_t gt_store_lane_busy(const struct gt_lane *l, int64_t t0, int64_t t1);
 
 /* the innermost (latest-starting) event covering t, or SIZE_MAX */
-size_t store_lane_event_at(const struct gt_lane *l, int64_t t);
+size_t gt_store_lane_event_at(const struct gt_lane *l, int64_t t);
 
 /* next / previous event on the lane after / before index i whose name is
  * `name` (SIZE_MAX for i means "from the start/end"); SIZE_MAX if none */
-size_t store_lane_next_name(const struct gt_lane *l, size_t i, uint32_t name);
-size_t store_lane_prev_name(const struct gt_lane *l, size_t i, uint32_t name);
+size_t gt_store_lane_next_name(const struct gt_lane *l, size_t i, uint32_t name);
+size_t gt_store_lane_prev_name(const struct gt_lane *l, size_t i, uint32_t name);
 
 /* event reference: lane and index */
 struct gt_ref {
@@ -230,18 +230,18 @@ struct gt_ref {
 /* correlation within a rank (negative = rank 0): the host launch call of GPU work
  * (want_gpu = 0) or the first GPU work of a launch call (want_gpu = 1);
  * 0 on success, -ENOENT when not found */
-int store_corr_find(const struct gt_store *s, int32_t rank, uint32_t corr,
+int gt_store_corr_find(const struct gt_store *s, int32_t rank, uint32_t corr,
 		    int want_gpu, struct gt_ref *out);
 /* the other end of an event's correlation: launch <-> GPU work */
-int store_corr_peer(const struct gt_store *s, struct gt_ref r, struct gt_ref *out);
+int gt_store_corr_peer(const struct gt_store *s, struct gt_ref r, struct gt_ref *out);
 
-static inline const struct gt_event *store_ev(const struct gt_store *s, struct gt_ref r)
+static inline const struct gt_event *gt_store_ev(const struct gt_store *s, struct gt_ref r)
 {
-	return &store_lane_at(s, r.lane)->ev[r.idx];
+	return &gt_store_lane_at(s, r.lane)->ev[r.idx];
 }
 
 /* resident bytes of events and indexes (for the memory benchmark) */
-size_t store_bytes(const struct gt_store *s);
+size_t gt_store_bytes(const struct gt_store *s);
 
 /* ---- memory budget (core/store/store_budget.c, docs/store.md) ----
  * With a budget, lane event arrays and their indexes (and the correlation
@@ -255,19 +255,19 @@ size_t store_bytes(const struct gt_store *s);
  * 0 = unbounded (the default).  May be called at any time: arrays already
  * allocated move into the cache file.  0, -ENOMEM, or -errno of the cache
  * file (the store then stays unbounded) */
-int    store_set_budget(struct gt_store *s, size_t bytes);
+int    gt_store_set_budget(struct gt_store *s, size_t bytes);
 /* the budget set, 0 when unbounded */
-size_t store_budget(const struct gt_store *s);
+size_t gt_store_budget(const struct gt_store *s);
 /* bytes of events and indexes resident now (what the status line shows):
  * the heap part plus the cache file's pages mapped into the process */
-size_t store_resident_bytes(const struct gt_store *s);
+size_t gt_store_resident_bytes(const struct gt_store *s);
 /* min(1 GiB, physical RAM / 4) */
 size_t gt_default_memory_budget(void);
 /* "256M", "1G", "512MiB", "64k", "1048576" (K/M/G/T, optional "iB"/"B",
  * powers of 1024) -> bytes; 0 or -EINVAL */
 int    gt_parse_size(const char *text, size_t *out);
 /* give back a lane's unused array capacity (after a bulk load) */
-void   store_lane_fit(struct gt_store *s, uint32_t lane);
+void   gt_store_lane_fit(struct gt_store *s, uint32_t lane);
 
 /* ---- nesting depth index of one lane (core/store/depth.c) ----
  * Built on demand (the viewer's expanded host threads): each event gets a
@@ -303,7 +303,7 @@ struct gt_depth {
 	int nrows;           /* rows in use: deepest depth + 1 (0 for an empty lane) */
 	uint8_t *depth;      /* per lane event: its row */
 	struct gt_depth_row row[GT_DEPTH_ROWS];
-	/* the stack rule's state after the last indexed event (store_depth_extend) */
+	/* the stack rule's state after the last indexed event (gt_store_depth_extend) */
 	size_t ncap;         /* depth entries allocated */
 	uint32_t *stack;     /* open ranges, outermost first */
 	size_t sh, scap;
@@ -312,36 +312,36 @@ struct gt_depth {
 };
 
 /* build the index of lane l; 0, -ENOMEM or -EOVERFLOW (>= 4G events) */
-int store_depth_build(const struct gt_lane *l, struct gt_depth **out);
-void store_depth_free(struct gt_depth *d);
-size_t store_depth_bytes(const struct gt_depth *d);
+int gt_store_depth_build(const struct gt_lane *l, struct gt_depth **out);
+void gt_store_depth_free(struct gt_depth *d);
+size_t gt_store_depth_bytes(const struct gt_depth *d);
 /* a grown lane: take its new events when they come after the indexed ones
  * in the rule's order and the indexed ones did not move (O(new events));
  * 0 (also when nothing is new), -EAGAIN: the lane changed otherwise (build
  * it again), -ENOMEM (the index is then unusable: free it) */
-int store_depth_extend(struct gt_depth *d, const struct gt_lane *l);
+int gt_store_depth_extend(struct gt_depth *d, const struct gt_lane *l);
 /* true depth of lane event i (number of open ranges when it starts; the
  * row is min(depth, GT_DEPTH_ROWS - 1)); 255 means 255 or more; -1 if absent */
-int store_depth_of(const struct gt_depth *d, const struct gt_lane *l, size_t i);
+int gt_store_depth_of(const struct gt_depth *d, const struct gt_lane *l, size_t i);
 /* the innermost event that contains lane event i (starts before it in the
  * rule's order, ends at or after its end): *inside = 1; else the innermost
  * one open when i starts (it only partly overlaps i): *inside = 0;
  * SIZE_MAX for an outermost event */
-size_t store_depth_parent(const struct gt_depth *d, const struct gt_lane *l, size_t i, int *inside);
+size_t gt_store_depth_parent(const struct gt_depth *d, const struct gt_lane *l, size_t i, int *inside);
 /* positions [*first, *last) of row `depth` overlapping [t0, t1), O(log n) */
-void store_depth_range(const struct gt_depth *d, const struct gt_lane *l, int depth, int64_t t0,
+void gt_store_depth_range(const struct gt_depth *d, const struct gt_lane *l, int depth, int64_t t0,
 		       int64_t t1, size_t *first, size_t *last);
 /* busy time of row `depth` within [t0, t1), O(log n) */
-int64_t store_depth_busy(const struct gt_depth *d, const struct gt_lane *l, int depth, int64_t t0,
+int64_t gt_store_depth_busy(const struct gt_depth *d, const struct gt_lane *l, int depth, int64_t t0,
 			 int64_t t1);
 /* ncols buckets of row `depth` over [t0, t0 + ncols * dt): busy, events
  * starting in the column, longest overlapping event (lane event index) */
-void store_depth_buckets(const struct gt_depth *d, const struct gt_lane *l, int depth,
+void gt_store_depth_buckets(const struct gt_depth *d, const struct gt_lane *l, int depth,
 			 int64_t t0, int64_t dt, int ncols, struct gt_bucket *out);
 /* lane index of the event of row `depth` covering t (a zero-length one at
  * t counts), SIZE_MAX if none */
-size_t store_depth_event_at(const struct gt_depth *d, const struct gt_lane *l, int depth, int64_t t);
+size_t gt_store_depth_event_at(const struct gt_depth *d, const struct gt_lane *l, int depth, int64_t t);
 /* position of lane event i within its row (d->depth[i]), SIZE_MAX if absent */
-size_t store_depth_pos(const struct gt_depth *d, const struct gt_lane *l, size_t i);
+size_t gt_store_depth_pos(const struct gt_depth *d, const struct gt_lane *l, size_t i);
 
 #endif

@@ -24,52 +24,52 @@
 Test(breakdown, planted_steps)
 {
 	struct gt_store *s = fx_basic();
-	struct breakdown_result r;
+	struct gt_breakdown_result r;
 	char err[128];
-	cr_assert_eq(breakdown_compute(s, 0, NULL, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_breakdown_compute(s, 0, NULL, NULL, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.n, 2);
-	const int64_t want[2][BD_NCAT] = {
+	const int64_t want[2][GT_BD_NCAT] = {
 		{ 950, 0, 0, 0, 50, 100, 50, 50 },
 		{ 500, 100, 0, 0, 50, 0, 0, 150 },
 	};
 	for (int i = 0; i < 2; i++)
-		for (int c = 0; c < BD_NCAT; c++)
+		for (int c = 0; c < GT_BD_NCAT; c++)
 			cr_expect_eq(r.rows[i].cat_ns[c], want[i][c], "step %d cat %s: %lld",
-				     i + 1, breakdown_cat_name(c), (long long)r.rows[i].cat_ns[c]);
+				     i + 1, gt_breakdown_cat_name(c), (long long)r.rows[i].cat_ns[c]);
 	cr_assert_eq(r.rows[0].total_ns, 1200);
 	cr_assert_eq(r.rows[1].total_ns, 800);
-	cr_assert_float_eq(r.avg_ns[BD_KERNEL], 725.0, 1e-9);
-	cr_assert_float_eq(r.avg_ns[BD_OTHER], 100.0, 1e-9);
+	cr_assert_float_eq(r.avg_ns[GT_BD_KERNEL], 725.0, 1e-9);
+	cr_assert_float_eq(r.avg_ns[GT_BD_OTHER], 100.0, 1e-9);
 	cr_assert_float_eq(r.avg_total_ns, 1000.0, 1e-9);
 	cr_assert_float_eq(r.gpu_util_pct, 72.5, 1e-9);
-	breakdown_result_done(&r);
+	gt_breakdown_result_done(&r);
 	/* one step through the scope */
 	struct gt_scope sc;
 	gt_scope_all(&sc);
 	sc.step = 2;
-	cr_assert_eq(breakdown_compute(s, 0, NULL, &sc, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_breakdown_compute(s, 0, NULL, &sc, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.n, 1);
-	cr_assert_eq(r.rows[0].cat_ns[BD_MEMCPY], 100);
-	breakdown_result_done(&r);
+	cr_assert_eq(r.rows[0].cat_ns[GT_BD_MEMCPY], 100);
+	gt_breakdown_result_done(&r);
 	/* a time range cutting step 1: [1000, 1500) */
 	gt_scope_all(&sc);
 	sc.t0_ns = 1000;
 	sc.t1_ns = 1500;
-	cr_assert_eq(breakdown_compute(s, 0, NULL, &sc, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_breakdown_compute(s, 0, NULL, &sc, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.n, 2);
 	cr_assert_eq(r.rows[0].total_ns, 200);
-	cr_assert_eq(r.rows[0].cat_ns[BD_KERNEL], 200);
-	cr_assert_eq(r.rows[1].cat_ns[BD_KERNEL], 200);   /* [1300,1500) */
-	cr_assert_eq(r.rows[1].cat_ns[BD_OTHER], 50);
-	breakdown_result_done(&r);
-	store_free(s);
+	cr_assert_eq(r.rows[0].cat_ns[GT_BD_KERNEL], 200);
+	cr_assert_eq(r.rows[1].cat_ns[GT_BD_KERNEL], 200);   /* [1300,1500) */
+	cr_assert_eq(r.rows[1].cat_ns[GT_BD_OTHER], 50);
+	gt_breakdown_result_done(&r);
+	gt_store_free(s);
 }
 
 /* overlapping kernels on two streams, an NCCL kernel, a zero-length kernel,
  * no step annotation: one pseudo-step over the whole rank */
 Test(breakdown, overlap_comm_zero_length_no_steps)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t g1 = fx_lane(s, GT_LANE_GPU, 0, 0, 7);
 	uint32_t g2 = fx_lane(s, GT_LANE_GPU, 0, 0, 8);
 	uint32_t h = fx_lane(s, GT_LANE_HOST, 0, -1, 1);
@@ -78,20 +78,20 @@ Test(breakdown, overlap_comm_zero_length_no_steps)
 	fx_add(s, g2, GT_EV_KERNEL, "relu", 300, 500, 0, 0);
 	fx_add(s, g2, GT_EV_KERNEL, "zero", 600, 600, 0, 0);
 	fx_add(s, g1, GT_EV_KERNEL, "ncclDevKernel_AllReduce_Sum_f32", 450, 700, 0, 0);
-	cr_assert_eq(store_finish(s), 0);
-	struct breakdown_result r;
+	cr_assert_eq(gt_store_finish(s), 0);
+	struct gt_breakdown_result r;
 	char err[128];
-	cr_assert_eq(breakdown_compute(s, 0, NULL, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_breakdown_compute(s, 0, NULL, NULL, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.n, 1);
 	cr_assert_eq(r.rows[0].step, -1);
 	cr_assert_eq(r.rows[0].total_ns, 1000);
-	cr_assert_eq(r.rows[0].cat_ns[BD_KERNEL], 400);   /* [100,500) */
-	cr_assert_eq(r.rows[0].cat_ns[BD_COMM], 200);     /* [500,700) */
-	cr_assert_eq(r.rows[0].cat_ns[BD_CPU], 400);
-	cr_assert_eq(r.rows[0].cat_ns[BD_OTHER], 0);
+	cr_assert_eq(r.rows[0].cat_ns[GT_BD_KERNEL], 400);   /* [100,500) */
+	cr_assert_eq(r.rows[0].cat_ns[GT_BD_COMM], 200);     /* [500,700) */
+	cr_assert_eq(r.rows[0].cat_ns[GT_BD_CPU], 400);
+	cr_assert_eq(r.rows[0].cat_ns[GT_BD_OTHER], 0);
 	cr_assert_eq(r.rows[0].kernel_any_ns, 600);
-	breakdown_result_done(&r);
-	store_free(s);
+	gt_breakdown_result_done(&r);
+	gt_store_free(s);
 }
 
 static struct gt_store *load_resnet(void)
@@ -110,29 +110,29 @@ static struct gt_store *load_resnet(void)
 Test(breakdown, resnet50_matches_tensorboard_plugin, .timeout = 60)
 {
 	struct gt_store *s = load_resnet();
-	struct breakdown_result r;
+	struct gt_breakdown_result r;
 	char err[128];
-	cr_assert_eq(breakdown_compute(s, 0, NULL, NULL, &r, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(r.source, STEPS_SRC_PROFSTEP);
+	cr_assert_eq(gt_breakdown_compute(s, 0, NULL, NULL, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(r.source, GT_STEPS_SRC_PROFSTEP);
 	cr_assert_eq(r.n, 6);
-	const double avg[BD_NCAT] = { 98589, 1915, 89, 0, 2908, 59262, 13674, 1156 };
-	for (int c = 0; c < BD_NCAT; c++)
+	const double avg[GT_BD_NCAT] = { 98589, 1915, 89, 0, 2908, 59262, 13674, 1156 };
+	for (int c = 0; c < GT_BD_NCAT; c++)
 		cr_expect(fabs(r.avg_ns[c] / 1000.0 - avg[c]) <= 1.0, "avg %s: %.1f us",
-			  breakdown_cat_name(c), r.avg_ns[c] / 1000.0);
+			  gt_breakdown_cat_name(c), r.avg_ns[c] / 1000.0);
 	cr_expect(fabs(r.avg_total_ns / 1000.0 - 177592) <= 1.0, "avg step %.1f", r.avg_total_ns / 1000);
 	const double s5[] = { 98598, 1941, 90, 0, 2796, 69317, 14091, 1115 };
 	const double s6[] = { 98570, 1947, 89, 0, 2762, 57669, 12968, 1148 };
 	cr_assert_eq(r.rows[0].step, 5);
 	cr_assert_eq(r.rows[1].step, 6);
-	for (int c = 0; c < BD_NCAT; c++) {
+	for (int c = 0; c < GT_BD_NCAT; c++) {
 		cr_expect(fabs((double)r.rows[0].cat_ns[c] / 1000.0 - s5[c]) <= 1.0, "step 5 %s: %lld ns",
-			  breakdown_cat_name(c), (long long)r.rows[0].cat_ns[c]);
+			  gt_breakdown_cat_name(c), (long long)r.rows[0].cat_ns[c]);
 		cr_expect(fabs((double)r.rows[1].cat_ns[c] / 1000.0 - s6[c]) <= 1.0, "step 6 %s: %lld ns",
-			  breakdown_cat_name(c), (long long)r.rows[1].cat_ns[c]);
+			  gt_breakdown_cat_name(c), (long long)r.rows[1].cat_ns[c]);
 	}
 	cr_expect(fabs(r.gpu_util_pct - 55.51) < 0.005, "util %.3f", r.gpu_util_pct);
-	breakdown_result_done(&r);
-	store_free(s);
+	gt_breakdown_result_done(&r);
+	gt_store_free(s);
 }
 
 static char *run_report(const struct gt_store *s, const char *name, enum gt_format_out fmt)
@@ -169,5 +169,5 @@ Test(breakdown, report_csv_columns_and_average)
 	cr_assert(strstr(txt, "ProfilerStep"), "%s", txt);
 	cr_assert(strstr(txt, "dropped"), "%s", txt);
 	free(txt);
-	store_free(s);
+	gt_store_free(s);
 }

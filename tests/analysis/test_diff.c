@@ -8,7 +8,7 @@
  *    (2 GPUs, GPU 1's compute kernels 18 % longer: every compute kernel
  *    name's time grows by 9 % over the two GPUs, counts unchanged);
  *  - step alignment: step=N pairs from N, a missing step is an error;
- *  - DIFF_F_RANK_B: two runs merged in one store as ranks compare as the
+ *  - GT_DIFF_F_RANK_B: two runs merged in one store as ranks compare as the
  *    two files do.
  */
 #include <criterion/criterion.h>
@@ -59,12 +59,12 @@ static double fval(const struct gt_table *t, long r, const char *c)
 
 Test(analysis_diff, names_table_planted)
 {
-	struct diff_item a[] = { { "k_same", 10, { 1000000 } }, { "k_gone", 2, { 50000 } },
+	struct gt_diff_item a[] = { { "k_same", 10, { 1000000 } }, { "k_gone", 2, { 50000 } },
 				 { "k_slower", 4, { 400000 } } };
-	struct diff_item b[] = { { "k_slower", 4, { 4400000 } }, { "k_new", 1, { 70000 } },
+	struct gt_diff_item b[] = { { "k_slower", 4, { 4400000 } }, { "k_new", 1, { 70000 } },
 				 { "k_same", 10, { 1000000 } } };
 	static const char *const fig[] = { "Time" };
-	struct gt_table *t = diff_names_table("d", "d", a, 3, b, 3, fig, 1);
+	struct gt_table *t = gt_diff_names_table("d", "d", a, 3, b, 3, fig, 1);
 	cr_assert_not_null(t);
 	cr_assert_eq(t->nrows, 4);
 	/* |deltas|: k_slower 4000 us, k_new 70, k_gone 50, k_same 0 */
@@ -85,22 +85,22 @@ Test(analysis_diff, names_table_planted)
 	gt_table_free(t);
 }
 
-static struct gt_store *sim(enum sim_scenario sc, int gpus, int steps)
+static struct gt_store *sim(enum gt_sim_scenario sc, int gpus, int steps)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	char err[256];
-	struct sim_opts o = { .gpus = gpus, .steps = steps, .scenario = sc, .seed = 7 };
-	cr_assert_eq(sim_generate(&o, s, err, sizeof(err)), 0, "%s", err);
+	struct gt_sim_opts o = { .gpus = gpus, .steps = steps, .scenario = sc, .seed = 7 };
+	cr_assert_eq(gt_sim_generate(&o, s, err, sizeof(err)), 0, "%s", err);
 	return s;
 }
 
 Test(analysis_diff, sim_input_bound_dataloader_row, .timeout = 60)
 {
-	struct gt_store *a = sim(SIM_BALANCED, 1, 8), *b = sim(SIM_INPUT_BOUND, 1, 8);
-	struct diff_opts o = { .rank = -1 };
+	struct gt_store *a = sim(GT_SIM_BALANCED, 1, 8), *b = sim(GT_SIM_INPUT_BOUND, 1, 8);
+	struct gt_diff_opts o = { .rank = -1 };
 	struct gt_report_out out = { 0 };
 	char err[256];
-	cr_assert_eq(diff_run(a, b, "breakdown", &o, &out, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_diff_run(a, b, "breakdown", &o, &out, err, sizeof(err)), 0, "%s", err);
 	const struct gt_table *t = table(&out, "diff_breakdown");
 	long dl = row(t, "DataLoader"), tot = row(t, "Total");
 	double exp_dl = fval(t, dl, "Experiment (us)"), exp_tot = fval(t, tot, "Experiment (us)");
@@ -119,17 +119,17 @@ Test(analysis_diff, sim_input_bound_dataloader_row, .timeout = 60)
 	const struct gt_table *ts = table(&out, "diff_steps");
 	cr_expect_eq(ts->nrows, 8);
 	gt_report_out_done(&out);
-	store_free(a);
-	store_free(b);
+	gt_store_free(a);
+	gt_store_free(b);
 }
 
 Test(analysis_diff, sim_straggler_kernels, .timeout = 60)
 {
-	struct gt_store *a = sim(SIM_BALANCED, 2, 6), *b = sim(SIM_STRAGGLER, 2, 6);
-	struct diff_opts o = { .rank = -1 };
+	struct gt_store *a = sim(GT_SIM_BALANCED, 2, 6), *b = sim(GT_SIM_STRAGGLER, 2, 6);
+	struct gt_diff_opts o = { .rank = -1 };
 	struct gt_report_out out = { 0 };
 	char err[256];
-	cr_assert_eq(diff_run(a, b, "kernels", &o, &out, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_diff_run(a, b, "kernels", &o, &out, err, sizeof(err)), 0, "%s", err);
 	const struct gt_table *t = table(&out, "diff_kernels");
 	size_t checked = 0;
 	for (size_t r = 0; r < t->nrows; r++) {
@@ -144,43 +144,43 @@ Test(analysis_diff, sim_straggler_kernels, .timeout = 60)
 	}
 	cr_expect_gt(checked, 5);
 	gt_report_out_done(&out);
-	store_free(a);
-	store_free(b);
+	gt_store_free(a);
+	gt_store_free(b);
 }
 
 Test(analysis_diff, align_step, .timeout = 60)
 {
-	struct gt_store *a = sim(SIM_BALANCED, 1, 6), *b = sim(SIM_BALANCED, 1, 4);
-	struct diff_opts o = { .rank = -1 };
+	struct gt_store *a = sim(GT_SIM_BALANCED, 1, 6), *b = sim(GT_SIM_BALANCED, 1, 4);
+	struct gt_diff_opts o = { .rank = -1 };
 	struct gt_report_out out = { 0 };
 	char err[256];
-	cr_assert_eq(diff_run(a, b, "breakdown", &o, &out, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_diff_run(a, b, "breakdown", &o, &out, err, sizeof(err)), 0, "%s", err);
 	const struct gt_table *ts = table(&out, "diff_steps");
 	size_t n_first = ts->nrows;
 	cr_expect_geq(n_first, 3);
 	int64_t s0 = gt_table_cell(ts, 0, 0)->i;
 	gt_report_out_done(&out);
 	/* from the second step on: one pair fewer, starting there in both runs */
-	o.align = DIFF_ALIGN_STEP;
+	o.align = GT_DIFF_ALIGN_STEP;
 	o.step = s0 + 1;
-	cr_assert_eq(diff_run(a, b, "breakdown", &o, &out, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_diff_run(a, b, "breakdown", &o, &out, err, sizeof(err)), 0, "%s", err);
 	ts = table(&out, "diff_steps");
 	cr_expect_eq(ts->nrows, n_first - 1);
 	cr_expect_eq(gt_table_cell(ts, 0, 0)->i, s0 + 1);
 	cr_expect_eq(gt_table_cell(ts, 0, 1)->i, s0 + 1);
 	gt_report_out_done(&out);
 	o.step = 1000;
-	cr_expect_eq(diff_run(a, b, "breakdown", &o, &out, err, sizeof(err)), -EINVAL);
+	cr_expect_eq(gt_diff_run(a, b, "breakdown", &o, &out, err, sizeof(err)), -EINVAL);
 	cr_expect(strstr(err, "step 1000") != NULL, "%s", err);
 	gt_report_out_done(&out);
 	/* start: each run as one window */
-	o.align = DIFF_ALIGN_START;
-	cr_assert_eq(diff_run(a, b, "breakdown", &o, &out, err, sizeof(err)), 0, "%s", err);
+	o.align = GT_DIFF_ALIGN_START;
+	cr_assert_eq(gt_diff_run(a, b, "breakdown", &o, &out, err, sizeof(err)), 0, "%s", err);
 	cr_expect_eq(table(&out, "diff_steps")->nrows, 1);
 	gt_report_out_done(&out);
-	cr_expect_eq(diff_run(a, b, "nope", &o, &out, err, sizeof(err)), -EINVAL);
-	store_free(a);
-	store_free(b);
+	cr_expect_eq(gt_diff_run(a, b, "nope", &o, &out, err, sizeof(err)), -EINVAL);
+	gt_store_free(a);
+	gt_store_free(b);
 }
 
 /* a store loaded from the given testdata files (several: merged as ranks) */
@@ -200,7 +200,7 @@ static struct gt_store *load_td(const char *const *rel, size_t n)
 	return s;
 }
 
-/* DIFF_F_RANK_B: the two ResNet-50 runs opened together (one store, ranks 0
+/* GT_DIFF_F_RANK_B: the two ResNet-50 runs opened together (one store, ranks 0
  * and 1, as `gtrace open A B` holds them) compare as the two files do
  * (`gtrace diff A B`, checked against the plugin's rules in cli_diff): every
  * cell of the breakdown, kernels and ops tables */
@@ -211,12 +211,12 @@ Test(analysis_diff, ranks_of_one_store, .timeout = 180)
 	struct gt_store *a = load_td(&rel[0], 1), *b = load_td(&rel[1], 1), *m = load_td(rel, 2);
 	static const char *const rep[] = { "breakdown", "kernels", "ops" };
 	for (size_t k = 0; k < 3; k++) {
-		struct diff_opts o2 = { .rank = -1 };
-		struct diff_opts o1 = { .rank = 0, .rank_b = 1, .flags = DIFF_F_RANK_B };
+		struct gt_diff_opts o2 = { .rank = -1 };
+		struct gt_diff_opts o1 = { .rank = 0, .rank_b = 1, .flags = GT_DIFF_F_RANK_B };
 		struct gt_report_out x = { 0 }, y = { 0 };
 		char err[256];
-		cr_assert_eq(diff_run(a, b, rep[k], &o2, &x, err, sizeof(err)), 0, "%s", err);
-		cr_assert_eq(diff_run(m, m, rep[k], &o1, &y, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(gt_diff_run(a, b, rep[k], &o2, &x, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(gt_diff_run(m, m, rep[k], &o1, &y, err, sizeof(err)), 0, "%s", err);
 		const struct gt_table *tx = x.tables[0], *ty = y.tables[0];
 		cr_assert_str_eq(tx->name, ty->name);
 		cr_assert_eq(tx->nrows, ty->nrows, "%s: %zu rows, %zu", rep[k], tx->nrows, ty->nrows);
@@ -243,7 +243,7 @@ Test(analysis_diff, ranks_of_one_store, .timeout = 180)
 		gt_report_out_done(&x);
 		gt_report_out_done(&y);
 	}
-	store_free(a);
-	store_free(b);
-	store_free(m);
+	gt_store_free(a);
+	gt_store_free(b);
+	gt_store_free(m);
 }

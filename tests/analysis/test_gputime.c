@@ -22,7 +22,7 @@
  */
 static struct gt_store *planted(void)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t h = fx_lane(s, GT_LANE_HOST, 0, -1, 1);
 	uint32_t g7 = fx_lane(s, GT_LANE_GPU, 0, 0, 7);
 	uint32_t g8 = fx_lane(s, GT_LANE_GPU, 0, 0, 8);
@@ -37,18 +37,18 @@ static struct gt_store *planted(void)
 	fx_add(s, g7, GT_EV_KERNEL, "relu", 200000, 200005, 0, 0);
 	fx_add(s, g8, GT_EV_KERNEL, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 1500, 2500, 4, 0);
 	fx_add(s, g1, GT_EV_INSTANT, "mark", 10, 10, 0, 0);
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	return s;
 }
 
 Test(gputime, planted_hta_definitions)
 {
 	struct gt_store *s = planted();
-	struct gputime_result r;
+	struct gt_gputime_result r;
 	char err[128];
-	cr_assert_eq(gputime_compute(s, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_gputime_compute(s, NULL, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.ngpus, 1);
-	const struct gputime_gpu *g = &r.gpus[0];
+	const struct gt_gputime_gpu *g = &r.gpus[0];
 	cr_assert_eq(g->span_ns, 199005);
 	cr_assert_eq(g->idle_ns, 196995);
 	cr_assert_eq(g->compute_ns, 2000);
@@ -65,25 +65,25 @@ Test(gputime, planted_hta_definitions)
 	cr_assert_eq(g->runtime_outliers, 0);
 	cr_assert_eq(g->delay_outliers, 0);
 	cr_assert_eq(r.nstreams, 2);
-	const struct gputime_stream *st = r.streams[0].stream == 7 ? &r.streams[0] : &r.streams[1];
+	const struct gt_gputime_stream *st = r.streams[0].stream == 7 ? &r.streams[0] : &r.streams[1];
 	cr_assert_eq(st->gaps, 3);
 	cr_assert_eq(st->kernel_wait_ns, 10);
 	cr_assert_eq(st->host_wait_ns, 100000);
 	cr_assert_eq(st->other_ns, 96995);
 	cr_assert_eq(st->queue_max, 2);
 	cr_assert_eq(st->at_max_ns, 0);
-	gputime_result_done(&r);
+	gt_gputime_result_done(&r);
 	/* a range holding only the first two gemms: [1000, 3000) */
 	struct gt_scope sc;
 	gt_scope_all(&sc);
 	sc.t0_ns = 1000;
 	sc.t1_ns = 3000;
-	cr_assert_eq(gputime_compute(s, &sc, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_gputime_compute(s, &sc, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.gpus[0].span_ns, 2000);
 	cr_assert_eq(r.gpus[0].idle_ns, 0);
 	cr_assert_eq(r.gpus[0].kernels, 3);
-	gputime_result_done(&r);
-	store_free(s);
+	gt_gputime_result_done(&r);
+	gt_store_free(s);
 }
 
 /*
@@ -99,7 +99,7 @@ Test(gputime, planted_hta_definitions)
  */
 Test(gputime, outliers_are_hta_runtime_events)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t h = fx_lane(s, GT_LANE_HOST, 0, -1, 1);
 	uint32_t g = fx_lane(s, GT_LANE_GPU, 0, 0, 7);
 	fx_add(s, h, GT_EV_RUNTIME, "cudaLaunchKernel", 1000, 2000, 1, 0);
@@ -108,17 +108,17 @@ Test(gputime, outliers_are_hta_runtime_events)
 	fx_add(s, g, GT_EV_KERNEL, "long_gemm", 100000, 170000, 1, 0);
 	fx_add(s, g, GT_EV_KERNEL, "relu", 300000, 300005, 2, 0);
 	fx_add(s, g, GT_EV_KERNEL, "long_gemm", 500000, 560000, 3, 0);
-	cr_assert_eq(store_finish(s), 0);
-	struct gputime_result r;
+	cr_assert_eq(gt_store_finish(s), 0);
+	struct gt_gputime_result r;
 	char err[128];
-	cr_assert_eq(gputime_compute(s, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_gputime_compute(s, NULL, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.ngpus, 1);
 	cr_assert_eq(r.gpus[0].launches, 3);
 	cr_assert_eq(r.gpus[0].runtime_outliers, 1);
 	cr_assert_eq(r.gpus[0].delay_outliers, 1);
 	cr_assert_eq(r.gpus[0].short_kernels, 1);   /* k2: 5 ns < its 60 us call */
-	gputime_result_done(&r);
-	store_free(s);
+	gt_gputime_result_done(&r);
+	gt_store_free(s);
 }
 
 Test(gputime, report_csv_header)
@@ -140,7 +140,7 @@ Test(gputime, report_csv_header)
 	cr_assert(strstr(buf, "0,0,197.0,2.0,0.0,199.0,"), "%s", buf);
 	free(buf);
 	gt_report_out_done(&o);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /*
@@ -153,13 +153,13 @@ Test(gputime, report_csv_header)
  */
 Test(gputime, annotation_lanes_are_not_streams)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t h = fx_lane(s, GT_LANE_HOST, 0, -1, 1);
 	uint32_t g7 = fx_lane(s, GT_LANE_GPU, 0, 0, 7);
 	uint32_t g8 = fx_lane(s, GT_LANE_GPU, 0, 0, 8);
 	struct gt_lane_key ka = { .type = GT_LANE_GPU, .rank = 0, .device = 0, .pid = -1, .id = 7 };
 	struct gt_lane_key kx = { .type = GT_LANE_GPU, .rank = 0, .device = 0, .pid = -1, .id = -559038734 };
-	uint32_t a = store_lane(s, &ka), x = store_lane(s, &kx);
+	uint32_t a = gt_store_lane(s, &ka), x = gt_store_lane(s, &kx);
 	cr_assert(a != UINT32_MAX && x != UINT32_MAX);
 	fx_add(s, h, GT_EV_RUNTIME, "cudaLaunchKernel", 900, 950, 1, 0);
 	fx_add(s, h, GT_EV_RUNTIME, "cudaLaunchKernel", 960, 1000, 2, 0);
@@ -173,10 +173,10 @@ Test(gputime, annotation_lanes_are_not_streams)
 	fx_add(s, a, GT_EV_GPU_ANNOT, "forward", 0, 150000, 0, 0);
 	fx_add(s, a, GT_EV_GPU_ANNOT, "backward", 150000, 300000, 0, 0);
 	fx_add(s, x, GT_EV_GPU_ANNOT, "MatMul", 0, 300000, 1, 0);
-	cr_assert_eq(store_finish(s), 0);
-	struct gputime_result r;
+	cr_assert_eq(gt_store_finish(s), 0);
+	struct gt_gputime_result r;
 	char err[128];
-	cr_assert_eq(gputime_compute(s, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_gputime_compute(s, NULL, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.ngpus, 1);
 	cr_expect_eq(r.gpus[0].span_ns, 199005);
 	cr_expect_eq(r.gpus[0].idle_ns, 196995);
@@ -186,9 +186,9 @@ Test(gputime, annotation_lanes_are_not_streams)
 	for (size_t i = 0; i < r.nstreams; i++)
 		cr_expect(r.streams[i].stream == 7 || r.streams[i].stream == 8, "stream %lld",
 			  (long long)r.streams[i].stream);
-	const struct gputime_stream *st = r.streams[0].stream == 7 ? &r.streams[0] : &r.streams[1];
+	const struct gt_gputime_stream *st = r.streams[0].stream == 7 ? &r.streams[0] : &r.streams[1];
 	cr_expect_eq(st->gaps, 3);
 	cr_expect_eq(st->other_ns, 96995);
-	gputime_result_done(&r);
-	store_free(s);
+	gt_gputime_result_done(&r);
+	gt_store_free(s);
 }

@@ -13,8 +13,8 @@ static void copy(struct gt_store *s, uint32_t l, int sub, int64_t a, int64_t b, 
 {
 	struct gt_event e = { .start_ns = a, .dur_ns = b - a, .arg = bytes, .lane = l,
 			      .kind = GT_EV_MEMCPY, .sub = (uint8_t)sub };
-	e.name = store_intern_cstr(s, "Memcpy HtoD");
-	cr_assert_eq(store_add(s, &e), 0);
+	e.name = gt_store_intern_cstr(s, "Memcpy HtoD");
+	cr_assert_eq(gt_store_add(s, &e), 0);
 }
 
 /*
@@ -29,7 +29,7 @@ static void copy(struct gt_store *s, uint32_t l, int sub, int64_t a, int64_t b, 
  */
 static struct gt_store *planted(int with_rank1)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t h = fx_lane(s, GT_LANE_HOST, 0, -1, 1);
 	uint32_t g0 = fx_lane(s, GT_LANE_GPU, 0, 0, 7);
 	uint32_t g1 = fx_lane(s, GT_LANE_GPU, 0, 1, 7);
@@ -52,16 +52,16 @@ static struct gt_store *planted(int with_rank1)
 		fx_add(s, h1, GT_EV_STEP, "ProfilerStep", 0, 1000, 0, 0);
 		fx_add(s, r1, GT_EV_KERNEL, "gemm", 100, 400, 0, 0);
 	}
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	return s;
 }
 
 Test(multigpu, planted_two_gpus)
 {
 	struct gt_store *s = planted(0);
-	struct multigpu_result r;
+	struct gt_multigpu_result r;
 	char err[128];
-	cr_assert_eq(multigpu_compute(s, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_multigpu_compute(s, NULL, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.nsteps, 2);
 	cr_assert_eq(r.ngpus, 2);
 	cr_assert_eq(r.straggler, 1);
@@ -85,16 +85,16 @@ Test(multigpu, planted_two_gpus)
 	 * step 1 650, 600, union [1050,1800) 750 -> (550 + 500) / (600 + 600) */
 	cr_assert_float_eq(r.gpus[0].parallel_pct, 87.5, 1e-9);
 	cr_assert_float_eq(r.gpus[1].parallel_pct, 87.5, 1e-9);
-	multigpu_result_done(&r);
+	gt_multigpu_result_done(&r);
 	/* one GPU only: nothing to compare */
 	struct gt_scope sc;
 	gt_scope_all(&sc);
 	sc.gpu = 0;
-	cr_assert_eq(multigpu_compute(s, &sc, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_multigpu_compute(s, &sc, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.ngpus, 1);
 	cr_assert_eq(r.straggler, -1);
-	multigpu_result_done(&r);
-	store_free(s);
+	gt_multigpu_result_done(&r);
+	gt_store_free(s);
 }
 
 /*
@@ -105,16 +105,16 @@ Test(multigpu, planted_two_gpus)
 Test(multigpu, ranks_with_different_step_counts)
 {
 	struct gt_store *s = planted(1);
-	struct multigpu_result r;
+	struct gt_multigpu_result r;
 	char err[128];
-	cr_assert_eq(multigpu_compute(s, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_multigpu_compute(s, NULL, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.nsteps, 2);
 	cr_assert_eq(r.ngpus, 3);
 	cr_assert_eq(r.gpus[2].rank, 1);
 	cr_assert(!r.cells[1 * 3 + 2].valid);
 	cr_assert_eq(r.straggler, 1);
 	cr_assert_float_eq(r.straggler_pct, (100.0 * 150.0 / 350.0 + 25.0) / 2.0, 1e-9);
-	multigpu_result_done(&r);
+	gt_multigpu_result_done(&r);
 	const struct gt_report *rep = gt_report_find("multigpu");
 	cr_assert(rep);
 	struct gt_scope sc;
@@ -129,7 +129,7 @@ Test(multigpu, ranks_with_different_step_counts)
 	cr_assert(strstr(buf, "Straggler: rank 0 GPU 1"), "%s", buf);
 	free(buf);
 	gt_report_out_done(&o);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /*
@@ -140,21 +140,21 @@ Test(multigpu, ranks_with_different_step_counts)
 Test(multigpu, expected_allreduce_time)
 {
 	struct gt_store *s = planted(0);
-	struct multigpu_result r;
+	struct gt_multigpu_result r;
 	struct gt_scope sc;
 	char err[128];
 	gt_scope_all(&sc);
-	cr_assert_eq(multigpu_compute(s, &sc, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_multigpu_compute(s, &sc, &r, err, sizeof(err)), 0);
 	cr_assert_float_eq(r.expected_comm_ns, 0.0, 1e-12);
 	cr_assert_float_eq(r.gpus[0].comm_vs_expected, 0.0, 1e-12);
-	multigpu_result_done(&r);
+	gt_multigpu_result_done(&r);
 	sc.param_bytes = 1000;
 	sc.link_gbps = 5.0;
-	cr_assert_eq(multigpu_compute(s, &sc, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_multigpu_compute(s, &sc, &r, err, sizeof(err)), 0);
 	cr_assert_float_eq(r.expected_comm_ns, 200.0, 1e-9);
 	cr_assert_float_eq(r.gpus[0].comm_vs_expected, 1.0, 1e-9);
 	cr_assert_float_eq(r.gpus[1].comm_vs_expected, 0.75, 1e-9);
-	multigpu_result_done(&r);
+	gt_multigpu_result_done(&r);
 	const struct gt_report *rep = gt_report_find("multigpu");
 	struct gt_report_out o = {0};
 	cr_assert_eq(rep->run(s, &sc, &o, err, sizeof(err)), 0);
@@ -167,25 +167,25 @@ Test(multigpu, expected_allreduce_time)
 	cr_assert(strstr(buf, ",1.00\n") && strstr(buf, ",0.75\n"), "%s", buf);
 	free(buf);
 	gt_report_out_done(&o);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* GPU 1 only runs while GPU 0 is idle: sequential execution, 0 % parallel */
 Test(multigpu, sequential_execution)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t h = fx_lane(s, GT_LANE_HOST, 0, -1, 1);
 	uint32_t g0 = fx_lane(s, GT_LANE_GPU, 0, 0, 7);
 	uint32_t g1 = fx_lane(s, GT_LANE_GPU, 0, 1, 7);
 	fx_add(s, h, GT_EV_STEP, "ProfilerStep", 0, 1000, 0, 0);
 	fx_add(s, g0, GT_EV_KERNEL, "gemm", 100, 500, 0, 0);
 	fx_add(s, g1, GT_EV_KERNEL, "gemm", 500, 900, 0, 0);
-	cr_assert_eq(store_finish(s), 0);
-	struct multigpu_result r;
+	cr_assert_eq(gt_store_finish(s), 0);
+	struct gt_multigpu_result r;
 	char err[128];
-	cr_assert_eq(multigpu_compute(s, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_multigpu_compute(s, NULL, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.ngpus, 2);
 	cr_assert_float_eq(r.gpus[0].parallel_pct, 0.0, 1e-9);
-	multigpu_result_done(&r);
-	store_free(s);
+	gt_multigpu_result_done(&r);
+	gt_store_free(s);
 }

@@ -21,11 +21,11 @@
 #include "gtrace/ops.h"
 #include "test_steps_fixture.h"
 
-static const struct ops_row *find(const struct gt_store *s, const struct ops_result *r,
+static const struct gt_ops_row *find(const struct gt_store *s, const struct gt_ops_result *r,
 				  const char *name)
 {
 	for (size_t i = 0; i < r->n; i++)
-		if (!strcmp(store_str(s, r->rows[i].name), name))
+		if (!strcmp(gt_store_str(s, r->rows[i].name), name))
 			return &r->rows[i];
 	return NULL;
 }
@@ -57,8 +57,8 @@ Test(analysis_ops, plugin_published_table, .timeout = 60)
 	char err[256];
 	cr_assert_eq(fx_testdata("kineto/resnet50_num_workers_0.pt.trace.json.gz", &s, err,
 				 sizeof(err)), 0, "%s", err);
-	struct ops_result r;
-	cr_assert_eq(ops_compute(s, NULL, &r, err, sizeof(err)), 0, "%s", err);
+	struct gt_ops_result r;
+	cr_assert_eq(gt_ops_compute(s, NULL, &r, err, sizeof(err)), 0, "%s", err);
 	const char *td = getenv("GTRACE_TESTDATA");
 	char path[1024];
 	snprintf(path, sizeof(path), "%s/kineto/expected/tb_plugin_operators_nw0.json",
@@ -73,7 +73,7 @@ Test(analysis_ops, plugin_published_table, .timeout = 60)
 	const cJSON *x;
 	cJSON_ArrayForEach(x, rows) {
 		const char *name = cJSON_GetObjectItem(x, "name")->valuestring;
-		const struct ops_row *o = find(s, &r, name);
+		const struct gt_ops_row *o = find(s, &r, name);
 		cr_assert_not_null(o, "%s missing", name);
 		cr_expect_eq((double)o->calls, num(x, "calls"), "%s calls", name);
 		cr_expect_eq((double)o->dev_self_ns, 1e3 * num(x, "device_self_duration"), "%s", name);
@@ -88,21 +88,21 @@ Test(analysis_ops, plugin_published_table, .timeout = 60)
 			     "%s has_call_stack", name);
 	}
 	/* the plugin's default order: device self duration, descending */
-	cr_expect_str_eq(store_str(s, r.rows[0].name), "aten::cudnn_convolution_backward_weight");
+	cr_expect_str_eq(gt_store_str(s, r.rows[0].name), "aten::cudnn_convolution_backward_weight");
 	cJSON_Delete(root);
 	free(txt);
-	ops_result_done(&r);
-	store_free(s);
+	gt_ops_result_done(&r);
+	gt_store_free(s);
 }
 
-/* the Python pass's CSV rows compared with ops_compute, name by name */
+/* the Python pass's CSV rows compared with gt_ops_compute, name by name */
 static void against_python(const char *rel)
 {
 	struct gt_store *s;
 	char err[256];
 	cr_assert_eq(fx_testdata(rel, &s, err, sizeof(err)), 0, "%s", err);
-	struct ops_result r;
-	cr_assert_eq(ops_compute(s, NULL, &r, err, sizeof(err)), 0, "%s", err);
+	struct gt_ops_result r;
+	cr_assert_eq(gt_ops_compute(s, NULL, &r, err, sizeof(err)), 0, "%s", err);
 	const char *src = getenv("GTRACE_SRC"), *td = getenv("GTRACE_TESTDATA");
 	char cmd[2048];
 	snprintf(cmd, sizeof(cmd), "python3 '%s/tests/analysis/ops_ref.py' '%s/%s'",
@@ -120,7 +120,7 @@ static void against_python(const char *rel)
 		long long v[5];
 		cr_assert_eq(sscanf(q + 1, ",%lld,%lld,%lld,%lld,%lld", &v[0], &v[1], &v[2], &v[3],
 				    &v[4]), 5);
-		const struct ops_row *o = find(s, &r, line + 1);
+		const struct gt_ops_row *o = find(s, &r, line + 1);
 		cr_assert_not_null(o, "%s missing", line + 1);
 		cr_expect_eq(o->calls, (uint64_t)v[0], "%s calls", line + 1);
 		cr_expect_eq(o->host_total_ns, v[1] * 1000, "%s host total", line + 1);
@@ -132,37 +132,37 @@ static void against_python(const char *rel)
 	cr_assert_eq(pclose(p), 0, "ops_ref.py failed");
 	cr_assert_eq(n, r.n, "python %zu operators, gtrace %zu", n, r.n);
 	cr_assert_gt(n, 50);
-	ops_result_done(&r);
-	store_free(s);
+	gt_ops_result_done(&r);
+	gt_store_free(s);
 }
 
 /* the row of (name, key text) in a grouped result ("None" = no key) */
-static const struct ops_row *find_keyed(const struct gt_store *s, const struct ops_result *r,
+static const struct gt_ops_row *find_keyed(const struct gt_store *s, const struct gt_ops_result *r,
 					const char *name, const char *key)
 {
 	for (size_t i = 0; i < r->n; i++) {
-		const struct ops_row *o = &r->rows[i];
-		const char *k = o->key ? store_str(s, o->key) : "None";
-		if (!strcmp(store_str(s, o->name), name) && !strcmp(k, key))
+		const struct gt_ops_row *o = &r->rows[i];
+		const char *k = o->key ? gt_store_str(s, o->key) : "None";
+		if (!strcmp(gt_store_str(s, o->name), name) && !strcmp(k, key))
 			return o;
 	}
 	return NULL;
 }
 
 /* grouped by name + input shapes / call stack: the Python pass's rows
- * (keys from Python's str() of the raw args) against ops_compute_by */
+ * (keys from Python's str() of the raw args) against gt_ops_compute_by */
 static void grouped_python(const char *rel, int group, size_t min_rows)
 {
 	struct gt_store *s;
 	char err[256];
 	cr_assert_eq(fx_testdata(rel, &s, err, sizeof(err)), 0, "%s", err);
-	struct ops_result r;
-	cr_assert_eq(ops_compute_by(s, NULL, group, &r, err, sizeof(err)), 0, "%s", err);
+	struct gt_ops_result r;
+	cr_assert_eq(gt_ops_compute_by(s, NULL, group, &r, err, sizeof(err)), 0, "%s", err);
 	const char *src = getenv("GTRACE_SRC"), *td = getenv("GTRACE_TESTDATA");
 	char cmd[2048];
 	snprintf(cmd, sizeof(cmd), "python3 '%s/tests/analysis/ops_ref.py' '%s/%s' --group %s",
 		 src ? src : ".", td ? td : "../shared/testdata", rel,
-		 group == OPS_BY_SHAPE ? "shape" : "stack");
+		 group == GT_OPS_BY_SHAPE ? "shape" : "stack");
 	FILE *p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	static char line[1 << 16];
@@ -177,7 +177,7 @@ static void grouped_python(const char *rel, int group, size_t min_rows)
 		long long v[5];
 		cr_assert_eq(sscanf(q, "%lld\t%lld\t%lld\t%lld\t%lld", &v[0], &v[1], &v[2], &v[3],
 				    &v[4]), 5);
-		const struct ops_row *o = find_keyed(s, &r, name, key);
+		const struct gt_ops_row *o = find_keyed(s, &r, name, key);
 		cr_assert_not_null(o, "%s / %.80s missing", name, key);
 		cr_expect_eq(o->calls, (uint64_t)v[0], "%s / %.80s calls", name, key);
 		cr_expect_eq(o->host_total_ns, v[1] * 1000, "%s / %.80s host total", name, key);
@@ -189,19 +189,19 @@ static void grouped_python(const char *rel, int group, size_t min_rows)
 	cr_assert_eq(pclose(p), 0, "ops_ref.py failed");
 	cr_assert_eq(n, r.n, "python %zu rows, gtrace %zu", n, r.n);
 	cr_assert_geq(n, min_rows);
-	ops_result_done(&r);
-	store_free(s);
+	gt_ops_result_done(&r);
+	gt_store_free(s);
 }
 
 Test(analysis_ops, by_shape_python_pass, .timeout = 120)
 {
 	/* 577 (name, input shapes) rows in the Python pass of this run */
-	grouped_python("kineto/resnet50_num_workers_0.pt.trace.json.gz", OPS_BY_SHAPE, 500);
+	grouped_python("kineto/resnet50_num_workers_0.pt.trace.json.gz", GT_OPS_BY_SHAPE, 500);
 }
 
 Test(analysis_ops, by_stack_python_pass, .timeout = 120)
 {
-	grouped_python("kineto/resnet50_num_workers_4.pt.trace.json.gz", OPS_BY_STACK, 300);
+	grouped_python("kineto/resnet50_num_workers_4.pt.trace.json.gz", GT_OPS_BY_STACK, 300);
 }
 
 /* a store written as Kineto JSON and read back */
@@ -209,7 +209,7 @@ static struct gt_store *round_trip(const struct gt_store *s)
 {
 	char *json = NULL;
 	size_t len = 0;
-	cr_assert_eq(export_chrome_mem(s, NULL, &json, &len), 0);
+	cr_assert_eq(gt_export_chrome_mem(s, NULL, &json, &len), 0);
 	char path[] = "/tmp/gtrace-ops-XXXXXX";
 	int fd = mkstemp(path);
 	cr_assert_geq(fd, 0);
@@ -239,52 +239,52 @@ Test(analysis_ops, groupings_survive_export_and_file, .timeout = 120)
 	int fd = mkstemp(gpath);
 	cr_assert_geq(fd, 0);
 	close(fd);
-	cr_assert_eq(gtfile_write_store(s, gpath, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_file_write_store(s, gpath, err, sizeof(err)), 0, "%s", err);
 	struct gt_store *c;
 	const char *paths[] = { gpath };
 	struct gt_load_opts lo = { .flags = GT_LOAD_QUIET };
 	cr_assert_eq(gt_load(paths, 1, &lo, &c, err, sizeof(err)), 0, "%s", err);
 	unlink(gpath);
-	for (int g = OPS_BY_SHAPE; g <= OPS_BY_STACK; g++) {
-		struct ops_result ra, rc;
-		cr_assert_eq(ops_compute_by(s, NULL, g, &ra, err, sizeof(err)), 0, "%s", err);
-		cr_assert_eq(ops_compute_by(c, NULL, g, &rc, err, sizeof(err)), 0, "%s", err);
+	for (int g = GT_OPS_BY_SHAPE; g <= GT_OPS_BY_STACK; g++) {
+		struct gt_ops_result ra, rc;
+		cr_assert_eq(gt_ops_compute_by(s, NULL, g, &ra, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(gt_ops_compute_by(c, NULL, g, &rc, err, sizeof(err)), 0, "%s", err);
 		cr_assert_eq(ra.n, rc.n);
 		for (size_t i = 0; i < ra.n; i++)
-			cr_assert_str_eq(store_str(s, ra.rows[i].key), store_str(c, rc.rows[i].key));
-		ops_result_done(&ra);
-		ops_result_done(&rc);
+			cr_assert_str_eq(gt_store_str(s, ra.rows[i].key), gt_store_str(c, rc.rows[i].key));
+		gt_ops_result_done(&ra);
+		gt_ops_result_done(&rc);
 	}
-	store_free(c);
-	for (int g = OPS_BY_SHAPE; g <= OPS_BY_STACK; g++) {
-		struct ops_result ra, rb;
-		cr_assert_eq(ops_compute_by(s, NULL, g, &ra, err, sizeof(err)), 0, "%s", err);
-		cr_assert_eq(ops_compute_by(b, NULL, g, &rb, err, sizeof(err)), 0, "%s", err);
+	gt_store_free(c);
+	for (int g = GT_OPS_BY_SHAPE; g <= GT_OPS_BY_STACK; g++) {
+		struct gt_ops_result ra, rb;
+		cr_assert_eq(gt_ops_compute_by(s, NULL, g, &ra, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(gt_ops_compute_by(b, NULL, g, &rb, err, sizeof(err)), 0, "%s", err);
 		cr_assert_eq(ra.n, rb.n, "grouping %d: %zu rows, %zu after the trip", g, ra.n, rb.n);
 		for (size_t i = 0; i < ra.n; i++) {
-			const struct ops_row *x = &ra.rows[i];
-			const char *k = x->key ? store_str(s, x->key) : "None";
-			const struct ops_row *y = find_keyed(b, &rb, store_str(s, x->name), k);
-			cr_assert_not_null(y, "%s / %.80s lost", store_str(s, x->name), k);
+			const struct gt_ops_row *x = &ra.rows[i];
+			const char *k = x->key ? gt_store_str(s, x->key) : "None";
+			const struct gt_ops_row *y = find_keyed(b, &rb, gt_store_str(s, x->name), k);
+			cr_assert_not_null(y, "%s / %.80s lost", gt_store_str(s, x->name), k);
 			cr_expect_eq(x->calls, y->calls);
 			cr_expect_eq(x->host_self_ns, y->host_self_ns);
 			cr_expect_eq(x->dev_total_ns, y->dev_total_ns);
 		}
-		ops_result_done(&ra);
-		ops_result_done(&rb);
+		gt_ops_result_done(&ra);
+		gt_ops_result_done(&rb);
 	}
-	store_free(b);
-	store_free(s);
+	gt_store_free(b);
+	gt_store_free(s);
 }
 
 Test(analysis_ops, bad_grouping)
 {
-	struct gt_store *s = store_new();
-	struct ops_result r;
+	struct gt_store *s = gt_store_new();
+	struct gt_ops_result r;
 	char err[128];
-	cr_assert_eq(ops_compute_by(s, NULL, OPS_GROUP_COUNT, &r, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(gt_ops_compute_by(s, NULL, GT_OPS_GROUP_COUNT, &r, err, sizeof(err)), -EINVAL);
 	cr_expect_not_null(strstr(err, "grouping"));
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(analysis_ops, python_pass_workers_0, .timeout = 120)
@@ -301,16 +301,16 @@ static void op(struct gt_store *s, uint32_t l, const char *name, int64_t a, int6
 {
 	struct gt_event e = { .start_ns = a, .dur_ns = b - a, .lane = l, .ext = ext,
 			      .kind = GT_EV_CPU_OP };
-	e.name = store_intern_cstr(s, name);
-	cr_assert_eq(store_add(s, &e), 0);
+	e.name = gt_store_intern_cstr(s, name);
+	cr_assert_eq(gt_store_add(s, &e), 0);
 }
 
 static void rt(struct gt_store *s, uint32_t l, int64_t a, int64_t b, uint32_t corr, uint32_t ext)
 {
 	struct gt_event e = { .start_ns = a, .dur_ns = b - a, .lane = l, .corr = corr, .ext = ext,
 			      .kind = GT_EV_RUNTIME, .flags = GT_EVF_LAUNCH };
-	e.name = store_intern_cstr(s, "cudaLaunchKernel");
-	cr_assert_eq(store_add(s, &e), 0);
+	e.name = gt_store_intern_cstr(s, "cudaLaunchKernel");
+	cr_assert_eq(gt_store_add(s, &e), 0);
 }
 
 /*
@@ -336,7 +336,7 @@ static void rt(struct gt_store *s, uint32_t l, int64_t a, int64_t b, uint32_t co
  */
 Test(analysis_ops, planted_tree)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t h = fx_lane(s, GT_LANE_HOST, 0, -1, 1), g = fx_lane(s, GT_LANE_GPU, 0, 0, 7);
 	fx_add(s, h, GT_EV_STEP, "ProfilerStep#1", 0, 1000, 0, 1);
 	op(s, h, "aten::linear", 0, 400, 1);
@@ -354,17 +354,17 @@ Test(analysis_ops, planted_tree)
 	fx_add(s, g, GT_EV_KERNEL, "k_plain", 1000, 1100, 1, 0);
 	fx_add(s, g, GT_EV_KERNEL, "sm80_xmma_gemm_f16f16", 1100, 1150, 2, 0);
 	fx_add(s, g, GT_EV_KERNEL, "k_relu", 1150, 1180, 3, 0);
-	cr_assert_eq(store_finish(s), 0);
-	struct ops_result r;
+	cr_assert_eq(gt_store_finish(s), 0);
+	struct gt_ops_result r;
 	char err[128];
-	cr_assert_eq(ops_compute(s, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_ops_compute(s, NULL, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.n, 4);
 	cr_expect_eq(r.dropped, 1);
-	const struct ops_row *far = find(s, &r, "aten::far");
+	const struct gt_ops_row *far = find(s, &r, "aten::far");
 	cr_assert_not_null(far);
 	cr_expect_eq(far->host_self_ns, 40);
 	cr_expect_eq(far->dev_self_ns, 40);
-	const struct ops_row *a = find(s, &r, "aten::addmm"), *l = find(s, &r, "aten::linear"),
+	const struct gt_ops_row *a = find(s, &r, "aten::addmm"), *l = find(s, &r, "aten::linear"),
 			     *u = find(s, &r, "aten::relu");
 	cr_assert(a && l && u);
 	cr_expect_eq(a->calls, 1);
@@ -385,18 +385,18 @@ Test(analysis_ops, planted_tree)
 	/* order: device self descending */
 	cr_expect_eq(r.rows[0].name, a->name);
 	uint32_t relu = u->name;
-	ops_result_done(&r);
+	gt_ops_result_done(&r);
 	/* scope: only operators starting in [450, 1000) */
 	struct gt_scope sc;
 	gt_scope_all(&sc);
 	sc.t0_ns = 450;
 	sc.t1_ns = 1000;
-	cr_assert_eq(ops_compute(s, &sc, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_ops_compute(s, &sc, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.n, 2);
-	cr_expect_str_eq(store_str(s, r.rows[0].name), "aten::far");   /* 40 ns device self */
+	cr_expect_str_eq(gt_store_str(s, r.rows[0].name), "aten::far");   /* 40 ns device self */
 	cr_expect_eq(r.rows[1].name, relu);                             /* 30 ns */
-	ops_result_done(&r);
-	store_free(s);
+	gt_ops_result_done(&r);
+	gt_store_free(s);
 }
 
 /*
@@ -407,7 +407,7 @@ Test(analysis_ops, planted_tree)
  */
 Test(analysis_ops, stray_ids)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t h = fx_lane(s, GT_LANE_HOST, 0, -1, 1), g = fx_lane(s, GT_LANE_GPU, 0, 0, 7);
 	for (uint32_t i = 1; i <= 300; i++) {
 		uint32_t id = i == 150 ? 4000000000u : i;
@@ -417,15 +417,15 @@ Test(analysis_ops, stray_ids)
 		rt(s, h, 100 * i + 10, 100 * i + 20, id, id);
 		fx_add(s, g, GT_EV_KERNEL, "k", 100 * i + 30, 100 * i + 40, id, 0);
 	}
-	cr_assert_eq(store_finish(s), 0);
-	struct ops_result r;
+	cr_assert_eq(gt_store_finish(s), 0);
+	struct gt_ops_result r;
 	char err[128];
-	cr_assert_eq(ops_compute(s, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_ops_compute(s, NULL, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.n, 300);
 	for (size_t i = 0; i < r.n; i++) {
-		cr_expect_eq(r.rows[i].dev_self_ns, 10, "%s", store_str(s, r.rows[i].name));
-		cr_expect_eq(r.rows[i].host_self_ns, 40, "%s", store_str(s, r.rows[i].name));
+		cr_expect_eq(r.rows[i].dev_self_ns, 10, "%s", gt_store_str(s, r.rows[i].name));
+		cr_expect_eq(r.rows[i].host_self_ns, 40, "%s", gt_store_str(s, r.rows[i].name));
 	}
-	ops_result_done(&r);
-	store_free(s);
+	gt_ops_result_done(&r);
+	gt_store_free(s);
 }

@@ -22,28 +22,28 @@
 Test(pipeline, planted_fixture)
 {
 	struct gt_store *s = fx_basic();
-	struct pipeline_result r;
+	struct gt_pipeline_result r;
 	char err[128];
-	cr_assert_eq(pipeline_compute(s, 0, NULL, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_pipeline_compute(s, 0, NULL, NULL, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.n, 2);
-	cr_assert_eq(r.rows[0].cat_ns[PL_COMPUTE], 950);
-	cr_assert_eq(r.rows[0].cat_ns[PL_HOST_WAIT], 100);
-	cr_assert_eq(r.rows[0].cat_ns[PL_LAUNCH], 50);
-	cr_assert_eq(r.rows[0].cat_ns[PL_HOST_COMPUTE], 50);
-	cr_assert_eq(r.rows[0].cat_ns[PL_OTHER], 50);
-	cr_assert_eq(r.rows[1].cat_ns[PL_H2D], 100);
-	cr_assert_eq(r.rows[1].cat_ns[PL_LAUNCH], 0);
-	cr_assert_eq(r.rows[1].cat_ns[PL_HOST_COMPUTE], 50);
-	cr_assert_eq(r.rows[1].cat_ns[PL_OTHER], 150);
+	cr_assert_eq(r.rows[0].cat_ns[GT_PL_COMPUTE], 950);
+	cr_assert_eq(r.rows[0].cat_ns[GT_PL_HOST_WAIT], 100);
+	cr_assert_eq(r.rows[0].cat_ns[GT_PL_LAUNCH], 50);
+	cr_assert_eq(r.rows[0].cat_ns[GT_PL_HOST_COMPUTE], 50);
+	cr_assert_eq(r.rows[0].cat_ns[GT_PL_OTHER], 50);
+	cr_assert_eq(r.rows[1].cat_ns[GT_PL_H2D], 100);
+	cr_assert_eq(r.rows[1].cat_ns[GT_PL_LAUNCH], 0);
+	cr_assert_eq(r.rows[1].cat_ns[GT_PL_HOST_COMPUTE], 50);
+	cr_assert_eq(r.rows[1].cat_ns[GT_PL_OTHER], 150);
 	cr_assert_float_eq(r.input_pct, 10.0, 1e-9);
-	cr_assert_eq(r.verdict, PL_MODERATELY);
+	cr_assert_eq(r.verdict, GT_PL_MODERATELY);
 	cr_assert_float_eq(r.launch_pct, 2.5, 1e-9);
 	cr_assert_eq(r.launch_level, 0);
 	cr_assert_float_eq(r.others_pct, 15.0, 1e-9);
 	cr_assert_eq(r.nworst, 2);
 	cr_assert_eq(r.rows[r.worst[0]].step, 2);
-	char adv[8][PIPELINE_ADVICE_LEN];
-	size_t na = pipeline_advice(&r, adv, 8);
+	char adv[8][GT_PIPELINE_ADVICE_LEN];
+	size_t na = gt_pipeline_advice(&r, adv, 8);
 	cr_assert(na >= 4);
 	int workers = 0, graphs = 0;
 	for (size_t i = 0; i < na; i++) {
@@ -52,15 +52,15 @@ Test(pipeline, planted_fixture)
 	}
 	cr_assert(workers);
 	cr_assert(!graphs, "launch is below 3 %%: no CUDA-graphs advice");
-	pipeline_result_done(&r);
-	store_free(s);
+	gt_pipeline_result_done(&r);
+	gt_store_free(s);
 }
 
 /* one step [0, 1000) with `wait` ns of DataLoader then a kernel to the end;
  * `py` ns of Python while the GPU is idle */
 static struct gt_store *mix(int64_t wait, int64_t py)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t h = fx_lane(s, GT_LANE_HOST, 0, -1, 1);
 	uint32_t g = fx_lane(s, GT_LANE_GPU, 0, 0, 7);
 	fx_add(s, h, GT_EV_STEP, "ProfilerStep#0", 0, 1000, 0, 0);
@@ -70,27 +70,27 @@ static struct gt_store *mix(int64_t wait, int64_t py)
 	if (py)
 		fx_add(s, h, GT_EV_PYTHON, "loop.py(3): step", wait, wait + py, 0, 0);
 	fx_add(s, g, GT_EV_KERNEL, "gemm", wait + py, 1000, 0, 0);
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	return s;
 }
 
 Test(pipeline, thresholds)
 {
-	struct { int64_t wait, py; enum pipeline_verdict v; } cases[] = {
-		{ 200, 0, PL_HIGHLY }, { 199, 0, PL_MODERATELY }, { 50, 0, PL_MODERATELY },
-		{ 49, 0, PL_NOT }, { 40, 30, PL_POTENTIALLY }, { 0, 29, PL_NOT },
-		{ 0, 0, PL_NOT },
+	struct { int64_t wait, py; enum gt_pipeline_verdict v; } cases[] = {
+		{ 200, 0, GT_PL_HIGHLY }, { 199, 0, GT_PL_MODERATELY }, { 50, 0, GT_PL_MODERATELY },
+		{ 49, 0, GT_PL_NOT }, { 40, 30, GT_PL_POTENTIALLY }, { 0, 29, GT_PL_NOT },
+		{ 0, 0, GT_PL_NOT },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct gt_store *s = mix(cases[i].wait, cases[i].py);
-		struct pipeline_result r;
+		struct gt_pipeline_result r;
 		char err[128];
-		cr_assert_eq(pipeline_compute(s, 0, NULL, NULL, &r, err, sizeof(err)), 0);
-		cr_expect_eq(r.verdict, cases[i].v, "case %zu: got %s", i, pipeline_verdict_name(r.verdict));
-		pipeline_result_done(&r);
-		store_free(s);
+		cr_assert_eq(gt_pipeline_compute(s, 0, NULL, NULL, &r, err, sizeof(err)), 0);
+		cr_expect_eq(r.verdict, cases[i].v, "case %zu: got %s", i, gt_pipeline_verdict_name(r.verdict));
+		gt_pipeline_result_done(&r);
+		gt_store_free(s);
 	}
-	cr_assert_str_eq(pipeline_verdict_name(PL_POTENTIALLY), "POTENTIALLY input-bound (I/O or Python)");
+	cr_assert_str_eq(gt_pipeline_verdict_name(GT_PL_POTENTIALLY), "POTENTIALLY input-bound (I/O or Python)");
 }
 
 Test(pipeline, report_notes)
@@ -114,7 +114,7 @@ Test(pipeline, report_notes)
 	cr_assert(strstr(buf, "Largest non-GPU cost: input, 10.0 % of the step"), "%s", buf);
 	free(buf);
 	gt_report_out_done(&o);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* a POTENTIALLY verdict fires on all others, not on input: the verdict line
@@ -137,13 +137,13 @@ Test(pipeline, potentially_says_all_others)
 			 "(host compute + unaccounted) 30.0 % >= 3 % of step time"), "%s", buf);
 	free(buf);
 	gt_report_out_done(&o);
-	struct pipeline_result r;
+	struct gt_pipeline_result r;
 	char why[160];
-	cr_assert_eq(pipeline_compute(s, 0, NULL, NULL, &r, err, sizeof(err)), 0);
-	pipeline_verdict_why(&r, why, sizeof(why));
+	cr_assert_eq(gt_pipeline_compute(s, 0, NULL, NULL, &r, err, sizeof(err)), 0);
+	gt_pipeline_verdict_why(&r, why, sizeof(why));
 	cr_expect_str_eq(why, "input 0.8 %; all others (host compute + unaccounted) 30.0 % >= 3 %");
-	pipeline_result_done(&r);
-	store_free(s);
+	gt_pipeline_result_done(&r);
+	gt_store_free(s);
 }
 
 /* the verdict stays TensorFlow's, and the largest non-GPU cost is named
@@ -151,26 +151,26 @@ Test(pipeline, potentially_says_all_others)
  * input-bound whose cost is host compute, not input (planted mixes) */
 Test(pipeline, largest_non_gpu_cost)
 {
-	struct { int64_t wait, py; enum pipeline_verdict v; enum pipeline_host_cost c; double pct; }
+	struct { int64_t wait, py; enum gt_pipeline_verdict v; enum gt_pipeline_host_cost c; double pct; }
 	cases[] = {
-		{ 8, 300, PL_POTENTIALLY, PL_COST_HOST, 30.0 },
-		{ 40, 30, PL_POTENTIALLY, PL_COST_INPUT, 4.0 },
-		{ 250, 100, PL_HIGHLY, PL_COST_INPUT, 25.0 },
+		{ 8, 300, GT_PL_POTENTIALLY, GT_PL_COST_HOST, 30.0 },
+		{ 40, 30, GT_PL_POTENTIALLY, GT_PL_COST_INPUT, 4.0 },
+		{ 250, 100, GT_PL_HIGHLY, GT_PL_COST_INPUT, 25.0 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct gt_store *s = mix(cases[i].wait, cases[i].py);
-		struct pipeline_result r;
+		struct gt_pipeline_result r;
 		char err[128];
-		cr_assert_eq(pipeline_compute(s, 0, NULL, NULL, &r, err, sizeof(err)), 0);
-		cr_expect_eq(r.verdict, cases[i].v, "case %zu: %s", i, pipeline_verdict_name(r.verdict));
+		cr_assert_eq(gt_pipeline_compute(s, 0, NULL, NULL, &r, err, sizeof(err)), 0);
+		cr_expect_eq(r.verdict, cases[i].v, "case %zu: %s", i, gt_pipeline_verdict_name(r.verdict));
 		double pct = -1;
-		cr_expect_eq(pipeline_host_cost(&r, &pct), cases[i].c, "case %zu", i);
+		cr_expect_eq(gt_pipeline_host_cost(&r, &pct), cases[i].c, "case %zu", i);
 		cr_expect_float_eq(pct, cases[i].pct, 1e-9, "case %zu: %.3f", i, pct);
-		pipeline_result_done(&r);
+		gt_pipeline_result_done(&r);
 		/* the overview says it: its record, and the host-bound recommendation */
-		if (cases[i].c == PL_COST_HOST) {
-			struct overview_result o;
-			cr_assert_eq(overview_compute(s, NULL, &o, err, sizeof(err)), 0, "%s", err);
+		if (cases[i].c == GT_PL_COST_HOST) {
+			struct gt_overview_result o;
+			cr_assert_eq(gt_overview_compute(s, NULL, &o, err, sizeof(err)), 0, "%s", err);
 			int found = 0;
 			for (size_t k = 0; k < o.nrecs; k++)
 				if (!strcmp(o.recs[k].kind, "host-bound")) {
@@ -181,9 +181,9 @@ Test(pipeline, largest_non_gpu_cost)
 					cr_expect(strstr(o.recs[k].text, "(input 0.8 %)"), "%s", o.recs[k].text);
 				}
 			cr_expect(found, "no host-bound recommendation");
-			overview_result_done(&o);
+			gt_overview_result_done(&o);
 		}
-		store_free(s);
+		gt_store_free(s);
 	}
-	cr_assert_str_eq(pipeline_host_cost_name(PL_COST_HOST), "host compute (Python, CPU ops)");
+	cr_assert_str_eq(gt_pipeline_host_cost_name(GT_PL_COST_HOST), "host compute (Python, CPU ops)");
 }

@@ -16,7 +16,7 @@
 static uint32_t lane(struct gt_store *s, int type, int dev, int64_t id)
 {
 	struct gt_lane_key k = { .type = (uint8_t)type, .device = dev, .pid = 1, .id = id };
-	return store_lane(s, &k);
+	return gt_store_lane(s, &k);
 }
 
 static void add(struct gt_store *s, uint32_t l, int kind, int sub, const char *name,
@@ -24,8 +24,8 @@ static void add(struct gt_store *s, uint32_t l, int kind, int sub, const char *n
 {
 	struct gt_event e = { .start_ns = start, .dur_ns = dur, .arg = arg, .lane = l,
 			      .kind = (uint8_t)kind, .sub = (uint8_t)sub, .flags = (uint16_t)flags };
-	e.name = store_intern_cstr(s, name);
-	cr_assert_eq(store_add(s, &e), 0);
+	e.name = gt_store_intern_cstr(s, name);
+	cr_assert_eq(gt_store_add(s, &e), 0);
 }
 
 /*
@@ -38,7 +38,7 @@ static void add(struct gt_store *s, uint32_t l, int kind, int sub, const char *n
  */
 static struct gt_store *planted(void)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t g0 = lane(s, GT_LANE_GPU, 0, 7), g1 = lane(s, GT_LANE_GPU, 1, 7);
 	uint32_t h = lane(s, GT_LANE_HOST, -1, 11);
 	for (int i = 0; i < 3; i++)
@@ -49,12 +49,12 @@ static struct gt_store *planted(void)
 	add(s, g0, GT_EV_MEMSET, 0, "Memset", 2500, 5, 64, 0);
 	for (int i = 0; i < 2; i++)
 		add(s, g0, GT_EV_MEMCPY, GT_COPY_D2H, "Memcpy DtoH", 2600 + i * 100, 10, 1000, 0);
-	struct gt_nccl big = { .collective = store_intern_cstr(s, "allreduce"),
-			       .dtype = store_intern_cstr(s, "Float"), .in_nelems = 250000,
+	struct gt_nccl big = { .collective = gt_store_intern_cstr(s, "allreduce"),
+			       .dtype = gt_store_intern_cstr(s, "Float"), .in_nelems = 250000,
 			       .out_nelems = 250000, .group_size = 4, .dtype_bytes = 4 };
 	struct gt_nccl small = big;
 	small.in_nelems = small.out_nelems = 250;
-	uint64_t bid = store_nccl(s, &big), sid = store_nccl(s, &small);
+	uint64_t bid = gt_store_nccl(s, &big), sid = gt_store_nccl(s, &small);
 	add(s, g0, GT_EV_KERNEL, 0, "ncclKernel_AllReduce", 3000, 100, bid << 32, GT_EVF_NCCL);
 	add(s, g0, GT_EV_KERNEL, 0, "ncclKernel_AllReduce", 3200, 100, bid << 32, GT_EVF_NCCL);
 	add(s, g0, GT_EV_KERNEL, 0, "ncclKernel_AllReduce", 3400, 10, sid << 32, GT_EVF_NCCL);
@@ -63,7 +63,7 @@ static struct gt_store *planted(void)
 	add(s, h, GT_EV_CPU_OP, 0, "aten::mm", 10, 10, 0, 0);
 	add(s, h, GT_EV_CPU_OP, 0, "aten::mm", 200, 100, 0, 0);
 	add(s, h, GT_EV_CPU_OP, 0, "aten::add", 400, 50, 0, 0);
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	return s;
 }
 
@@ -112,7 +112,7 @@ static size_t inst(const struct gt_store *s, const char *name, const struct gt_s
 	size_t n = 99;
 	cr_assert_eq(gt_report_find(name)->instances(s, sc ? sc : &all, t, r, &v, &n), 0);
 	for (size_t i = 0; i < n; i++)
-		cr_expect_eq(store_ev(s, v[i])->kind, kind);
+		cr_expect_eq(gt_store_ev(s, v[i])->kind, kind);
 	free(v);
 	return n;
 }
@@ -141,7 +141,7 @@ Test(report_inst, kernels_by_name_and_gpu_scope)
 	t = o.tables[0];
 	cr_expect_eq(inst(s, "kernels", &g1, t, row_named(t, "gemm", -1), GT_EV_KERNEL), 1);
 	gt_report_out_done(&o);
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(report_inst, memory_by_operation_kind)
@@ -158,7 +158,7 @@ Test(report_inst, memory_by_operation_kind)
 				  GT_EV_MEMSET), 1);
 	}
 	gt_report_out_done(&o);
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(report_inst, nccl_by_collective_size_type_group)
@@ -172,7 +172,7 @@ Test(report_inst, nccl_by_collective_size_type_group)
 	cr_expect_eq(inst(s, "nccl", NULL, t, row_named(t, "ncclKernel_SendRecv", -1), GT_EV_KERNEL),
 		     1);
 	gt_report_out_done(&o);
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(report_inst, ops_calls_without_nested_same_name)
@@ -185,7 +185,7 @@ Test(report_inst, ops_calls_without_nested_same_name)
 	cr_expect_eq(inst(s, "ops", NULL, t, row_named(t, "aten::mm", -1), GT_EV_CPU_OP), 2);
 	cr_expect_eq(inst(s, "ops", NULL, t, row_named(t, "aten::add", -1), GT_EV_CPU_OP), 1);
 	gt_report_out_done(&o);
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(report_inst, tables_without_instances_say_so)
@@ -205,5 +205,5 @@ Test(report_inst, tables_without_instances_say_so)
 	cr_expect_null(gt_report_find("summary")->instances);
 	gt_report_out_done(&k);
 	gt_report_out_done(&m);
-	store_free(s);
+	gt_store_free(s);
 }

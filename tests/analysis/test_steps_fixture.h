@@ -29,7 +29,7 @@ static inline uint32_t fx_lane(struct gt_store *s, int type, int rank, int dev, 
 {
 	struct gt_lane_key k = { .type = (uint8_t)type, .rank = rank, .device = dev,
 				 .pid = 1, .id = id };
-	uint32_t l = store_lane(s, &k);
+	uint32_t l = gt_store_lane(s, &k);
 	cr_assert_neq(l, UINT32_MAX);
 	return l;
 }
@@ -39,10 +39,10 @@ static inline void fx_add(struct gt_store *s, uint32_t l, int kind, const char *
 {
 	struct gt_event e = { .start_ns = start, .dur_ns = end - start, .arg = arg, .lane = l,
 			      .corr = corr, .kind = (uint8_t)kind };
-	e.name = store_intern_cstr(s, name);
+	e.name = gt_store_intern_cstr(s, name);
 	if (kind == GT_EV_RUNTIME && corr)
 		e.flags = GT_EVF_LAUNCH;
-	cr_assert_eq(store_add(s, &e), 0);
+	cr_assert_eq(gt_store_add(s, &e), 0);
 }
 
 /*
@@ -58,7 +58,7 @@ static inline void fx_add(struct gt_store *s, uint32_t l, int kind, const char *
  */
 static inline struct gt_store *fx_basic(void)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	cr_assert(s);
 	uint32_t h = fx_lane(s, GT_LANE_HOST, 0, -1, 1);
 	uint32_t g = fx_lane(s, GT_LANE_GPU, 0, 0, 7);
@@ -78,10 +78,10 @@ static inline struct gt_store *fx_basic(void)
 	fx_add(s, g, GT_EV_KERNEL, "k_a", 1300, 1800, 3, 0);
 	struct gt_event e = { .start_ns = 1800, .dur_ns = 100, .arg = 4096, .lane = g,
 			      .corr = 4, .kind = GT_EV_MEMCPY, .sub = GT_COPY_H2D };
-	e.name = store_intern_cstr(s, "Memcpy HtoD");
-	cr_assert_eq(store_add(s, &e), 0);
+	e.name = gt_store_intern_cstr(s, "Memcpy HtoD");
+	cr_assert_eq(gt_store_add(s, &e), 0);
 	fx_add(s, g, GT_EV_KERNEL, "k_a", 2050, 2060, 5, 0);
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	return s;
 }
 

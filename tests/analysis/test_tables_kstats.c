@@ -8,14 +8,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gtrace/kstats.h"
+#include "gtrace/kernel_stats.h"
 #include "gtrace/report.h"
 #include "gtrace/store.h"
 
 static uint32_t lane(struct gt_store *s, int type, int rank, int dev, int64_t id)
 {
 	struct gt_lane_key k = { .type = (uint8_t)type, .rank = rank, .device = dev, .id = id };
-	uint32_t l = store_lane(s, &k);
+	uint32_t l = gt_store_lane(s, &k);
 	cr_assert_neq(l, UINT32_MAX);
 	return l;
 }
@@ -25,8 +25,8 @@ static void add(struct gt_store *s, uint32_t l, int kind, const char *name, int6
 {
 	struct gt_event e = { .start_ns = start, .dur_ns = dur, .arg = arg, .lane = l,
 			      .kind = (uint8_t)kind };
-	e.name = store_intern_cstr(s, name);
-	cr_assert_eq(store_add(s, &e), 0);
+	e.name = gt_store_intern_cstr(s, name);
+	cr_assert_eq(gt_store_add(s, &e), 0);
 }
 
 /*
@@ -39,7 +39,7 @@ static void add(struct gt_store *s, uint32_t l, int kind, const char *name, int6
  */
 static struct gt_store *planted(void)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	cr_assert(s);
 	uint32_t g0 = lane(s, GT_LANE_GPU, 0, 0, 7);
 	uint32_t g1 = lane(s, GT_LANE_GPU, 0, 1, 7);
@@ -48,9 +48,9 @@ static struct gt_store *planted(void)
 	struct gt_kconf kc = { .grid = { 80, 1, 1 }, .block = { 256, 1, 1 },
 			       .regs_per_thread = 32, .smem_static_bytes = 1024,
 			       .smem_dynamic_bytes = 512, .occupancy_pct = -1 };
-	uint64_t k1 = store_kconf(s, &kc);
+	uint64_t k1 = gt_store_kconf(s, &kc);
 	kc.grid[0] = 160;
-	uint64_t k2 = store_kconf(s, &kc);
+	uint64_t k2 = gt_store_kconf(s, &kc);
 	add(s, g0, GT_EV_KERNEL, "A", 1000, 10, k1);
 	add(s, g0, GT_EV_KERNEL, "A", 2000, 20, k2);
 	add(s, g0, GT_EV_KERNEL, "A", 3000, 30, k1);
@@ -61,33 +61,33 @@ static struct gt_store *planted(void)
 	add(s, r1, GT_EV_KERNEL, "C", 1200, 50, 0);
 	add(s, g0, GT_EV_MEMCPY, "Memcpy HtoD", 500, 999, 4096);
 	add(s, h, GT_EV_RUNTIME, "cudaLaunchKernel", 900, 5000, 0);
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	return s;
 }
 
-static const struct kstats_row *find_row(const struct gt_store *s, const struct kstats_result *r,
+static const struct gt_kernel_stats_row *find_row(const struct gt_store *s, const struct gt_kernel_stats_result *r,
 					 const char *name)
 {
 	for (size_t i = 0; i < r->nrows; i++)
-		if (!strcmp(store_str(s, r->rows[i].name), name))
+		if (!strcmp(gt_store_str(s, r->rows[i].name), name))
 			return &r->rows[i];
 	return NULL;
 }
 
-Test(kstats, planted_whole_trace)
+Test(kernel_stats, planted_whole_trace)
 {
 	struct gt_store *s = planted();
-	struct kstats_result r;
+	struct gt_kernel_stats_result r;
 	char err[128];
-	cr_assert_eq(kstats_compute(s, NULL, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_kernel_stats_compute(s, NULL, NULL, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.nrows, 3);
 	cr_assert_eq(r.count, 8);
 	cr_assert_eq(r.total_ns, 262);
 	/* sorted by total: B 112, A 100, C 50 */
-	cr_assert_str_eq(store_str(s, r.rows[0].name), "B");
-	cr_assert_str_eq(store_str(s, r.rows[1].name), "A");
-	cr_assert_str_eq(store_str(s, r.rows[2].name), "C");
-	const struct kstats_row *a = find_row(s, &r, "A");
+	cr_assert_str_eq(gt_store_str(s, r.rows[0].name), "B");
+	cr_assert_str_eq(gt_store_str(s, r.rows[1].name), "A");
+	cr_assert_str_eq(gt_store_str(s, r.rows[2].name), "C");
+	const struct gt_kernel_stats_row *a = find_row(s, &r, "A");
 	cr_assert_eq(a->count, 4);
 	cr_assert_eq(a->total_ns, 100);
 	cr_assert_eq(a->min_ns, 10);
@@ -97,86 +97,86 @@ Test(kstats, planted_whole_trace)
 	cr_assert_float_eq(a->stddev_ns, 12.9099, 1e-4);
 	cr_assert_float_eq(a->pct, 100.0 * 100 / 262, 1e-9);
 	cr_assert_eq(a->nkconf, 2);
-	const struct gt_kconf *kc = store_kconf_at(s, a->kconf);
+	const struct gt_kconf *kc = gt_store_kconf_at(s, a->kconf);
 	cr_assert_eq(kc->grid[0], 80, "most common grid is 80 (3 of 4)");
 	char buf[64];
-	kstats_gpus_str(&r, a->gpu_mask, buf, sizeof(buf));
+	gt_kernel_stats_gpus_str(&r, a->gpu_mask, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "0:0,0:1", "two ranks present -> rank:gpu");
-	const struct kstats_row *b = find_row(s, &r, "B");
+	const struct gt_kernel_stats_row *b = find_row(s, &r, "B");
 	cr_assert_float_eq(b->med_ns, 7.0, 1e-9);
 	cr_assert_float_eq(b->avg_ns, 112.0 / 3, 1e-9);
 	cr_assert_float_eq(b->stddev_ns, 54.2801, 1e-4);
 	cr_assert_eq(b->kconf, 0);
-	const struct kstats_row *c = find_row(s, &r, "C");
+	const struct gt_kernel_stats_row *c = find_row(s, &r, "C");
 	cr_assert_float_eq(c->stddev_ns, 0.0, 1e-12);
 	cr_assert_float_eq(c->med_ns, 50.0, 1e-12);
-	kstats_result_done(&r);
-	store_free(s);
+	gt_kernel_stats_result_done(&r);
+	gt_store_free(s);
 }
 
-Test(kstats, scopes)
+Test(kernel_stats, scopes)
 {
 	struct gt_store *s = planted();
-	struct kstats_result r;
+	struct gt_kernel_stats_result r;
 	char err[128];
 	struct gt_scope sc;
 	gt_scope_all(&sc);
 	/* events whose start lies in [2000, 3500): A@2000, A@3000, B@2500 */
 	sc.t0_ns = 2000;
 	sc.t1_ns = 3500;
-	cr_assert_eq(kstats_compute(s, &sc, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_kernel_stats_compute(s, &sc, NULL, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.count, 3);
-	const struct kstats_row *a = find_row(s, &r, "A");
+	const struct gt_kernel_stats_row *a = find_row(s, &r, "A");
 	cr_assert_eq(a->count, 2);
 	cr_assert_float_eq(a->med_ns, 25.0, 1e-9);
 	cr_assert_float_eq(a->stddev_ns, sqrt(50.0), 1e-9);
 	cr_assert_eq(find_row(s, &r, "B")->total_ns, 100);
-	kstats_result_done(&r);
+	gt_kernel_stats_result_done(&r);
 	/* GPU 1 of every rank: A@4000 and the three B */
 	gt_scope_all(&sc);
 	sc.gpu = 1;
-	cr_assert_eq(kstats_compute(s, &sc, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_kernel_stats_compute(s, &sc, NULL, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.count, 4);
 	cr_assert_eq(r.nrows, 2);
-	kstats_result_done(&r);
+	gt_kernel_stats_result_done(&r);
 	/* rank 1 only: C */
 	gt_scope_all(&sc);
 	sc.rank = 1;
-	cr_assert_eq(kstats_compute(s, &sc, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_kernel_stats_compute(s, &sc, NULL, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.nrows, 1);
-	cr_assert_str_eq(store_str(s, r.rows[0].name), "C");
-	kstats_result_done(&r);
+	cr_assert_str_eq(gt_store_str(s, r.rows[0].name), "C");
+	gt_kernel_stats_result_done(&r);
 	/* empty range */
 	gt_scope_all(&sc);
 	sc.t0_ns = 10;
 	sc.t1_ns = 20;
-	cr_assert_eq(kstats_compute(s, &sc, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_kernel_stats_compute(s, &sc, NULL, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.nrows, 0);
-	kstats_result_done(&r);
-	store_free(s);
+	gt_kernel_stats_result_done(&r);
+	gt_store_free(s);
 }
 
-Test(kstats, instances_sorted)
+Test(kernel_stats, instances_sorted)
 {
 	struct gt_store *s = planted();
 	struct gt_ref *v;
 	size_t n;
-	uint32_t a = store_str_find(s, "A", 1);
-	cr_assert_eq(kstats_instances(s, NULL, a, 0, KSTATS_ORDER_DUR_DESC, &v, &n), 0);
+	uint32_t a = gt_store_str_find(s, "A", 1);
+	cr_assert_eq(gt_kernel_stats_instances(s, NULL, a, 0, GT_KERNEL_STATS_ORDER_DUR_DESC, &v, &n), 0);
 	cr_assert_eq(n, 4);
 	int64_t want[] = { 40, 30, 20, 10 };
 	for (size_t i = 0; i < n; i++)
-		cr_assert_eq(store_ev(s, v[i])->dur_ns, want[i]);
+		cr_assert_eq(gt_store_ev(s, v[i])->dur_ns, want[i]);
 	free(v);
-	cr_assert_eq(kstats_instances(s, NULL, a, 0, KSTATS_ORDER_TIME, &v, &n), 0);
+	cr_assert_eq(gt_kernel_stats_instances(s, NULL, a, 0, GT_KERNEL_STATS_ORDER_TIME, &v, &n), 0);
 	int64_t ts[] = { 1000, 2000, 3000, 4000 };
 	for (size_t i = 0; i < n; i++)
-		cr_assert_eq(store_ev(s, v[i])->start_ns, ts[i]);
+		cr_assert_eq(gt_store_ev(s, v[i])->start_ns, ts[i]);
 	free(v);
-	store_free(s);
+	gt_store_free(s);
 }
 
-Test(kstats, tensor_core_names)
+Test(kernel_stats, tensor_core_names)
 {
 	const char *yes[] = {
 		"volta_h884gemm_64x64_ldg8_nn",
@@ -195,28 +195,28 @@ Test(kstats, tensor_core_names)
 		"kernel_18840", "cutlass_80_simt_sgemm_128x128_8x4_nn_align1",
 	};
 	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
-		cr_assert(kstats_is_tensor_core(yes[i]), "%s", yes[i]);
+		cr_assert(gt_kernel_stats_is_tensor_core(yes[i]), "%s", yes[i]);
 	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
-		cr_assert(!kstats_is_tensor_core(no[i]), "%s", no[i]);
+		cr_assert(!gt_kernel_stats_is_tensor_core(no[i]), "%s", no[i]);
 }
 
 /* windows: instances starting inside a window of their rank are summed */
-Test(kstats, windows)
+Test(kernel_stats, windows)
 {
 	struct gt_store *s = planted();
 	/* rank 0 windows [1000, 2001) and [3500, 5000): A@1000 (10), A@2000 (20),
 	 * A@4000 (40), B@1500 (5), B@3500 (7); rank 1 has none -> C gets 0 */
 	int64_t w0[] = { 1000, 2001, 3500, 5000 };
-	struct kstats_windows win = { .rank = 0, .t = w0, .n = 2 };
-	struct kstats_opts o = { .kinds_mask = 1u << GT_EV_KERNEL, .win = &win, .nwin = 1 };
-	struct kstats_result r;
+	struct gt_kernel_stats_windows win = { .rank = 0, .t = w0, .n = 2 };
+	struct gt_kernel_stats_opts o = { .kinds_mask = 1u << GT_EV_KERNEL, .win = &win, .nwin = 1 };
+	struct gt_kernel_stats_result r;
 	char err[128];
-	cr_assert_eq(kstats_compute(s, NULL, &o, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_kernel_stats_compute(s, NULL, &o, &r, err, sizeof(err)), 0);
 	cr_assert_eq(find_row(s, &r, "A")->in_windows_ns, 70);
 	cr_assert_eq(find_row(s, &r, "B")->in_windows_ns, 12);
 	cr_assert_eq(find_row(s, &r, "C")->in_windows_ns, 0);
-	kstats_result_done(&r);
-	store_free(s);
+	gt_kernel_stats_result_done(&r);
+	gt_store_free(s);
 }
 
 static int cmp64(const void *a, const void *b)
@@ -225,7 +225,7 @@ static int cmp64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-Test(kstats, quickselect_matches_sort)
+Test(kernel_stats, quickselect_matches_sort)
 {
 	srand(42);
 	for (size_t n = 1; n < 300; n++) {
@@ -234,7 +234,7 @@ Test(kstats, quickselect_matches_sort)
 			v[i] = w[i] = (n % 3 == 0) ? rand() % 5 : rand() % 100000; /* many ties too */
 		qsort(w, n, sizeof(*w), cmp64);
 		double want = (n & 1) ? (double)w[n / 2] : ((double)w[n / 2 - 1] + (double)w[n / 2]) / 2;
-		cr_assert_float_eq(kstats_median(v, n), want, 1e-9, "n=%zu", n);
+		cr_assert_float_eq(gt_kernel_stats_median(v, n), want, 1e-9, "n=%zu", n);
 		free(v);
 		free(w);
 	}
@@ -259,14 +259,14 @@ Test(kstats, quickselect_matches_sort)
 			qsort(w, n, sizeof(*w), cmp64);
 			double want = (n & 1) ? (double)w[n / 2] :
 				      ((double)w[n / 2 - 1] + (double)w[n / 2]) / 2;
-			cr_assert_float_eq(kstats_median(v, n), want, 1e-6, "n=%zu dist=%d", n, dist);
+			cr_assert_float_eq(gt_kernel_stats_median(v, n), want, 1e-6, "n=%zu dist=%d", n, dist);
 			free(v);
 			free(w);
 		}
 	}
 }
 
-Test(kstats, kernels_report_columns)
+Test(kernel_stats, kernels_report_columns)
 {
 	struct gt_store *s = planted();
 	const struct gt_report *rep = gt_report_find("kernels");
@@ -302,7 +302,7 @@ Test(kstats, kernels_report_columns)
 	cr_assert_eq(gt_table_cell(t, 1, 16)->i, 2);
 	cr_assert(gt_table_is_null(t, 0, 16), "B has no configuration");
 	gt_report_out_done(&o);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* sort helpers for the brute-force reference below */
@@ -325,9 +325,9 @@ static int nd_cmp(const void *pa, const void *pb)
  * histogram median (groups >= 4096): every row against a brute-force
  * reference computed here by sorting.
  */
-Test(kstats, parallel_path_matches_reference, .timeout = 60)
+Test(kernel_stats, parallel_path_matches_reference, .timeout = 60)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t lanes[4];
 	for (int i = 0; i < 4; i++)
 		lanes[i] = lane(s, GT_LANE_GPU, 0, i, 7);
@@ -335,7 +335,7 @@ Test(kstats, parallel_path_matches_reference, .timeout = 60)
 	char buf[32];
 	for (int i = 0; i < 7; i++) {
 		snprintf(buf, sizeof(buf), "k%d", i);
-		names[i] = store_intern_cstr(s, buf);
+		names[i] = gt_store_intern_cstr(s, buf);
 	}
 	size_t n = 1500000, ni = 0;
 	struct nd *ref = malloc(n * sizeof(*ref));
@@ -353,14 +353,14 @@ Test(kstats, parallel_path_matches_reference, .timeout = 60)
 		e.dur_ns = k == 0 ? (int64_t)((x >> 40) % 3) : (int64_t)((x >> 24) % 1000000);
 		e.start_ns = t[li];
 		t[li] += e.dur_ns + 1;
-		cr_assert_eq(store_add(s, &e), 0);
+		cr_assert_eq(gt_store_add(s, &e), 0);
 		ref[ni++] = (struct nd){ e.name, e.dur_ns };
 	}
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	qsort(ref, ni, sizeof(*ref), nd_cmp);
-	struct kstats_result r;
+	struct gt_kernel_stats_result r;
 	char err[128];
-	cr_assert_eq(kstats_compute(s, NULL, NULL, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_kernel_stats_compute(s, NULL, NULL, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.count, n);
 	size_t groups = 0;
 	for (size_t i = 0; i < ni;) {
@@ -374,7 +374,7 @@ Test(kstats, parallel_path_matches_reference, .timeout = 60)
 			ss += ((double)ref[q].dur - mean) * ((double)ref[q].dur - mean);
 		double med = (m & 1) ? (double)ref[i + m / 2].dur :
 			     ((double)ref[i + m / 2 - 1].dur + (double)ref[i + m / 2].dur) / 2;
-		const struct kstats_row *row = find_row(s, &r, store_str(s, ref[i].name));
+		const struct gt_kernel_stats_row *row = find_row(s, &r, gt_store_str(s, ref[i].name));
 		cr_assert(row);
 		cr_assert_eq(row->count, m);
 		cr_assert_eq(row->total_ns, sum);
@@ -386,18 +386,18 @@ Test(kstats, parallel_path_matches_reference, .timeout = 60)
 		i = j;
 	}
 	cr_assert_eq(groups, r.nrows);
-	kstats_result_done(&r);
+	gt_kernel_stats_result_done(&r);
 	free(ref);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* bytes statistics on the two-thread path (memory report): 400,000 H2D
  * copies over two lanes, checked against sorting */
-Test(kstats, parallel_bytes_match_reference, .timeout = 60)
+Test(kernel_stats, parallel_bytes_match_reference, .timeout = 60)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t l0 = lane(s, GT_LANE_GPU, 0, 0, 7), l1 = lane(s, GT_LANE_GPU, 0, 1, 7);
-	uint32_t nm = store_intern_cstr(s, "Memcpy HtoD");
+	uint32_t nm = gt_store_intern_cstr(s, "Memcpy HtoD");
 	size_t n = 400000;
 	int64_t *b = malloc(n * sizeof(*b));
 	uint64_t x = 99;
@@ -410,15 +410,15 @@ Test(kstats, parallel_bytes_match_reference, .timeout = 60)
 				      .arg = (x >> 30) % 100000000 };
 		b[i] = (int64_t)e.arg;
 		bsum += b[i];
-		cr_assert_eq(store_add(s, &e), 0);
+		cr_assert_eq(gt_store_add(s, &e), 0);
 	}
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	qsort(b, n, sizeof(*b), cmp64);
-	struct kstats_opts o = { .kinds_mask = 1u << GT_EV_MEMCPY, .group = KSTATS_BY_COPY_KIND,
-				 .flags = KSTATS_WANT_BYTES };
-	struct kstats_result r;
+	struct gt_kernel_stats_opts o = { .kinds_mask = 1u << GT_EV_MEMCPY, .group = GT_KERNEL_STATS_BY_COPY_KIND,
+				 .flags = GT_KERNEL_STATS_WANT_BYTES };
+	struct gt_kernel_stats_result r;
 	char err[128];
-	cr_assert_eq(kstats_compute(s, NULL, &o, &r, err, sizeof(err)), 0);
+	cr_assert_eq(gt_kernel_stats_compute(s, NULL, &o, &r, err, sizeof(err)), 0);
 	cr_assert_eq(r.nrows, 1);
 	cr_assert_eq(r.rows[0].cls, GT_COPY_H2D);
 	cr_assert_eq(r.rows[0].count, n);
@@ -427,29 +427,29 @@ Test(kstats, parallel_bytes_match_reference, .timeout = 60)
 	cr_assert_eq(r.rows[0].bytes_max, b[n - 1]);
 	cr_assert_float_eq(r.rows[0].bytes_med, ((double)b[n / 2 - 1] + (double)b[n / 2]) / 2, 1e-9);
 	cr_assert_float_eq(r.rows[0].med_ns, 5.0, 1e-12);
-	kstats_result_done(&r);
+	gt_kernel_stats_result_done(&r);
 	free(b);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* Configs: the number of distinct launch configurations is exact up to 8
  * (the grid shown is only the most common one); more than 8 is n/a, not a
  * made-up count.  Planted: K8 with grids 1..8, K20 with grids 1..20. */
-Test(kstats, configs_column)
+Test(kernel_stats, configs_column)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t g = lane(s, GT_LANE_GPU, 0, 0, 7);
 	struct gt_kconf kc = { .grid = { 1, 1, 1 }, .block = { 32, 1, 1 }, .occupancy_pct = -1 };
 	int64_t t = 0;
 	for (uint32_t i = 1; i <= 20; i++) {
 		kc.grid[0] = i;
-		uint64_t k = store_kconf(s, &kc);
+		uint64_t k = gt_store_kconf(s, &kc);
 		if (i <= 8)
 			add(s, g, GT_EV_KERNEL, "K8", t += 100, 10, k);
 		add(s, g, GT_EV_KERNEL, "K20", t += 100, 10, k);
 		add(s, g, GT_EV_KERNEL, "K20", t += 100, 10, k);
 	}
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	struct gt_scope sc;
 	gt_scope_all(&sc);
 	struct gt_report_out o = { 0 };
@@ -463,18 +463,18 @@ Test(kstats, configs_column)
 	cr_assert_str_eq(gt_table_cell(t0, 1, 8)->s, "K8");
 	cr_assert_eq(gt_table_cell(t0, 1, 16)->i, 8);
 	gt_report_out_done(&o);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* GPU(s) of a kernel that ran on more GPUs than the cell holds (70 ranks,
  * one GPU each): whole "rank:gpu" items, then ",...", never a cut number
  * or a trailing comma */
-Test(kstats, gpus_cell_many_ranks)
+Test(kernel_stats, gpus_cell_many_ranks)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	for (int r = 0; r < 70; r++)
 		add(s, lane(s, GT_LANE_GPU, r, 0, 7), GT_EV_KERNEL, "K", 1000 + r, 10, 0);
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	struct gt_scope sc;
 	gt_scope_all(&sc);
 	struct gt_report_out o = { 0 };
@@ -492,5 +492,5 @@ Test(kstats, gpus_cell_many_ranks)
 	cr_assert(items > 10 && items < 70, "%d items", items);
 	free(copy);
 	gt_report_out_done(&o);
-	store_free(s);
+	gt_store_free(s);
 }

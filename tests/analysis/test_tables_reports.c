@@ -17,7 +17,7 @@
 static uint32_t lane(struct gt_store *s, int type, int dev, int64_t id)
 {
 	struct gt_lane_key k = { .type = (uint8_t)type, .device = dev, .pid = 1, .id = id };
-	return store_lane(s, &k);
+	return gt_store_lane(s, &k);
 }
 
 static void add(struct gt_store *s, uint32_t l, int kind, int sub, const char *name,
@@ -25,13 +25,13 @@ static void add(struct gt_store *s, uint32_t l, int kind, int sub, const char *n
 {
 	struct gt_event e = { .start_ns = start, .dur_ns = dur, .arg = arg, .lane = l,
 			      .kind = (uint8_t)kind, .sub = (uint8_t)sub, .flags = (uint16_t)flags };
-	e.name = store_intern_cstr(s, name);
-	cr_assert_eq(store_add(s, &e), 0);
+	e.name = gt_store_intern_cstr(s, name);
+	cr_assert_eq(gt_store_add(s, &e), 0);
 }
 
 static struct gt_store *planted(void)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t g = lane(s, GT_LANE_GPU, 0, 7), h = lane(s, GT_LANE_HOST, -1, 11);
 	/* H2D copies of 1, 2, 3 MB in 100, 200, 300 ns; one 500-byte memset in 50 ns */
 	add(s, g, GT_EV_MEMCPY, GT_COPY_H2D, "Memcpy HtoD", 100, 100, 1000000, 0);
@@ -39,17 +39,17 @@ static struct gt_store *planted(void)
 	add(s, g, GT_EV_MEMCPY, GT_COPY_H2D, "Memcpy HtoD", 600, 300, 3000000, 0);
 	add(s, g, GT_EV_MEMSET, 0, "Memset", 1000, 50, 500, 0);
 	/* NCCL: allreduce of 250,000 floats (1e6 bytes) in a group of 4, twice */
-	struct gt_nccl ar = { .collective = store_intern_cstr(s, "allreduce"),
-			      .dtype = store_intern_cstr(s, "Float"), .in_nelems = 250000,
+	struct gt_nccl ar = { .collective = gt_store_intern_cstr(s, "allreduce"),
+			      .dtype = gt_store_intern_cstr(s, "Float"), .in_nelems = 250000,
 			      .out_nelems = 250000, .group_size = 4, .dtype_bytes = 4 };
-	uint64_t ar_id = store_nccl(s, &ar);
+	uint64_t ar_id = gt_store_nccl(s, &ar);
 	add(s, g, GT_EV_KERNEL, 0, "ncclKernel_AllReduce", 2000, 1000, ar_id << 32, GT_EVF_NCCL);
 	add(s, g, GT_EV_KERNEL, 0, "ncclKernel_AllReduce", 4000, 3000, ar_id << 32, GT_EVF_NCCL);
 	/* allgather: in 1000, out 4000 half floats -> 8,000 bytes, group 4, 100 ns */
-	struct gt_nccl ag = { .collective = store_intern_cstr(s, "_allgather_base"),
-			      .dtype = store_intern_cstr(s, "Half"), .in_nelems = 1000,
+	struct gt_nccl ag = { .collective = gt_store_intern_cstr(s, "_allgather_base"),
+			      .dtype = gt_store_intern_cstr(s, "Half"), .in_nelems = 1000,
 			      .out_nelems = 4000, .group_size = 4, .dtype_bytes = 2 };
-	uint64_t ag_id = store_nccl(s, &ag);
+	uint64_t ag_id = gt_store_nccl(s, &ag);
 	add(s, g, GT_EV_KERNEL, 0, "ncclKernel_AllGather", 8000, 100, ag_id << 32, GT_EVF_NCCL);
 	/* an NCCL kernel without arguments, and an ordinary kernel */
 	add(s, g, GT_EV_KERNEL, 0, "ncclKernel_SendRecv", 9000, 70, 0, GT_EVF_NCCL);
@@ -60,13 +60,13 @@ static struct gt_store *planted(void)
 	add(s, h, GT_EV_DRIVER, 0, "cuLaunchKernel", 30, 9, 0, GT_EVF_LAUNCH);
 	add(s, h, GT_EV_NVTX, 0, "forward", 0, 900, 0, 0);
 	add(s, g, GT_EV_GPU_ANNOT, 0, "forward", 100, 800, 0, 0);
-	struct gt_device d = { .rank = 0, .id = 0, .name = store_intern_cstr(s, "Test GPU") };
-	store_device(s, &d);
-	store_drops(s)->cupti_dropped = 5;
-	store_drops(s)->import_skipped = 2;
-	store_drops(s)->client_buffers = 4;
-	store_meta_set(s, "format", "planted");
-	cr_assert_eq(store_finish(s), 0);
+	struct gt_device d = { .rank = 0, .id = 0, .name = gt_store_intern_cstr(s, "Test GPU") };
+	gt_store_device(s, &d);
+	gt_store_drops(s)->cupti_dropped = 5;
+	gt_store_drops(s)->import_skipped = 2;
+	gt_store_drops(s)->client_buffers = 4;
+	gt_store_meta_set(s, "format", "planted");
+	cr_assert_eq(gt_store_finish(s), 0);
 	return s;
 }
 
@@ -125,7 +125,7 @@ Test(reports, memory)
 	cr_assert_float_eq(F(st, m, "Bandwidth (GB/s)"), 10.0, 1e-9);      /* 500 B / 50 ns */
 	cr_assert_eq(h, 0, "size table sorted by total size");
 	gt_report_out_done(&o);
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(reports, nccl_busbw)
@@ -150,7 +150,7 @@ Test(reports, nccl_busbw)
 	cr_assert(NUL(t, sr, "Bus BW (GB/s)"));
 	cr_assert(NUL(t, sr, "Group Size"));
 	gt_report_out_done(&o);
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(reports, api_and_nvtx)
@@ -172,7 +172,7 @@ Test(reports, api_and_nvtx)
 	cr_assert_str_eq(gt_table_cell(t, 1, (size_t)col(t, "Style"))->s, "GPU");
 	cr_assert_str_eq(gt_table_cell(t, 1, (size_t)col(t, "Range"))->s, "forward");
 	gt_report_out_done(&o);
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(reports, summary)
@@ -203,7 +203,7 @@ Test(reports, summary)
 	cr_assert_str_eq(gt_table_cell(dev, 0, (size_t)col(dev, "Name"))->s, "Test GPU");
 	cr_assert_str_eq(gt_table_cell(m, (size_t)row_of(m, "Key", "format"), 1)->s, "planted");
 	gt_report_out_done(&o);
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(reports, registry)
@@ -223,8 +223,8 @@ Test(reports, registry)
 /* every report on an empty store: no crash, no rows */
 Test(reports, empty_store)
 {
-	struct gt_store *s = store_new();
-	cr_assert_eq(store_finish(s), 0);
+	struct gt_store *s = gt_store_new();
+	cr_assert_eq(gt_store_finish(s), 0);
 	const char *mine[] = { "kernels", "memory", "api", "nvtx", "nccl", "summary" };
 	for (size_t i = 0; i < 6; i++) {
 		struct gt_report_out o = run(s, mine[i]);
@@ -238,7 +238,7 @@ Test(reports, empty_store)
 		free(buf);
 		gt_report_out_done(&o);
 	}
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* a scope naming only a step (as the viewer passes it) gives the same table
@@ -257,7 +257,7 @@ Test(reports, step_scope_resolves)
 	gt_scope_all(&a);
 	a.step = 6;
 	gt_scope_all(&b);
-	cr_assert_eq(steps_range(s, 6, &b.t0_ns, &b.t1_ns), 0);
+	cr_assert_eq(gt_steps_range(s, 6, &b.t0_ns, &b.t1_ns), 0);
 	struct gt_report_out oa = { 0 }, ob = { 0 };
 	cr_assert_eq(k->run(s, &a, &oa, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(k->run(s, &b, &ob, err, sizeof(err)), 0, "%s", err);
@@ -277,7 +277,7 @@ Test(reports, step_scope_resolves)
 	cr_assert(strstr(err, "99"), "%s", err);
 	gt_report_out_done(&oa);
 	gt_report_out_done(&ob);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /*
@@ -310,5 +310,5 @@ Test(reports, step_share_matches_plugin)
 	cr_assert_float_eq(share, 100.0 * 98589 / 177592, 0.05, "sum of shares %.3f", share);
 	cr_assert_eq(total, 591532000LL);
 	gt_report_out_done(&o);
-	store_free(s);
+	gt_store_free(s);
 }

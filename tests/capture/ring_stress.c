@@ -10,7 +10,7 @@
 #include "gtrace/ring.h"
 
 #define N_EVENTS 400000
-static struct ring prod, cons;
+static struct gt_ring prod, cons;
 static atomic_int done;
 
 static void *producer(void *arg)
@@ -23,9 +23,9 @@ static void *producer(void *arg)
 		memset(&e, 0, sizeof(e));
 		e.start_ns = i;
 		e.kind = GT_EV_KERNEL;
-		ring_push_event(&prod, &e);
+		gt_ring_push_event(&prod, &e);
 		if (i % 1000 == 0)
-			ring_push_str(&prod, (uint32_t)i, text, (size_t)(i % 200));
+			gt_ring_push_str(&prod, (uint32_t)i, text, (size_t)(i % 200));
 	}
 	atomic_store(&done, 1);
 	return NULL;
@@ -34,8 +34,8 @@ static void *producer(void *arg)
 int main(void)
 {
 	uint64_t cap = 256;
-	void *mem = aligned_alloc(64, ring_bytes(cap));
-	ring_init_mem(&prod, mem, cap, 1);
+	void *mem = aligned_alloc(64, gt_ring_bytes(cap));
+	gt_ring_init_mem(&prod, mem, cap, 1);
 	cons.hdr = prod.hdr;
 	cons.rec = prod.rec;
 	cons.mask = prod.mask;
@@ -47,9 +47,9 @@ int main(void)
 	for (;;) {
 		int fin = atomic_load(&done);
 		uint32_t n;
-		const struct ring_rec *m;
-		while ((m = ring_peek(&cons, &n))) {
-			if (m->type == RING_REC_EVENT) {
+		const struct gt_ring_rec *m;
+		while ((m = gt_ring_peek(&cons, &n))) {
+			if (m->type == GT_RING_REC_EVENT) {
 				if (m->u.ev.start_ns <= last) {
 					fprintf(stderr, "order: %lld after %lld\n",
 						(long long)m->u.ev.start_ns, (long long)last);
@@ -57,8 +57,8 @@ int main(void)
 				}
 				last = m->u.ev.start_ns;
 				got++;
-			} else if (m->type == RING_REC_STR) {
-				size_t len = ring_str_text(&cons, buf, sizeof(buf));
+			} else if (m->type == GT_RING_REC_STR) {
+				size_t len = gt_ring_str_text(&cons, buf, sizeof(buf));
 				if (len != m->len || (len && buf[len - 1] != 's')) {
 					fprintf(stderr, "bad string\n");
 					return 1;
@@ -68,9 +68,9 @@ int main(void)
 				fprintf(stderr, "bad record type %d\n", m->type);
 				return 1;
 			}
-			ring_release(&cons, n);
+			gt_ring_release(&cons, n);
 		}
-		if (fin && ring_readable(&cons) == 0)
+		if (fin && gt_ring_readable(&cons) == 0)
 			break;
 	}
 	pthread_join(t, NULL);

@@ -27,7 +27,7 @@ static const char *d_str(void *ctx, uint32_t id, size_t *len)
 	return names[id - 1];
 }
 
-static int d_lane(void *ctx, uint32_t id, struct ring_lane_def *o)
+static int d_lane(void *ctx, uint32_t id, struct gt_ring_lane_def *o)
 {
 	if (id > 2)
 		return -1;
@@ -74,8 +74,8 @@ int main(int argc, char **argv)
 	int forever = argc > 2 && !strcmp(argv[2], "forever");
 	for (int i = 0; i < 10; i++)
 		snprintf(names[i], sizeof(names[i]), "k%d", i);
-	struct pub_dict d = { NULL, d_str, d_lane, NULL, NULL };
-	struct agent_source src = { .name = "test", .status = status };
+	struct gt_publisher_dict d = { NULL, d_str, d_lane, NULL, NULL };
+	struct gt_agent_source src = { .name = "test", .status = status };
 	if (argc > 2 && !strcmp(argv[2], "busy")) {
 		src.enable = busy_enable;
 		forever = 1;
@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 		src.disable = held_disable;
 	}
 	char err[256];
-	if (agent_init(&src, err, sizeof(err)) < 0) {
+	if (gt_agent_init(&src, err, sizeof(err)) < 0) {
 		fprintf(stderr, "target: %s\n", err);
 		return 1;
 	}
@@ -98,7 +98,7 @@ int main(int argc, char **argv)
 	for (;;) {
 		if (time(NULL) > t_end)
 			return 3;
-		struct pub *p = agent_pub();
+		struct gt_publisher *p = gt_agent_pub();
 		if (!p) {
 			nanosleep(&ms, NULL);
 			continue;
@@ -117,7 +117,7 @@ int main(int argc, char **argv)
 		e.name = (uint32_t)(i % 10) + 1;
 		e.lane = (uint32_t)(i % 3);
 		e.corr = (uint32_t)i + 1;
-		if (pub_event(p, &e, &d) == 0 || forever)
+		if (gt_publisher_event(p, &e, &d) == 0 || forever)
 			i++;
 		else
 			nanosleep(&ms, NULL);      /* ring full: let the viewer catch up */
@@ -127,19 +127,19 @@ int main(int argc, char **argv)
 	if (held) {
 		/* the rest reached the ring inside the viewer's stop */
 		atomic_store(&flushed, 1);
-		for (int t = 0; t < 10000 && agent_capturing(); t++) {
+		for (int t = 0; t < 10000 && gt_agent_capturing(); t++) {
 			nanosleep(&ms, NULL);
-			agent_pub();
+			gt_agent_pub();
 		}
-		agent_shutdown();
+		gt_agent_shutdown();
 		return 0;
 	}
-	agent_end("test target done");
+	gt_agent_end("test target done");
 	/* stay until the viewer detaches (at most 10 s) */
-	for (int t = 0; t < 10000 && agent_capturing(); t++) {
+	for (int t = 0; t < 10000 && gt_agent_capturing(); t++) {
 		nanosleep(&ms, NULL);
-		agent_pub();
+		gt_agent_pub();
 	}
-	agent_shutdown();
+	gt_agent_shutdown();
 	return 0;
 }

@@ -264,9 +264,9 @@ Test(attach, spinning_main_thread_borrows_a_sleeping_one)
 	pid_t t = spawn(argv, at("sp.out"), NULL, -1, -1, "GTRACE_SYNTH=20000", NULL);
 	wait_for(at("sp.out"), "spinning\n");
 	msleep(200);
-	struct pinj_opts o = { .lib_path = lib, .version = GTRACE_VERSION_TEST };
-	struct pinj_result res;
-	int rc = pinj_inject(t, &o, &res, err, sizeof(err));
+	struct gt_pinj_opts o = { .lib_path = lib, .version = GTRACE_VERSION_TEST };
+	struct gt_pinj_result res;
+	int rc = gt_pinj_inject(t, &o, &res, err, sizeof(err));
 	cr_assert_eq(rc, 0, "%s", err);
 	cr_assert_neq(res.tid, t, "the spinning main thread was borrowed");
 	cr_assert_gt(res.tid, 0);
@@ -464,10 +464,10 @@ Test(attach, failed_dlopen_puts_target_back)
 	char *argv[] = { prog, "12", "50000", "7", NULL };
 	pid_t t = spawn(argv, at("b.out"), NULL, -1, -1, NULL, NULL);
 	wait_for(at("b.out"), "tick 1\n");
-	struct pinj_opts o = { .lib_path = lib, .version = GTRACE_VERSION_TEST };
-	struct pinj_result res;
-	int rc = pinj_inject(t, &o, &res, err, sizeof(err));
-	cr_assert_eq(rc, -PINJ_ECALL, "rc %d: %s", rc, err);
+	struct gt_pinj_opts o = { .lib_path = lib, .version = GTRACE_VERSION_TEST };
+	struct gt_pinj_result res;
+	int rc = gt_pinj_inject(t, &o, &res, err, sizeof(err));
+	cr_assert_eq(rc, -GT_PINJ_ECALL, "rc %d: %s", rc, err);
 	cr_assert(strstr(err, "dlopen failed in the target") &&
 		  strstr(err, "gtrace_test_nowhere_defined") && strstr(err, "put back"), "%s", err);
 	cr_assert(!maps_have(t, "libbadinject.so"));
@@ -552,11 +552,11 @@ Test(attach, target_dies_mid_injection)
 	char *argv[] = { prog, "100", "50000", "7", NULL };
 	pid_t t = spawn(argv, at("d.out"), NULL, -1, -1, NULL, NULL);
 	wait_for(at("d.out"), "tick 1\n");
-	struct pinj_opts o = { .lib_path = lib, .version = GTRACE_VERSION_TEST, .on_stopped = kill_target,
+	struct gt_pinj_opts o = { .lib_path = lib, .version = GTRACE_VERSION_TEST, .on_stopped = kill_target,
 			       .hook_ctx = &t };
-	struct pinj_result res;
-	int rc = pinj_inject(t, &o, &res, err, sizeof(err));
-	cr_assert_eq(rc, -PINJ_EEXITED, "rc %d: %s", rc, err);
+	struct gt_pinj_result res;
+	int rc = gt_pinj_inject(t, &o, &res, err, sizeof(err));
+	cr_assert_eq(rc, -GT_PINJ_EEXITED, "rc %d: %s", rc, err);
 	cr_assert(strstr(err, "exited during the injection"), "%s", err);
 	cr_assert_eq(wait_exit(t), 128 + SIGKILL);
 }

@@ -23,7 +23,7 @@ static void teardown(void)
 
 static const char *name_of(uint32_t id)
 {
-	struct pub_dict d = convert_dict(&cv);
+	struct gt_publisher_dict d = convert_dict(&cv);
 	size_t len;
 	const char *s = d.str(d.ctx, id, &len);
 	cr_assert_not_null(s);
@@ -31,10 +31,10 @@ static const char *name_of(uint32_t id)
 	return s;
 }
 
-static struct ring_lane_def lane_of(uint32_t id)
+static struct gt_ring_lane_def lane_of(uint32_t id)
 {
-	struct pub_dict d = convert_dict(&cv);
-	struct ring_lane_def l;
+	struct gt_publisher_dict d = convert_dict(&cv);
+	struct gt_ring_lane_def l;
 	cr_assert_eq(d.lane(d.ctx, id, &l), 0);
 	return l;
 }
@@ -64,13 +64,13 @@ Test(convert, kernel10)
 	cr_assert_eq(e.dur_ns, 2500);
 	cr_assert_eq(e.corr, 42);
 	cr_assert_str_eq(name_of(e.name), "ampere_sgemm_128x64_tn");
-	struct ring_lane_def l = lane_of(e.lane);
+	struct gt_ring_lane_def l = lane_of(e.lane);
 	cr_assert_eq(l.type, 1);
 	cr_assert_eq(l.device, 1);
 	cr_assert_eq(l.tid, 7);
 	cr_assert_eq(l.rank, 3);
 	cr_assert_str_eq(name_of(l.name), "stream 7");
-	struct pub_dict d = convert_dict(&cv);
+	struct gt_publisher_dict d = convert_dict(&cv);
 	struct gt_kconf kc;
 	cr_assert_eq(d.kconf(d.ctx, gt_event_kconf(&e), &kc), 0);
 	cr_assert_eq(kc.grid[0], 128);
@@ -204,7 +204,7 @@ Test(convert, api_with_external_correlation)
 	cr_assert(e.flags & GT_EVF_LAUNCH);
 	cr_assert_eq(e.ext, 777);
 	cr_assert_eq(e.corr, 55);
-	struct ring_lane_def l = lane_of(e.lane);
+	struct gt_ring_lane_def l = lane_of(e.lane);
 	cr_assert_eq(l.type, 2);
 	cr_assert_eq(l.tid, 4243);
 	cr_assert_eq(l.pid, 4242);
@@ -288,7 +288,7 @@ Test(convert, sync2_context3_device5)
 	d.globalMemorySize = 85520809984ull;
 	d.computeCapabilityMajor = 9;
 	cr_assert_eq(convert_record(&cv, &d, &e), 0);
-	const struct ring_device_def *dv;
+	const struct gt_ring_device_def *dv;
 	cr_assert_eq(convert_take_devices(&cv, &dv), 1);
 	cr_assert_eq(dv[0].id, 6);
 	cr_assert_eq(dv[0].sm_count, 132);
@@ -316,13 +316,13 @@ Test(convert, clock_offset_is_stable_against_jitter)
 {
 	struct convert c;
 	convert_init(&c, 1, 0);
-	struct ring_clock_def m = { .host_ns = 1000000000, .dev_ns = 1000000030,
+	struct gt_ring_clock_def m = { .host_ns = 1000000000, .dev_ns = 1000000030,
 				    .offset_ns = -30, .bracket_ns = 80 };
 	cr_assert_eq(convert_clock(&c, &m), 0);
 	cr_assert_eq(m.offset_ns, 0);
 	cr_assert_eq(c.clock_offset_ns, 0);
 	/* a timestamp callback on another clock: 5 s behind */
-	m = (struct ring_clock_def){ .host_ns = 6000000000, .dev_ns = 1000000000,
+	m = (struct gt_ring_clock_def){ .host_ns = 6000000000, .dev_ns = 1000000000,
 				     .offset_ns = 5000000000, .bracket_ns = 100 };
 	cr_assert_eq(convert_clock(&c, &m), 0);
 	cr_assert_eq(c.clock_offset_ns, 5000000000);
@@ -336,10 +336,10 @@ Test(convert, clock_offset_is_stable_against_jitter)
 	cr_assert_eq(convert_clock(&c, &m), 0);
 	cr_assert_eq(c.clock_offset_ns, 5000050000);
 	/* a preempted calibration (bracket 5 ms, or none) changes nothing */
-	struct ring_clock_def bad = { .host_ns = 1, .offset_ns = 7, .bracket_ns = 5000000 };
+	struct gt_ring_clock_def bad = { .host_ns = 1, .offset_ns = 7, .bracket_ns = 5000000 };
 	cr_assert_lt(convert_clock(&c, &bad), 0);
 	cr_assert_eq(c.clock_offset_ns, 5000050000);
-	struct ring_clock_def none = { .offset_ns = 0, .bracket_ns = INT64_MAX };
+	struct gt_ring_clock_def none = { .offset_ns = 0, .bracket_ns = INT64_MAX };
 	cr_assert_lt(convert_clock(&c, &none), 0);
 	cr_assert_eq(c.clock_offset_ns, 5000050000);
 	convert_done(&c);
@@ -373,7 +373,7 @@ Test(convert, memory4_allocations_and_releases)
 	int64_t b;
 	memcpy(&b, &e.arg, sizeof(b));
 	cr_expect_eq(b, 1 << 20);
-	struct ring_lane_def l = lane_of(e.lane);
+	struct gt_ring_lane_def l = lane_of(e.lane);
 	cr_expect_eq(l.type, 2);
 	cr_expect_eq(l.pid, 4242);
 	cr_expect_eq(l.tid, 4242);

@@ -28,17 +28,17 @@ static void teardown(void)
 
 static const char *name_of(uint32_t id)
 {
-	struct pub_dict d = convert_dict(&cv);
+	struct gt_publisher_dict d = convert_dict(&cv);
 	size_t len;
 	const char *s = d.str(d.ctx, id, &len);
 	cr_assert_not_null(s);
 	return s;
 }
 
-static struct ring_lane_def lane_of(uint32_t id)
+static struct gt_ring_lane_def lane_of(uint32_t id)
 {
-	struct pub_dict d = convert_dict(&cv);
-	struct ring_lane_def l;
+	struct gt_publisher_dict d = convert_dict(&cv);
+	struct gt_ring_lane_def l;
 	cr_assert_eq(d.lane(d.ctx, id, &l), 0);
 	return l;
 }
@@ -71,12 +71,12 @@ Test(convert12, kernel9)
 	cr_assert_eq(e.corr, 77);
 	cr_assert_eq(e.aux, 9);
 	cr_assert_str_eq(name_of(e.name), "void gemv2T_kernel<float>");
-	struct ring_lane_def l = lane_of(e.lane);
+	struct gt_ring_lane_def l = lane_of(e.lane);
 	cr_assert_eq(l.type, 1);
 	cr_assert_eq(l.device, 3);
 	cr_assert_eq(l.tid, 14);
 	cr_assert_eq(l.pid, 77);
-	struct pub_dict d = convert_dict(&cv);
+	struct gt_publisher_dict d = convert_dict(&cv);
 	struct gt_kconf kc;
 	cr_assert_eq(d.kconf(d.ctx, gt_event_kconf(&e), &kc), 0);
 	cr_assert_eq(kc.grid[0], 64);
@@ -222,7 +222,7 @@ Test(convert12, sync1_context2_device4_overhead2)
 	d.computeCapabilityMajor = 8;
 	d.computeCapabilityMinor = 0;
 	cr_assert_eq(convert_record(&cv, &d, &e), 0);
-	const struct ring_device_def *dv;
+	const struct gt_ring_device_def *dv;
 	cr_assert_eq(convert_take_devices(&cv, &dv), 1);
 	cr_assert_eq(dv[0].id, 2);
 	cr_assert_eq(dv[0].sm_count, 108);

@@ -69,7 +69,7 @@ Test(convmark, converter_pairs_ten_thousand_nested_ranges)
 		m.name = name;
 		cr_assert_eq(convert_record(&cv, &m, &e), 0);
 	}
-	struct pub_dict dict = convert_dict(&cv);
+	struct gt_publisher_dict dict = convert_dict(&cv);
 	for (uint32_t d = DEPTH; d-- > 0;) {
 		memset(&m, 0, sizeof(m));
 		m.kind = CUPTI_ACTIVITY_KIND_MARKER;

@@ -1,7 +1,7 @@
 /*
  * test_e2e.c - the gtrace binary end to end on the synthetic source:
  * `gtrace record` of the simulated trainer gets exactly the events the
- * simulator generates for the same options (compared with sim_generate of
+ * simulator generates for the same options (compared with gt_sim_generate of
  * the core simulator: counts and total durations per kind and name), and
  * the recording survives the target's kill -9, Ctrl-C and re-attaching.
  */
@@ -109,11 +109,11 @@ static void tally_store(struct gt_store *s, struct tally *t)
 	t->kind = calloc(cap, sizeof(int));
 	t->count = calloc(cap, sizeof(uint64_t));
 	t->dur = calloc(cap, sizeof(int64_t));
-	for (uint32_t l = 0; l < store_lane_count(s); l++) {
-		const struct gt_lane *ln = store_lane_at(s, l);
+	for (uint32_t l = 0; l < gt_store_lane_count(s); l++) {
+		const struct gt_lane *ln = gt_store_lane_at(s, l);
 		for (size_t i = 0; i < ln->n; i++) {
 			const struct gt_event *e = &ln->ev[i];
-			const char *nm = store_str(s, e->name);
+			const char *nm = gt_store_str(s, e->name);
 			size_t k;
 			for (k = 0; k < t->n; k++)
 				if (t->kind[k] == e->kind && !strcmp(t->name[k], nm))
@@ -140,14 +140,14 @@ static void tally_free(struct tally *t)
 	free(t->dur);
 }
 
-static size_t read_capture(const char *path, struct gt_store **out, struct gtfile_info *info)
+static size_t read_capture(const char *path, struct gt_store **out, struct gt_file_info *info)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	char err[512];
-	int rc = gtfile_read(path, s, info, err, sizeof(err));
+	int rc = gt_file_read(path, s, info, err, sizeof(err));
 	cr_assert_eq(rc, 0, "%s", err);
 	*out = s;
-	return store_event_count(s);
+	return gt_store_event_count(s);
 }
 
 Test(e2e, record_gets_exactly_what_the_simulator_generates)
@@ -158,24 +158,24 @@ Test(e2e, record_gets_exactly_what_the_simulator_generates)
 			 "--rate", "5000000", NULL };
 	cr_assert_eq(wait_exit(start("e2e_exact.log", args)), 0);
 	struct gt_store *got;
-	struct gtfile_info info;
+	struct gt_file_info info;
 	read_capture(file, &got, &info);
 	cr_assert_eq(info.truncated, 0);
-	const struct gt_drops *d = store_drops(got);
+	const struct gt_drops *d = gt_store_drops(got);
 	cr_assert_eq(d->ring_overflow, 0);
 
-	struct sim_opts o;
+	struct gt_sim_opts o;
 	memset(&o, 0, sizeof(o));
 	o.gpus = 2;
 	o.steps = 6;
 	o.seed = 1;
-	o.scenario = SIM_COMM_BOUND;
-	struct gt_store *want = store_new();
+	o.scenario = GT_SIM_COMM_BOUND;
+	struct gt_store *want = gt_store_new();
 	char err[256];
-	cr_assert_eq(sim_generate(&o, want, err, sizeof(err)), 0, "%s", err);
-	cr_assert_gt(store_event_count(want), 1000);
-	cr_assert_eq(store_event_count(got), store_event_count(want));
-	cr_assert_eq(store_lane_count(got), store_lane_count(want));
+	cr_assert_eq(gt_sim_generate(&o, want, err, sizeof(err)), 0, "%s", err);
+	cr_assert_gt(gt_store_event_count(want), 1000);
+	cr_assert_eq(gt_store_event_count(got), gt_store_event_count(want));
+	cr_assert_eq(gt_store_lane_count(got), gt_store_lane_count(want));
 	struct tally tg, tw;
 	tally_store(got, &tg);
 	tally_store(want, &tw);
@@ -191,8 +191,8 @@ Test(e2e, record_gets_exactly_what_the_simulator_generates)
 	}
 	tally_free(&tg);
 	tally_free(&tw);
-	store_free(got);
-	store_free(want);
+	gt_store_free(got);
+	gt_store_free(want);
 	unlink(file);
 }
 
@@ -207,11 +207,11 @@ Test(e2e, attach_detach_reattach_and_sigint)
 				 "--pid", pid, NULL };
 		cr_assert_eq(wait_exit(start(NULL, args)), 0, "round %d", round);
 		struct gt_store *s;
-		struct gtfile_info info;
+		struct gt_file_info info;
 		size_t n = read_capture("e2e_r.gtrace", &s, &info);
 		cr_assert_gt(n, 1000, "round %d: %zu events", round, n);
 		cr_assert_eq(info.truncated, 0);
-		store_free(s);
+		gt_store_free(s);
 		cr_assert_eq(kill(tr, 0), 0, "trainer died after a detach");
 	}
 	/* Ctrl-C: stops cleanly and keeps everything */
@@ -221,10 +221,10 @@ Test(e2e, attach_detach_reattach_and_sigint)
 	kill(rec, SIGINT);
 	cr_assert_eq(wait_exit(rec), 0);
 	struct gt_store *s;
-	struct gtfile_info info;
+	struct gt_file_info info;
 	cr_assert_gt(read_capture("e2e_int.gtrace", &s, &info), 1000);
 	cr_assert_eq(info.truncated, 0);
-	store_free(s);
+	gt_store_free(s);
 	cr_assert_eq(kill(tr, 0), 0);
 	unlink("e2e_r.gtrace");
 	unlink("e2e_int.gtrace");
@@ -243,10 +243,10 @@ Test(e2e, target_killed_during_recording)
 	wait_exit(tr);
 	cr_assert_eq(wait_exit(rec), 0);          /* ends by itself */
 	struct gt_store *s;
-	struct gtfile_info info;
+	struct gt_file_info info;
 	cr_assert_gt(read_capture("e2e_k.gtrace", &s, &info), 1000);
 	cr_assert_eq(info.truncated, 0);
-	store_free(s);
+	gt_store_free(s);
 	FILE *f = fopen("e2e_k.log", "r");
 	char buf[1024] = "";
 	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -271,10 +271,10 @@ Test(e2e, recorder_killed_target_runs_on)
 	cr_assert_eq(kill(tr, 0), 0, "trainer died with its recorder");
 	/* what was flushed opens (cut off: truncated) */
 	struct gt_store *s;
-	struct gtfile_info info;
+	struct gt_file_info info;
 	cr_assert_gt(read_capture("e2e_v.gtrace", &s, &info), 0);
 	cr_assert_eq(info.truncated, 1);
-	store_free(s);
+	gt_store_free(s);
 	/* and the trainer takes the next recorder */
 	char *args2[] = { "gtrace", "record", "-o", "e2e_v2.gtrace", "-q", "--force", "--duration", "0.3",
 			  "--pid", pid, NULL };
@@ -293,27 +293,27 @@ Test(e2e, children_of_a_command_join_as_ranks)
 			 sh, NULL };
 	cr_assert_eq(wait_exit(start(NULL, args)), 0);
 	struct gt_store *got;
-	struct gtfile_info info;
+	struct gt_file_info info;
 	size_t n = read_capture("e2e_ranks.gtrace", &got, &info);
-	struct sim_opts o;
+	struct gt_sim_opts o;
 	memset(&o, 0, sizeof(o));
 	o.gpus = 2;
 	o.steps = 3;
 	o.seed = 1;
-	struct gt_store *one = store_new();
+	struct gt_store *one = gt_store_new();
 	char err[256];
-	cr_assert_eq(sim_generate(&o, one, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(n, 2 * store_event_count(one));
+	cr_assert_eq(gt_sim_generate(&o, one, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(n, 2 * gt_store_event_count(one));
 	int seen[2] = { 0, 0 };
-	for (uint32_t l = 0; l < store_lane_count(got); l++) {
-		int32_t r = store_lane_at(got, l)->key.rank;
+	for (uint32_t l = 0; l < gt_store_lane_count(got); l++) {
+		int32_t r = gt_store_lane_at(got, l)->key.rank;
 		cr_assert(r == 0 || r == 1, "rank %d", r);
 		seen[r] = 1;
 	}
 	cr_assert(seen[0] && seen[1]);
-	cr_assert_eq(store_lane_count(got), 2 * store_lane_count(one));
-	store_free(one);
-	store_free(got);
+	cr_assert_eq(gt_store_lane_count(got), 2 * gt_store_lane_count(one));
+	gt_store_free(one);
+	gt_store_free(got);
 	unlink("e2e_ranks.gtrace");
 }
 
@@ -374,11 +374,11 @@ Test(e2e, injected_library_with_builtin_synthetic_source)
 	unsetenv("GTRACE_SYNTH");
 	cr_assert_eq(wait_exit(rec), 0);
 	struct gt_store *s;
-	struct gtfile_info info;
+	struct gt_file_info info;
 	size_t n = read_capture("e2e_syn.gtrace", &s, &info);
 	cr_assert_gt(n, 5000);
-	cr_assert_eq(store_lane_count(s), 4);
-	cr_assert_eq(store_drops(s)->ring_overflow, 0);
+	cr_assert_eq(gt_store_lane_count(s), 4);
+	cr_assert_eq(gt_store_drops(s)->ring_overflow, 0);
 	/* kernel i is named synth_kernel_(i % 10): counts differ by at most 1 */
 	struct tally t;
 	tally_store(s, &t);
@@ -394,7 +394,7 @@ Test(e2e, injected_library_with_builtin_synthetic_source)
 	cr_assert_eq(sum, n);
 	cr_assert_leq(hi - lo, 1);
 	tally_free(&t);
-	store_free(s);
+	gt_store_free(s);
 	unlink("e2e_syn.gtrace");
 }
 
@@ -427,9 +427,9 @@ Test(e2e, record_gets_what_the_source_held_at_stop)
 					      "--duration", "1", NULL });
 	cr_assert_eq(wait_exit(r), 0);
 	struct gt_store *s;
-	struct gtfile_info info;
+	struct gt_file_info info;
 	cr_assert_eq(read_capture(file, &s, &info), 3000);
-	store_free(s);
+	gt_store_free(s);
 	cr_assert_eq(wait_exit(tp), 0);
 	unlink(file);
 	unlink(out);

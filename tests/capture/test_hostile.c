@@ -26,7 +26,7 @@
 #include "gtrace/ctl.h"
 #include "gtrace/gtfile.h"
 #include "gtrace/ring.h"
-#include "../../tui/live.h"
+#include "../../live/live.h"
 
 static pid_t kids[8];
 static int n_kids;
@@ -67,22 +67,22 @@ enum attack {
 
 static enum attack atk;
 
-static void push_str(struct ring *r, uint32_t id, const char *s)
+static void push_str(struct gt_ring *r, uint32_t id, const char *s)
 {
-	cr_assert_eq(ring_push_str(r, id, s, strlen(s)), 0);
+	cr_assert_eq(gt_ring_push_str(r, id, s, strlen(s)), 0);
 }
 
-static void push_lane(struct ring *r, uint32_t id, uint32_t name)
+static void push_lane(struct gt_ring *r, uint32_t id, uint32_t name)
 {
-	struct ring_rec m;
+	struct gt_ring_rec m;
 	memset(&m, 0, sizeof(m));
-	m.type = RING_REC_LANE;
+	m.type = GT_RING_REC_LANE;
 	m.u.lane.id = id;
 	m.u.lane.name = name;
 	m.u.lane.type = 1;     /* GT_LANE_GPU */
 	m.u.lane.rank = 0;
 	m.u.lane.tid = 7;
-	cr_assert_eq(ring_push_rec(r, &m), 0);
+	cr_assert_eq(gt_ring_push_rec(r, &m), 0);
 }
 
 static struct gt_event ev(uint8_t kind, int64_t start, int64_t dur, uint32_t name, uint32_t lane)
@@ -101,17 +101,17 @@ static struct gt_event ev(uint8_t kind, int64_t start, int64_t dur, uint32_t nam
 static int attack_start(void *ctx, int records, char *err, size_t errlen)
 {
 	(void)ctx, (void)records, (void)err, (void)errlen;
-	struct ring r;
+	struct gt_ring r;
 	int fd;
 	if (atk == ATK_UNSEALED) {
 		fd = memfd_create("not-a-gtrace-ring", MFD_CLOEXEC);
-		ftruncate(fd, (off_t)ring_bytes(64));
-		void *mem = mmap(NULL, ring_bytes(64), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		ring_init_mem(&r, mem, 64, getpid());
+		ftruncate(fd, (off_t)gt_ring_bytes(64));
+		void *mem = mmap(NULL, gt_ring_bytes(64), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		gt_ring_init_mem(&r, mem, 64, getpid());
 		push_str(&r, 1, "k");
 		return fd;
 	}
-	fd = ring_create(&r, 64, getpid());
+	fd = gt_ring_create(&r, 64, getpid());
 	if (atk == ATK_BOGUS_HEAD || atk == ATK_HEAD_BEHIND) {
 		for (uint32_t i = 1; i <= 40; i++)
 			push_str(&r, i, "definition");
@@ -121,20 +121,20 @@ static int attack_start(void *ctx, int records, char *err, size_t errlen)
 		push_str(&r, big, "sparse_kernel");
 		push_str(&r, big - 1, "allreduce");
 		push_lane(&r, big - 2, 0);
-		struct ring_rec m;
+		struct gt_ring_rec m;
 		memset(&m, 0, sizeof(m));
-		m.type = RING_REC_KCONF;
+		m.type = GT_RING_REC_KCONF;
 		m.u.kconf.id = big - 3;
 		m.u.kconf.k.grid[0] = 3;
-		cr_assert_eq(ring_push_rec(&r, &m), 0);
+		cr_assert_eq(gt_ring_push_rec(&r, &m), 0);
 		memset(&m, 0, sizeof(m));
-		m.type = RING_REC_NCCL;
+		m.type = GT_RING_REC_NCCL;
 		m.u.nccl.id = big - 4;
 		m.u.nccl.n.collective = big - 1;
-		cr_assert_eq(ring_push_rec(&r, &m), 0);
+		cr_assert_eq(gt_ring_push_rec(&r, &m), 0);
 		struct gt_event e = ev(1, 1000, 10, big, big - 2);
 		e.arg = (uint64_t)(big - 3) | ((uint64_t)(big - 4) << 32);
-		cr_assert_eq(ring_push_event(&r, &e), 0);
+		cr_assert_eq(gt_ring_push_event(&r, &e), 0);
 	} else if (atk == ATK_BAD_EVENTS) {
 		push_str(&r, 1, "k");
 		push_lane(&r, 2, 0);
@@ -146,9 +146,9 @@ static int attack_start(void *ctx, int records, char *err, size_t errlen)
 			ev(1, 4000, 10, 1, 2),                   /* good */
 		};
 		for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++)
-			cr_assert_eq(ring_push_event(&r, &e[i]), 0);
+			cr_assert_eq(gt_ring_push_event(&r, &e[i]), 0);
 	}
-	ring_set_state(&r, RING_ST_RUNNING, NULL);
+	gt_ring_set_state(&r, GT_RING_ST_RUNNING, NULL);
 	return fd;
 }
 
@@ -174,10 +174,10 @@ static pid_t hostile_target(enum attack a)
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(pfd[0]);
-		struct ctl_ops ops = { .start = attack_start, .stop = nop, .flush = nop,
+		struct gt_ctl_ops ops = { .start = attack_start, .stop = nop, .flush = nop,
 				       .status = no_status };
 		char err[256];
-		if (ctl_serve_start(&ops, err, sizeof(err)) < 0)
+		if (gt_ctl_serve_start(&ops, err, sizeof(err)) < 0)
 			_exit(3);
 		if (write(pfd[1], "r", 1) != 1)
 			_exit(4);
@@ -196,7 +196,7 @@ static pid_t hostile_target(enum attack a)
 
 static void poll_is_bounded(enum attack a)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	struct live l;
 	char err[256];
 	pid_t pid = hostile_target(a);
@@ -210,7 +210,7 @@ static void poll_is_bounded(enum attack a)
 	cr_assert(strstr(l.reason, "corrupt"), "reason: %s", l.reason);
 	cr_assert_eq(l.events, 0);
 	live_close(&l);
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(hostile, bogus_head_does_not_spin, .timeout = 20)
@@ -225,28 +225,28 @@ Test(hostile, head_behind_tail_does_not_spin, .timeout = 20)
 
 Test(hostile, unsealed_memfd_refused, .timeout = 20)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	struct live l;
 	char err[256];
 	pid_t pid = hostile_target(ATK_UNSEALED);
 	int rc = live_open(&l, pid, 0, s, 64, err, sizeof(err));
 	cr_assert_eq(rc, -EPERM, "rc %d: %s", rc, err);
 	cr_assert(strstr(err, "not sealed"), "%s", err);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* our own rings cannot be resized by anyone holding the fd */
 Test(hostile, ring_memfd_is_sealed)
 {
-	struct ring r;
-	int fd = ring_create(&r, 64, getpid());
+	struct gt_ring r;
+	int fd = gt_ring_create(&r, 64, getpid());
 	cr_assert_geq(fd, 0);
-	cr_assert_eq(fcntl(fd, F_GET_SEALS) & (int)RING_SEALS, (int)RING_SEALS);
+	cr_assert_eq(fcntl(fd, F_GET_SEALS) & (int)GT_RING_SEALS, (int)GT_RING_SEALS);
 	cr_assert_lt(ftruncate(fd, 4096), 0);
 	cr_assert_eq(errno, EPERM);
-	cr_assert_lt(ftruncate(fd, (off_t)ring_bytes(128)), 0);
+	cr_assert_lt(ftruncate(fd, (off_t)gt_ring_bytes(128)), 0);
 	cr_assert_lt(fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE), 0, "seals are sealed");
-	ring_unmap(&r);
+	gt_ring_unmap(&r);
 	close(fd);
 }
 
@@ -259,7 +259,7 @@ static long maxrss_kb(void)
 
 Test(hostile, sparse_ids_cost_no_memory, .timeout = 30)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	struct live l;
 	char err[256];
 	pid_t pid = hostile_target(ATK_SPARSE_IDS);
@@ -273,20 +273,20 @@ Test(hostile, sparse_ids_cost_no_memory, .timeout = 30)
 	/* and the ids still work: the one event with its name and kconf */
 	cr_assert_eq(l.events, 1);
 	cr_assert_eq(l.bad, 0);
-	store_finish(s);
-	struct gt_lane *ln = store_lane_at(s, 0);
+	gt_store_finish(s);
+	struct gt_lane *ln = gt_store_lane_at(s, 0);
 	cr_assert_eq(ln->n, 1);
-	cr_assert_str_eq(store_str(s, ln->ev[0].name), "sparse_kernel");
-	cr_assert_eq(store_kconf_at(s, gt_event_kconf(&ln->ev[0]))->grid[0], 3);
-	cr_assert_str_eq(store_str(s, store_nccl_at(s, gt_event_nccl(&ln->ev[0]))->collective),
+	cr_assert_str_eq(gt_store_str(s, ln->ev[0].name), "sparse_kernel");
+	cr_assert_eq(gt_store_kconf_at(s, gt_event_kconf(&ln->ev[0]))->grid[0], 3);
+	cr_assert_str_eq(gt_store_str(s, gt_store_nccl_at(s, gt_event_nccl(&ln->ev[0]))->collective),
 			 "allreduce");
 	live_close(&l);
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(hostile, out_of_range_events_stay_out, .timeout = 30)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	struct live l;
 	char err[256];
 	pid_t pid = hostile_target(ATK_BAD_EVENTS);
@@ -296,11 +296,11 @@ Test(hostile, out_of_range_events_stay_out, .timeout = 30)
 			msleep(2);
 	cr_assert_eq(l.events, 2, "the two good events of five");
 	cr_assert_eq(l.bad, 3, "kind 255, dur -5, overflowing end");
-	store_finish(s);
-	cr_assert_eq(store_t_min(s), 1000);
-	cr_assert_eq(store_t_max(s), 4010);
+	gt_store_finish(s);
+	cr_assert_eq(gt_store_t_min(s), 1000);
+	cr_assert_eq(gt_store_t_max(s), 4010);
 	live_close(&l);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* ---- squatters: a name bound for a pid the binder is not ---- */
@@ -320,12 +320,12 @@ static pid_t sleeper(void)
 /* serve one "ok ring" with a valid, sealed ring of one event to anyone */
 static void squat_serve(int lfd)
 {
-	struct ring r;
-	int rfd = ring_create(&r, 64, getpid());
+	struct gt_ring r;
+	int rfd = gt_ring_create(&r, 64, getpid());
 	push_str(&r, 1, "attacker");
 	push_lane(&r, 2, 0);
 	struct gt_event e = ev(1, 1000, 10, 1, 2);
-	ring_push_event(&r, &e);
+	gt_ring_push_event(&r, &e);
 	for (;;) {
 		int c = accept(lfd, NULL, NULL);
 		if (c < 0)
@@ -370,7 +370,7 @@ static void squatter(pid_t victim, uid_t uid, gid_t gid, int as_other)
 		if (as_other && (setgid(gid) < 0 || setuid(uid) < 0))
 			_exit(5);
 		struct sockaddr_un a;
-		size_t alen = ctl_addr(&a, victim);
+		size_t alen = gt_ctl_addr(&a, victim);
 		int lfd = socket(AF_UNIX, SOCK_STREAM, 0);
 		if (bind(lfd, (struct sockaddr *)&a, (socklen_t)alen) < 0 || listen(lfd, 4) < 0)
 			_exit(6);
@@ -389,7 +389,7 @@ static void squatter(pid_t victim, uid_t uid, gid_t gid, int as_other)
 static void squat_refused(void)
 {
 	pid_t victim = kids[0];
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	struct live l;
 	char err[256] = "";
 	int rc = live_open(&l, victim, 0, s, 64, err, sizeof(err));
@@ -397,10 +397,10 @@ static void squat_refused(void)
 		live_close(&l);
 	cr_assert_eq(rc, -EPERM, "a squatter's ring was accepted (rc %d)", rc);
 	cr_assert(strstr(err, "squatted"), "%s", err);
-	cr_assert_eq(store_event_count(s), 0);
-	store_free(s);
+	cr_assert_eq(gt_store_event_count(s), 0);
+	gt_store_free(s);
 	/* the status query of attach --list is refused the same way */
-	cr_assert_eq(ctl_connect(victim, err, sizeof(err)), -EPERM);
+	cr_assert_eq(gt_ctl_connect(victim, err, sizeof(err)), -EPERM);
 }
 
 Test(hostile, same_uid_squatter_refused, .timeout = 20)
@@ -457,10 +457,10 @@ Test(hostile, recorder_ends_on_bogus_ring, .timeout = 40)
 		n_kids--;
 	cr_assert(ended, "gtrace record still running 10 s after SIGTERM on a bogus ring");
 	cr_assert(WIFEXITED(st), "recorder killed by a signal (%d)", WTERMSIG(st));
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	char err[256];
-	cr_assert_eq(gtfile_read(out, s, NULL, err, sizeof(err)), 0, "%s", err);
-	store_free(s);
+	cr_assert_eq(gt_file_read(out, s, NULL, err, sizeof(err)), 0, "%s", err);
+	gt_store_free(s);
 	unlink(out);
 }
 
@@ -474,7 +474,7 @@ Test(hostile, full_backlog_connect_gives_up, .timeout = 30)
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		struct sockaddr_un a;
-		size_t alen = ctl_addr(&a, getpid());
+		size_t alen = gt_ctl_addr(&a, getpid());
 		int lfd = socket(AF_UNIX, SOCK_STREAM, 0);
 		if (bind(lfd, (struct sockaddr *)&a, (socklen_t)alen) < 0 || listen(lfd, 0) < 0)
 			_exit(6);
@@ -490,11 +490,11 @@ Test(hostile, full_backlog_connect_gives_up, .timeout = 30)
 	close(pfd[0]);
 	int fds[8], n = 0, rc = 0;
 	int64_t t0 = now_ms();
-	while (n < 8 && (rc = ctl_connect(pid, err, sizeof(err))) >= 0)
+	while (n < 8 && (rc = gt_ctl_connect(pid, err, sizeof(err))) >= 0)
 		fds[n++] = rc;
 	cr_assert_eq(rc, -ETIMEDOUT, "rc %d after %d connections: %s", rc, n, err);
 	cr_assert(strstr(err, "not accepting"), "%s", err);
-	cr_assert_lt(now_ms() - t0, CTL_CONNECT_MS + 1500);
+	cr_assert_lt(now_ms() - t0, GT_CTL_CONNECT_MS + 1500);
 	while (n > 0)
 		close(fds[--n]);
 }
@@ -503,19 +503,19 @@ Test(hostile, full_backlog_connect_gives_up, .timeout = 30)
  * count check and passed as a one-record string (4 GiB for its text) */
 Test(hostile, string_length_near_2_32_is_malformed)
 {
-	static _Alignas(64) unsigned char mem[RING_HDR_BYTES + 64 * RING_REC_BYTES];
-	struct ring r;
-	ring_init_mem(&r, mem, 64, 1);
-	struct ring_rec *m = ring_slot(&r, 0);
+	static _Alignas(64) unsigned char mem[GT_RING_HDR_BYTES + 64 * GT_RING_REC_BYTES];
+	struct gt_ring r;
+	gt_ring_init_mem(&r, mem, 64, 1);
+	struct gt_ring_rec *m = gt_ring_slot(&r, 0);
 	memset(m, 0, sizeof(*m));
-	m->type = RING_REC_STR;
+	m->type = GT_RING_REC_STR;
 	m->nrec = 1;
 	m->len = 0xfffffffbu;
-	ring_commit(&r, 1);
+	gt_ring_commit(&r, 1);
 	uint32_t n;
-	const struct ring_rec *got = ring_peek(&r, &n);
+	const struct gt_ring_rec *got = gt_ring_peek(&r, &n);
 	cr_assert_not_null(got);
-	cr_assert_eq(got->type, RING_REC_NONE, "accepted as a string of %u bytes", m->len);
+	cr_assert_eq(got->type, GT_RING_REC_NONE, "accepted as a string of %u bytes", m->len);
 	cr_assert_eq(n, 1);
 }
 
@@ -534,10 +534,10 @@ Test(hostile, squatted_target_still_found, .timeout = 30)
 		char c;
 		if (read(gate[0], &c, 1) != 1)
 			_exit(2);
-		struct ctl_ops ops = { .start = attack_start, .stop = nop, .flush = nop,
+		struct gt_ctl_ops ops = { .start = attack_start, .stop = nop, .flush = nop,
 				       .status = no_status };
 		char err[256];
-		if (ctl_serve_start(&ops, err, sizeof(err)) < 0)
+		if (gt_ctl_serve_start(&ops, err, sizeof(err)) < 0)
 			_exit(3);          /* before the fix: "Address already in use" */
 		if (write(ready[1], "r", 1) != 1)
 			_exit(4);
@@ -557,7 +557,7 @@ Test(hostile, squatted_target_still_found, .timeout = 30)
 	for (size_t i = 0; i < nf && i < 64; i++)
 		hits += found[i] == pid;
 	cr_assert_eq(hits, 1, "attach --list shows the target once");
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	struct live l;
 	char err[256];
 	cr_assert_eq(live_open(&l, pid, 0, s, 64, err, sizeof(err)), 0, "%s", err);
@@ -565,7 +565,7 @@ Test(hostile, squatted_target_still_found, .timeout = 30)
 		if (live_poll(&l, 1 << 20, NULL, NULL) == 0)
 			msleep(2);
 	cr_assert_eq(l.events, 2, "the target's own events");
-	cr_assert_eq(store_str_find(s, "attacker", 8), UINT32_MAX, "the squatter's ring was read");
+	cr_assert_eq(gt_store_str_find(s, "attacker", 8), UINT32_MAX, "the squatter's ring was read");
 	live_close(&l);
-	store_free(s);
+	gt_store_free(s);
 }

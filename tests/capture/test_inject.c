@@ -29,18 +29,18 @@ Test(inject, passive_without_driver, .timeout = 30)
 	cr_assert_not_null(init);
 	cr_assert_eq(init(), 1);
 	cr_assert_eq(init(), 1);          /* a second call is harmless */
-	char err[256], reply[CTL_LINE_MAX], v[200];
-	int fd = ctl_connect(getpid(), err, sizeof(err));
+	char err[256], reply[GT_CTL_LINE_MAX], v[200];
+	int fd = gt_ctl_connect(getpid(), err, sizeof(err));
 	cr_assert_geq(fd, 0, "%s", err);
-	cr_assert_eq(ctl_request(fd, "status", reply, sizeof(reply), NULL, 3000), 0, "%s", reply);
-	cr_assert_eq(ctl_status_get(reply, "state", v, sizeof(v)), 0);
+	cr_assert_eq(gt_ctl_request(fd, "status", reply, sizeof(reply), NULL, 3000), 0, "%s", reply);
+	cr_assert_eq(gt_ctl_status_get(reply, "state", v, sizeof(v)), 0);
 	cr_assert_str_eq(v, "passive");
-	cr_assert_eq(ctl_status_get(reply, "source", v, sizeof(v)), 0);
+	cr_assert_eq(gt_ctl_status_get(reply, "source", v, sizeof(v)), 0);
 	cr_assert_str_eq(v, "cupti");
-	cr_assert_eq(ctl_status_get(reply, "reason", v, sizeof(v)), 0);
+	cr_assert_eq(gt_ctl_status_get(reply, "reason", v, sizeof(v)), 0);
 	cr_assert(strstr(v, "no CUDA driver") || strstr(v, "built without CUPTI"), "reason: %s", v);
 	int rfd = -1;
-	cr_assert_eq(ctl_request(fd, "start", reply, sizeof(reply), &rfd, 3000), -EREMOTEIO);
+	cr_assert_eq(gt_ctl_request(fd, "start", reply, sizeof(reply), &rfd, 3000), -EREMOTEIO);
 	cr_assert_eq(rfd, -1);
 	cr_assert(strstr(reply, "no CUDA driver") || strstr(reply, "without CUPTI"), "%s", reply);
 	/* NVTX forwarding without a driver: no crash, a defined answer */

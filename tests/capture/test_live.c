@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "gtrace/ctl.h"
-#include "../../tui/live.h"
+#include "../../live/live.h"
 
 static pid_t spawned[16];
 static int n_spawned;
@@ -93,7 +93,7 @@ static uint64_t drain(struct live *l, int timeout_ms)
 Test(live, exact_events_from_planted_target, .timeout = 30)
 {
 	pid_t pid = spawn_target("20000", "once");
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	struct live l;
 	char err[256];
 	cr_assert_eq(live_open(&l, pid, 0, s, 1 << 16, err, sizeof(err)), 0, "%s", err);
@@ -107,15 +107,15 @@ Test(live, exact_events_from_planted_target, .timeout = 30)
 	cr_assert_str_eq(live_state(&l), "ended");
 	cr_assert_str_eq(l.reason, "test target done");
 	live_close(&l);
-	cr_assert_eq(store_finish(s), 0);
-	cr_assert_eq(store_event_count(s), 20000);
-	cr_assert_eq(store_lane_count(s), 3);
+	cr_assert_eq(gt_store_finish(s), 0);
+	cr_assert_eq(gt_store_event_count(s), 20000);
+	cr_assert_eq(gt_store_lane_count(s), 3);
 	/* per name: 2000 each of k0..k9 */
 	size_t per[10] = { 0 };
-	for (uint32_t li = 0; li < store_lane_count(s); li++) {
-		const struct gt_lane *ln = store_lane_at(s, li);
+	for (uint32_t li = 0; li < gt_store_lane_count(s); li++) {
+		const struct gt_lane *ln = gt_store_lane_at(s, li);
 		for (size_t i = 0; i < ln->n; i++) {
-			const char *nm = store_str(s, ln->ev[i].name);
+			const char *nm = gt_store_str(s, ln->ev[i].name);
 			cr_assert_eq(nm[0], 'k');
 			per[nm[1] - '0']++;
 			cr_assert_eq(ln->ev[i].start_ns / 1000 % 3, (int64_t)ln->key.id - 7);
@@ -127,25 +127,25 @@ Test(live, exact_events_from_planted_target, .timeout = 30)
 	waitpid(pid, &st, 0);
 	forget(pid);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(live, status_detach_reattach, .timeout = 30)
 {
 	pid_t pid = spawn_target("0", "forever");
-	char err[256], reply[CTL_LINE_MAX], v[64];
-	int fd = ctl_connect(pid, err, sizeof(err));
+	char err[256], reply[GT_CTL_LINE_MAX], v[64];
+	int fd = gt_ctl_connect(pid, err, sizeof(err));
 	cr_assert_geq(fd, 0, "%s", err);
-	cr_assert_eq(ctl_request(fd, "status", reply, sizeof(reply), NULL, 2000), 0);
-	cr_assert_eq(ctl_status_get(reply, "state", v, sizeof(v)), 0);
+	cr_assert_eq(gt_ctl_request(fd, "status", reply, sizeof(reply), NULL, 2000), 0);
+	cr_assert_eq(gt_ctl_status_get(reply, "state", v, sizeof(v)), 0);
 	cr_assert_str_eq(v, "dormant");
-	cr_assert_eq(ctl_status_get(reply, "gpus", v, sizeof(v)), 0);
+	cr_assert_eq(gt_ctl_status_get(reply, "gpus", v, sizeof(v)), 0);
 	cr_assert_str_eq(v, "1");
-	cr_assert_eq(ctl_request(fd, "bogus", reply, sizeof(reply), NULL, 2000), -EREMOTEIO);
+	cr_assert_eq(gt_ctl_request(fd, "bogus", reply, sizeof(reply), NULL, 2000), -EREMOTEIO);
 	close(fd);
 
 	for (int round = 0; round < 3; round++) {
-		struct gt_store *s = store_new();
+		struct gt_store *s = gt_store_new();
 		struct live l;
 		cr_assert_eq(live_open(&l, pid, 0, s, 1 << 14, err, sizeof(err)), 0, "%s", err);
 		for (int t = 0; t < 5000 && l.events < 5000; t += 2) {
@@ -157,7 +157,7 @@ Test(live, status_detach_reattach, .timeout = 30)
 		cr_assert_eq(l.bad, 0);
 		cr_assert_str_eq(live_state(&l), "capturing");
 		live_close(&l);
-		store_free(s);
+		gt_store_free(s);
 		cr_assert_eq(kill(pid, 0), 0, "target died after detach");
 	}
 	reap(pid);
@@ -166,7 +166,7 @@ Test(live, status_detach_reattach, .timeout = 30)
 Test(live, target_killed_mid_capture, .timeout = 30)
 {
 	pid_t pid = spawn_target("0", "forever");
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	struct live l;
 	char err[256];
 	cr_assert_eq(live_open(&l, pid, 0, s, 1 << 14, err, sizeof(err)), 0, "%s", err);
@@ -181,10 +181,10 @@ Test(live, target_killed_mid_capture, .timeout = 30)
 	cr_assert(l.gone);
 	cr_assert_str_eq(live_state(&l), "target-exited");
 	cr_assert_geq(l.events, before);
-	cr_assert_eq(store_finish(s), 0);
-	cr_assert_eq(store_event_count(s), l.events);
+	cr_assert_eq(gt_store_finish(s), 0);
+	cr_assert_eq(gt_store_event_count(s), l.events);
 	live_close(&l);
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(live, viewer_killed_target_keeps_running, .timeout = 30)
@@ -192,7 +192,7 @@ Test(live, viewer_killed_target_keeps_running, .timeout = 30)
 	pid_t pid = spawn_target("0", "forever");
 	pid_t v = fork();
 	if (v == 0) {
-		struct gt_store *s = store_new();
+		struct gt_store *s = gt_store_new();
 		struct live l;
 		char err[256];
 		if (live_open(&l, pid, 0, s, 1 << 14, err, sizeof(err)) < 0)
@@ -210,7 +210,7 @@ Test(live, viewer_killed_target_keeps_running, .timeout = 30)
 	msleep(100);
 	cr_assert_eq(kill(pid, 0), 0, "target died with its viewer");
 	/* the next viewer attaches and receives */
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	struct live l;
 	char err[256];
 	cr_assert_eq(live_open(&l, pid, 0, s, 1 << 14, err, sizeof(err)), 0, "%s", err);
@@ -220,7 +220,7 @@ Test(live, viewer_killed_target_keeps_running, .timeout = 30)
 	}
 	cr_assert_geq(l.events, 1000);
 	live_close(&l);
-	store_free(s);
+	gt_store_free(s);
 	reap(pid);
 }
 
@@ -239,11 +239,11 @@ Test(live, other_user_refused, .timeout = 30)
 		close(pfd[0]);
 		if (setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0)
 			_exit(4);
-		char err[256], reply[CTL_LINE_MAX] = "";
-		int fd = ctl_connect(pid, err, sizeof(err));
+		char err[256], reply[GT_CTL_LINE_MAX] = "";
+		int fd = gt_ctl_connect(pid, err, sizeof(err));
 		if (fd < 0)
 			_exit(5);
-		int rc = ctl_request(fd, "status", reply, sizeof(reply), NULL, 3000);
+		int rc = gt_ctl_request(fd, "status", reply, sizeof(reply), NULL, 3000);
 		dprintf(pfd[1], "%d %s", rc, reply);
 		_exit(0);
 	}
@@ -257,10 +257,10 @@ Test(live, other_user_refused, .timeout = 30)
 	cr_assert(strstr(buf, "permission denied"), "reply: %s", buf);
 	cr_assert_eq(atoi(buf), -EREMOTEIO);
 	/* the owner is still served */
-	char err[256], reply[CTL_LINE_MAX];
-	int fd = ctl_connect(pid, err, sizeof(err));
+	char err[256], reply[GT_CTL_LINE_MAX];
+	int fd = gt_ctl_connect(pid, err, sizeof(err));
 	cr_assert_geq(fd, 0);
-	cr_assert_eq(ctl_request(fd, "status", reply, sizeof(reply), NULL, 2000), 0);
+	cr_assert_eq(gt_ctl_request(fd, "status", reply, sizeof(reply), NULL, 2000), 0);
 	close(fd);
 	reap(pid);
 }
@@ -282,7 +282,7 @@ Test(live, list_finds_listening_target, .timeout = 30)
 Test(live, source_that_cannot_start_says_why, .timeout = 30)
 {
 	pid_t pid = spawn_target("0", "busy");
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	struct live l;
 	char err[256];
 	cr_assert_lt(live_open(&l, pid, 0, s, 1 << 14, err, sizeof(err)), 0);
@@ -290,14 +290,14 @@ Test(live, source_that_cannot_start_says_why, .timeout = 30)
 		  strstr(err, "in use by another profiler in this process (test holder)"), "%s", err);
 	/* the process is untouched and still answers */
 	cr_assert_eq(kill(pid, 0), 0);
-	char reply[CTL_LINE_MAX], v[32];
-	int fd = ctl_connect(pid, err, sizeof(err));
+	char reply[GT_CTL_LINE_MAX], v[32];
+	int fd = gt_ctl_connect(pid, err, sizeof(err));
 	cr_assert_geq(fd, 0);
-	cr_assert_eq(ctl_request(fd, "status", reply, sizeof(reply), NULL, 2000), 0);
-	cr_assert_eq(ctl_status_get(reply, "state", v, sizeof(v)), 0);
+	cr_assert_eq(gt_ctl_request(fd, "status", reply, sizeof(reply), NULL, 2000), 0);
+	cr_assert_eq(gt_ctl_status_get(reply, "state", v, sizeof(v)), 0);
 	cr_assert_str_eq(v, "dormant");
 	close(fd);
-	store_free(s);
+	gt_store_free(s);
 	reap(pid);
 }
 
@@ -307,7 +307,7 @@ Test(live, source_that_cannot_start_says_why, .timeout = 30)
 Test(live, second_viewer_refused_busy, .timeout = 30)
 {
 	pid_t pid = spawn_target("0", "forever");
-	struct gt_store *s = store_new(), *s2 = store_new();
+	struct gt_store *s = gt_store_new(), *s2 = gt_store_new();
 	struct live l, l2;
 	char err[256];
 	cr_assert_eq(live_open(&l, pid, 0, s, 1 << 14, err, sizeof(err)), 0, "%s", err);
@@ -326,8 +326,8 @@ Test(live, second_viewer_refused_busy, .timeout = 30)
 	/* after the first detaches, the next one is served */
 	cr_assert_eq(live_open(&l2, pid, 1, s2, 1 << 14, err, sizeof(err)), 0, "%s", err);
 	live_close(&l2);
-	store_free(s);
-	store_free(s2);
+	gt_store_free(s);
+	gt_store_free(s2);
 	reap(pid);
 }
 
@@ -337,7 +337,7 @@ Test(live, second_viewer_refused_busy, .timeout = 30)
 Test(live, stop_delivers_held_records, .timeout = 30)
 {
 	pid_t pid = spawn_target("3000", "held");
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	struct live l;
 	char err[256];
 	cr_assert_eq(live_open(&l, pid, 0, s, 1 << 14, err, sizeof(err)), 0, "%s", err);
@@ -352,7 +352,7 @@ Test(live, stop_delivers_held_records, .timeout = 30)
 	live_poll(&l, 1 << 20, NULL, NULL);
 	cr_assert_eq(l.events, 3000, "after stop: %llu", (unsigned long long)l.events);
 	live_close(&l);
-	store_free(s);
+	gt_store_free(s);
 	int st;
 	waitpid(pid, &st, 0);
 	forget(pid);
@@ -367,11 +367,11 @@ Test(live, connect_to_a_dead_pid_says_no_such_process)
 		_exit(0);
 	waitpid(c, NULL, 0);
 	char err[256] = "";
-	cr_assert_lt(ctl_connect(c, err, sizeof(err)), 0);
+	cr_assert_lt(gt_ctl_connect(c, err, sizeof(err)), 0);
 	char want[64];
 	snprintf(want, sizeof(want), "process %d: no such process", (int)c);
 	cr_assert_str_eq(err, want);
 	/* a live process without the library */
-	cr_assert_lt(ctl_connect(getpid(), err, sizeof(err)), 0);
+	cr_assert_lt(gt_ctl_connect(getpid(), err, sizeof(err)), 0);
 	cr_assert(strstr(err, "no gtrace capture library listening"), "%s", err);
 }

@@ -17,16 +17,16 @@
 
 Test(pinj_arch, x86_64_call_frame)
 {
-	const struct pinj_arch *a = pinj_arch_for(EM_X86_64);
+	const struct gt_pinj_arch *a = gt_pinj_arch_for(EM_X86_64);
 	cr_assert_not_null(a);
-	union pinj_regs r;
+	union gt_pinj_regs r;
 	memset(&r, 0, sizeof(r));
 	r.x86.rsp = 0x7ffff0001238;           /* not 16-aligned, as mid-function */
 	r.x86.orig_rax = 0;                   /* stopped in read() */
 	r.x86.eflags = 0x446;                 /* DF set */
-	uint64_t args[6] = { PINJ_ARG_STR, 2, 3, 4, 5, 6 };
-	struct pinj_frame fr;
-	pinj_arch_call(a, &r, 0x400000, args, 0x500000, 20, &fr);
+	uint64_t args[6] = { GT_PINJ_ARG_STR, 2, 3, 4, 5, 6 };
+	struct gt_pinj_frame fr;
+	gt_pinj_arch_call(a, &r, 0x400000, args, 0x500000, 20, &fr);
 	cr_assert_eq(r.x86.rip, 0x400000);
 	/* the string below the 128-byte red zone, 16-aligned */
 	cr_assert_leq(fr.str_addr + 20, 0x7ffff0001238 - 128);
@@ -48,28 +48,28 @@ Test(pinj_arch, x86_64_call_frame)
 	/* int3 reports the byte after it */
 	r.x86.rip = 0x500001;
 	r.x86.rax = 0xabc;
-	cr_assert(pinj_arch_returned(a, &r, 0x500000));
-	cr_assert_eq(pinj_arch_ret(a, &r), 0xabc);
+	cr_assert(gt_pinj_arch_returned(a, &r, 0x500000));
+	cr_assert_eq(gt_pinj_arch_ret(a, &r), 0xabc);
 	r.x86.rip = 0x500000;
-	cr_assert_not(pinj_arch_returned(a, &r, 0x500000));
+	cr_assert_not(gt_pinj_arch_returned(a, &r, 0x500000));
 	uint8_t cc = 0xcc, nop = 0x90;
-	cr_assert(pinj_arch_is_trap(a, &cc));
-	cr_assert_not(pinj_arch_is_trap(a, &nop));
+	cr_assert(gt_pinj_arch_is_trap(a, &cc));
+	cr_assert_not(gt_pinj_arch_is_trap(a, &nop));
 }
 
 Test(pinj_arch, aarch64_call_frame)
 {
-	const struct pinj_arch *a = pinj_arch_for(EM_AARCH64);
+	const struct gt_pinj_arch *a = gt_pinj_arch_for(EM_AARCH64);
 	cr_assert_not_null(a);
 	cr_assert_eq(a->regs_size, 34 * 8);
-	union pinj_regs r;
+	union gt_pinj_regs r;
 	memset(&r, 0, sizeof(r));
 	r.a64.sp = 0xffffc0001230;
 	r.a64.pc = 0x1111;
 	r.a64.x[30] = 0x2222;
-	uint64_t args[6] = { PINJ_ARG_STR, 2, 0, 0, 0, 9 };
-	struct pinj_frame fr;
-	pinj_arch_call(a, &r, 0x400000, args, 0x500000, 33, &fr);
+	uint64_t args[6] = { GT_PINJ_ARG_STR, 2, 0, 0, 0, 9 };
+	struct gt_pinj_frame fr;
+	gt_pinj_arch_call(a, &r, 0x400000, args, 0x500000, 33, &fr);
 	cr_assert_eq(r.a64.pc, 0x400000);
 	cr_assert_eq(r.a64.x[30], 0x500000, "return address in lr");
 	cr_assert_eq(r.a64.x[0], fr.str_addr);
@@ -83,16 +83,16 @@ Test(pinj_arch, aarch64_call_frame)
 	/* brk reports its own address */
 	r.a64.pc = 0x500000;
 	r.a64.x[0] = 77;
-	cr_assert(pinj_arch_returned(a, &r, 0x500000));
-	cr_assert_eq(pinj_arch_ret(a, &r), 77);
+	cr_assert(gt_pinj_arch_returned(a, &r, 0x500000));
+	cr_assert_eq(gt_pinj_arch_ret(a, &r), 77);
 	/* brk #0, brk #0x3e8 (__builtin_trap) are traps; svc #0, nop are not */
 	uint8_t brk0[4] = { 0x00, 0x00, 0x20, 0xd4 }, brk1000[4] = { 0x00, 0x7d, 0x20, 0xd4 };
 	uint8_t svc[4] = { 0x01, 0x00, 0x00, 0xd4 }, nop[4] = { 0x1f, 0x20, 0x03, 0xd5 };
-	cr_assert(pinj_arch_is_trap(a, brk0));
-	cr_assert(pinj_arch_is_trap(a, brk1000));
-	cr_assert_not(pinj_arch_is_trap(a, svc));
-	cr_assert_not(pinj_arch_is_trap(a, nop));
-	cr_assert_null(pinj_arch_for(EM_386));
+	cr_assert(gt_pinj_arch_is_trap(a, brk0));
+	cr_assert(gt_pinj_arch_is_trap(a, brk1000));
+	cr_assert_not(gt_pinj_arch_is_trap(a, svc));
+	cr_assert_not(gt_pinj_arch_is_trap(a, nop));
+	cr_assert_null(gt_pinj_arch_for(EM_386));
 }
 
 /* aarch64, a thread interrupted in a syscall (the kernel has already put
@@ -103,8 +103,8 @@ Test(pinj_arch, aarch64_call_frame)
  * PSTATE.BTYPE, so a BTI-guarded function entry does not fault */
 Test(pinj_arch, aarch64_interrupted_syscall_image)
 {
-	const struct pinj_arch *a = pinj_arch_for(EM_AARCH64);
-	union pinj_regs saved, r;
+	const struct gt_pinj_arch *a = gt_pinj_arch_for(EM_AARCH64);
+	union gt_pinj_regs saved, r;
 	memset(&saved, 0, sizeof(saved));
 	for (int i = 0; i < 31; i++)
 		saved.a64.x[i] = 0x1000 + (uint64_t)i;
@@ -113,9 +113,9 @@ Test(pinj_arch, aarch64_interrupted_syscall_image)
 	saved.a64.pc = 0x7f0000100c;          /* the svc #0 */
 	saved.a64.pstate = 0x60000000u | (3u << 10) | 0x3c0;   /* Z C, BTYPE 11, DAIF */
 	r = saved;
-	uint64_t args[6] = { PINJ_ARG_STR, 2, 0, 0, 0, 0 };
-	struct pinj_frame fr;
-	pinj_arch_call(a, &r, 0x400000, args, 0x500000, 40, &fr);
+	uint64_t args[6] = { GT_PINJ_ARG_STR, 2, 0, 0, 0, 0 };
+	struct gt_pinj_frame fr;
+	gt_pinj_arch_call(a, &r, 0x400000, args, 0x500000, 40, &fr);
 	cr_assert_eq((r.a64.pstate >> 10) & 3, 0, "BTYPE cleared for the call");
 	cr_assert_eq(r.a64.pstate & ~(uint64_t)(3u << 10), saved.a64.pstate & ~(uint64_t)(3u << 10),
 		     "other PSTATE bits kept");
@@ -128,14 +128,14 @@ Test(pinj_arch, aarch64_interrupted_syscall_image)
 	cr_assert_eq((saved.a64.pstate >> 10) & 3, 3);
 	/* x86-64 for comparison: orig_rax says "no syscall to restart" in the
 	 * call image only */
-	const struct pinj_arch *x = pinj_arch_for(EM_X86_64);
-	union pinj_regs xs, xr;
+	const struct gt_pinj_arch *x = gt_pinj_arch_for(EM_X86_64);
+	union gt_pinj_regs xs, xr;
 	memset(&xs, 0, sizeof(xs));
 	xs.x86.rsp = 0x7ffff0002000;
 	xs.x86.orig_rax = 35;                 /* __NR_nanosleep */
 	xs.x86.rax = (uint64_t)-516;          /* -ERESTART_RESTARTBLOCK */
 	xr = xs;
-	pinj_arch_call(x, &xr, 0x400000, args, 0x500000, 40, &fr);
+	gt_pinj_arch_call(x, &xr, 0x400000, args, 0x500000, 40, &fr);
 	cr_assert_eq(xr.x86.orig_rax, UINT64_MAX);
 	cr_assert_eq(xs.x86.orig_rax, 35);
 	cr_assert_eq(xs.x86.rax, (uint64_t)-516);
@@ -193,30 +193,30 @@ Test(pinj_elf, planted_aarch64_library)
 {
 	static uint8_t f[0x600];
 	size_t n = build_a64(f, sizeof(f));
-	struct pinj_elf e;
+	struct gt_pinj_elf e;
 	char err[128];
-	cr_assert_eq(pinj_elf_from_mem(&e, f, n, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_pinj_elf_from_mem(&e, f, n, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(e.machine, EM_AARCH64);
 	cr_assert_eq(e.load_vaddr, 0x10000);
 	uint64_t v = 0;
-	cr_assert_eq(pinj_elf_sym(&e, "dlopen", &v), 0);
+	cr_assert_eq(gt_pinj_elf_sym(&e, "dlopen", &v), 0);
 	cr_assert_eq(v, 0x10204);
-	cr_assert_eq(pinj_elf_sym(&e, "malloc", &v), -ENOENT, "undefined symbols are not found");
-	cr_assert_eq(pinj_elf_sym(&e, "dlope", &v), -ENOENT);
-	cr_assert_eq(pinj_elf_find_code(&e, NULL, 4, 4, &v), 0);
+	cr_assert_eq(gt_pinj_elf_sym(&e, "malloc", &v), -ENOENT, "undefined symbols are not found");
+	cr_assert_eq(gt_pinj_elf_sym(&e, "dlope", &v), -ENOENT);
+	cr_assert_eq(gt_pinj_elf_find_code(&e, NULL, 4, 4, &v), 0);
 	cr_assert_eq(v, 0x10208, "the brk #1000");
 	/* cut anywhere: an error or a miss, never a read past the end */
 	for (size_t cut = 0; cut < n; cut += 7) {
 		uint8_t *copy = malloc(cut ? cut : 1);
 		memcpy(copy, f, cut);
-		if (pinj_elf_from_mem(&e, copy, cut, err, sizeof(err)) == 0) {
-			pinj_elf_sym(&e, "dlopen", &v);
-			pinj_elf_find_code(&e, NULL, 4, 4, &v);
+		if (gt_pinj_elf_from_mem(&e, copy, cut, err, sizeof(err)) == 0) {
+			gt_pinj_elf_sym(&e, "dlopen", &v);
+			gt_pinj_elf_find_code(&e, NULL, 4, 4, &v);
 		}
 		free(copy);
 	}
 	f[EI_CLASS] = ELFCLASS32;
-	cr_assert_lt(pinj_elf_from_mem(&e, f, n, err, sizeof(err)), 0);
+	cr_assert_lt(gt_pinj_elf_from_mem(&e, f, n, err, sizeof(err)), 0);
 }
 
 static int find_libc(struct dl_phdr_info *info, size_t size, void *data)
@@ -234,12 +234,12 @@ Test(pinj_elf, host_libc_dlopen_matches_loader)
 {
 	struct dl_phdr_info libc = { 0 };
 	cr_assert(dl_iterate_phdr(find_libc, &libc), "no libc.so.6 in this process");
-	struct pinj_elf e;
+	struct gt_pinj_elf e;
 	char err[256];
-	cr_assert_eq(pinj_elf_open(&e, libc.dlpi_name, err, sizeof(err)), 0, "%s", err);
-	cr_assert_not_null(pinj_arch_for(e.machine));
+	cr_assert_eq(gt_pinj_elf_open(&e, libc.dlpi_name, err, sizeof(err)), 0, "%s", err);
+	cr_assert_not_null(gt_pinj_arch_for(e.machine));
 	uint64_t v;
-	cr_assert_eq(pinj_elf_sym(&e, "dlopen", &v), 0);
+	cr_assert_eq(gt_pinj_elf_sym(&e, "dlopen", &v), 0);
 	/* libc's own (not a sanitizer's interceptor): look it up in libc */
 	void *lc = dlopen(libc.dlpi_name, RTLD_NOW | RTLD_NOLOAD);
 	cr_assert_not_null(lc);
@@ -250,19 +250,19 @@ Test(pinj_elf, host_libc_dlopen_matches_loader)
 	dlclose(lc);
 	cr_assert_eq(libc.dlpi_addr + v, (uint64_t)(uintptr_t)real);
 	/* the trap found is one: read it from memory */
-	cr_assert_eq(pinj_elf_find_code(&e, NULL, pinj_arch_for(e.machine)->trap_len,
-					pinj_arch_for(e.machine)->trap_align, &v), 0);
-	cr_assert(pinj_arch_is_trap(pinj_arch_for(e.machine),
+	cr_assert_eq(gt_pinj_elf_find_code(&e, NULL, gt_pinj_arch_for(e.machine)->trap_len,
+					gt_pinj_arch_for(e.machine)->trap_align, &v), 0);
+	cr_assert(gt_pinj_arch_is_trap(gt_pinj_arch_for(e.machine),
 				    (const uint8_t *)(uintptr_t)(libc.dlpi_addr + v)));
-	pinj_elf_close(&e);
+	gt_pinj_elf_close(&e);
 }
 
 Test(pinj_maps, finds_libc_of_self)
 {
-	struct pinj_map m;
-	cr_assert_eq(pinj_maps_find(getpid(), "libc.so.6", &m), 0);
+	struct gt_pinj_map m;
+	cr_assert_eq(gt_pinj_maps_find(getpid(), "libc.so.6", &m), 0);
 	cr_assert_eq(m.offset, 0);
 	cr_assert(strstr(m.path, "libc.so.6"));
-	cr_assert_eq(pinj_maps_find(getpid(), "libnosuchthing.so", &m), -ENOENT);
-	cr_assert_eq(pinj_maps_uses_cuda(getpid()), dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD) != NULL);
+	cr_assert_eq(gt_pinj_maps_find(getpid(), "libnosuchthing.so", &m), -ENOENT);
+	cr_assert_eq(gt_pinj_maps_uses_cuda(getpid()), dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD) != NULL);
 }

@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include "gtrace/gtfile.h"
 #include "gtrace/analysis.h"
-#include "gtrace/memu.h"
+#include "gtrace/mem_usage.h"
 #include "gtrace/store.h"
 #include "truth.h"
 
@@ -73,10 +73,10 @@ static void read_truth(const char *path, struct truth *t)
 
 static struct gt_store *load(const char *path)
 {
-	struct gt_store *s = store_new();
-	struct gtfile_info info;
+	struct gt_store *s = gt_store_new();
+	struct gt_file_info info;
 	char err[512];
-	cr_assert_eq(gtfile_read(path, s, &info, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_file_read(path, s, &info, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(info.truncated, 0);
 	return s;
 }
@@ -100,7 +100,7 @@ static int graph_event(struct gt_store *s, struct truth *t, const struct gt_lane
 			for (size_t j = k; j < t->n_g; j++)
 				if (t->g[j].corr == e->corr)
 					t->g[j].seen_api = 1;
-			cr_assert_str_eq(store_str(s, e->name), "cudaGraphLaunch");
+			cr_assert_str_eq(gt_store_str(s, e->name), "cudaGraphLaunch");
 			cr_assert_eq(ln->key.id, (int64_t)g->tid);
 			cr_assert_eq(e->start_ns, (int64_t)g->api_start);
 			cr_assert_eq(e->dur_ns, (int64_t)(g->api_end - g->api_start));
@@ -111,17 +111,17 @@ static int graph_event(struct gt_store *s, struct truth *t, const struct gt_lane
 		cr_assert_eq(g->seen, 0, "graph node %u of launch %u twice", g->node, e->corr);
 		g->seen = 1;
 		cr_assert_eq(e->dur_ns, (int64_t)(g->end - g->start));
-		cr_assert_str_eq(store_str(s, e->name), g->name);
+		cr_assert_str_eq(gt_store_str(s, e->name), g->name);
 		cr_assert_eq(ln->key.device, g->device);
 		cr_assert_eq(ln->key.id, (int64_t)g->stream);
 		cr_assert_eq(e->aux, g->graph, "graph node: graph id %u, kept %u", g->graph, e->aux);
 		struct gt_ref peer, me = { l, (uint32_t)i };
-		cr_assert_eq(store_corr_peer(s, me, &peer), 0, "graph node %u of launch %u not linked",
+		cr_assert_eq(gt_store_corr_peer(s, me, &peer), 0, "graph node %u of launch %u not linked",
 			     g->node, e->corr);
-		const struct gt_event *pe = store_ev(s, peer);
+		const struct gt_event *pe = gt_store_ev(s, peer);
 		cr_assert_eq(pe->kind, GT_EV_RUNTIME);
 		cr_assert_eq(pe->corr, e->corr);
-		cr_assert_str_eq(store_str(s, pe->name), "cudaGraphLaunch");
+		cr_assert_str_eq(gt_store_str(s, pe->name), "cudaGraphLaunch");
 		return 1;
 	}
 	return 0;
@@ -141,7 +141,7 @@ static int sync_event(struct gt_store *s, struct truth *t, const struct gt_lane 
 		if (e->kind == GT_EV_RUNTIME) {
 			cr_assert_eq(y->seen_api, 0, "sync call %u twice", e->corr);
 			y->seen_api = 1;
-			cr_assert_str_eq(store_str(s, e->name), y->stream ? "cudaStreamSynchronize" :
+			cr_assert_str_eq(gt_store_str(s, e->name), y->stream ? "cudaStreamSynchronize" :
 					 "cudaDeviceSynchronize");
 			cr_assert_eq(ln->key.id, (int64_t)y->tid);
 			cr_assert_eq(e->start_ns, (int64_t)y->api_start);
@@ -176,7 +176,7 @@ static int batch_event(struct gt_store *s, struct truth *t, const struct gt_lane
 		if (c->corr != e->corr)
 			continue;
 		if (e->kind == GT_EV_RUNTIME) {
-			cr_assert_str_eq(store_str(s, e->name), "cudaMemcpyBatchAsync");
+			cr_assert_str_eq(gt_store_str(s, e->name), "cudaMemcpyBatchAsync");
 			cr_assert_eq(ln->key.id, (int64_t)c->tid);
 			cr_assert_eq(e->start_ns, (int64_t)c->api_start);
 			cr_assert_eq(e->dur_ns, (int64_t)(c->api_end - c->api_start));
@@ -218,8 +218,8 @@ static void compare_n(struct gt_store *s, struct truth *t, int partial, size_t *
 		      size_t *api_out)
 {
 	size_t n_gpu = 0, n_api = 0;
-	for (uint32_t l = 0; l < store_lane_count(s); l++) {
-		const struct gt_lane *ln = store_lane_at(s, l);
+	for (uint32_t l = 0; l < gt_store_lane_count(s); l++) {
+		const struct gt_lane *ln = gt_store_lane_at(s, l);
 		if (ln->key.pid != t->pid && ln->key.pid != -1)
 			continue;           /* another process's (-1: sync lanes) */
 		for (size_t i = 0; i < ln->n; i++) {
@@ -229,13 +229,13 @@ static void compare_n(struct gt_store *s, struct truth *t, int partial, size_t *
 				   batch_event(s, t, ln, i)))
 				continue;
 			cr_assert_neq(e->kind, GT_EV_DRIVER, "driver call %s captured (the trainer makes "
-				      "only chatty ones)", store_str(s, e->name));
+				      "only chatty ones)", gt_store_str(s, e->name));
 			if (e->kind == GT_EV_RUNTIME) {
 				cr_assert_not_null(w, "launch call with unknown correlation %u", e->corr);
 				cr_assert_eq(w->seen_api, 0, "launch %u twice", e->corr);
 				w->seen_api = 1;
 				n_api++;
-				cr_assert_str_eq(store_str(s, e->name), api_names[w->kind]);
+				cr_assert_str_eq(gt_store_str(s, e->name), api_names[w->kind]);
 				cr_assert_eq(ln->key.id, (int64_t)w->tid,
 					     "launch %u on thread %lld, made on system thread %u",
 					     e->corr, (long long)ln->key.id, w->tid);
@@ -256,8 +256,8 @@ static void compare_n(struct gt_store *s, struct truth *t, int partial, size_t *
 			cr_assert_eq(ln->key.device, w->device, "corr %u", e->corr);
 			cr_assert_eq(ln->key.id, (int64_t)w->stream, "corr %u", e->corr);
 			if (w->kind == GT_EV_KERNEL) {
-				cr_assert_str_eq(store_str(s, e->name), w->name);
-				const struct gt_kconf *k = store_kconf_at(s, (uint32_t)e->arg);
+				cr_assert_str_eq(gt_store_str(s, e->name), w->name);
+				const struct gt_kconf *k = gt_store_kconf_at(s, (uint32_t)e->arg);
 				cr_assert_not_null(k);
 				for (int d = 0; d < 3; d++) {
 					cr_assert_eq(k->grid[d], w->grid[d]);
@@ -307,12 +307,12 @@ Test(cudaemu, record_equals_ground_truth)
 	cr_assert_eq(t.dropped, 0);
 	struct gt_store *s = load("emu_exact.gtrace");
 	compare(s, &t);
-	const struct gt_drops *d = store_drops(s);
+	const struct gt_drops *d = gt_store_drops(s);
 	cr_assert_eq(d->cupti_dropped, 0);
 	cr_assert_eq(d->buffers_declined, 0);
 	cr_assert_eq(d->zero_timestamps, 0);
 	cr_assert_eq(d->ring_overflow, 0);
-	store_free(s);
+	gt_store_free(s);
 	truth_free(&t);
 	unlink("emu_exact.gtrace");
 }
@@ -346,9 +346,9 @@ Test(cudaemu, cupti12_record_equals_ground_truth)
 	cr_assert_eq(t.dropped, 0);
 	struct gt_store *s = load("emu_c12.gtrace");
 	compare(s, &t);
-	cr_assert_eq(store_drops_lost(store_drops(s)), 0);
-	cr_assert_eq(store_drops(s)->zero_timestamps, 0);
-	store_free(s);
+	cr_assert_eq(gt_store_drops_lost(gt_store_drops(s)), 0);
+	cr_assert_eq(gt_store_drops(s)->zero_timestamps, 0);
+	gt_store_free(s);
 	truth_free(&t);
 	unlink("emu_c12.gtrace");
 }
@@ -388,8 +388,8 @@ Test(cudaemu, nvtx_nested_ranges_equal_ground_truth)
 	struct gt_store *s = load("emu_nvtx.gtrace");
 	compare(s, &t);
 	size_t found = 0;
-	for (uint32_t l = 0; l < store_lane_count(s); l++) {
-		const struct gt_lane *ln = store_lane_at(s, l);
+	for (uint32_t l = 0; l < gt_store_lane_count(s); l++) {
+		const struct gt_lane *ln = gt_store_lane_at(s, l);
 		for (size_t i = 0; i < ln->n; i++) {
 			const struct gt_event *e = &ln->ev[i];
 			if (e->kind != GT_EV_NVTX)
@@ -406,12 +406,12 @@ Test(cudaemu, nvtx_nested_ranges_equal_ground_truth)
 			cr_assert_eq(e->dur_ns, (long long)(n->end - n->start), "depth %u", n->depth);
 			char name[32];
 			snprintf(name, sizeof(name), "nvtx_range_%u", n->depth);
-			cr_assert_str_eq(store_str(s, e->name), name);
+			cr_assert_str_eq(gt_store_str(s, e->name), name);
 		}
 	}
 	cr_assert_eq(found, t.n_nv, "%zu NVTX ranges, %zu in the truth", found, t.n_nv);
-	cr_assert_eq(store_drops_lost(store_drops(s)), 0);
-	store_free(s);
+	cr_assert_eq(gt_store_drops_lost(gt_store_drops(s)), 0);
+	gt_store_free(s);
 	truth_free(&t);
 	unlink("emu_nvtx.gtrace");
 }
@@ -431,8 +431,8 @@ Test(cudaemu, run_record_equals_ground_truth)
 	cr_assert_eq(t.n, 6000);
 	struct gt_store *s = load("emu_run.gtrace");
 	compare(s, &t);
-	cr_assert_eq(store_drops_lost(store_drops(s)), 0);
-	store_free(s);
+	cr_assert_eq(gt_store_drops_lost(gt_store_drops(s)), 0);
+	gt_store_free(s);
 	truth_free(&t);
 	unlink("emu_run.gtrace");
 }
@@ -455,8 +455,8 @@ Test(cudaemu, exit_with_kernels_running)
 	cr_assert_eq(t.n, 4000);
 	struct gt_store *s = load("emu_tail.gtrace");
 	compare(s, &t);
-	cr_assert_eq(store_drops_lost(store_drops(s)), 0);
-	store_free(s);
+	cr_assert_eq(gt_store_drops_lost(gt_store_drops(s)), 0);
+	gt_store_free(s);
 	truth_free(&t);
 	unlink("emu_tail.gtrace");
 }
@@ -498,7 +498,7 @@ Test(cudaemu, foreign_clock_stops_capture_never_shifts_times)
 	fclose(f);
 	cr_assert(strstr(buf, "ended its capture: another CUPTI client (torch.profiler?) installed "
 			 "its own clock"), "recorder said: %s", buf);
-	store_free(s);
+	gt_store_free(s);
 	truth_free(&t);
 	unlink("emu_tsc.gtrace");
 }
@@ -585,9 +585,9 @@ Test(cudaemu, bad_timestamps_counted_never_zero_length)
 	}
 	cr_assert_eq(bad, 3 * 2 * 40);
 	cr_assert_eq(n_gpu, t.n - bad);
-	cr_assert_eq(store_drops(s)->zero_timestamps, bad);
-	cr_assert_eq(store_drops_lost(store_drops(s)), bad);
-	store_free(s);
+	cr_assert_eq(gt_store_drops(s)->zero_timestamps, bad);
+	cr_assert_eq(gt_store_drops_lost(gt_store_drops(s)), bad);
+	gt_store_free(s);
 	truth_free(&t);
 	unlink("emu_badts.gtrace");
 }
@@ -617,14 +617,14 @@ Test(cudaemu, pool_exhausted_losses_counted_exactly)
 	struct gt_store *s = load("emu_burst.gtrace");
 	size_t n_gpu, n_api;
 	compare_n(s, &t, 1, &n_gpu, &n_api);
-	const struct gt_drops *d = store_drops(s);
+	const struct gt_drops *d = gt_store_drops(s);
 	cr_assert_eq(d->cupti_dropped, t.dropped);
 	cr_assert_eq(d->buffers_declined, t.refused);
 	cr_assert_eq(d->zero_timestamps, 0);
 	cr_assert_eq(d->ring_overflow, 0);
 	cr_assert_eq(n_gpu + n_api + t.dropped, 2 * t.n, "%zu + %zu + %llu lost != %zu records",
 		     n_gpu, n_api, t.dropped, 2 * t.n);
-	store_free(s);
+	gt_store_free(s);
 	truth_free(&t);
 	unlink("emu_burst.gtrace");
 }
@@ -650,7 +650,7 @@ Test(cudaemu, torchrun_like_eight_processes)
 			 NULL };
 	cr_assert_eq(run("emu_tr.log", argv), 0);
 	struct gt_store *s = load("emu_tr.gtrace");
-	cr_assert_eq(store_rank_count(s), 8);
+	cr_assert_eq(gt_store_rank_count(s), 8);
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
 	int seen_rank[8] = { 0 };
@@ -661,9 +661,9 @@ Test(cudaemu, torchrun_like_eight_processes)
 		read_truth(f, &t);
 		cr_assert_eq(t.n, 800);
 		const struct gt_rank *r = NULL;
-		for (size_t i = 0; i < store_rank_count(s); i++)
-			if (store_rank_at(s, i)->pid == t.pid)
-				r = store_rank_at(s, i);
+		for (size_t i = 0; i < gt_store_rank_count(s); i++)
+			if (gt_store_rank_at(s, i)->pid == t.pid)
+				r = gt_store_rank_at(s, i);
 		cr_assert_not_null(r, "process %ld has no rank", t.pid);
 		cr_assert(r->rank >= 0 && r->rank < 8, "rank %d", r->rank);
 		cr_assert_eq(seen_rank[r->rank], 0, "rank %d twice", r->rank);
@@ -675,12 +675,12 @@ Test(cudaemu, torchrun_like_eight_processes)
 		cr_assert_eq(r->world_size, 7);
 		cr_assert_eq(r->local_rank1, (p == 7 ? 3 : p) + 1, "LOCAL_RANK=%d kept as %d - 1",
 			     p == 7 ? 3 : p, r->local_rank1);
-		cr_assert_str_eq(store_str(s, r->host), host);
+		cr_assert_str_eq(gt_store_str(s, r->host), host);
 		compare(s, &t);
 		truth_free(&t);
 		unlink(f);
 	}
-	store_free(s);
+	gt_store_free(s);
 	unlink("emu_tr.gtrace");
 }
 
@@ -751,8 +751,8 @@ Test(cudaemu, kineto_takes_over_counted_and_said)
 	cr_assert_neq(handed, ~0ull, "no S line");
 	cr_assert_eq(unknown, handed, "the client saw %llu foreign buffers, the emulator handed over "
 		     "%llu", unknown, handed);
-	cr_assert_eq(store_drops(s)->client_buffers, handed, "counted %llu pool buffers lost, "
-		     "%llu handed to the other client", (unsigned long long)store_drops(s)->client_buffers,
+	cr_assert_eq(gt_store_drops(s)->client_buffers, handed, "counted %llu pool buffers lost, "
+		     "%llu handed to the other client", (unsigned long long)gt_store_drops(s)->client_buffers,
 		     handed);
 	char buf[8192] = "";
 	FILE *f = fopen("emu_kineto.log", "r");
@@ -767,7 +767,7 @@ Test(cudaemu, kineto_takes_over_counted_and_said)
 			 handed, handed == 1 ? "" : "s");
 		cr_assert(strstr(buf, want), "recorder said: %s", buf);
 	}
-	store_free(s);
+	gt_store_free(s);
 	truth_free(&t);
 	unlink("emu_kineto.gtrace");
 }
@@ -794,7 +794,7 @@ Test(cudaemu, nvtx_extension_reaches_cupti)
 	cr_assert_eq(t.ext_calls, 50);        /* the truth's X line */
 	cr_assert_eq(t.ext_handled, 50, "%llu of 50 NVTX extension calls reached CUPTI",
 		     t.ext_handled);
-	store_free(s);
+	gt_store_free(s);
 	truth_free(&t);
 	unlink("emu_ext.gtrace");
 }
@@ -823,17 +823,17 @@ Test(cudaemu, forked_children_nvtx_and_cuinit)
 	cr_assert_eq(t.forks, 5);
 	struct gt_store *s = load("emu_fork.gtrace");
 	compare(s, &t);
-	for (uint32_t l = 0; l < store_lane_count(s); l++) {
-		const struct gt_lane *ln = store_lane_at(s, l);
+	for (uint32_t l = 0; l < gt_store_lane_count(s); l++) {
+		const struct gt_lane *ln = gt_store_lane_at(s, l);
 		cr_assert_eq(ln->key.pid, t.pid, "a lane of process %lld", (long long)ln->key.pid);
 		for (size_t i = 0; i < ln->n; i++)
-			cr_assert_str_neq(store_str(s, ln->ev[i].name), "child_range");
+			cr_assert_str_neq(gt_store_str(s, ln->ev[i].name), "child_range");
 	}
-	const struct gt_drops *d = store_drops(s);
+	const struct gt_drops *d = gt_store_drops(s);
 	cr_assert_eq(d->buffers_declined, 10, "%llu buffer requests of the children declined",
 		     (unsigned long long)d->buffers_declined);
-	cr_assert_eq(store_drops_lost(d), 0);
-	store_free(s);
+	cr_assert_eq(gt_store_drops_lost(d), 0);
+	gt_store_free(s);
 	truth_free(&t);
 	unlink("emu_fork.gtrace");
 }
@@ -860,10 +860,10 @@ Test(cudaemu, read_errors_counted_in_the_recording)
 	size_t n_gpu, n_api;
 	compare_n(s, &t, 1, &n_gpu, &n_api);
 	cr_assert_lt(n_gpu, t.n, "the running kernels cannot have arrived");
-	const struct gt_drops *d = store_drops(s);
+	const struct gt_drops *d = gt_store_drops(s);
 	cr_assert_geq(d->read_errors, 1, "a record walk stopped at an incomplete record, not counted");
-	cr_assert_geq(store_drops_lost(d), d->read_errors);
-	store_free(s);
+	cr_assert_geq(gt_store_drops_lost(d), d->read_errors);
+	gt_store_free(s);
 	truth_free(&t);
 	unlink("emu_rderr.gtrace");
 }
@@ -954,13 +954,13 @@ Test(cudaemu, syncs_and_batched_copies_equal_ground_truth)
 	}
 	struct gt_scope sc;
 	gt_scope_all(&sc);
-	struct overview_result o;
+	struct gt_overview_result o;
 	char err[256];
-	cr_assert_eq(overview_compute(s, &sc, &o, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_overview_compute(s, &sc, &o, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(o.streams, streams, "overview: %zu streams, the trainer used %zu", o.streams,
 		     streams);
-	overview_result_done(&o);
-	store_free(s);
+	gt_overview_result_done(&o);
+	gt_store_free(s);
 	truth_free(&t);
 }
 
@@ -990,9 +990,9 @@ Test(cudaemu, allocations_reach_memory_usage)
 	struct gt_store *s = load("emu_mem.gtrace");
 	struct gt_scope sc;
 	gt_scope_all(&sc);
-	struct memu_result m;
+	struct gt_mem_usage_result m;
 	char err[256];
-	cr_assert_eq(memu_compute(s, &sc, &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_mem_usage_compute(s, &sc, &m, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(m.n, 2, "%zu devices with records", m.n);
 	for (int dev = 0; dev < 2; dev++) {
 		unsigned long long recs = 0, allocs = 0, frees = 0, ab = 0, fb = 0, peak_ts = 0;
@@ -1015,7 +1015,7 @@ Test(cudaemu, allocations_reach_memory_usage)
 				peak_ts = t.a[k].ts;
 			}
 		}
-		const struct memu_dev *d = NULL;
+		const struct gt_mem_usage_dev *d = NULL;
 		for (size_t i = 0; i < m.n; i++)
 			if (m.dev[i].device == (uint32_t)dev)
 				d = &m.dev[i];
@@ -1031,7 +1031,7 @@ Test(cudaemu, allocations_reach_memory_usage)
 		cr_expect_eq((unsigned long long)d->peak_ns, peak_ts);
 		cr_expect_eq(d->end_bytes, sum);
 	}
-	memu_result_done(&m);
-	store_free(s);
+	gt_mem_usage_result_done(&m);
+	gt_store_free(s);
 	truth_free(&t);
 }

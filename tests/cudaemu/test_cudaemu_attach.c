@@ -107,20 +107,20 @@ static const char *const api_names[] = { "", "cudaLaunchKernel", "cudaMemcpyAsyn
  * and highest correlation id per kind (index 0: launch calls) */
 static size_t compare_round(const char *path, int round, unsigned lo[4], unsigned hi[4])
 {
-	struct gt_store *s = store_new();
-	struct gtfile_info info;
+	struct gt_store *s = gt_store_new();
+	struct gt_file_info info;
 	char err[512];
-	cr_assert_eq(gtfile_read(path, s, &info, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_file_read(path, s, &info, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(info.truncated, 0);
-	const struct gt_drops *d = store_drops(s);
+	const struct gt_drops *d = gt_store_drops(s);
 	cr_assert_eq(d->cupti_dropped + d->buffers_declined + d->zero_timestamps + d->ring_overflow, 0);
 	for (int k = 0; k < 4; k++) {
 		lo[k] = UINT32_MAX;
 		hi[k] = 0;
 	}
 	size_t n = 0;
-	for (uint32_t l = 0; l < store_lane_count(s); l++) {
-		const struct gt_lane *ln = store_lane_at(s, l);
+	for (uint32_t l = 0; l < gt_store_lane_count(s); l++) {
+		const struct gt_lane *ln = gt_store_lane_at(s, l);
 		for (size_t i = 0; i < ln->n; i++) {
 			const struct gt_event *e = &ln->ev[i];
 			int api = e->kind == GT_EV_RUNTIME;
@@ -137,7 +137,7 @@ static size_t compare_round(const char *path, int round, unsigned lo[4], unsigne
 				cr_assert_eq(w->seen_api, 0, "launch %u in rounds %d and %d", e->corr,
 					     w->seen_api, round);
 				w->seen_api = round;
-				cr_assert_str_eq(store_str(s, e->name), api_names[w->kind]);
+				cr_assert_str_eq(gt_store_str(s, e->name), api_names[w->kind]);
 				cr_assert_eq(ln->key.id, (int64_t)w->tid);
 				cr_assert_eq(ln->key.pid, T.pid);
 				cr_assert_eq(e->start_ns, (int64_t)w->api_start);
@@ -152,8 +152,8 @@ static size_t compare_round(const char *path, int round, unsigned lo[4], unsigne
 			cr_assert_eq(ln->key.device, w->device, "corr %u", e->corr);
 			cr_assert_eq(ln->key.id, (int64_t)w->stream, "corr %u", e->corr);
 			if (w->kind == GT_EV_KERNEL) {
-				cr_assert_str_eq(store_str(s, e->name), w->name);
-				const struct gt_kconf *kc = store_kconf_at(s, (uint32_t)e->arg);
+				cr_assert_str_eq(gt_store_str(s, e->name), w->name);
+				const struct gt_kconf *kc = gt_store_kconf_at(s, (uint32_t)e->arg);
 				cr_assert_not_null(kc);
 				for (int a = 0; a < 3; a++) {
 					cr_assert_eq(kc->grid[a], w->grid[a]);
@@ -164,7 +164,7 @@ static size_t compare_round(const char *path, int round, unsigned lo[4], unsigne
 			}
 		}
 	}
-	store_free(s);
+	gt_store_free(s);
 	return n;
 }
 
@@ -326,11 +326,11 @@ static void graph_round(const char *tag, int inject, const char *prepare, struct
 	fclose(f);
 	read_truth_drops(tsv, inject && strcmp(prepare, "0"));
 	cr_assert_gt(T.n_g, 0);
-	struct gt_store *s = store_new();
-	struct gtfile_info info;
+	struct gt_store *s = gt_store_new();
+	struct gt_file_info info;
 	char err[512];
-	cr_assert_eq(gtfile_read(out, s, &info, err, sizeof(err)), 0, "%s", err);
-	const struct gt_drops *d = store_drops(s);
+	cr_assert_eq(gt_file_read(out, s, &info, err, sizeof(err)), 0, "%s", err);
+	const struct gt_drops *d = gt_store_drops(s);
 	cr_assert_eq(d->cupti_dropped + d->buffers_declined, 0,
 		     "records CUPTI dropped while the library was dormant counted as lost");
 	/* the first and last graph launches recorded: a node kernel of an
@@ -338,21 +338,21 @@ static void graph_round(const char *tag, int inject, const char *prepare, struct
 	 * made before the start enabled API records, or after the stop
 	 * disabled them) */
 	uint32_t first_launch = UINT32_MAX, last_launch = 0;
-	for (uint32_t l = 0; l < store_lane_count(s); l++) {
-		const struct gt_lane *ln = store_lane_at(s, l);
+	for (uint32_t l = 0; l < gt_store_lane_count(s); l++) {
+		const struct gt_lane *ln = gt_store_lane_at(s, l);
 		for (size_t i = 0; i < ln->n; i++) {
 			const struct gt_event *e = &ln->ev[i];
-			if (e->kind != GT_EV_RUNTIME || strcmp(store_str(s, e->name), "cudaGraphLaunch"))
+			if (e->kind != GT_EV_RUNTIME || strcmp(gt_store_str(s, e->name), "cudaGraphLaunch"))
 				continue;
 			first_launch = e->corr < first_launch ? e->corr : first_launch;
 			last_launch = e->corr > last_launch ? e->corr : last_launch;
 		}
 	}
-	for (uint32_t l = 0; l < store_lane_count(s); l++) {
-		const struct gt_lane *ln = store_lane_at(s, l);
+	for (uint32_t l = 0; l < gt_store_lane_count(s); l++) {
+		const struct gt_lane *ln = gt_store_lane_at(s, l);
 		for (size_t i = 0; i < ln->n; i++) {
 			const struct gt_event *e = &ln->ev[i];
-			if (e->kind == GT_EV_RUNTIME && !strcmp(store_str(s, e->name), "cudaGraphLaunch")) {
+			if (e->kind == GT_EV_RUNTIME && !strcmp(gt_store_str(s, e->name), "cudaGraphLaunch")) {
 				g->launches++;
 				size_t nodes = 0, seen = 0;
 				for (size_t k = 0; k < T.n_g; k++) {
@@ -379,13 +379,13 @@ static void graph_round(const char *tag, int inject, const char *prepare, struct
 			cr_assert_eq(ln->key.id, (int64_t)tg->stream);
 			struct gt_ref me = { l, (uint32_t)i }, peer;
 			if ((e->corr < first_launch || e->corr > last_launch) &&
-			    store_corr_peer(s, me, &peer) != 0) {
+			    gt_store_corr_peer(s, me, &peer) != 0) {
 				tg->seen = 0;      /* an edge: not counted */
 				continue;
 			}
 			g->nodes++;
-			cr_assert_eq(store_corr_peer(s, me, &peer), 0, "graph kernel %u not linked", e->corr);
-			cr_assert_str_eq(store_str(s, store_ev(s, peer)->name), "cudaGraphLaunch");
+			cr_assert_eq(gt_store_corr_peer(s, me, &peer), 0, "graph kernel %u not linked", e->corr);
+			cr_assert_str_eq(gt_store_str(s, gt_store_ev(s, peer)->name), "cudaGraphLaunch");
 		}
 	}
 	/* a launch is complete when all 5 of its nodes were recorded */
@@ -395,7 +395,7 @@ static void graph_round(const char *tag, int inject, const char *prepare, struct
 			seen += T.g[j].seen && T.g[j].corr == T.g[k].corr;
 		g->complete += seen == 5;
 	}
-	store_free(s);
+	gt_store_free(s);
 	truth_free(&T);
 	unlink(out);
 }

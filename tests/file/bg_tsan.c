@@ -4,7 +4,7 @@
  * from (summary rows, empty lanes) while a loader thread reads the whole
  * file into a second store (with a small memory budget: its trimmer thread
  * runs too); an atomic flag says done, this thread swaps the stores
- * (store_swap, as tui/openbg.c does) and draws again.  Exit 0 when the
+ * (gt_store_swap, as tui/openbg.c does) and draws again.  Exit 0 when the
  * swapped-in store holds the written events and TSan is quiet.
  */
 #include <pthread.h>
@@ -27,7 +27,7 @@ static void *loader(void *arg)
 {
 	struct job *j = arg;
 	char err[256];
-	j->rc = gtfile_read_progress(j->path, j->s, NULL, &j->bytes, err, sizeof(err));
+	j->rc = gt_file_read_progress(j->path, j->s, NULL, &j->bytes, err, sizeof(err));
 	if (j->rc)
 		fprintf(stderr, "%s\n", err);
 	atomic_store_explicit(&j->done, 1, memory_order_release);
@@ -39,10 +39,10 @@ static uint64_t draw(const struct gt_store *s)
 {
 	struct gt_bucket b[100];
 	uint64_t sum = 0;
-	int64_t t0 = store_t_min(s), dt = (store_t_max(s) - t0) / 100 + 1;
-	for (uint32_t i = 0; i < store_lane_count(s); i++) {
-		if (!lsum_buckets(store_summary(s), i, t0, dt, 100, b, NULL, NULL))
-			store_lane_buckets(store_lane_at(s, i), t0, dt, 100, b);
+	int64_t t0 = gt_store_t_min(s), dt = (gt_store_t_max(s) - t0) / 100 + 1;
+	for (uint32_t i = 0; i < gt_store_lane_count(s); i++) {
+		if (!gt_lsum_buckets(gt_store_summary(s), i, t0, dt, 100, b, NULL, NULL))
+			gt_store_lane_buckets(gt_store_lane_at(s, i), t0, dt, 100, b);
 		for (int c = 0; c < 100; c++)
 			sum += b[c].count;
 	}
@@ -57,29 +57,29 @@ int main(void)
 	if (fd < 0)
 		return 1;
 	close(fd);
-	struct gt_store *w = store_new();
-	uint32_t name = store_intern_cstr(w, "k");
+	struct gt_store *w = gt_store_new();
+	uint32_t name = gt_store_intern_cstr(w, "k");
 	size_t n = 0;
 	for (int l = 0; l < 8; l++) {
 		struct gt_lane_key k = { .type = GT_LANE_GPU, .device = l, .id = 7 };
-		uint32_t lane = store_lane(w, &k);
+		uint32_t lane = gt_store_lane(w, &k);
 		for (int i = 0; i < 20000; i++, n++)
-			store_add(w, &(struct gt_event){ .start_ns = 1000 + (int64_t)i * 500 + l,
+			gt_store_add(w, &(struct gt_event){ .start_ns = 1000 + (int64_t)i * 500 + l,
 							 .dur_ns = 300, .name = name, .lane = lane,
 							 .kind = GT_EV_KERNEL });
 	}
 	char err[256];
-	if (store_finish(w) || gtfile_write_store(w, path, err, sizeof(err))) {
+	if (gt_store_finish(w) || gt_file_write_store(w, path, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
-	struct gt_store *h = store_new();
-	if (gtfile_read_head(path, h, NULL, err, sizeof(err))) {
+	struct gt_store *h = gt_store_new();
+	if (gt_file_read_head(path, h, NULL, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
-	struct job j = { .path = path, .s = store_new() };
-	store_set_budget(j.s, 512 << 10);
+	struct job j = { .path = path, .s = gt_store_new() };
+	gt_store_set_budget(j.s, 512 << 10);
 	pthread_t th;
 	if (pthread_create(&th, NULL, loader, &j))
 		return 1;
@@ -93,15 +93,15 @@ int main(void)
 	pthread_join(th, NULL);
 	if (j.rc)
 		return 1;
-	store_swap(h, j.s);
-	store_free(j.s);
+	gt_store_swap(h, j.s);
+	gt_store_free(j.s);
 	uint64_t after = draw(h);
-	int ok = store_event_count(h) == n && after == n && first == n;
+	int ok = gt_store_event_count(h) == n && after == n && first == n;
 	printf("%zu events, %llu frames while loading, counts %llu / %llu: %s\n", n,
 	       (unsigned long long)frames, (unsigned long long)first, (unsigned long long)after,
 	       ok ? "ok" : "WRONG");
-	store_free(h);
-	store_free(w);
+	gt_store_free(h);
+	gt_store_free(w);
 	remove(path);
 	return ok ? 0 : 1;
 }

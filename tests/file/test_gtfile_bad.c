@@ -19,9 +19,9 @@ static char err[256];
 
 static int rd(const unsigned char *b, size_t n)
 {
-	struct gt_store *s = store_new();
-	int rc = gtfile_read_mem(b, n, "bad.gtrace", s, NULL, err, sizeof(err));
-	store_free(s);
+	struct gt_store *s = gt_store_new();
+	int rc = gt_file_read_mem(b, n, "bad.gtrace", s, NULL, err, sizeof(err));
+	gt_store_free(s);
 	if (rc)
 		cr_assert(!strncmp(err, "bad.gtrace: ", 12) && !strchr(err, '\n'), "%s", err);
 	return rc;
@@ -35,14 +35,14 @@ Test(gtfile_bad, empty_and_magic)
 	cr_assert_str_eq(err, "bad.gtrace: not a gtrace capture");
 	cr_assert_lt(rd((const unsigned char *)"GTRA", 4), 0);
 	cr_assert(strstr(err, "cut off inside the file header"), "%s", err);
-	cr_assert(gtfile_sniff("GTRACE\r\nxx", 10));
-	cr_assert(!gtfile_sniff("GTRACE\n", 7));
-	struct gt_store *s = store_new();
-	cr_assert_lt(gtfile_read("/nonexistent/x.gtrace", s, NULL, err, sizeof(err)), 0);
+	cr_assert(gt_file_sniff("GTRACE\r\nxx", 10));
+	cr_assert(!gt_file_sniff("GTRACE\n", 7));
+	struct gt_store *s = gt_store_new();
+	cr_assert_lt(gt_file_read("/nonexistent/x.gtrace", s, NULL, err, sizeof(err)), 0);
 	cr_assert(strstr(err, "/nonexistent/x.gtrace: ") == err, "%s", err);
-	cr_assert_lt(gtfile_read("/tmp", s, NULL, err, sizeof(err)), 0);
+	cr_assert_lt(gt_file_read("/tmp", s, NULL, err, sizeof(err)), 0);
 	cr_assert_str_eq(err, "/tmp: not a regular file");
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(gtfile_bad, future_version)
@@ -53,7 +53,7 @@ Test(gtfile_bad, future_version)
 	char want[256];
 	snprintf(want, sizeof(want), "bad.gtrace: written by gtrace 9.1.0 (format 2.3), this is "
 		 "gtrace %s (format %d.%d): upgrade gtrace", GTRACE_VERSION,
-		 GTFILE_VERSION_MAJOR, GTFILE_VERSION_MINOR);
+		 GT_FILE_VERSION_MAJOR, GT_FILE_VERSION_MINOR);
 	cr_assert_str_eq(err, want);
 	/* a newer minor version of our major opens (unknown chunks are skipped) */
 	unsigned char f[256];
@@ -69,10 +69,10 @@ static unsigned char *good(size_t *len)
 {
 	struct gt_store *s = tgf_build(30, 1);
 	const char *path = tgf_tmp("bad");
-	cr_assert_eq(gtfile_write_store(s, path, err, sizeof(err)), 0);
+	cr_assert_eq(gt_file_write_store(s, path, err, sizeof(err)), 0);
 	unsigned char *b = tgf_slurp(path, len);
 	unlink(path);
-	store_free(s);
+	gt_store_free(s);
 	return b;
 }
 
@@ -220,28 +220,28 @@ Test(gtfile_bad, via_gt_load)
 	struct gt_store *s = tgf_build(20, 1);
 	char path[256];
 	snprintf(path, sizeof(path), "%s", tgf_tmp("load"));
-	cr_assert_eq(gtfile_write_store(s, path, err, sizeof(err)), 0);
+	cr_assert_eq(gt_file_write_store(s, path, err, sizeof(err)), 0);
 	size_t len;
 	unsigned char *b = tgf_slurp(path, &len);
 	const char *paths[1] = { path };
 	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
 	struct gt_store *r = NULL;
 	cr_assert_eq(gt_load(paths, 1, &o, &r, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(store_event_count(r), store_event_count(s));
-	store_free(r);
+	cr_assert_eq(gt_store_event_count(r), gt_store_event_count(s));
+	gt_store_free(r);
 	FILE *f = fopen(path, "wb");
 	fwrite(b, 1, find_chunk(b, len, GTFILE_CH_EVENTS) + 30, f);
 	fclose(f);
 	cr_assert_eq(gt_load(paths, 1, &o, &r, err, sizeof(err)), 0, "%s", err);
-	cr_assert_lt(store_event_count(r), store_event_count(s));
-	store_free(r);
+	cr_assert_lt(gt_store_event_count(r), gt_store_event_count(s));
+	gt_store_free(r);
 	f = fopen(path, "wb");
 	fwrite(b, 1, 60, f);
 	fclose(f);
 	cr_assert_lt(gt_load(paths, 1, &o, &r, err, sizeof(err)), 0);
 	cr_assert(strstr(err, path) == err && strstr(err, "cut off inside the file header"), "%s", err);
 	free(b);
-	store_free(s);
+	gt_store_free(s);
 	unlink(path);
 }
 
@@ -249,7 +249,7 @@ Test(gtfile_bad, via_gt_load)
 Test(gtfile_bad, write_to_full_disk)
 {
 	struct gt_store *s = tgf_build(50, 1);
-	cr_assert_lt(gtfile_write_store(s, "/dev/full", err, sizeof(err)), 0);
+	cr_assert_lt(gt_file_write_store(s, "/dev/full", err, sizeof(err)), 0);
 	cr_assert(strstr(err, "/dev/full: ") == err && strstr(err, "No space left"), "%s", err);
-	store_free(s);
+	gt_store_free(s);
 }

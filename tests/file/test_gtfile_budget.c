@@ -13,7 +13,7 @@
 #include "core/file/gtfile_priv.h"
 #include "test_gtfile_util.h"
 
-static int open_cut(const unsigned char *b, size_t cut, size_t budget, struct gtfile_info *info,
+static int open_cut(const unsigned char *b, size_t cut, size_t budget, struct gt_file_info *info,
 		    char *err, struct gt_store **out)
 {
 	const char *path = tgf_tmp(budget ? "cutb" : "cutu");
@@ -21,13 +21,13 @@ static int open_cut(const unsigned char *b, size_t cut, size_t budget, struct gt
 	cr_assert(f);
 	cr_assert_eq(fwrite(b, 1, cut, f), cut);
 	fclose(f);
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	if (budget)
-		cr_assert_eq(store_set_budget(s, budget), 0);
-	int rc = gtfile_read(path, s, info, err, 256);
+		cr_assert_eq(gt_store_set_budget(s, budget), 0);
+	int rc = gt_file_read(path, s, info, err, 256);
 	unlink(path);
 	if (rc) {
-		store_free(s);
+		gt_store_free(s);
 		s = NULL;
 	}
 	*out = s;
@@ -38,11 +38,11 @@ Test(gtfile_budget, cut_at_every_chunk)
 {
 	setenv("GTRACE_STORE_TRIM_MS", "1", 1);
 	struct gt_store *s = tgf_build(1000, 1);
-	cr_assert_gt(store_event_count(s), 5000);
+	cr_assert_gt(gt_store_event_count(s), 5000);
 	char err[256];
 	const char *path = tgf_tmp("full");
-	struct gtfile_writer_opts o = { .chunk_events = 512 };
-	cr_assert_eq(gtfile_write_store_opts(s, path, &o, err, sizeof(err)), 0, "%s", err);
+	struct gt_file_writer_opts o = { .chunk_events = 512 };
+	cr_assert_eq(gt_file_write_store_opts(s, path, &o, err, sizeof(err)), 0, "%s", err);
 	size_t len;
 	unsigned char *b = tgf_slurp(path, &len);
 	unlink(path);
@@ -56,7 +56,7 @@ Test(gtfile_budget, cut_at_every_chunk)
 	cr_assert_gt(nc, 20, "only %zu cut points", nc);
 	size_t last = 0;
 	for (size_t k = 0; k < nc; k++) {
-		struct gtfile_info iu, ib;
+		struct gt_file_info iu, ib;
 		struct gt_store *u = NULL, *r = NULL;
 		char eu[256], eb[256];
 		int ru = open_cut(b, cuts[k], 0, &iu, eu, &u);
@@ -70,10 +70,10 @@ Test(gtfile_budget, cut_at_every_chunk)
 		last = ib.events;
 		tgf_assert_same(u, r);
 		tgf_assert_prefix(s, r);
-		store_free(u);
-		store_free(r);
+		gt_store_free(u);
+		gt_store_free(r);
 	}
-	cr_assert_eq(last, store_event_count(s));
+	cr_assert_eq(last, gt_store_event_count(s));
 	free(b);
-	store_free(s);
+	gt_store_free(s);
 }

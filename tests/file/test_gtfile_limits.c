@@ -18,21 +18,21 @@
 
 static struct gt_store *one_lane(uint32_t *lane, uint32_t *name)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	struct gt_lane_key k = { .type = GT_LANE_GPU, .rank = 0, .device = 0, .id = 7 };
-	*lane = store_lane(s, &k);
-	*name = store_intern_cstr(s, "constant_kernel");
+	*lane = gt_store_lane(s, &k);
+	*name = gt_store_intern_cstr(s, "constant_kernel");
 	return s;
 }
 
 static size_t read_back(const char *path, struct gt_store **out)
 {
 	char err[256];
-	struct gt_store *r = store_new();
-	int rc = gtfile_read(path, r, NULL, err, sizeof(err));
+	struct gt_store *r = gt_store_new();
+	int rc = gt_file_read(path, r, NULL, err, sizeof(err));
 	cr_assert_eq(rc, 0, "our reader rejects what our writer wrote: %s", err);
 	*out = r;
-	return store_event_count(r);
+	return gt_store_event_count(r);
 }
 
 /* 100,000 identical events compress to almost nothing: the file must
@@ -48,37 +48,37 @@ Test(gtfile_limits, constant_events_streamed_and_whole)
 		e[i].start_ns = 1000;
 		e[i].lane = lane;
 		e[i].name = name;
-		store_add(s, &e[i]);
+		gt_store_add(s, &e[i]);
 	}
-	store_finish(s);
+	gt_store_finish(s);
 	/* as `gtrace record` writes: streamed in small batches */
 	const char *path = tgf_tmp("const_stream");
 	char err[256];
-	struct gtfile_writer *w = gtfile_writer_open(path, NULL, err, sizeof(err));
+	struct gt_file_writer *w = gt_file_writer_open(path, NULL, err, sizeof(err));
 	cr_assert_not_null(w, "%s", err);
 	for (size_t i = 0; i < N; i += 1000)
-		cr_assert_eq(gtfile_writer_add(w, s, e + i, 1000), 0);
-	cr_assert_eq(gtfile_writer_close(w, s, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(gt_file_writer_add(w, s, e + i, 1000), 0);
+	cr_assert_eq(gt_file_writer_close(w, s, err, sizeof(err)), 0, "%s", err);
 	struct gt_store *r;
 	cr_assert_eq(read_back(path, &r), N);
-	cr_assert_eq(store_t_min(r), 1000);
-	cr_assert_eq(store_t_max(r), 1000);
-	store_free(r);
+	cr_assert_eq(gt_store_t_min(r), 1000);
+	cr_assert_eq(gt_store_t_max(r), 1000);
+	gt_store_free(r);
 	unlink(path);
 	/* as `W` and export write: the whole store */
 	path = tgf_tmp("const_whole");
-	cr_assert_eq(gtfile_write_store(s, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_file_write_store(s, path, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(read_back(path, &r), N);
-	store_free(r);
+	gt_store_free(r);
 	unlink(path);
 	free(e);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* every field at the edge of what evcheck lets into a store */
 Test(gtfile_limits, extreme_valid_events_round_trip)
 {
-	const int64_t L = EVCHECK_TIME_LIMIT_NS;
+	const int64_t L = GT_EVCHECK_TIME_LIMIT_NS;
 	uint32_t lane, name;
 	struct gt_store *s = one_lane(&lane, &name);
 	struct gt_event e[4];
@@ -94,18 +94,18 @@ Test(gtfile_limits, extreme_valid_events_round_trip)
 	for (int i = 0; i < 4; i++) {
 		e[i].lane = lane;
 		e[i].name = name;
-		cr_assert_null(evcheck_event(&e[i]), "planted event %d is valid", i);
-		store_add(s, &e[i]);
+		cr_assert_null(gt_evcheck_event(&e[i]), "planted event %d is valid", i);
+		gt_store_add(s, &e[i]);
 	}
-	store_finish(s);
+	gt_store_finish(s);
 	const char *path = tgf_tmp("extreme");
 	char err[256];
-	cr_assert_eq(gtfile_write_store(s, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_file_write_store(s, path, err, sizeof(err)), 0, "%s", err);
 	struct gt_store *r;
 	cr_assert_eq(read_back(path, &r), 4);
 	tgf_assert_same(s, r);
-	store_free(r);
-	store_free(s);
+	gt_store_free(r);
+	gt_store_free(s);
 	unlink(path);
 }
 
@@ -143,13 +143,13 @@ Test(gtfile_limits, unknown_chunks_not_decompressed, .timeout = 30)
 		n = zstd_chunk(f, n, 200, frame, fl, raw);
 	n = tgf_chunk(f, n, GTFILE_CH_STRINGS, "\1\0\0\0\1\0\0\0\2\0\0\0hi", 14);
 	free(frame);
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	char err[256];
 	int64_t t0 = mono_ms();
-	int rc = gtfile_read_mem(f, n, "pad.gtrace", s, NULL, err, sizeof(err));
+	int rc = gt_file_read_mem(f, n, "pad.gtrace", s, NULL, err, sizeof(err));
 	int64_t ms = mono_ms() - t0;
 	cr_assert_eq(rc, 0, "%s", err);
 	cr_assert_lt(ms, 500, "%zu bytes of unknown chunks took %lld ms", n, (long long)ms);
-	store_free(s);
+	gt_store_free(s);
 	free(f);
 }

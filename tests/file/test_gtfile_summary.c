@@ -1,9 +1,9 @@
 /*
  * The per-lane summary chunk (format 1.1, issue 16): written by
- * gtfile_write_store and the incremental writer, read back into the store,
+ * gt_file_write_store and the incremental writer, read back into the store,
  * and every bucket of every level equal to a brute-force count over the
  * events (a separate implementation below: per bucket, every event);
- * lsum_buckets over a planted lane gives the planted busy time, counts and
+ * gt_lsum_buckets over a planted lane gives the planted busy time, counts and
  * dominant; a file without summary (format 1.0, or cut before it) opens
  * without one; a corrupt summary is one error line.
  */
@@ -29,13 +29,13 @@ static uint64_t rnd(uint64_t n)
  * empty lane.  Events added in a shuffled order per lane when shuffled */
 static struct gt_store *make(size_t n, struct gt_event **evs, size_t *nev)
 {
-	struct gt_store *s = store_new();
-	uint32_t la = store_lane(s, &(struct gt_lane_key){ GT_LANE_GPU, 0, 0, 0, 7 });
-	uint32_t lb = store_lane(s, &(struct gt_lane_key){ GT_LANE_HOST, 0, -1, 1, 1 });
-	uint32_t lc = store_lane(s, &(struct gt_lane_key){ GT_LANE_HOST, 0, -1, 1, 2 });
-	store_lane(s, &(struct gt_lane_key){ GT_LANE_GPU, 0, 0, 0, 9 });
-	uint32_t nm[4] = { store_intern_cstr(s, "k0"), store_intern_cstr(s, "k1"),
-			   store_intern_cstr(s, "range"), store_intern_cstr(s, "mark") };
+	struct gt_store *s = gt_store_new();
+	uint32_t la = gt_store_lane(s, &(struct gt_lane_key){ GT_LANE_GPU, 0, 0, 0, 7 });
+	uint32_t lb = gt_store_lane(s, &(struct gt_lane_key){ GT_LANE_HOST, 0, -1, 1, 1 });
+	uint32_t lc = gt_store_lane(s, &(struct gt_lane_key){ GT_LANE_HOST, 0, -1, 1, 2 });
+	gt_store_lane(s, &(struct gt_lane_key){ GT_LANE_GPU, 0, 0, 0, 9 });
+	uint32_t nm[4] = { gt_store_intern_cstr(s, "k0"), gt_store_intern_cstr(s, "k1"),
+			   gt_store_intern_cstr(s, "range"), gt_store_intern_cstr(s, "mark") };
 	struct gt_event *ev = calloc(3 * n + 1, sizeof(*ev));
 	size_t k = 0;
 	int64_t t = 1000000;
@@ -61,7 +61,7 @@ static struct gt_store *make(size_t n, struct gt_event **evs, size_t *nev)
 		ev[k++] = (struct gt_event){ .start_ns = 1000000 + (int64_t)rnd((uint64_t)(end - 1000000)),
 					     .name = nm[3], .lane = lc, .kind = GT_EV_INSTANT };
 	for (size_t i = 0; i < k; i++)
-		cr_assert_eq(store_add(s, &ev[i]), 0);
+		cr_assert_eq(gt_store_add(s, &ev[i]), 0);
 	*evs = ev;
 	*nev = k;
 	return s;
@@ -126,7 +126,7 @@ static void check_all(const struct gt_lsum *m, const struct gt_event *ev, size_t
 	size_t checked = 0;
 	for (uint32_t l = 0; l < nlanes; l++)
 		for (int k = 0; k < m->nlev; k++) {
-			int64_t W = lsum_width(m, k);
+			int64_t W = gt_lsum_width(m, k);
 			size_t nb = (size_t)((t_max - m->origin_ns) / W) + 1, p = 0;
 			for (size_t b = 0; b < nb; b++) {
 				struct gt_lsum_ent want;
@@ -154,9 +154,9 @@ static void check_all(const struct gt_lsum *m, const struct gt_event *ev, size_t
 static struct gt_store *read_back(const char *path)
 {
 	char err[256];
-	struct gt_store *r = store_new();
-	struct gtfile_info info;
-	cr_assert_eq(gtfile_read(path, r, &info, err, sizeof(err)), 0, "%s", err);
+	struct gt_store *r = gt_store_new();
+	struct gt_file_info info;
+	cr_assert_eq(gt_file_read(path, r, &info, err, sizeof(err)), 0, "%s", err);
 	return r;
 }
 
@@ -165,18 +165,18 @@ Test(gtfile_summary, write_store_equals_brute_force)
 	struct gt_event *ev;
 	size_t n;
 	struct gt_store *s = make(3000, &ev, &n);
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	char err[256];
 	const char *path = tgf_tmp("sum");
-	cr_assert_eq(gtfile_write_store(s, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_file_write_store(s, path, err, sizeof(err)), 0, "%s", err);
 	struct gt_store *r = read_back(path);
-	check_all(store_summary(r), ev, n, 4);
+	check_all(gt_store_summary(r), ev, n, 4);
 	/* the reader's store equals the writer's; its summary is dropped by an add */
 	tgf_assert_same(s, r);
-	cr_assert_eq(store_add(r, &ev[0]), 0);
-	cr_assert_null(store_summary(r));
-	store_free(r);
-	store_free(s);
+	cr_assert_eq(gt_store_add(r, &ev[0]), 0);
+	cr_assert_null(gt_store_summary(r));
+	gt_store_free(r);
+	gt_store_free(s);
 	free(ev);
 	remove(path);
 }
@@ -189,33 +189,33 @@ Test(gtfile_summary, incremental_writer_unsorted)
 	/* arrival order: interleave lanes by writing events in a shuffled order */
 	char err[256];
 	const char *path = tgf_tmp("suminc");
-	struct gtfile_writer *w = gtfile_writer_open(path, NULL, err, sizeof(err));
+	struct gt_file_writer *w = gt_file_writer_open(path, NULL, err, sizeof(err));
 	cr_assert_not_null(w, "%s", err);
 	for (size_t i = 0; i < n; i += 100)
-		cr_assert_eq(gtfile_writer_add(w, s, ev + i, n - i < 100 ? n - i : 100), 0);
-	cr_assert_eq(gtfile_writer_close(w, s, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(gt_file_writer_add(w, s, ev + i, n - i < 100 ? n - i : 100), 0);
+	cr_assert_eq(gt_file_writer_close(w, s, err, sizeof(err)), 0, "%s", err);
 	struct gt_store *r = read_back(path);
-	check_all(store_summary(r), ev, n, 4);
-	store_free(r);
-	store_free(s);
+	check_all(gt_store_summary(r), ev, n, 4);
+	gt_store_free(r);
+	gt_store_free(s);
 	free(ev);
 	remove(path);
 }
 
 Test(gtfile_summary, planted_buckets)
 {
-	struct gt_store *s = store_new();
-	uint32_t l = store_lane(s, &(struct gt_lane_key){ GT_LANE_GPU, 0, 0, 0, 1 });
-	uint32_t a = store_intern_cstr(s, "a"), b = store_intern_cstr(s, "b");
+	struct gt_store *s = gt_store_new();
+	uint32_t l = gt_store_lane(s, &(struct gt_lane_key){ GT_LANE_GPU, 0, 0, 0, 1 });
+	uint32_t a = gt_store_intern_cstr(s, "a"), b = gt_store_intern_cstr(s, "b");
 	/* 4000 kernels of 100 ns every 1000 ns, and one of 50,000 ns "b" */
 	for (int i = 0; i < 4000; i++)
-		store_add(s, &(struct gt_event){ .start_ns = (int64_t)i * 1000, .dur_ns = 100,
+		gt_store_add(s, &(struct gt_event){ .start_ns = (int64_t)i * 1000, .dur_ns = 100,
 						 .name = a, .lane = l, .kind = GT_EV_KERNEL });
-	store_add(s, &(struct gt_event){ .start_ns = 1000500, .dur_ns = 50000, .name = b, .lane = l,
+	gt_store_add(s, &(struct gt_event){ .start_ns = 1000500, .dur_ns = 50000, .name = b, .lane = l,
 					 .kind = GT_EV_MEMCPY, .sub = GT_COPY_H2D });
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	struct gt_lsum *m;
-	cr_assert_eq(lsum_build(s, &m), 0);
+	cr_assert_eq(gt_lsum_build(s, &m), 0);
 	cr_assert_eq(m->origin_ns, 0);
 	/* 4,001 events over 4 ms on one lane: a base of 16 us, 16 events a bucket */
 	cr_assert_eq(m->base_ns, 16384);
@@ -223,7 +223,7 @@ Test(gtfile_summary, planted_buckets)
 	 * level used, 262,144 ns: exact): planted busy and counts */
 	struct gt_bucket bk[4];
 	uint32_t kfs[4], nm[4];
-	cr_assert_eq(lsum_buckets(m, l, 0, 1048576, 4, bk, kfs, nm), 1);
+	cr_assert_eq(gt_lsum_buckets(m, l, 0, 1048576, 4, bk, kfs, nm), 1);
 	uint64_t busy = 0, cnt = 0;
 	for (int c = 0; c < 4; c++) {
 		busy += (uint64_t)bk[c].busy_ns;
@@ -247,12 +247,12 @@ Test(gtfile_summary, planted_buckets)
 	cr_assert_eq(bk[2].count, 1048);
 	cr_assert_eq(bk[2].busy_ns, 104800);
 	/* too fine for the summary: not applicable */
-	cr_assert_eq(lsum_applies(m, l, 16384), 0);
-	cr_assert_eq(lsum_buckets(m, l, 0, 20000, 4, bk, NULL, NULL), 0);
-	cr_assert_eq(lsum_applies(m, l, 2 * 16384), 1);
-	cr_assert_eq(lsum_applies(m, 5, 1000000), 0);
-	lsum_free(m);
-	store_free(s);
+	cr_assert_eq(gt_lsum_applies(m, l, 16384), 0);
+	cr_assert_eq(gt_lsum_buckets(m, l, 0, 20000, 4, bk, NULL, NULL), 0);
+	cr_assert_eq(gt_lsum_applies(m, l, 2 * 16384), 1);
+	cr_assert_eq(gt_lsum_applies(m, 5, 1000000), 0);
+	gt_lsum_free(m);
+	gt_store_free(s);
 }
 
 Test(gtfile_summary, cut_before_summary_and_old_files)
@@ -260,10 +260,10 @@ Test(gtfile_summary, cut_before_summary_and_old_files)
 	struct gt_event *ev;
 	size_t n;
 	struct gt_store *s = make(500, &ev, &n);
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	char err[256];
 	const char *path = tgf_tmp("sumcut");
-	cr_assert_eq(gtfile_write_store(s, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_file_write_store(s, path, err, sizeof(err)), 0, "%s", err);
 	size_t len;
 	unsigned char *buf = tgf_slurp(path, &len);
 	/* find the first summary chunk by walking the chunks */
@@ -275,22 +275,22 @@ Test(gtfile_summary, cut_before_summary_and_old_files)
 		pos += GTFILE_CHUNK_HDR + stored;
 	}
 	cr_assert_gt(at, 0, "no summary chunk");
-	struct gt_store *r = store_new();
-	struct gtfile_info info;
-	cr_assert_eq(gtfile_read_mem(buf, at, "x.gtrace", r, &info, err, sizeof(err)), 0, "%s", err);
+	struct gt_store *r = gt_store_new();
+	struct gt_file_info info;
+	cr_assert_eq(gt_file_read_mem(buf, at, "x.gtrace", r, &info, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(info.truncated, 1);
 	cr_assert_eq(info.events, n);
-	cr_assert_null(store_summary(r));
-	store_free(r);
+	cr_assert_null(gt_store_summary(r));
+	gt_store_free(r);
 	/* a format 1.0 reader skips type 13 as unknown: so does a 1.1 file
 	 * whose summary chunk is retyped to an unknown type (the same walk) */
 	gtfile_put32(buf + at, 99);
 	tgf_fix_chunk(buf, at);
-	r = store_new();
-	cr_assert_eq(gtfile_read_mem(buf, len, "x.gtrace", r, &info, err, sizeof(err)), 0, "%s", err);
+	r = gt_store_new();
+	cr_assert_eq(gt_file_read_mem(buf, len, "x.gtrace", r, &info, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(info.truncated, 0);
-	cr_assert_null(store_summary(r));
-	store_free(r);
+	cr_assert_null(gt_store_summary(r));
+	gt_store_free(r);
 	/* a crafted summary chunk after the events (raw, valid CRCs): buckets
 	 * out of order, then a lane past the table: one error line each */
 	unsigned char pay[32 + 16 + 2 * 32];
@@ -311,9 +311,9 @@ Test(gtfile_summary, cut_before_summary_and_old_files)
 		if (round)
 			gtfile_put32(pay + 32, 4);   /* lane 4: the file has 4 lanes (0..3) */
 		size_t blen = tgf_chunk(bad, at, GTFILE_CH_SUMMARY, pay, sizeof(pay));
-		r = store_new();
-		int rc = gtfile_read_mem(bad, blen, "x.gtrace", r, &info, err, sizeof(err));
-		store_free(r);
+		r = gt_store_new();
+		int rc = gt_file_read_mem(bad, blen, "x.gtrace", r, &info, err, sizeof(err));
+		gt_store_free(r);
 		cr_assert_lt(rc, 0, "round %d read", round);
 		cr_assert(strstr(err, want[0]) == err, "%s", err);
 		cr_assert(round ? strstr(err, "lane 4") != NULL : strstr(err, want[1]) != NULL, "%s", err);
@@ -323,13 +323,13 @@ Test(gtfile_summary, cut_before_summary_and_old_files)
 	gtfile_put32(pay + 32, 0);
 	gtfile_put64(pay + 8, (uint64_t)1 << 61);
 	size_t blen = tgf_chunk(bad, at, GTFILE_CH_SUMMARY, pay, sizeof(pay));
-	r = store_new();
-	cr_assert_lt(gtfile_read_mem(bad, blen, "x.gtrace", r, &info, err, sizeof(err)), 0);
-	store_free(r);
+	r = gt_store_new();
+	cr_assert_lt(gt_file_read_mem(bad, blen, "x.gtrace", r, &info, err, sizeof(err)), 0);
+	gt_store_free(r);
 	cr_assert(strstr(err, "bad geometry") != NULL, "%s", err);
 	free(bad);
 	free(buf);
-	store_free(s);
+	gt_store_free(s);
 	free(ev);
 	remove(path);
 }
@@ -339,30 +339,30 @@ Test(gtfile_summary, head_then_swap)
 	struct gt_event *ev;
 	size_t n;
 	struct gt_store *s = make(1500, &ev, &n);
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	char err[256];
 	const char *path = tgf_tmp("sumhead");
-	cr_assert_eq(gtfile_write_store(s, path, err, sizeof(err)), 0, "%s", err);
-	struct gt_store *h = store_new();
-	struct gtfile_info info;
-	cr_assert_eq(gtfile_read_head(path, h, &info, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_file_write_store(s, path, err, sizeof(err)), 0, "%s", err);
+	struct gt_store *h = gt_store_new();
+	struct gt_file_info info;
+	cr_assert_eq(gt_file_read_head(path, h, &info, err, sizeof(err)), 0, "%s", err);
 	/* tables and span, no events, the summary */
 	cr_assert_eq(info.events, n);
-	cr_assert_eq(store_event_count(h), n);   /* said, not held: */
-	for (uint32_t l = 0; l < store_lane_count(h); l++)
-		cr_assert_eq(store_lane_at(h, l)->n, 0);
-	cr_assert_eq(store_lane_count(h), store_lane_count(s));
-	cr_assert_eq(store_str_count(h), store_str_count(s));
-	cr_assert_eq(store_t_min(h), store_t_min(s));
-	cr_assert_eq(store_t_max(h), store_t_max(s));
-	check_all(store_summary(h), ev, n, 4);
+	cr_assert_eq(gt_store_event_count(h), n);   /* said, not held: */
+	for (uint32_t l = 0; l < gt_store_lane_count(h); l++)
+		cr_assert_eq(gt_store_lane_at(h, l)->n, 0);
+	cr_assert_eq(gt_store_lane_count(h), gt_store_lane_count(s));
+	cr_assert_eq(gt_store_str_count(h), gt_store_str_count(s));
+	cr_assert_eq(gt_store_t_min(h), gt_store_t_min(s));
+	cr_assert_eq(gt_store_t_max(h), gt_store_t_max(s));
+	check_all(gt_store_summary(h), ev, n, 4);
 	/* the full store, loaded apart, swapped in: the writer's store */
 	struct gt_store *f = read_back(path);
-	store_swap(h, f);
+	gt_store_swap(h, f);
 	tgf_assert_same(s, h);
-	check_all(store_summary(h), ev, n, 4);
-	store_free(f);
-	store_free(h);
+	check_all(gt_store_summary(h), ev, n, 4);
+	gt_store_free(f);
+	gt_store_free(h);
 	/* no summary (an older writer: the chunk retyped unknown), or cut off:
 	 * -ENOENT, read it whole */
 	size_t len;
@@ -380,19 +380,19 @@ Test(gtfile_summary, head_then_swap)
 	FILE *fp = fopen(p2, "wb");
 	cr_assert_eq(fwrite(buf, 1, len, fp), len);
 	fclose(fp);
-	h = store_new();
-	cr_assert_eq(gtfile_read_head(p2, h, &info, err, sizeof(err)), -ENOENT);
+	h = gt_store_new();
+	cr_assert_eq(gt_file_read_head(p2, h, &info, err, sizeof(err)), -ENOENT);
 	cr_assert(strstr(err, "no summary") != NULL, "%s", err);
-	store_free(h);
+	gt_store_free(h);
 	fp = fopen(p2, "wb");
 	cr_assert_eq(fwrite(buf, 1, len - 1, fp), len - 1);
 	fclose(fp);
-	h = store_new();
-	cr_assert_eq(gtfile_read_head(p2, h, &info, err, sizeof(err)), -ENOENT);
+	h = gt_store_new();
+	cr_assert_eq(gt_file_read_head(p2, h, &info, err, sizeof(err)), -ENOENT);
 	cr_assert(strstr(err, "no index") != NULL, "%s", err);
-	store_free(h);
+	gt_store_free(h);
 	free(buf);
-	store_free(s);
+	gt_store_free(s);
 	free(ev);
 	remove(path);
 	remove(p2);

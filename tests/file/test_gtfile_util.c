@@ -15,7 +15,7 @@ static size_t n_evs, cap_evs;
 
 static void add(struct gt_store *s, struct gt_event e)
 {
-	cr_assert_eq(store_add(s, &e), 0);
+	cr_assert_eq(gt_store_add(s, &e), 0);
 	if (n_evs == cap_evs) {
 		cap_evs = cap_evs ? cap_evs * 2 : 256;
 		evs = realloc(evs, cap_evs * sizeof(*evs));
@@ -31,7 +31,7 @@ const struct gt_event *tgf_events(size_t *n)
 
 struct gt_store *tgf_build(int scale, int finish)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	n_evs = 0;
 	struct gt_lane_key gk = { .type = GT_LANE_GPU, .rank = 0, .device = 0, .pid = 4242, .id = 7 };
 	struct gt_lane_key gk2 = { .type = GT_LANE_GPU, .rank = 1, .device = 3, .pid = 4243, .id = 13 };
@@ -39,32 +39,32 @@ struct gt_store *tgf_build(int scale, int finish)
 				  .id = 4242 };
 	struct gt_lane_key ck = { .type = GT_LANE_COUNTER, .rank = 0, .device = 0, .pid = 4242,
 				  .id = 1 };
-	uint32_t g = store_lane(s, &gk), g2 = store_lane(s, &gk2), h = store_lane(s, &hk);
-	uint32_t c = store_lane(s, &ck);
-	store_lane_set_name(s, g, "stream 7");
-	store_lane_set_name(s, h, "python 4242");
-	store_lane_at(s, g2)->sort_index = 5;
+	uint32_t g = gt_store_lane(s, &gk), g2 = gt_store_lane(s, &gk2), h = gt_store_lane(s, &hk);
+	uint32_t c = gt_store_lane(s, &ck);
+	gt_store_lane_set_name(s, g, "stream 7");
+	gt_store_lane_set_name(s, h, "python 4242");
+	gt_store_lane_at(s, g2)->sort_index = 5;
 	struct gt_kconf kc = { { 128, 1, 1 }, { 256, 1, 1 }, 64, 1024, 49152, 37.5f };
 	struct gt_kconf kc2 = { { 1, 2, 3 }, { 32, 4, 2 }, 255, 0, 7, -1.0f };
-	uint32_t k1 = store_kconf(s, &kc), k2 = store_kconf(s, &kc2);
-	struct gt_nccl nc = { store_intern_cstr(s, "allreduce"), store_intern_cstr(s, "Float"),
-			      1u << 20, 1u << 20, 8, 4, store_intern_cstr(s, "default_pg"), 0 };
-	uint32_t n1 = store_nccl(s, &nc);
-	uint32_t gemm = store_intern_cstr(s, "sm90_xmma_gemm_f16f16_f32");
-	uint32_t nk = store_intern_cstr(s, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
-	uint32_t launch = store_intern_cstr(s, "cudaLaunchKernel");
-	uint32_t cpy = store_intern_cstr(s, "Memcpy HtoD (Pinned -> Device)");
-	struct gt_device d0 = { 0, 0, store_intern_cstr(s, "NVIDIA H100 80GB HBM3"), 132,
+	uint32_t k1 = gt_store_kconf(s, &kc), k2 = gt_store_kconf(s, &kc2);
+	struct gt_nccl nc = { gt_store_intern_cstr(s, "allreduce"), gt_store_intern_cstr(s, "Float"),
+			      1u << 20, 1u << 20, 8, 4, gt_store_intern_cstr(s, "default_pg"), 0 };
+	uint32_t n1 = gt_store_nccl(s, &nc);
+	uint32_t gemm = gt_store_intern_cstr(s, "sm90_xmma_gemm_f16f16_f32");
+	uint32_t nk = gt_store_intern_cstr(s, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+	uint32_t launch = gt_store_intern_cstr(s, "cudaLaunchKernel");
+	uint32_t cpy = gt_store_intern_cstr(s, "Memcpy HtoD (Pinned -> Device)");
+	struct gt_device d0 = { 0, 0, gt_store_intern_cstr(s, "NVIDIA H100 80GB HBM3"), 132,
 				85520809984ull, 9, 0 };
 	struct gt_device d1 = { 1, 3, d0.name, 108, 42949672960ull, 8, 0 };
-	store_device(s, &d0);
-	store_device(s, &d1);
-	struct gt_rank r0 = { 0, 4242, store_intern_cstr(s, "node-a"), store_intern_cstr(s, "r0.json"),
+	gt_store_device(s, &d0);
+	gt_store_device(s, &d1);
+	struct gt_rank r0 = { 0, 4242, gt_store_intern_cstr(s, "node-a"), gt_store_intern_cstr(s, "r0.json"),
 			      -1234, 2, 3 };
-	struct gt_rank r1 = { 1, 4243, r0.host, store_intern_cstr(s, "r1.json"), 987654321, 2, 0 };
-	store_rank(s, &r0);
-	store_rank(s, &r1);
-	struct gt_drops *dr = store_drops(s);
+	struct gt_rank r1 = { 1, 4243, r0.host, gt_store_intern_cstr(s, "r1.json"), 987654321, 2, 0 };
+	gt_store_rank(s, &r0);
+	gt_store_rank(s, &r1);
+	struct gt_drops *dr = gt_store_drops(s);
 	dr->cupti_dropped = 3;
 	dr->buffers_declined = 1;
 	dr->zero_timestamps = 2;
@@ -72,9 +72,9 @@ struct gt_store *tgf_build(int scale, int finish)
 	dr->import_skipped = 9;
 	dr->read_errors = 11;
 	dr->client_buffers = 4;
-	store_meta_set(s, "source", "/data/trace.json");
-	store_meta_set(s, "format", "kineto");
-	store_meta_set(s, "empty", "");
+	gt_store_meta_set(s, "source", "/data/trace.json");
+	gt_store_meta_set(s, "format", "kineto");
+	gt_store_meta_set(s, "empty", "");
 	int64_t t0 = 1700000000000000000ll;
 	for (int r = 0; r < scale; r++) {
 		int64_t base = t0 + (int64_t)(scale - 1 - r) * 1000000; /* reverse order: finish sorts */
@@ -124,36 +124,36 @@ struct gt_store *tgf_build(int scale, int finish)
 					  .name = launch, .kind = GT_EV_NVTX, .flags = GT_EVF_TRUNCATED });
 	}
 	if (finish)
-		cr_assert_eq(store_finish(s), 0);
+		cr_assert_eq(gt_store_finish(s), 0);
 	return s;
 }
 
 void tgf_assert_same(const struct gt_store *a, const struct gt_store *b)
 {
 	tgf_assert_prefix(a, b);
-	cr_assert_eq(store_str_count(a), store_str_count(b));
-	cr_assert_eq(store_lane_count(a), store_lane_count(b));
-	cr_assert_eq(store_kconf_count(a), store_kconf_count(b));
-	cr_assert_eq(store_nccl_count(a), store_nccl_count(b));
-	cr_assert_eq(store_event_count(a), store_event_count(b));
-	cr_assert_eq(store_t_min(a), store_t_min(b));
-	cr_assert_eq(store_t_max(a), store_t_max(b));
-	for (size_t i = 0; i < store_lane_count(a); i++) {
-		cr_assert_eq(store_lane_at(a, (uint32_t)i)->n, store_lane_at(b, (uint32_t)i)->n);
-		cr_assert_eq(store_lane_at(a, (uint32_t)i)->busy_total_ns,
-			     store_lane_at(b, (uint32_t)i)->busy_total_ns);
-		cr_assert_eq(store_lane_at(a, (uint32_t)i)->kinds_mask,
-			     store_lane_at(b, (uint32_t)i)->kinds_mask);
+	cr_assert_eq(gt_store_str_count(a), gt_store_str_count(b));
+	cr_assert_eq(gt_store_lane_count(a), gt_store_lane_count(b));
+	cr_assert_eq(gt_store_kconf_count(a), gt_store_kconf_count(b));
+	cr_assert_eq(gt_store_nccl_count(a), gt_store_nccl_count(b));
+	cr_assert_eq(gt_store_event_count(a), gt_store_event_count(b));
+	cr_assert_eq(gt_store_t_min(a), gt_store_t_min(b));
+	cr_assert_eq(gt_store_t_max(a), gt_store_t_max(b));
+	for (size_t i = 0; i < gt_store_lane_count(a); i++) {
+		cr_assert_eq(gt_store_lane_at(a, (uint32_t)i)->n, gt_store_lane_at(b, (uint32_t)i)->n);
+		cr_assert_eq(gt_store_lane_at(a, (uint32_t)i)->busy_total_ns,
+			     gt_store_lane_at(b, (uint32_t)i)->busy_total_ns);
+		cr_assert_eq(gt_store_lane_at(a, (uint32_t)i)->kinds_mask,
+			     gt_store_lane_at(b, (uint32_t)i)->kinds_mask);
 	}
 	struct gt_store *ma = (struct gt_store *)a, *mb = (struct gt_store *)b;
-	cr_assert_eq(memcmp(store_drops(ma), store_drops(mb), sizeof(struct gt_drops)), 0);
-	cr_assert_eq(store_device_count(a), store_device_count(b));
-	cr_assert_eq(store_rank_count(a), store_rank_count(b));
-	cr_assert_eq(store_meta_count(a), store_meta_count(b));
-	for (size_t i = 0; i < store_meta_count(a); i++) {
+	cr_assert_eq(memcmp(gt_store_drops(ma), gt_store_drops(mb), sizeof(struct gt_drops)), 0);
+	cr_assert_eq(gt_store_device_count(a), gt_store_device_count(b));
+	cr_assert_eq(gt_store_rank_count(a), gt_store_rank_count(b));
+	cr_assert_eq(gt_store_meta_count(a), gt_store_meta_count(b));
+	for (size_t i = 0; i < gt_store_meta_count(a); i++) {
 		const char *ka, *va, *kb, *vb;
-		store_meta_at(a, i, &ka, &va);
-		store_meta_at(b, i, &kb, &vb);
+		gt_store_meta_at(a, i, &ka, &va);
+		gt_store_meta_at(b, i, &kb, &vb);
 		cr_assert_str_eq(ka, kb);
 		cr_assert_str_eq(va, vb);
 	}
@@ -161,12 +161,12 @@ void tgf_assert_same(const struct gt_store *a, const struct gt_store *b)
 
 void tgf_assert_prefix(const struct gt_store *full, const struct gt_store *cut)
 {
-	cr_assert_leq(store_str_count(cut), store_str_count(full));
-	for (uint32_t i = 0; i < store_str_count(cut); i++)
-		cr_assert_str_eq(store_str(cut, i), store_str(full, i));
-	cr_assert_leq(store_lane_count(cut), store_lane_count(full));
-	for (uint32_t i = 0; i < store_lane_count(cut); i++) {
-		const struct gt_lane *x = store_lane_at(full, i), *y = store_lane_at(cut, i);
+	cr_assert_leq(gt_store_str_count(cut), gt_store_str_count(full));
+	for (uint32_t i = 0; i < gt_store_str_count(cut); i++)
+		cr_assert_str_eq(gt_store_str(cut, i), gt_store_str(full, i));
+	cr_assert_leq(gt_store_lane_count(cut), gt_store_lane_count(full));
+	for (uint32_t i = 0; i < gt_store_lane_count(cut); i++) {
+		const struct gt_lane *x = gt_store_lane_at(full, i), *y = gt_store_lane_at(cut, i);
 		cr_assert_eq(x->key.type, y->key.type);
 		cr_assert_eq(x->key.rank, y->key.rank);
 		cr_assert_eq(x->key.device, y->key.device);
@@ -179,20 +179,20 @@ void tgf_assert_prefix(const struct gt_store *full, const struct gt_store *cut)
 			cr_assert_eq(memcmp(x->ev, y->ev, y->n * sizeof(*y->ev)), 0, "lane %u events", i);
 		cr_assert_eq(y->kinds_mask & ~x->kinds_mask, 0);
 	}
-	cr_assert_leq(store_kconf_count(cut), store_kconf_count(full));
-	for (uint32_t i = 1; i <= store_kconf_count(cut); i++)
-		cr_assert_eq(memcmp(store_kconf_at(cut, i), store_kconf_at(full, i),
+	cr_assert_leq(gt_store_kconf_count(cut), gt_store_kconf_count(full));
+	for (uint32_t i = 1; i <= gt_store_kconf_count(cut); i++)
+		cr_assert_eq(memcmp(gt_store_kconf_at(cut, i), gt_store_kconf_at(full, i),
 				    sizeof(struct gt_kconf)), 0);
-	cr_assert_leq(store_nccl_count(cut), store_nccl_count(full));
-	for (uint32_t i = 1; i <= store_nccl_count(cut); i++)
-		cr_assert_eq(memcmp(store_nccl_at(cut, i), store_nccl_at(full, i),
+	cr_assert_leq(gt_store_nccl_count(cut), gt_store_nccl_count(full));
+	for (uint32_t i = 1; i <= gt_store_nccl_count(cut); i++)
+		cr_assert_eq(memcmp(gt_store_nccl_at(cut, i), gt_store_nccl_at(full, i),
 				    sizeof(struct gt_nccl)), 0);
-	cr_assert_leq(store_device_count(cut), store_device_count(full));
-	for (size_t i = 0; i < store_device_count(cut); i++)
-		cr_assert_eq(memcmp(store_device_at(cut, i), store_device_at(full, i),
+	cr_assert_leq(gt_store_device_count(cut), gt_store_device_count(full));
+	for (size_t i = 0; i < gt_store_device_count(cut); i++)
+		cr_assert_eq(memcmp(gt_store_device_at(cut, i), gt_store_device_at(full, i),
 				    sizeof(struct gt_device)), 0);
-	for (size_t i = 0; i < store_rank_count(cut); i++) {
-		const struct gt_rank *x = store_rank_at(full, i), *y = store_rank_at(cut, i);
+	for (size_t i = 0; i < gt_store_rank_count(cut); i++) {
+		const struct gt_rank *x = gt_store_rank_at(full, i), *y = gt_store_rank_at(cut, i);
 		cr_assert(x->rank == y->rank && x->pid == y->pid && x->host == y->host &&
 			  x->source == y->source && x->clock_offset_ns == y->clock_offset_ns &&
 			  x->world_size == y->world_size);

@@ -7,7 +7,7 @@
 static void is(const char *cmd, const char *want)
 {
 	char out[128];
-	gtjob_short_name(cmd, out, sizeof(out));
+	gt_job_short_name(cmd, out, sizeof(out));
 	cr_expect_str_eq(out, want, "'%s' -> '%s', want '%s'", cmd, out, want);
 }
 
@@ -32,15 +32,15 @@ Test(gtjob_name, first_word_otherwise)
 
 Test(gtjob_name, node_named_short)
 {
-	struct gt_store *s = store_new();
-	cr_assert(s && store_finish(s) == 0);
-	struct gtjob *j = gtjob_new(s);
+	struct gt_store *s = gt_store_new();
+	cr_assert(s && gt_store_finish(s) == 0);
+	struct gt_job *j = gt_job_new(s);
 	cr_assert(j);
-	int k = gtjob_add_node(j, "GTRACE_HOSTNAME=nodeA /long/path/gtrace record -q -o -");
+	int k = gt_job_add_node(j, "GTRACE_HOSTNAME=nodeA /long/path/gtrace record -q -o -");
 	cr_assert(k >= 0);
-	struct gtjob_node_info in;
-	gtjob_node(j, k, &in);
+	struct gt_job_node_info in;
+	gt_job_node(j, k, &in);
 	cr_expect_str_eq(in.host, "nodeA");
-	gtjob_free(j);
-	store_free(s);
+	gt_job_free(j);
+	gt_store_free(s);
 }

@@ -22,7 +22,7 @@
 
 #define MAXS (1 << 20)
 static char *strs[MAXS];
-static struct ring_lane_def lanes[4096];
+static struct gt_ring_lane_def lanes[4096];
 struct row { int kind; uint32_t name; uint64_t n; int64_t dur; };
 static struct row rows[65536];
 static int nrows;
@@ -41,19 +41,19 @@ static void add(const struct gt_event *e)
 		rows[nrows++] = (struct row){ e->kind, e->name, 1, e->dur_ns };
 }
 
-static void drain(struct ring *r)
+static void drain(struct gt_ring *r)
 {
 	uint32_t n;
-	const struct ring_rec *m;
+	const struct gt_ring_rec *m;
 	static char buf[1 << 16];
-	while ((m = ring_peek(r, &n))) {
-		if (m->type == RING_REC_STR && m->u.str.id < MAXS) {
-			ring_str_text(r, buf, sizeof(buf));
+	while ((m = gt_ring_peek(r, &n))) {
+		if (m->type == GT_RING_REC_STR && m->u.str.id < MAXS) {
+			gt_ring_str_text(r, buf, sizeof(buf));
 			free(strs[m->u.str.id]);
 			strs[m->u.str.id] = strdup(buf);
-		} else if (m->type == RING_REC_LANE && m->u.lane.id < 4096) {
+		} else if (m->type == GT_RING_REC_LANE && m->u.lane.id < 4096) {
 			lanes[m->u.lane.id] = m->u.lane;
-		} else if (m->type == RING_REC_EVENT) {
+		} else if (m->type == GT_RING_REC_EVENT) {
 			const struct gt_event *e = &m->u.ev;
 			add(e);
 			if (e->lane < 4096 && gt_event_is_gpu(e))
@@ -63,7 +63,7 @@ static void drain(struct ring *r)
 					(long long)e->dur_ns,
 					e->name < MAXS && strs[e->name] ? strs[e->name] : "?");
 		}
-		ring_release(r, n);
+		gt_ring_release(r, n);
 	}
 }
 
@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 		execvp(argv[4], argv + 4);
 		_exit(127);
 	}
-	char err[256], reply[CTL_LINE_MAX];
+	char err[256], reply[GT_CTL_LINE_MAX];
 	int fd = -1, rfd = -1, status = 0, exited = 0;
 	struct timespec ms = { 0, 2000000 };
 	while (fd < 0) {
@@ -94,16 +94,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "gpu_recv: %s exited before CUDA started (%s)\n", argv[4], err);
 			return 1;
 		}
-		fd = ctl_connect(pid, err, sizeof(err));
+		fd = gt_ctl_connect(pid, err, sizeof(err));
 		if (fd < 0)
 			nanosleep(&ms, NULL);
 	}
-	if (ctl_request(fd, "start", reply, sizeof(reply), &rfd, 10000) < 0 || rfd < 0) {
+	if (gt_ctl_request(fd, "start", reply, sizeof(reply), &rfd, 10000) < 0 || rfd < 0) {
 		fprintf(stderr, "gpu_recv: start: %s\n", reply);
 		return 1;
 	}
-	struct ring r;
-	if (ring_map(&r, rfd, err, sizeof(err)) < 0) {
+	struct gt_ring r;
+	if (gt_ring_map(&r, rfd, err, sizeof(err)) < 0) {
 		fprintf(stderr, "gpu_recv: %s\n", err);
 		return 1;
 	}
@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 		(unsigned long long)(atomic_load(&r.hdr->ring_overflow) + atomic_load(&r.hdr->cupti_dropped) +
 				     atomic_load(&r.hdr->zero_timestamps) + atomic_load(&r.hdr->read_errors)));
 	/* a capture the library ended (another CUPTI client ...) says why */
-	if (atomic_load(&r.hdr->state) == RING_ST_ENDED)
+	if (atomic_load(&r.hdr->state) == GT_RING_ST_ENDED)
 		printf("gpu_recv: capture ended: %.95s (%llu activity buffers lost to another "
 		       "CUPTI client)\n", r.hdr->reason,
 		       (unsigned long long)atomic_load(&r.hdr->client_buffers));

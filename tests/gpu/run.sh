@@ -49,7 +49,7 @@ CFG
 CF="-std=c11 -D_GNU_SOURCE -O2 -g -fPIC -Iinclude -I$b -I$CUDA/include -I$CUDA/extras/CUPTI/include -pthread"
 [ $emu -eq 1 ] && CF="$CF ${EMU_CFLAGS:-}"
 cc $CF -fvisibility=hidden -shared -Wl,--no-undefined -o "$b/libgtrace-inject.so" \
-	capture/ring.c capture/pub.c capture/ctl.c capture/ctl_client.c capture/ctl_names.c capture/agent.c \
+	capture/ring.c capture/publisher.c capture/ctl.c capture/ctl_client.c capture/ctl_names.c capture/agent.c \
 	capture/convert.c capture/convert12.c capture/convmark.c capture/gcupti.c capture/gcwatch.c capture/inject.c capture/ireport.c capture/synth.c -ldl -lpthread \
 	|| { note "FAIL build inject"; exit 1; }
 cc $CF -o "$b/gpu_recv" tests/gpu/recv.c capture/ring.c capture/ctl.c capture/ctl_client.c capture/ctl_names.c \

@@ -37,8 +37,8 @@ void kfacts_of(const struct gt_store *s, struct kfacts *f)
 	memset(f, 0, sizeof(*f));
 	size_t cap = 1024, n = 0;
 	uint32_t *names = malloc(cap * sizeof(*names));
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		size_t k0 = f->kernels;
 		for (size_t j = 0; j < l->n; j++) {
 			const struct gt_event *e = &l->ev[j];
@@ -62,8 +62,8 @@ void kfacts_of(const struct gt_store *s, struct kfacts *f)
 size_t count_kind(const struct gt_store *s, int kind)
 {
 	size_t c = 0;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		for (size_t j = 0; j < l->n; j++)
 			c += l->ev[j].kind == kind;
 	}

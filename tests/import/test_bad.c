@@ -19,11 +19,11 @@
 
 static int imp(const char *txt, size_t len, struct gt_store **out, char *err, size_t errlen)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
-	int rc = import_json_mem("mem.json", txt, len, &o, s, err, errlen);
+	int rc = gt_import_json_mem("mem.json", txt, len, &o, s, err, errlen);
 	if (rc) {
-		store_free(s);
+		gt_store_free(s);
 		*out = NULL;
 	} else {
 		*out = s;
@@ -63,14 +63,14 @@ Test(bad, wrong_shapes)
 	cr_expect(strstr(err, "traceEvents is not an array"), "%s", err);
 	/* array of non-objects: every element skipped and counted */
 	cr_assert_eq(imps("[1, \"x\", [2], null]", &s, err), 0, "%s", err);
-	cr_expect_eq(store_event_count(s), 0);
-	cr_expect_eq(store_drops(s)->import_skipped, 4);
-	store_free(s);
+	cr_expect_eq(gt_store_event_count(s), 0);
+	cr_expect_eq(gt_store_drops(s)->import_skipped, 4);
+	gt_store_free(s);
 	/* the Chrome array form may omit the closing bracket */
 	cr_assert_eq(imps("[{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 5, \"dur\": 2},\n", &s, err), 0,
 		     "%s", err);
-	cr_expect_eq(store_event_count(s), 1);
-	store_free(s);
+	cr_expect_eq(gt_store_event_count(s), 1);
+	gt_store_free(s);
 }
 
 Test(bad, missing_fields_counted)
@@ -87,9 +87,9 @@ Test(bad, missing_fields_counted)
 			"{\"ph\": \"X\", \"name\": \"ok\", \"ts\": 2, \"dur\": -4}"
 			"]}";
 	cr_assert_eq(imps(t, &s, err), 0, "%s", err);
-	cr_expect_eq(store_event_count(s), 2);
-	cr_expect_eq(store_drops(s)->import_skipped, 5);
-	store_free(s);
+	cr_expect_eq(gt_store_event_count(s), 2);
+	cr_expect_eq(gt_store_drops(s)->import_skipped, 5);
+	gt_store_free(s);
 }
 
 Test(bad, huge_string_and_deep_nesting)
@@ -110,12 +110,12 @@ Test(bad, huge_string_and_deep_nesting)
 	struct gt_store *s;
 	char err[256];
 	cr_assert_eq(imp(t, n, &s, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(store_event_count(s), 1);
+	cr_assert_eq(gt_store_event_count(s), 1);
 	struct kfacts f;
 	kfacts_of(s, &f);
 	cr_expect_eq(f.kernels, 1);
-	cr_expect_eq(strlen(store_str(s, store_lane_at(s, 0)->ev[0].name)), big);
-	store_free(s);
+	cr_expect_eq(strlen(gt_store_str(s, gt_store_lane_at(s, 0)->ev[0].name)), big);
+	gt_store_free(s);
 	free(t);
 }
 
@@ -125,18 +125,18 @@ Test(bad, truncated_json_and_gzip)
 	struct gt_store *a = tload("hta/trace_filter/sampled_rank-0.json.gz");
 	char *txt;
 	size_t len;
-	cr_assert_eq(export_chrome_mem(a, NULL, &txt, &len), 0);
-	size_t total = store_event_count(a);
+	cr_assert_eq(gt_export_chrome_mem(a, NULL, &txt, &len), 0);
+	size_t total = gt_store_event_count(a);
 	char err[256];
 	struct gt_store *s;
 	size_t prev = 0;
 	for (int k = 1; k <= 9; k++) {
 		size_t cut = len * (size_t)k / 10;
 		cr_assert_eq(imp(txt, cut, &s, err, sizeof(err)), 0, "cut %zu: %s", cut, err);
-		size_t n = store_event_count(s);
+		size_t n = gt_store_event_count(s);
 		cr_expect(n >= prev && n < total, "cut at %d/10 kept %zu of %zu", k, n, total);
 		prev = n;
-		store_free(s);
+		gt_store_free(s);
 	}
 	/* gzip of the text, cut in half, and with a damaged middle */
 	uLongf zl = compressBound((uLong)len) + 64;
@@ -151,33 +151,33 @@ Test(bad, truncated_json_and_gzip)
 	size_t gzlen = zs.total_out;
 	deflateEnd(&zs);
 	cr_assert_eq(imp((char *)z, gzlen, &s, err, sizeof(err)), 0, "%s", err);
-	cr_expect_eq(store_event_count(s), total);
-	store_free(s);
+	cr_expect_eq(gt_store_event_count(s), total);
+	gt_store_free(s);
 	cr_assert_eq(imp((char *)z, gzlen / 2, &s, err, sizeof(err)), 0, "%s", err);
-	cr_expect(store_event_count(s) > 0 && store_event_count(s) < total);
-	store_free(s);
+	cr_expect(gt_store_event_count(s) > 0 && gt_store_event_count(s) < total);
+	gt_store_free(s);
 	for (size_t i = gzlen / 3; i < gzlen / 3 + 64; i++)
 		z[i] ^= 0x5a;
 	int rc = imp((char *)z, gzlen, &s, err, sizeof(err));
 	if (rc == 0) {
-		cr_expect(store_event_count(s) <= total);
-		store_free(s);
+		cr_expect(gt_store_event_count(s) <= total);
+		gt_store_free(s);
 	} else {
 		cr_expect(strstr(err, "mem.json:"), "%s", err);
 	}
 	cr_assert_neq(imp((char *)z, 10, &s, err, sizeof(err)), 0);
 	free(z);
 	free(txt);
-	store_free(a);
+	gt_store_free(a);
 }
 
 static const struct gt_event *only(const struct gt_store *s, const char *name)
 {
 	const struct gt_event *r = NULL;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		for (size_t j = 0; j < l->n; j++)
-			if (!strcmp(store_str(s, l->ev[j].name), name)) {
+			if (!strcmp(gt_store_str(s, l->ev[j].name), name)) {
 				cr_assert(!r, "two events named %s", name);
 				r = &l->ev[j];
 			}
@@ -205,9 +205,9 @@ Test(quirks, flows_without_correlation_args)
 	cr_expect_eq(l->corr, 42);
 	cr_expect(l->flags & GT_EVF_LAUNCH);
 	struct gt_ref r;
-	cr_expect_eq(store_corr_find(s, 0, 42, 1, &r), 0);
-	cr_expect_str_eq(store_meta_get(s, "import.flow_ends_unmatched"), "2");
-	store_free(s);
+	cr_expect_eq(gt_store_corr_find(s, 0, 42, 1, &r), 0);
+	cr_expect_str_eq(gt_store_meta_get(s, "import.flow_ends_unmatched"), "2");
+	gt_store_free(s);
 }
 
 /* planted: out-of-order events, zero durations, overlapping kernels on one
@@ -244,11 +244,11 @@ Test(quirks, all_kept)
 	kfacts_of(s, &f);
 	cr_expect_eq(f.kernels, 3);
 	cr_expect_eq(f.gpu_lanes, 1);
-	cr_expect_eq(store_event_count(s), 7);
-	cr_expect_eq(store_drops(s)->import_skipped, 0);
+	cr_expect_eq(gt_store_event_count(s), 7);
+	cr_expect_eq(gt_store_drops(s)->import_skipped, 0);
 	cr_expect(only(s, "begin")->flags & GT_EVF_TRUNCATED);   /* a B whose E never came */
-	cr_expect(store_meta_get(s, "trace_span.rank0"));
-	store_free(s);
+	cr_expect(gt_store_meta_get(s, "trace_span.rank0"));
+	gt_store_free(s);
 }
 
 Test(bad, files_on_disk)
@@ -273,8 +273,8 @@ Test(bad, files_on_disk)
 	fputs("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 5, \"dur\": 2}]}", fp);
 	fclose(fp);
 	cr_assert_eq(gt_load(&p, 1, &o, &s, err, sizeof(err)), 0, "%s", err);
-	cr_expect_eq(store_rank_at(s, 0)->rank, 3);   /* from the file name */
-	store_free(s);
+	cr_expect_eq(gt_store_rank_at(s, 0)->rank, 3);   /* from the file name */
+	gt_store_free(s);
 	remove(f);
 	rmdir(dir);
 }
@@ -310,11 +310,11 @@ Test(bad, fifo_and_bad_files_in_directory, .timeout = 20)
 	fclose(fp);
 	p = dir;
 	cr_assert_eq(gt_load(&p, 1, &o, &s, err, sizeof(err)), 0, "%s", err);
-	cr_expect_eq(store_rank_count(s), 1);
-	cr_expect_eq(store_rank_at(s, 0)->rank, 1);
-	cr_expect_eq(store_event_count(s), 1);
-	cr_expect_str_eq(store_meta_get(s, "import.files_skipped"), "2");
-	store_free(s);
+	cr_expect_eq(gt_store_rank_count(s), 1);
+	cr_expect_eq(gt_store_rank_at(s, 0)->rank, 1);
+	cr_expect_eq(gt_store_event_count(s), 1);
+	cr_expect_str_eq(gt_store_meta_get(s, "import.files_skipped"), "2");
+	gt_store_free(s);
 	/* named on the command line, a bad file is an error */
 	const char *named[2] = { good, bad };
 	cr_expect_neq(gt_load(named, 2, &o, &s, err, sizeof(err)), 0);
@@ -350,14 +350,14 @@ Test(quirks, begin_end_pairs)
 	struct gt_store *s;
 	char err[256];
 	cr_assert_eq(imps(t, &s, err), 0, "%s", err);
-	cr_expect_eq(store_event_count(s), 3);
+	cr_expect_eq(gt_store_event_count(s), 3);
 	cr_expect_eq(only(s, "outer")->dur_ns, 10000);
 	cr_expect_eq(only(s, "outer")->kind, GT_EV_NVTX);
 	cr_expect_eq(only(s, "inner")->dur_ns, 1500);
 	cr_expect_eq(only(s, "other")->dur_ns, 4000);
 	cr_expect_eq(only(s, "inner")->flags & GT_EVF_TRUNCATED, 0);
-	cr_expect_eq(store_drops(s)->import_skipped, 1);
-	store_free(s);
+	cr_expect_eq(gt_store_drops(s)->import_skipped, 1);
+	gt_store_free(s);
 }
 
 /* the export is strict JSON in UTF-8 even when a name is not: a raw 0xff
@@ -388,11 +388,11 @@ Test(bad, export_is_valid_utf8)
 			  " \"pid\": 0, \"tid\": 7, \"ts\": 5, \"dur\": 2}]}", &s, err), 0, "%s", err);
 	char *txt;
 	size_t len;
-	cr_assert_eq(export_chrome_mem(s, NULL, &txt, &len), 0);
+	cr_assert_eq(gt_export_chrome_mem(s, NULL, &txt, &len), 0);
 	cr_assert(valid_utf8((const unsigned char *)txt, len), "%.*s", (int)len, txt);
 	cr_assert(strstr(txt, "\"k\\ufffd\\ufffd\\ufffd\\ufffdz \xc3\xa9\""), "%s", txt);
 	free(txt);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* a UTF-8 byte order mark before the JSON (Windows editors) is skipped, in
@@ -404,8 +404,8 @@ Test(bad, byte_order_mark)
 	struct gt_store *s;
 	char err[512];
 	cr_assert_eq(imps(txt, &s, err), 0, "%s", err);
-	cr_expect_eq(store_event_count(s), 1);
-	store_free(s);
+	cr_expect_eq(gt_store_event_count(s), 1);
+	gt_store_free(s);
 	char path[] = "/tmp/gtrace_bom_XXXXXX";
 	int fd = mkstemp(path);
 	cr_assert(fd >= 0);
@@ -414,7 +414,7 @@ Test(bad, byte_order_mark)
 	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
 	const char *p = path;
 	cr_assert_eq(gt_load(&p, 1, &o, &s, err, sizeof(err)), 0, "%s", err);
-	cr_expect_eq(store_event_count(s), 1);
-	store_free(s);
+	cr_expect_eq(gt_store_event_count(s), 1);
+	gt_store_free(s);
 	unlink(path);
 }

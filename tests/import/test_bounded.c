@@ -57,13 +57,13 @@ Test(bounded, unmatched_e_after_many_open_b, .timeout = 60)
 	double secs = now_s() - t0;
 	unlink(path);
 	cr_assert_lt(secs, 10.0, "200k B + 200k unmatched E took %.1f s", secs);
-	cr_assert_eq(store_event_count(s), N);
-	cr_assert_eq(store_drops(s)->import_skipped, N, "every E is without its B");
-	const struct gt_lane *l = store_lane_at(s, 0);
+	cr_assert_eq(gt_store_event_count(s), N);
+	cr_assert_eq(gt_store_drops(s)->import_skipped, N, "every E is without its B");
+	const struct gt_lane *l = gt_store_lane_at(s, 0);
 	cr_assert_eq(l->n, N);
 	for (size_t i = 0; i < l->n; i++)
 		cr_assert(l->ev[i].flags & GT_EVF_TRUNCATED);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* the latest open B of the same thread closes, whatever other threads do */
@@ -83,13 +83,13 @@ Test(bounded, nesting_on_interleaved_threads)
 	fclose(f);
 	struct gt_store *s = load(path);
 	unlink(path);
-	cr_assert_eq(store_event_count(s), 3);
-	cr_assert_eq(store_drops(s)->import_skipped, 1, "the E of pid 2 has no B");
+	cr_assert_eq(gt_store_event_count(s), 3);
+	cr_assert_eq(gt_store_drops(s)->import_skipped, 1, "the E of pid 2 has no B");
 	int seen = 0;
-	for (uint32_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, i);
+	for (uint32_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, i);
 		for (size_t j = 0; j < l->n; j++) {
-			const char *n = store_str(s, l->ev[j].name);
+			const char *n = gt_store_str(s, l->ev[j].name);
 			int64_t want = !strcmp(n, "a") ? 50000 : !strcmp(n, "b") ? 10000 : 12000;
 			cr_assert_eq(l->ev[j].dur_ns, want, "%s: %lld ns", n, (long long)l->ev[j].dur_ns);
 			cr_assert_eq(l->ev[j].flags & GT_EVF_TRUNCATED, 0);
@@ -97,34 +97,34 @@ Test(bounded, nesting_on_interleaved_threads)
 		}
 	}
 	cr_assert_eq(seen, 3);
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(bounded, export_many_processes, .timeout = 60)
 {
 	enum { N = 120000 };
-	struct gt_store *s = store_new();
-	uint32_t name = store_intern_cstr(s, "op");
+	struct gt_store *s = gt_store_new();
+	uint32_t name = gt_store_intern_cstr(s, "op");
 	for (int i = 0; i < N; i++) {
 		struct gt_lane_key k = { .type = GT_LANE_HOST, .rank = 0, .device = -1,
 					 .pid = 100000 + i, .id = 7 };
 		struct gt_event e = { .kind = GT_EV_CPU_OP, .start_ns = i, .dur_ns = 1,
-				      .name = name, .lane = store_lane(s, &k) };
-		store_add(s, &e);
+				      .name = name, .lane = gt_store_lane(s, &k) };
+		gt_store_add(s, &e);
 	}
-	store_finish(s);
+	gt_store_finish(s);
 	const char *path = tmp_path("many.json");
 	char err[256];
 	/* 120k lanes is past the default lanes-per-file limit (100k, loadlim.h) */
 	setenv("GTRACE_MAX_LANES", "200000", 1);
 	double t0 = now_s();
-	cr_assert_eq(export_chrome(s, path, NULL, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_export_chrome(s, path, NULL, err, sizeof(err)), 0, "%s", err);
 	double secs = now_s() - t0;
 	cr_assert_lt(secs, 10.0, "export of %d processes took %.1f s", N, secs);
 	struct gt_store *r = load(path);
 	unlink(path);
-	cr_assert_eq(store_lane_count(r), N);
-	cr_assert_eq(store_event_count(r), N);
-	store_free(r);
-	store_free(s);
+	cr_assert_eq(gt_store_lane_count(r), N);
+	cr_assert_eq(gt_store_event_count(r), N);
+	gt_store_free(r);
+	gt_store_free(s);
 }

@@ -46,12 +46,12 @@ Test(export_cli, json_and_gz_reimport)
 		struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
 		char err[512];
 		cr_assert_eq(gt_load(&outs[i], 1, &o, &b, err, sizeof(err)), 0, "%s", err);
-		cr_expect_eq(store_event_count(b), store_event_count(a));
-		cr_expect_eq(store_rank_count(b), 2);
-		cr_expect_eq(store_t_min(b), store_t_min(a));
-		cr_expect_eq(store_t_max(b), store_t_max(a));
-		store_free(b);
+		cr_expect_eq(gt_store_event_count(b), gt_store_event_count(a));
+		cr_expect_eq(gt_store_rank_count(b), 2);
+		cr_expect_eq(gt_store_t_min(b), gt_store_t_min(a));
+		cr_expect_eq(gt_store_t_max(b), gt_store_t_max(a));
+		gt_store_free(b);
 		remove(outs[i]);
 	}
-	store_free(a);
+	gt_store_free(a);
 }

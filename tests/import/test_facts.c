@@ -17,7 +17,7 @@ static void check(const char *rel, size_t kernels, size_t names, int64_t dur_ns,
 	cr_expect_eq(f.dur_ns, dur_ns, "%s dur %lld", rel, (long long)f.dur_ns);
 	cr_expect_eq(f.nccl, nccl, "%s nccl %zu", rel, f.nccl);
 	cr_expect_eq(f.gpu_lanes, lanes, "%s lanes %zu", rel, f.gpu_lanes);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* MANIFEST.md facts table: 8,772 / 67 / 591,532 us / 0 / 1 */

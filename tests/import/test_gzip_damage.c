@@ -97,8 +97,8 @@ static long load_events(const char *p, int threads, char *err, size_t errlen)
 	struct gt_store *s = NULL;
 	if (gt_load(paths, 1, &o, &s, err, errlen))
 		return -1;
-	long n = (long)store_event_count(s);
-	store_free(s);
+	long n = (long)gt_store_event_count(s);
+	gt_store_free(s);
 	return n;
 }
 

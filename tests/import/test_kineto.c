@@ -33,15 +33,15 @@ Test(kineto, schema_2021_kinds)
 	cr_expect_eq(count_kind(s, GT_EV_MEMSET), 312);
 	size_t dl = 0, launch = 0, h2d_pageable = 0;
 	int64_t step5 = -1;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		for (size_t j = 0; j < l->n; j++) {
 			const struct gt_event *e = &l->ev[j];
 			dl += (e->flags & GT_EVF_DATALOADER) != 0;
 			launch += (e->flags & GT_EVF_LAUNCH) != 0;
 			h2d_pageable += e->kind == GT_EV_MEMCPY && e->sub == GT_COPY_H2D &&
 					(e->flags & GT_EVF_PAGEABLE);
-			if (e->kind == GT_EV_STEP && !strcmp(store_str(s, e->name), "ProfilerStep#5")) {
+			if (e->kind == GT_EV_STEP && !strcmp(gt_store_str(s, e->name), "ProfilerStep#5")) {
 				cr_expect_eq(e->arg, 5);
 				step5 = e->start_ns;
 			}
@@ -53,15 +53,15 @@ Test(kineto, schema_2021_kinds)
 	cr_expect_gt(step5, 1623142623000000000LL);
 	/* "stream 7" tids become stream 7 of device 0 */
 	int found = 0;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		if (l->key.type == GT_LANE_GPU && l->key.device == 0 && l->key.id == 7 && l->key.pid == 0) {
 			found = 1;
-			cr_expect_str_eq(store_str(s, l->name), "GPU 0 stream 7");
+			cr_expect_str_eq(gt_store_str(s, l->name), "GPU 0 stream 7");
 		}
 	}
 	cr_expect(found);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* python3 -c "import gzip,json,decimal; d=json.load(gzip.open('hta/v100_ns_resolution.pt.trace.json.gz'),
@@ -76,14 +76,14 @@ Test(kineto, ns_resolution_fixed_point)
 	cr_expect_eq(f.kernels, 4350);
 	cr_expect_eq(f.dur_ns, 468153602LL);
 	int64_t first = INT64_MAX;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		for (size_t j = 0; j < l->n; j++)
 			if (l->ev[j].kind == GT_EV_KERNEL && l->ev[j].start_ns < first)
 				first = l->ev[j].start_ns;
 	}
 	cr_expect_eq(first, 1712195495505582988LL);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* python3 -c "import gzip,json,decimal; D=decimal.Decimal; ev=[e for f in
@@ -95,22 +95,22 @@ Test(kineto, ns_resolution_fixed_point)
 Test(kineto, directory_two_ranks_one_axis)
 {
 	struct gt_store *s = tload("hta/trace_filter");
-	cr_expect_eq(store_rank_count(s), 2);
-	cr_expect_eq(store_event_count(s), 9485);
-	cr_expect_eq(store_t_min(s), 1682725898079292000LL);
-	cr_expect_eq(store_t_max(s), 1682725899318077000LL);
+	cr_expect_eq(gt_store_rank_count(s), 2);
+	cr_expect_eq(gt_store_event_count(s), 9485);
+	cr_expect_eq(gt_store_t_min(s), 1682725898079292000LL);
+	cr_expect_eq(gt_store_t_max(s), 1682725899318077000LL);
 	size_t k[2] = { 0, 0 };
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		cr_assert(l->key.rank == 0 || l->key.rank == 1);
 		for (size_t j = 0; j < l->n; j++)
 			k[l->key.rank] += l->ev[j].kind == GT_EV_KERNEL;
 	}
 	cr_expect_eq(k[0], 1154);
 	cr_expect_eq(k[1], 1104);
-	for (size_t i = 0; i < store_rank_count(s); i++)
-		cr_expect_eq(store_rank_at(s, i)->world_size, 128);
-	store_free(s);
+	for (size_t i = 0; i < gt_store_rank_count(s); i++)
+		cr_expect_eq(gt_store_rank_at(s, i)->world_size, 128);
+	gt_store_free(s);
 }
 
 Test(kineto, several_files_on_the_command_line)
@@ -121,9 +121,9 @@ Test(kineto, several_files_on_the_command_line)
 	struct gt_store *s;
 	char err[256];
 	cr_assert_eq(gt_load(p, 2, &o, &s, err, sizeof(err)), 0, "%s", err);
-	cr_expect_eq(store_event_count(s), 9485);
-	cr_expect_eq(store_rank_count(s), 2);
-	store_free(s);
+	cr_expect_eq(gt_store_event_count(s), 9485);
+	cr_expect_eq(gt_store_rank_count(s), 2);
+	gt_store_free(s);
 }
 
 /* python3 -c "import gzip,json,collections; d=json.load(gzip.open('tracelens/b200_eager_no_metadata.json.gz'));
@@ -134,9 +134,9 @@ Test(kineto, b200_without_metadata_names_lanes)
 {
 	struct gt_store *s = tload("tracelens/b200_eager_no_metadata.json.gz");
 	int host = 0, gpu = 0, annot = 0, ovh = 0;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
-		const char *n = store_str(s, l->name);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
+		const char *n = gt_store_str(s, l->name);
 		cr_expect(n[0], "lane %zu has no name", i);
 		if (l->key.type == GT_LANE_HOST && l->key.pid == 6583 && l->key.id == 6583) {
 			host = 1;
@@ -156,9 +156,9 @@ Test(kineto, b200_without_metadata_names_lanes)
 		}
 	}
 	cr_expect(host && gpu && annot && ovh);
-	cr_expect_eq(store_rank_at(s, 0)->rank, 0);
-	cr_expect_eq(store_rank_at(s, 0)->world_size, 8);
-	store_free(s);
+	cr_expect_eq(gt_store_rank_at(s, 0)->rank, 0);
+	cr_expect_eq(gt_store_rank_at(s, 0)->world_size, 8);
+	gt_store_free(s);
 }
 
 /* python3 -c "import gzip,json; ev=json.load(gzip.open('hta/nccl_data.json.gz'))['traceEvents'];
@@ -173,26 +173,26 @@ Test(kineto, nccl_args_and_correlation)
 	struct gt_store *s = tload("hta/nccl_data.json.gz");
 	size_t linked = 0, with_nccl = 0, allreduce = 0, f32 = 0;
 	uint64_t nelems = 0;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		for (size_t j = 0; j < l->n; j++) {
 			const struct gt_event *e = &l->ev[j];
 			if (e->kind != GT_EV_KERNEL)
 				continue;
 			struct gt_ref me = { (uint32_t)i, (uint32_t)j }, peer;
-			if (store_corr_peer(s, me, &peer) == 0) {
+			if (gt_store_corr_peer(s, me, &peer) == 0) {
 				linked++;
-				cr_expect_eq(store_ev(s, peer)->kind, GT_EV_RUNTIME);
+				cr_expect_eq(gt_store_ev(s, peer)->kind, GT_EV_RUNTIME);
 			}
 			if (gt_event_nccl(e)) {
-				const struct gt_nccl *n = store_nccl_at(s, gt_event_nccl(e));
+				const struct gt_nccl *n = gt_store_nccl_at(s, gt_event_nccl(e));
 				with_nccl++;
 				nelems += n->in_nelems;
-				allreduce += !strcmp(store_str(s, n->collective), "allreduce");
-				f32 += !strcmp(store_str(s, n->dtype), "Float") && n->dtype_bytes == 4;
+				allreduce += !strcmp(gt_store_str(s, n->collective), "allreduce");
+				f32 += !strcmp(gt_store_str(s, n->dtype), "Float") && n->dtype_bytes == 4;
 				cr_expect_eq(n->group_size, 2);
 			}
-			const struct gt_kconf *k = store_kconf_at(s, gt_event_kconf(e));
+			const struct gt_kconf *k = gt_store_kconf_at(s, gt_event_kconf(e));
 			cr_assert(k);
 			cr_expect_gt(k->block[0], 0);
 		}
@@ -202,22 +202,22 @@ Test(kineto, nccl_args_and_correlation)
 	 *   ['traceEvents']; g=collections.defaultdict(list); [g[e['id']].append(e['ph']) for e in ev if
 	 *   e.get('ph') in ('s','f') and e.get('cat')=='ac2g']; print(sum(len(v) for v in g.values()
 	 *   if not ('s' in v and 'f' in v)))" -> 4966 */
-	cr_expect_str_eq(store_meta_get(s, "import.flow_ends_unmatched"), "4966");
+	cr_expect_str_eq(gt_store_meta_get(s, "import.flow_ends_unmatched"), "4966");
 	cr_expect_eq(with_nccl, 21);
 	cr_expect_eq(allreduce, 15);
 	cr_expect_eq(f32, 18);
 	cr_expect_eq(nelems, 76830615);
-	cr_expect_eq(store_device_count(s), 8);
-	cr_expect_str_eq(store_str(s, store_device_at(s, 0)->name), "NVIDIA A100-PG509-200");
-	cr_expect_eq(store_device_at(s, 0)->sm_count, 108);
-	cr_expect_eq(store_rank_at(s, 0)->world_size, 2);
+	cr_expect_eq(gt_store_device_count(s), 8);
+	cr_expect_str_eq(gt_store_str(s, gt_store_device_at(s, 0)->name), "NVIDIA A100-PG509-200");
+	cr_expect_eq(gt_store_device_at(s, 0)->sm_count, 108);
+	cr_expect_eq(gt_store_rank_at(s, 0)->world_size, 2);
 	/* metadata thread names are used for host lanes */
 	int named = 0;
-	for (size_t i = 0; i < store_lane_count(s); i++)
-		named |= !strcmp(store_str(s, store_lane_at(s, (uint32_t)i)->name),
+	for (size_t i = 0; i < gt_store_lane_count(s); i++)
+		named |= !strcmp(gt_store_str(s, gt_store_lane_at(s, (uint32_t)i)->name),
 				 "thread 2919752 (pt_autograd_0)");
 	cr_expect(named);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* the largest file: every X except the Trace span, every i, and a counter
@@ -229,12 +229,12 @@ Test(kineto, nccl_args_and_correlation)
 Test(kineto, largest_file_every_event)
 {
 	struct gt_store *s = tload("hta/v100_ddp_allreduce.json.gz");
-	cr_expect_eq(store_event_count(s), 207410);
-	cr_expect_eq(store_rank_at(s, 0)->rank, 1);
+	cr_expect_eq(gt_store_event_count(s), 207410);
+	cr_expect_eq(gt_store_rank_at(s, 0)->rank, 1);
 	struct kfacts f;
 	kfacts_of(s, &f);
 	cr_expect_eq(f.nccl, 2020);
-	store_free(s);
+	gt_store_free(s);
 }
 
 static struct gt_store *load_threads(const char *rel, int threads)
@@ -252,12 +252,12 @@ static struct gt_store *load_threads(const char *rel, int threads)
 Test(kineto, parallel_files_same_as_sequential)
 {
 	struct gt_store *a = load_threads("hta/trace_filter", 1), *b = load_threads("hta/trace_filter", 2);
-	cr_assert_eq(store_lane_count(a), store_lane_count(b));
-	cr_assert_eq(store_event_count(a), store_event_count(b));
-	for (uint32_t i = 0; i < store_lane_count(a); i++) {
-		const struct gt_lane *la = store_lane_at(a, i), *lb = store_lane_at(b, i);
+	cr_assert_eq(gt_store_lane_count(a), gt_store_lane_count(b));
+	cr_assert_eq(gt_store_event_count(a), gt_store_event_count(b));
+	for (uint32_t i = 0; i < gt_store_lane_count(a); i++) {
+		const struct gt_lane *la = gt_store_lane_at(a, i), *lb = gt_store_lane_at(b, i);
 		cr_assert_eq(memcmp(&la->key, &lb->key, sizeof(la->key)), 0);
-		cr_assert_str_eq(store_str(a, la->name), store_str(b, lb->name));
+		cr_assert_str_eq(gt_store_str(a, la->name), gt_store_str(b, lb->name));
 		cr_assert_eq(la->n, lb->n);
 		for (size_t j = 0; j < la->n; j++) {
 			const struct gt_event *x = &la->ev[j], *y = &lb->ev[j];
@@ -266,17 +266,17 @@ Test(kineto, parallel_files_same_as_sequential)
 			cr_assert_eq(x->kind, y->kind);
 			cr_assert_eq(x->flags, y->flags);
 			cr_assert_eq(x->corr, y->corr);
-			cr_assert_str_eq(store_str(a, x->name), store_str(b, y->name));
+			cr_assert_str_eq(gt_store_str(a, x->name), gt_store_str(b, y->name));
 			if (x->kind == GT_EV_KERNEL) {
-				const struct gt_kconf *ka = store_kconf_at(a, gt_event_kconf(x));
-				const struct gt_kconf *kb = store_kconf_at(b, gt_event_kconf(y));
+				const struct gt_kconf *ka = gt_store_kconf_at(a, gt_event_kconf(x));
+				const struct gt_kconf *kb = gt_store_kconf_at(b, gt_event_kconf(y));
 				cr_assert(ka && kb);
 				cr_assert_eq(memcmp(ka, kb, sizeof(*ka)), 0);
 			}
 		}
 	}
-	store_free(a);
-	store_free(b);
+	gt_store_free(a);
+	gt_store_free(b);
 }
 
 /* the gzip inflate thread (forced on) gives the same events as one thread */
@@ -284,21 +284,21 @@ Test(kineto, inflate_thread)
 {
 	struct gt_store *a = load_threads("hta/v100_ddp_allreduce.json.gz", 2);
 	struct gt_store *b = load_threads("hta/v100_ddp_allreduce.json.gz", 1);
-	cr_expect_eq(store_event_count(a), 207410);
-	cr_expect_eq(store_event_count(b), 207410);
-	cr_expect_eq(store_t_min(a), store_t_min(b));
-	cr_expect_eq(store_t_max(a), store_t_max(b));
-	store_free(a);
-	store_free(b);
+	cr_expect_eq(gt_store_event_count(a), 207410);
+	cr_expect_eq(gt_store_event_count(b), 207410);
+	cr_expect_eq(gt_store_t_min(a), gt_store_t_min(b));
+	cr_expect_eq(gt_store_t_max(a), gt_store_t_max(b));
+	gt_store_free(a);
+	gt_store_free(b);
 }
 
 /* the CPU op of name `nm` in s (the first one) */
 static const struct gt_event *op_named(const struct gt_store *s, const char *nm)
 {
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		for (size_t j = 0; j < l->n; j++)
-			if (l->ev[j].kind == GT_EV_CPU_OP && !strcmp(store_str(s, l->ev[j].name), nm))
+			if (l->ev[j].kind == GT_EV_CPU_OP && !strcmp(gt_store_str(s, l->ev[j].name), nm))
 				return &l->ev[j];
 	}
 	cr_assert_fail("no op %s", nm);
@@ -328,24 +328,24 @@ Test(kineto, op_shapes_and_stacks)
 		"\"dur\": 1, \"args\": {\"Input Dims\": %s}},"
 		"{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"d\", \"pid\": 1, \"tid\": 1, \"ts\": 7, "
 		"\"dur\": 1, \"args\": {}}]}", big) > 0);
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	char err[256];
 	struct gt_load_opts lo = { .flags = GT_LOAD_QUIET };
-	cr_assert_eq(import_json_mem("ops.json", json, strlen(json), &lo, s, err, sizeof(err)), 0,
+	cr_assert_eq(gt_import_json_mem("ops.json", json, strlen(json), &lo, s, err, sizeof(err)), 0,
 		     "%s", err);
 	const struct gt_event *a = op_named(s, "a"), *b = op_named(s, "b"), *c = op_named(s, "c"),
 			      *d = op_named(s, "d");
-	cr_expect_str_eq(store_str(s, (uint32_t)a->arg), "[[32, 3, 224, 224], [], [[1], [2, 3]]]");
-	cr_expect_str_eq(store_str(s, a->aux), "x.py(1): f;\"y\".py(2): g");
+	cr_expect_str_eq(gt_store_str(s, (uint32_t)a->arg), "[[32, 3, 224, 224], [], [[1], [2, 3]]]");
+	cr_expect_str_eq(gt_store_str(s, a->aux), "x.py(1): f;\"y\".py(2): g");
 	/* python3 -c "print(str(['s,\"t', 1]))" -> ['s,"t', 1] */
-	cr_expect_str_eq(store_str(s, (uint32_t)b->arg), "['s,\"t', 1]");
+	cr_expect_str_eq(gt_store_str(s, (uint32_t)b->arg), "['s,\"t', 1]");
 	cr_expect_eq(b->aux, 0);
-	const char *cs = store_str(s, (uint32_t)c->arg);
+	const char *cs = gt_store_str(s, (uint32_t)c->arg);
 	cr_expect(strlen(cs) < 4096 && !strcmp(cs + strlen(cs) - 3, "...") &&
 		  !strncmp(cs, "[[0], [1], [2], ", 16), "%.40s", cs);
 	cr_expect_eq((uint32_t)d->arg, 0);
 	cr_expect_eq(d->aux, 0);
-	store_free(s);
+	gt_store_free(s);
 	free(json);
 	free(big);
 }

@@ -1,6 +1,6 @@
 /*
  * test_limits.c - limits on lanes per input file and events per input byte
- * (issue 11, core/file/loadlim.c), through the gtrace binary.  The attacks
+ * (issue 11, core/import/loadlim.c), through the gtrace binary.  The attacks
  * first: JSON with 400,000 distinct threads (the 1 M pid/tid file took
  * 3.1 GB) and a gzip XPlane of 2 M empty events in a few KB (a 1 MB file
  * of them would be 500 M events, 24 GB of store) are refused at the

@@ -60,15 +60,15 @@ Test(nsys, planted_memset_nvtx)
 	char err[512];
 	cr_assert_eq(gt_load(&p, 1, &o, &s, err, sizeof(err)), 0, "%s", err);
 	unlink(path);
-	cr_expect_eq(store_event_count(s), 5);              /* the end < start kernel is skipped */
-	cr_expect_eq(store_drops(s)->import_skipped, 1);
+	cr_expect_eq(gt_store_event_count(s), 5);              /* the end < start kernel is skipped */
+	cr_expect_eq(gt_store_drops(s)->import_skipped, 1);
 	int64_t t0 = 1700000000000000000LL;
 	size_t seen = 0;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		for (size_t j = 0; j < l->n; j++) {
 			const struct gt_event *e = &l->ev[j];
-			const char *n = store_str(s, e->name);
+			const char *n = gt_store_str(s, e->name);
 			seen++;
 			if (e->kind == GT_EV_KERNEL) {
 				cr_expect_str_eq(n, "my_kernel");
@@ -76,14 +76,14 @@ Test(nsys, planted_memset_nvtx)
 				cr_expect_eq(e->dur_ns, 2000);
 				cr_expect_eq(l->key.device, 1);
 				cr_expect_eq(l->key.id, 13);
-				const struct gt_kconf *k = store_kconf_at(s, gt_event_kconf(e));
+				const struct gt_kconf *k = gt_store_kconf_at(s, gt_event_kconf(e));
 				cr_assert(k);
 				cr_expect_eq(k->grid[0], 4);
 				cr_expect_eq(k->block[0], 128);
 				cr_expect_eq(k->smem_dynamic_bytes, 48);
 				struct gt_ref me = { (uint32_t)i, (uint32_t)j }, peer;
-				cr_expect_eq(store_corr_peer(s, me, &peer), 0);
-				cr_expect_str_eq(store_str(s, store_ev(s, peer)->name), "cudaLaunchKernel");
+				cr_expect_eq(gt_store_corr_peer(s, me, &peer), 0);
+				cr_expect_str_eq(gt_store_str(s, gt_store_ev(s, peer)->name), "cudaLaunchKernel");
 			} else if (e->kind == GT_EV_MEMSET) {
 				cr_expect_eq(e->arg, 4096);
 				cr_expect_eq(e->dur_ns, 500);
@@ -99,7 +99,7 @@ Test(nsys, planted_memset_nvtx)
 		}
 	}
 	cr_expect_eq(seen, 5);
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(nsys, cloverleaf_counts)
@@ -114,25 +114,25 @@ Test(nsys, cloverleaf_counts)
 	cr_expect_eq(count_kind(s, GT_EV_RUNTIME), 3048);
 	uint64_t bytes = 0;
 	size_t linked = 0;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
-		cr_expect(store_str(s, l->name)[0]);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
+		cr_expect(gt_store_str(s, l->name)[0]);
 		for (size_t j = 0; j < l->n; j++) {
 			const struct gt_event *e = &l->ev[j];
 			if (e->kind == GT_EV_MEMCPY)
 				bytes += e->arg;
 			if (e->kind == GT_EV_KERNEL) {
 				struct gt_ref me = { (uint32_t)i, (uint32_t)j }, p;
-				linked += store_corr_peer(s, me, &p) == 0;
-				cr_expect(store_str(s, e->name)[0]);
+				linked += gt_store_corr_peer(s, me, &p) == 0;
+				cr_expect(gt_store_str(s, e->name)[0]);
 			}
 		}
 	}
 	cr_expect_eq(bytes, 225116952ULL);
 	cr_expect_gt(linked, 0);
-	cr_expect_eq(store_device_count(s), 4);
-	cr_expect_str_eq(store_meta_get(s, "format"), "nsys-sqlite");
-	store_free(s);
+	cr_expect_eq(gt_store_device_count(s), 4);
+	cr_expect_str_eq(gt_store_meta_get(s, "format"), "nsys-sqlite");
+	gt_store_free(s);
 }
 
 /* the short name is nsys's own shortName column: every kernel name of the
@@ -154,9 +154,9 @@ Test(nsys, short_name_is_nsys_short_name)
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *d = (const char *)sqlite3_column_text(st, 0);
 		const char *want = (const char *)sqlite3_column_text(st, 1);
-		uint32_t id = store_str_find(s, d, strlen(d));
+		uint32_t id = gt_store_str_find(s, d, strlen(d));
 		cr_assert_neq(id, UINT32_MAX, "kernel name not in the store: %s", d);
-		cr_expect_str_eq(store_str(s, store_str_short(s, id)), want, "%s", d);
+		cr_expect_str_eq(gt_store_str(s, gt_store_str_short(s, id)), want, "%s", d);
 		reduce += !strcmp(want, "par_reduce_kernel");
 		n++;
 	}
@@ -164,7 +164,7 @@ Test(nsys, short_name_is_nsys_short_name)
 	sqlite3_close(db);
 	cr_expect_gt(n, 10);
 	cr_expect_gt(reduce, 0);
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(nsys, not_an_nsys_database)

@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "gtrace/load.h"
-#include "gtrace/memu.h"
+#include "gtrace/mem_usage.h"
 #include "gtrace_config.h"
 #include "impcheck.h"
 
@@ -97,7 +97,7 @@ static struct gt_store *load(const char *path)
 	return s;
 }
 
-static const struct memu_dev *dev_of(const struct memu_result *m, uint32_t dev)
+static const struct gt_mem_usage_dev *dev_of(const struct gt_mem_usage_result *m, uint32_t dev)
 {
 	for (size_t i = 0; i < m->n; i++)
 		if (m->dev[i].device == dev)
@@ -108,11 +108,11 @@ static const struct memu_dev *dev_of(const struct memu_result *m, uint32_t dev)
 
 static void check_planted(struct gt_store *s, int with_threads)
 {
-	struct memu_result m;
+	struct gt_mem_usage_result m;
 	char err[256];
-	cr_assert_eq(memu_compute(s, NULL, &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_mem_usage_compute(s, NULL, &m, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(m.n, 3);
-	const struct memu_dev *g0 = dev_of(&m, 0), *g1 = dev_of(&m, 1), *c = dev_of(&m, GT_MEM_HOST);
+	const struct gt_mem_usage_dev *g0 = dev_of(&m, 0), *g1 = dev_of(&m, 1), *c = dev_of(&m, GT_MEM_HOST);
 	cr_expect_eq(g0->records, 6);
 	cr_expect_eq(g0->allocs, 4);
 	cr_expect_eq(g0->alloc_bytes, 7200);
@@ -138,13 +138,13 @@ static void check_planted(struct gt_store *s, int with_threads)
 	cr_expect_eq(c->records, 1);
 	cr_expect_eq(c->peak_bytes, 4096);
 	cr_expect_eq(c->total_peak[0], 4096);
-	memu_result_done(&m);
-	cr_expect_eq(store_drops(s)->import_skipped, 1);
+	gt_mem_usage_result_done(&m);
+	cr_expect_eq(gt_store_drops(s)->import_skipped, 1);
 	/* the lanes: the records on cudaMalloc's thread (tid 42), the one with
 	 * no API call on the main thread (tid 256); three counter lanes */
 	size_t on42 = 0, on256 = 0, counters = 0;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		for (size_t j = 0; j < l->n; j++) {
 			if (l->ev[j].kind != GT_EV_INSTANT || !(l->ev[j].flags & GT_EVF_MEMORY))
 				continue;
@@ -154,7 +154,7 @@ static void check_planted(struct gt_store *s, int with_threads)
 		}
 		if (l->key.type == GT_LANE_COUNTER) {
 			counters++;
-			const char *nm = store_str(s, l->name);
+			const char *nm = gt_store_str(s, l->name);
 			cr_expect(!strcmp(nm, "Total Allocated (GPU 0)") ||
 				  !strcmp(nm, "Total Allocated (GPU 1)") ||
 				  !strcmp(nm, "Total Allocated (CPU)"), "%s", nm);
@@ -172,7 +172,7 @@ Test(nsys_mem, planted_allocations)
 	struct gt_store *s = load(path);
 	unlink(path);
 	check_planted(s, 1);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* an older export: the table without correlationId and the pool columns,
@@ -197,7 +197,7 @@ Test(nsys_mem, older_schema_without_correlation)
 	struct gt_store *s = load(path);
 	unlink(path);
 	check_planted(s, 0);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* no memory table: nothing of it in the store (unchanged behaviour) */
@@ -207,10 +207,10 @@ Test(nsys_mem, no_table_no_records)
 	write_db(path, NULL);
 	struct gt_store *s = load(path);
 	unlink(path);
-	cr_expect_eq(store_event_count(s), 9);       /* the 9 API calls */
+	cr_expect_eq(gt_store_event_count(s), 9);       /* the 9 API calls */
 	cr_expect_eq(count_kind(s, GT_EV_INSTANT), 0);
 	cr_expect_eq(count_kind(s, GT_EV_COUNTER), 0);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* a table without the columns read: a warning, the rest still loads */
@@ -220,8 +220,8 @@ Test(nsys_mem, unreadable_table_is_skipped)
 	write_db(path, "CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS (start INTEGER, bytes INTEGER);"
 		       "INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES (1, 2);");
 	struct gt_store *s = load(path);
-	cr_expect_eq(store_event_count(s), 9);
-	store_free(s);
+	cr_expect_eq(gt_store_event_count(s), 9);
+	gt_store_free(s);
 	char out[4096];
 	int rc = impcheck_cli(out, sizeof(out), "stats '%s' --report kernels", path);
 	unlink(path);

@@ -44,7 +44,7 @@ static struct row *rows_of(const struct gt_store *s, const struct gt_lane *l)
 		r[i] = (struct row){ l->ev[i].start_ns, l->ev[i].dur_ns, l->ev[i].kind,
 				     l->ev[i].kind == GT_EV_MEMCPY ? l->ev[i].sub : 0,
 				     l->ev[i].kind == GT_EV_MEMCPY ? l->ev[i].arg : 0,
-				     store_str(s, l->ev[i].name) };
+				     gt_store_str(s, l->ev[i].name) };
 	qsort(r, l->n, sizeof(*r), row_cmp);
 	return r;
 }
@@ -53,24 +53,24 @@ static struct row *rows_of(const struct gt_store *s, const struct gt_lane *l)
 static void same_events(const struct gt_store *a, const struct gt_store *b)
 {
 	size_t na = 0, nb = 0;
-	for (size_t i = 0; i < store_lane_count(b); i++)
-		nb += store_lane_at(b, (uint32_t)i)->n;
-	for (size_t i = 0; i < store_lane_count(a); i++) {
-		const struct gt_lane *la = store_lane_at(a, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(b); i++)
+		nb += gt_store_lane_at(b, (uint32_t)i)->n;
+	for (size_t i = 0; i < gt_store_lane_count(a); i++) {
+		const struct gt_lane *la = gt_store_lane_at(a, (uint32_t)i);
 		if (!la->n)
 			continue;
 		na += la->n;
 		const struct gt_lane *lb = NULL;
-		for (size_t j = 0; j < store_lane_count(b) && !lb; j++) {
-			const struct gt_lane_key *k = &store_lane_at(b, (uint32_t)j)->key;
+		for (size_t j = 0; j < gt_store_lane_count(b) && !lb; j++) {
+			const struct gt_lane_key *k = &gt_store_lane_at(b, (uint32_t)j)->key;
 			if (k->type == la->key.type && k->rank == la->key.rank && k->device == la->key.device &&
 			    k->pid == la->key.pid && k->id == la->key.id)
-				lb = store_lane_at(b, (uint32_t)j);
+				lb = gt_store_lane_at(b, (uint32_t)j);
 		}
 		cr_assert(lb, "lane type %d rank %d dev %d pid %lld id %lld missing after round trip",
 			  la->key.type, la->key.rank, la->key.device, (long long)la->key.pid,
 			  (long long)la->key.id);
-		cr_assert_eq(lb->n, la->n, "lane %s: %zu events, %zu after", store_str(a, la->name), la->n,
+		cr_assert_eq(lb->n, la->n, "lane %s: %zu events, %zu after", gt_store_str(a, la->name), la->n,
 			     lb->n);
 		struct row *ra = rows_of(a, la), *rb = rows_of(b, lb);
 		for (size_t k = 0; k < la->n; k++) {
@@ -94,7 +94,7 @@ static void roundtrip(struct gt_store *a)
 {
 	char *txt;
 	size_t len;
-	cr_assert_eq(export_chrome_mem(a, NULL, &txt, &len), 0);
+	cr_assert_eq(gt_export_chrome_mem(a, NULL, &txt, &len), 0);
 	/* strict JSON (cJSON), with every event of the store as an X, i or C element */
 	cJSON *j = cJSON_ParseWithLength(txt, len);
 	cr_assert(j, "export is not valid JSON");
@@ -106,24 +106,24 @@ static void roundtrip(struct gt_store *a)
 		cr_assert(ph);
 		nev += !strcmp(ph, "X") || !strcmp(ph, "i") || !strcmp(ph, "C");
 	}
-	cr_expect_eq(nev, store_event_count(a));
+	cr_expect_eq(nev, gt_store_event_count(a));
 	cJSON_Delete(j);
-	struct gt_store *b = store_new();
+	struct gt_store *b = gt_store_new();
 	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
 	char err[256];
-	int rc = import_json_mem("export.json", txt, len, &o, b, err, sizeof(err));
+	int rc = gt_import_json_mem("export.json", txt, len, &o, b, err, sizeof(err));
 	cr_assert_eq(rc, 0, "%s", err);
 	same_events(a, b);
-	cr_expect_eq(store_drops(b)->import_skipped, 0);
+	cr_expect_eq(gt_store_drops(b)->import_skipped, 0);
 	free(txt);
-	store_free(b);
+	gt_store_free(b);
 }
 
 static void real(const char *rel)
 {
 	struct gt_store *a = tload(rel);
 	roundtrip(a);
-	store_free(a);
+	gt_store_free(a);
 }
 
 Test(roundtrip, resnet50_2021_schema) { real("kineto/resnet50_num_workers_0.pt.trace.json.gz"); }
@@ -145,13 +145,13 @@ Test(roundtrip, directory_two_ranks)
 
 Test(roundtrip, sim_scenarios)
 {
-	for (int sc = 0; sc < SIM_SCENARIO_COUNT; sc++) {
-		struct sim_opts so = { .gpus = 2, .ranks = 2, .steps = 3, .scenario = sc, .seed = 7 };
-		struct gt_store *a = store_new();
+	for (int sc = 0; sc < GT_SIM_SCENARIO_COUNT; sc++) {
+		struct gt_sim_opts so = { .gpus = 2, .ranks = 2, .steps = 3, .scenario = sc, .seed = 7 };
+		struct gt_store *a = gt_store_new();
 		char err[256];
-		cr_assert_eq(sim_generate(&so, a, err, sizeof(err)), 0, "%s: %s", sim_scenario_name(sc), err);
-		cr_assert_gt(store_event_count(a), 100);
+		cr_assert_eq(gt_sim_generate(&so, a, err, sizeof(err)), 0, "%s: %s", gt_sim_scenario_name(sc), err);
+		cr_assert_gt(gt_store_event_count(a), 100);
 		roundtrip(a);
-		store_free(a);
+		gt_store_free(a);
 	}
 }

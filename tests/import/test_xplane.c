@@ -26,8 +26,8 @@
 static const struct gt_lane *lane_of(const struct gt_store *s, int32_t r, int type, int32_t dev,
 				     int64_t pid, int64_t id)
 {
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		if (l->key.rank == r && l->key.type == type && l->key.device == dev &&
 		    l->key.pid == pid && l->key.id == id)
 			return l;
@@ -52,9 +52,9 @@ static size_t count_on(const struct gt_lane *l, int kind, int64_t *dur, uint64_t
 Test(xplane_real, planes_streams_kernels)
 {
 	struct gt_store *s = tload(REAL);
-	cr_expect_str_eq(store_meta_get(s, "format"), "xplane");
+	cr_expect_str_eq(gt_store_meta_get(s, "format"), "xplane");
 	/* 23,128 events in the file (15,354 host + 19 + 3,875 + 3,880 GPU) and one step */
-	cr_expect_eq(store_event_count(s), 23129);
+	cr_expect_eq(gt_store_event_count(s), 23129);
 	/* GPU 4 stream 134 (Compute): 665 kernels, 14,825,385,000 ps; GPU 6 stream 142: 665,
 	 * 14,865,363,000 ps */
 	int64_t d4 = 0, d6 = 0;
@@ -79,8 +79,8 @@ Test(xplane_real, planes_streams_kernels)
 	cr_expect_eq(count_on(lane_of(s, 0, GT_LANE_GPU, 6, 0, 144), GT_EV_MEMCPY, NULL, &b), 12);
 	cr_expect_eq(b, 36944);
 	size_t h2d = 0, d2h = 0;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		for (size_t j = 0; j < l->n; j++)
 			if (l->ev[j].kind == GT_EV_MEMCPY) {
 				h2d += l->ev[j].sub == GT_COPY_H2D;
@@ -91,31 +91,31 @@ Test(xplane_real, planes_streams_kernels)
 	cr_expect_eq(d2h, 24);
 	/* kernel_details of stream 134's first kernel: regs:38 shm:0 grid:160,1,1 block:1024,1,1 */
 	const struct gt_lane *k4 = lane_of(s, 0, GT_LANE_GPU, 4, 0, 134);
-	const struct gt_kconf *kc = store_kconf_at(s, gt_event_kconf(&k4->ev[0]));
+	const struct gt_kconf *kc = gt_store_kconf_at(s, gt_event_kconf(&k4->ev[0]));
 	cr_assert(kc);
 	cr_expect_eq(kc->regs_per_thread, 38);
 	cr_expect_eq(kc->grid[0], 160);
 	cr_expect_eq(kc->block[0], 1024);
 	/* line timestamp 245,747 ns + first offset 1,921,054,081,000 ps */
 	cr_expect_eq(k4->ev[0].start_ns, 245747 + 1921054081LL);
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(xplane_real, host_devices_links_steps)
 {
 	struct gt_store *s = tload(REAL);
-	cr_assert_eq(store_rank_count(s), 1);
-	cr_expect_str_eq(store_str(s, store_rank_at(s, 0)->host), "34.83.195.179:6003");
+	cr_assert_eq(gt_store_rank_count(s), 1);
+	cr_expect_str_eq(gt_store_str(s, gt_store_rank_at(s, 0)->host), "34.83.195.179:6003");
 	/* 8 GPU planes, each with core_count 80, memory_size 16945512448, cc 7.0 */
-	cr_expect_eq(store_device_count(s), 8);
-	for (size_t i = 0; i < store_device_count(s); i++) {
-		const struct gt_device *d = store_device_at(s, i);
+	cr_expect_eq(gt_store_device_count(s), 8);
+	for (size_t i = 0; i < gt_store_device_count(s); i++) {
+		const struct gt_device *d = gt_store_device_at(s, i);
 		cr_expect_eq(d->sm_count, 80);
 		cr_expect_eq(d->mem_bytes, 16945512448ULL);
 		cr_expect_eq(d->cc_major, 7);
 		cr_expect_eq(d->cc_minor, 0);
 	}
-	cr_expect_str_eq(store_meta_get(s, "xplane.rank0.gpu4.clock_rate_khz"), "1530000");
+	cr_expect_str_eq(gt_store_meta_get(s, "xplane.rank0.gpu4.clock_rate_khz"), "1530000");
 	/* context_id per stream, as xplane_facts.py prints it ("$$5": TensorFlow's text) */
 	static const struct { int gpu, stream; const char *ctx; } cx[] = {
 		{ 1, 123, "$$2" }, { 4, 63, "$$5" }, { 4, 134, "$$5" }, { 4, 135, "$$5" },
@@ -125,15 +125,15 @@ Test(xplane_real, host_devices_links_steps)
 	for (size_t i = 0; i < sizeof(cx) / sizeof(cx[0]); i++) {
 		char k[96];
 		snprintf(k, sizeof(k), "xplane.rank0.gpu%d.stream%d.context_id", cx[i].gpu, cx[i].stream);
-		const char *v = store_meta_get(s, k);
+		const char *v = gt_store_meta_get(s, k);
 		cr_expect(v && !strcmp(v, cx[i].ctx), "%s = %s, want %s", k, v ? v : "(none)", cx[i].ctx);
 	}
-	cr_expect_str_eq(store_meta_get(s, "xplane.rank0.gpu4.memory_bandwidth_bytes_per_s"),
+	cr_expect_str_eq(gt_store_meta_get(s, "xplane.rank0.gpu4.memory_bandwidth_bytes_per_s"),
 			 "898048000000");
 	/* 22 host lines -> 22 host lanes (pid 0); 1,556 host events with correlation_id; 4 Iterator:: */
 	size_t hl = 0, launches = 0, input = 0;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		if (l->key.type != GT_LANE_HOST || l->key.pid != 0)
 			continue;
 		hl++;
@@ -147,22 +147,22 @@ Test(xplane_real, host_devices_links_steps)
 	cr_expect_eq(input, 4);
 	/* every one of the 1,556 GPU events with a correlation_id finds its host launch */
 	size_t linked = 0;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		for (size_t j = 0; j < l->n; j++) {
 			struct gt_ref peer;
 			if (gt_event_is_gpu(&l->ev[j]) && l->ev[j].corr &&
-			    !store_corr_peer(s, (struct gt_ref){ (uint32_t)i, (uint32_t)j }, &peer))
+			    !gt_store_corr_peer(s, (struct gt_ref){ (uint32_t)i, (uint32_t)j }, &peer))
 				linked++;
 		}
 	}
 	cr_expect_eq(linked, 1556);
 	/* derived lines: GPU 4 TensorFlow Ops 665, Name Scope 2,450, Steps 1 (annotation lanes) */
 	size_t ops = 0, scopes = 0;
-	for (size_t i = 0; i < store_lane_count(s); i++) {
-		const struct gt_lane *l = store_lane_at(s, (uint32_t)i);
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		if (l->key.type == GT_LANE_GPU && l->key.device == 4 && l->key.pid == -1) {
-			const char *nm = store_str(s, l->name);
+			const char *nm = gt_store_str(s, l->name);
 			if (strstr(nm, "TensorFlow Ops"))
 				ops = count_on(l, GT_EV_GPU_ANNOT, NULL, NULL);
 			if (strstr(nm, "TensorFlow Name Scope"))
@@ -179,7 +179,7 @@ Test(xplane_real, host_devices_links_steps)
 	cr_expect_eq(st->ev[0].kind, GT_EV_STEP);
 	cr_expect_eq(st->ev[0].start_ns, 245747 + 1921054081LL);
 	cr_expect_eq(gt_event_end(&st->ev[0]), 245747 + 2568609854LL + 21310352LL);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* `gtrace stats ARGS` with stderr; its exit status */
@@ -194,10 +194,10 @@ static struct gt_store *load_space(const XSpace *sp)
 {
 	size_t len;
 	uint8_t *b = xpw_pack(sp, &len);
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	char err[256];
 	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
-	int rc = xplane_import_mem("mem.xplane.pb", b, len, &o, s, err, sizeof(err));
+	int rc = gt_xplane_import_mem("mem.xplane.pb", b, len, &o, s, err, sizeof(err));
 	cr_assert_eq(rc, 0, "%s", err);
 	return s;
 }
@@ -225,11 +225,11 @@ Test(xplane_own, nesting_rounding_correlation)
 	struct gt_store *s = load_space(sp);
 	const struct gt_lane *l = lane_of(s, 0, GT_LANE_HOST, -1, 0, 77);
 	cr_assert(l);
-	cr_expect_str_eq(store_str(s, l->name), "python3");
+	cr_expect_str_eq(gt_store_str(s, l->name), "python3");
 	cr_assert_eq(l->n, 4);
 	cr_expect_eq(l->ev[0].start_ns, base);
 	cr_expect_eq(l->ev[0].dur_ns, 10000);
-	cr_expect_str_eq(store_str(s, l->ev[1].name), "Op");    /* display_name wins */
+	cr_expect_str_eq(gt_store_str(s, l->ev[1].name), "Op");    /* display_name wins */
 	cr_expect_eq(l->ev[1].start_ns, base + 2000);
 	cr_expect_eq(gt_event_end(&l->ev[1]), base + 5001);
 	cr_expect_eq(l->ev[2].start_ns, base + 2501);
@@ -239,18 +239,18 @@ Test(xplane_own, nesting_rounding_correlation)
 	cr_expect(l->ev[3].flags & GT_EVF_DATALOADER);
 	/* nesting: the op inside train_function is depth 1, the launch inside the op depth 2 */
 	struct gt_depth *d;
-	cr_assert_eq(store_depth_build(l, &d), 0);
-	cr_expect_eq(store_depth_of(d, l, 0), 0);
-	cr_expect_eq(store_depth_of(d, l, 1), 1);
-	cr_expect_eq(store_depth_of(d, l, 2), 2);
-	cr_expect_eq(store_depth_of(d, l, 3), 1);
-	store_depth_free(d);
+	cr_assert_eq(gt_store_depth_build(l, &d), 0);
+	cr_expect_eq(gt_store_depth_of(d, l, 0), 0);
+	cr_expect_eq(gt_store_depth_of(d, l, 1), 1);
+	cr_expect_eq(gt_store_depth_of(d, l, 2), 2);
+	cr_expect_eq(gt_store_depth_of(d, l, 3), 1);
+	gt_store_depth_free(d);
 	const struct gt_lane *gl = lane_of(s, 0, GT_LANE_GPU, 0, 0, 7);
 	cr_assert(gl);
 	cr_expect_eq(gl->ev[0].kind, GT_EV_KERNEL);
 	cr_expect_eq(gl->ev[0].start_ns, base + 3000);
 	cr_expect_eq(gl->ev[0].dur_ns, 1);
-	const struct gt_kconf *kc = store_kconf_at(s, gt_event_kconf(&gl->ev[0]));
+	const struct gt_kconf *kc = gt_store_kconf_at(s, gt_event_kconf(&gl->ev[0]));
 	cr_assert(kc);
 	cr_expect_eq(kc->regs_per_thread, 32);
 	cr_expect_eq(kc->smem_static_bytes, 16);
@@ -259,10 +259,10 @@ Test(xplane_own, nesting_rounding_correlation)
 	cr_expect(kc->block[0] == 128 && kc->block[1] == 1);
 	cr_expect_float_eq(kc->occupancy_pct, 50.0f, 1e-6);
 	struct gt_ref peer;
-	cr_assert_eq(store_corr_peer(s, (struct gt_ref){ gl->id, 0 }, &peer), 0);
+	cr_assert_eq(gt_store_corr_peer(s, (struct gt_ref){ gl->id, 0 }, &peer), 0);
 	cr_expect_eq(peer.lane, l->id);
 	cr_expect_eq(peer.idx, 2);
-	store_free(s);
+	gt_store_free(s);
 	xpw_reset();
 }
 
@@ -298,7 +298,7 @@ Test(xplane_own, xla_lanes_tpu_plane_steps_from_stats)
 	cr_expect_eq(count_on(lane_of(s, 0, GT_LANE_GPU, 3, -1, 1), GT_EV_GPU_ANNOT, NULL, NULL), 1);
 	const struct gt_lane *ol = lane_of(s, 0, GT_LANE_GPU, 3, -1, 2);
 	cr_expect_eq(count_on(ol, GT_EV_GPU_ANNOT, NULL, NULL), 2);
-	cr_expect_str_eq(store_str(s, ol->name), "GPU 3 XLA Ops");
+	cr_expect_str_eq(gt_store_str(s, ol->name), "GPU 3 XLA Ops");
 	const struct gt_lane *cl = lane_of(s, 0, GT_LANE_GPU, 3, 0, 9);
 	cr_assert(cl && cl->n == 1);
 	cr_expect_eq(cl->ev[0].kind, GT_EV_MEMCPY);
@@ -309,7 +309,7 @@ Test(xplane_own, xla_lanes_tpu_plane_steps_from_stats)
 	const struct gt_lane *tp = lane_of(s, 0, GT_LANE_HOST, -1, -3, 5);
 	cr_assert(tp);
 	cr_expect_eq(count_on(tp, GT_EV_CPU_OP, NULL, NULL), 2);
-	cr_expect_str_eq(store_str(s, tp->name), "/device:TPU:0 XLA Ops");
+	cr_expect_str_eq(gt_store_str(s, tp->name), "/device:TPU:0 XLA Ops");
 	/* no Steps line: the three step_num events are the steps */
 	const struct gt_lane *st = lane_of(s, 0, GT_LANE_HOST, -1, -1, 0);
 	cr_assert(st);
@@ -317,11 +317,11 @@ Test(xplane_own, xla_lanes_tpu_plane_steps_from_stats)
 	cr_expect_eq(st->ev[1].arg, 101);
 	cr_expect_eq(st->ev[1].start_ns, 1000 + 10000);
 	cr_expect_eq(st->ev[1].dur_ns, 9000);
-	cr_assert_eq(store_device_count(s), 1);
-	cr_expect_eq(store_device_at(s, 0)->id, 3);
-	cr_expect_eq(store_device_at(s, 0)->sm_count, 132);
-	cr_expect_eq(store_device_at(s, 0)->cc_major, 9);
-	store_free(s);
+	cr_assert_eq(gt_store_device_count(s), 1);
+	cr_expect_eq(gt_store_device_at(s, 0)->id, 3);
+	cr_expect_eq(gt_store_device_at(s, 0)->sm_count, 132);
+	cr_expect_eq(gt_store_device_at(s, 0)->cc_major, 9);
+	gt_store_free(s);
 	xpw_reset();
 }
 
@@ -369,19 +369,19 @@ Test(xplane_own, run_directory_hosts_gzip)
 	char err[512];
 	cr_expect_eq(gt_load_detect(root, err, sizeof(err)), GT_FMT_XPLANE);
 	cr_assert_eq(gt_load(&in, 1, &o, &s, err, sizeof(err)), 0, "%s", err);
-	cr_expect_str_eq(store_meta_get(s, "xplane.run"), "2024_01_02_10_00_00");
-	cr_assert_eq(store_rank_count(s), 2);
-	cr_expect_str_eq(store_str(s, store_rank_at(s, 0)->host), "worker0");
-	cr_expect_str_eq(store_str(s, store_rank_at(s, 1)->host), "worker1");
-	cr_expect_eq(store_rank_at(s, 1)->world_size, 2);
+	cr_expect_str_eq(gt_store_meta_get(s, "xplane.run"), "2024_01_02_10_00_00");
+	cr_assert_eq(gt_store_rank_count(s), 2);
+	cr_expect_str_eq(gt_store_str(s, gt_store_rank_at(s, 0)->host), "worker0");
+	cr_expect_str_eq(gt_store_str(s, gt_store_rank_at(s, 1)->host), "worker1");
+	cr_expect_eq(gt_store_rank_at(s, 1)->world_size, 2);
 	cr_expect_eq(lane_of(s, 1, GT_LANE_GPU, 0, 0, 1)->ev[0].start_ns, 2000);   /* from the .gz */
-	store_free(s);
+	gt_store_free(s);
 	/* --run picks the other; plugins/profile and the run folder itself work too */
 	o.run = "2024_01_01_10_00_00";
 	cr_assert_eq(gt_load(&in, 1, &o, &s, err, sizeof(err)), 0, "%s", err);
-	cr_expect_eq(store_rank_count(s), 1);
-	cr_expect_str_eq(store_str(s, store_rank_at(s, 0)->host), "hostA");
-	store_free(s);
+	cr_expect_eq(gt_store_rank_count(s), 1);
+	cr_expect_str_eq(gt_store_str(s, gt_store_rank_at(s, 0)->host), "hostA");
+	gt_store_free(s);
 	o.run = "nope";
 	cr_expect_neq(gt_load(&in, 1, &o, &s, err, sizeof(err)), 0);
 	cr_expect(strstr(err, "no run 'nope'") && strstr(err, "2024_01_01_10_00_00"), "%s", err);
@@ -389,18 +389,18 @@ Test(xplane_own, run_directory_hosts_gzip)
 	snprintf(p, sizeof(p), "%s/plugins/profile/2024_01_01_10_00_00", root);
 	in = p;
 	cr_assert_eq(gt_load(&in, 1, &o, &s, err, sizeof(err)), 0, "%s", err);
-	cr_expect_eq(store_rank_count(s), 1);
-	store_free(s);
+	cr_expect_eq(gt_store_rank_count(s), 1);
+	gt_store_free(s);
 	/* the host files given one by one: ranks in the order given */
 	char p0[600], p1[600];
 	snprintf(p0, sizeof(p0), "%s/plugins/profile/2024_01_02_10_00_00/worker1.xplane.pb.gz", root);
 	snprintf(p1, sizeof(p1), "%s/plugins/profile/2024_01_02_10_00_00/worker0.xplane.pb", root);
 	const char *two[2] = { p0, p1 };
 	cr_assert_eq(gt_load(two, 2, &o, &s, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(store_rank_count(s), 2);
-	cr_expect_str_eq(store_str(s, store_rank_at(s, 0)->host), "worker1");
-	cr_expect_str_eq(store_str(s, store_rank_at(s, 1)->host), "worker0");
-	store_free(s);
+	cr_assert_eq(gt_store_rank_count(s), 2);
+	cr_expect_str_eq(gt_store_str(s, gt_store_rank_at(s, 0)->host), "worker1");
+	cr_expect_str_eq(gt_store_str(s, gt_store_rank_at(s, 1)->host), "worker0");
+	gt_store_free(s);
 	/* an XPlane file and a JSON file do not merge: one line says so */
 	const char *mixed[2] = { p1, tpath("hta/nccl_data.json.gz") };
 	cr_expect_neq(gt_load(mixed, 2, &o, &s, err, sizeof(err)), 0);
@@ -477,13 +477,13 @@ Test(xplane_bad, files)
 
 Test(xplane_bad, memory_and_name)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	char err[256];
 	static const unsigned char trunc_gz[] = { 0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0, 3, 0x01 };
-	cr_expect_neq(xplane_import_mem("x.xplane.pb.gz", trunc_gz, sizeof(trunc_gz), NULL, s, err,
+	cr_expect_neq(gt_xplane_import_mem("x.xplane.pb.gz", trunc_gz, sizeof(trunc_gz), NULL, s, err,
 					sizeof(err)), 0);
 	cr_expect(strstr(err, "x.xplane.pb.gz:"), "%s", err);
-	store_free(s);
+	gt_store_free(s);
 	char out[4096];
 	cr_expect_neq(cli("/nonexistent/h.xplane.pb", out, sizeof(out)), 0);
 	cr_expect(strstr(out, "/nonexistent/h.xplane.pb:"), "%s", out);
@@ -510,7 +510,7 @@ Test(xplane_real, export_roundtrip)
 	cr_expect_eq(f.kernels, 1330);
 	cr_expect_eq(f.dur_ns, 14825385 + 14865363);
 	cr_expect_eq(f.names, 11);
-	store_free(s);
+	gt_store_free(s);
 	unlink(out);
 }
 
@@ -553,7 +553,7 @@ Test(xplane_own, repeated_stats_per_plane)
 	size_t no_corr = 0, regs32 = 0;
 	for (size_t i = 0; i < a->n; i++) {
 		no_corr += a->ev[i].corr == 0;
-		const struct gt_kconf *kc = store_kconf_at(s, gt_event_kconf(&a->ev[i]));
+		const struct gt_kconf *kc = gt_store_kconf_at(s, gt_event_kconf(&a->ev[i]));
 		cr_assert(kc);
 		regs32 += kc->regs_per_thread == (i % 2 ? 32u : 16u) && kc->grid[0] == (i % 2 ? 2u : 1u);
 	}
@@ -565,6 +565,6 @@ Test(xplane_own, repeated_stats_per_plane)
 	for (size_t i = 1; i < c->n; i++)
 		ok += c->ev[i].corr == 1000 + i;
 	cr_expect_eq(ok, 299);
-	store_free(s);
+	gt_store_free(s);
 	xpw_reset();
 }

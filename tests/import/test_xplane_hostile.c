@@ -5,7 +5,7 @@
  * stats out of range, a Steps line of 200,000 distinct group ids.  The
  * files are written by protobuf-c (xpwrite.c) with the truth planted: the
  * good events are kept exactly, every bad one is skipped and counted
- * (evcheck_event, the one check of every store entry), the CLI says so in
+ * (gt_evcheck_event, the one check of every store entry), the CLI says so in
  * one line naming the file, nothing crashes and nothing takes long.
  */
 #include <criterion/criterion.h>
@@ -24,17 +24,17 @@ static struct gt_store *load(const XSpace *sp, int *rc, char *err, size_t errlen
 {
 	size_t len;
 	uint8_t *b = xpw_pack(sp, &len);
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	struct gt_load_opts o = { .flags = GT_LOAD_QUIET };
-	*rc = xplane_import_mem("hostile.xplane.pb", b, len, &o, s, err, errlen);
+	*rc = gt_xplane_import_mem("hostile.xplane.pb", b, len, &o, s, err, errlen);
 	return s;
 }
 
 static size_t kind_count(const struct gt_store *s, int kind)
 {
 	size_t n = 0;
-	for (size_t l = 0; l < store_lane_count(s); l++) {
-		const struct gt_lane *ln = store_lane_at(s, (uint32_t)l);
+	for (size_t l = 0; l < gt_store_lane_count(s); l++) {
+		const struct gt_lane *ln = gt_store_lane_at(s, (uint32_t)l);
 		for (size_t i = 0; i < ln->n; i++)
 			n += ln->ev[i].kind == kind;
 	}
@@ -95,18 +95,18 @@ Test(xplane_hostile, out_of_range_values_skipped_and_counted)
 	cr_expect_eq(kind_count(s, GT_EV_MEMCPY), 1);
 	/* skipped: negative duration, negative offset, overflowing offset, the
 	 * late line's and the negative line's events, the two huge copies */
-	uint64_t skipped = store_drops(s)->import_skipped;
+	uint64_t skipped = gt_store_drops(s)->import_skipped;
 	cr_expect_eq(skipped, 7, "skipped %llu", (unsigned long long)skipped);
 	/* the kernel's configuration is clamped, not wrapped */
-	for (size_t l = 0; l < store_lane_count(s); l++) {
-		const struct gt_lane *ln = store_lane_at(s, (uint32_t)l);
+	for (size_t l = 0; l < gt_store_lane_count(s); l++) {
+		const struct gt_lane *ln = gt_store_lane_at(s, (uint32_t)l);
 		for (size_t i = 0; i < ln->n; i++) {
 			const struct gt_event *e = &ln->ev[i];
 			cr_expect_geq(e->dur_ns, 0);
 			cr_expect_lt(gt_event_end(e), INT64_C(1) << 62);
 			cr_expect_gt(e->start_ns, -(INT64_C(1) << 62));
 			if (e->kind == GT_EV_KERNEL) {
-				const struct gt_kconf *kc = store_kconf_at(s, gt_event_kconf(e));
+				const struct gt_kconf *kc = gt_store_kconf_at(s, gt_event_kconf(e));
 				cr_assert(kc);
 				cr_expect_eq(kc->regs_per_thread, UINT32_MAX);
 				cr_expect_eq(kc->grid[0], UINT32_MAX);
@@ -114,7 +114,7 @@ Test(xplane_hostile, out_of_range_values_skipped_and_counted)
 			}
 		}
 	}
-	store_free(s);
+	gt_store_free(s);
 
 	/* the CLI: exit 0 with one warning line naming the file and the count */
 	char path[] = "/tmp/gtrace_hostile_XXXXXX.xplane.pb", out[8192];
@@ -161,8 +161,8 @@ Test(xplane_hostile, many_distinct_steps_bounded, .timeout = 60)
 	cr_expect_eq(kind_count(s, GT_EV_STEP), N);
 	/* step 1 (the last event of GPU 0) spans GPU 1's whole window */
 	int found = 0;
-	for (size_t l = 0; l < store_lane_count(s); l++) {
-		const struct gt_lane *ln = store_lane_at(s, (uint32_t)l);
+	for (size_t l = 0; l < gt_store_lane_count(s); l++) {
+		const struct gt_lane *ln = gt_store_lane_at(s, (uint32_t)l);
 		for (size_t i = 0; i < ln->n; i++)
 			if (ln->ev[i].kind == GT_EV_STEP && ln->ev[i].arg == 1) {
 				found++;
@@ -171,6 +171,6 @@ Test(xplane_hostile, many_distinct_steps_bounded, .timeout = 60)
 			}
 	}
 	cr_expect_eq(found, 1);
-	store_free(s);
+	gt_store_free(s);
 	xpw_reset();
 }

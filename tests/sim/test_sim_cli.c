@@ -77,23 +77,23 @@ Test(sim_cli, usage_errors)
 
 static void same_store(const struct gt_store *a, const struct gt_store *b)
 {
-	cr_assert_eq(store_event_count(a), store_event_count(b));
-	cr_assert_eq(store_lane_count(a), store_lane_count(b));
-	for (uint32_t i = 0; i < store_lane_count(a); i++) {
-		const struct gt_lane *la = store_lane_at(a, i), *lb = store_lane_at(b, i);
+	cr_assert_eq(gt_store_event_count(a), gt_store_event_count(b));
+	cr_assert_eq(gt_store_lane_count(a), gt_store_lane_count(b));
+	for (uint32_t i = 0; i < gt_store_lane_count(a); i++) {
+		const struct gt_lane *la = gt_store_lane_at(a, i), *lb = gt_store_lane_at(b, i);
 		cr_assert_eq(la->n, lb->n);
-		cr_assert_str_eq(store_str(a, la->name), store_str(b, lb->name));
+		cr_assert_str_eq(gt_store_str(a, la->name), gt_store_str(b, lb->name));
 		for (size_t k = 0; k < la->n; k++) {
 			const struct gt_event *x = &la->ev[k], *y = &lb->ev[k];
 			cr_assert(x->start_ns == y->start_ns && x->dur_ns == y->dur_ns &&
 				  x->kind == y->kind && x->corr == y->corr && x->flags == y->flags,
 				  "lane %u event %zu differs", i, k);
-			cr_assert_str_eq(store_str(a, x->name), store_str(b, y->name));
+			cr_assert_str_eq(gt_store_str(a, x->name), gt_store_str(b, y->name));
 		}
 	}
-	cr_assert_str_eq(store_meta_get(b, "source"), "gtrace sim");
-	cr_assert_str_eq(store_meta_get(b, "scenario"), store_meta_get(a, "scenario"));
-	cr_assert_eq(store_device_count(b), store_device_count(a));
+	cr_assert_str_eq(gt_store_meta_get(b, "source"), "gtrace sim");
+	cr_assert_str_eq(gt_store_meta_get(b, "scenario"), gt_store_meta_get(a, "scenario"));
+	cr_assert_eq(gt_store_device_count(b), gt_store_device_count(a));
 }
 
 /* every scenario at 1 and 16 GPUs: file holds exactly the generated capture
@@ -102,12 +102,12 @@ Test(sim_cli, round_trip, .timeout = 120)
 {
 	static const char *const gpus[] = { "1", "16" };
 	char err[4096], args[512], path[300];
-	for (int sc = 0; sc < SIM_SCENARIO_COUNT; sc++)
+	for (int sc = 0; sc < GT_SIM_SCENARIO_COUNT; sc++)
 		for (int g = 0; g < 2; g++) {
 			snprintf(path, sizeof(path), "%s/%d-%s.gtrace", tmpdir, sc, gpus[g]);
 			snprintf(args, sizeof(args), "sim -o %s --scenario %s --gpus %s --steps 2 --seed 5",
-				 path, sim_scenario_name(sc), gpus[g]);
-			if (sc == SIM_STAGGERED && g == 0) {
+				 path, gt_sim_scenario_name(sc), gpus[g]);
+			if (sc == GT_SIM_STAGGERED && g == 0) {
 				/* one GPU has nothing to stagger against: refused, not faked */
 				cr_assert_eq(gtrace(args, err, sizeof(err)), 2, "%s", err);
 				cr_assert_not_null(strstr(err, "staggered needs --gpus 2"), "%s", err);
@@ -115,16 +115,16 @@ Test(sim_cli, round_trip, .timeout = 120)
 			}
 			cr_assert_eq(gtrace(args, err, sizeof(err)), 0, "%s", err);
 			cr_assert_not_null(strstr(err, "events"), "summary line: %s", err);
-			struct sim_opts o = { .gpus = atoi(gpus[g]), .steps = 2, .seed = 5,
-					      .scenario = (enum sim_scenario)sc };
-			struct gt_store *a = store_new(), *b = store_new();
-			cr_assert_eq(sim_generate(&o, a, err, sizeof(err)), 0, "%s", err);
-			struct gtfile_info info;
-			cr_assert_eq(gtfile_read(path, b, &info, err, sizeof(err)), 0, "%s", err);
+			struct gt_sim_opts o = { .gpus = atoi(gpus[g]), .steps = 2, .seed = 5,
+					      .scenario = (enum gt_sim_scenario)sc };
+			struct gt_store *a = gt_store_new(), *b = gt_store_new();
+			cr_assert_eq(gt_sim_generate(&o, a, err, sizeof(err)), 0, "%s", err);
+			struct gt_file_info info;
+			cr_assert_eq(gt_file_read(path, b, &info, err, sizeof(err)), 0, "%s", err);
 			cr_assert_not(info.truncated);
 			same_store(a, b);
-			store_free(a);
-			store_free(b);
+			gt_store_free(a);
+			gt_store_free(b);
 		}
 }
 

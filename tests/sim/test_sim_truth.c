@@ -12,7 +12,7 @@
 #define US 1000
 
 /* compute kernels (not NCCL) of (rank, gpu) inside step window k */
-static int64_t compute_ns(const struct gt_store *s, const struct sim_truth *t, int r, int g,
+static int64_t compute_ns(const struct gt_store *s, const struct gt_sim_truth *t, int r, int g,
 			  const struct span *sp)
 {
 	return simcheck_sum(s, simcheck_gpu_lane(s, r, g, t->stream_compute), GT_EV_KERNEL, sp->s, sp->e);
@@ -20,8 +20,8 @@ static int64_t compute_ns(const struct gt_store *s, const struct sim_truth *t, i
 
 static void straggler_case(int gpus, int ranks)
 {
-	struct sim_truth t;
-	struct gt_store *s = simcheck_gen(SIM_STRAGGLER, gpus, ranks, 6, 3, &t);
+	struct gt_sim_truth t;
+	struct gt_store *s = simcheck_gen(GT_SIM_STRAGGLER, gpus, ranks, 6, 3, &t);
 	cr_assert_eq(t.straggler_rank, 0);
 	cr_assert_eq(t.straggler_gpu, gpus - 1);
 	cr_assert_float_eq(t.straggler_pct, 18.0, 1e-9);
@@ -56,7 +56,7 @@ static void straggler_case(int gpus, int ranks)
 		cr_assert_gt(nccl_others, nccl_slow, "the others do not wait in AllReduce");
 	}
 	free(sp);
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(sim_truth, straggler)
@@ -68,11 +68,11 @@ Test(sim_truth, straggler)
 
 Test(sim_truth, input_bound)
 {
-	struct sim_truth t;
-	struct gt_store *s = simcheck_gen(SIM_INPUT_BOUND, 2, 2, 6, 5, &t);
+	struct gt_sim_truth t;
+	struct gt_store *s = simcheck_gen(GT_SIM_INPUT_BOUND, 2, 2, 6, 5, &t);
 	cr_assert_float_eq(t.input_pct, 40.0, 1e-9);
 	for (int r = 0; r < 2; r++) {
-		const struct gt_lane *h = store_lane_at(s, simcheck_host_lane(s, r));
+		const struct gt_lane *h = gt_store_lane_at(s, simcheck_host_lane(s, r));
 		struct span *sp;
 		size_t n = simcheck_steps(s, r, &sp);
 		double sum = 0;
@@ -88,22 +88,22 @@ Test(sim_truth, input_bound)
 			for (int g = 0; g < 2; g++)
 				for (int st = 0; st < 3; st++) {
 					int64_t id[3] = { t.stream_compute, t.stream_copy, t.stream_nccl };
-					const struct gt_lane *l = store_lane_at(s, simcheck_gpu_lane(s, r, g, id[st]));
-					cr_assert_eq(store_lane_busy(l, e->start_ns, gt_event_end(e)), 0);
+					const struct gt_lane *l = gt_store_lane_at(s, simcheck_gpu_lane(s, r, g, id[st]));
+					cr_assert_eq(gt_store_lane_busy(l, e->start_ns, gt_event_end(e)), 0);
 				}
 		}
 		double mean = sum / (double)n;
 		cr_assert(mean > t.input_pct - 2 && mean < t.input_pct + 2, "input %.2f %%", mean);
 		free(sp);
 	}
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(sim_truth, balanced)
 {
-	struct sim_truth t;
-	struct gt_store *s = simcheck_gen(SIM_BALANCED, 4, 1, 6, 9, &t);
-	const struct gt_lane *h = store_lane_at(s, simcheck_host_lane(s, 0));
+	struct gt_sim_truth t;
+	struct gt_store *s = simcheck_gen(GT_SIM_BALANCED, 4, 1, 6, 9, &t);
+	const struct gt_lane *h = gt_store_lane_at(s, simcheck_host_lane(s, 0));
 	struct span *sp;
 	size_t n = simcheck_steps(s, 0, &sp);
 	for (size_t i = 0; i < h->n; i++)
@@ -113,8 +113,8 @@ Test(sim_truth, balanced)
 		}
 	for (size_t k = 0; k < n; k++)
 		for (int g = 0; g < 4; g++) {
-			const struct gt_lane *l = store_lane_at(s, simcheck_gpu_lane(s, 0, g, t.stream_compute));
-			double util = (double)store_lane_busy(l, sp[k].s, sp[k].e) / (double)(sp[k].e - sp[k].s);
+			const struct gt_lane *l = gt_store_lane_at(s, simcheck_gpu_lane(s, 0, g, t.stream_compute));
+			double util = (double)gt_store_lane_busy(l, sp[k].s, sp[k].e) / (double)(sp[k].e - sp[k].s);
 			cr_assert_gt(util, 0.85, "GPU %d step %zu: util %.2f", g, k, util);
 			/* input copy not hidden: small */
 			double h2d = (double)simcheck_sum(s, simcheck_gpu_lane(s, 0, g, t.stream_copy),
@@ -122,7 +122,7 @@ Test(sim_truth, balanced)
 			cr_assert_lt(h2d / (double)(sp[k].e - sp[k].s), 0.02);
 		}
 	free(sp);
-	store_free(s);
+	gt_store_free(s);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -133,14 +133,14 @@ static int cmp_i64(const void *a, const void *b)
 
 Test(sim_truth, launch_bound)
 {
-	struct sim_truth t;
-	struct gt_store *s = simcheck_gen(SIM_LAUNCH_BOUND, 2, 1, 3, 11, &t);
+	struct gt_sim_truth t;
+	struct gt_store *s = simcheck_gen(GT_SIM_LAUNCH_BOUND, 2, 1, 3, 11, &t);
 	cr_assert_float_eq(t.tiny_kernel_max_us, 10.0, 1e-9);
 	cr_assert_geq(t.kernels_per_step, 1000);
 	struct span *sp;
 	size_t nsp = simcheck_steps(s, 0, &sp);
 	for (int g = 0; g < 2; g++) {
-		const struct gt_lane *l = store_lane_at(s, simcheck_gpu_lane(s, 0, g, t.stream_compute));
+		const struct gt_lane *l = gt_store_lane_at(s, simcheck_gpu_lane(s, 0, g, t.stream_compute));
 		int64_t *dur = malloc(l->n * sizeof(*dur)), *gap = malloc(l->n * sizeof(*gap));
 		size_t nd = 0, ng = 0;
 		for (size_t i = 0; i < l->n; i++) {
@@ -149,8 +149,8 @@ Test(sim_truth, launch_bound)
 				continue;
 			cr_assert_lt(e->dur_ns, 10 * US, "kernel of %lld ns", (long long)e->dur_ns);
 			struct gt_ref ref;
-			cr_assert_eq(store_corr_find(s, 0, e->corr, 0, &ref), 0);
-			cr_assert_gt(store_ev(s, ref)->dur_ns, e->dur_ns, "launch shorter than kernel");
+			cr_assert_eq(gt_store_corr_find(s, 0, e->corr, 0, &ref), 0);
+			cr_assert_gt(gt_store_ev(s, ref)->dur_ns, e->dur_ns, "launch shorter than kernel");
 			dur[nd++] = e->dur_ns;
 			if (i && simcheck_step_of(sp, nsp, l->ev[i - 1].start_ns) ==
 				 simcheck_step_of(sp, nsp, e->start_ns))
@@ -166,20 +166,20 @@ Test(sim_truth, launch_bound)
 		free(gap);
 	}
 	free(sp);
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(sim_truth, comm_bound)
 {
-	struct sim_truth t;
-	struct gt_store *s = simcheck_gen(SIM_COMM_BOUND, 2, 2, 6, 13, &t);
+	struct gt_sim_truth t;
+	struct gt_store *s = simcheck_gen(GT_SIM_COMM_BOUND, 2, 2, 6, 13, &t);
 	cr_assert_float_eq(t.comm_pct, 55.0, 1e-9);
 	for (int r = 0; r < 2; r++) {
 		struct span *sp;
 		size_t n = simcheck_steps(s, r, &sp);
 		for (int g = 0; g < 2; g++) {
 			uint32_t nl = simcheck_gpu_lane(s, r, g, t.stream_nccl);
-			const struct gt_lane *cl = store_lane_at(s, simcheck_gpu_lane(s, r, g, t.stream_compute));
+			const struct gt_lane *cl = gt_store_lane_at(s, simcheck_gpu_lane(s, r, g, t.stream_compute));
 			double sum = 0;
 			for (size_t k = 0; k < n; k++) {
 				double pct = 100.0 * (double)simcheck_sum(s, nl, GT_EV_KERNEL, sp[k].s, sp[k].e) /
@@ -189,28 +189,28 @@ Test(sim_truth, comm_bound)
 			}
 			cr_assert(sum / n > t.comm_pct - 3 && sum / n < t.comm_pct + 3, "comm %.2f %%", sum / n);
 			/* little overlap with compute */
-			const struct gt_lane *l = store_lane_at(s, nl);
+			const struct gt_lane *l = gt_store_lane_at(s, nl);
 			for (size_t i = 0; i < l->n; i++) {
 				const struct gt_event *e = &l->ev[i];
-				int64_t ov = store_lane_busy(cl, e->start_ns, gt_event_end(e));
+				int64_t ov = gt_store_lane_busy(cl, e->start_ns, gt_event_end(e));
 				cr_assert_lt((double)ov, 0.05 * (double)e->dur_ns);
 			}
 		}
 		free(sp);
 	}
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(sim_truth, copy_heavy)
 {
-	struct sim_truth t;
-	struct gt_store *s = simcheck_gen(SIM_COPY_HEAVY, 2, 1, 6, 17, &t);
+	struct gt_sim_truth t;
+	struct gt_store *s = simcheck_gen(GT_SIM_COPY_HEAVY, 2, 1, 6, 17, &t);
 	cr_assert_float_eq(t.copy_pct, 25.0, 1e-9);
 	struct span *sp;
 	size_t n = simcheck_steps(s, 0, &sp);
 	for (int g = 0; g < 2; g++) {
-		const struct gt_lane *cp = store_lane_at(s, simcheck_gpu_lane(s, 0, g, t.stream_copy));
-		const struct gt_lane *cl = store_lane_at(s, simcheck_gpu_lane(s, 0, g, t.stream_compute));
+		const struct gt_lane *cp = gt_store_lane_at(s, simcheck_gpu_lane(s, 0, g, t.stream_copy));
+		const struct gt_lane *cl = gt_store_lane_at(s, simcheck_gpu_lane(s, 0, g, t.stream_compute));
 		double sum = 0;
 		/* signature of step 0's copies: kind, bytes, kernels before them */
 		uint64_t sig0[64][3];
@@ -248,13 +248,13 @@ Test(sim_truth, copy_heavy)
 		cr_assert(sum / n > t.copy_pct - 1 && sum / n < t.copy_pct + 2, "copies %.2f %%", sum / n);
 	}
 	free(sp);
-	store_free(s);
+	gt_store_free(s);
 }
 
 static void staggered_case(int gpus, int ranks)
 {
-	struct sim_truth t;
-	struct gt_store *s = simcheck_gen(SIM_STAGGERED, gpus, ranks, 4, 19, &t);
+	struct gt_sim_truth t;
+	struct gt_store *s = simcheck_gen(GT_SIM_STAGGERED, gpus, ranks, 4, 19, &t);
 	cr_assert_float_eq(t.stagger_us, 200.0, 1e-9);
 	for (int r = 0; r < ranks; r++) {
 		struct span *sp;
@@ -262,7 +262,7 @@ static void staggered_case(int gpus, int ranks)
 		for (size_t k = 0; k < n; k++) {
 			int64_t first0 = 0;
 			for (int g = 0; g < gpus; g++) {
-				const struct gt_lane *l = store_lane_at(s, simcheck_gpu_lane(s, r, g, t.stream_compute));
+				const struct gt_lane *l = gt_store_lane_at(s, simcheck_gpu_lane(s, r, g, t.stream_compute));
 				int64_t first = -1;
 				for (size_t i = 0; i < l->n && first < 0; i++)
 					if (l->ev[i].kind == GT_EV_KERNEL && l->ev[i].start_ns >= sp[k].s)
@@ -277,7 +277,7 @@ static void staggered_case(int gpus, int ranks)
 		}
 		free(sp);
 	}
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(sim_truth, staggered)
@@ -286,17 +286,17 @@ Test(sim_truth, staggered)
 	staggered_case(8, 2);
 }
 
-/* ---- the plant in one rank only (SIM_F_ONE_RANK, --scenario-rank) ---- */
+/* ---- the plant in one rank only (GT_SIM_F_ONE_RANK, --scenario-rank) ---- */
 
-static struct gt_store *gen_one_rank(enum sim_scenario sc, int gpus, int ranks, int rank,
-				     struct sim_truth *t)
+static struct gt_store *gen_one_rank(enum gt_sim_scenario sc, int gpus, int ranks, int rank,
+				     struct gt_sim_truth *t)
 {
-	struct sim_opts o = { .scenario = sc, .gpus = gpus, .ranks = ranks, .steps = 6, .seed = 5,
-			      .flags = SIM_F_ONE_RANK, .scenario_rank = rank };
-	struct gt_store *s = store_new();
+	struct gt_sim_opts o = { .scenario = sc, .gpus = gpus, .ranks = ranks, .steps = 6, .seed = 5,
+			      .flags = GT_SIM_F_ONE_RANK, .scenario_rank = rank };
+	struct gt_store *s = gt_store_new();
 	char err[256];
 	cr_assert(s);
-	cr_assert_eq(sim_generate_truth(&o, s, t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_sim_generate_truth(&o, s, t, err, sizeof(err)), 0, "%s", err);
 	simcheck_valid(s, t);
 	return s;
 }
@@ -304,7 +304,7 @@ static struct gt_store *gen_one_rank(enum sim_scenario sc, int gpus, int ranks, 
 /* mean DataLoader share of rank r's steps, %, measured from the events */
 static double dataloader_pct(const struct gt_store *s, int r)
 {
-	const struct gt_lane *h = store_lane_at(s, simcheck_host_lane(s, r));
+	const struct gt_lane *h = gt_store_lane_at(s, simcheck_host_lane(s, r));
 	struct span *sp;
 	size_t n = simcheck_steps(s, r, &sp);
 	double sum = 0;
@@ -322,8 +322,8 @@ static double dataloader_pct(const struct gt_store *s, int r)
 
 Test(sim_truth, input_bound_one_rank)
 {
-	struct sim_truth t;
-	struct gt_store *s = gen_one_rank(SIM_INPUT_BOUND, 2, 4, 2, &t);
+	struct gt_sim_truth t;
+	struct gt_store *s = gen_one_rank(GT_SIM_INPUT_BOUND, 2, 4, 2, &t);
 	cr_assert_eq(t.scenario_rank, 2);
 	cr_assert_float_eq(t.input_pct, 40.0, 1e-9);
 	for (int r = 0; r < 4; r++) {
@@ -333,15 +333,15 @@ Test(sim_truth, input_bound_one_rank)
 		else
 			cr_assert_lt(p, 5.0, "rank %d input %.2f %% (not planted there)", r, p);
 	}
-	const char *truth = store_meta_get(s, "sim.truth");
+	const char *truth = gt_store_meta_get(s, "sim.truth");
 	cr_assert(truth && strstr(truth, " scenario_rank=2"), "%s", truth ? truth : "(none)");
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(sim_truth, straggler_one_rank)
 {
-	struct sim_truth t;
-	struct gt_store *s = gen_one_rank(SIM_STRAGGLER, 2, 3, 1, &t);
+	struct gt_sim_truth t;
+	struct gt_store *s = gen_one_rank(GT_SIM_STRAGGLER, 2, 3, 1, &t);
 	cr_assert_eq(t.straggler_rank, 1);
 	cr_assert_eq(t.straggler_gpu, 1);
 	struct span *sp;
@@ -354,39 +354,39 @@ Test(sim_truth, straggler_one_rank)
 			  "step %zu: straggler +%.2f %%", k, pct);
 	}
 	free(sp);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* the default (every rank) is unchanged: no scenario_rank in the truth
  * line, -1 in the struct, rank 0 still the straggler's */
 Test(sim_truth, every_rank_by_default)
 {
-	struct sim_truth t;
-	struct gt_store *s = simcheck_gen(SIM_INPUT_BOUND, 1, 2, 4, 5, &t);
+	struct gt_sim_truth t;
+	struct gt_store *s = simcheck_gen(GT_SIM_INPUT_BOUND, 1, 2, 4, 5, &t);
 	cr_assert_eq(t.scenario_rank, -1);
-	cr_assert_null(strstr(store_meta_get(s, "sim.truth"), "scenario_rank"));
+	cr_assert_null(strstr(gt_store_meta_get(s, "sim.truth"), "scenario_rank"));
 	for (int r = 0; r < 2; r++)
 		cr_assert_gt(dataloader_pct(s, r), 35.0, "rank %d", r);
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(sim_truth, one_rank_bad_options)
 {
-	static const enum sim_scenario no[] = { SIM_LAUNCH_BOUND, SIM_COMM_BOUND, SIM_COPY_HEAVY };
+	static const enum gt_sim_scenario no[] = { GT_SIM_LAUNCH_BOUND, GT_SIM_COMM_BOUND, GT_SIM_COPY_HEAVY };
 	char err[256];
 	for (size_t i = 0; i < 3; i++) {
-		struct sim_opts o = { .scenario = no[i], .ranks = 2, .steps = 2,
-				      .flags = SIM_F_ONE_RANK, .scenario_rank = 1 };
-		struct gt_store *s = store_new();
+		struct gt_sim_opts o = { .scenario = no[i], .ranks = 2, .steps = 2,
+				      .flags = GT_SIM_F_ONE_RANK, .scenario_rank = 1 };
+		struct gt_store *s = gt_store_new();
 		err[0] = 0;
-		cr_assert_eq(sim_generate(&o, s, err, sizeof(err)), -EINVAL);
+		cr_assert_eq(gt_sim_generate(&o, s, err, sizeof(err)), -EINVAL);
 		cr_assert(strstr(err, "every rank"), "%s", err);
-		store_free(s);
+		gt_store_free(s);
 	}
-	struct sim_opts o = { .scenario = SIM_INPUT_BOUND, .ranks = 2, .steps = 2,
-			      .flags = SIM_F_ONE_RANK, .scenario_rank = 2 };
-	struct gt_store *s = store_new();
-	cr_assert_eq(sim_generate(&o, s, err, sizeof(err)), -EINVAL);
+	struct gt_sim_opts o = { .scenario = GT_SIM_INPUT_BOUND, .ranks = 2, .steps = 2,
+			      .flags = GT_SIM_F_ONE_RANK, .scenario_rank = 2 };
+	struct gt_store *s = gt_store_new();
+	cr_assert_eq(gt_sim_generate(&o, s, err, sizeof(err)), -EINVAL);
 	cr_assert(strstr(err, "0..1"), "%s", err);
-	store_free(s);
+	gt_store_free(s);
 }

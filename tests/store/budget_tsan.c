@@ -12,14 +12,14 @@
 int main(void)
 {
 	setenv("GTRACE_STORE_TRIM_MS", "1", 1);
-	struct gt_store *s = store_new();
-	if (!s || store_set_budget(s, 256 << 10))
+	struct gt_store *s = gt_store_new();
+	if (!s || gt_store_set_budget(s, 256 << 10))
 		return 1;
 	uint32_t lanes[6];
 	for (int i = 0; i < 6; i++) {
 		struct gt_lane_key k = { .type = i < 2 ? GT_LANE_HOST : GT_LANE_GPU, .device = i,
 					 .id = i };
-		lanes[i] = store_lane(s, &k);
+		lanes[i] = gt_store_lane(s, &k);
 	}
 	int64_t want = 0, got = 0;
 	for (int round = 0; round < 4; round++) {
@@ -29,22 +29,22 @@ int main(void)
 					      .dur_ns = (int64_t)(k % 13), .corr = (uint32_t)(k + 1),
 					      .kind = li < 2 ? GT_EV_RUNTIME : GT_EV_KERNEL };
 			want += e.dur_ns;
-			if (store_add(s, &e))
+			if (gt_store_add(s, &e))
 				return 1;
 		}
-		if (store_finish(s))
+		if (gt_store_finish(s))
 			return 1;
 		struct gt_ref r;
-		if (store_corr_find(s, 0, 7, 1, &r) && round == 0)
+		if (gt_store_corr_find(s, 0, 7, 1, &r) && round == 0)
 			fprintf(stderr, "note: no GPU work for correlation 7\n");
 	}
 	for (uint32_t i = 0; i < 6; i++) {
-		const struct gt_lane *l = store_lane_at(s, i);
+		const struct gt_lane *l = gt_store_lane_at(s, i);
 		for (size_t k = 0; k < l->n; k++)
 			got += l->ev[k].dur_ns;
 	}
-	printf("resident %zu bytes, sums %lld / %lld\n", store_resident_bytes(s), (long long)got,
+	printf("resident %zu bytes, sums %lld / %lld\n", gt_store_resident_bytes(s), (long long)got,
 	       (long long)want);
-	store_free(s);
+	gt_store_free(s);
 	return got == want ? 0 : 1;
 }

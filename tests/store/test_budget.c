@@ -1,5 +1,5 @@
 /*
- * The memory budget (store_set_budget): sizes as text, the default budget,
+ * The memory budget (gt_store_set_budget): sizes as text, the default budget,
  * a budgeted store answering exactly as an unbounded one built from the same
  * events (events byte for byte, every query), a budget set after loading,
  * and the resident bound (RSS sampled by a thread while a 144 MB store is
@@ -76,13 +76,13 @@ static void fill(struct gt_store *s, uint64_t seed, size_t n_events)
 	for (int i = 0; i < 12; i++) {
 		struct gt_lane_key k = { .type = i < 4 ? GT_LANE_HOST : GT_LANE_GPU, .rank = i % 2,
 					 .device = i < 4 ? -1 : i % 3, .pid = 100, .id = i };
-		lanes[i] = store_lane(s, &k);
+		lanes[i] = gt_store_lane(s, &k);
 	}
 	uint32_t name[5];
 	for (int i = 0; i < 5; i++) {
 		char b[16];
 		snprintf(b, sizeof(b), "k%d", i);
-		name[i] = store_intern_cstr(s, b);
+		name[i] = gt_store_intern_cstr(s, b);
 	}
 	int64_t t[12] = { 0 };
 	for (size_t k = 0; k < n_events; k++) {
@@ -106,20 +106,20 @@ static void fill(struct gt_store *s, uint64_t seed, size_t n_events)
 				e.start_ns -= 20000;   /* out of order: the lane gets sorted */
 		}
 		g.dur_sum += e.dur_ns;
-		cr_assert_eq(store_add(s, &e), 0);
+		cr_assert_eq(gt_store_add(s, &e), 0);
 	}
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 }
 
 static void same_store(const struct gt_store *a, const struct gt_store *b)
 {
-	cr_assert_eq(store_lane_count(a), store_lane_count(b));
-	cr_assert_eq(store_event_count(a), store_event_count(b));
-	cr_assert_eq(store_t_min(a), store_t_min(b));
-	cr_assert_eq(store_t_max(a), store_t_max(b));
-	int64_t t0 = store_t_min(a), span = store_t_max(a) - t0;
-	for (uint32_t i = 0; i < store_lane_count(a); i++) {
-		const struct gt_lane *la = store_lane_at(a, i), *lb = store_lane_at(b, i);
+	cr_assert_eq(gt_store_lane_count(a), gt_store_lane_count(b));
+	cr_assert_eq(gt_store_event_count(a), gt_store_event_count(b));
+	cr_assert_eq(gt_store_t_min(a), gt_store_t_min(b));
+	cr_assert_eq(gt_store_t_max(a), gt_store_t_max(b));
+	int64_t t0 = gt_store_t_min(a), span = gt_store_t_max(a) - t0;
+	for (uint32_t i = 0; i < gt_store_lane_count(a); i++) {
+		const struct gt_lane *la = gt_store_lane_at(a, i), *lb = gt_store_lane_at(b, i);
 		cr_assert_eq(la->n, lb->n);
 		cr_assert(!memcmp(la->ev, lb->ev, la->n * sizeof(*la->ev)), "lane %u events differ", i);
 		cr_assert_eq(la->busy_total_ns, lb->busy_total_ns);
@@ -127,24 +127,24 @@ static void same_store(const struct gt_store *a, const struct gt_store *b)
 			struct gt_bucket ba[200], bb[200];
 			int64_t dt = span / (200 * (int64_t)z) + 1;
 			int64_t from = t0 + (span / 3) % (span + 1);
-			store_lane_buckets(la, from, dt, 200, ba);
-			store_lane_buckets(lb, from, dt, 200, bb);
+			gt_store_lane_buckets(la, from, dt, 200, ba);
+			gt_store_lane_buckets(lb, from, dt, 200, bb);
 			for (int c = 0; c < 200; c++)
 				cr_assert(ba[c].busy_ns == bb[c].busy_ns && ba[c].dominant == bb[c].dominant &&
 					  ba[c].count == bb[c].count, "lane %u zoom %d col %d", i, z, c);
 			size_t fa, ea, fb, eb;
-			store_lane_range(la, from, from + 200 * dt, &fa, &ea);
-			store_lane_range(lb, from, from + 200 * dt, &fb, &eb);
+			gt_store_lane_range(la, from, from + 200 * dt, &fa, &ea);
+			gt_store_lane_range(lb, from, from + 200 * dt, &fb, &eb);
 			cr_assert(fa == fb && ea == eb);
-			cr_assert_eq(store_lane_busy(la, from, from + dt * 50),
-				     store_lane_busy(lb, from, from + dt * 50));
-			cr_assert_eq(store_lane_event_at(la, from + dt), store_lane_event_at(lb, from + dt));
+			cr_assert_eq(gt_store_lane_busy(la, from, from + dt * 50),
+				     gt_store_lane_busy(lb, from, from + dt * 50));
+			cr_assert_eq(gt_store_lane_event_at(la, from + dt), gt_store_lane_event_at(lb, from + dt));
 		}
 	}
 	for (uint32_t c = 1; c < 5000; c += 7)
 		for (int w = 0; w < 2; w++) {
 			struct gt_ref ra = { 0, 0 }, rb = { 0, 0 };
-			int xa = store_corr_find(a, c % 2, c, w, &ra), xb = store_corr_find(b, c % 2, c, w, &rb);
+			int xa = gt_store_corr_find(a, c % 2, c, w, &ra), xb = gt_store_corr_find(b, c % 2, c, w, &rb);
 			cr_assert(xa == xb && ra.lane == rb.lane && ra.idx == rb.idx);
 		}
 }
@@ -152,9 +152,9 @@ static void same_store(const struct gt_store *a, const struct gt_store *b)
 Test(budget, tiny_budget_answers_as_unbounded)
 {
 	setenv("GTRACE_STORE_TRIM_MS", "1", 1);
-	struct gt_store *u = store_new(), *b = store_new();
-	cr_assert_eq(store_set_budget(b, 64 << 10), 0);
-	cr_assert_eq(store_budget(b), 64 << 10);
+	struct gt_store *u = gt_store_new(), *b = gt_store_new();
+	cr_assert_eq(gt_store_set_budget(b, 64 << 10), 0);
+	cr_assert_eq(gt_store_budget(b), 64 << 10);
 	fill(u, 42, 300000);
 	fill(b, 42, 300000);
 	same_store(u, b);
@@ -162,25 +162,25 @@ Test(budget, tiny_budget_answers_as_unbounded)
 	fill(u, 43, 50000);
 	fill(b, 43, 50000);
 	same_store(u, b);
-	store_free(u);
-	store_free(b);
+	gt_store_free(u);
+	gt_store_free(b);
 }
 
 Test(budget, budget_set_after_loading)
 {
 	setenv("GTRACE_STORE_TRIM_MS", "1", 1);
-	struct gt_store *u = store_new(), *b = store_new();
+	struct gt_store *u = gt_store_new(), *b = gt_store_new();
 	fill(u, 7, 200000);
 	fill(b, 7, 200000);
-	size_t before = store_resident_bytes(b);
-	cr_assert_eq(store_set_budget(b, 1 << 20), 0);
+	size_t before = gt_store_resident_bytes(b);
+	cr_assert_eq(gt_store_set_budget(b, 1 << 20), 0);
 	same_store(u, b);
 	usleep(50000);   /* the trimmer's turn */
-	cr_assert_lt(store_resident_bytes(b), before / 2, "%zu of %zu", store_resident_bytes(b), before);
-	cr_assert_eq(store_set_budget(b, 0), 0);
+	cr_assert_lt(gt_store_resident_bytes(b), before / 2, "%zu of %zu", gt_store_resident_bytes(b), before);
+	cr_assert_eq(gt_store_set_budget(b, 0), 0);
 	same_store(u, b);
-	store_free(u);
-	store_free(b);
+	gt_store_free(u);
+	gt_store_free(b);
 }
 
 /* ---- the resident bound, RSS sampled every millisecond ---- */
@@ -216,13 +216,13 @@ static void *sampler(void *arg)
  * over the start; *sum: the scans' total of durations (per scan) */
 static size_t rise_while(size_t budget, size_t n, int64_t *sum, int64_t *want)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	if (budget)
-		cr_assert_eq(store_set_budget(s, budget), 0);
+		cr_assert_eq(gt_store_set_budget(s, budget), 0);
 	uint32_t lanes[4];
 	for (int i = 0; i < 4; i++) {
 		struct gt_lane_key k = { .type = GT_LANE_GPU, .device = i, .id = 7 };
-		lanes[i] = store_lane(s, &k);
+		lanes[i] = gt_store_lane(s, &k);
 	}
 	size_t base = rss_bytes();
 	atomic_store(&rss_max, base);
@@ -234,20 +234,20 @@ static size_t rise_while(size_t budget, size_t n, int64_t *sum, int64_t *want)
 		struct gt_event e = { .lane = lanes[k % 4], .kind = GT_EV_KERNEL,
 				      .start_ns = (int64_t)k * 10, .dur_ns = (int64_t)(k % 9) };
 		*want += e.dur_ns;
-		cr_assert_eq(store_add(s, &e), 0);
+		cr_assert_eq(gt_store_add(s, &e), 0);
 	}
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	for (int pass = 0; pass < 2; pass++) {
 		*sum = 0;
 		for (uint32_t i = 0; i < 4; i++) {
-			const struct gt_lane *l = store_lane_at(s, i);
+			const struct gt_lane *l = gt_store_lane_at(s, i);
 			for (size_t k = 0; k < l->n; k++)
 				*sum += l->ev[k].dur_ns;
 		}
 	}
 	atomic_store(&sampling, 0);
 	pthread_join(th, NULL);
-	store_free(s);
+	gt_store_free(s);
 	size_t m = atomic_load(&rss_max);
 	return m > base ? m - base : 0;
 }
@@ -283,14 +283,14 @@ Test(budget, resident_stays_under_budget)
  * at every x1.5 step; the events read back are the ones added */
 Test(budget, interleaved_lanes_grow_in_place)
 {
-	struct gt_store *s = store_new();
-	cr_assert_eq(store_set_budget(s, 64 << 10), 0);
+	struct gt_store *s = gt_store_new();
+	cr_assert_eq(gt_store_set_budget(s, 64 << 10), 0);
 	uint32_t lane[2];
 	for (int i = 0; i < 2; i++) {
 		struct gt_lane_key k = { .type = GT_LANE_GPU, .rank = 0, .device = i, .pid = 1, .id = i };
-		lane[i] = store_lane(s, &k);
+		lane[i] = gt_store_lane(s, &k);
 	}
-	uint32_t name = store_intern_cstr(s, "k");
+	uint32_t name = gt_store_intern_cstr(s, "k");
 	const struct gt_event *last[2] = { NULL, NULL };
 	int moves = 0, grows = 0;
 	size_t cap[2] = { 0, 0 };
@@ -299,8 +299,8 @@ Test(budget, interleaved_lanes_grow_in_place)
 		int i = (int)(k % 2);
 		struct gt_event e = { .lane = lane[i], .name = name, .kind = GT_EV_KERNEL,
 				      .start_ns = (int64_t)k * 10, .dur_ns = (int64_t)(k % 7) };
-		cr_assert_eq(store_add(s, &e), 0);
-		struct gt_lane *l = store_lane_at(s, lane[i]);
+		cr_assert_eq(gt_store_add(s, &e), 0);
+		struct gt_lane *l = gt_store_lane_at(s, lane[i]);
 		if (k >= 4000 && l->cap != cap[i]) {
 			grows++;
 			moves += l->ev != last[i];
@@ -308,13 +308,13 @@ Test(budget, interleaved_lanes_grow_in_place)
 		last[i] = l->ev;
 		cap[i] = l->cap;
 	}
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	/* 2000 -> 200000 events a lane: 12 x1.5 steps each, 24 in all; at
 	   most one move per 8x of growth (3 per lane) */
 	cr_assert_geq(grows, 20, "grows %d", grows);
 	cr_assert_leq(moves, 6, "%d of %d growth steps moved the array", moves, grows);
 	for (int i = 0; i < 2; i++) {
-		const struct gt_lane *l = store_lane_at(s, lane[i]);
+		const struct gt_lane *l = gt_store_lane_at(s, lane[i]);
 		cr_assert_eq(l->n, n);
 		for (size_t j = 0; j < n; j++) {
 			size_t k = 2 * j + (size_t)i;
@@ -322,5 +322,5 @@ Test(budget, interleaved_lanes_grow_in_place)
 			cr_assert_eq(l->ev[j].dur_ns, (int64_t)(k % 7));
 		}
 	}
-	store_free(s);
+	gt_store_free(s);
 }

@@ -17,13 +17,13 @@
 static uint32_t host_lane(struct gt_store *s)
 {
 	struct gt_lane_key k = { .type = GT_LANE_HOST, .rank = 0, .device = -1, .pid = 1, .id = 7 };
-	return store_lane(s, &k);
+	return gt_store_lane(s, &k);
 }
 
 static void add(struct gt_store *s, uint32_t lane, int64_t t, int64_t d)
 {
 	struct gt_event e = { .start_ns = t, .dur_ns = d, .lane = lane, .kind = GT_EV_CPU_OP };
-	cr_assert_eq(store_add(s, &e), 0);
+	cr_assert_eq(gt_store_add(s, &e), 0);
 }
 
 /* a tree of nested ranges inside [t0, t1): children one after another with
@@ -88,7 +88,7 @@ static int overlaps(const struct gt_event *e, int64_t a, int64_t b)
 static void check_lane(const struct gt_lane *l, int nested)
 {
 	struct gt_depth *d;
-	cr_assert_eq(store_depth_build(l, &d), 0);
+	cr_assert_eq(gt_store_depth_build(l, &d), 0);
 	cr_assert_eq(d->n, l->n);
 	size_t total = 0;
 	for (int j = 0; j < d->nrows; j++)
@@ -96,7 +96,7 @@ static void check_lane(const struct gt_lane *l, int nested)
 	cr_assert_eq(total, l->n);
 	/* position lookup and rows sorted by start */
 	for (size_t i = 0; i < l->n; i++) {
-		size_t p = store_depth_pos(d, l, i);
+		size_t p = gt_store_depth_pos(d, l, i);
 		cr_assert_neq(p, SIZE_MAX);
 		cr_assert_eq(d->row[d->depth[i]].idx[p], i);
 	}
@@ -128,7 +128,7 @@ static void check_lane(const struct gt_lane *l, int nested)
 		cr_assert(!overlapping || j == GT_DEPTH_ROWS - 1);
 		for (size_t q = 0; q < sizeof(dts) / sizeof(dts[0]); q++) {
 			int64_t dt = dts[q], t0 = rand() % AXIS - 100;
-			store_depth_buckets(d, l, j, t0, dt, 64, out);
+			gt_store_depth_buckets(d, l, j, t0, dt, 64, out);
 			for (int c = 0; c < 64; c++) {
 				int64_t a = t0 + c * dt, b = a + dt, busy = 0, best = -1;
 				uint32_t cnt = 0;
@@ -149,7 +149,7 @@ static void check_lane(const struct gt_lane *l, int nested)
 				}
 				cr_assert_eq(out[c].busy_ns, busy, "depth %d [%ld,%ld): busy %ld, truth %ld",
 					     j, (long)a, (long)b, (long)out[c].busy_ns, (long)busy);
-				cr_assert_eq(store_depth_busy(d, l, j, a, b), busy);
+				cr_assert_eq(gt_store_depth_busy(d, l, j, a, b), busy);
 				cr_assert_eq(out[c].count, cnt, "depth %d [%ld,%ld): count %u, truth %u",
 					     j, (long)a, (long)b, out[c].count, cnt);
 				if (best < 0) {
@@ -165,7 +165,7 @@ static void check_lane(const struct gt_lane *l, int nested)
 		}
 		for (int q = 0; q < 200; q++) {
 			int64_t t = rand() % (AXIS + 200) - 100;
-			size_t got = store_depth_event_at(d, l, j, t);
+			size_t got = gt_store_depth_event_at(d, l, j, t);
 			int64_t latest = INT64_MIN;
 			for (size_t k = 0; k < d->row[j].n; k++) {
 				const struct gt_event *e = &l->ev[d->row[j].idx[k]];
@@ -182,13 +182,13 @@ static void check_lane(const struct gt_lane *l, int nested)
 			}
 		}
 	}
-	cr_assert(store_depth_bytes(d) < l->n * 40 + sizeof(*d) + 64, "%zu bytes for %zu events", store_depth_bytes(d), l->n);
-	store_depth_free(d);
+	cr_assert(gt_store_depth_bytes(d) < l->n * 40 + sizeof(*d) + 64, "%zu bytes for %zu events", gt_store_depth_bytes(d), l->n);
+	gt_store_depth_free(d);
 }
 
 static struct gt_store *finished(struct gt_store *s)
 {
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	return s;
 }
 
@@ -196,12 +196,12 @@ Test(depth, random_nested)
 {
 	for (int seed = 1; seed <= 12; seed++) {
 		srand((unsigned)seed);
-		struct gt_store *s = store_new();
+		struct gt_store *s = gt_store_new();
 		uint32_t lane = host_lane(s);
 		gen_nested(s, lane, 0, AXIS, 0);
 		finished(s);
-		check_lane(store_lane_at(s, lane), 1);
-		store_free(s);
+		check_lane(gt_store_lane_at(s, lane), 1);
+		gt_store_free(s);
 	}
 }
 
@@ -209,12 +209,12 @@ Test(depth, random_overlapping)
 {
 	for (int seed = 1; seed <= 12; seed++) {
 		srand((unsigned)seed * 7919u);
-		struct gt_store *s = store_new();
+		struct gt_store *s = gt_store_new();
 		uint32_t lane = host_lane(s);
 		gen_overlap(s, lane, 60 + seed * 20);
 		finished(s);
-		check_lane(store_lane_at(s, lane), 0);
-		store_free(s);
+		check_lane(gt_store_lane_at(s, lane), 0);
+		gt_store_free(s);
 	}
 }
 
@@ -223,69 +223,69 @@ Test(depth, deeper_than_the_rows)
 	/* 45 nested ranges, then random ones inside the innermost: the last
 	 * row holds everything from depth 31 on and overlaps */
 	srand(5);
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t lane = host_lane(s);
 	for (int i = 0; i < 45; i++)
 		add(s, lane, i * 10, AXIS - i * 20);
 	for (int i = 0; i < 40; i++)
 		add(s, lane, 500 + rand() % 1500, rand() % 300);
 	finished(s);
-	const struct gt_lane *l = store_lane_at(s, lane);
+	const struct gt_lane *l = gt_store_lane_at(s, lane);
 	check_lane(l, 0);
 	struct gt_depth *d;
-	cr_assert_eq(store_depth_build(l, &d), 0);
+	cr_assert_eq(gt_store_depth_build(l, &d), 0);
 	cr_assert_eq(d->nrows, GT_DEPTH_ROWS);
 	cr_assert_neq(d->row[GT_DEPTH_ROWS - 1].cs, NULL);
 	/* the busy of the last row is the union: never more than the span */
-	cr_assert_leq(store_depth_busy(d, l, GT_DEPTH_ROWS - 1, 0, 100), 100);
-	store_depth_free(d);
-	store_free(s);
+	cr_assert_leq(gt_store_depth_busy(d, l, GT_DEPTH_ROWS - 1, 0, 100), 100);
+	gt_store_depth_free(d);
+	gt_store_free(s);
 }
 
 Test(depth, empty_lane)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t lane = host_lane(s);
 	finished(s);
-	const struct gt_lane *l = store_lane_at(s, lane);
+	const struct gt_lane *l = gt_store_lane_at(s, lane);
 	struct gt_depth *d;
-	cr_assert_eq(store_depth_build(l, &d), 0);
+	cr_assert_eq(gt_store_depth_build(l, &d), 0);
 	cr_assert_eq(d->nrows, 0);
 	struct gt_bucket b[4];
-	store_depth_buckets(d, l, 0, 0, 10, 4, b);
+	gt_store_depth_buckets(d, l, 0, 0, 10, 4, b);
 	cr_assert_eq(b[2].busy_ns, 0);
 	cr_assert_eq(b[2].dominant, SIZE_MAX);
-	cr_assert_eq(store_depth_event_at(d, l, 0, 5), SIZE_MAX);
-	cr_assert_eq(store_depth_busy(d, l, 0, 0, 100), 0);
-	store_depth_free(d);
-	store_free(s);
+	cr_assert_eq(gt_store_depth_event_at(d, l, 0, 5), SIZE_MAX);
+	cr_assert_eq(gt_store_depth_busy(d, l, 0, 0, 100), 0);
+	gt_store_depth_free(d);
+	gt_store_free(s);
 }
 
 Test(depth, one_event)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t lane = host_lane(s);
 	add(s, lane, 100, 50);
 	finished(s);
-	const struct gt_lane *l = store_lane_at(s, lane);
+	const struct gt_lane *l = gt_store_lane_at(s, lane);
 	check_lane(l, 1);
 	struct gt_depth *d;
-	cr_assert_eq(store_depth_build(l, &d), 0);
+	cr_assert_eq(gt_store_depth_build(l, &d), 0);
 	cr_assert_eq(d->nrows, 1);
-	cr_assert_eq(store_depth_event_at(d, l, 0, 100), 0);
-	cr_assert_eq(store_depth_event_at(d, l, 0, 149), 0);
-	cr_assert_eq(store_depth_event_at(d, l, 0, 150), SIZE_MAX);
-	cr_assert_eq(store_depth_busy(d, l, 0, 0, 1000), 50);
-	cr_assert_eq(store_depth_busy(d, l, 0, 120, 130), 10);
-	store_depth_free(d);
-	store_free(s);
+	cr_assert_eq(gt_store_depth_event_at(d, l, 0, 100), 0);
+	cr_assert_eq(gt_store_depth_event_at(d, l, 0, 149), 0);
+	cr_assert_eq(gt_store_depth_event_at(d, l, 0, 150), SIZE_MAX);
+	cr_assert_eq(gt_store_depth_busy(d, l, 0, 0, 1000), 50);
+	cr_assert_eq(gt_store_depth_busy(d, l, 0, 120, 130), 10);
+	gt_store_depth_free(d);
+	gt_store_free(s);
 }
 
 Test(depth, zero_duration_and_equal_starts)
 {
 	/* a child added before its parent with the same start; zero-length
 	 * events at a start, inside and at an end */
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t lane = host_lane(s);
 	add(s, lane, 10, 5);     /* child */
 	add(s, lane, 10, 20);    /* parent, same start */
@@ -294,10 +294,10 @@ Test(depth, zero_duration_and_equal_starts)
 	add(s, lane, 12, 0);     /* instant inside the child */
 	add(s, lane, 30, 0);     /* a second instant at the same time */
 	finished(s);
-	const struct gt_lane *l = store_lane_at(s, lane);
+	const struct gt_lane *l = gt_store_lane_at(s, lane);
 	check_lane(l, 1);
 	struct gt_depth *d;
-	cr_assert_eq(store_depth_build(l, &d), 0);
+	cr_assert_eq(gt_store_depth_build(l, &d), 0);
 	for (size_t i = 0; i < l->n; i++) {
 		const struct gt_event *e = &l->ev[i];
 		int want = e->dur_ns == 20 ? 0 : e->dur_ns == 5 ? 1 :
@@ -308,12 +308,12 @@ Test(depth, zero_duration_and_equal_starts)
 	cr_assert_eq(d->nrows, 3);
 	/* the instant at 30 shows up as a count in its column */
 	struct gt_bucket b[1];
-	store_depth_buckets(d, l, 0, 30, 1, 1, b);
+	gt_store_depth_buckets(d, l, 0, 30, 1, 1, b);
 	cr_assert_eq(b[0].count, 2);
 	cr_assert_eq(b[0].busy_ns, 0);
 	cr_assert_neq(b[0].dominant, SIZE_MAX);
-	store_depth_free(d);
-	store_free(s);
+	gt_store_depth_free(d);
+	gt_store_free(s);
 }
 
 /* the events of a lane in the stack rule's order (start, longer first) */
@@ -362,16 +362,16 @@ static void same_index(const struct gt_depth *x, const struct gt_depth *y)
  * chunk by chunk gives the index a full build gives, and the queries agree */
 static void extend_like_live(void (*gen)(struct gt_store *, uint32_t), int nested)
 {
-	struct gt_store *src = store_new();
+	struct gt_store *src = gt_store_new();
 	uint32_t sl = host_lane(src);
 	gen(src, sl);
 	finished(src);
-	const struct gt_lane *L = store_lane_at(src, sl);
+	const struct gt_lane *L = gt_store_lane_at(src, sl);
 	size_t n = L->n;
 	struct gt_event *all = malloc(n * sizeof(*all));
 	memcpy(all, L->ev, n * sizeof(*all));
 	qsort(all, n, sizeof(*all), ev_cmp);
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t lane = host_lane(s);
 	struct gt_depth *d = NULL;
 	size_t at = 0;
@@ -381,28 +381,28 @@ static void extend_like_live(void (*gen)(struct gt_store *, uint32_t), int neste
 		for (; k-- && at < n; at++) {
 			struct gt_event e = all[at];
 			e.lane = lane;
-			cr_assert_eq(store_add(s, &e), 0);
+			cr_assert_eq(gt_store_add(s, &e), 0);
 		}
 		finished(s);
-		const struct gt_lane *l = store_lane_at(s, lane);
+		const struct gt_lane *l = gt_store_lane_at(s, lane);
 		if (!d) {
-			cr_assert_eq(store_depth_build(l, &d), 0);
+			cr_assert_eq(gt_store_depth_build(l, &d), 0);
 			continue;
 		}
-		cr_assert_eq(store_depth_extend(d, l), 0, "in-order events not taken");
+		cr_assert_eq(gt_store_depth_extend(d, l), 0, "in-order events not taken");
 		extended++;
 		struct gt_depth *f;
-		cr_assert_eq(store_depth_build(l, &f), 0);
+		cr_assert_eq(gt_store_depth_build(l, &f), 0);
 		same_index(d, f);
 		for (size_t i = 0; i < l->n; i += 7)
-			cr_assert_eq(store_depth_of(d, l, i), store_depth_of(f, l, i));
-		store_depth_free(f);
+			cr_assert_eq(gt_store_depth_of(d, l, i), gt_store_depth_of(f, l, i));
+		gt_store_depth_free(f);
 	}
 	cr_assert_gt(extended, 1);
-	check_lane(store_lane_at(s, lane), nested);
-	store_depth_free(d);
-	store_free(s);
-	store_free(src);
+	check_lane(gt_store_lane_at(s, lane), nested);
+	gt_store_depth_free(d);
+	gt_store_free(s);
+	gt_store_free(src);
 	free(all);
 }
 
@@ -435,25 +435,25 @@ Test(depth, extend_equals_full_build)
 
 Test(depth, extend_refuses_a_resorted_lane)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t lane = host_lane(s);
 	add(s, lane, 100, 50);
 	add(s, lane, 200, 50);
 	finished(s);
 	struct gt_depth *d;
-	cr_assert_eq(store_depth_build(store_lane_at(s, lane), &d), 0);
-	cr_assert_eq(store_depth_extend(d, store_lane_at(s, lane)), 0);   /* nothing new */
+	cr_assert_eq(gt_store_depth_build(gt_store_lane_at(s, lane), &d), 0);
+	cr_assert_eq(gt_store_depth_extend(d, gt_store_lane_at(s, lane)), 0);   /* nothing new */
 	add(s, lane, 120, 10);   /* earlier than the last: the lane is sorted again */
 	finished(s);
-	cr_assert_eq(store_depth_extend(d, store_lane_at(s, lane)), -EAGAIN);
-	store_depth_free(d);
+	cr_assert_eq(gt_store_depth_extend(d, gt_store_lane_at(s, lane)), -EAGAIN);
+	gt_store_depth_free(d);
 	/* same start as the last but longer: it would have come first */
-	cr_assert_eq(store_depth_build(store_lane_at(s, lane), &d), 0);
+	cr_assert_eq(gt_store_depth_build(gt_store_lane_at(s, lane), &d), 0);
 	add(s, lane, 200, 80);
 	finished(s);
-	cr_assert_eq(store_depth_extend(d, store_lane_at(s, lane)), -EAGAIN);
-	store_depth_free(d);
-	store_free(s);
+	cr_assert_eq(gt_store_depth_extend(d, gt_store_lane_at(s, lane)), -EAGAIN);
+	gt_store_depth_free(d);
+	gt_store_free(s);
 }
 
 /* lane index of the event starting at t with duration dur */
@@ -470,20 +470,20 @@ Test(depth, true_depth_and_parent_below_the_last_row)
 {
 	/* 45 properly nested ranges: range k starts at 10 k and is at depth k;
 	 * its parent is range k - 1 (planted) */
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t lane = host_lane(s);
 	for (int k = 0; k < 45; k++)
 		add(s, lane, k * 10, 10000 - k * 20);
 	finished(s);
-	const struct gt_lane *l = store_lane_at(s, lane);
+	const struct gt_lane *l = gt_store_lane_at(s, lane);
 	struct gt_depth *d;
-	cr_assert_eq(store_depth_build(l, &d), 0);
+	cr_assert_eq(gt_store_depth_build(l, &d), 0);
 	for (int k = 0; k < 45; k++) {
 		size_t i = find_ev(l, k * 10, 10000 - k * 20);
-		cr_assert_eq(store_depth_of(d, l, i), k);
+		cr_assert_eq(gt_store_depth_of(d, l, i), k);
 		cr_assert_eq(d->depth[i], k < GT_DEPTH_ROWS - 1 ? k : GT_DEPTH_ROWS - 1);
 		int inside = -1;
-		size_t p = store_depth_parent(d, l, i, &inside);
+		size_t p = gt_store_depth_parent(d, l, i, &inside);
 		if (!k) {
 			cr_assert_eq(p, SIZE_MAX);
 			continue;
@@ -493,13 +493,13 @@ Test(depth, true_depth_and_parent_below_the_last_row)
 			     (long)l->ev[p].start_ns);
 		cr_assert_eq(inside, 1);
 	}
-	store_depth_free(d);
-	store_free(s);
+	gt_store_depth_free(d);
+	gt_store_free(s);
 }
 
 Test(depth, parent_of_a_partly_overlapping_range)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t lane = host_lane(s);
 	add(s, lane, 0, 100);    /* A */
 	add(s, lane, 50, 100);   /* B [50, 150): overlaps A only partly */
@@ -509,22 +509,22 @@ Test(depth, parent_of_a_partly_overlapping_range)
 	add(s, lane, 210, 50);   /* E [210, 260) inside P */
 	add(s, lane, 250, 40);   /* F [250, 290): overlaps E, inside P */
 	finished(s);
-	const struct gt_lane *l = store_lane_at(s, lane);
+	const struct gt_lane *l = gt_store_lane_at(s, lane);
 	struct gt_depth *d;
-	cr_assert_eq(store_depth_build(l, &d), 0);
+	cr_assert_eq(gt_store_depth_build(l, &d), 0);
 	int in;
 	size_t b = find_ev(l, 50, 100), a = find_ev(l, 0, 100), p = find_ev(l, 200, 100);
-	cr_assert_eq(store_depth_parent(d, l, b, &in), a);
+	cr_assert_eq(gt_store_depth_parent(d, l, b, &in), a);
 	cr_assert_eq(in, 0, "B only overlaps A");
-	cr_assert_eq(store_depth_parent(d, l, find_ev(l, 60, 10), &in), b);
+	cr_assert_eq(gt_store_depth_parent(d, l, find_ev(l, 60, 10), &in), b);
 	cr_assert_eq(in, 1);
-	cr_assert_eq(store_depth_parent(d, l, find_ev(l, 120, 10), &in), b);
+	cr_assert_eq(gt_store_depth_parent(d, l, find_ev(l, 120, 10), &in), b);
 	cr_assert_eq(in, 1);
-	cr_assert_eq(store_depth_of(d, l, find_ev(l, 250, 40)), 2);
-	cr_assert_eq(store_depth_parent(d, l, find_ev(l, 250, 40), &in), p);
+	cr_assert_eq(gt_store_depth_of(d, l, find_ev(l, 250, 40)), 2);
+	cr_assert_eq(gt_store_depth_parent(d, l, find_ev(l, 250, 40), &in), p);
 	cr_assert_eq(in, 1, "F is inside P, not inside E");
-	store_depth_free(d);
-	store_free(s);
+	gt_store_depth_free(d);
+	gt_store_free(s);
 }
 
 Test(depth, merged_row_column_at_the_end_of_its_container)
@@ -532,12 +532,12 @@ Test(depth, merged_row_column_at_the_end_of_its_container)
 	/* Y = the range at depth 31, [310, 1000); its children at depth 32
 	 * are clipped to Y's end on the merged row; a column starting at 1000
 	 * overlaps none of them */
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t lane = host_lane(s);
 	for (int k = 0; k < 32; k++)
 		add(s, lane, k * 10, 2000 - k * 10 - (k == 31 ? 690 - 10 * 31 + 310 : 0));
 	finished(s);
-	const struct gt_lane *l0 = store_lane_at(s, lane);
+	const struct gt_lane *l0 = gt_store_lane_at(s, lane);
 	size_t y = SIZE_MAX;
 	for (size_t i = 0; i < l0->n; i++)
 		if (l0->ev[i].start_ns == 310)
@@ -546,13 +546,13 @@ Test(depth, merged_row_column_at_the_end_of_its_container)
 	add(s, lane, 400, 100);
 	add(s, lane, 600, 300);
 	finished(s);
-	const struct gt_lane *l = store_lane_at(s, lane);
+	const struct gt_lane *l = gt_store_lane_at(s, lane);
 	struct gt_depth *d;
-	cr_assert_eq(store_depth_build(l, &d), 0);
+	cr_assert_eq(gt_store_depth_build(l, &d), 0);
 	int last = GT_DEPTH_ROWS - 1;
 	cr_assert_eq(d->nrows, GT_DEPTH_ROWS);
 	struct gt_bucket b[3];
-	store_depth_buckets(d, l, last, yend, 5, 3, b);
+	gt_store_depth_buckets(d, l, last, yend, 5, 3, b);
 	for (int c = 0; c < 3; c++)
 		if (b[c].dominant != SIZE_MAX) {
 			const struct gt_event *e = &l->ev[b[c].dominant];
@@ -561,9 +561,9 @@ Test(depth, merged_row_column_at_the_end_of_its_container)
 				  (long)e->start_ns, (long)gt_event_end(e));
 		}
 	size_t f, la;
-	store_depth_range(d, l, last, yend, yend + 10, &f, &la);
+	gt_store_depth_range(d, l, last, yend, yend + 10, &f, &la);
 	for (size_t k = f; k < la; k++)
 		cr_assert(overlaps(&l->ev[d->row[last].idx[k]], yend, yend + 10));
-	store_depth_free(d);
-	store_free(s);
+	gt_store_depth_free(d);
+	gt_store_free(s);
 }

@@ -13,86 +13,86 @@
 static uint32_t gpu_lane(struct gt_store *s, int rank, int dev, int stream)
 {
 	struct gt_lane_key k = { .type = GT_LANE_GPU, .rank = rank, .device = dev, .id = stream };
-	return store_lane(s, &k);
+	return gt_store_lane(s, &k);
 }
 
 static void add(struct gt_store *s, uint32_t lane, int64_t t, int64_t d, uint32_t name)
 {
 	struct gt_event e = { .start_ns = t, .dur_ns = d, .lane = lane, .name = name,
 			      .kind = GT_EV_KERNEL };
-	cr_assert_eq(store_add(s, &e), 0);
+	cr_assert_eq(gt_store_add(s, &e), 0);
 }
 
 Test(store, interning)
 {
-	struct gt_store *s = store_new();
-	uint32_t a = store_intern_cstr(s, "volta_sgemm_128x64_nn");
-	uint32_t b = store_intern_cstr(s, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+	struct gt_store *s = gt_store_new();
+	uint32_t a = gt_store_intern_cstr(s, "volta_sgemm_128x64_nn");
+	uint32_t b = gt_store_intern_cstr(s, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
 	cr_assert_neq(a, b);
-	cr_assert_eq(store_intern_cstr(s, "volta_sgemm_128x64_nn"), a);
-	cr_assert_str_eq(store_str(s, b), "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
-	cr_assert_eq(store_intern_cstr(s, ""), 0);
+	cr_assert_eq(gt_store_intern_cstr(s, "volta_sgemm_128x64_nn"), a);
+	cr_assert_str_eq(gt_store_str(s, b), "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+	cr_assert_eq(gt_store_intern_cstr(s, ""), 0);
 	/* many strings: pointers stay valid while the table grows */
-	const char *pa = store_str(s, a);
+	const char *pa = gt_store_str(s, a);
 	char buf[32];
 	for (int i = 0; i < 100000; i++) {
 		snprintf(buf, sizeof(buf), "k%d", i);
-		store_intern_cstr(s, buf);
+		gt_store_intern_cstr(s, buf);
 	}
-	cr_assert_eq(pa, store_str(s, a));
-	cr_assert_eq(store_str_find(s, "k777", 4), store_intern_cstr(s, "k777"));
-	cr_assert_eq(store_str_find(s, "nope", 4), UINT32_MAX);
+	cr_assert_eq(pa, gt_store_str(s, a));
+	cr_assert_eq(gt_store_str_find(s, "k777", 4), gt_store_intern_cstr(s, "k777"));
+	cr_assert_eq(gt_store_str_find(s, "nope", 4), UINT32_MAX);
 	/* a huge string */
 	size_t big = 3 << 20;
 	char *h = malloc(big);
 	memset(h, 'x', big);
-	uint32_t hid = store_intern(s, h, big);
-	cr_assert_eq(strlen(store_str(s, hid)), big);
+	uint32_t hid = gt_store_intern(s, h, big);
+	cr_assert_eq(strlen(gt_store_str(s, hid)), big);
 	free(h);
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(store, lanes_and_tables)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t l0 = gpu_lane(s, 0, 0, 7), l1 = gpu_lane(s, 0, 1, 7), l2 = gpu_lane(s, 1, 0, 7);
 	cr_assert(l0 != l1 && l1 != l2 && l0 != l2);
 	cr_assert_eq(gpu_lane(s, 0, 1, 7), l1);
 	struct gt_lane_key hk = { .type = GT_LANE_HOST, .rank = -1, .device = -1, .pid = 42, .id = 43 };
-	uint32_t h = store_lane(s, &hk);
+	uint32_t h = gt_store_lane(s, &hk);
 	hk.rank = 0;
-	cr_assert_eq(store_lane(s, &hk), h, "rank -1 means rank 0");
-	cr_assert_eq(store_lane_at(s, h)->key.rank, 0, "the store keeps rank -1 as 0");
+	cr_assert_eq(gt_store_lane(s, &hk), h, "rank -1 means rank 0");
+	cr_assert_eq(gt_store_lane_at(s, h)->key.rank, 0, "the store keeps rank -1 as 0");
 	hk.rank = -1;
 	hk.id = 44;   /* a new lane made with rank -1 reads back rank 0 */
-	cr_assert_eq(store_lane_at(s, store_lane(s, &hk))->key.rank, 0);
+	cr_assert_eq(gt_store_lane_at(s, gt_store_lane(s, &hk))->key.rank, 0);
 	/* devices and ranks: -1 is stored as 0 and updates the rank-0 entry */
 	struct gt_device d = { .rank = -1, .id = 0, .sm_count = 80 };
-	cr_assert_eq(store_device(s, &d), 0);
+	cr_assert_eq(gt_store_device(s, &d), 0);
 	d.rank = 0;
 	d.sm_count = 132;
-	cr_assert_eq(store_device(s, &d), 0);
-	cr_assert_eq(store_device_count(s), 1);
-	cr_assert_eq(store_device_at(s, 0)->rank, 0);
-	cr_assert_eq(store_device_at(s, 0)->sm_count, 132);
+	cr_assert_eq(gt_store_device(s, &d), 0);
+	cr_assert_eq(gt_store_device_count(s), 1);
+	cr_assert_eq(gt_store_device_at(s, 0)->rank, 0);
+	cr_assert_eq(gt_store_device_at(s, 0)->sm_count, 132);
 	struct gt_rank r = { .rank = -1, .pid = 7, .world_size = -1 };
-	cr_assert_eq(store_rank(s, &r), 0);
-	cr_assert_eq(store_rank_count(s), 1);
-	cr_assert_eq(store_rank_at(s, 0)->rank, 0);
-	cr_assert_eq(store_rank_at(s, 0)->pid, 7);
+	cr_assert_eq(gt_store_rank(s, &r), 0);
+	cr_assert_eq(gt_store_rank_count(s), 1);
+	cr_assert_eq(gt_store_rank_at(s, 0)->rank, 0);
+	cr_assert_eq(gt_store_rank_at(s, 0)->pid, 7);
 	struct gt_kconf k1 = { .grid = { 80, 1, 1 }, .block = { 256, 1, 1 }, .regs_per_thread = 32 };
 	struct gt_kconf k2 = k1;
 	k2.smem_dynamic_bytes = 1024;
-	uint32_t a = store_kconf(s, &k1), b = store_kconf(s, &k2);
+	uint32_t a = gt_store_kconf(s, &k1), b = gt_store_kconf(s, &k2);
 	cr_assert(a && b && a != b);
-	cr_assert_eq(store_kconf(s, &k1), a);
-	cr_assert_eq(store_kconf_at(s, b)->smem_dynamic_bytes, 1024);
-	cr_assert_null(store_kconf_at(s, 0));
-	store_meta_set(s, "source", "x.json");
-	store_meta_set(s, "source", "y.json");
-	cr_assert_str_eq(store_meta_get(s, "source"), "y.json");
-	cr_assert_eq(store_meta_count(s), 1);
-	store_free(s);
+	cr_assert_eq(gt_store_kconf(s, &k1), a);
+	cr_assert_eq(gt_store_kconf_at(s, b)->smem_dynamic_bytes, 1024);
+	cr_assert_null(gt_store_kconf_at(s, 0));
+	gt_store_meta_set(s, "source", "x.json");
+	gt_store_meta_set(s, "source", "y.json");
+	cr_assert_str_eq(gt_store_meta_get(s, "source"), "y.json");
+	cr_assert_eq(gt_store_meta_count(s), 1);
+	gt_store_free(s);
 }
 
 /* brute force helpers over ticks [0, T) */
@@ -128,14 +128,14 @@ static void check_lane(const struct gt_lane *l)
 	cr_assert_eq(l->busy_total_ns, brute_busy(l->ev, l->n, 0, T));
 	for (int q = 0; q < 300; q++) {
 		int64_t t0 = rand() % T, t1 = t0 + rand() % 400;
-		cr_assert_eq(store_lane_busy(l, t0, t1), brute_busy(l->ev, l->n, t0, t1),
+		cr_assert_eq(gt_store_lane_busy(l, t0, t1), brute_busy(l->ev, l->n, t0, t1),
 			     "busy [%ld,%ld)", (long)t0, (long)t1);
 		size_t ls = 0;
 		while (ls < l->n && l->ev[ls].start_ns < t0)
 			ls++;
-		cr_assert_eq(store_lane_lower_start(l, t0), ls, "first start >= %ld", (long)t0);
+		cr_assert_eq(gt_store_lane_lower_start(l, t0), ls, "first start >= %ld", (long)t0);
 		size_t first, last;
-		store_lane_range(l, t0, t1, &first, &last);
+		gt_store_lane_range(l, t0, t1, &first, &last);
 		size_t longest = SIZE_MAX;
 		for (size_t i = 0; i < l->n; i++) {
 			const struct gt_event *e = &l->ev[i];
@@ -148,14 +148,14 @@ static void check_lane(const struct gt_lane *l)
 			}
 		}
 		struct gt_bucket b;
-		store_lane_bucket(l, t0, t1, &b);
+		gt_store_lane_bucket(l, t0, t1, &b);
 		if (t1 > t0 && longest != SIZE_MAX) {
 			cr_assert_neq(b.dominant, SIZE_MAX);
 			cr_assert_eq(l->ev[b.dominant].dur_ns, l->ev[longest].dur_ns,
 				     "dominant is a longest overlapping event");
 		}
 		/* event at t0: the latest-starting covering event */
-		size_t at = store_lane_event_at(l, t0), want = SIZE_MAX;
+		size_t at = gt_store_lane_event_at(l, t0), want = SIZE_MAX;
 		for (size_t i = 0; i < l->n; i++) {
 			const struct gt_event *e = &l->ev[i];
 			if (e->start_ns <= t0 && (gt_event_end(e) > t0 || (e->dur_ns == 0 && e->start_ns == t0)))
@@ -170,114 +170,114 @@ static void check_lane(const struct gt_lane *l)
 
 Test(store, index_matches_brute_force)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t a = gpu_lane(s, 0, 0, 1), b = gpu_lane(s, 0, 0, 2);
 	random_lane(s, a, 1, 400, 0);
 	random_lane(s, b, 2, 900, 1);
-	cr_assert_eq(store_finish(s), 0);
-	check_lane(store_lane_at(s, a));
-	check_lane(store_lane_at(s, b));
-	cr_assert_eq(store_event_count(s), 1300);
-	store_free(s);
+	cr_assert_eq(gt_store_finish(s), 0);
+	check_lane(gt_store_lane_at(s, a));
+	check_lane(gt_store_lane_at(s, b));
+	cr_assert_eq(gt_store_event_count(s), 1300);
+	gt_store_free(s);
 }
 
 Test(store, incremental_finish)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t a = gpu_lane(s, 0, 0, 1);
 	for (int i = 0; i < 1000; i++)
 		add(s, a, i * 2, 1 + i % 3, 1);
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	/* live append in order */
 	for (int i = 1000; i < 1400; i++)
 		add(s, a, i * 2, 1 + i % 3, 1);
-	cr_assert_eq(store_finish(s), 0);
-	check_lane(store_lane_at(s, a));
+	cr_assert_eq(gt_store_finish(s), 0);
+	check_lane(gt_store_lane_at(s, a));
 	/* an append out of order forces a full re-sort */
 	add(s, a, 5, 100, 2);
-	cr_assert_eq(store_finish(s), 0);
-	check_lane(store_lane_at(s, a));
-	store_free(s);
+	cr_assert_eq(gt_store_finish(s), 0);
+	check_lane(gt_store_lane_at(s, a));
+	gt_store_free(s);
 }
 
 Test(store, buckets_planted)
 {
 	/* 10 kernels of 60 ns every 100 ns: each 100 ns column is 60 % busy */
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t a = gpu_lane(s, 0, 0, 1);
 	for (int i = 9; i >= 0; i--)
 		add(s, a, 1000 + i * 100, 60, (uint32_t)i);
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	struct gt_bucket b[12];
-	store_lane_buckets(store_lane_at(s, a), 900, 100, 12, b);
+	gt_store_lane_buckets(gt_store_lane_at(s, a), 900, 100, 12, b);
 	cr_assert_eq(b[0].busy_ns, 0);
 	cr_assert_eq(b[0].dominant, SIZE_MAX);
 	for (int c = 1; c <= 10; c++) {
 		cr_assert_eq(b[c].busy_ns, 60);
 		cr_assert_eq(b[c].count, 1);
-		cr_assert_eq(store_lane_at(s, a)->ev[b[c].dominant].name, (uint32_t)(c - 1));
+		cr_assert_eq(gt_store_lane_at(s, a)->ev[b[c].dominant].name, (uint32_t)(c - 1));
 	}
 	cr_assert_eq(b[11].busy_ns, 0);
 	/* one column over everything: 600 ns busy, 10 events */
 	struct gt_bucket all;
-	store_lane_bucket(store_lane_at(s, a), 0, 5000, &all);
+	gt_store_lane_bucket(gt_store_lane_at(s, a), 0, 5000, &all);
 	cr_assert_eq(all.busy_ns, 600);
 	cr_assert_eq(all.count, 10);
-	cr_assert_eq(store_t_min(s), 1000);
-	cr_assert_eq(store_t_max(s), 1960);
-	store_free(s);
+	cr_assert_eq(gt_store_t_min(s), 1000);
+	cr_assert_eq(gt_store_t_max(s), 1960);
+	gt_store_free(s);
 }
 
 Test(store, next_prev_by_name)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t a = gpu_lane(s, 0, 0, 1);
 	for (int i = 0; i < 50; i++)
 		add(s, a, i * 10, 5, (uint32_t)(i % 3));
-	store_finish(s);
-	const struct gt_lane *l = store_lane_at(s, a);
-	size_t i = store_lane_next_name(l, SIZE_MAX, 2);
+	gt_store_finish(s);
+	const struct gt_lane *l = gt_store_lane_at(s, a);
+	size_t i = gt_store_lane_next_name(l, SIZE_MAX, 2);
 	cr_assert_eq(l->ev[i].start_ns, 20);
-	i = store_lane_next_name(l, i, 2);
+	i = gt_store_lane_next_name(l, i, 2);
 	cr_assert_eq(l->ev[i].start_ns, 50);
-	i = store_lane_prev_name(l, SIZE_MAX, 0);
+	i = gt_store_lane_prev_name(l, SIZE_MAX, 0);
 	cr_assert_eq(l->ev[i].start_ns, 480);
-	cr_assert_eq(store_lane_next_name(l, SIZE_MAX, 9), SIZE_MAX);
-	store_free(s);
+	cr_assert_eq(gt_store_lane_next_name(l, SIZE_MAX, 9), SIZE_MAX);
+	gt_store_free(s);
 }
 
 Test(store, correlation)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t g = gpu_lane(s, 0, 0, 7), g1 = gpu_lane(s, 1, 0, 7);
 	struct gt_lane_key hk = { .type = GT_LANE_HOST, .device = -1, .pid = 1, .id = 1 };
-	uint32_t h = store_lane(s, &hk);
-	uint32_t n = store_intern_cstr(s, "cudaLaunchKernel");
+	uint32_t h = gt_store_lane(s, &hk);
+	uint32_t n = gt_store_intern_cstr(s, "cudaLaunchKernel");
 	for (uint32_t c = 1; c <= 100; c++) {
 		struct gt_event rt = { .start_ns = c * 100, .dur_ns = 5, .lane = h, .name = n,
 				       .kind = GT_EV_RUNTIME, .corr = c };
-		store_add(s, &rt);
+		gt_store_add(s, &rt);
 		struct gt_event k = { .start_ns = c * 100 + 20, .dur_ns = 50, .lane = g,
 				      .kind = GT_EV_KERNEL, .corr = c };
-		store_add(s, &k);
+		gt_store_add(s, &k);
 		/* same correlation id on another rank must not be confused */
 		k.lane = g1;
 		k.start_ns += 1;
-		store_add(s, &k);
+		gt_store_add(s, &k);
 	}
-	store_finish(s);
+	gt_store_finish(s);
 	struct gt_ref r, p;
-	cr_assert_eq(store_corr_find(s, 0, 42, 1, &r), 0);
+	cr_assert_eq(gt_store_corr_find(s, 0, 42, 1, &r), 0);
 	cr_assert_eq(r.lane, g);
-	cr_assert_eq(store_ev(s, r)->start_ns, 4220);
-	cr_assert_eq(store_corr_peer(s, r, &p), 0);
+	cr_assert_eq(gt_store_ev(s, r)->start_ns, 4220);
+	cr_assert_eq(gt_store_corr_peer(s, r, &p), 0);
 	cr_assert_eq(p.lane, h);
-	cr_assert_eq(store_ev(s, p)->start_ns, 4200);
-	cr_assert_eq(store_corr_find(s, 1, 42, 1, &r), 0);
-	cr_assert_eq(store_ev(s, r)->start_ns, 4221);
-	cr_assert_eq(store_corr_find(s, 0, 4242, 1, &r), -ENOENT);
+	cr_assert_eq(gt_store_ev(s, p)->start_ns, 4200);
+	cr_assert_eq(gt_store_corr_find(s, 1, 42, 1, &r), 0);
+	cr_assert_eq(gt_store_ev(s, r)->start_ns, 4221);
+	cr_assert_eq(gt_store_corr_find(s, 0, 4242, 1, &r), -ENOENT);
 	/* an unknown rank (-1) looks up rank 0 */
-	cr_assert_eq(store_corr_find(s, -1, 42, 1, &r), 0);
+	cr_assert_eq(gt_store_corr_find(s, -1, 42, 1, &r), 0);
 	cr_assert_eq(r.lane, g);
-	store_free(s);
+	gt_store_free(s);
 }

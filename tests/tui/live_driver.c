@@ -13,7 +13,7 @@
 #include "ui.h"
 
 struct live {
-	struct sim *sim;
+	struct gt_sim *sim;
 	int steps, done, paused;
 	size_t saves;
 };
@@ -22,7 +22,7 @@ static int emit(void *ctx, const struct gt_event *ev, size_t n)
 {
 	struct gt_store *s = ctx;
 	for (size_t i = 0; i < n; i++)
-		if (store_add(s, &ev[i]))
+		if (gt_store_add(s, &ev[i]))
 			return 1;
 	return 0;
 }
@@ -32,11 +32,11 @@ static int poll_fn(void *ctx, struct gt_store *s)
 	struct live *lv = ctx;
 	if (lv->done >= lv->steps)
 		return 0;
-	long r = sim_next_step(lv->sim, emit, s);
+	long r = gt_sim_next_step(lv->sim, emit, s);
 	if (r <= 0)
 		return 0;
 	lv->done++;
-	return store_finish(s) ? -1 : 1;
+	return gt_store_finish(s) ? -1 : 1;
 }
 
 static void status_fn(void *ctx, char *buf, size_t len)
@@ -63,16 +63,16 @@ static int pause_fn(void *ctx, int paused)
 int main(int argc, char **argv)
 {
 	struct live lv = { .steps = argc > 1 ? atoi(argv[1]) : 20 };
-	struct gt_store *s = store_new();
-	int sc = argc > 2 ? sim_scenario_parse(argv[2]) : SIM_BALANCED;
+	struct gt_store *s = gt_store_new();
+	int sc = argc > 2 ? gt_sim_scenario_parse(argv[2]) : GT_SIM_BALANCED;
 	if (sc < 0) {
 		fprintf(stderr, "live_driver: unknown scenario '%s'\n", argv[2]);
 		return 2;
 	}
-	struct sim_opts o = { .gpus = 2, .steps = lv.steps, .scenario = (enum sim_scenario)sc };
+	struct gt_sim_opts o = { .gpus = 2, .steps = lv.steps, .scenario = (enum gt_sim_scenario)sc };
 	char err[256];
-	lv.sim = s ? sim_new(&o, s, err, sizeof(err)) : NULL;
-	if (!lv.sim || store_finish(s)) {
+	lv.sim = s ? gt_sim_new(&o, s, err, sizeof(err)) : NULL;
+	if (!lv.sim || gt_store_finish(s)) {
 		fprintf(stderr, "live_driver: %s\n", err);
 		return 1;
 	}
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 				 .status = status_fn, .save = save_fn, .pause = pause_fn,
 				 .poll_ms = 100, .flags = UI_SRC_LIVE };
 	int rc = ui_run(&src);
-	sim_free(lv.sim);
-	store_free(s);
+	gt_sim_free(lv.sim);
+	gt_store_free(s);
 	return rc;
 }

@@ -14,7 +14,7 @@
 #include "gtrace/sim.h"
 #include "term.h"
 #include "view.h"
-#include "tlview.h"
+#include "trace_view.h"
 
 static SCREEN *scr;
 static FILE *fout, *fin;
@@ -84,24 +84,24 @@ static const char *line_with(const char *text, const char *needle, char *buf, si
 static uint32_t gpu_lane(struct gt_store *s, int dev, int64_t stream)
 {
 	struct gt_lane_key k = { .type = GT_LANE_GPU, .rank = 0, .device = dev, .id = stream };
-	return store_lane(s, &k);
+	return gt_store_lane(s, &k);
 }
 
 static void add(struct gt_store *s, uint32_t lane, const char *name, int64_t t, int64_t d)
 {
 	struct gt_event e = { .start_ns = t, .dur_ns = d, .lane = lane, .kind = GT_EV_KERNEL,
-			      .name = store_intern_cstr(s, name) };
-	cr_assert_eq(store_add(s, &e), 0);
+			      .name = gt_store_intern_cstr(s, name) };
+	cr_assert_eq(gt_store_add(s, &e), 0);
 }
 
 Test(frames, tiny_event_stays_visible)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t a = gpu_lane(s, 0, 7), b = gpu_lane(s, 0, 8);
 	add(s, a, "long", 0, 1000);                      /* the capture spans 1 s */
 	add(s, a, "end", 999999000, 1000);
 	add(s, b, "tiny", 500000000, 1);                 /* 1 ns in the middle */
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	screen_open(120, 40);
 	struct ui_source src = { .name = "planted", .store = s };
 	struct app *ap = ui_app_new(&src);
@@ -117,22 +117,22 @@ Test(frames, tiny_event_stays_visible)
 	free(txt);
 	ui_app_free(ap);
 	screen_close();
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(frames, goto_centres_and_describes_the_event)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t a = gpu_lane(s, 0, 7);
 	add(s, a, "first", 0, 1000);
 	add(s, a, "target_kernel", 123456000, 2000);      /* +123.456 ms, 2 us */
 	add(s, a, "last", 400000000, 1000);
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	screen_open(120, 40);
 	struct ui_source src = { .name = "planted", .store = s };
 	struct app *ap = ui_app_new(&src);
 	ui_frame(ap);
-	tlview_goto(ui_page(ap, "Trace"), (struct gt_ref){ a, 1 });
+	trace_view_goto(ui_page(ap, "Trace"), (struct gt_ref){ a, 1 });
 	ui_frame(ap);
 	char *txt = screen_text(), line[1024];
 	cr_expect(strstr(txt, "[kernel] target_kernel") != NULL, "%s", txt);
@@ -145,16 +145,16 @@ Test(frames, goto_centres_and_describes_the_event)
 	free(txt);
 	ui_app_free(ap);
 	screen_close();
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* every frame after a key equals the frame drawn from scratch */
 static void cached_equals_fresh(int gpus, int w, int h)
 {
-	struct gt_store *s = store_new();
-	struct sim_opts o = { .gpus = gpus, .steps = 6, .scenario = SIM_COMM_BOUND };
+	struct gt_store *s = gt_store_new();
+	struct gt_sim_opts o = { .gpus = gpus, .steps = 6, .scenario = GT_SIM_COMM_BOUND };
 	char err[128];
-	cr_assert_eq(sim_generate(&o, s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_sim_generate(&o, s, err, sizeof(err)), 0, "%s", err);
 	screen_open(w, h);
 	struct ui_source src = { .name = "sim", .store = s };
 	struct app *ap = ui_app_new(&src);
@@ -177,7 +177,7 @@ static void cached_equals_fresh(int gpus, int w, int h)
 	}
 	ui_app_free(ap);
 	screen_close();
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(frames, cached_frames_equal_fresh_frames)
@@ -185,7 +185,7 @@ Test(frames, cached_frames_equal_fresh_frames)
 	cached_equals_fresh(2, 130, 45);
 }
 
-/* 16 GPUs on a wide screen: whole rows are filled on two threads (tldraw.c
+/* 16 GPUs on a wide screen: whole rows are filled on two threads (trace_draw.c
  * prefill), shifted rows on one; both must draw the same frame */
 Test(frames, two_thread_rows_equal_one_thread_rows)
 {
@@ -196,28 +196,28 @@ Test(frames, two_thread_rows_equal_one_thread_rows)
  * starting in the last columns must never read "#1" (trial 2) */
 Test(frames, step_label_never_truncated)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	struct gt_lane_key hk = { .type = GT_LANE_HOST, .rank = 0, .device = -1, .id = 1 };
-	uint32_t h = store_lane(s, &hk), a = gpu_lane(s, 0, 7);
+	uint32_t h = gt_store_lane(s, &hk), a = gpu_lane(s, 0, 7);
 	static const struct { const char *name; int64_t t0, t1; } st[] = {
 		{ "ProfilerStep#131", 0, 400000000 }, { "ProfilerStep#132", 400000000, 970000000 },
 		{ "ProfilerStep#133", 970000000, 1500000000 }, { "ProfilerStep#134", 1500000000, 2000000000 },
 	};
 	for (size_t i = 0; i < 4; i++) {
 		struct gt_event e = { .start_ns = st[i].t0, .dur_ns = st[i].t1 - st[i].t0, .lane = h,
-				      .kind = GT_EV_STEP, .name = store_intern_cstr(s, st[i].name),
+				      .kind = GT_EV_STEP, .name = gt_store_intern_cstr(s, st[i].name),
 				      .arg = (uint64_t)(131 + i) };
-		cr_assert_eq(store_add(s, &e), 0);
+		cr_assert_eq(gt_store_add(s, &e), 0);
 	}
 	add(s, a, "k", 0, 1000);
 	add(s, a, "k", 1999999000, 1000);
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	screen_open(120, 40);
 	struct ui_source src = { .name = "planted", .store = s };
 	struct app *ap = ui_app_new(&src);
 	ui_frame(ap);
 	/* the view ends at 1 s: step 133 starts in its last columns, 134 after */
-	struct tlview *t = (struct tlview *)ui_page(ap, "Trace");
+	struct trace_view *t = (struct trace_view *)ui_page(ap, "Trace");
 	layout_tmap_fit(&t->m, 0, 1000000000, t->m.cols);
 	ui_frame(ap);
 	char *txt = screen_text(), line[1024];
@@ -230,7 +230,7 @@ Test(frames, step_label_never_truncated)
 	free(txt);
 	ui_app_free(ap);
 	screen_close();
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* the operators page grouped by shape or stack: a long key is cut in the

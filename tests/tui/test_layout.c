@@ -189,19 +189,19 @@ Test(layout, tiny_things_stay_visible)
 static uint32_t lane(struct gt_store *s, int type, int rank, int dev, int64_t pid, int64_t id)
 {
 	struct gt_lane_key k = { .type = (uint8_t)type, .rank = rank, .device = dev, .pid = pid, .id = id };
-	return store_lane(s, &k);
+	return gt_store_lane(s, &k);
 }
 
 static void ev(struct gt_store *s, uint32_t l, int kind, uint16_t flags, int64_t t)
 {
 	struct gt_event e = { .start_ns = t, .dur_ns = 10, .lane = l, .kind = (uint8_t)kind,
-			      .flags = flags, .name = store_intern_cstr(s, "k") };
-	cr_assert_eq(store_add(s, &e), 0);
+			      .flags = flags, .name = gt_store_intern_cstr(s, "k") };
+	cr_assert_eq(gt_store_add(s, &e), 0);
 }
 
 Test(lanes, grouping_fold_and_roles)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	/* created out of order on purpose */
 	uint32_t h1 = lane(s, GT_LANE_HOST, 1, -1, 200, 201);
 	uint32_t g1s7 = lane(s, GT_LANE_GPU, 1, 0, 200, 7);
@@ -216,7 +216,7 @@ Test(lanes, grouping_fold_and_roles)
 	ev(s, g1s7, GT_EV_MEMCPY, 0, 20);
 	ev(s, h0, GT_EV_RUNTIME, 0, 0);
 	ev(s, h1, GT_EV_RUNTIME, 0, 0);
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	struct lanes L = { 0 };
 	cr_assert_eq(lanes_build(&L, s), 0);
 	/* rank 0: GPU 0 (streams 3, 7), GPU 1 (stream 9), host 100; rank 1: GPU 0, host 200 */
@@ -265,21 +265,21 @@ Test(lanes, grouping_fold_and_roles)
 	lanes_fold_all(&L, 1);
 	cr_expect_eq(L.nvis, 7);   /* 2 ranks, 3 GPUs, 2 hosts */
 	lanes_done(&L);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* Kineto's "Traces" track and its pid-less instants get negative pids from the
  * importer: one "other tracks" group for both, not two groups of that name */
 Test(lanes, pidless_tracks_share_one_group)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t a = lane(s, GT_LANE_HOST, 0, -1, -65717, 1);
 	uint32_t b = lane(s, GT_LANE_HOST, 0, -1, -65536, 2);
 	uint32_t h = lane(s, GT_LANE_HOST, 0, -1, 25738, 25738);
 	ev(s, a, GT_EV_RUNTIME, 0, 0);
 	ev(s, b, GT_EV_RUNTIME, 0, 0);
 	ev(s, h, GT_EV_RUNTIME, 0, 0);
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	struct lanes L = { 0 };
 	cr_assert_eq(lanes_build(&L, s), 0);
 	size_t groups = 0, other = 0;
@@ -293,7 +293,7 @@ Test(lanes, pidless_tracks_share_one_group)
 	cr_expect_eq(other, 1);
 	cr_expect_eq(L.nall, 5);   /* other tracks (2 lanes), host pid 25738 (1 lane) */
 	lanes_done(&L);
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* a name longer than any fixed buffer keeps its short form (a name cut at
@@ -307,14 +307,14 @@ Test(demangle, long_names_and_source_short_names)
 		w += (size_t)snprintf(name + w, sizeof(name) - w, "double &, ");
 	snprintf(name + w, sizeof(name) - w, "int &)::[lambda(int) (instance 1)]>(T1)");
 	cr_expect_str_eq(demangle_short(name, b, sizeof(b)), "par_reduce_kernel<calc_dt>");
-	struct gt_store *s = store_new();
-	uint32_t id = store_intern_cstr(s, name);
+	struct gt_store *s = gt_store_new();
+	uint32_t id = gt_store_intern_cstr(s, name);
 	cr_expect_str_eq(demangle_short_of(s, name, b, sizeof(b)), "par_reduce_kernel<calc_dt>");
-	cr_assert_eq(store_str_set_short(s, id, store_intern_cstr(s, "par_reduce_kernel")), 0);
+	cr_assert_eq(gt_store_str_set_short(s, id, gt_store_intern_cstr(s, "par_reduce_kernel")), 0);
 	cr_expect_str_eq(demangle_short_of(s, name, b, sizeof(b)), "par_reduce_kernel");
 	cr_expect_str_eq(demangle_short_of(s, "other_kernel", b, sizeof(b)), "other_kernel");
 	cr_expect_str_eq(demangle_short_of(NULL, name, b, sizeof(b)), "par_reduce_kernel<calc_dt>");
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(demangle, itanium_names)

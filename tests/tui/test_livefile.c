@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "gtrace/gtfile.h"
-#include "live.h"
+#include "../live/live.h"
 #include "live_rec.h"
 
 /* the comm-bound trainer on one GPU: 837 events per 79.1 ms step */
@@ -133,13 +133,13 @@ static void trainer_counts(const char *errpath, unsigned long long *gen, unsigne
 /* the events of lane l overlapping [t0, t1) of both stores are the same */
 static void same_window(const struct gt_store *a, const struct gt_store *b, int64_t t0, int64_t t1)
 {
-	cr_assert_eq(store_lane_count(a), store_lane_count(b));
+	cr_assert_eq(gt_store_lane_count(a), gt_store_lane_count(b));
 	size_t seen = 0;
-	for (uint32_t l = 0; l < store_lane_count(a); l++) {
-		const struct gt_lane *x = store_lane_at(a, l), *y = store_lane_at(b, l);
+	for (uint32_t l = 0; l < gt_store_lane_count(a); l++) {
+		const struct gt_lane *x = gt_store_lane_at(a, l), *y = gt_store_lane_at(b, l);
 		cr_assert_eq(x->key.type, y->key.type);
 		cr_assert_eq(x->key.id, y->key.id);
-		size_t i = store_lane_lower_start(x, t0), j = store_lane_lower_start(y, t0);
+		size_t i = gt_store_lane_lower_start(x, t0), j = gt_store_lane_lower_start(y, t0);
 		for (; i < x->n && x->ev[i].start_ns < t1; i++, j++) {
 			cr_assert(j < y->n, "lane %u: the file lacks event %zu", l, i);
 			const struct gt_event *e = &x->ev[i], *f = &y->ev[j];
@@ -164,9 +164,9 @@ Test(livefile, hour_equivalent, .timeout = 900)
 	snprintf(errpath, sizeof(errpath), "%s/trainer.err", dir);
 	pid_t tp = start_trainer(wall_s, errpath);
 
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	cr_assert_not_null(s);
-	cr_assert_eq(store_set_budget(s, BUDGET), 0);
+	cr_assert_eq(gt_store_set_budget(s, BUDGET), 0);
 	struct live_sess ss;
 	live_sess_init(&ss, s, 0);
 	char err[512];
@@ -202,7 +202,7 @@ Test(livefile, hour_equivalent, .timeout = 900)
 	cr_assert(gen > 0 && gen == pub, "trainer: %llu generated, %llu published", gen, pub);
 	/* every event recorded: the session's count, nothing lost */
 	cr_assert_eq(ss.events, pub, "session %llu events, trainer %llu", (unsigned long long)ss.events, pub);
-	cr_assert_eq(store_drops_lost(store_drops(s)), 0);
+	cr_assert_eq(gt_store_drops_lost(gt_store_drops(s)), 0);
 	cr_assert_eq(rec.events, pub);
 
 	/* keep it (a link to the temporary file), close: complete, temp gone */
@@ -216,22 +216,22 @@ Test(livefile, hour_equivalent, .timeout = 900)
 	cr_assert_neq(access(tmpdir_path, F_OK), 0, "%s was not removed", tmpdir_path);
 
 	/* a fresh open of the file holds every event; the past equals it */
-	struct gt_store *f = store_new();
-	struct gtfile_info info;
-	cr_assert_eq(gtfile_read(kept, f, &info, err, sizeof(err)), 0, "%s", err);
+	struct gt_store *f = gt_store_new();
+	struct gt_file_info info;
+	cr_assert_eq(gt_file_read(kept, f, &info, err, sizeof(err)), 0, "%s", err);
 	cr_assert(!info.truncated);
-	cr_assert_eq(store_event_count(f), pub);
-	int64_t t0 = store_t_min(f), t1 = store_t_max(f);
-	cr_assert_eq(t0, store_t_min(s));
-	cr_assert_eq(t1, store_t_max(s));
+	cr_assert_eq(gt_store_event_count(f), pub);
+	int64_t t0 = gt_store_t_min(f), t1 = gt_store_t_max(f);
+	cr_assert_eq(t0, gt_store_t_min(s));
+	cr_assert_eq(t1, gt_store_t_max(s));
 	/* the simulated span is the hour asked (a step of slack each way) */
 	cr_assert((double)(t1 - t0) / 1e9 > sim_s * 0.97, "span %.1f s of %.0f", (double)(t1 - t0) / 1e9, sim_s);
 	for (int k = 0; k < 9; k++) {
 		int64_t a = t0 + (t1 - t0) / 10 * k;
 		same_window(s, f, a, a + 200000000);
 	}
-	store_free(f);
-	store_free(s);
+	gt_store_free(f);
+	gt_store_free(s);
 	fprintf(stderr, "livefile: %.0f simulated s in %.1f wall s, %llu events, max RSS %.1f MiB "
 		"(%zu samples), budget %llu MiB\n", sim_s, wall_s, pub, (double)rss_max / 1048576.0,
 		samples, BUDGET >> 20);
@@ -283,19 +283,19 @@ static void keep_now(struct live_sess *ss, void *ctx)
 	cr_assert(strstr(msg, "exists; not replaced"), "%s", msg);
 	k->events_then = ss->rec->events - ss->rec->disc_events;
 	/* what W wrote opens now, while the capture goes on */
-	struct gt_store *f = store_new();
-	struct gtfile_info info;
+	struct gt_store *f = gt_store_new();
+	struct gt_file_info info;
 	char err[512];
-	cr_assert_eq(gtfile_read(k->name, f, &info, err, sizeof(err)), 0, "%s", err);
-	cr_assert(store_event_count(f) > 0);
-	cr_assert(store_event_count(f) <= k->events_then, "%zu > %llu", store_event_count(f),
+	cr_assert_eq(gt_file_read(k->name, f, &info, err, sizeof(err)), 0, "%s", err);
+	cr_assert(gt_store_event_count(f) > 0);
+	cr_assert(gt_store_event_count(f) <= k->events_then, "%zu > %llu", gt_store_event_count(f),
 		  (unsigned long long)k->events_then);
-	store_free(f);
+	gt_store_free(f);
 }
 
 static const char *meta(const struct gt_store *s, const char *key)
 {
-	const char *v = store_meta_get(s, key);
+	const char *v = gt_store_meta_get(s, key);
 	cr_assert_not_null(v, "no metadata %s", key);
 	return v;
 }
@@ -310,7 +310,7 @@ Test(livefile, ring_keep, .timeout = 180)
 	/* 2.5 wall s at RATE / 2 events/s: ~47 s of comm-bound trace (~14 s
 	 * under the sanitizers), a 5 s ring */
 	pid_t tp = start_trainer_at(2.5, RATE / 2, errpath);
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	struct live_sess ss;
 	live_sess_init(&ss, s, 0);
 	char err[512];
@@ -334,36 +334,36 @@ Test(livefile, ring_keep, .timeout = 180)
 	snprintf(segdir, sizeof(segdir), "%s", rec.dir);
 	cr_assert_eq(live_rec_close(&rec, s, err, sizeof(err)), 0, "%s", err);
 	cr_assert_neq(access(segdir, F_OK), 0, "%s left behind", segdir);
-	struct gt_store *f = store_new();
-	struct gtfile_info info;
-	cr_assert_eq(gtfile_read(k.name, f, &info, err, sizeof(err)), 0, "%s", err);
+	struct gt_store *f = gt_store_new();
+	struct gt_file_info info;
+	cr_assert_eq(gt_file_read(k.name, f, &info, err, sizeof(err)), 0, "%s", err);
 	cr_assert(!info.truncated);
-	cr_assert_eq(store_event_count(f) + disc, pub, "kept %zu + discarded %llu != %llu",
-		     store_event_count(f), (unsigned long long)disc, pub);
-	cr_assert(store_event_count(f) > k.events_then / 4);
+	cr_assert_eq(gt_store_event_count(f) + disc, pub, "kept %zu + discarded %llu != %llu",
+		     gt_store_event_count(f), (unsigned long long)disc, pub);
+	cr_assert(gt_store_event_count(f) > k.events_then / 4);
 	cr_assert_eq(strtoull(meta(f, "ring_discarded_events"), NULL, 10), disc);
 	cr_assert_str_eq(meta(f, "ring_window_ns"), "5000000000");
 	int64_t d1 = strtoll(meta(f, "ring_discarded_to_ns"), NULL, 10);
 	int64_t d0 = strtoll(meta(f, "ring_discarded_from_ns"), NULL, 10);
-	cr_assert(d0 == store_t_min(s), "the discarded range starts at the capture's start");
-	cr_assert(d1 < store_t_max(f) - ring, "discarded events within the last 5 s");
-	double span = (double)(store_t_max(f) - store_t_min(f)) / 1e9;
+	cr_assert(d0 == gt_store_t_min(s), "the discarded range starts at the capture's start");
+	cr_assert(d1 < gt_store_t_max(f) - ring, "discarded events within the last 5 s");
+	double span = (double)(gt_store_t_max(f) - gt_store_t_min(f)) / 1e9;
 	cr_assert(span >= 5.0 && span < 5.0 + 5.0 / 8 + 1.0, "kept span %.3f s", span);
 	/* the kept events are the store's newest: every event of the store
 	 * ending after the kept file's start is in the file */
 	size_t newer = 0;
-	for (uint32_t l = 0; l < store_lane_count(s); l++) {
-		const struct gt_lane *ln = store_lane_at(s, l);
+	for (uint32_t l = 0; l < gt_store_lane_count(s); l++) {
+		const struct gt_lane *ln = gt_store_lane_at(s, l);
 		for (size_t i = 0; i < ln->n; i++)
-			newer += ln->ev[i].start_ns >= store_t_max(f) - ring;
+			newer += ln->ev[i].start_ns >= gt_store_t_max(f) - ring;
 	}
 	size_t in_file = 0;
-	for (uint32_t l = 0; l < store_lane_count(f); l++) {
-		const struct gt_lane *ln = store_lane_at(f, l);
+	for (uint32_t l = 0; l < gt_store_lane_count(f); l++) {
+		const struct gt_lane *ln = gt_store_lane_at(f, l);
 		for (size_t i = 0; i < ln->n; i++)
-			in_file += ln->ev[i].start_ns >= store_t_max(f) - ring;
+			in_file += ln->ev[i].start_ns >= gt_store_t_max(f) - ring;
 	}
 	cr_assert_eq(in_file, newer, "the last 5 s: %zu events in the file, %zu in the store", in_file, newer);
-	store_free(f);
-	store_free(s);
+	gt_store_free(f);
+	gt_store_free(s);
 }

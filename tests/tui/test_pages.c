@@ -2,7 +2,7 @@
  * test_pages.c - the viewer built from pages_table: the tab bar, the help
  * line and the number keys list exactly the table's pages, in its order;
  * the one recompute throttle every analysis page uses (ui_due); a report
- * shown as a table page from one line (rpage); and the trace view's step
+ * shown as a table page from one line (report_page); and the trace view's step
  * marks from the analyses' steps on captures without GT_EV_STEP spans
  * (NVTX-only, inferred).  Frames are drawn on a curses screen writing to
  * /dev/null and read back.
@@ -60,7 +60,7 @@ static int screen_has(const char *s)
 static uint32_t lane(struct gt_store *s, int type, int dev, int64_t id)
 {
 	struct gt_lane_key k = { .type = (uint8_t)type, .rank = 0, .device = dev, .pid = 1, .id = id };
-	uint32_t l = store_lane(s, &k);
+	uint32_t l = gt_store_lane(s, &k);
 	cr_assert_neq(l, UINT32_MAX);
 	return l;
 }
@@ -68,19 +68,19 @@ static uint32_t lane(struct gt_store *s, int type, int dev, int64_t id)
 static void add(struct gt_store *s, uint32_t l, int kind, const char *name, int64_t t0, int64_t t1)
 {
 	struct gt_event e = { .start_ns = t0, .dur_ns = t1 - t0, .lane = l, .kind = (uint8_t)kind,
-			      .name = store_intern_cstr(s, name) };
-	cr_assert_eq(store_add(s, &e), 0);
+			      .name = gt_store_intern_cstr(s, name) };
+	cr_assert_eq(gt_store_add(s, &e), 0);
 }
 
 /* a small capture: three kernels on one stream */
 static struct gt_store *kernels_store(void)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t g = lane(s, GT_LANE_GPU, 0, 7);
 	add(s, g, GT_EV_KERNEL, "small_k", 0, 1000);
 	add(s, g, GT_EV_KERNEL, "big_k", 2000, 9000);
 	add(s, g, GT_EV_KERNEL, "mid_k", 10000, 13000);
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	return s;
 }
 
@@ -141,7 +141,7 @@ Test(pages, tab_bar_help_and_number_keys_list_the_table)
 	cr_expect_null(ui_page(ap, "no such page"));
 	ui_app_free(ap);
 	screen_close();
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(pages, one_throttle_for_every_page)
@@ -169,7 +169,7 @@ Test(pages, one_throttle_for_every_page)
 	}
 	ui_app_free(ap);
 	screen_close();
-	store_free(s);
+	gt_store_free(s);
 }
 
 Test(pages, a_report_as_a_table_page_in_one_line)
@@ -180,7 +180,7 @@ Test(pages, a_report_as_a_table_page_in_one_line)
 	struct ui_source src = { .name = "planted", .store = s };
 	struct app *ap = ui_app_new(&src);
 	cr_assert_not_null(ap);
-	struct view *v = rpage_new(ap, &def);
+	struct view *v = report_page_new(ap, &def);
 	cr_assert_not_null(v);
 	v->due.dirty = 1;
 	erase();
@@ -209,7 +209,7 @@ Test(pages, a_report_as_a_table_page_in_one_line)
 	v->ops->free(v);
 	ui_app_free(ap);
 	screen_close();
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* the trace view's "steps" row: the number of "#N" labels, the first N
@@ -237,7 +237,7 @@ static int step_marks(struct app *ap, long *first)
 /* NVTX ranges "train_step 4".."train_step 7", no GT_EV_STEP: four marks #4..#7, Z zooms */
 Test(pages, trace_step_marks_from_nvtx_only_steps)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t h = lane(s, GT_LANE_HOST, -1, 1), g = lane(s, GT_LANE_GPU, 0, 7);
 	const int64_t ms = 1000000;
 	for (int i = 0; i < 4; i++) {
@@ -246,7 +246,7 @@ Test(pages, trace_step_marks_from_nvtx_only_steps)
 		add(s, h, GT_EV_NVTX, nm, i * 100 * ms, (i + 1) * 100 * ms);
 		add(s, g, GT_EV_KERNEL, "k", i * 100 * ms + 10 * ms, i * 100 * ms + 60 * ms);
 	}
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	screen_open(160, 30);
 	struct ui_source src = { .name = "planted", .store = s };
 	struct app *ap = ui_app_new(&src);
@@ -258,20 +258,20 @@ Test(pages, trace_step_marks_from_nvtx_only_steps)
 	cr_expect(!strstr(ap->msg, "no step"), "Z found no step: %s", ap->msg);
 	ui_app_free(ap);
 	screen_close();
-	store_free(s);
+	gt_store_free(s);
 }
 
 /* no annotation and no NVTX: the kernel sequence A B C repeats 4 times then
  * a partial A (1 < 80 % of 3: cut off): four inferred steps, four marks */
 Test(pages, trace_step_marks_from_inferred_steps)
 {
-	struct gt_store *s = store_new();
+	struct gt_store *s = gt_store_new();
 	uint32_t g = lane(s, GT_LANE_GPU, 0, 7);
 	const char *seq[] = { "A", "B", "C" };
 	const int64_t ms = 1000000;
 	for (int i = 0; i < 13; i++)
 		add(s, g, GT_EV_KERNEL, seq[i % 3], i * 10 * ms, i * 10 * ms + 5 * ms);
-	cr_assert_eq(store_finish(s), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
 	screen_open(160, 30);
 	struct ui_source src = { .name = "planted", .store = s };
 	struct app *ap = ui_app_new(&src);
@@ -279,5 +279,5 @@ Test(pages, trace_step_marks_from_inferred_steps)
 	cr_expect_eq(step_marks(ap, &first), 4);
 	ui_app_free(ap);
 	screen_close();
-	store_free(s);
+	gt_store_free(s);
 }

@@ -1,0 +1,357 @@
+/*
+ * operators_view.c - the Operators page: the "ops" report table (framework
+ * operators per name, gtrace/ops.h rules), sortable by any column, filtered
+ * by a name regex; Enter lists an operator's calls (operators_view_calls.c).
+ * g cycles the plugin's groupings (name, + input shapes, + call stack); c
+ * shows `gtrace diff`'s operator, kernel and step-breakdown tables of the
+ * store's two lowest ranks (two runs opened together), Enter on a delta row
+ * listing the instances in both.
+ * A live store is recomputed as every analysis page is (ui_due),
+ * the selected row and an open list kept.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gtrace/diff.h"
+#include "gtrace/ops.h"
+#include "term.h"
+#include "operators_view.h"
+
+static const char *const op_help[] = {
+	"j k  Up Down  PgUp PgDn  Home End   move",
+	"Enter       calls of the operator; Enter there: show it in the trace",
+	"< >         sort column left / right     r  reverse the order",
+	"h l  Left Right   scroll the columns",
+	"/           filter names (regex; empty clears)",
+	"g           group by name / name + input shapes / name + call stack",
+	"c           compare two runs opened together (gtrace open A B): operator",
+	"            deltas, kernel deltas, step breakdown, off; Enter: the instances",
+	"            in both runs",
+	"calls:      K  GPU work the call launched (Enter: show it)",
+	"            d  by duration   T  by time   Esc  back",
+	NULL
+};
+
+/* drop the report output and the row filter */
+static void free_table(struct operators_view *o)
+{
+	gt_report_out_done(&o->out);
+	memset(&o->out, 0, sizeof(o->out));
+	o->tb = NULL;
+	free(o->rows);
+	o->rows = NULL;
+	o->nrows = 0;
+}
+
+/* rows passing the filter, in table order */
+static void refilter(struct operators_view *o)
+{
+	free(o->rows);
+	o->rows = NULL;
+	o->nrows = 0;
+	if (!o->tb)
+		return;
+	o->rows = malloc((o->tb->nrows ? o->tb->nrows : 1) * sizeof(*o->rows));
+	if (!o->rows)
+		return;
+	int nc = tables_name_col(o->tb);
+	for (size_t i = 0; i < o->tb->nrows; i++) {
+		if (o->has_re && nc >= 0) {
+			const union gt_cell *c = gt_table_cell(o->tb, i, (size_t)nc);
+			if (regexec(&o->re, c && c->s ? c->s : "", 0, NULL, 0))
+				continue;
+		}
+		o->rows[o->nrows++] = i;
+	}
+	tables_move(&o->st, o->nrows, 0);
+}
+
+/* the name of the selected row into buf ("" when none) */
+static void sel_name(const struct operators_view *o, char *buf, size_t len)
+{
+	buf[0] = 0;
+	int nc = o->tb ? tables_name_col(o->tb) : -1;
+	if (nc < 0 || o->st.sel >= o->nrows)
+		return;
+	const union gt_cell *c = gt_table_cell(o->tb, o->rows[o->st.sel], (size_t)nc);
+	snprintf(buf, len, "%s", c && c->s ? c->s : "");
+}
+
+/* the selected row's key (grouped: its shapes / stack column) into
+ * calls_keyed / calls_key */
+static void sel_key(struct operators_view *o)
+{
+	o->calls_keyed = o->group != GT_OPS_BY_NAME;
+	o->calls_key = UINT32_MAX;
+	if (!o->calls_keyed || !o->tb || o->tb->ncols < 2 || o->st.sel >= o->nrows)
+		return;
+	const union gt_cell *c = gt_table_cell(o->tb, o->rows[o->st.sel], 1);
+	const char *k = c && c->s ? c->s : "";
+	if (!strcmp(k, "None"))
+		o->calls_key = 0;
+	else
+		o->calls_key = gt_store_str_find(o->v.app->store, k, strlen(k));
+}
+
+/* select the row named `name` */
+static void select_name(struct operators_view *o, const char *name)
+{
+	int nc = o->tb ? tables_name_col(o->tb) : -1;
+	if (nc < 0 || !name[0])
+		return;
+	for (size_t i = 0; i < o->nrows; i++) {
+		const union gt_cell *c = gt_table_cell(o->tb, o->rows[i], (size_t)nc);
+		if (c && c->s && !strcmp(c->s, name)) {
+			tables_move(&o->st, o->nrows, (long)i - (long)o->st.sel);
+			return;
+		}
+	}
+}
+
+/* the two lowest ranks of the store into cmp_ra / cmp_rb; 0 when it has
+ * fewer than two */
+static int two_ranks(struct operators_view *o)
+{
+	const struct gt_store *s = o->v.app->store;
+	int32_t a = INT32_MAX, b = INT32_MAX;
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		int32_t r = gt_store_lane_at(s, (uint32_t)i)->key.rank;
+		if (r < a) {
+			b = a;
+			a = r;
+		} else if (r > a && r < b) {
+			b = r;
+		}
+	}
+	o->cmp_ra = a;
+	o->cmp_rb = b;
+	return b != INT32_MAX;
+}
+
+/* compare mode: the diff table of the two ranks into o->out; 0 or -1 (err set) */
+static int compute_cmp(struct operators_view *o)
+{
+	if (!two_ranks(o)) {
+		snprintf(o->err, sizeof(o->err), "compare: the store has one rank (open two runs: "
+			 "gtrace open A B)");
+		return -1;
+	}
+	struct gt_diff_opts d = { .rank = o->cmp_ra, .rank_b = o->cmp_rb, .flags = GT_DIFF_F_RANK_B };
+	const struct gt_store *s = o->v.app->store;
+	static const char *const rep[] = { "", "ops", "kernels", "breakdown" };
+	return gt_diff_run(s, s, rep[o->cmp & 3], &d, &o->out, o->err, sizeof(o->err)) ? -1 : 0;
+}
+
+/* run the ops report over the whole store, sort, filter; the selected row
+ * and an open list survive (a live update) */
+static void compute(struct operators_view *o)
+{
+	ui_busy(o->v.app, "computing the operator table...");
+	char was[512];
+	sel_name(o, was, sizeof(was));
+	free_table(o);
+	o->err[0] = 0;
+	const struct gt_report *rep = gt_report_find("ops");
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	sc.flags |= (unsigned)o->group << GT_OPS_SCOPE_GROUP_SHIFT;
+	if (!rep) {
+		snprintf(o->err, sizeof(o->err), "the 'ops' report is not available in this build");
+		return;
+	}
+	if ((o->cmp ? compute_cmp(o) : rep->run(o->v.app->store, &sc, &o->out, o->err,
+						   sizeof(o->err))) || !o->out.n) {
+		if (!o->err[0])
+			snprintf(o->err, sizeof(o->err), "ops: no table");
+		gt_report_out_done(&o->out);
+		memset(&o->out, 0, sizeof(o->out));
+		return;
+	}
+	o->tb = o->out.tables[0];
+	if (o->st.sort_col >= (int)o->tb->ncols)
+		o->st.sort_col = -1;
+	if (o->st.sort_col < 0 && !o->cmp) {   /* a diff table comes sorted by |delta| */
+		o->st.sort_col = o->tb->sort_col;
+		o->st.sort_desc = 1;
+	}
+	if (o->st.sort_col >= 0)
+		gt_table_sort(o->tb, (size_t)o->st.sort_col, o->st.sort_desc);
+	refilter(o);
+	select_name(o, was);
+	if (o->mode)
+		operators_view_calls_refresh(o);
+}
+
+/* title line, table, notes (or the open list) */
+static void op_draw(struct view *v, struct lrect r)
+{
+	struct operators_view *o = (struct operators_view *)v;
+	if (ui_due(v))
+		compute(o);
+	if (o->mode) {
+		operators_view_calls_draw(o, r);
+		return;
+	}
+	static const char *const by[] = { "name", "name + input shapes", "name + call stack" };
+	if (o->cmp) {
+		static const char *const what[] = { "", "operators", "kernels", "step breakdown" };
+		term_printf(r.y, r.x + 1, r.w - 2, 0, "compare %s  |  r%d baseline vs r%d experiment  |  "
+			    "%zu of %zu rows%s%s%s  |  %sc: %s", what[o->cmp & 3], o->cmp_ra, o->cmp_rb,
+			    o->nrows, o->tb ? o->tb->nrows : 0, o->has_re ? "  filter /" : "",
+			    o->has_re ? o->filter : "", o->has_re ? "/" : "",
+			    o->cmp < 3 ? "Enter: instances in both  " : "",
+			    what[(o->cmp + 1) & 3][0] ? what[(o->cmp + 1) & 3] : "off");
+	} else {
+		term_printf(r.y, r.x + 1, r.w - 2, 0,
+			    "operators  |  %zu of %zu rows%s%s%s  |  by %s  |  Enter: calls  g: grouping",
+			    o->nrows, o->tb ? o->tb->nrows : 0, o->has_re ? "  filter /" : "",
+			    o->has_re ? o->filter : "", o->has_re ? "/" : "", by[o->group % 3]);
+	}
+	if (r.h < 3)
+		return;
+	if (!o->tb) {
+		term_put(r.y + 2, r.x + 1, r.w - 2, theme_attr(TH_WARN), o->err);
+		return;
+	}
+	int notes = (int)o->tb->nnotes;
+	if (notes > r.h / 4)
+		notes = r.h / 4;
+	struct lrect tr = { r.x, r.y + 1, r.w, r.h - 1 - notes };
+	tables_draw(o->tb, &o->st, tr, o->rows, o->nrows);
+	for (int i = 0; i < notes; i++)
+		term_put(tr.y + tr.h + i, r.x + 1, r.w - 2, theme_attr(TH_DIM), o->tb->notes[i]);
+}
+
+/* the / prompt: compile the name filter (empty clears it) */
+static void filter_done(struct view *v, const char *text)
+{
+	struct operators_view *o = (struct operators_view *)v;
+	if (o->has_re)
+		regfree(&o->re);
+	o->has_re = 0;
+	o->filter[0] = 0;
+	if (*text) {
+		if (regcomp(&o->re, text, REG_EXTENDED | REG_NOSUB | REG_ICASE)) {
+			ui_msg(v->app, "bad regex '%s'", text);
+		} else {
+			o->has_re = 1;
+			snprintf(o->filter, sizeof(o->filter), "%s", text);
+		}
+	}
+	o->st.sel = o->st.top = 0;
+	refilter(o);
+}
+
+/* the table's keys (see op_help); UI_* flags */
+static int op_key(struct view *v, int ch)
+{
+	struct operators_view *o = (struct operators_view *)v;
+	if (o->mode)
+		return operators_view_calls_key(o, ch);
+	switch (ch) {
+	case KEY_UP: case 'k': tables_move(&o->st, o->nrows, -1); break;
+	case KEY_DOWN: case 'j': tables_move(&o->st, o->nrows, 1); break;
+	case KEY_PPAGE: tables_move(&o->st, o->nrows, -10); break;
+	case KEY_NPAGE: tables_move(&o->st, o->nrows, 10); break;
+	case KEY_HOME: tables_move(&o->st, o->nrows, -(long)o->nrows); break;
+	case KEY_END: tables_move(&o->st, o->nrows, (long)o->nrows); break;
+	case KEY_LEFT: case 'h': if (o->st.left > 0) o->st.left--; break;
+	case KEY_RIGHT: case 'l': if (o->tb && o->st.left + 1 < (int)o->tb->ncols) o->st.left++; break;
+	case '<': case '>': case 'r':
+		if (!o->tb)
+			break;
+		if (ch == 'r') {
+			o->st.sort_desc = !o->st.sort_desc;
+		} else {
+			int n = (int)o->tb->ncols;
+			o->st.sort_col = ((o->st.sort_col < 0 ? 0 : o->st.sort_col) + (ch == '>' ? 1 : n - 1)) % n;
+			o->st.sort_desc = o->tb->cols[o->st.sort_col].type != GT_COL_STR;
+		}
+		gt_table_sort(o->tb, (size_t)o->st.sort_col, o->st.sort_desc);
+		refilter(o);
+		break;
+	case '/': ui_prompt(v->app, v, "filter operators (regex, empty clears): ", "", filter_done); break;
+	case 'c':
+		if (!o->cmp && !two_ranks(o)) {
+			ui_msg(v->app, "c: compare needs two runs opened together (gtrace open A B)");
+			break;
+		}
+		o->cmp = (o->cmp + 1) % 4;
+		o->st.sort_col = -1;
+		o->st.left = 0;
+		o->st.sel = o->st.top = 0;
+		o->v.due.dirty = 1;
+		break;
+	case 'g':
+		/* the columns change: default sort, first column */
+		if (o->cmp) {
+			ui_msg(v->app, "g: the compare tables are per name (c turns compare off)");
+			break;
+		}
+		o->group = (o->group + 1) % GT_OPS_GROUP_COUNT;
+		o->st.sort_col = -1;
+		o->st.left = 0;
+		o->st.sel = o->st.top = 0;
+		o->v.due.dirty = 1;
+		break;
+	case '\n': case '\r': case KEY_ENTER:
+		if (o->cmp == 3) {
+			ui_msg(v->app, "Enter: a step category has no instances to list");
+			break;
+		}
+		sel_name(o, o->calls_name, sizeof(o->calls_name));
+		sel_key(o);
+		o->calls_keyed &= !o->cmp;
+		o->calls_kernels = o->cmp == 2;
+		if (o->calls_name[0])
+			operators_view_calls_open(o);
+		break;
+	default:
+		return UI_UNHANDLED;
+	}
+	return UI_HANDLED;
+}
+
+/* Esc: one list back, else clear the filter; 0 when neither */
+static int op_back(struct view *v)
+{
+	struct operators_view *o = (struct operators_view *)v;
+	if (o->mode) {
+		o->mode--;
+		return 1;
+	}
+	if (o->has_re) {
+		filter_done(v, "");
+		return 1;
+	}
+	return 0;
+}
+
+static void op_free(struct view *v)
+{
+	struct operators_view *o = (struct operators_view *)v;
+	free_table(o);
+	if (o->has_re)
+		regfree(&o->re);
+	operators_view_calls_free(o);
+	free(o);
+}
+
+static const struct view_ops op_ops = {
+	.help = op_help,
+	.draw = op_draw,
+	.key = op_key,
+	.back = op_back,
+	.free = op_free,
+};
+
+struct view *operators_view_new(struct app *a)
+{
+	struct operators_view *o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->v.ops = &op_ops;
+	o->v.app = a;
+	o->st.sort_col = -1;
+	return &o->v;
+}

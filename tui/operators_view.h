@@ -1,0 +1,65 @@
+/*
+ * operators_view.h - the Operators page's state, shared by operators_view.c (the "ops"
+ * report table: sort, filter) and operators_view_calls.c (the calls of one
+ * operator, and the GPU work one call launched).
+ *
+ * g cycles the table's grouping (the plugin's: by name, name + input
+ * shapes, name + call stack); Enter on a grouped row lists the calls of
+ * that name with that key.  c compares two runs opened together (ranks 0
+ * and 1 of the store, `gtrace open A B`): the operator, then the kernel
+ * delta table of `gtrace diff`; Enter on a delta row lists the instances in
+ * both runs.
+ *
+ * The calls list holds refs into the store; a live update may move them,
+ * so the open list is rebuilt by operator name on every recompute and the
+ * selection follows the same event (lane key and start time).
+ */
+#ifndef GTRACE_TUI_OPVIEW_H
+#define GTRACE_TUI_OPVIEW_H
+
+#include <regex.h>
+#include "view.h"
+
+struct operators_view {
+	struct view v;
+	struct gt_report_out out;
+	struct gt_table *tb;       /* out.tables[0] */
+	size_t *rows, nrows;       /* rows passing the filter */
+	struct tables_state st;
+	regex_t re;
+	int has_re;
+	char filter[128];
+	char err[160];
+	int group;                 /* enum gt_ops_group: rows per name, + shapes, + stack */
+	/* compare mode (c): 0 off, 1 operators, 2 kernels, 3 the average step's
+	   breakdown of rank cmp_ra (baseline) vs cmp_rb (experiment): the `gtrace
+	   diff` tables; the lists then hold both ranks' instances (kernels:
+	   calls_kernels) */
+	int cmp;
+	int32_t cmp_ra, cmp_rb;
+	int calls_kernels;         /* the list holds kernels of calls_name, not CPU ops */
+	size_t calls_n_ra, calls_n_rb;   /* instances of cmp_ra / cmp_rb in the list */
+	/* 0 table, 1 calls of calls_name, 2 GPU work of one call */
+	int mode;
+	int calls_keyed;           /* grouped: only calls whose shapes / stack is calls_key */
+	uint32_t calls_key;        /* string id (0 = none, UINT32_MAX = matches no call) */
+	int calls_by_time;         /* calls ordered by start, else longest first */
+	char calls_name[256];
+	struct gt_ref *calls;
+	size_t ncalls, top, sel;
+	int64_t calls_total_ns;
+	/* mode 2: the GPU work launched inside the call calls[sel] */
+	struct gt_ref *work;
+	size_t nwork, wtop, wsel;
+	int64_t work_total_ns;
+};
+
+/* list the calls of the selected table row (mode 1) */
+void operators_view_calls_open(struct operators_view *o);
+/* the store changed under an open list: rebuild it, the same event kept selected */
+void operators_view_calls_refresh(struct operators_view *o);
+void operators_view_calls_draw(struct operators_view *o, struct lrect r);
+int operators_view_calls_key(struct operators_view *o, int ch);
+void operators_view_calls_free(struct operators_view *o);
+
+#endif
