@@ -14,6 +14,7 @@
 #include "gtrace/ctl.h"
 #include "gtrace/evcheck.h"
 #include "live.h"
+#include "../core/util/mapguard.h"
 
 static int64_t mono_ns(void)
 {
@@ -118,6 +119,10 @@ int live_open(struct live *l, pid_t pid, int rank, struct gt_store *s, uint32_t 
 		l->ctl_fd = -1;
 		return rc;
 	}
+	/* the memfd's seals (checked by gt_ring_map) keep its size fixed; a
+	 * SIGBUS in the mapping anyway (pages the kernel cannot supply) ends
+	 * this connection instead of the process (mapguard.h) */
+	l->guard = mapguard_begin(l->ring.hdr, l->ring.map_bytes) + 1;
 	return 0;
 }
 
@@ -323,6 +328,13 @@ long live_poll(struct live *l, size_t max_events, live_events_fn on_events, void
 {
 	if (!l->ring.hdr)
 		return 0;
+	int hit = mapguard_hit(l->guard - 1);
+	if (hit && !l->done) {
+		l->done = 1;
+		snprintf(l->reason, sizeof(l->reason), "the capture ring's memory failed (SIGBUS): ended");
+	}
+	if (hit)
+		return 0;              /* the ring reads zeros from the fault on */
 	check_ctl(l);
 	if (!l->batch) {
 		l->batch_cap = 4096;
@@ -451,6 +463,8 @@ void live_close(struct live *l)
 		close(l->ctl_fd);
 		l->ctl_fd = -1;
 	}
+	mapguard_end(l->guard - 1);
+	l->guard = 0;
 	if (l->ring.hdr)
 		gt_ring_unmap(&l->ring);
 	map_free(&l->str);

@@ -44,6 +44,7 @@ struct live {
 	int32_t rank_final[LIVE_RANKS_MAX]; /* ... and its rank in the store */
 	int ctl_fd;              /* -1 once the target is gone or detached */
 	struct gt_ring ring;
+	int guard;               /* mapguard slot + 1 of the ring mapping (0: none) */
 	struct gt_store *s;
 	struct live_map str, lane, kconf, nccl;
 	char *text;              /* string reassembly buffer */

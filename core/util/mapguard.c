@@ -91,6 +91,13 @@ int mapguard_begin(const void *p, size_t len)
 	return -1;
 }
 
+int mapguard_hit(int slot)
+{
+	if (slot < 0 || slot >= MAPGUARD_SLOTS)
+		return 0;
+	return atomic_load(&slots[slot].hit);
+}
+
 int mapguard_end(int slot)
 {
 	if (slot < 0 || slot >= MAPGUARD_SLOTS)

@@ -19,6 +19,9 @@
 /* guard [p, p + len) (a whole mmap); a slot number, or -1 when all slots
  * are taken (the mapping is then read unguarded) */
 int mapguard_begin(const void *p, size_t len);
+/* 1 when a SIGBUS was caught in slot (-1: 0) since mapguard_begin: the
+ * rest of its mapping reads zeros from then on; the guard stays */
+int mapguard_hit(int slot);
 /* stop guarding slot (-1: nothing); 1 when a SIGBUS was caught in it (the
  * file shrank while it was read), else 0 */
 int mapguard_end(int slot);
