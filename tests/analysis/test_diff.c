@@ -21,6 +21,7 @@
 #include "gtrace/load.h"
 #include "gtrace/sim.h"
 #include "gtrace/store.h"
+#include "../testdata.h"
 
 static const struct gt_table *table(const struct gt_report_out *o, const char *name)
 {
@@ -208,6 +209,8 @@ Test(analysis_diff, ranks_of_one_store, .timeout = 180)
 {
 	const char *rel[2] = { "kineto/resnet50_num_workers_0.pt.trace.json.gz",
 			       "kineto/resnet50_num_workers_4.pt.trace.json.gz" };
+	td_need(rel[0]);
+	td_need(rel[1]);
 	struct gt_store *a = load_td(&rel[0], 1), *b = load_td(&rel[1], 1), *m = load_td(rel, 2);
 	static const char *const rep[] = { "breakdown", "kernels", "ops" };
 	for (size_t k = 0; k < 3; k++) {
