@@ -553,6 +553,7 @@ Test(cli_stats, errors)
  * of aten::empty in the plugin's published table) */
 Test(cli_stats, ops_group_by)
 {
+	td_need("kineto/resnet50_num_workers_0.pt.trace.json.gz");
 	const char *t = "../shared/testdata/kineto/resnet50_num_workers_0.pt.trace.json.gz";
 	static const struct { const char *g, *col; size_t rows; } w[] = {
 		{ "name", "Has Call Stack", 76 }, { "shape", "Input Shape", 577 },
