@@ -2134,7 +2134,7 @@ WHOLE_FIELDS = [r"\S+ ev", r"[\d.]+(ns|us|ms|s)", r"dropped \d+",
                 r"(, [\d.]+[kM]? events(, \d+ lost( \(\+\d+ activity buffers? taken by another CUPTI client\))?(, mem [\d.]+[kMG]?(/[\d.]+[kMG]?)?"
                 r"(, file [\d.]+[kMG]?(, ring \S+: [\d.]+[kM]? ev discarded \([^)]*\))?)?)?)?)?)?",
                 r"(view|range) \+\S+ \(\S+\)( paused| follow)?", r"cursor \+\S+",
-                r"/nccl: match \d+ of \d+ \(case-insensitive\)"]
+                r"/nccl: match \d+ of \d+ \(case-insensitive\)(, wrapped to the (start|end))?"]
 
 
 def check_fields(s, what):
