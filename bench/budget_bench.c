@@ -30,6 +30,7 @@
 #include "gtrace/lsum.h"
 #include "gtrace/load.h"
 #include "gtrace/report.h"
+#include "rss.h"
 
 static double now_s(void)
 {
@@ -40,18 +41,6 @@ static double now_s(void)
 
 static _Atomic int sampling = 1;
 static _Atomic size_t rss_peak;
-
-static size_t rss_bytes(void)
-{
-	FILE *f = fopen("/proc/self/statm", "r");
-	unsigned long sz = 0, res = 0;
-	if (f) {
-		if (fscanf(f, "%lu %lu", &sz, &res) != 2)
-			res = 0;
-		fclose(f);
-	}
-	return (size_t)res * (size_t)sysconf(_SC_PAGESIZE);
-}
 
 static void *sampler(void *arg)
 {

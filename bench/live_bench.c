@@ -23,17 +23,11 @@
 #include "bench.h"
 #include "../live/live.h"
 #include "live_rec.h"
+#include "rss.h"
 
 static double rss_mib(void)
 {
-	FILE *f = fopen("/proc/self/statm", "r");
-	long pages = 0, res = 0;
-	if (f) {
-		if (fscanf(f, "%ld %ld", &pages, &res) != 2)
-			res = 0;
-		fclose(f);
-	}
-	return (double)res * (double)sysconf(_SC_PAGESIZE) / 1048576.0;
+	return (double)rss_bytes() / 1048576.0;
 }
 
 int main(int argc, char **argv)

@@ -34,20 +34,14 @@
 #include "gtrace/load.h"
 #include "bench.h"
 #include "xplane.pb-c.h"
+#include "rss.h"
 
 typedef Tensorflow__Profiler__XEvent XEvent;
 typedef Tensorflow__Profiler__XStat XStat;
 
 static double rss_mb(void)
 {
-	FILE *f = fopen("/proc/self/statm", "r");
-	long pages = 0, res = 0;
-	if (f) {
-		if (fscanf(f, "%ld %ld", &pages, &res) != 2)
-			res = 0;
-		fclose(f);
-	}
-	return (double)res * (double)sysconf(_SC_PAGESIZE) / 1e6;
+	return (double)rss_bytes() / 1e6;
 }
 
 /* ---- generator ---- */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "gtrace/store.h"
+#include "../../bench/rss.h"
 
 Test(budget, parse_size)
 {
@@ -187,18 +188,6 @@ Test(budget, budget_set_after_loading)
 
 static _Atomic int sampling;
 static _Atomic size_t rss_max;
-
-static size_t rss_bytes(void)
-{
-	FILE *f = fopen("/proc/self/statm", "r");
-	unsigned long size = 0, res = 0;
-	if (f) {
-		if (fscanf(f, "%lu %lu", &size, &res) != 2)
-			res = 0;
-		fclose(f);
-	}
-	return (size_t)res * (size_t)sysconf(_SC_PAGESIZE);
-}
 
 static void *sampler(void *arg)
 {

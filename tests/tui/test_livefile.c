@@ -24,6 +24,7 @@
 #include "gtrace/gtfile.h"
 #include "../live/live.h"
 #include "live_rec.h"
+#include "../../bench/rss.h"
 
 /* the comm-bound trainer on one GPU: 837 events per 79.1 ms step */
 #define NATIVE_EV_S 10581.0
@@ -63,18 +64,6 @@ static void teardown(void)
 	char cmd[512];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
-}
-
-static size_t rss_bytes(void)
-{
-	FILE *f = fopen("/proc/self/statm", "r");
-	long pages = 0, res = 0;
-	if (f) {
-		if (fscanf(f, "%ld %ld", &pages, &res) != 2)
-			res = 0;
-		fclose(f);
-	}
-	return (size_t)res * (size_t)sysconf(_SC_PAGESIZE);
 }
 
 /* start the trainer (waiting for its viewer); its pid, its stderr into
