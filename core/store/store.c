@@ -438,6 +438,8 @@ int gt_store_add(struct gt_store *s, const struct gt_event *e)
 		l->cap = nc;
 	}
 	l->ev[l->n++] = *e;
+	if (s->arena && !(l->n % STORE_AHEAD_EVENTS))
+		store_budget_ahead(s, l);
 	if (s->arena && ++s->adds_unchecked >= 65536) {
 		/* a writer filling reserved room checks the budget itself */
 		s->adds_unchecked = 0;

@@ -30,8 +30,16 @@
 
 #define ARENA_HDR 64u
 #define ARENA_MAGIC 0x6172656e61677472ull  /* "rtgarena" */
-#define ARENA_RESERVE ((size_t)1 << 40)     /* 1 TiB of address space, halved until it maps */
+#define ARENA_RESERVE ((size_t)1 << 43)     /* 8 TiB of address space (file offsets stay under
+					       ext4's 16 TiB), halved until it maps */
 #define ARENA_ROOM 8                        /* address range per block: 8 x its size (room_for) */
+#define ARENA_GROWN_MIN ((size_t)1 << 20)   /* a grown array of 1 MiB or more ... */
+#define ARENA_GROWN_ROOM ((size_t)64 << 30) /* ... gets up to 64 GiB of room (room_for) */
+#define ARENA_HOLES 64                      /* released blocks waiting for the thread's punch */
+#define ARENA_AHEAD_Q 64                    /* ranges waiting to be mapped ahead of a writer */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
 
 struct arena_hdr {
 	uint64_t magic;
@@ -61,6 +69,14 @@ struct store_arena {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int stop;
+	struct { size_t off, n; } holes[ARENA_HOLES];   /* released, punched by the thread (mu) */
+	int n_holes;
+	_Atomic uint64_t deferred;    /* blocks whose hole the thread punched */
+	struct { unsigned char *p; size_t n; } ahead[ARENA_AHEAD_Q];  /* to map ahead (mu) */
+	int n_ahead;
+	int no_populate;              /* MADV_POPULATE_WRITE refused (old kernel): hints ignored */
+	_Atomic uint64_t populated;   /* bytes the thread mapped ahead of writers */
+	unsigned slow_us;             /* GTRACE_STORE_SLOW_US: a slow disk, for tests */
 };
 
 static size_t page_round(const struct store_arena *a, size_t n)
@@ -116,7 +132,20 @@ int store_arena_check(struct store_arena *a)
 	while (done < u) {
 		if (hand >= u)
 			hand = 0;
-		size_t n = u - hand < slice ? u - hand : slice;
+		/* the room behind blocks is a hole of the file (64 GiB for a
+		 * grown array): the hand skips holes (SEEK_DATA) instead of
+		 * walking them a slice at a time */
+		off_t d = lseek(a->fd, (off_t)hand, SEEK_DATA);
+		size_t next = d < 0 || (size_t)d > u ? u : (size_t)d;
+		done += next - hand;
+		hand = next;
+		if (hand >= u)
+			continue;
+		off_t e = lseek(a->fd, (off_t)hand, SEEK_HOLE);
+		size_t end = e < 0 || (size_t)e > u ? u : (size_t)e;
+		if (end <= hand)
+			end = hand + a->page;
+		size_t n = end - hand < slice ? end - hand : slice;
 		madvise(a->base + hand, n, MADV_DONTNEED);
 		hand += n;
 		done += n;
@@ -129,6 +158,65 @@ int store_arena_check(struct store_arena *a)
 	return 1;
 }
 
+static void give(struct store_arena *a, size_t off, size_t n);
+
+/* punch the holes of released blocks queued for the thread (with mu held
+ * on entry and exit; the punches themselves run without it) */
+static void punch_holes(struct store_arena *a)
+{
+	while (a->n_holes) {
+		size_t off = a->holes[a->n_holes - 1].off, n = a->holes[a->n_holes - 1].n;
+		a->n_holes--;
+		pthread_mutex_unlock(&a->mu);
+		give(a, off, n);
+		atomic_fetch_add(&a->deferred, 1);
+		pthread_mutex_lock(&a->mu);
+	}
+}
+
+/* map the ranges writers asked for (store_arena_ahead) writable, with
+ * their pages, so that the writer's stores fault no more (mu held on entry
+ * and exit) */
+static void populate_ahead(struct store_arena *a)
+{
+	while (a->n_ahead) {
+		unsigned char *p = a->ahead[a->n_ahead - 1].p;
+		size_t n = a->ahead[a->n_ahead - 1].n;
+		a->n_ahead--;
+		pthread_mutex_unlock(&a->mu);
+		if (a->slow_us)
+			usleep(a->slow_us);
+		if (madvise(p, n, MADV_POPULATE_WRITE) == 0)
+			atomic_fetch_add(&a->populated, n);
+		else if (errno == EINVAL)
+			a->no_populate = 1;
+		pthread_mutex_lock(&a->mu);
+	}
+}
+
+void store_arena_ahead(struct store_arena *a, void *p, size_t n)
+{
+	if (!a->thr_on || a->no_populate || !n)
+		return;
+	uintptr_t pg = (uintptr_t)a->page - 1;
+	unsigned char *b = (unsigned char *)(((uintptr_t)p + pg) & ~pg);
+	unsigned char *e = (unsigned char *)(((uintptr_t)p + n) & ~pg);
+	if (e <= b)
+		return;
+	pthread_mutex_lock(&a->mu);
+	if (a->n_ahead < ARENA_AHEAD_Q) {
+		a->ahead[a->n_ahead].p = b;
+		a->ahead[a->n_ahead++].n = (size_t)(e - b);
+		pthread_cond_signal(&a->cv);
+	}
+	pthread_mutex_unlock(&a->mu);
+}
+
+uint64_t store_arena_populated(const struct store_arena *a)
+{
+	return a ? atomic_load(&a->populated) : 0;
+}
+
 static void *trimmer(void *arg)
 {
 	struct store_arena *a = arg;
@@ -139,9 +227,12 @@ static void *trimmer(void *arg)
 		ts.tv_nsec += (long)a->trim_ms * 1000000L;
 		ts.tv_sec += ts.tv_nsec / 1000000000L;
 		ts.tv_nsec %= 1000000000L;
-		pthread_cond_timedwait(&a->cv, &a->mu, &ts);
+		if (!a->n_holes && !a->n_ahead)
+			pthread_cond_timedwait(&a->cv, &a->mu, &ts);
 		if (a->stop)
 			break;
+		populate_ahead(a);
+		punch_holes(a);
 		pthread_mutex_unlock(&a->mu);
 		store_arena_check(a);
 		pthread_mutex_lock(&a->mu);
@@ -202,6 +293,8 @@ int store_arena_new(size_t allow, struct store_arena **out)
 	}
 	const char *ms = getenv("GTRACE_STORE_TRIM_MS");
 	a->trim_ms = ms && atoi(ms) > 0 ? (unsigned)atoi(ms) : 10;
+	const char *slow = getenv("GTRACE_STORE_SLOW_US");
+	a->slow_us = slow && atoi(slow) > 0 ? (unsigned)atoi(slow) : 0;
 	atomic_store(&a->allow, allow);
 	a->base_shared = a->statm_fd >= 0 ? shared_bytes(a) : 0;
 	pthread_mutex_init(&a->mu, NULL);
@@ -291,6 +384,8 @@ static void give(struct store_arena *a, size_t off, size_t n)
 {
 	if (!n)
 		return;
+	if (a->slow_us)
+		usleep(a->slow_us);
 	fallocate(a->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)n);
 }
 
@@ -305,19 +400,31 @@ static struct arena_hdr *hdr_of(const struct store_arena *a, void *p)
  * (gt_store_reserve) grows in place, without a copy and without punching the
  * old block's hole, until it passes ARENA_ROOM times its first size; the
  * range past blk is a hole of the file (no disk, no page) until it grows.
- * Only blk when the reserved address space would run short. */
-static size_t room_for(const struct store_arena *a, size_t off, size_t blk)
+ * A grown array (grown: its contents came from a smaller block) of
+ * ARENA_GROWN_MIN or more gets 1/128 of what is left, up to
+ * ARENA_GROWN_ROOM, while more than a quarter of the reservation is left: a
+ * live lane appended to for hours then never moves (a move copies an array
+ * that may have left memory: seconds of page faults on the appending thread,
+ * issue 16).  Only blk when the reserved address space would run short. */
+static size_t room_for(const struct store_arena *a, size_t off, size_t blk, int grown)
 {
 	size_t left = a->reserve > off ? a->reserve - off : 0;
-	size_t room = blk <= left / ARENA_ROOM / 4 ? blk * ARENA_ROOM : blk;
+	if (blk > left / ARENA_ROOM / 4)
+		return blk;
+	size_t room = blk * ARENA_ROOM;
+	if (grown && blk >= ARENA_GROWN_MIN && left > a->reserve / 4) {
+		size_t big = left / 128 < ARENA_GROWN_ROOM ? left / 128 : ARENA_GROWN_ROOM;
+		big = big / a->page * a->page;
+		room = big > room ? big : room;
+	}
 	return room;
 }
 
-void *store_arena_alloc(struct store_arena *a, size_t n)
+static void *alloc_room(struct store_arena *a, size_t n, int grown)
 {
 	size_t blk = page_round(a, n + ARENA_HDR);
 	size_t off = atomic_load(&a->used);
-	size_t room = room_for(a, off, blk);
+	size_t room = room_for(a, off, blk, grown);
 	if (take(a, off, blk))
 		return NULL;
 	atomic_store(&a->used, off + room);
@@ -328,6 +435,16 @@ void *store_arena_alloc(struct store_arena *a, size_t n)
 	h->room_bytes = room;
 	atomic_fetch_add(&a->live_bytes, n);
 	return a->base + off + ARENA_HDR;
+}
+
+void *store_arena_alloc_grown(struct store_arena *a, size_t n)
+{
+	return alloc_room(a, n, 1);
+}
+
+void *store_arena_alloc(struct store_arena *a, size_t n)
+{
+	return alloc_room(a, n, 0);
 }
 
 void store_arena_cold(struct store_arena *a)
@@ -352,10 +469,30 @@ void store_arena_release(struct store_arena *a, void *p)
 	size_t room = (size_t)h->room_bytes;
 	atomic_fetch_sub(&a->live_bytes, (size_t)h->user_bytes);
 	h->magic = 0;
+	/* the hole is punched by the thread (on a file system mounted with
+	 * discard a punch waits for the device: tens of ms a MiB); the range is
+	 * then never handed out again, as the bump pointer stays */
+	if (a->thr_on) {
+		pthread_mutex_lock(&a->mu);
+		int queued = a->n_holes < ARENA_HOLES;
+		if (queued) {
+			a->holes[a->n_holes].off = off;
+			a->holes[a->n_holes++].n = blk;
+			pthread_cond_signal(&a->cv);
+		}
+		pthread_mutex_unlock(&a->mu);
+		if (queued)
+			return;
+	}
 	give(a, off, blk);
 	/* the last block: the bump pointer comes back */
 	if (off + room == atomic_load(&a->used))
 		atomic_store(&a->used, off);
+}
+
+uint64_t store_arena_deferred(const struct store_arena *a)
+{
+	return a ? atomic_load(&a->deferred) : 0;
 }
 
 void *store_arena_realloc(struct store_arena *a, void *p, size_t n)
@@ -367,8 +504,9 @@ void *store_arena_realloc(struct store_arena *a, void *p, size_t n)
 	size_t need = page_round(a, n + ARENA_HDR);
 	size_t old = (size_t)h->user_bytes;
 	if (need <= blk) {
-		/* fits: give back whole pages past the end */
-		if (need < blk) {
+		/* fits: a shrink gives back whole pages past the end (a growth
+		 * into disk space taken ahead keeps it) */
+		if (n < old && need < blk) {
 			give(a, off + need, blk - need);
 			h->blk_bytes = need;
 		}
@@ -380,21 +518,31 @@ void *store_arena_realloc(struct store_arena *a, void *p, size_t n)
 	size_t room = (size_t)h->room_bytes;
 	int last = off + room == atomic_load(&a->used);
 	if (need <= room || last) {
-		/* grows in place: into its room, or (the last block) past it */
-		if (take(a, off + blk, need - blk))
+		/* grows in place: into its room, or (the last block) past it.
+		 * Disk space is taken for twice the block at least (within the
+		 * room): an array grown by a few pages at a time (the lane index
+		 * at every gt_store_finish of a live capture) calls fallocate,
+		 * which waits on the file system's journal, log2 times, not at
+		 * every step */
+		size_t tb = need;
+		if (need <= room) {
+			tb = 2 * blk > need ? 2 * blk : need;
+			tb = tb < room ? tb : room;
+		}
+		if (take(a, off + blk, tb - blk))
 			return NULL;
-		if (need > room) {
-			room = room_for(a, off, need);
+		if (tb > room) {
+			room = room_for(a, off, tb, 1);
 			h->room_bytes = room;
 			atomic_store(&a->used, off + room);
 		}
-		h->blk_bytes = need;
+		h->blk_bytes = tb;
 		h->user_bytes = n;
 		atomic_fetch_add(&a->live_bytes, n);
 		atomic_fetch_sub(&a->live_bytes, old);
 		return p;
 	}
-	void *q = store_arena_alloc(a, n);
+	void *q = alloc_room(a, n, 1);
 	if (!q)
 		return NULL;
 	memcpy(q, p, old < n ? old : n);

@@ -90,7 +90,7 @@ void *store_mem_realloc(struct gt_store *s, void *p, size_t n)
 		return store_arena_realloc(s->arena, p, n);
 	if (!s->arena || n < STORE_ARENA_MIN)
 		return heap_realloc(s, p, n);
-	void *q = store_arena_alloc(s->arena, n);
+	void *q = p ? store_arena_alloc_grown(s->arena, n) : store_arena_alloc(s->arena, n);
 	if (!q)
 		return NULL;
 	if (p) {
@@ -120,7 +120,7 @@ static void *move(struct gt_store *s, void *p, int *rc)
 	if (!p || store_arena_owns(s->arena, p) || heap_size(p) < STORE_ARENA_MIN)
 		return p;
 	size_t n = heap_size(p);
-	void *q = store_arena_alloc(s->arena, n);
+	void *q = store_arena_alloc_grown(s->arena, n);
 	if (!q) {
 		*rc = -ENOMEM;
 		return p;
@@ -194,6 +194,16 @@ void store_budget_finished(struct gt_store *s)
 		return;
 	store_arena_set_allow(s->arena, arena_allow(s));
 	store_arena_check(s->arena);
+}
+
+void store_budget_ahead(struct gt_store *s, struct gt_lane *l)
+{
+	if (!store_arena_owns(s->arena, l->ev))
+		return;
+	size_t from = l->n + STORE_AHEAD_EVENTS, to = from + STORE_AHEAD_EVENTS;
+	to = to < l->cap ? to : l->cap;
+	if (from < to)
+		store_arena_ahead(s->arena, l->ev + from, (to - from) * sizeof(*l->ev));
 }
 
 int gt_store_set_budget(struct gt_store *s, size_t bytes)

@@ -98,6 +98,11 @@ void store_budget_poll(struct gt_store *s);
 /* recompute the arena's share of the budget and trim when over it (gt_store_finish
  * lane by lane, gt_store_add every 65536 events) */
 void store_budget_finished(struct gt_store *s);
+/* gt_store_add's appends come in windows of STORE_AHEAD_EVENTS (1.5 MiB of
+ * events): at the start of one, the next is mapped ahead on the arena's
+ * thread (store_arena_ahead) */
+#define STORE_AHEAD_EVENTS 32768u
+void store_budget_ahead(struct gt_store *s, struct gt_lane *l);
 
 struct store_arena;
 /* 0 when a cache file can be made in $TMPDIR (or /var/tmp), else -errno */
@@ -106,6 +111,18 @@ int store_arena_new(size_t allow, struct store_arena **out);
 void store_arena_free(struct store_arena *a);
 int store_arena_owns(const struct store_arena *a, const void *p);
 void *store_arena_alloc(struct store_arena *a, size_t n);
+/* a block for an array that grows (its contents come from a smaller one):
+ * with more address room behind it (store_arena.c, room_for) */
+void *store_arena_alloc_grown(struct store_arena *a, size_t n);
+/* a hint: a writer is about to store into [p, p + n) of a block; the
+ * trimmer thread maps it writable ahead of it (MADV_POPULATE_WRITE), so the
+ * writer does not take a page fault (and its file-system work) per page.
+ * Never blocks: a full queue or an old kernel drops the hint */
+void store_arena_ahead(struct store_arena *a, void *p, size_t n);
+/* bytes mapped ahead so far (tests, benchmarks) */
+uint64_t store_arena_populated(const struct store_arena *a);
+/* released blocks whose hole the trimmer thread punched (tests) */
+uint64_t store_arena_deferred(const struct store_arena *a);
 void *store_arena_realloc(struct store_arena *a, void *p, size_t n);
 void store_arena_release(struct store_arena *a, void *p);
 size_t store_arena_size(const struct store_arena *a, void *p);
