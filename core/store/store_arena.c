@@ -35,6 +35,7 @@
 #define ARENA_ROOM 8                        /* address range per block: 8 x its size (room_for) */
 #define ARENA_GROWN_MIN ((size_t)1 << 20)   /* a grown array of 1 MiB or more ... */
 #define ARENA_GROWN_ROOM ((size_t)64 << 30) /* ... gets up to 64 GiB of room (room_for) */
+#define ARENA_TAKE_AHEAD ((size_t)4 << 20) /* disk taken ahead of an array grown in place */
 #define ARENA_HOLES 64                      /* released blocks waiting for the thread's punch */
 #define ARENA_AHEAD_Q 64                    /* ranges waiting to be mapped ahead of a writer */
 #ifndef MADV_POPULATE_WRITE
@@ -76,6 +77,7 @@ struct store_arena {
 	int n_ahead;
 	int no_populate;              /* MADV_POPULATE_WRITE refused (old kernel): hints ignored */
 	_Atomic uint64_t populated;   /* bytes the thread mapped ahead of writers */
+	_Atomic uint64_t pop_calls;   /* ranges it mapped */
 	unsigned slow_us;             /* GTRACE_STORE_SLOW_US: a slow disk, for tests */
 };
 
@@ -164,7 +166,7 @@ static void give(struct store_arena *a, size_t off, size_t n);
  * on entry and exit; the punches themselves run without it) */
 static void punch_holes(struct store_arena *a)
 {
-	while (a->n_holes) {
+	while (a->n_holes && !a->stop) {
 		size_t off = a->holes[a->n_holes - 1].off, n = a->holes[a->n_holes - 1].n;
 		a->n_holes--;
 		pthread_mutex_unlock(&a->mu);
@@ -179,15 +181,17 @@ static void punch_holes(struct store_arena *a)
  * and exit) */
 static void populate_ahead(struct store_arena *a)
 {
-	while (a->n_ahead) {
+	while (a->n_ahead && !a->stop) {
 		unsigned char *p = a->ahead[a->n_ahead - 1].p;
 		size_t n = a->ahead[a->n_ahead - 1].n;
 		a->n_ahead--;
 		pthread_mutex_unlock(&a->mu);
 		if (a->slow_us)
 			usleep(a->slow_us);
-		if (madvise(p, n, MADV_POPULATE_WRITE) == 0)
+		if (madvise(p, n, MADV_POPULATE_WRITE) == 0) {
 			atomic_fetch_add(&a->populated, n);
+			atomic_fetch_add(&a->pop_calls, 1);
+		}
 		else if (errno == EINVAL)
 			a->no_populate = 1;
 		pthread_mutex_lock(&a->mu);
@@ -215,6 +219,11 @@ void store_arena_ahead(struct store_arena *a, void *p, size_t n)
 uint64_t store_arena_populated(const struct store_arena *a)
 {
 	return a ? atomic_load(&a->populated) : 0;
+}
+
+uint64_t store_arena_populated_calls(const struct store_arena *a)
+{
+	return a ? atomic_load(&a->pop_calls) : 0;
 }
 
 static void *trimmer(void *arg)
@@ -519,15 +528,15 @@ void *store_arena_realloc(struct store_arena *a, void *p, size_t n)
 	int last = off + room == atomic_load(&a->used);
 	if (need <= room || last) {
 		/* grows in place: into its room, or (the last block) past it.
-		 * Disk space is taken for twice the block at least (within the
-		 * room): an array grown by a few pages at a time (the lane index
-		 * at every gt_store_finish of a live capture) calls fallocate,
-		 * which waits on the file system's journal, log2 times, not at
-		 * every step */
+		 * Disk space is taken ahead, the block's size again up to 4 MiB
+		 * (within the room): an array grown by a few pages at a time
+		 * (the lane index at every gt_store_finish of a live capture)
+		 * calls fallocate, which waits on the file system's journal,
+		 * about log2 times, not at every step */
 		size_t tb = need;
 		if (need <= room) {
-			tb = 2 * blk > need ? 2 * blk : need;
-			tb = tb < room ? tb : room;
+			size_t extra = blk < ARENA_TAKE_AHEAD ? blk : ARENA_TAKE_AHEAD;
+			tb = need + extra < room ? need + extra : room;
 		}
 		if (take(a, off + blk, tb - blk))
 			return NULL;

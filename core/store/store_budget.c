@@ -234,6 +234,11 @@ size_t gt_store_resident_bytes(const struct gt_store *s)
 	return heap_share(s) + store_arena_resident(s->arena);
 }
 
+uint64_t gt_store_cache_offloaded(const struct gt_store *s)
+{
+	return s->arena ? store_arena_deferred(s->arena) + store_arena_populated_calls(s->arena) : 0;
+}
+
 void gt_store_lane_fit(struct gt_store *s, uint32_t lane)
 {
 	struct gt_lane *l = gt_store_lane_at(s, lane);

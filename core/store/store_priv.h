@@ -121,6 +121,8 @@ void *store_arena_alloc_grown(struct store_arena *a, size_t n);
 void store_arena_ahead(struct store_arena *a, void *p, size_t n);
 /* bytes mapped ahead so far (tests, benchmarks) */
 uint64_t store_arena_populated(const struct store_arena *a);
+/* ranges mapped ahead so far */
+uint64_t store_arena_populated_calls(const struct store_arena *a);
 /* released blocks whose hole the trimmer thread punched (tests) */
 uint64_t store_arena_deferred(const struct store_arena *a);
 void *store_arena_realloc(struct store_arena *a, void *p, size_t n);

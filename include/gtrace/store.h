@@ -261,6 +261,10 @@ size_t gt_store_budget(const struct gt_store *s);
 /* bytes of events and indexes resident now (what the status line shows):
  * the heap part plus the cache file's pages mapped into the process */
 size_t gt_store_resident_bytes(const struct gt_store *s);
+/* calls on the budget's cache file done on its own thread, off the appending
+ * one: released blocks' holes punched plus ranges mapped ahead of lanes being
+ * appended to (0 before the budget engages; tests and benchmarks) */
+uint64_t gt_store_cache_offloaded(const struct gt_store *s);
 /* min(1 GiB, physical RAM / 4) */
 size_t gt_default_memory_budget(void);
 /* "256M", "1G", "512MiB", "64k", "1048576" (K/M/G/T, optional "iB"/"B",

@@ -356,3 +356,56 @@ Test(livefile, ring_keep, .timeout = 180)
 	gt_store_free(f);
 	gt_store_free(s);
 }
+
+/* the receiver never waits on the cache file (issue 16): with every call
+ * the budget's thread makes on the cache file slowed to 1 s
+ * (GTRACE_STORE_SLOW_US, a slow disk), a session at 300 k events/s under a
+ * 16 MiB budget (engaged within a second, arrays moved, lanes mapped ahead)
+ * still drains its ring: nothing lost, and no poll lasts as long as one
+ * slowed call (one made on the receiver's thread would) */
+Test(livefile, slow_cache_file, .timeout = 180)
+{
+	setenv("GTRACE_STORE_SLOW_US", "1000000", 1);
+	char errpath[320];
+	snprintf(errpath, sizeof(errpath), "%s/trainer.err", dir);
+	pid_t tp = start_trainer_at(6, 300000, errpath);
+	struct gt_store *s = gt_store_new();
+	cr_assert_eq(gt_store_set_budget(s, 16u << 20), 0);
+	struct live_sess ss;
+	live_sess_init(&ss, s, 0);
+	char err[512];
+	cr_assert_eq(live_sess_add(&ss, tp, err, sizeof(err)), 0, "%s", err);
+	struct live_rec rec;
+	cr_assert_eq(live_rec_open(&rec, s, NULL, 0, 0, err, sizeof(err)), 0, "%s", err);
+	ss.rec = &rec;
+	int64_t t_end = live_mono_ns() + (int64_t)120e9, worst = 0;
+	while (!live_sess_done(&ss) && live_mono_ns() < t_end) {
+		int64_t a = live_mono_ns();
+		int r = live_sess_poll(&ss);
+		int64_t d = live_mono_ns() - a;
+		worst = d > worst ? d : worst;
+		cr_assert(r >= 0, "poll: %d %s", r, ss.msg);
+		if (r == 0) {
+			struct timespec ts = { 0, 5000000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	cr_assert(live_sess_done(&ss), "the session did not end");
+	live_sess_close(&ss);
+	int st;
+	cr_assert_eq(waitpid(tp, &st, 0), tp);
+	unsigned long long gen, pub;
+	trainer_counts(errpath, &gen, &pub);
+	cr_assert(gen > 0 && gen == pub, "trainer: %llu generated, %llu published", gen, pub);
+	cr_assert_eq(ss.events, pub);
+	cr_assert_eq(gt_store_drops_lost(gt_store_drops(s)), 0);
+	/* the slowed calls did happen, on the budget's thread */
+	uint64_t off = gt_store_cache_offloaded(s);
+	fprintf(stderr, "slow_cache_file: %llu events, longest poll %.0f ms, %llu cache-file calls "
+		"offloaded (1 s each)\n", pub, (double)worst / 1e6, (unsigned long long)off);
+	cr_assert(off >= 1, "no cache-file call was made on the budget's thread");
+	cr_assert(worst < 1000000000, "a poll took %.0f ms: the receiver waited on a slowed call",
+		  (double)worst / 1e6);
+	cr_assert_eq(live_rec_close(&rec, s, err, sizeof(err)), 0, "%s", err);
+	gt_store_free(s);
+}
