@@ -165,7 +165,12 @@ static size_t arena_allow(const struct gt_store *s)
 	return a > q ? a : q;
 }
 
-static int engage(struct gt_store *s)
+/* start the cache file.  eager: every array moves into it now (a budget
+ * set on a loaded store); else (a store growing past half its budget)
+ * each array moves at its next realloc: no burst of copies on the
+ * appending thread (a live receiver would stall on it for a second per
+ * 100-500 MB) */
+static int engage(struct gt_store *s, int eager)
 {
 	if (s->arena)
 		return 0;
@@ -176,7 +181,7 @@ static int engage(struct gt_store *s)
 		s->arena_err = rc;
 		return rc;
 	}
-	rc = move_all(s);
+	rc = eager ? move_all(s) : 0;
 	store_arena_set_allow(s->arena, arena_allow(s));
 	store_arena_check(s->arena);
 	return rc;
@@ -185,7 +190,7 @@ static int engage(struct gt_store *s)
 void store_budget_poll(struct gt_store *s)
 {
 	if (s->budget && !s->arena && !s->arena_err && s->heap_bytes > s->budget / 2)
-		engage(s);
+		engage(s, 0);
 }
 
 void store_budget_finished(struct gt_store *s)
@@ -216,7 +221,7 @@ int gt_store_set_budget(struct gt_store *s, size_t bytes)
 		return 0;
 	}
 	if (bytes && s->heap_bytes > bytes / 2)
-		return engage(s);
+		return engage(s, 1);
 	if (bytes && !s->arena_err)
 		s->arena_err = store_arena_probe();   /* say now when it cannot work */
 	return s->arena_err;
