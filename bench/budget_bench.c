@@ -237,14 +237,18 @@ int main(int argc, char **argv)
 			int fs;
 			double tf = frame_view(h, gt_store_t_min(h), gt_store_t_max(h) - gt_store_t_min(h), &sk, &fs);
 			const struct gt_lsum *m = gt_store_summary(h);
-			size_t ents = 0;
+			size_t ents = 0, loads, loaded, pages;
+			int perr;
 			for (size_t i = 0; i < m->nlanes; i++)
 				for (int k = 0; k < m->nlev; k++)
 					ents += m->lane[i].n[k];
+			gt_lsum_page_stats(m, &loads, &loaded, &pages, &perr);
+			printf("summary_pages %zu loaded_by_first_frame %zu (error %d) resident %.1f MB\n",
+			       pages, loads, perr, gt_lsum_resident(m) / 1e6);
 			printf("head_open %.1f ms\n", t_head * 1e3);
 			printf("first_frame_from_summary %.1f ms (all lanes from it: %d)\n", tf * 1e3, fs);
 			printf("first_frame_total %.1f ms\n", (t_head + tf) * 1e3);
-			printf("summary_levels %d base %lld ns entries %zu (%.0f MB)\n", m->nlev,
+			printf("summary_levels %d base %lld ns resident entries %zu (%.0f MB)\n", m->nlev,
 			       (long long)m->base_ns, ents, ents * sizeof(struct gt_lsum_ent) / 1e6);
 			printf("rss_after_head %.0f MB\n", rss_bytes() / 1e6);
 		}
