@@ -95,12 +95,20 @@ static int write_resident(struct gt_file_writer *w, const struct gt_lsum *m, con
 	return rc;
 }
 
-/* levels with at least this many entries are paged (GTRACE_SUMMARY_PAGE_MIN
- * changes it, for tests) */
+/* levels with at least this many entries are paged, in slabs of this many
+ * buckets (GTRACE_SUMMARY_PAGE_MIN and GTRACE_SUMMARY_SLAB change them,
+ * for tests) */
 static size_t page_min(void)
 {
 	const char *v = getenv("GTRACE_SUMMARY_PAGE_MIN");
 	return v && *v ? (size_t)strtoull(v, NULL, 10) : GTFILE_SUMMARY_PAGE_MIN;
+}
+
+static uint64_t slab_buckets(void)
+{
+	const char *v = getenv("GTRACE_SUMMARY_SLAB");
+	uint64_t s = v && *v ? strtoull(v, NULL, 10) : GTFILE_SUMPAGE_SLAB;
+	return s ? s : 1;
 }
 
 struct dir {
@@ -141,10 +149,11 @@ static int page_out(struct gt_file_writer *w, struct dir *d, uint32_t nrec, uint
 	return rc ? rc : emit(w, nrec);
 }
 
-/* level k as pages: up to GTFILE_SUMPAGE_SLABS slabs of time, each cut into
- * runs of lanes of about GTFILE_SUMPAGE_ENTRIES entries, rising slab by
- * slab (a reader that reads every chunk still sees each lane's buckets
- * rise) */
+/* level k as pages: slabs of GTFILE_SUMPAGE_SLAB buckets (a row of the
+ * trace view drawn from a level spans 400 to 1,600 of its buckets: 1 to 4
+ * slabs), each cut into runs of lanes of about GTFILE_SUMPAGE_ENTRIES
+ * entries, rising slab by slab (a reader that reads every chunk still sees
+ * each lane's buckets rise) */
 static int write_paged(struct gt_file_writer *w, const struct gt_lsum *m, int k, struct dir *d,
 		       size_t *pos)
 {
@@ -156,8 +165,7 @@ static int write_paged(struct gt_file_writer *w, const struct gt_lsum *m, int k,
 		if (n && (uint64_t)m->lane[l].e[k][n - 1].idx + 1 > nbk)
 			nbk = (uint64_t)m->lane[l].e[k][n - 1].idx + 1;
 	}
-	uint64_t nslab = nbk < GTFILE_SUMPAGE_SLABS ? nbk : GTFILE_SUMPAGE_SLABS;
-	uint64_t S = nslab ? (nbk + nslab - 1) / nslab : 1;
+	uint64_t S = slab_buckets();
 	int rc = 0;
 	for (uint64_t b0 = 0; b0 < nbk && !rc; b0 += S) {
 		uint64_t b1 = b0 + S < nbk ? b0 + S : nbk;

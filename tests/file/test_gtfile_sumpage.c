@@ -57,8 +57,10 @@ static void write_file(const struct gt_store *s, const char *path, const char *p
 		setenv("GTRACE_SUMMARY_PAGE_MIN", page_min, 1);
 	else
 		unsetenv("GTRACE_SUMMARY_PAGE_MIN");
+	setenv("GTRACE_SUMMARY_SLAB", "24", 1);   /* many slabs (512 by default) */
 	cr_assert_eq(gt_file_write_store(s, path, err, sizeof(err)), 0, "%s", err);
 	unsetenv("GTRACE_SUMMARY_PAGE_MIN");
+	unsetenv("GTRACE_SUMMARY_SLAB");
 }
 
 static struct gt_store *head(const char *path, size_t budget)
