@@ -338,6 +338,32 @@ Test(analysis_diff, ranks_of_one_store, .timeout = 180)
 		gt_report_out_done(&x);
 		gt_report_out_done(&y);
 	}
+	/* the overviews side by side: the merged store's rank 0 / rank 1 figures
+	   are each file's (events, average step, verdicts), not the store's */
+	struct gt_diff_opts o2 = { .rank = -1 };
+	struct gt_diff_opts o1 = { .rank = 0, .rank_b = 1, .flags = GT_DIFF_F_RANK_B };
+	struct gt_report_out x = { 0 }, y = { 0 };
+	char err[256];
+	cr_assert_eq(gt_diff_run(a, b, "overview", &o2, &x, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_diff_run(m, m, "overview", &o1, &y, err, sizeof(err)), 0, "%s", err);
+	const struct gt_table *vx = table(&x, "diff_verdicts"), *vy = table(&y, "diff_verdicts");
+	static const char *const figs[] = { "Events", "Average step (us)", "Input verdict",
+					    "GPU utilization (%)", NULL };
+	for (size_t f = 0; figs[f]; f++) {
+		long rx = -1, ry = -1;
+		for (size_t r = 0; r < vx->nrows; r++)
+			if (!strcmp(gt_table_cell(vx, r, 0)->s, figs[f]))
+				rx = (long)r;
+		for (size_t r = 0; r < vy->nrows; r++)
+			if (!strcmp(gt_table_cell(vy, r, 0)->s, figs[f]))
+				ry = (long)r;
+		cr_assert(rx >= 0 && ry >= 0, "%s", figs[f]);
+		for (size_t c = 1; c <= 2; c++)
+			cr_expect_str_eq(gt_table_cell(vx, (size_t)rx, c)->s,
+					 gt_table_cell(vy, (size_t)ry, c)->s, "%s", figs[f]);
+	}
+	gt_report_out_done(&x);
+	gt_report_out_done(&y);
 	gt_store_free(a);
 	gt_store_free(b);
 	gt_store_free(m);
