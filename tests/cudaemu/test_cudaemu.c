@@ -55,6 +55,32 @@ static int run(const char *log, char *const argv[])
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* wait (at most 30 s) until process pid's capture library listens on its
+ * control socket ("@gtrace-PID" or "@gtrace-PID-RANDOM" in /proc/net/unix):
+ * recording by pid before that would find a process without the library
+ * and inject one (a slow start under ASan on a loaded machine) */
+static void wait_listening(pid_t pid)
+{
+	char want[40];
+	int n = snprintf(want, sizeof(want), "@gtrace-%d", (int)pid);
+	for (int i = 0; i < 3000; i++) {
+		FILE *f = fopen("/proc/net/unix", "r");
+		char line[512];
+		int found = 0;
+		while (f && !found && fgets(line, sizeof(line), f)) {
+			const char *p = strstr(line, want);
+			if (p && (p[n] == '\n' || p[n] == '-' || p[n] == ' ' || p[n] == 0))
+				found = 1;
+		}
+		if (f)
+			fclose(f);
+		if (found)
+			return;
+		usleep(10000);
+	}
+	cr_assert_fail("process %d never listened on @gtrace-%d", (int)pid, (int)pid);
+}
+
 /* the truth at path, every forked child checked quick and clean */
 static void read_truth(const char *path, struct truth *t)
 {
@@ -529,8 +555,10 @@ Test(cudaemu, attach_list_says_why_a_capture_ended)
 		_exit(127);
 	}
 	snprintf(pid, sizeof(pid), "%d", (int)tp);
-	usleep(300000);
-	char *rec[] = { gtrace, "record", "-o", "emu_list.gtrace", "-q", "--duration", "1.5",
+	wait_listening(tp);
+	/* the recorder ends as soon as the capture it records ends; the long
+	 * duration only leaves room for a slow start (ASan, a loaded machine) */
+	char *rec[] = { gtrace, "record", "-o", "emu_list.gtrace", "-q", "--duration", "30",
 			"--pid", pid, NULL };
 	cr_assert_eq(run("emu_list_rec.log", rec), 0);
 	char *argv[] = { gtrace, "attach", "--list", NULL };
@@ -892,8 +920,8 @@ Test(cudaemu, attach_list_says_a_client_took_cupti)
 		_exit(127);
 	}
 	snprintf(pid, sizeof(pid), "%d", (int)tp);
-	usleep(300000);
-	char *rec[] = { gtrace, "record", "-o", "emu_klist.gtrace", "-q", "--duration", "1.8",
+	wait_listening(tp);
+	char *rec[] = { gtrace, "record", "-o", "emu_klist.gtrace", "-q", "--duration", "30",
 			"--pid", pid, NULL };
 	cr_assert_eq(run("emu_klist_rec.log", rec), 0);
 	char *argv[] = { gtrace, "attach", "--list", NULL };
