@@ -411,7 +411,7 @@ static int walk(struct rd *r, struct gt_file_info *info, int *complete, size_t *
 /* the summary's pages (the pages chunk taken at the start) into r->sum,
  * made from the pages chunk's geometry when every level is paged, read
  * from a dup of the file, at most an eighth of the store's budget
- * (256 KiB at least), 256 MiB without a budget */
+ * (64 KiB at least), 256 MiB without a budget */
 static int attach_pages(struct rd *r)
 {
 	if (!r->sum) {
@@ -427,7 +427,7 @@ static int attach_pages(struct rd *r)
 		return why[0] ? fail(r, rc, "summary pages chunk: %s", why) :
 		       fail(r, rc, "out of memory");
 	size_t b = gt_store_budget(r->s), cap = b ? b / 8 : (size_t)256 << 20;
-	gt_lsum_set_cap(r->sum, cap < ((size_t)256 << 10) ? (size_t)256 << 10 : cap);
+	gt_lsum_set_cap(r->sum, cap < ((size_t)64 << 10) ? (size_t)64 << 10 : cap);
 	return 0;
 }
 

@@ -96,12 +96,20 @@ static int write_resident(struct gt_file_writer *w, const struct gt_lsum *m, con
 }
 
 /* levels with at least this many entries are paged, in slabs of this many
- * buckets (GTRACE_SUMMARY_PAGE_MIN and GTRACE_SUMMARY_SLAB change them,
- * for tests) */
+ * buckets, pages of about this many entries (GTRACE_SUMMARY_PAGE_MIN,
+ * GTRACE_SUMMARY_SLAB and GTRACE_SUMMARY_PAGE_ENTRIES change them, for
+ * tests) */
 static size_t page_min(void)
 {
 	const char *v = getenv("GTRACE_SUMMARY_PAGE_MIN");
 	return v && *v ? (size_t)strtoull(v, NULL, 10) : GTFILE_SUMMARY_PAGE_MIN;
+}
+
+static size_t page_entries(void)
+{
+	const char *v = getenv("GTRACE_SUMMARY_PAGE_ENTRIES");
+	size_t n = v && *v ? (size_t)strtoull(v, NULL, 10) : GTFILE_SUMPAGE_ENTRIES;
+	return n ? n : 1;
 }
 
 static uint64_t slab_buckets(void)
@@ -166,6 +174,7 @@ static int write_paged(struct gt_file_writer *w, const struct gt_lsum *m, int k,
 			nbk = (uint64_t)m->lane[l].e[k][n - 1].idx + 1;
 	}
 	uint64_t S = slab_buckets();
+	size_t per = page_entries();
 	int rc = 0;
 	for (uint64_t b0 = 0; b0 < nbk && !rc; b0 += S) {
 		uint64_t b1 = b0 + S < nbk ? b0 + S : nbk;
@@ -177,7 +186,7 @@ static int write_paged(struct gt_file_writer *w, const struct gt_lsum *m, int k,
 			size_t c = 0, n = m->lane[l].n[k];
 			while (pos[l] + c < n && e[pos[l] + c].idx < b1)
 				c++;
-			if (l > lane0 && ents + c > GTFILE_SUMPAGE_ENTRIES) {
+			if (l > lane0 && ents + c > per) {
 				rc = page_out(w, d, nrec, (uint32_t)k, lane0, l, (uint32_t)b0,
 					      (uint32_t)(b1 - b0));
 				if (!rc)
