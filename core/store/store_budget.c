@@ -218,6 +218,14 @@ size_t gt_store_budget(const struct gt_store *s)
 	return s->budget;
 }
 
+int gt_store_copy_in(struct gt_store *s, void *dst, const void *src, size_t n)
+{
+	if (n && store_arena_owns(s->arena, dst))
+		return store_arena_write(s->arena, dst, src, n);
+	memcpy(dst, src, n);
+	return 0;
+}
+
 size_t gt_store_resident_bytes(const struct gt_store *s)
 {
 	if (!s->arena)
