@@ -29,7 +29,7 @@ changed most, Enter lists its instances in both runs (counts per run); c
 again: the average step's breakdown of both runs, the DataLoader row as
 tests/cli/breakdown_ref.py finds it in each file.
 
-usage: tui_opsmem.py groups|counters|compare
+usage: tui_opsmem.py groups|counters|compare   (--list viewer: the case names)
 """
 import collections
 import csv
@@ -274,9 +274,11 @@ def breakdown_ref(path):
 
 
 if __name__ == "__main__":
+    # the cases, written once: tests/tui/meson.build registers `--list viewer` as tui-opsNAME
     cases = {"groups": case_groups, "counters": case_counters, "compare": case_compare}
-    if len(sys.argv) != 2 or sys.argv[1] not in cases:
-        print("usage: tui_opsmem.py groups|counters|compare")
+    if not (len(sys.argv) == 3 and sys.argv[1] == "--list") and \
+            (len(sys.argv) != 2 or sys.argv[1] not in cases):
+        print("usage: tui_opsmem.py groups|counters|compare\n       tui_opsmem.py --list viewer")
         sys.exit(2)
     t.CASES = cases
     sys.exit(t.main())
