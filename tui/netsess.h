@@ -83,9 +83,10 @@ int netsess_view(struct netsess *ns, const char *name);
 int netsess_record(const char *out, char **cmds, int n, int force, double duration, int quiet,
 		   int apply_clock);
 /* `gtrace open [-] [--live CMD...]`: the viewer on stdin's stream (path
- * "-") and the commands' streams; the exit status */
-int netsess_open_live(const char *const *paths, int np, char **cmds, int ncmd, int align,
-		      size_t memory);
+ * "-") and the commands' streams (hosts[i], when given, names command i's
+ * node until its stream says its host); the exit status */
+int netsess_open_live(const char *const *paths, int np, char **cmds, char **hosts, int ncmd,
+		      int align, size_t memory);
 /* `gtrace open A.gtrace B.gtrace ...`: the files as the nodes of one job */
 int netsess_open_files(const char *const *paths, int np, int align);
 /* 1 when there are at least two paths and each is a .gtrace file */
