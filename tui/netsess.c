@@ -466,11 +466,16 @@ static void ui_status(void *ctx, char *buf, size_t len)
 	netsess_status(ctx, buf, len);
 }
 
-static int ui_save(void *ctx, char *msg, size_t len)
+/* W: the job as it stands, written to PATH (relative to the current
+ * directory, named in full in the message); never replaces a file */
+static int ui_save_as(void *ctx, const char *name, char *msg, size_t len)
 {
 	struct netsess *ns = ctx;
-	char path[PATH_MAX + 32], err[256];
-	live_save_path(path, sizeof(path));
+	char path[PATH_MAX + 32], cwd[PATH_MAX], err[256];
+	if (name[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		snprintf(path, sizeof(path), "%s%s%s", cwd, cwd[1] ? "/" : "", name);
+	else
+		snprintf(path, sizeof(path), "%s", name);
 	gt_job_drops(ns->j);
 	gt_job_meta(ns->j);
 	struct gt_file_writer_opts wo = { .open_flags = GT_FILE_W_KEEP };
@@ -511,7 +516,7 @@ int netsess_view(struct netsess *ns, const char *name)
 		src.ctx = ns;
 		src.poll = ui_poll;
 		src.status = ui_status;
-		src.save = ui_save;
+		src.save_as = ui_save_as;
 		src.poll_ms = 200;
 		src.flags = UI_SRC_LIVE;
 		src.align_clocks = ui_align;

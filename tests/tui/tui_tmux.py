@@ -2499,6 +2499,23 @@ def case_netlive():
     s = wait_for(r"nodes: 1 receiving, \S+ ev/s, [1-9]\S* events", 20)
     if "GPU 0" not in s:
         fail("open -: the stream's GPUs are not in the view", s)
+    # W asks for a name as every live view does (trial 4: it saved under
+    # gtrace-TIME.gtrace at once, and the name typed next went to the keys)
+    keys("W")
+    wait_for(r"keep the capture as: gtrace-\d+\.gtrace", 10)
+    d = tempfile.mkdtemp(prefix="gtrace-netkeep-")
+    kept = os.path.join(os.path.realpath(d), "kept.gtrace")
+    keys("C-u")
+    type_text(kept)
+    keys("Enter")
+    s = wait_for(r"saved " + re.escape(kept) + r", \d+ events", 10)
+    n_kept = int(re.search(r"saved " + re.escape(kept) + r", (\d+) events", s).group(1))
+    out = subprocess.run([GTRACE, "stats", kept, "--report", "summary", "--format", "csv"],
+                         capture_output=True, text=True)
+    m = re.search(r"^(\d+),", out.stdout.splitlines()[1]) if out.returncode == 0 else None
+    if not m or int(m.group(1)) != n_kept or not n_kept:
+        fail("W: the kept file does not hold the %d events it says (%s)" % (n_kept, out.stdout[:300]), s)
+    shutil.rmtree(d, ignore_errors=True)
     s = wait_for(r"nodes: 0 receiving, 1 ended", 20)
     keys("q")
     s = wait_for(r"^EXIT=\d+", 10)
