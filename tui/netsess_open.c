@@ -74,6 +74,16 @@ int netsess_open_live(const char *const *paths, int np, char **cmds, char **host
 	return rc;
 }
 
+/* C on the files of one job: they are merged once, as loaded; the offsets
+ * are applied by loading them with --align-clocks */
+static int files_align(void *ctx, char *msg, size_t len)
+{
+	(void)ctx;
+	snprintf(msg, len, "these files are merged as loaded: open them with --align-clocks to "
+		 "apply the clock offsets");
+	return -ENOTSUP;
+}
+
 int netsess_open_files(const char *const *paths, int np, int align)
 {
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
@@ -99,7 +109,7 @@ int netsess_open_files(const char *const *paths, int np, int align)
 	snprintf(name, sizeof(name), "%s (+%d more nodes)%s%s", paths[0], np - 1,
 		 clock && !strncmp(clock, "clock:", 6) ? ", " : "",
 		 clock && !strncmp(clock, "clock:", 6) ? clock : "");
-	struct ui_source src = { .name = name, .store = s };
+	struct ui_source src = { .name = name, .store = s, .align_clocks = files_align };
 	rc = ui_run(&src);
 	gt_store_free(s);
 	return rc;

@@ -2521,6 +2521,34 @@ def case_netlive():
     s = wait_for(r"^EXIT=\d+", 10)
     if "EXIT=0" not in s:
         fail("open - did not exit with 0", s)
+    # the files of one job (open run-*.gtrace): the offset is shown, and C
+    # says how to apply it (trial 4: it said the view was not a multi-node one)
+    d = tempfile.mkdtemp(prefix="gtrace-netfiles-")
+    t0 = time.time_ns()
+    fnode = (node.replace("record -q -o -", "record -q -o %s/run-%%%%h.gtrace" % d)
+             .replace("--seconds 30", "--seconds 3"))
+    procs = [subprocess.Popen(["sh", "-c", fnode % (t0, h, rk, off, g, g)])
+             for h, rk, off in (("nodeA", 0, 0), ("nodeB", 1, 3000000))]
+    for p in procs:
+        p.wait(timeout=120)
+    files = sorted(os.path.join(d, f) for f in os.listdir(d))
+    if len(files) != 2:
+        fail("the two node files were not written: %s" % files)
+    cmd = ("env LANG=C.UTF-8 TERM=xterm-256color %s open %s; echo EXIT=$?; sleep 600"
+           % (g, " ".join(files)))
+    netlive_session(cmd, w=220)
+    wait_for(r"clock: nodeB \+3\.000 ms vs nodeA \(\d+ collectives, \S+ ms; not applied\)", 20)
+    keys("C")
+    wait_for(r"open them with --align-clocks to apply the clock offsets", 10)
+    keys("q")
+    wait_for(r"^EXIT=0", 10)
+    cmd = ("env LANG=C.UTF-8 TERM=xterm-256color %s open --align-clocks %s; echo EXIT=$?; "
+           "sleep 600" % (g, " ".join(files)))
+    netlive_session(cmd, w=220)
+    wait_for(r"clock: nodeB \+3\.000 ms vs nodeA \(\d+ collectives, \S+ ms; applied\)", 20)
+    keys("q")
+    wait_for(r"^EXIT=0", 10)
+    shutil.rmtree(d, ignore_errors=True)
 
 
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
