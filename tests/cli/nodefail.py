@@ -64,7 +64,8 @@ def main():
         check(zl and zl[-1].startswith("gtrace record: node nodeZ failed: cut off after %s events (" % want),
               "the cut node's line says its reason first, its count whole: %s" % zl)
         yl = [x for x in lines if x.startswith("gtrace record: node nodeY failed: ")]
-        check(yl == ["gtrace record: node nodeY failed: not a gtrace stream (no GTRACE header) | "
+        check(yl == ["gtrace record: node nodeY failed: not a gtrace stream (no GTRACE header; "
+                     "it begins 'not a stream') | "
                      "ssh: connect to host nodeY port 22: Connection refused"],
               "the bad node's line: its reason and its command's last stderr line: %s" % yl)
         st = [x[x.index("nodes: "):] for x in lines if "nodes: " in x]
