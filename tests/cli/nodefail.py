@@ -10,6 +10,8 @@ inside it ("cut off after 34236" for a node that delivered 342,362 events).
 The command's last stderr line (ssh's "Connection refused") was named
 nowhere once the viewer quit.  `attach --hosts` named its nodes by the
 transport's first word ("sh", "kubectl") instead of the host it was given.
+`record -o -` whose reader went away said "gtrace: : writing the capture:
+Broken pipe" (the stream has no path).
 
 Truth: the cut node's stream is `head -c` of a file written by `gtrace sim
 -o`; the events it holds are counted by the file reader on the same prefix
@@ -82,6 +84,15 @@ def main():
         check(st and st[-1].startswith("nodes: 0 receiving, 2 ended (h1: ") and
               " | h2 ended: " in st[-1],
               "attach --hosts: nodes named by their hosts: %s" % (st[-1][:200] if st else r.stderr))
+        # a reader that goes away ends `record -o -` with one line naming
+        # stdout (it said "gtrace: : writing the capture: Broken pipe")
+        r = subprocess.run(["sh", "-c", "'%s' record -q -o - -- '%s' sim --live --gpus 1 "
+                            "--seconds 2 --linger 0 2>%s/rec.err | head -c 2000 >/dev/null; "
+                            "cat %s/rec.err" % (G, G, d, d)],
+                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        el = [x for x in r.stdout.splitlines() if x.startswith("gtrace: ")]
+        check(el == ["gtrace: stdout: writing the capture: Broken pipe"],
+              "record -o - whose reader went away: one line naming stdout: %s" % el)
     print("%d failed" % len(bad))
     return 1 if bad else 0
 
