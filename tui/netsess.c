@@ -263,7 +263,8 @@ static void human(double v, char *buf, size_t len)
 static const char *failed_why(const struct netsess *ns, int k, struct gt_job_node_info *in)
 {
 	gt_job_node(ns->j, k, in);
-	if (ns->node[k].fd >= 0 || (in->state == GT_STREAM_COMPLETE && in->events))
+	if (ns->node[k].fd >= 0 || ns->node[k].left ||
+	    (in->state == GT_STREAM_COMPLETE && in->events))
 		return "";
 	const char *m = in->msg;
 	size_t ll = strlen(in->name);
@@ -375,6 +376,7 @@ void netsess_stop(struct netsess *ns, double wait_s)
 	for (int k = 0; k < ns->n; k++) {
 		struct netsess_node *n = &ns->node[k];
 		if (n->fd >= 0) {
+			n->left = !n->pid;   /* a stream on stdin cannot be asked to end */
 			close(n->fd);
 			n->fd = -1;
 			gt_job_close(ns->j, k);

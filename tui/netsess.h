@@ -28,6 +28,8 @@ struct netsess_node {
 	char eline[160];         /* its stderr's last line */
 	size_t elen;
 	char epart[160];         /* the line being read */
+	int left;                /* an fd (stdin) still open when the session stopped:
+	                            closed by us, not failed */
 };
 
 struct gt_file_writer;

@@ -2521,6 +2521,17 @@ def case_netlive():
     s = wait_for(r"^EXIT=\d+", 10)
     if "EXIT=0" not in s:
         fail("open - did not exit with 0", s)
+    # q before the stream on stdin ends: the user left it, no node "failed"
+    # (trial 4: "gtrace: node vm failed: cut off after N events" after q)
+    cmd = ("GTRACE_HOSTNAME=nodeS %s record -q -o - -- %s sim --live --seconds 30 --linger 0 "
+           "2>/dev/null | env LANG=C.UTF-8 TERM=xterm-256color %s open -; echo EXIT=$?; sleep 600"
+           % (g, g, g))
+    netlive_session(cmd, w=200)
+    wait_for(r"nodes: 1 receiving, \S+ ev/s, [1-9]\S* events", 20)
+    keys("q")
+    s = wait_for(r"^EXIT=\d+", 10)
+    if "EXIT=0" not in s or "failed" in s:
+        fail("q on open - : exit 0 and no node named failed", s)
     # the files of one job (open run-*.gtrace): the offset is shown, and C
     # says how to apply it (trial 4: it said the view was not a multi-node one)
     d = tempfile.mkdtemp(prefix="gtrace-netfiles-")
