@@ -185,11 +185,21 @@ static void frames_zoomed_out(struct gt_store *s, int n, int cold, const char *t
 	free(ms);
 }
 
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double last_cpu_ms;   /* CPU time of the last frame_in (this thread, user + sys) */
+
 /* lanes [l0, l0 + nl) over [t0, t0 + 200 cols) as the viewer reads a
  * zoomed-in row: prefetch first when pf */
 static double frame_in(const struct gt_store *s, uint32_t l0, uint32_t nl, int64_t t0, int64_t w,
 		       int pf, uint64_t *sink)
 {
+	double c0 = thread_cpu_s();
 	struct gt_bucket b[200];
 	static uint32_t ids[1 << 16];
 	int64_t npc = w / 200 + 1;
@@ -211,7 +221,9 @@ static double frame_in(const struct gt_store *s, uint32_t l0, uint32_t nl, int64
 		gt_store_lane_range(l, t0, t0 + 200 * npc, &f, &la);   /* the names */
 		*sink += la - f;
 	}
-	return now_s() - t;
+	double r = now_s() - t;
+	last_cpu_ms = (thread_cpu_s() - c0) * 1e3;
+	return r;
 }
 
 /* echo 3 > /proc/sys/vm/drop_caches (root): the whole page cache, once per sequence */
@@ -225,8 +237,14 @@ static void drop_caches(void)
 }
 
 /* zoomed-in frames, cold (the cache file evicted before each frame) */
+static const char *only_variant;   /* argv[5]: run the zoomed-in variants whose tag holds it */
+
 static void frames_zoomed_in(struct gt_store *s, int n, uint32_t nl, int pf, const char *tag)
 {
+	if (only_variant && !strstr(tag, only_variant))
+		return;
+	struct rusage ru0, ru1;
+	getrusage(RUSAGE_SELF, &ru0);
 	const struct gt_lsum *m = gt_store_summary(s);
 	int64_t lo = gt_store_t_min(s), span = gt_store_t_max(s) - lo;
 	uint32_t nlanes = (uint32_t)gt_store_lane_count(s);
@@ -237,6 +255,7 @@ static void frames_zoomed_in(struct gt_store *s, int n, uint32_t nl, int pf, con
 	if (nl > 1u << 16)
 		nl = 1u << 16;
 	double *ms = calloc((size_t)n, sizeof(*ms)), *pan = calloc((size_t)n * 8, sizeof(*pan));
+	double *cpu = calloc((size_t)n, sizeof(*cpu)), *wid = calloc((size_t)n * 2, sizeof(*wid));
 	uint64_t sink = 0, saved = rng;
 	size_t incore = 0;
 	rng = 0x2545f4914f6cdd1dull;   /* the same windows for every variant */
@@ -251,6 +270,9 @@ static void frames_zoomed_in(struct gt_store *s, int n, uint32_t nl, int pf, con
 			incore += store_arena_incore(s->arena);
 		}
 		ms[k] = frame_in(s, l0, nl, t0, w, pf, &sink) * 1e3;
+		cpu[k] = last_cpu_ms;
+		wid[2 * k] = ms[k];
+		wid[2 * k + 1] = (double)w;
 		/* pans from here: each step an eighth of the width to the right */
 		for (int p = 0; p < 8; p++)
 			pan[k * 8 + p] = frame_in(s, l0, nl, t0 + (int64_t)(p + 1) * (w / 8), w, pf,
@@ -260,12 +282,24 @@ static void frames_zoomed_in(struct gt_store *s, int n, uint32_t nl, int pf, con
 	char t2[64];
 	snprintf(t2, sizeof(t2), "zoomed_in_%s", tag);
 	pr_dist(t2, ms, n);
+	snprintf(t2, sizeof(t2), "zoomed_in_cpu_%s", tag);
+	pr_dist(t2, cpu, n);
+	qsort(wid, (size_t)n, 2 * sizeof(*wid), cmp_d);   /* pairs (time, width) by time */
+	printf("zoomed_in_%s_slowest_widths", tag);
+	for (int k = n - 1; k >= 0 && k >= n - 3; k--)
+		printf(" %.3f ms", wid[2 * k + 1] / 1e6);
+	printf(" (windows of the 3 slowest frames)\n");
 	snprintf(t2, sizeof(t2), "pan_%s", tag);
 	pr_dist(t2, pan, n * 8);
 	printf("zoomed_in_%s_cache_pages_incore_after_cold %.1f (mean)\n", tag, (double)incore / n);
+	getrusage(RUSAGE_SELF, &ru1);
+	printf("zoomed_in_%s_major_faults %.1f a frame (pans included)\n", tag,
+	       (double)(ru1.ru_majflt - ru0.ru_majflt) / (n * 9));
 	fprintf(stderr, "(sink %llu)\n", (unsigned long long)sink);
 	free(ms);
 	free(pan);
+	free(cpu);
+	free(wid);
 }
 
 static void frames(struct gt_store *s, int n, int cold, const char *tag)
@@ -361,6 +395,7 @@ int main(int argc, char **argv)
 	printf("rss_peak_open %.0f MB\n", atomic_load(&rss_peak) / 1e6);
 	printf("rss_base %.0f MB\n", base / 1e6);
 	if (argc > 4 && !strcmp(argv[4], "zoomed-in")) {
+		only_variant = argc > 5 ? argv[5] : NULL;
 		struct rusage r0, r1;
 		getrusage(RUSAGE_SELF, &r0);
 		double w0 = now_s();

@@ -523,9 +523,29 @@ size_t gt_store_lane_event_at(const struct gt_lane *l, int64_t t)
 	if (!l->n || !l->blk_maxend)
 		return SIZE_MAX;
 	size_t k = t == INT64_MAX ? l->n : lower_start(l, t + 1);
+	size_t nb = (l->n + B - 1) / B;
 	for (size_t i = k; i-- > 0;) {
 		if ((i == k - 1 || i % B == B - 1) && l->blk_maxend[i / B] <= t)
 			break;
+		/* walking back over a whole block (or B of them): skip it when
+		 * none of its events can reach t (each starts at or before the
+		 * next block's first start and lasts at most the block's longest,
+		 * lvl_dur): a host lane's column between nested calls walks back
+		 * to the enclosing range reading the compact keys, not the events */
+		size_t b = i / B;
+		if (i % B == B - 1 && b + 1 < nb && l->n_lvl > 0) {
+			if (l->n_lvl > 1 && (b + 1) % B == 0 &&
+			    l->blk_start[b + 1] + l->lvl_dur[1][b / B] < t) {
+				if (l->blk_maxend[b + 1 - B] <= t)
+					break;   /* the walk would stop inside the group */
+				i = (b + 1 - B) * B;
+				continue;
+			}
+			if (l->blk_start[b + 1] + l->lvl_dur[0][b] < t) {
+				i = b * B;
+				continue;
+			}
+		}
 		const struct gt_event *e = &l->ev[i];
 		if (e->start_ns <= t && (gt_event_end(e) > t || (e->dur_ns == 0 && e->start_ns == t)))
 			return i;

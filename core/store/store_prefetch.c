@@ -127,7 +127,17 @@ static size_t advise_window(const struct gt_store *s, const struct gt_lane *l, i
 		n += advise_blocks(s, l, m0 < bs0 ? m0 : bs0, bs1 > m1 ? bs1 : m1);
 	else
 		n += advise_blocks(s, l, m0, m1) + advise_blocks(s, l, bs0, bs1);
-	return n + advise_pyramid(s, l, bm * B, bs1 * B);
+	n += advise_pyramid(s, l, bm * B, bs1 * B);
+	if (l->key.type == GT_LANE_HOST && l->n_lvl > 0) {
+		/* a host column's innermost event walks back to the range
+		 * enclosing it over the block keys and longest durations
+		 * (gt_store_lane_event_at): those of 64 K events before */
+		size_t w0 = bs0 > 4096 ? bs0 - 4096 : 0;
+		n += advise(s, l->blk_start, w0 * sizeof(int64_t), (bs0 - w0) * sizeof(int64_t));
+		n += advise(s, l->blk_maxend, w0 * sizeof(int64_t), (bs0 - w0) * sizeof(int64_t));
+		n += advise(s, l->lvl_dur[0], w0 * sizeof(int64_t), (bs0 - w0) * sizeof(int64_t));
+	}
+	return n;
 }
 
 size_t gt_store_prefetch(const struct gt_store *s, const uint32_t *lanes, size_t n, int64_t t0,

@@ -182,6 +182,39 @@ Test(prefetch, coarse_index_matches_brute_force)
 	gt_store_free(s);
 }
 
+/* a host thread's shape: a step range enclosing thousands of short calls
+ * with gaps between them; the innermost event at a gap is the step, found
+ * by walking back over whole blocks (skipped on their longest duration) */
+Test(prefetch, event_at_walks_back_to_the_enclosing_range)
+{
+	struct gt_store *s = gt_store_new();
+	uint32_t a = gpu_lane(s, 1);
+	for (int64_t st = 0; st < 3; st++) {
+		add(s, a, st * 60000, 59000);                 /* the step */
+		for (int64_t t = st * 60000 + 10; t < st * 60000 + 59000; t += 10)
+			add(s, a, t, t % 7000 == 0 ? 3000 : 5);  /* calls, a longer one now and then */
+	}
+	cr_assert_eq(gt_store_finish(s), 0);
+	const struct gt_lane *l = gt_store_lane_at(s, a);
+	srand(5);
+	for (int q = 0; q < 3000; q++) {
+		int64_t t = rand() % 185000;
+		size_t at = gt_store_lane_event_at(l, t), want = SIZE_MAX;
+		for (size_t i = 0; i < l->n && l->ev[i].start_ns <= t; i++) {
+			const struct gt_event *e = &l->ev[i];
+			if (gt_event_end(e) > t || (e->dur_ns == 0 && e->start_ns == t))
+				want = i;
+		}
+		if (want == SIZE_MAX)
+			cr_assert_eq(at, SIZE_MAX, "at %ld", (long)t);
+		else
+			cr_assert(at != SIZE_MAX && l->ev[at].start_ns == l->ev[want].start_ns &&
+					  l->ev[at].dur_ns == l->ev[want].dur_ns,
+				  "event at %ld", (long)t);
+	}
+	gt_store_free(s);
+}
+
 static int in_core(const void *p)
 {
 	long pg = sysconf(_SC_PAGESIZE);
