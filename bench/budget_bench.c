@@ -394,9 +394,7 @@ int main(int argc, char **argv)
 		       (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) + (r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) / 1e6,
 		       (r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) + (r1.ru_stime.tv_usec - r0.ru_stime.tv_usec) / 1e6,
 		       now_s() - w0);
-		atomic_store(&sampling, 0);
-		pthread_join(th, NULL);
-		printf("rss_peak %.0f MB\n", atomic_load(&rss_peak) / 1e6);
+		printf("rss_peak %.0f MB\n", rss_sampler_stop(&rs) / 1e6);
 		gt_store_free(s);
 		return 0;
 	}
