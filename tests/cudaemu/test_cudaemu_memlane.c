@@ -40,7 +40,7 @@ static void setup(void)
 	setenv("LD_LIBRARY_PATH", lp, 1);   /* the emulated libcuda.so.1 and libcupti.so.13 */
 	unsetenv("GTRACE_AUTOSTART");
 	unsetenv("CUDA_INJECTION64_PATH");
-	setenv("CUDAEMU_SHUFFLE", "16", 1);  /* 16 records a buffer, handed back newest first */
+	setenv("CUDAEMU_SHUFFLE", "64", 1);  /* 64 records a buffer, handed back newest first */
 }
 
 TestSuite(cudaemu_memlane, .init = setup, .timeout = 120);
