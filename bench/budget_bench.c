@@ -17,8 +17,6 @@
  * (zoomed-out: only the frames the summary draws, FRAMES of them warm and cold)
  */
 #include <fcntl.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,21 +35,6 @@ static double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static _Atomic int sampling = 1;
-static _Atomic size_t rss_peak;
-
-static void *sampler(void *arg)
-{
-	(void)arg;
-	while (atomic_load(&sampling)) {
-		size_t r = rss_bytes();
-		if (r > atomic_load(&rss_peak))
-			atomic_store(&rss_peak, r);
-		usleep(5000);
-	}
-	return NULL;
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -212,9 +195,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	int nf = argc > 3 ? atoi(argv[3]) : 200;
-	pthread_t th;
-	pthread_create(&th, NULL, sampler, NULL);
+	struct rss_sampler rs;
 	size_t base = rss_bytes();
+	if (rss_sampler_start(&rs, 5000)) {
+		fprintf(stderr, "budget_bench: cannot start the RSS sampler\n");
+		return 1;
+	}
 	/* the viewer's open of a file with a summary: the head (tables, index,
 	 * summary) and the first frame from it, before any event is decoded */
 	{
@@ -268,7 +254,7 @@ int main(int argc, char **argv)
 	printf("open %.2f s\n", t_open);
 	printf("first_frame_after_open %.1f ms\n", t_first * 1e3);
 	printf("open_rate %.1f Mevents/s\n", gt_store_event_count(s) / t_open / 1e6);
-	printf("rss_peak_open %.0f MB\n", atomic_load(&rss_peak) / 1e6);
+	printf("rss_peak_open %.0f MB\n", rss_sampler_peak(&rs) / 1e6);
 	printf("rss_base %.0f MB\n", base / 1e6);
 	{
 		/* what the writers add at close: the summary built from the store */
@@ -303,9 +289,7 @@ int main(int argc, char **argv)
 	printf("kernel_table_rows %zu\n", kr.nrows);
 	printf("kernel_table_count %llu\n", (unsigned long long)kr.count);
 	gt_kernel_stats_result_done(&kr);
-	atomic_store(&sampling, 0);
-	pthread_join(th, NULL);
-	printf("rss_peak %.0f MB\n", atomic_load(&rss_peak) / 1e6);
+	printf("rss_peak %.0f MB\n", rss_sampler_stop(&rs) / 1e6);
 	printf("resident_at_end %.0f MB\n", gt_store_resident_bytes(s) / 1e6);
 	gt_store_free(s);
 	return 0;

@@ -1,5 +1,5 @@
 /*
- * live_sess.c - a live session (live/live.h): several traced processes
+ * live_sess.c - a live session (live_sess.h): several traced processes
  * (ranks) feeding one store, new descendants of a started command joined
  * as they open their control sockets, the streaming writer fed as events
  * arrive, and the ui_source glue for the viewer.
@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include "gtrace/gtfile.h"
 #include "gtrace/mem_lane.h"
-#include "../live/live.h"
+#include "live_sess.h"
 #include "live_rec.h"
 #include "ui.h"
 

@@ -543,7 +543,8 @@ static void ov_draw(struct view *v, struct lrect r)
 {
 	struct overview_view *o = (struct overview_view *)v;
 	const struct gt_store *s = v->app->store;
-	if (ui_due(v))
+	int due = ui_due(v);   /* the page's one throttle, the memory rows' too */
+	if (due)
 		compute(o);
 	int y = r.y, end = r.y + r.h;
 	char a[32];
@@ -566,7 +567,7 @@ static void ov_draw(struct view *v, struct lrect r)
 	   row and "... more", never "more" alone), the top kernels (up to 5)
 	   giving way to them; the GPU rows scroll with PgDn PgUp */
 	/* a row per device with allocator records (up to 2), when the page has room */
-	overview_mem_update(&o->mem, v->app, n);
+	overview_mem_update(&o->mem, v->app, n, due);
 	int mem_rows = (int)overview_mem_rows(&o->mem) < 2 ? (int)overview_mem_rows(&o->mem) : 2;
 	if (end - y - mem_rows < 16)
 		mem_rows = 0;
