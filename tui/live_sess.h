@@ -41,6 +41,7 @@ struct live_sess {
 	pid_t refused[LIVE_SESS_MAX];   /* descendants that refused a start (passive) */
 	int n_refused;
 	char msg[256];           /* the last error or event worth telling */
+	struct gt_mem_lane *ml;  /* allocated-bytes lanes of the records (gtrace/mem_lane.h) */
 };
 
 void live_sess_init(struct live_sess *ss, struct gt_store *s, uint32_t records);
