@@ -3,8 +3,7 @@
  * (id -> interned name: display_name, else name) and stat metadata (id ->
  * role) as arrays sorted by id; an event's stats read into a struct
  * xpstats (correlation_id, kernel_details, memcpy/memset_details,
- * group_id, step_num); GPU plane stats into the store's device table; and
- * the arena protobuf-c unpacks one line into.
+ * group_id, step_num); GPU plane stats into the store's device table.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,91 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "xplane_priv.h"
-
-/* ---- arena ---- */
-
-struct xpchunk {
-	struct xpchunk *next;
-	size_t cap, used;
-	max_align_t data[];
-};
-
-#define XP_CHUNK (1u << 20)
-#define XP_KEEP (1024u << 20)      /* largest chunk kept between lines (of one plane) */
-
-static void *arena_alloc(void *ad, size_t size)
-{
-	struct xparena *a = ad;
-	size = (size + 15) & ~(size_t)15;
-	struct xpchunk *c = a->head;
-	if (!c || c->cap - c->used < size) {
-		size_t cap = size > XP_CHUNK ? size : XP_CHUNK;
-		if (c && c->cap * 2 > cap)   /* grow geometrically: one chunk per line soon */
-			cap = c->cap * 2;
-		struct xpchunk *n = malloc(sizeof(*n) + cap);
-		if (!n)
-			return NULL;
-		n->cap = cap;
-		n->used = 0;
-		n->next = c;
-		a->head = c = n;
-	}
-	void *p = (char *)c->data + c->used;
-	c->used += size;
-	return p;
-}
-
-static void arena_free(void *ad, void *p)
-{
-	(void)ad;
-	(void)p;
-}
-
-void xplane_meta_arena_init(struct xparena *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->pa.alloc = arena_alloc;
-	a->pa.free = arena_free;
-	a->pa.allocator_data = a;
-}
-
-void xplane_meta_arena_reset(struct xparena *a)
-{
-	if (a->head && !a->head->next) {   /* the common case: one chunk, kept */
-		a->head->used = 0;
-		return;
-	}
-	/* keep the largest chunk (reused by the next line without new page
-	 * faults), up to XP_KEEP; free the others */
-	struct xpchunk *keep = NULL, *c = a->head;
-	while (c) {
-		struct xpchunk *nx = c->next;
-		if (!keep || c->cap > keep->cap) {
-			if (keep)
-				free(keep);
-			keep = c;
-		} else {
-			free(c);
-		}
-		c = nx;
-	}
-	if (keep && keep->cap > XP_KEEP) {
-		free(keep);
-		keep = NULL;
-	}
-	if (keep) {
-		keep->next = NULL;
-		keep->used = 0;
-	}
-	a->head = keep;
-}
-
-void xplane_meta_arena_done(struct xparena *a)
-{
-	xplane_meta_arena_reset(a);
-	free(a->head);
-	a->head = NULL;
-}
 
 /* ---- metadata ---- */
 

@@ -1,0 +1,130 @@
+/*
+ * xplane_arena.c - the bump allocator protobuf-c unpacks the space, a line
+ * and an event into (xplane_priv.h).
+ *
+ * Small allocations are bumped through a list of 64 KiB chunks; reset
+ * rewinds to the first chunk and keeps them all, so the next line reuses
+ * the pages the previous one wrote (the import page-faults only as much
+ * arena as its largest line needs; a freed and re-malloc'd arena faulted
+ * every line's size again, a third of the import's page faults on a dense
+ * profile).  Chunks are smaller than glibc's mmap threshold: they come
+ * from the heap and go back to it, so a second import in the process
+ * reuses them as the malloc'd objects did.  Large blocks (a packed line,
+ * a line's array of events) are malloc'd one by one, freed by reset or,
+ * for one block, by xplane_arena_release.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "xplane_priv.h"
+
+#define XP_CHUNK (64u * 1024u - 64u)   /* payload of a chunk (the malloc'd size stays under 64 KiB) */
+#define XP_BIG (XP_CHUNK / 4)         /* larger: a block of its own */
+
+struct xpchunk {
+	struct xpchunk *next;
+	max_align_t data[];
+};
+
+struct xpbig {
+	struct xpbig *prev, *next;
+	max_align_t data[];
+};
+
+static void *big(struct xparena *a, size_t size)
+{
+	struct xpbig *b = malloc(sizeof(*b) + size);
+	if (!b)
+		return NULL;
+	b->prev = NULL;
+	b->next = a->big;
+	if (a->big)
+		a->big->prev = b;
+	a->big = b;
+	return b->data;
+}
+
+/* the next chunk (kept from an earlier line, else a new one); 0 or -1 */
+static int next_chunk(struct xparena *a)
+{
+	struct xpchunk *c = a->cur ? a->cur->next : a->first;
+	if (!c) {
+		if (!(c = malloc(sizeof(*c) + XP_CHUNK)))
+			return -1;
+		c->next = NULL;
+		if (a->cur)
+			a->cur->next = c;
+		else
+			a->first = c;
+	}
+	a->cur = c;
+	a->p = (unsigned char *)c->data;
+	a->end = a->p + XP_CHUNK;
+	return 0;
+}
+
+/* protobuf-c's alloc: 8-byte aligned (its structs hold no wider type) */
+static void *arena_alloc(void *ad, size_t size)
+{
+	struct xparena *a = ad;
+	if (size > XP_BIG)
+		return big(a, size);
+	unsigned char *p = (unsigned char *)(((uintptr_t)a->p + 7) & ~(uintptr_t)7);
+	if (!a->p || p > a->end || size > (size_t)(a->end - p)) {
+		if (next_chunk(a))
+			return NULL;
+		p = a->p;
+	}
+	a->p = p + size;
+	return p;
+}
+
+static void arena_free(void *ad, void *p)
+{
+	(void)ad;
+	(void)p;
+}
+
+void xplane_arena_init(struct xparena *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->pa.alloc = arena_alloc;
+	a->pa.free = arena_free;
+	a->pa.allocator_data = a;
+}
+
+void xplane_arena_release(struct xparena *a, void *p, size_t n)
+{
+	if (!p || n <= XP_BIG)
+		return;
+	struct xpbig *b = (struct xpbig *)((unsigned char *)p - offsetof(struct xpbig, data));
+	if (b->prev)
+		b->prev->next = b->next;
+	else
+		a->big = b->next;
+	if (b->next)
+		b->next->prev = b->prev;
+	free(b);
+}
+
+void xplane_arena_reset(struct xparena *a)
+{
+	while (a->big) {
+		struct xpbig *n = a->big->next;
+		free(a->big);
+		a->big = n;
+	}
+	a->cur = NULL;
+	a->p = a->end = NULL;
+}
+
+void xplane_arena_done(struct xparena *a)
+{
+	xplane_arena_reset(a);
+	while (a->first) {
+		struct xpchunk *n = a->first->next;
+		free(a->first);
+		a->first = n;
+	}
+}
