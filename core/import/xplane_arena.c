@@ -64,20 +64,29 @@ static int next_chunk(struct xparena *a)
 	return 0;
 }
 
+/* an allocation that does not fit the current chunk: a large block, else
+ * the next chunk (out of line: the bump below stays a leaf function) */
+static __attribute__((noinline)) void *alloc_slow(struct xparena *a, size_t size)
+{
+	if (size > XP_BIG)
+		return big(a, size);
+	if (next_chunk(a))
+		return NULL;
+	void *p = a->p;
+	a->p += size;
+	return p;
+}
+
 /* protobuf-c's alloc: 8-byte aligned (its structs hold no wider type) */
 static void *arena_alloc(void *ad, size_t size)
 {
 	struct xparena *a = ad;
-	if (size > XP_BIG)
-		return big(a, size);
-	unsigned char *p = (unsigned char *)(((uintptr_t)a->p + 7) & ~(uintptr_t)7);
-	if (!a->p || p > a->end || size > (size_t)(a->end - p)) {
-		if (next_chunk(a))
-			return NULL;
-		p = a->p;
-	}
-	a->p = p + size;
-	return p;
+	uintptr_t p = ((uintptr_t)a->p + 7) & ~(uintptr_t)7;
+	/* after a reset p and end are NULL: every size (0 too) goes the slow way */
+	if (size > XP_BIG || p > (uintptr_t)a->end || size >= (uintptr_t)a->end - p)
+		return alloc_slow(a, size);
+	a->p = (unsigned char *)p + size;
+	return (void *)p;
 }
 
 static void arena_free(void *ad, void *p)
