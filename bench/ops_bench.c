@@ -5,7 +5,10 @@
  * "memory-usage" reports over the whole capture, then `gtrace diff` of
  * that capture (baseline) against a straggler capture of the same size
  * (experiment), each diff report; last the ops report grouped by input
- * shapes and by call stack, with shapes and stacks planted on the ops.  Prints "name value unit" lines
+ * shapes and by call stack, with shapes and stacks planted on the ops;
+ * then the viewer's compare pages (`gtrace open A B`: one store, two
+ * ranks, GT_DIFF_F_RANK_B): the step breakdown with every aligned step and
+ * the overview verdicts over a 2-rank capture of EVENTS events.  Prints "name value unit" lines
  * (median wall time of RUNS runs; cpu = median CPU time, less sensitive
  * to a loaded machine).
  * usage: ops_bench [EVENTS] [RUNS]
@@ -20,17 +23,22 @@
 #include "gtrace/store.h"
 #include "bench.h"
 
-static struct gt_store *capture(uint64_t n, enum gt_sim_scenario sc)
+static struct gt_store *capture_ranks(uint64_t n, enum gt_sim_scenario sc, int ranks)
 {
 	struct gt_store *s = gt_store_new();
 	char err[256];
-	struct gt_sim_opts o = { .gpus = 4, .scenario = sc, .events = n, .seed = 1,
-			      .flags = GT_SIM_F_MEMORY | GT_SIM_F_MEMLEAK };
+	struct gt_sim_opts o = { .gpus = 4 / ranks, .ranks = ranks, .scenario = sc, .events = n,
+			      .seed = 1, .flags = GT_SIM_F_MEMORY | GT_SIM_F_MEMLEAK };
 	if (!s || gt_sim_generate(&o, s, err, sizeof(err))) {
 		fprintf(stderr, "sim: %s\n", err);
 		exit(1);
 	}
 	return s;
+}
+
+static struct gt_store *capture(uint64_t n, enum gt_sim_scenario sc)
+{
+	return capture_ranks(n, sc, 1);
 }
 
 /* plant input shapes and call stacks on the capture's CPU ops (the
@@ -59,8 +67,8 @@ static void plant_args(struct gt_store *s)
 	}
 }
 
-/* one run of report `name` (diff when b != NULL; group: the ops report's
- * --group-by); exits on failure */
+/* one run of report `name` (diff when b != NULL, of ranks 0 and 1 of one
+ * store when b == a; group: the ops report's --group-by); exits on failure */
 static void run_once(const struct gt_store *a, const struct gt_store *b, const char *name,
 		     int group)
 {
@@ -69,6 +77,8 @@ static void run_once(const struct gt_store *a, const struct gt_store *b, const c
 	int rc;
 	if (b) {
 		struct gt_diff_opts d = { .rank = -1 };
+		if (a == b)
+			d = (struct gt_diff_opts){ .rank = 0, .rank_b = 1, .flags = GT_DIFF_F_RANK_B };
 		rc = gt_diff_run(a, b, name, &d, &o, err, sizeof(err));
 	} else {
 		struct gt_scope sc;
@@ -115,11 +125,18 @@ int main(int argc, char **argv)
 	timed("diff_breakdown", a, b, "breakdown", 0, runs);
 	timed("diff_kernels", a, b, "kernels", 0, runs);
 	timed("diff_ops", a, b, "ops", 0, runs);
+	timed("diff_overview", a, b, "overview", 0, runs);
 	gt_store_free(b);
 	b = NULL;
 	plant_args(a);
 	timed("ops_report_by_shape", a, NULL, "ops", GT_OPS_BY_SHAPE, runs);
 	timed("ops_report_by_stack", a, NULL, "ops", GT_OPS_BY_STACK, runs);
+	gt_store_free(a);
+	/* the viewer's compare pages 3-5 on two runs held as ranks of one store */
+	a = capture_ranks(n, GT_SIM_BALANCED, 2);
+	printf("two_rank_events %zu\n", gt_store_event_count(a));
+	timed("compare_steps_rank_b", a, a, "breakdown", 0, runs);
+	timed("compare_overview_rank_b", a, a, "overview", 0, runs);
 	gt_store_free(a);
 	gt_store_free(b);
 	return 0;

@@ -2499,11 +2499,67 @@ def case_netlive():
     s = wait_for(r"nodes: 1 receiving, \S+ ev/s, [1-9]\S* events", 20)
     if "GPU 0" not in s:
         fail("open -: the stream's GPUs are not in the view", s)
+    # W asks for a name as every live view does (trial 4: it saved under
+    # gtrace-TIME.gtrace at once, and the name typed next went to the keys)
+    keys("W")
+    wait_for(r"keep the capture as: gtrace-\d+\.gtrace", 10)
+    d = tempfile.mkdtemp(prefix="gtrace-netkeep-")
+    kept = os.path.join(os.path.realpath(d), "kept.gtrace")
+    keys("C-u")
+    type_text(kept)
+    keys("Enter")
+    s = wait_for(r"saved " + re.escape(kept) + r", \d+ events", 10)
+    n_kept = int(re.search(r"saved " + re.escape(kept) + r", (\d+) events", s).group(1))
+    out = subprocess.run([GTRACE, "stats", kept, "--report", "summary", "--format", "csv"],
+                         capture_output=True, text=True)
+    m = re.search(r"^(\d+),", out.stdout.splitlines()[1]) if out.returncode == 0 else None
+    if not m or int(m.group(1)) != n_kept or not n_kept:
+        fail("W: the kept file does not hold the %d events it says (%s)" % (n_kept, out.stdout[:300]), s)
+    shutil.rmtree(d, ignore_errors=True)
     s = wait_for(r"nodes: 0 receiving, 1 ended", 20)
     keys("q")
     s = wait_for(r"^EXIT=\d+", 10)
     if "EXIT=0" not in s:
         fail("open - did not exit with 0", s)
+    # q before the stream on stdin ends: the user left it, no node "failed"
+    # (trial 4: "gtrace: node vm failed: cut off after N events" after q)
+    cmd = ("GTRACE_HOSTNAME=nodeS %s record -q -o - -- %s sim --live --seconds 30 --linger 0 "
+           "2>/dev/null | env LANG=C.UTF-8 TERM=xterm-256color %s open -; echo EXIT=$?; sleep 600"
+           % (g, g, g))
+    netlive_session(cmd, w=200)
+    wait_for(r"nodes: 1 receiving, \S+ ev/s, [1-9]\S* events", 20)
+    keys("q")
+    s = wait_for(r"^EXIT=\d+", 10)
+    if "EXIT=0" not in s or "failed" in s:
+        fail("q on open - : exit 0 and no node named failed", s)
+    # the files of one job (open run-*.gtrace): the offset is shown, and C
+    # says how to apply it (trial 4: it said the view was not a multi-node one)
+    d = tempfile.mkdtemp(prefix="gtrace-netfiles-")
+    t0 = time.time_ns()
+    fnode = (node.replace("record -q -o -", "record -q -o %s/run-%%%%h.gtrace" % d)
+             .replace("--seconds 30", "--seconds 3"))
+    procs = [subprocess.Popen(["sh", "-c", fnode % (t0, h, rk, off, g, g)])
+             for h, rk, off in (("nodeA", 0, 0), ("nodeB", 1, 3000000))]
+    for p in procs:
+        p.wait(timeout=120)
+    files = sorted(os.path.join(d, f) for f in os.listdir(d))
+    if len(files) != 2:
+        fail("the two node files were not written: %s" % files)
+    cmd = ("env LANG=C.UTF-8 TERM=xterm-256color %s open %s; echo EXIT=$?; sleep 600"
+           % (g, " ".join(files)))
+    netlive_session(cmd, w=220)
+    wait_for(r"clock: nodeB \+3\.000 ms vs nodeA \(\d+ collectives, \S+ ms; not applied\)", 20)
+    keys("C")
+    wait_for(r"open them with --align-clocks to apply the clock offsets", 10)
+    keys("q")
+    wait_for(r"^EXIT=0", 10)
+    cmd = ("env LANG=C.UTF-8 TERM=xterm-256color %s open --align-clocks %s; echo EXIT=$?; "
+           "sleep 600" % (g, " ".join(files)))
+    netlive_session(cmd, w=220)
+    wait_for(r"clock: nodeB \+3\.000 ms vs nodeA \(\d+ collectives, \S+ ms; applied\)", 20)
+    keys("q")
+    wait_for(r"^EXIT=0", 10)
+    shutil.rmtree(d, ignore_errors=True)
 
 
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
