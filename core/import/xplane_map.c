@@ -194,12 +194,17 @@ static int stream_ctx(struct xpmap *m, int32_t dev, int64_t id)
 				       gt_store_str(m->s, m->line_ctx)) ? -ENOMEM : 0;
 }
 
-/* one packed line: unpacked into the arena (its events still packed), each
- * event unpacked into a second arena and mapped, the arenas reset */
-static int map_line(struct xpmap *m, int pk, int32_t dev, const uint8_t *data, size_t len,
-		    const char *pname, size_t pidx)
+/* one packed line (from the space's arena sa, given back here):
+ * unpacked into the arena (its events still packed), each event unpacked
+ * into a second arena and mapped, the arenas reset */
+static int map_line(struct xpmap *m, int pk, int32_t dev, ProtobufCBinaryData *packed,
+		    struct xparena *sa, const char *pname, size_t pidx)
 {
-	XLine *ln = tensorflow__profiler__xline_packed__unpack(&m->arena.pa, len, data);
+	XLine *ln = tensorflow__profiler__xline_packed__unpack(&m->arena.pa, packed->len, packed->data);
+	/* the events are copies in the line arena now: the packed line goes
+	 * back before they are mapped (the peak held it beside them) */
+	xplane_arena_release(sa, packed->data, packed->len);
+	packed->data = NULL;
 	if (!ln)
 		return -EINVAL;
 	int rc = 0;
@@ -343,9 +348,7 @@ int xplane_map_space(void *buf, size_t len, int mapped, const char *name, int32_
 		if ((rc = xplane_meta_plane(&m, pl, pk == PL_GPU ? dev : -1)))
 			goto plane_oom;
 		for (size_t l = 0; l < pl->n_lines && !rc; l++) {
-			rc = map_line(&m, pk, dev, pl->lines[l].data, pl->lines[l].len, pl->name, p);
-			xplane_arena_release(&sa, pl->lines[l].data, pl->lines[l].len);
-			pl->lines[l].data = NULL;
+			rc = map_line(&m, pk, dev, &pl->lines[l], &sa, pl->name, p);
 			if (rc == -EINVAL)
 				snprintf(err, errlen, "%s: plane %s: line %zu is damaged (not a protobuf XLine "
 					 "of XEvents)", name, pl->name, l);

@@ -25,6 +25,7 @@ struct xparena {
 	struct xpchunk *first, *cur;
 	unsigned char *p, *end;    /* free room in cur */
 	struct xpbig *big;         /* large blocks, freed by reset */
+	size_t n_chunks;
 };
 
 void xplane_arena_init(struct xparena *a);
