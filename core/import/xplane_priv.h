@@ -20,11 +20,13 @@
  * rewinds it (its chunks kept for the next user), large blocks apart */
 struct xpchunk;
 struct xpbig;
+#define XP_CACHE 8
 struct xparena {
 	ProtobufCAllocator pa;
 	struct xpchunk *first, *cur;
 	unsigned char *p, *end;    /* free room in cur */
 	struct xpbig *big;         /* large blocks, freed by reset */
+	struct xpbig *cache[XP_CACHE];   /* mapped large blocks freed, for reuse */
 	size_t n_chunks;
 };
 
