@@ -8,8 +8,8 @@
  * reader unpacks in steps into arenas that are rewound from line to line
  * and gives each packed line back once mapped (xplane_map.c,
  * xplane_arena.c): the file unpacked whole, or the lines' copies kept to
- * the end, pass it.  Skipped under ASan, whose shadow memory and
- * quarantine are resident too.
+ * the end, pass it.  Under ASan (whose shadow memory and quarantine are
+ * resident too) the profile is loaded and counted, the bound not checked.
  */
 #include <criterion/criterion.h>
 #include <malloc.h>
@@ -67,9 +67,6 @@ static void write_profile(const char *path)
 
 Test(xplane_mem, peak_within_1_5x_store, .timeout = 120)
 {
-#ifdef XPM_ASAN
-	cr_skip_test("resident memory under ASan counts its shadow memory and quarantine");
-#endif
 	char path[] = "/tmp/gtrace_xpmem_XXXXXX.xplane.pb";
 	int fd = mkstemps(path, 10);
 	cr_assert(fd >= 0);
@@ -108,6 +105,9 @@ Test(xplane_mem, peak_within_1_5x_store, .timeout = 120)
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	cr_assert_eq(v[2], 4.0 * NK, "events %.0f", v[2]);
 	cr_log_info("peak rise %.1f MB, store %.1f MB: %.2fx", v[0] / 1e6, v[1] / 1e6, v[0] / v[1]);
+#ifdef XPM_ASAN
+	return;                            /* the load ran (ASan watched the arenas); no bound */
+#endif
 	cr_expect(v[0] <= 1.5 * v[1], "peak rise %.1f MB over a %.1f MB store: %.2fx, more than 1.5x",
 		  v[0] / 1e6, v[1] / 1e6, v[0] / v[1]);
 }
