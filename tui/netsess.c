@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "gtrace/gtfile.h"
-#include "../live/live.h"
+#include "live_sess.h"
 #include "netsess.h"
 #include "ui.h"
 
