@@ -6,6 +6,8 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 MESON_OPTS ?=
 FUZZ_SECONDS ?= 10
+# tests run at once: most wait on a terminal, a child or a clock, not the CPU
+TEST_JOBS ?= 4
 
 .PHONY: all deps build asan demo test test-fast fuzz fuzz-smoke bench bench-peers clean
 
@@ -35,12 +37,15 @@ demo: build
 test-fast: build
 	meson test -C $(BUILD) --print-errorlogs
 
+# a phase that fails still ends with the summary (what failed and why)
+SUMMARY = bash tests/summary.sh $(BUILD)/meson-logs/testlog.txt $(ASAN_BUILD)/meson-logs/testlog.txt
 test: build asan
-	meson test -C $(BUILD) --print-errorlogs
+	@rm -f $(ASAN_BUILD)/meson-logs/testlog.txt
+	meson test -C $(BUILD) --print-errorlogs --num-processes $(TEST_JOBS) || { $(SUMMARY); exit 1; }
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		meson test -C $(ASAN_BUILD) --print-errorlogs --timeout-multiplier 3
+		meson test -C $(ASAN_BUILD) --print-errorlogs --num-processes $(TEST_JOBS) --timeout-multiplier 3 || { $(SUMMARY); exit 1; }
 	$(MAKE) fuzz-smoke FUZZ_SECONDS=$(FUZZ_SECONDS)
-	@bash tests/summary.sh $(BUILD)/meson-logs/testlog.txt $(ASAN_BUILD)/meson-logs/testlog.txt
+	@$(SUMMARY)
 
 fuzz-smoke: deps $(FUZZ_BUILD)/build.ninja
 	ninja -C $(FUZZ_BUILD)

@@ -22,6 +22,12 @@ if [ -n "$reasons" ]; then
 	echo "$reasons" | head -40
 	echo "(GTRACE_TESTDATA=DIR points the tests at the traces; .ci/run sets GTRACE_REQUIRE_TESTDATA=1, which fails instead of skipping)"
 fi
+# why each failed test failed, at the end where a CI log's tail shows it
+fails=$(grep -h -E '\[FAIL\]|Assertion Failed|^\[----\] .*:[0-9]+: |AssertionError|^FAIL: |ERROR: AddressSanitizer|runtime error:' "${logs[@]}" | head -40 || true)
+if [ -n "$fails" ]; then
+	echo "failures (first 40 lines naming them):"
+	echo "$fails"
+fi
 awk '/^Ok:/{p+=$2} /^(Fail|Timeout|Unexpected Pass):/{f+=$NF} /^Skipped:/{s+=$2}
      /^gtrace-skip: /{t++}
      END{print "test suites, normal and ASan/UBSan builds together (skipped: suites and single tests):";

@@ -11,12 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "gtrace/sim.h"
 #include "cmd.h"
-#include "../live/live.h"
+#include "live_sess.h"
 #include "live_opts.h"
 
 static int usage(FILE *f)
@@ -101,12 +102,18 @@ int cmd_demo(int argc, char **argv)
 		cmd_error("pipe: %s", strerror(errno));
 		return 1;
 	}
+	pid_t parent = getpid();
 	pid_t child = fork();
 	if (child < 0) {
 		cmd_error("fork: %s", strerror(errno));
 		return 1;
 	}
 	if (child == 0) {
+		/* the trainer is the demo's own: it ends with gtrace, even a
+		   gtrace killed by SIGKILL (else it idled on for --seconds) */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(0);
 		/* the trainer's chatter must not land on the viewer's screen */
 		dup2(out[1], 1);
 		close(out[0]);

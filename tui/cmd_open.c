@@ -311,7 +311,7 @@ int cmd_open(int argc, char **argv)
 		 cmd_usage_error("open", "--param-bytes and --link-gbps go together") :
 		 np == 0 && !nlive ? cmd_usage_error("open", "no PATH given") : -1;
 	if (rc < 0 && (nlive || stdin_stream))
-		rc = netsess_open_live(paths, np, live, nlive, align, memory);
+		rc = netsess_open_live(paths, np, live, NULL, nlive, align, memory);
 	else if (rc < 0 && netsess_all_gtrace(paths, np))
 		rc = netsess_open_files(paths, np, align);
 	if (rc < 0)

@@ -93,7 +93,8 @@ static int act_pause(struct app *a)
 static int act_align(struct app *a)
 {
 	if (!a->src->align_clocks) {
-		ui_msg(a, "clock offsets apply to the nodes of a multi-node view (open --live)");
+		ui_msg(a, "clock offsets apply to the nodes of a multi-node view (open --live, attach --hosts, "
+		       "several .gtrace files of one job)");
 		return UI_HANDLED;
 	}
 	char m[160] = "";

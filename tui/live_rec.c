@@ -18,13 +18,19 @@ static const char *tmp_root(void)
 	return t && *t ? t : "/tmp";
 }
 
+/* what errors name: the file, or stdout for a stream (`record -o -`) */
+static const char *rec_name(const struct live_rec *r)
+{
+	return r->stream ? "stdout" : r->path;
+}
+
 /* a first flush: the file holds complete chunks (opens, with no events)
  * from the start; 0 or -EIO with err */
 static int first_flush(struct live_rec *r, struct gt_store *s, char *err, size_t errlen)
 {
 	int rc = gt_file_writer_flush(r->w, s);
 	if (rc < 0)
-		snprintf(err, errlen, "%s: %s", r->path, strerror(-rc));
+		snprintf(err, errlen, "%s: %s", rec_name(r), strerror(-rc));
 	return rc < 0 ? -EIO : 0;
 }
 
@@ -332,7 +338,7 @@ int live_rec_keep(struct live_rec *r, struct gt_store *s, const char *name, char
 	int copy = 0;
 	char err[512] = "";
 	if (rc < 0) {
-		snprintf(msg, len, "%s: %s", r->path, strerror(-rc));
+		snprintf(msg, len, "%s: %s", rec_name(r), strerror(-rc));
 		return rc;
 	}
 	if (r->ring_ns) {
@@ -407,7 +413,7 @@ int live_rec_close(struct live_rec *r, struct gt_store *s, char *err, size_t err
 			if (!rc)
 				rc = merge(r, s, final, r->force ? 0 : GT_FILE_W_KEEP, err, errlen);
 			else
-				snprintf(err, errlen, "%s: %s", r->path, strerror(-rc));
+				snprintf(err, errlen, "%s: %s", rec_name(r), strerror(-rc));
 		}
 		if (r->w)
 			gt_file_writer_abort(r->w);
@@ -418,7 +424,7 @@ int live_rec_close(struct live_rec *r, struct gt_store *s, char *err, size_t err
 		rc = gt_file_writer_close(r->w, s, e2, sizeof(e2));
 		r->w = NULL;
 		if (rc < 0)
-			snprintf(err, errlen, "%s: %s", r->path, e2);
+			snprintf(err, errlen, "%s: %s", rec_name(r), e2);
 	}
 	/* kept names: links are complete already; copies are made again */
 	for (int i = 0; i < r->nkept && !rc; i++) {

@@ -19,7 +19,7 @@
 #include "gtrace/agent.h"
 #include "gtrace/sim.h"
 #include "cmd.h"
-#include "../live/live.h"
+#include "live_sess.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -53,6 +53,7 @@ struct lsim {
 	int rank_base;        /* $RANK (torchrun-style launchers), added to sim ranks */
 	uint32_t host;        /* string id of $GTRACE_HOSTNAME for every rank, 0 = the sim's */
 	double rate;          /* events/s, 0 = real time */
+	int lossless;         /* --lossless: wait for room in the ring, never overflow it */
 	int64_t sim_t0_ns;    /* simulated time of the first event */
 	int64_t sim_end_ns;   /* latest simulated end emitted so far */
 	int64_t wall_t0_ns;   /* monotonic time of the first step, 0 = not started */
@@ -132,6 +133,20 @@ static int emit(void *ctx, const struct gt_event *ev, size_t n)
 		ls->last_reset = p->resets;
 		publish_meta(ls, p);
 	}
+	/* --lossless: a viewer that falls behind slows the trainer down
+	 * rather than losing events (room for each event's definitions too) */
+	if (ls->lossless) {
+		uint64_t need = (uint64_t)n * 4 + 64;
+		while (!stop_flag && p && p->ring) {
+			uint64_t cap = p->ring->mask + 1;
+			if (gt_ring_reserve(p->ring, (uint32_t)(need < cap ? need : cap)) == 0)
+				break;
+			sleep_ns(200000);
+			p = gt_agent_pub();
+		}
+		if (!p)
+			return 0;
+	}
 	ls->published += gt_publisher_events(p, ev, n, &ls->dict);
 	return 0;
 }
@@ -153,7 +168,7 @@ static void s_status(void *ctx, char *buf, size_t len)
 static int usage(FILE *f)
 {
 	fprintf(f, "usage: gtrace sim --live [--gpus N] [--ranks N] [--scenario NAME] [--rate EVENTS_PER_S]\n"
-		   "                  [--seconds S] [--steps N] [--seed N] [--wait] [--linger S]\n"
+		   "                  [--seconds S] [--steps N] [--seed N] [--wait] [--linger S] [--lossless]\n"
 		   "A simulated trainer that publishes its events through the capture channel\n"
 		   "(@gtrace-PID); attach with 'gtrace attach PID' or 'gtrace record --pid PID'.\n"
 		   "  --rate      events per second; the simulated clock then runs faster or slower\n"
@@ -161,7 +176,9 @@ static int usage(FILE *f)
 		   "  --seconds   stop after S seconds (default: run until the steps are done, or forever)\n"
 		   "  --steps     training steps to simulate (default: unlimited when --seconds is given)\n"
 		   "  --wait      start stepping when the first viewer attaches\n"
-		   "  --linger    after the last step, wait up to S seconds for the viewer to detach (default 30)\n");
+		   "  --linger    after the last step, wait up to S seconds for the viewer to detach (default 30)\n"
+		   "  --lossless  when the viewer falls behind, wait for room in the ring instead of losing\n"
+		   "              events (a real trainer never waits; for tests and benchmarks)\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -171,7 +188,7 @@ int live_sim_main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.seed = 1;
 	double rate = 0, seconds = 0, linger = 30;
-	int wait = 0, steps_given = 0;
+	int wait = 0, steps_given = 0, lossless = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -181,6 +198,10 @@ int live_sim_main(int argc, char **argv)
 			continue;
 		if (!strcmp(a, "--wait")) {
 			wait = 1;
+			continue;
+		}
+		if (!strcmp(a, "--lossless")) {
+			lossless = 1;
 			continue;
 		}
 		if (!v)
@@ -246,6 +267,7 @@ int live_sim_main(int argc, char **argv)
 	struct lsim ls;
 	memset(&ls, 0, sizeof(ls));
 	ls.rate = rate;
+	ls.lossless = lossless;
 	ls.rank_base = getenv("RANK") ? atoi(getenv("RANK")) : 0;
 	ls.s = gt_store_new();
 	if (!ls.s) {

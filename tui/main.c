@@ -56,7 +56,7 @@ static const struct command commands[] = {
 	  "             [--scenario-rank R] [--events N] [--seed S] [--memory steady|leak] [--force]\n"
 	  "      write a synthetic capture with a planted bottleneck\n"
 	  "  gtrace sim --live [--gpus N] [--ranks N] [--scenario NAME] [--rate EVENTS_PER_S]\n"
-	  "             [--seconds S] [--steps N] [--seed N] [--wait] [--linger S]\n"
+	  "             [--seconds S] [--steps N] [--seed N] [--wait] [--linger S] [--lossless]\n"
 	  "      a simulated trainer to attach to" },
 	{ "diff", cmd_diff, "diff A B [--report breakdown|kernels|ops|overview] [--format table|csv|json]\n"
 	  "             [--align first|start|step=N] [--rank R] [--table NAME|list] [-o DIR]\n"

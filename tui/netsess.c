@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "gtrace/gtfile.h"
-#include "../live/live.h"
+#include "live_sess.h"
 #include "netsess.h"
 #include "ui.h"
 
@@ -263,11 +263,12 @@ static void human(double v, char *buf, size_t len)
 static const char *failed_why(const struct netsess *ns, int k, struct gt_job_node_info *in)
 {
 	gt_job_node(ns->j, k, in);
-	if (ns->node[k].fd >= 0 || (in->state == GT_STREAM_COMPLETE && in->events))
+	if (ns->node[k].fd >= 0 || ns->node[k].left ||
+	    (in->state == GT_STREAM_COMPLETE && in->events))
 		return "";
 	const char *m = in->msg;
-	size_t ll = strlen(in->label) < 56 ? strlen(in->label) : 56;
-	if (m[0] && !strncmp(m, in->label, ll) && !strncmp(m + ll, ": ", 2))
+	size_t ll = strlen(in->name);
+	if (m[0] && !strncmp(m, in->name, ll) && !strncmp(m + ll, ": ", 2))
 		m += ll + 2;
 	return m[0] ? m : in->events ? "stream closed" : "no data";
 }
@@ -286,12 +287,17 @@ static void ended_part(const struct netsess *ns, int ended, char *out, size_t le
 		if (!failed++)
 			host = in.host, why = w;
 	}
+	/* a long reason keeps its head, up to its first " (": never a number cut in two */
+	int wl = why ? (int)strlen(why) : 0;
+	const char *paren = why ? strstr(why, " (") : NULL;
+	if (wl > 80)
+		wl = paren && paren - why <= 80 ? (int)(paren - why) : 80;
 	if (!failed)
 		snprintf(out, len, ", %d ended", ended);
 	else if (failed == 1)
-		snprintf(out, len, ", %d ended (%s: %.80s)", ended, host, why);
+		snprintf(out, len, ", %d ended (%s: %.*s)", ended, host, wl, why);
 	else
-		snprintf(out, len, ", %d ended (%s: %.80s; +%d more failed)", ended, host, why,
+		snprintf(out, len, ", %d ended (%s: %.*s; +%d more failed)", ended, host, wl, why,
 			 failed - 1);
 }
 
@@ -301,7 +307,8 @@ void netsess_name_failed(const struct netsess *ns, const char *prog)
 		struct gt_job_node_info in;
 		const char *w = failed_why(ns, k, &in);
 		if (w[0])
-			fprintf(stderr, "%s: node %s failed: %s\n", prog, in.host, w);
+			fprintf(stderr, "%s: node %s failed: %s%s%s\n", prog, in.host, w,
+				ns->node[k].eline[0] ? " | " : "", ns->node[k].eline);
 	}
 }
 
@@ -326,7 +333,7 @@ void netsess_status(struct netsess *ns, char *buf, size_t len)
 	int first_failed = 1;
 	for (int k = 0; k < ns->n && off < len; k++) {
 		struct gt_job_node_info in;
-		gt_job_node(ns->j, k, &in);
+		const char *why = failed_why(ns, k, &in);
 		const struct netsess_node *n = &ns->node[k];
 		/* the first failed node is named in the first part: again only with its stderr */
 		int shown = 0;
@@ -336,8 +343,7 @@ void netsess_status(struct netsess *ns, char *buf, size_t len)
 			w = 0;
 		else if (n->fd < 0 && in.state != GT_STREAM_COMPLETE)
 			w = snprintf(buf + off, len - off, " | %s ended: %s%s%s", in.host,
-				     in.msg[0] ? in.msg : "stream closed", n->eline[0] ? " | " : "",
-				     n->eline);
+				     why[0] ? why : "stream closed", n->eline[0] ? " | " : "", n->eline);
 		else if (n->fd >= 0 && now - n->last_ns >= NETSESS_STALL_NS)
 			w = snprintf(buf + off, len - off, " | %s: no data for %.0f s%s%s", in.host,
 				     (double)(now - n->last_ns) / 1e9, n->eline[0] ? ": " : "", n->eline);
@@ -370,10 +376,12 @@ void netsess_stop(struct netsess *ns, double wait_s)
 	for (int k = 0; k < ns->n; k++) {
 		struct netsess_node *n = &ns->node[k];
 		if (n->fd >= 0) {
+			n->left = !n->pid;   /* a stream on stdin cannot be asked to end */
 			close(n->fd);
 			n->fd = -1;
 			gt_job_close(ns->j, k);
 		}
+		read_err(n);           /* its last words (ssh's reason) */
 		if (n->efd >= 0) {
 			close(n->efd);
 			n->efd = -1;
@@ -460,11 +468,16 @@ static void ui_status(void *ctx, char *buf, size_t len)
 	netsess_status(ctx, buf, len);
 }
 
-static int ui_save(void *ctx, char *msg, size_t len)
+/* W: the job as it stands, written to PATH (relative to the current
+ * directory, named in full in the message); never replaces a file */
+static int ui_save_as(void *ctx, const char *name, char *msg, size_t len)
 {
 	struct netsess *ns = ctx;
-	char path[PATH_MAX + 32], err[256];
-	live_save_path(path, sizeof(path));
+	char path[PATH_MAX + 32], cwd[PATH_MAX], err[256];
+	if (name[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		snprintf(path, sizeof(path), "%s%s%s", cwd, cwd[1] ? "/" : "", name);
+	else
+		snprintf(path, sizeof(path), "%s", name);
 	gt_job_drops(ns->j);
 	gt_job_meta(ns->j);
 	struct gt_file_writer_opts wo = { .open_flags = GT_FILE_W_KEEP };
@@ -505,7 +518,7 @@ int netsess_view(struct netsess *ns, const char *name)
 		src.ctx = ns;
 		src.poll = ui_poll;
 		src.status = ui_status;
-		src.save = ui_save;
+		src.save_as = ui_save_as;
 		src.poll_ms = 200;
 		src.flags = UI_SRC_LIVE;
 		src.align_clocks = ui_align;

@@ -28,6 +28,8 @@ struct netsess_node {
 	char eline[160];         /* its stderr's last line */
 	size_t elen;
 	char epart[160];         /* the line being read */
+	int left;                /* an fd (stdin) still open when the session stopped:
+	                            closed by us, not failed */
 };
 
 struct gt_file_writer;
@@ -83,9 +85,10 @@ int netsess_view(struct netsess *ns, const char *name);
 int netsess_record(const char *out, char **cmds, int n, int force, double duration, int quiet,
 		   int apply_clock);
 /* `gtrace open [-] [--live CMD...]`: the viewer on stdin's stream (path
- * "-") and the commands' streams; the exit status */
-int netsess_open_live(const char *const *paths, int np, char **cmds, int ncmd, int align,
-		      size_t memory);
+ * "-") and the commands' streams (hosts[i], when given, names command i's
+ * node until its stream says its host); the exit status */
+int netsess_open_live(const char *const *paths, int np, char **cmds, char **hosts, int ncmd,
+		      int align, size_t memory);
 /* `gtrace open A.gtrace B.gtrace ...`: the files as the nodes of one job */
 int netsess_open_files(const char *const *paths, int np, int align);
 /* 1 when there are at least two paths and each is a .gtrace file */

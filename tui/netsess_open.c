@@ -16,8 +16,8 @@
 #include "netsess.h"
 #include "ui.h"
 
-int netsess_open_live(const char *const *paths, int np, char **cmds, int ncmd, int align,
-		      size_t memory)
+int netsess_open_live(const char *const *paths, int np, char **cmds, char **hosts, int ncmd,
+		      int align, size_t memory)
 {
 	struct gt_store *s = gt_store_new();
 	struct netsess ns;
@@ -59,6 +59,8 @@ int netsess_open_live(const char *const *paths, int np, char **cmds, int ncmd, i
 		if (netsess_add_cmd(&ns, cmds[i], err, sizeof(err)) < 0) {
 			fprintf(stderr, "gtrace: %s\n", err);
 			rc = 1;
+		} else if (hosts) {
+			gt_job_set_host(ns.j, ns.n - 1, hosts[i]);
 		}
 	if (!rc) {
 		char name[256];
@@ -70,6 +72,16 @@ int netsess_open_live(const char *const *paths, int np, char **cmds, int ncmd, i
 	netsess_free(&ns);
 	gt_store_free(s);
 	return rc;
+}
+
+/* C on the files of one job: they are merged once, as loaded; the offsets
+ * are applied by loading them with --align-clocks */
+static int files_align(void *ctx, char *msg, size_t len)
+{
+	(void)ctx;
+	snprintf(msg, len, "these files are merged as loaded: open them with --align-clocks to "
+		 "apply the clock offsets");
+	return -ENOTSUP;
 }
 
 int netsess_open_files(const char *const *paths, int np, int align)
@@ -97,7 +109,7 @@ int netsess_open_files(const char *const *paths, int np, int align)
 	snprintf(name, sizeof(name), "%s (+%d more nodes)%s%s", paths[0], np - 1,
 		 clock && !strncmp(clock, "clock:", 6) ? ", " : "",
 		 clock && !strncmp(clock, "clock:", 6) ? clock : "");
-	struct ui_source src = { .name = name, .store = s };
+	struct ui_source src = { .name = name, .store = s, .align_clocks = files_align };
 	rc = ui_run(&src);
 	gt_store_free(s);
 	return rc;
@@ -140,8 +152,9 @@ int netsess_attach_hosts(int argc, char **argv)
 	}
 	char *list = strdup(hosts ? hosts : "");
 	char **cmds = calloc(GT_JOB_MAX_NODES, sizeof(*cmds));
+	char **names = calloc(GT_JOB_MAX_NODES, sizeof(*names));
 	int n = 0, rc = 0;
-	if (!list || !cmds) {
+	if (!list || !cmds || !names) {
 		fprintf(stderr, "gtrace: out of memory\n");
 		rc = 1;
 	}
@@ -159,7 +172,7 @@ int netsess_attach_hosts(int argc, char **argv)
 			cmds[n] = NULL;
 			rc = 1;
 		} else {
-			n++;
+			names[n++] = h;   /* the node's name until its stream says its host */
 		}
 	}
 	if (!rc && !n) {
@@ -167,10 +180,11 @@ int netsess_attach_hosts(int argc, char **argv)
 		rc = 2;
 	}
 	if (!rc)
-		rc = netsess_open_live(NULL, 0, cmds, n, align, SIZE_MAX);
+		rc = netsess_open_live(NULL, 0, cmds, names, n, align, SIZE_MAX);
 	for (int i = 0; i < n; i++)
 		free(cmds[i]);
 	free(cmds);
+	free(names);
 	free(list);
 	return rc;
 }

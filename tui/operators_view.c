@@ -3,9 +3,10 @@
  * operators per name, gtrace/ops.h rules), sortable by any column, filtered
  * by a name regex; Enter lists an operator's calls (operators_view_calls.c).
  * g cycles the plugin's groupings (name, + input shapes, + call stack); c
- * shows `gtrace diff`'s operator, kernel and step-breakdown tables of the
- * store's two lowest ranks (two runs opened together), Enter on a delta row
- * listing the instances in both.
+ * shows `gtrace diff`'s operator, kernel, step-breakdown (average, then the
+ * steps side by side) and overview-verdict tables of the store's two lowest
+ * ranks (two runs opened together, operators_view_cmp.c), Enter on a delta
+ * row listing the instances in both, on a step showing it in the trace.
  * A live store is recomputed as every analysis page is (ui_due),
  * the selected row and an open list kept.
  */
@@ -15,6 +16,7 @@
 #include "gtrace/diff.h"
 #include "gtrace/ops.h"
 #include "term.h"
+#include "drill.h"
 #include "operators_view.h"
 
 static const char *const op_help[] = {
@@ -25,8 +27,9 @@ static const char *const op_help[] = {
 	"/           filter names (regex; empty clears)",
 	"g           group by name / name + input shapes / name + call stack",
 	"c           compare two runs opened together (gtrace open A B): operator",
-	"            deltas, kernel deltas, step breakdown, off; Enter: the instances",
-	"            in both runs",
+	"            deltas, kernel deltas, step breakdown, steps side by side,",
+	"            overview verdicts, off; Enter: the instances in both runs;",
+	"            on a step: the trace view over it in both runs",
 	"calls:      K  GPU work the call launched (Enter: show it)",
 	"            d  by duration   T  by time   Esc  back",
 	NULL
@@ -56,6 +59,8 @@ static void refilter(struct operators_view *o)
 		return;
 	int nc = tables_name_col(o->tb);
 	for (size_t i = 0; i < o->tb->nrows; i++) {
+		if (!operators_view_cmp_keep(o, i))
+			continue;
 		if (o->has_re && nc >= 0) {
 			const union gt_cell *c = gt_table_cell(o->tb, i, (size_t)nc);
 			if (regexec(&o->re, c && c->s ? c->s : "", 0, NULL, 0))
@@ -77,22 +82,6 @@ static void sel_name(const struct operators_view *o, char *buf, size_t len)
 	snprintf(buf, len, "%s", c && c->s ? c->s : "");
 }
 
-/* the selected row's key (grouped: its shapes / stack column) into
- * calls_keyed / calls_key */
-static void sel_key(struct operators_view *o)
-{
-	o->calls_keyed = o->group != GT_OPS_BY_NAME;
-	o->calls_key = UINT32_MAX;
-	if (!o->calls_keyed || !o->tb || o->tb->ncols < 2 || o->st.sel >= o->nrows)
-		return;
-	const union gt_cell *c = gt_table_cell(o->tb, o->rows[o->st.sel], 1);
-	const char *k = c && c->s ? c->s : "";
-	if (!strcmp(k, "None"))
-		o->calls_key = 0;
-	else
-		o->calls_key = gt_store_str_find(o->v.app->store, k, strlen(k));
-}
-
 /* select the row named `name` */
 static void select_name(struct operators_view *o, const char *name)
 {
@@ -106,40 +95,6 @@ static void select_name(struct operators_view *o, const char *name)
 			return;
 		}
 	}
-}
-
-/* the two lowest ranks of the store into cmp_ra / cmp_rb; 0 when it has
- * fewer than two */
-static int two_ranks(struct operators_view *o)
-{
-	const struct gt_store *s = o->v.app->store;
-	int32_t a = INT32_MAX, b = INT32_MAX;
-	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
-		int32_t r = gt_store_lane_at(s, (uint32_t)i)->key.rank;
-		if (r < a) {
-			b = a;
-			a = r;
-		} else if (r > a && r < b) {
-			b = r;
-		}
-	}
-	o->cmp_ra = a;
-	o->cmp_rb = b;
-	return b != INT32_MAX;
-}
-
-/* compare mode: the diff table of the two ranks into o->out; 0 or -1 (err set) */
-static int compute_cmp(struct operators_view *o)
-{
-	if (!two_ranks(o)) {
-		snprintf(o->err, sizeof(o->err), "compare: the store has one rank (open two runs: "
-			 "gtrace open A B)");
-		return -1;
-	}
-	struct gt_diff_opts d = { .rank = o->cmp_ra, .rank_b = o->cmp_rb, .flags = GT_DIFF_F_RANK_B };
-	const struct gt_store *s = o->v.app->store;
-	static const char *const rep[] = { "", "ops", "kernels", "breakdown" };
-	return gt_diff_run(s, s, rep[o->cmp & 3], &d, &o->out, o->err, sizeof(o->err)) ? -1 : 0;
 }
 
 /* run the ops report over the whole store, sort, filter; the selected row
@@ -159,15 +114,16 @@ static void compute(struct operators_view *o)
 		snprintf(o->err, sizeof(o->err), "the 'ops' report is not available in this build");
 		return;
 	}
-	if ((o->cmp ? compute_cmp(o) : rep->run(o->v.app->store, &sc, &o->out, o->err,
-						   sizeof(o->err))) || !o->out.n) {
+	long shown = o->cmp ? operators_view_cmp_compute(o)
+			    : rep->run(o->v.app->store, &sc, &o->out, o->err, sizeof(o->err));
+	if (shown < 0 || (size_t)shown >= o->out.n) {
 		if (!o->err[0])
 			snprintf(o->err, sizeof(o->err), "ops: no table");
 		gt_report_out_done(&o->out);
 		memset(&o->out, 0, sizeof(o->out));
 		return;
 	}
-	o->tb = o->out.tables[0];
+	o->tb = o->out.tables[shown];
 	if (o->st.sort_col >= (int)o->tb->ncols)
 		o->st.sort_col = -1;
 	if (o->st.sort_col < 0 && !o->cmp) {   /* a diff table comes sorted by |delta| */
@@ -194,13 +150,13 @@ static void op_draw(struct view *v, struct lrect r)
 	}
 	static const char *const by[] = { "name", "name + input shapes", "name + call stack" };
 	if (o->cmp) {
-		static const char *const what[] = { "", "operators", "kernels", "step breakdown" };
+		const char *next = operators_view_cmp_name((o->cmp + 1) % OPV_CMP_N);
 		term_printf(r.y, r.x + 1, r.w - 2, 0, "compare %s  |  r%d baseline vs r%d experiment  |  "
-			    "%zu of %zu rows%s%s%s  |  %sc: %s", what[o->cmp & 3], o->cmp_ra, o->cmp_rb,
-			    o->nrows, o->tb ? o->tb->nrows : 0, o->has_re ? "  filter /" : "",
-			    o->has_re ? o->filter : "", o->has_re ? "/" : "",
-			    o->cmp < 3 ? "Enter: instances in both  " : "",
-			    what[(o->cmp + 1) & 3][0] ? what[(o->cmp + 1) & 3] : "off");
+			    "%zu of %zu rows%s%s%s  |  %sc: %s", operators_view_cmp_name(o->cmp),
+			    o->cmp_ra, o->cmp_rb, o->nrows, o->tb ? o->tb->nrows : 0,
+			    o->has_re ? "  filter /" : "", o->has_re ? o->filter : "",
+			    o->has_re ? "/" : "", o->cmp < 3 ? "Enter: instances in both  " :
+			    o->cmp == 4 ? "Enter: the step in both  " : "", next[0] ? next : "off");
 	} else {
 		term_printf(r.y, r.x + 1, r.w - 2, 0,
 			    "operators  |  %zu of %zu rows%s%s%s  |  by %s  |  Enter: calls  g: grouping",
@@ -272,11 +228,11 @@ static int op_key(struct view *v, int ch)
 		break;
 	case '/': ui_prompt(v->app, v, "filter operators (regex, empty clears): ", "", filter_done); break;
 	case 'c':
-		if (!o->cmp && !two_ranks(o)) {
+		if (!o->cmp && !operators_view_cmp_ranks(o)) {
 			ui_msg(v->app, "c: compare needs two runs opened together (gtrace open A B)");
 			break;
 		}
-		o->cmp = (o->cmp + 1) % 4;
+		o->cmp = (o->cmp + 1) % OPV_CMP_N;
 		o->st.sort_col = -1;
 		o->st.left = 0;
 		o->st.sel = o->st.top = 0;
@@ -295,16 +251,17 @@ static int op_key(struct view *v, int ch)
 		o->v.due.dirty = 1;
 		break;
 	case '\n': case '\r': case KEY_ENTER:
-		if (o->cmp == 3) {
-			ui_msg(v->app, "Enter: a step category has no instances to list");
+		if (o->cmp >= 3) {
+			operators_view_cmp_enter(o);
 			break;
 		}
 		sel_name(o, o->calls_name, sizeof(o->calls_name));
-		sel_key(o);
-		o->calls_keyed &= !o->cmp;
+		if (!o->calls_name[0])
+			break;
+		drill_key(o->tb, o->rows[o->st.sel], o->calls_row, sizeof(o->calls_row));
+		o->calls_keyed = !o->cmp && o->group != GT_OPS_BY_NAME;
 		o->calls_kernels = o->cmp == 2;
-		if (o->calls_name[0])
-			operators_view_calls_open(o);
+		operators_view_calls_open(o);
 		break;
 	default:
 		return UI_UNHANDLED;
@@ -334,6 +291,7 @@ static void op_free(struct view *v)
 	if (o->has_re)
 		regfree(&o->re);
 	operators_view_calls_free(o);
+	operators_view_cmp_free(o);
 	free(o);
 }
 

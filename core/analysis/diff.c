@@ -167,16 +167,21 @@ static int overviews(const struct gt_store *a, const struct gt_store *b,
 {
 	const struct gt_report *rep = gt_report_find("overview");
 	struct gt_scope sc;
+	const struct gt_table *ov[2] = { NULL, NULL }, *rec[2] = { NULL, NULL };
 	for (int k = 0; k < 2; k++) {
 		struct gt_diff_opts ok = diff_side(o, k);
 		scope_of(&ok, &sc);
 		struct gt_report_out one = { 0 };
 		int rc = rep->run(k ? b : a, &sc, &one, err, errlen);
 		for (size_t i = 0; i < one.n && !rc; i++) {
-			rc = relabel(one.tables[i], k ? "experiment" : "baseline",
-				     k ? "Experiment" : "Baseline");
+			struct gt_table *t = one.tables[i];
+			if (!strcmp(t->name, "overview"))
+				ov[k] = t;
+			else if (!strcmp(t->name, "overview_recs"))
+				rec[k] = t;
+			rc = relabel(t, k ? "experiment" : "baseline", k ? "Experiment" : "Baseline");
 			if (!rc)
-				rc = gt_report_out_add(out, one.tables[i]);
+				rc = gt_report_out_add(out, t);
 			if (!rc)
 				one.tables[i] = NULL;
 		}
@@ -184,7 +189,14 @@ static int overviews(const struct gt_store *a, const struct gt_store *b,
 		if (rc)
 			return rc;
 	}
-	return 0;
+	if (!ov[0] || !ov[1])
+		return 0;
+	/* the two overviews side by side, last (CSV's default stays the baseline's) */
+	struct gt_table *t = gt_diff_verdicts_table(ov[0], ov[1], rec[0], rec[1]);
+	int rc = t ? gt_report_out_add(out, t) : -ENOMEM;
+	if (rc)
+		snprintf(err, errlen, "diff: out of memory");
+	return rc;
 }
 
 int gt_diff_run(const struct gt_store *a, const struct gt_store *b, const char *name,

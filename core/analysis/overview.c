@@ -84,10 +84,12 @@ static void environment(const struct gt_store *s, const struct gt_scope *sc,
 	long nr = analysis_scope_ranks(s, sc, &ranks);
 	r->ranks = nr > 0 ? (size_t)nr : 0;
 	free(ranks);
+	size_t rank_events = 0;   /* events of the scope's rank (one rank asked) */
 	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
 		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		if (!l->n || (sc->rank >= 0 && l->key.rank != sc->rank))
 			continue;
+		rank_events += l->n;
 		if (l->key.type == GT_LANE_GPU && l->key.pid >= 0 && l->key.id >= 0 &&
 		    (sc->gpu < 0 || l->key.device == sc->gpu))
 			r->streams++;   /* a CUDA stream; not an annotation or sync lane (pid < 0) */
@@ -97,7 +99,7 @@ static void environment(const struct gt_store *s, const struct gt_scope *sc,
 			r->host_other++;         /* a pseudo-lane (negative or no pid/tid) */
 	}
 	r->gpus = r->gt.ngpus;
-	r->events = gt_store_event_count(s);
+	r->events = sc->rank >= 0 ? rank_events : gt_store_event_count(s);
 	r->t0_ns = gt_store_t_min(s);
 	r->t1_ns = gt_store_t_max(s);
 	const struct gt_drops *d = gt_store_drops((struct gt_store *)s);

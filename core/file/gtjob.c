@@ -119,9 +119,8 @@ int gt_job_add_node(struct gt_job *j, const char *label)
 	gt_job_short_name(label, n->host, sizeof(n->host));
 	n->ns = gt_store_new();
 	/* messages name the node by its label, a long command cut short */
-	char nm[64];
-	snprintf(nm, sizeof(nm), "%.56s%s", label, strlen(label) > 56 ? "..." : "");
-	n->st = n->ns ? gt_stream_new(nm, n->ns) : NULL;
+	snprintf(n->name, sizeof(n->name), "%.56s%s", label, strlen(label) > 56 ? "..." : "");
+	n->st = n->ns ? gt_stream_new(n->name, n->ns) : NULL;
 	n->batch = malloc(GTJOB_BATCH * sizeof(*n->batch));
 	n->clock_synced = -1;
 	n->clock_maxerror_us = n->clock_esterror_us = -1;
@@ -367,6 +366,12 @@ void gt_job_close(struct gt_job *j, int i)
 		snprintf(n->msg, sizeof(n->msg), "%s", m);
 }
 
+void gt_job_set_host(struct gt_job *j, int i, const char *host)
+{
+	if (i >= 0 && (size_t)i < j->n && host && host[0])
+		snprintf(j->node[i]->host, sizeof(j->node[i]->host), "%s", host);
+}
+
 void gt_job_node(const struct gt_job *j, int i, struct gt_job_node_info *o)
 {
 	const struct gt_job_node *n = j->node[i];
@@ -374,6 +379,7 @@ void gt_job_node(const struct gt_job *j, int i, struct gt_job_node_info *o)
 	gt_stream_info(n->st, &si);
 	memset(o, 0, sizeof(*o));
 	o->label = n->label;
+	o->name = n->name;
 	o->host = n->host;
 	o->state = si.state;
 	o->bytes = n->bytes;

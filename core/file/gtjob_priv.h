@@ -13,6 +13,7 @@
 
 struct gt_job_node {
 	char label[160];
+	char name[64];                    /* what its stream's messages start with */
 	char host[128];
 	char msg[320];
 	struct gt_stream *st;

@@ -78,8 +78,19 @@ static int fail(struct gt_stream *st, int rc, const char *fmt, ...)
 static int header(struct gt_stream *st, const unsigned char *p, size_t len)
 {
 	size_t m = len < 8 ? len : 8;
-	if (memcmp(p, GT_FILE_MAGIC, m))
-		return fail(st, -EINVAL, "not a gtrace stream (no GTRACE header)");
+	if (memcmp(p, GT_FILE_MAGIC, m)) {
+		/* text where the header should be (a banner, an error, the wrong
+		   command's output): its first line's head says what came */
+		char seen[48];
+		size_t k = 0, i = 0;
+		for (; i < len && k < 40 && p[i] != '\n' && p[i] != '\r'; i++)
+			seen[k++] = p[i] >= 0x20 && p[i] < 0x7f ? (char)p[i] : '?';
+		seen[k] = 0;
+		if (p[0] < 0x20 || p[0] >= 0x7f)
+			return fail(st, -EINVAL, "not a gtrace stream (no GTRACE header)");
+		return fail(st, -EINVAL, "not a gtrace stream (no GTRACE header; it begins '%s%s')",
+			    seen, i < len && k == 40 && p[i] != '\n' && p[i] != '\r' ? "..." : "");
+	}
 	if (len < GTFILE_HDR_BYTES)
 		return 0;
 	struct gt_stream_info *in = &st->in;

@@ -351,6 +351,20 @@ int store_arena_owns(const struct store_arena *a, const void *p)
 	return a && c >= a->base && c < a->base + a->reserve;
 }
 
+int store_arena_write(struct store_arena *a, void *dst, const void *src, size_t n)
+{
+	off_t at = (off_t)((unsigned char *)dst - a->base);
+	for (size_t done = 0; done < n;) {
+		ssize_t w = pwrite(a->fd, (const char *)src + done, n - done, at + (off_t)done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		done += (size_t)w;
+	}
+	return 0;
+}
+
 void store_arena_set_allow(struct store_arena *a, size_t allow)
 {
 	atomic_store(&a->allow, allow);
@@ -462,6 +476,20 @@ void store_arena_cold(struct store_arena *a)
 	madvise(a->base, u, MADV_DONTNEED);
 	fdatasync(a->fd);
 	posix_fadvise(a->fd, 0, (off_t)u, POSIX_FADV_DONTNEED);
+}
+
+size_t store_arena_incore(struct store_arena *a)
+{
+	size_t u = atomic_load(&a->used), np = (u + a->page - 1) / a->page, n = 0;
+	unsigned char v[4096];
+	for (size_t p = 0; p < np; p += sizeof(v)) {
+		size_t k = np - p < sizeof(v) ? np - p : sizeof(v);
+		if (mincore(a->base + p * a->page, k * a->page, v))
+			return SIZE_MAX;
+		for (size_t i = 0; i < k; i++)
+			n += v[i] & 1;
+	}
+	return n;
 }
 
 size_t store_arena_size(const struct store_arena *a, void *p)

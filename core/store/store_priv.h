@@ -82,6 +82,11 @@ uint32_t rectab_intern(struct rectab *t, const void *rec);
 const void *rectab_at(const struct rectab *t, uint32_t id);
 
 int lod_build(struct gt_store *s, struct gt_lane *l);
+/* from the lane's coarse index (lod.c): the first event a search for
+ * start >= t may begin at, and the first block a search for running max
+ * end >= t may begin at (0 without a coarse index) */
+size_t lod_top_from_start(const struct gt_lane *l, int64_t t);
+size_t lod_top_from_maxend(const struct gt_lane *l, int64_t t);
 void lod_free(struct gt_store *s, struct gt_lane *l);
 
 /* ---- memory: every per-event array of the store (lane events, lane
@@ -110,6 +115,8 @@ int store_arena_probe(void);
 int store_arena_new(size_t allow, struct store_arena **out);
 void store_arena_free(struct store_arena *a);
 int store_arena_owns(const struct store_arena *a, const void *p);
+/* pwrite n bytes of src to the cache file where dst (owned) is mapped; 0 or -errno */
+int store_arena_write(struct store_arena *a, void *dst, const void *src, size_t n);
 void *store_arena_alloc(struct store_arena *a, size_t n);
 /* a block for an array that grows (its contents come from a smaller one):
  * with more address room behind it (store_arena.c, room_for) */
@@ -128,6 +135,9 @@ uint64_t store_arena_deferred(const struct store_arena *a);
 void *store_arena_realloc(struct store_arena *a, void *p, size_t n);
 void store_arena_release(struct store_arena *a, void *p);
 size_t store_arena_size(const struct store_arena *a, void *p);
+/* pages of the cache file in the page cache now (mincore; SIZE_MAX on error):
+ * the benchmark checks that its eviction evicted */
+size_t store_arena_incore(struct store_arena *a);
 /* user bytes of live blocks */
 size_t store_arena_live(const struct store_arena *a);
 /* bytes of the arena mapped into the process now (sampled, an upper bound) */

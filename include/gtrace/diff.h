@@ -4,14 +4,17 @@
  * Analysis' trace_diff (docs/analyses.md "Comparing two runs").
  *
  * Reports (each a list of tables, printed like `gtrace stats` reports):
- *   breakdown  the step-time breakdown of the average aligned step, one row
- *              per category then Total: Baseline (us), Experiment (us),
- *              Delta (us), Delta (%); then the aligned steps side by side
+ *   breakdown  the step-time breakdown side by side, one row per category
+ *              then Total: Baseline (us), Experiment (us), Delta (us),
+ *              Delta (%); first the average aligned step (Row "average"),
+ *              then every aligned step (Row "step", Step = the baseline's
+ *              step number, Experiment Step = its partner)
  *   kernels    per kernel name: time, count and mean of both runs and the
  *              deltas, sorted by absolute time delta; Change says
  *              "appeared" / "disappeared" for names in one run only
  *   ops        the same per operator name with device self and host self time
- *   overview   both runs' overview tables, baseline first
+ *   overview   both runs' overview tables, baseline first, then their
+ *              figures and verdicts side by side (diff_verdicts)
  *
  * Alignment of steps: GT_DIFF_ALIGN_FIRST pairs each run's complete steps in
  * order from its first one (the steps analysis already dropped steps cut
@@ -25,6 +28,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "gtrace/analysis.h"
 #include "gtrace/report.h"
 #include "gtrace/store.h"
 
@@ -65,6 +69,33 @@ struct gt_table *gt_diff_names_table(const char *tname, const char *title,
 				  const struct gt_diff_item *a, size_t na,
 				  const struct gt_diff_item *b, size_t nb,
 				  const char *const *fig_names, int nfig);
+
+/* the aligned steps of two runs, the one alignment rule above: both runs'
+ * breakdowns and the pairs a.rows[ia + k] with b.rows[ib + k], k < n (n >= 1);
+ * rows' windows are in each store's time */
+struct gt_diff_steps {
+	struct gt_breakdown_result a, b;
+	size_t ia, ib, n;
+};
+/* both breakdowns (on two threads) and their alignment; 0, -EINVAL when
+ * o's step is not in both runs or a run has no step, other negative errno;
+ * message in err.  d is cleared first and owns its results on 0 */
+int gt_diff_steps_compute(const struct gt_store *a, const struct gt_store *b,
+			  const struct gt_diff_opts *o, struct gt_diff_steps *d, char *err,
+			  size_t errlen);
+void gt_diff_steps_done(struct gt_diff_steps *d);
+/* the pair whose baseline step is `step` (-1: the whole-run pair of
+ * GT_DIFF_ALIGN_START), -1 when none */
+long gt_diff_steps_find(const struct gt_diff_steps *d, int64_t step);
+/* the breakdown report's table (diff_breakdown) from d into out; 0 or -ENOMEM */
+int gt_diff_steps_table(const struct gt_diff_steps *d, struct gt_report_out *out);
+/* the figures and verdicts of two overview records (the overview report's
+ * main table, one row) side by side: one row per figure, Baseline and
+ * Experiment as the text table prints them, Delta for numbers; then both
+ * runs' recommendations (rec_a, rec_b: the overview's recommendations
+ * tables, either NULL) paired by kind.  NULL on ENOMEM */
+struct gt_table *gt_diff_verdicts_table(const struct gt_table *ov_a, const struct gt_table *ov_b,
+				     const struct gt_table *rec_a, const struct gt_table *rec_b);
 
 /* names of the reports, NULL-terminated */
 extern const char *const diff_report_names[];

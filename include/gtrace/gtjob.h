@@ -33,6 +33,8 @@ typedef int (*gt_job_events_fn)(void *ctx, struct gt_store *s, const struct gt_e
 
 struct gt_job_node_info {
 	const char *label;       /* the command or file it came from */
+	const char *name;        /* the label as messages start with it ("NAME: ..."), a
+	                            long one cut to 56 bytes and "..." */
 	const char *host;        /* its host */
 	enum gt_stream_state state;
 	uint64_t bytes, events;
@@ -55,6 +57,9 @@ struct gt_job *gt_job_new(struct gt_store *s);
 void gt_job_free(struct gt_job *j);
 /* a new node; its index, or negative errno */
 int gt_job_add_node(struct gt_job *j, const char *label);
+/* name node i HOST until its stream says its host (the caller knows it:
+ * attach --hosts), instead of the short form of its label */
+void gt_job_set_host(struct gt_job *j, int i, const char *host);
 /* a node's name until its stream says its host: GTRACE_HOSTNAME=X in the
  * command's leading assignments, ssh's or srun's (-w) host, else the
  * command's first word without its directory ("echo hello" -> "echo") */

@@ -5,6 +5,8 @@ plugin's step-time breakdown of the average step (the rules in
 rules, not from gtrace's code.
 
 usage: breakdown_ref.py TRACE.json[.gz] -> CSV Category,Average (us)
+       breakdown_ref.py --steps TRACE.json[.gz] -> CSV Step,Category,Time (us),
+       one row per kept step and category (Kernel ... Other, Total)
 """
 import gzip
 import json
@@ -40,7 +42,7 @@ def cat_of(e):
     return None
 
 
-def main(path):
+def main(path, per_step=False):
     evs = [e for e in load(path) if e.get('ph') == 'X']
     steps = sorted((e['ts'], e['ts'] + e['dur'], int(e['name'].split('#')[1])) for e in evs
                    if e.get('name', '').startswith('ProfilerStep#'))
@@ -63,7 +65,7 @@ def main(path):
                     last = max(ends) if last is None else max(last, max(ends))
         a = s if prev_end is None else max(prev_end, s)
         b = t if last is None else max(t, last)
-        win.append((a, b))
+        win.append((a, b, n))
         acts.append(na)
         prev_end = b
     while acts and acts[-1] == 0:
@@ -74,7 +76,9 @@ def main(path):
         win.pop()
     ivs = [(e['ts'], e['ts'] + e['dur'], cat_of(e)) for e in evs if cat_of(e) is not None]
     tot = [0.0] * 8
-    for a, b in win:
+    rows = []
+    for a, b, n in win:
+        before = list(tot)
         pts = {a, b}
         cl = []
         for s, t, c in ivs:
@@ -96,6 +100,13 @@ def main(path):
             seg = pts[i + 1] - pts[i]
             k = next((c for c in range(7) if act[c] > 0), 7)
             tot[k] += seg
+        rows += [(n, CATS[k], tot[k] - before[k]) for k in range(8)]
+        rows.append((n, 'Total', sum(tot) - sum(before)))
+    if per_step:
+        print('Step,Category,Time (us)')
+        for n, c, v in rows:
+            print('%d,%s,%.3f' % (n, c, v))
+        return
     print('Category,Average (us)')
     for k in range(8):
         print('%s,%.3f' % (CATS[k], tot[k] / len(win)))
@@ -103,4 +114,7 @@ def main(path):
 
 
 if __name__ == '__main__':
-    main(sys.argv[1])
+    if sys.argv[1] == '--steps':
+        main(sys.argv[2], True)
+    else:
+        main(sys.argv[1])

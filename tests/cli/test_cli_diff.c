@@ -4,8 +4,11 @@
  * published average step of the 0-worker run (../shared/testdata/MANIFEST.md:
  * Kernel 98,589 ... DataLoader 59,262, Total 177,592 us) and, for both runs,
  * an independent Python pass over the raw JSON (breakdown_ref.py beside
- * this file).  The DataLoader row must carry the difference.  Also the
- * operator and kernel comparisons' shape and the error paths.
+ * this file), the average and every aligned step (its --steps), and the
+ * plugin's published steps 5 and 6 of the 0-worker run.  The DataLoader
+ * row must carry the difference.  Every row of diff_breakdown carries its
+ * keys Step (a number, null for the average) and Row.  Also the operator
+ * and kernel comparisons' shape and the error paths.
  */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -41,14 +44,29 @@ static double ref(const char *csv, const char *cat)
 	return strtod(p + strlen(key), NULL);
 }
 
-static char *ref_run(const char *rel)
+static char *ref_run_opt(const char *opt, const char *rel)
 {
 	char *cmd = NULL, *out = NULL;
-	cr_assert(asprintf(&cmd, "python3 '%s/tests/cli/breakdown_ref.py' '%s/%s'",
-			   getenv("GTRACE_SRC"), td(), rel) > 0);
+	cr_assert(asprintf(&cmd, "python3 '%s/tests/cli/breakdown_ref.py' %s '%s/%s'",
+			   getenv("GTRACE_SRC"), opt, td(), rel) > 0);
 	cr_assert_eq(clirun_capture(cmd, &out), 0, "breakdown_ref.py failed");
 	free(cmd);
 	return out;
+}
+
+static char *ref_run(const char *rel)
+{
+	return ref_run_opt("", rel);
+}
+
+/* step `step`'s `cat` (us) from breakdown_ref.py --steps */
+static double ref_step(const char *csv, long long step, const char *cat)
+{
+	char key[96];
+	snprintf(key, sizeof(key), "\n%lld,%s,", step, cat);
+	const char *p = strstr(csv, key);
+	cr_assert_not_null(p, "step %lld %s not in the reference", step, cat);
+	return strtod(p + strlen(key), NULL);
 }
 
 static const cJSON *rows_of(const cJSON *root, const char *table)
@@ -113,10 +131,56 @@ Test(cli_diff, resnet50_dataloader_row, .timeout = 180)
 	const cJSON *r;
 	cJSON_ArrayForEach(r, rows) {
 		const char *c = cJSON_GetObjectItem(r, "Category")->valuestring;
-		if (strcmp(c, "DataLoader") && strcmp(c, "Total"))
+		if (strcmp(c, "DataLoader") && strcmp(c, "Total") &&
+		    !strcmp(cJSON_GetObjectItem(r, "Row")->valuestring, "average"))
 			cr_expect_lt(fabs(num(r, "Delta (us)")), fabs(d) / 4, "%s", c);
 	}
-	cr_expect_eq(cJSON_GetArraySize(rows_of(root, "diff_steps")), 6);
+	/* every aligned step side by side, against the reference's per-step pass
+	   of each file; the keys in every row */
+	char *sa = ref_run_opt("--steps", NW0), *sb = ref_run_opt("--steps", NW4);
+	int nstep = 0;
+	cJSON_ArrayForEach(r, rows) {
+		const cJSON *st = cJSON_GetObjectItem(r, "Step"), *kind = cJSON_GetObjectItem(r, "Row");
+		cr_assert(cJSON_IsString(kind), "Row in every row");
+		cr_assert(st && (cJSON_IsNull(st) || cJSON_IsNumber(st)), "Step in every row");
+		if (strcmp(kind->valuestring, "step")) {
+			cr_expect(cJSON_IsNull(st) && !strcmp(kind->valuestring, "average"));
+			continue;
+		}
+		nstep++;
+		long long sn = (long long)st->valuedouble;
+		const char *c = cJSON_GetObjectItem(r, "Category")->valuestring;
+		cr_expect_eq(num(r, "Experiment Step"), (double)sn, "first-step alignment: 5..10 both");
+		double a = ref_step(sa, sn, c), b = ref_step(sb, sn, c);
+		cr_expect(fabs(num(r, "Baseline (us)") - a) < 0.06, "step %lld %s: %f vs %f", sn, c,
+			  num(r, "Baseline (us)"), a);
+		cr_expect(fabs(num(r, "Experiment (us)") - b) < 0.06, "step %lld %s: %f vs %f", sn, c,
+			  num(r, "Experiment (us)"), b);
+		cr_expect(fabs(num(r, "Delta (us)") - (b - a)) < 0.11, "step %lld %s delta", sn, c);
+		if (!strcmp(c, "DataLoader"))   /* in every step the DataLoader carries it */
+			cr_expect_lt(num(r, "Delta (us)"), -40000.0, "step %lld", sn);
+	}
+	cr_expect_eq(nstep, 6 * 9, "six aligned steps x (8 categories + Total)");
+	/* the plugin's published steps (MANIFEST.md): step 5 DataLoader 69,317,
+	   step 6 Kernel 98,570 and DataLoader 57,669 (us) */
+	static const struct { long long step; const char *cat; double us; } pub[] = {
+		{ 5, "Kernel", 98598 }, { 5, "DataLoader", 69317 }, { 5, "CPU Exec", 14091 },
+		{ 6, "Kernel", 98570 }, { 6, "DataLoader", 57669 }, { 6, "Runtime", 2762 },
+	};
+	for (size_t i = 0; i < sizeof(pub) / sizeof(pub[0]); i++) {
+		const cJSON *hit = NULL;
+		cJSON_ArrayForEach(r, rows) {
+			const cJSON *st = cJSON_GetObjectItem(r, "Step");
+			if (cJSON_IsNumber(st) && (long long)st->valuedouble == pub[i].step &&
+			    !strcmp(cJSON_GetObjectItem(r, "Category")->valuestring, pub[i].cat))
+				hit = r;
+		}
+		cr_assert_not_null(hit, "step %lld %s", pub[i].step, pub[i].cat);
+		cr_expect(fabs(num(hit, "Baseline (us)") - pub[i].us) <= 1.0, "step %lld %s: %f",
+			  pub[i].step, pub[i].cat, num(hit, "Baseline (us)"));
+	}
+	free(sa);
+	free(sb);
 	free(ra);
 	free(rb);
 	cJSON_Delete(root);
@@ -156,26 +220,32 @@ Test(cli_diff, resnet50_ops_and_kernels, .timeout = 180)
 	free(out);
 }
 
-/* CSV is one table: the main one, or the one --table names */
+/* CSV is one table: the main one (the average and every aligned step, keyed
+ * by Step and Row), or the one --table names */
 Test(cli_diff, csv_tables, .timeout = 120)
 {
 	td_need(NW0);   /* skips without ../shared/testdata */
 	td_need(NW4);
 	char args[2048], *out = NULL;
-	snprintf(args, sizeof(args), "diff '%s/" NW0 "' '%s/" NW4 "' --format csv --table diff_steps",
-		 td(), td());
+	snprintf(args, sizeof(args), "diff '%s/" NW0 "' '%s/" NW4 "' --format csv", td(), td());
 	cr_assert_eq(gtrace(args, &out), 0, "%s", out);
-	cr_expect(!strncmp(out, "Baseline Step,Experiment Step,", 30), "%.80s", out);
+	static const char head[] = "Step,Row,Category,Experiment Step,Baseline (us),"
+				   "Experiment (us),Delta (us),Delta (%)\n";
+	cr_expect(!strncmp(out, head, strlen(head)), "%.100s", out);
 	size_t lines = 0;
 	for (const char *p = out; *p; p++)
 		lines += *p == '\n';
-	cr_expect_eq(lines, 7, "header and six aligned steps: %s", out);
+	cr_expect_eq(lines, 1 + 9 + 6 * 9, "header, the average, six aligned steps: %s", out);
+	cr_expect(strstr(out, "\nn/a,average,DataLoader,n/a,59261.8,") != NULL, "%s", out);
+	cr_expect(strstr(out, "\n6,step,DataLoader,6,57669.0,0.0,-57669.0,-100.00\n") != NULL,
+		  "%s", out);
 	free(out);
-	snprintf(args, sizeof(args), "diff '%s/" NW0 "' '%s/" NW4 "' --format csv", td(), td());
+	snprintf(args, sizeof(args), "diff '%s/" NW0 "' '%s/" NW4 "' --report overview --format csv "
+		 "--table diff_verdicts", td(), td());
 	cr_assert_eq(gtrace(args, &out), 0, "%s", out);
-	cr_expect(!strncmp(out, "Category,Baseline (us),Experiment (us),Delta (us),Delta (%)\n", 60),
-		  "%.80s", out);
-	cr_expect_null(strstr(out, "Baseline Step"), "one table per CSV");
+	cr_expect(!strncmp(out, "Figure,Baseline,Experiment,Delta\n", 33), "%.80s", out);
+	cr_expect(strstr(out, "\nInput verdict,HIGHLY input-bound,POTENTIALLY input-bound") != NULL,
+		  "%s", out);
 	free(out);
 }
 

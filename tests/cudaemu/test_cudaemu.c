@@ -12,6 +12,7 @@
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,32 @@ static int run(const char *log, char *const argv[])
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* wait (at most 30 s) until process pid's capture library listens on its
+ * control socket ("@gtrace-PID" or "@gtrace-PID-RANDOM" in /proc/net/unix):
+ * recording by pid before that would find a process without the library
+ * and inject one (a slow start under ASan on a loaded machine) */
+static void wait_listening(pid_t pid)
+{
+	char want[40];
+	int n = snprintf(want, sizeof(want), "@gtrace-%d", (int)pid);
+	for (int i = 0; i < 3000; i++) {
+		FILE *f = fopen("/proc/net/unix", "r");
+		char line[512];
+		int found = 0;
+		while (f && !found && fgets(line, sizeof(line), f)) {
+			const char *p = strstr(line, want);
+			if (p && (p[n] == '\n' || p[n] == '-' || p[n] == ' ' || p[n] == 0))
+				found = 1;
+		}
+		if (f)
+			fclose(f);
+		if (found)
+			return;
+		usleep(10000);
+	}
+	cr_assert_fail("process %d never listened on @gtrace-%d", (int)pid, (int)pid);
+}
+
 /* the truth at path, every forked child checked quick and clean */
 static void read_truth(const char *path, struct truth *t)
 {
@@ -78,6 +105,33 @@ static struct gt_store *load(const char *path)
 	char err[512];
 	cr_assert_eq(gt_file_read(path, s, &info, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(info.truncated, 0);
+	return s;
+}
+
+/* `gtrace record --force -o NAME.gtrace -q -- cudaemu_trainer --out NAME.tsv
+ * ARGS...` (the arguments end with NULL; output in NAME.log) must exit 0;
+ * *t gets the trainer's ground truth (forked children checked), and the
+ * recording comes back loaded, its file removed */
+static struct gt_store *record_trainer(const char *name, struct truth *t, ...)
+{
+	char gtrace[1100], trainer[1100], out[64], tsv[64], log[64];
+	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
+	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	snprintf(out, sizeof(out), "%s.gtrace", name);
+	snprintf(tsv, sizeof(tsv), "%s.tsv", name);
+	snprintf(log, sizeof(log), "%s.log", name);
+	char *argv[48] = { gtrace, "record", "--force", "-o", out, "-q", "--", trainer, "--out", tsv };
+	size_t n = 10;
+	va_list ap;
+	va_start(ap, t);
+	for (char *a; (a = va_arg(ap, char *)) != NULL && n < 47;)
+		argv[n++] = a;
+	va_end(ap);
+	argv[n] = NULL;
+	cr_assert_eq(run(log, argv), 0, "gtrace record of the trainer failed: see %s", log);
+	read_truth(tsv, t);
+	struct gt_store *s = load(out);
+	unlink(out);
 	return s;
 }
 
@@ -291,21 +345,15 @@ static void compare(struct gt_store *s, struct truth *t)
 
 Test(cudaemu, record_equals_ground_truth)
 {
-	char gtrace[1100], trainer[1100];
-	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
-	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
-	char *argv[] = { gtrace, "record", "--force", "-o", "emu_exact.gtrace", "-q", "--", trainer,
-			 "--out", "emu_exact.tsv", "--threads", "6", "--work", "3000",
-			 "--configs", "500", "--gap-us", "2", "--fork", "3", "--graphs", "20", NULL };
-	cr_assert_eq(run("emu_exact.log", argv), 0);
 	struct truth t;
-	read_truth("emu_exact.tsv", &t);
+	struct gt_store *s = record_trainer("emu_exact", &t, "--threads", "6", "--work", "3000",
+					    "--configs", "500", "--gap-us", "2", "--fork", "3",
+					    "--graphs", "20", NULL);
 	cr_assert_eq(t.n, 18000);
 	cr_assert_eq(t.forks, 3);
 	cr_assert_eq(t.n_g, 6 * 20 * 5);
 	cr_assert(t.have_stats);
 	cr_assert_eq(t.dropped, 0);
-	struct gt_store *s = load("emu_exact.gtrace");
 	compare(s, &t);
 	const struct gt_drops *d = gt_store_drops(s);
 	cr_assert_eq(d->cupti_dropped, 0);
@@ -314,7 +362,6 @@ Test(cudaemu, record_equals_ground_truth)
 	cr_assert_eq(d->ring_overflow, 0);
 	gt_store_free(s);
 	truth_free(&t);
-	unlink("emu_exact.gtrace");
 }
 
 /* a CUDA 12 framework (its own libcupti.so.12 mapped before cuInit, as a
@@ -325,16 +372,12 @@ Test(cudaemu, record_equals_ground_truth)
  * every record written by that libcupti.so.12 (its own counter) */
 Test(cudaemu, cupti12_record_equals_ground_truth)
 {
-	char gtrace[1100], trainer[1100], lib[1100];
-	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
-	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
+	char lib[1100];
 	snprintf(lib, sizeof(lib), "%s/tests/cudaemu/cupti12/libcupti.so.12", build);
-	char *argv[] = { gtrace, "record", "-o", "emu_c12.gtrace", "-q", "--", trainer,
-			 "--out", "emu_c12.tsv", "--cupti", lib, "--threads", "4", "--work", "2000",
-			 "--configs", "300", "--graphs", "10", "--syncs", "100", "--batches", "80", NULL };
-	cr_assert_eq(run("emu_c12.log", argv), 0);
 	struct truth t;
-	read_truth("emu_c12.tsv", &t);
+	struct gt_store *s = record_trainer("emu_c12", &t, "--cupti", lib, "--threads", "4",
+					    "--work", "2000", "--configs", "300", "--graphs", "10",
+					    "--syncs", "100", "--batches", "80", NULL);
 	cr_assert_eq(t.n, 4 * 2000);
 	cr_assert_eq(t.n_g, 4 * 10 * 5);
 	/* CUDA 12 Synchronization records, one Memcpy5 record per batched copy */
@@ -344,7 +387,6 @@ Test(cudaemu, cupti12_record_equals_ground_truth)
 	/* every launch and every piece of work went through the .so.12 */
 	cr_assert_geq(t.records, 2 * t.n + t.n_g / 5 + t.n_g);
 	cr_assert_eq(t.dropped, 0);
-	struct gt_store *s = load("emu_c12.gtrace");
 	compare(s, &t);
 	cr_assert_eq(gt_store_drops_lost(gt_store_drops(s)), 0);
 	cr_assert_eq(gt_store_drops(s)->zero_timestamps, 0);
@@ -369,23 +411,16 @@ static int by_start(const void *a, const void *b)
 Test(cudaemu, nvtx_nested_ranges_equal_ground_truth)
 {
 	enum { THREADS = 3, DEPTH = 5000 };
-	char gtrace[1100], trainer[1100];
-	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
-	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
 	char threads[8], depth[8];
 	snprintf(threads, sizeof(threads), "%d", THREADS);
 	snprintf(depth, sizeof(depth), "%d", DEPTH);
-	char *argv[] = { gtrace, "record", "-o", "emu_nvtx.gtrace", "-q", "--", trainer,
-			 "--out", "emu_nvtx.tsv", "--threads", threads, "--work", "200",
-			 "--nvtx", depth, NULL };
-	cr_assert_eq(run("emu_nvtx.log", argv), 0);
 	struct truth t;
-	read_truth("emu_nvtx.tsv", &t);
+	struct gt_store *s = record_trainer("emu_nvtx", &t, "--threads", threads,
+					    "--work", "200", "--nvtx", depth, NULL);
 	cr_assert_eq(t.n_nv, THREADS * DEPTH);
 	for (size_t i = 0; i < t.n_nv; i++)
 		cr_assert(t.nv[i].start && t.nv[i].end > t.nv[i].start, "NVTX was not taken by CUPTI");
 	qsort(t.nv, t.n_nv, sizeof(*t.nv), by_start);
-	struct gt_store *s = load("emu_nvtx.gtrace");
 	compare(s, &t);
 	size_t found = 0;
 	for (uint32_t l = 0; l < gt_store_lane_count(s); l++) {
@@ -443,17 +478,10 @@ Test(cudaemu, run_record_equals_ground_truth)
  * complete and every record after them in the buffer too */
 Test(cudaemu, exit_with_kernels_running)
 {
-	char gtrace[1100], trainer[1100];
-	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
-	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
-	char *argv[] = { gtrace, "record", "--force", "-o", "emu_tail.gtrace", "-q", "--", trainer,
-			 "--out", "emu_tail.tsv", "--threads", "4", "--work", "1000",
-			 "--tail-ms", "300", NULL };
-	cr_assert_eq(run("emu_tail.log", argv), 0);
 	struct truth t;
-	read_truth("emu_tail.tsv", &t);
+	struct gt_store *s = record_trainer("emu_tail", &t, "--threads", "4", "--work",
+					    "1000", "--tail-ms", "300", NULL);
 	cr_assert_eq(t.n, 4000);
-	struct gt_store *s = load("emu_tail.gtrace");
 	compare(s, &t);
 	cr_assert_eq(gt_store_drops_lost(gt_store_drops(s)), 0);
 	gt_store_free(s);
@@ -529,8 +557,10 @@ Test(cudaemu, attach_list_says_why_a_capture_ended)
 		_exit(127);
 	}
 	snprintf(pid, sizeof(pid), "%d", (int)tp);
-	usleep(300000);
-	char *rec[] = { gtrace, "record", "-o", "emu_list.gtrace", "-q", "--duration", "1.5",
+	wait_listening(tp);
+	/* the recorder ends as soon as the capture it records ends; the long
+	 * duration only leaves room for a slow start (ASan, a loaded machine) */
+	char *rec[] = { gtrace, "record", "-o", "emu_list.gtrace", "-q", "--duration", "30",
 			"--pid", pid, NULL };
 	cr_assert_eq(run("emu_list_rec.log", rec), 0);
 	char *argv[] = { gtrace, "attach", "--list", NULL };
@@ -564,16 +594,9 @@ Test(cudaemu, attach_list_says_why_a_capture_ended)
  * zero-length kernels), every one is counted, the rest is exact */
 Test(cudaemu, bad_timestamps_counted_never_zero_length)
 {
-	char gtrace[1100], trainer[1100];
-	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
-	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
-	char *argv[] = { gtrace, "record", "-o", "emu_badts.gtrace", "-q", "--", trainer,
-			 "--out", "emu_badts.tsv", "--threads", "3", "--work", "2000",
-			 "--bad-ts", "50", NULL };
-	cr_assert_eq(run("emu_badts.log", argv), 0);
 	struct truth t;
-	read_truth("emu_badts.tsv", &t);
-	struct gt_store *s = load("emu_badts.gtrace");
+	struct gt_store *s = record_trainer("emu_badts", &t, "--threads", "3", "--work",
+					    "2000", "--bad-ts", "50", NULL);
 	size_t n_gpu, n_api;
 	compare_n(s, &t, 1, &n_gpu, &n_api);
 	uint64_t bad = 0;
@@ -598,23 +621,16 @@ Test(cudaemu, bad_timestamps_counted_never_zero_length)
  * as the emulator counted them, and everything else arrives intact */
 Test(cudaemu, pool_exhausted_losses_counted_exactly)
 {
-	char gtrace[1100], trainer[1100];
-	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
-	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
 	setenv("GTRACE_CUPTI_BUFFERS", "2", 1);
 	setenv("CUDAEMU_WORKER_MS", "1000", 1);
-	char *argv[] = { gtrace, "record", "--force", "-o", "emu_burst.gtrace", "-q", "--", trainer,
-			 "--out", "emu_burst.tsv", "--threads", "4", "--work", "50000",
-			 "--dur-ns", "100", NULL };
-	cr_assert_eq(run("emu_burst.log", argv), 0);
+	struct truth t;
+	struct gt_store *s = record_trainer("emu_burst", &t, "--threads", "4", "--work",
+					    "50000", "--dur-ns", "100", NULL);
 	unsetenv("GTRACE_CUPTI_BUFFERS");
 	unsetenv("CUDAEMU_WORKER_MS");
-	struct truth t;
-	read_truth("emu_burst.tsv", &t);
 	cr_assert(t.have_stats);
 	cr_assert_gt(t.refused, 0, "the burst did not exhaust the pool");
 	cr_assert_gt(t.dropped, 0);
-	struct gt_store *s = load("emu_burst.gtrace");
 	size_t n_gpu, n_api;
 	compare_n(s, &t, 1, &n_gpu, &n_api);
 	const struct gt_drops *d = gt_store_drops(s);
@@ -780,16 +796,9 @@ Test(cudaemu, kineto_takes_over_counted_and_said)
  * no such entry, NVTX disabled the extension (0 reached CUPTI). */
 Test(cudaemu, nvtx_extension_reaches_cupti)
 {
-	char gtrace[1100], trainer[1100];
-	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
-	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
-	char *argv[] = { gtrace, "record", "--force", "-o", "emu_ext.gtrace", "-q", "--", trainer,
-			 "--out", "emu_ext.tsv", "--threads", "2", "--work", "500", "--nvtx", "3",
-			 "--nvtx-ext", "50", NULL };
-	cr_assert_eq(run("emu_ext.log", argv), 0);
 	struct truth t;
-	read_truth("emu_ext.tsv", &t);
-	struct gt_store *s = load("emu_ext.gtrace");
+	struct gt_store *s = record_trainer("emu_ext", &t, "--threads", "2", "--work",
+					    "500", "--nvtx", "3", "--nvtx-ext", "50", NULL);
 	compare(s, &t);
 	cr_assert_eq(t.ext_calls, 50);        /* the truth's X line */
 	cr_assert_eq(t.ext_handled, 50, "%llu of 50 NVTX extension calls reached CUPTI",
@@ -811,17 +820,11 @@ Test(cudaemu, nvtx_extension_reaches_cupti)
  * buffer nobody would drain: nothing counted. */
 Test(cudaemu, forked_children_nvtx_and_cuinit)
 {
-	char gtrace[1100], trainer[1100];
-	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
-	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
-	char *argv[] = { gtrace, "record", "--force", "-o", "emu_fork.gtrace", "-q", "--", trainer,
-			 "--out", "emu_fork.tsv", "--threads", "4", "--work", "2000", "--gap-us", "2",
-			 "--fork", "5", "--fork-calls", NULL };
-	cr_assert_eq(run("emu_fork.log", argv), 0);
 	struct truth t;
-	read_truth("emu_fork.tsv", &t);    /* each child: status 0, under 500 ms */
+	/* each forked child: status 0, under 500 ms (read_truth) */
+	struct gt_store *s = record_trainer("emu_fork", &t, "--threads", "4", "--work", "2000",
+					    "--gap-us", "2", "--fork", "5", "--fork-calls", NULL);
 	cr_assert_eq(t.forks, 5);
-	struct gt_store *s = load("emu_fork.gtrace");
 	compare(s, &t);
 	for (uint32_t l = 0; l < gt_store_lane_count(s); l++) {
 		const struct gt_lane *ln = gt_store_lane_at(s, l);
@@ -892,8 +895,8 @@ Test(cudaemu, attach_list_says_a_client_took_cupti)
 		_exit(127);
 	}
 	snprintf(pid, sizeof(pid), "%d", (int)tp);
-	usleep(300000);
-	char *rec[] = { gtrace, "record", "-o", "emu_klist.gtrace", "-q", "--duration", "1.8",
+	wait_listening(tp);
+	char *rec[] = { gtrace, "record", "-o", "emu_klist.gtrace", "-q", "--duration", "30",
 			"--pid", pid, NULL };
 	cr_assert_eq(run("emu_klist_rec.log", rec), 0);
 	char *argv[] = { gtrace, "attach", "--list", NULL };
@@ -927,22 +930,15 @@ Test(cudaemu, attach_list_says_a_client_took_cupti)
  * trainer's; every copy of every batch covered once with its bytes */
 Test(cudaemu, syncs_and_batched_copies_equal_ground_truth)
 {
-	char gtrace[1100], trainer[1100];
-	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
-	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
-	char *argv[] = { gtrace, "record", "--force", "-o", "emu_sync.gtrace", "-q", "--", trainer,
-			 "--out", "emu_sync.tsv", "--threads", "4", "--work", "1000", "--syncs", "50",
-			 "--batches", "40", NULL };
-	cr_assert_eq(run("emu_sync.log", argv), 0);
 	struct truth t;
-	read_truth("emu_sync.tsv", &t);
+	struct gt_store *s = record_trainer("emu_sync", &t, "--threads", "4", "--work",
+					    "1000", "--syncs", "50", "--batches", "40", NULL);
 	cr_assert_eq(t.n_y, 4 * 20);
 	cr_assert_eq(t.n_c, 4 * 25 * 6);
 	size_t device_wide = 0;
 	for (size_t k = 0; k < t.n_y; k++)
 		device_wide += t.y[k].stream == 0;
 	cr_assert_eq(device_wide, t.n_y / 2);
-	struct gt_store *s = load("emu_sync.gtrace");
 	compare(s, &t);
 	/* streams: the trainer's (device, stream) pairs, and no stream 0 */
 	size_t streams = 0;
@@ -976,18 +972,11 @@ static int a_by_ts(const void *x, const void *y)
  * summed here in time order (an independent count of the truth) */
 Test(cudaemu, allocations_reach_memory_usage)
 {
-	char gtrace[1100], trainer[1100];
-	snprintf(gtrace, sizeof(gtrace), "%s/tui/gtrace", build);
-	snprintf(trainer, sizeof(trainer), "%s/tests/cudaemu/cudaemu_trainer", build);
-	char *argv[] = { gtrace, "record", "--force", "-o", "emu_mem.gtrace", "-q", "--", trainer,
-			 "--out", "emu_mem.tsv", "--threads", "2", "--work", "400", "--allocs", "20",
-			 NULL };
-	cr_assert_eq(run("emu_mem.log", argv), 0);
 	struct truth t;
-	read_truth("emu_mem.tsv", &t);
+	struct gt_store *s = record_trainer("emu_mem", &t, "--threads", "2", "--work",
+					    "400", "--allocs", "20", NULL);
 	cr_assert_eq(t.n_a, 2 * (20 + 18));
 	qsort(t.a, t.n_a, sizeof(*t.a), a_by_ts);
-	struct gt_store *s = load("emu_mem.gtrace");
 	struct gt_scope sc;
 	gt_scope_all(&sc);
 	struct gt_mem_usage_result m;

@@ -1,8 +1,10 @@
 /*
  * test_livefile.c - a live session streams every event to its capture file
  * (tui/live_rec.c) while the store holds at most its budget: the simulated
- * trainer (`gtrace demo --trainer`, time compressed with --rate) runs the
- * equivalent of an hour of training (38 M events) into a session with a 256 MiB budget;
+ * trainer (`gtrace demo --trainer`) runs the steps of an hour of training
+ * (38 M events) into a session with a 256 MiB budget, time compressed: as
+ * fast as the session takes them (--lossless: the trainer waits for room
+ * in the ring, so a loaded machine makes the test slower, never lossy);
  * truth is the trainer's own count of the events it generated and
  * published, and the file read back fresh, which must equal the session's
  * store at past points of the trace.  RSS is sampled throughout.
@@ -22,19 +24,15 @@
 #include <unistd.h>
 
 #include "gtrace/gtfile.h"
-#include "../live/live.h"
+#include "live_sess.h"
 #include "live_rec.h"
 #include "../../bench/rss.h"
 
-/* the comm-bound trainer on one GPU: 837 events per 79.1 ms step */
-#define NATIVE_EV_S 10581.0
-/* events/s the trainer is paced to (GTRACE_LIVEFILE_RATE sets it): the
- * simulated hour in 254 s of wall time (under the budget the store's cache
- * file's page faults stall the receiver at higher rates on this machine,
- * docs/bench-capture.md); slower under the sanitizers */
+/* events/s the ring test's trainer is paced to (GTRACE_LIVEFILE_RATE sets
+ * it; slower under the sanitizers), and the hour test's simulated length */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define RATE_DEFAULT 100000.0
-#define SIM_S_DEFAULT 600.0      /* ten simulated minutes: 64 s */
+#define SIM_S_DEFAULT 600.0      /* ten simulated minutes */
 #else
 #define RATE_DEFAULT 150000.0
 #define SIM_S_DEFAULT 3600.0
@@ -45,6 +43,14 @@ static double rate_ev_s(void)
 	return e && atof(e) > 0 ? atof(e) : RATE_DEFAULT;
 }
 #define RATE rate_ev_s()
+/* the hour test: the comm-bound trainer's step, and the most events/s it
+ * is let publish (it waits for the session when that is slower) */
+#define STEP_S 0.0791
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define HOUR_RATE 300000.0
+#else
+#define HOUR_RATE 1000000.0
+#endif
 #define BUDGET (256ull << 20)
 /* fixed overhead beside the budget: the 64 MiB ring mapping, the writer's
  * buffers, the binary and libc, the lane tables */
@@ -99,9 +105,39 @@ static pid_t start_trainer_at(double seconds, double rate_ev_s, const char *errp
 	return p;
 }
 
-static pid_t start_trainer(double seconds, const char *errpath)
+/* the hour's trainer: N steps, as fast as the session takes them up to
+ * rate_ev_s (--lossless: it waits for room in the ring rather than losing
+ * events, so the count to check is the simulator's own whatever the load) */
+static pid_t start_trainer_steps(long steps, double rate_ev_s, const char *errpath)
 {
-	return start_trainer_at(seconds, RATE, errpath);
+	const char *b = getenv("GTRACE_BUILD");
+	cr_assert_not_null(b, "GTRACE_BUILD not set");
+	char exe[512], nsteps[32], rate[32];
+	snprintf(exe, sizeof(exe), "%s/tui/gtrace", b);
+	snprintf(nsteps, sizeof(nsteps), "%ld", steps);
+	snprintf(rate, sizeof(rate), "%.0f", rate_ev_s);
+	int out[2];
+	cr_assert_eq(pipe(out), 0);
+	pid_t p = fork();
+	cr_assert(p >= 0);
+	if (p == 0) {
+		dup2(out[1], 1);
+		close(out[0]);
+		close(out[1]);
+		int e = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (e >= 0)
+			dup2(e, 2);
+		execl(exe, "gtrace", "demo", "--trainer", "--gpus", "1", "--scenario", "comm-bound",
+		      "--rate", rate, "--steps", nsteps, "--lossless", "--wait", "--linger", "10",
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	char line[128] = "";
+	FILE *f = fdopen(out[0], "r");
+	cr_assert(f && fgets(line, sizeof(line), f), "the trainer did not start");
+	fclose(f);
+	return p;
 }
 
 /* the trainer's "N events generated, M published" */
@@ -148,10 +184,11 @@ Test(livefile, hour_equivalent, .timeout = 900)
 {
 	const char *env = getenv("GTRACE_LIVEFILE_SIM_S");
 	double sim_s = env ? atof(env) : SIM_S_DEFAULT;
-	double wall_s = sim_s * NATIVE_EV_S / RATE;
+	long steps = (long)(sim_s / STEP_S) + 1;
 	char errpath[320];
 	snprintf(errpath, sizeof(errpath), "%s/trainer.err", dir);
-	pid_t tp = start_trainer(wall_s, errpath);
+	int64_t wall0 = live_mono_ns();
+	pid_t tp = start_trainer_steps(steps, HOUR_RATE, errpath);
 
 	struct gt_store *s = gt_store_new();
 	cr_assert_not_null(s);
@@ -166,7 +203,7 @@ Test(livefile, hour_equivalent, .timeout = 900)
 	cr_assert(!strncmp(rec.path, dir, strlen(dir)), "temporary file %s not under TMPDIR", rec.path);
 
 	size_t rss_max = 0, samples = 0;
-	int64_t t_end = live_mono_ns() + (int64_t)((wall_s + 120) * 1e9), last = 0;
+	int64_t t_end = live_mono_ns() + (int64_t)840 * 1000000000, last = 0;
 	while (!live_sess_done(&ss) && live_mono_ns() < t_end) {
 		int r = live_sess_poll(&ss);
 		cr_assert(r >= 0, "poll: %d %s", r, ss.msg);
@@ -221,8 +258,10 @@ Test(livefile, hour_equivalent, .timeout = 900)
 	}
 	gt_store_free(f);
 	gt_store_free(s);
-	fprintf(stderr, "livefile: %.0f simulated s in %.1f wall s, %llu events, max RSS %.1f MiB "
-		"(%zu samples), budget %llu MiB\n", sim_s, wall_s, pub, (double)rss_max / 1048576.0,
+	double wall_s = (double)(live_mono_ns() - wall0) / 1e9;
+	fprintf(stderr, "livefile: %.0f simulated s in %.1f wall s (%.0f events/s), %llu events, "
+		"max RSS %.1f MiB (%zu samples), budget %llu MiB\n", sim_s, wall_s,
+		(double)pub / wall_s, pub, (double)rss_max / 1048576.0,
 		samples, BUDGET >> 20);
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 	/* the sanitizer's shadow memory and its quarantine of freed blocks
