@@ -75,7 +75,7 @@ struct store_arena {
 	_Atomic uint64_t deferred;    /* blocks whose hole the thread punched */
 	struct { unsigned char *p; size_t n; } ahead[ARENA_AHEAD_Q];  /* to map ahead (mu) */
 	int n_ahead;
-	int no_populate;              /* MADV_POPULATE_WRITE refused (old kernel): hints ignored */
+	_Atomic int no_populate;      /* MADV_POPULATE_WRITE refused (old kernel): hints ignored */
 	_Atomic uint64_t populated;   /* bytes the thread mapped ahead of writers */
 	_Atomic uint64_t pop_calls;   /* ranges it mapped */
 	unsigned slow_us;             /* GTRACE_STORE_SLOW_US: a slow disk, for tests */
@@ -193,14 +193,14 @@ static void populate_ahead(struct store_arena *a)
 			atomic_fetch_add(&a->pop_calls, 1);
 		}
 		else if (errno == EINVAL)
-			a->no_populate = 1;
+			atomic_store(&a->no_populate, 1);
 		pthread_mutex_lock(&a->mu);
 	}
 }
 
 void store_arena_ahead(struct store_arena *a, void *p, size_t n)
 {
-	if (!a->thr_on || a->no_populate || !n)
+	if (!a->thr_on || atomic_load(&a->no_populate) || !n)
 		return;
 	uintptr_t pg = (uintptr_t)a->page - 1;
 	unsigned char *b = (unsigned char *)(((uintptr_t)p + pg) & ~pg);
