@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "gtrace/gtfile.h"
+#include "gtrace/mem_lane.h"
 #include "live_sess.h"
 #include "netsess.h"
 #include "ui.h"
@@ -29,6 +30,7 @@ int netsess_init(struct netsess *ns, struct gt_store *s, int apply_clock, size_t
 	ns->apply_clock = apply_clock;
 	ns->j = gt_job_new(s);
 	ns->buf = malloc(READ_BYTES);
+	ns->ml = gt_mem_lane_new();
 	ns->rate_t_ns = ns->last_flush_ns = ns->last_align_ns = live_mono_ns();
 	/* a long session of many nodes: a memory budget (docs/store.md); the
 	 * default one stays unbounded when its cache file cannot be made */
@@ -38,9 +40,10 @@ int netsess_init(struct netsess *ns, struct gt_store *s, int apply_clock, size_t
 		gt_store_set_budget(s, 0);
 		brc = 0;
 	}
-	if (brc || !ns->j || !ns->buf || gt_store_finish(s)) {
+	if (brc || !ns->j || !ns->buf || !ns->ml || gt_store_finish(s)) {
 		gt_job_free(ns->j);
 		free(ns->buf);
+		gt_mem_lane_free(ns->ml);
 		return -ENOMEM;
 	}
 	return 0;
@@ -153,10 +156,42 @@ static void read_err(struct netsess_node *n)
 	}
 }
 
+/* a batch holds a lane sample made already (a stream of a file saved
+ * with its allocated-bytes lanes, gtrace/mem_lane.h) */
+static int has_lane_samples(const struct gt_event *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].kind == GT_EV_COUNTER && (ev[i].flags & GT_EVF_MEMORY) &&
+		    ev[i].sub == GT_MEM_LANE_SUB)
+			return 1;
+	return 0;
+}
+
+/* each batch merged into the job's store: its allocator records to the
+ * lanes' tracker (the same lanes as a local live session's), its events to
+ * the recording */
 static int write_events(void *ctx, struct gt_store *s, const struct gt_event *ev, size_t n)
 {
 	struct netsess *ns = ctx;
+	if (!ns->ml_off && has_lane_samples(ev, n))
+		ns->ml_off = 1;   /* the stream brings its lanes: not made twice */
+	if (!ns->ml_off && gt_mem_lane_note(ns->ml, ev, n))
+		return -ENOMEM;
 	return ns->w ? gt_file_writer_add(ns->w, s, ev, n) : 0;
+}
+
+/* after the store's finish: the records noted since into the lanes; the
+ * store (and a recording of it) then says it has them */
+static int sync_lanes(struct netsess *ns)
+{
+	struct gt_mem_lane_stats st;
+	gt_mem_lane_stats(ns->ml, &st);
+	int rc = ns->ml_off ? 0 : gt_mem_lane_sync(ns->ml, ns->s);
+	struct gt_mem_lane_stats now;
+	gt_mem_lane_stats(ns->ml, &now);
+	if (!rc && now.records > st.records && !gt_store_meta_get(ns->s, GT_MEM_LANE_META))
+		rc = gt_store_meta_set(ns->s, GT_MEM_LANE_META, "records");
+	return rc;
 }
 
 /* read node k's stdout (bounded); events added or negative errno (writer) */
@@ -218,7 +253,7 @@ int netsess_poll(struct netsess *ns)
 		ns->rate_t_ns = now;
 		ns->rate_events = ns->events;
 	}
-	if (added && gt_store_finish(ns->s) < 0)
+	if (added && (gt_store_finish(ns->s) < 0 || sync_lanes(ns) < 0))
 		return -ENOMEM;
 	int changed = added > 0;
 	if (now - ns->last_align_ns >= 1000000000 || (netsess_done(ns) && added)) {
@@ -392,7 +427,7 @@ void netsess_stop(struct netsess *ns, double wait_s)
 			n->pid = 0;
 		}
 	}
-	if (gt_store_finish(ns->s) == 0)
+	if (gt_store_finish(ns->s) == 0 && sync_lanes(ns) == 0)
 		gt_job_align(ns->j);
 	if (ns->apply_clock)
 		gt_job_apply(ns->j);
@@ -404,6 +439,8 @@ void netsess_free(struct netsess *ns)
 {
 	gt_job_free(ns->j);
 	free(ns->buf);
+	gt_mem_lane_free(ns->ml);
+	ns->ml = NULL;
 	ns->j = NULL;
 	ns->buf = NULL;
 }

@@ -33,6 +33,7 @@ struct netsess_node {
 };
 
 struct gt_file_writer;
+struct gt_mem_lane;
 
 struct netsess {
 	struct gt_store *s;
@@ -48,6 +49,8 @@ struct netsess {
 	double rate;
 	unsigned char *buf;      /* read buffer */
 	char msg[256];
+	struct gt_mem_lane *ml;  /* allocated-bytes lanes of the nodes' records (gtrace/mem_lane.h) */
+	int ml_off;              /* a stream brought its lanes made: none made here */
 };
 
 /* 0 or negative errno; s is finished once here and given a memory budget
