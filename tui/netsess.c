@@ -175,7 +175,11 @@ static int write_events(void *ctx, struct gt_store *s, const struct gt_event *ev
 	struct netsess *ns = ctx;
 	if (!ns->ml_off && has_lane_samples(ev, n))
 		ns->ml_off = 1;   /* the stream brings its lanes: not made twice */
-	if (!ns->ml_off && gt_mem_lane_note(ns->ml, ev, n))
+	/* only a live capture's records (not an importer's allocator records,
+	   whose allocator keeps its own totals) */
+	struct gt_job_node_info in;
+	gt_job_node(ns->j, ns->feeding, &in);
+	if (!ns->ml_off && in.mem_lane && gt_mem_lane_note(ns->ml, ev, n))
 		return -ENOMEM;
 	return ns->w ? gt_file_writer_add(ns->w, s, ev, n) : 0;
 }
@@ -214,6 +218,7 @@ static long read_node(struct netsess *ns, int k)
 		}
 		n->last_ns = live_mono_ns();
 		budget -= (size_t)r < budget ? (size_t)r : budget;
+		ns->feeding = k;
 		long a = gt_job_feed(ns->j, k, ns->buf, (size_t)r, write_events, ns);
 		if (a == -EINVAL) {       /* a bad stream: this node ends, the rest go on */
 			close(n->fd);

@@ -51,6 +51,7 @@ struct netsess {
 	char msg[256];
 	struct gt_mem_lane *ml;  /* allocated-bytes lanes of the nodes' records (gtrace/mem_lane.h) */
 	int ml_off;              /* a stream brought its lanes made: none made here */
+	int feeding;             /* the node whose bytes are being merged */
 };
 
 /* 0 or negative errno; s is finished once here and given a memory budget

@@ -221,3 +221,37 @@ Test(cudaemu_netlane, recorded_from_streams_builds_the_lanes)
 	cr_assert_eq(count_lanes(s), 4);
 	gt_store_free(s);
 }
+
+/* a stream whose allocator records are not a live capture's (the
+ * simulator's planted Kineto-like records, no "memory.allocated_lane"):
+ * no lane made of them */
+Test(cudaemu_netlane, imported_records_make_no_lane)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "%s/tui/gtrace sim --force -o emu_netsim.gtrace --steps 6 "
+		 "--memory leak >emu_netsim.log 2>&1", build);
+	cr_assert_eq(system(cmd), 0, "gtrace sim failed (emu_netsim.log)");
+	struct gt_store *s = gt_store_new();
+	struct netsess ns;
+	cr_assert_eq(netsess_init(&ns, s, 0, 0), 0);
+	char err[256];
+	cr_assert_eq(netsess_add_cmd(&ns, "exec cat emu_netsim.gtrace", err, sizeof(err)), 0, "%s", err);
+	int64_t t0 = live_mono_ns();
+	while (!netsess_done(&ns) && live_mono_ns() - t0 < 30000000000LL) {
+		cr_assert_geq(netsess_poll(&ns), 0, "poll: %s", ns.msg);
+		struct timespec ts = { 0, 2000000 };
+		nanosleep(&ts, NULL);
+	}
+	netsess_stop(&ns, 5.0);
+	size_t records = 0;
+	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
+		for (size_t j = 0; j < l->n; j++)
+			records += l->ev[j].kind == GT_EV_INSTANT && (l->ev[j].flags & GT_EVF_MEMORY);
+	}
+	cr_assert_gt(records, 0, "the simulated stream has no allocator records");
+	cr_assert_eq(count_lanes(s), 0);
+	cr_assert_null(gt_store_meta_get(s, GT_MEM_LANE_META));
+	netsess_free(&ns);
+	gt_store_free(s);
+}
