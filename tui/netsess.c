@@ -12,11 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "gtrace/gtfile.h"
 #include "../live/live.h"
+#include "live_rec.h"
 #include "netsess.h"
 #include "ui.h"
 
@@ -326,8 +328,20 @@ void netsess_status(struct netsess *ns, char *buf, size_t len)
 	char nodes[160] = "";
 	if (ended)
 		ended_part(ns, ended, nodes, sizeof(nodes));
-	int w = snprintf(buf, len, "nodes: %d receiving%s, %s ev/s, %s events, %s lost", recv, nodes,
-			 r, e, l);
+	/* memory held / budget and the capture file's size, as the other live
+	 * commands show them (live_sess.c) */
+	char mem[48], file[48] = "", used[16], bud[16];
+	size_t budget = gt_store_budget(ns->s);
+	live_fmt_bytes(gt_store_resident_bytes(ns->s), used, sizeof(used));
+	live_fmt_bytes(budget, bud, sizeof(bud));
+	snprintf(mem, sizeof(mem), budget ? ", mem %s/%s" : ", mem %s", used, bud);
+	struct stat st;
+	if (ns->out && stat(ns->out, &st) == 0) {
+		live_fmt_bytes((uint64_t)st.st_size, used, sizeof(used));
+		snprintf(file, sizeof(file), ", file %s", used);
+	}
+	int w = snprintf(buf, len, "nodes: %d receiving%s, %s ev/s, %s events, %s lost%s%s", recv,
+			 nodes, r, e, l, mem, file);
 	off = w > 0 ? (size_t)w : 0;
 	int64_t now = live_mono_ns();
 	int first_failed = 1;

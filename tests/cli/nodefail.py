@@ -78,12 +78,16 @@ def main():
               "no command in front of the reasons")
 
         # attach --hosts names each node by its host, whatever the transport
-        r = subprocess.run([G, "attach", "--hosts", "h1,h2", "--ssh", "sh -c"],
+        # (headless with --record FILE; no node delivering is exit 1, no file)
+        hf = os.path.join(d, "hosts.gtrace")
+        r = subprocess.run([G, "attach", "--hosts", "h1,h2", "--ssh", "sh -c", "--record", hf],
                            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-        st = [x for x in r.stderr.splitlines() if x.startswith("nodes: ")]
+        st = [x[x.index("nodes: "):] for x in r.stderr.splitlines() if "nodes: " in x]
         check(st and st[-1].startswith("nodes: 0 receiving, 2 ended (h1: ") and
               " | h2 ended: " in st[-1],
               "attach --hosts: nodes named by their hosts: %s" % (st[-1][:200] if st else r.stderr))
+        check(r.returncode == 1 and "no node delivered data" in r.stderr and not os.path.exists(hf),
+              "attach --hosts --record: no node delivered: exit 1, no file (%d)" % r.returncode)
         # a reader that goes away ends `record -o -` with one line naming
         # stdout (it said "gtrace: : writing the capture: Broken pipe")
         r = subprocess.run(["sh", "-c", "'%s' record -q -o - -- '%s' sim --live --gpus 1 "
