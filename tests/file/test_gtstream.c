@@ -91,6 +91,21 @@ Test(gtstream, closed_mid_chunk_keeps_every_complete_chunk)
 			cr_assert_eq(crc, 1, "cut %zu", cut);
 			cr_assert(strstr(err, "node7: cut off after ") == err, "%s", err);
 			cr_assert_eq((size_t)got, gt_store_event_count(ref), "cut %zu", cut);
+			/* both readers speak of the same bytes (the file said where
+			 * its last complete chunk began, the stream where it ends) */
+			const char *fe = strstr(rerr, "last complete chunk ends at byte "),
+				   *se = strstr(err, "last complete chunk ends at byte ");
+			char at[64];
+			if (se) {
+				cr_assert(fe, "file: %s | stream: %s", rerr, err);
+				cr_assert_eq(atoll(fe + 33), atoll(se + 33), "file: %s | stream: %s", rerr,
+					     err);
+				snprintf(at, sizeof(at), "mid-chunk at byte %zu;", cut);
+			} else {   /* cut between two chunks */
+				cr_assert(!fe, "file: %s | stream: %s", rerr, err);
+				snprintf(at, sizeof(at), "at byte %zu without its end marker", cut);
+			}
+			cr_assert(strstr(rerr, at) && strstr(err, at), "file: %s | stream: %s", rerr, err);
 			cr_assert_eq(gt_store_finish(s), 0);
 			tgf_assert_prefix(src, s);
 		} else {
