@@ -13,16 +13,21 @@
  * and the same frames drawn as the viewer draws them (the summary when the
  * columns are at least two finest buckets wide, else the events).
  * Prints "name value unit" lines.
- * usage: budget_bench FILE [BUDGET (default 1G)] [FRAMES (default 200)] [zoomed-out]
- * (zoomed-out: only the frames the summary draws, FRAMES of them warm and cold)
+ * usage: budget_bench FILE [BUDGET (default 1G)] [FRAMES (default 200)] [zoomed-out|zoomed-in]
+ * (zoomed-out: only the frames the summary draws, FRAMES of them warm and cold;
+ * zoomed-in: only the frames the summary does not draw (widths log-uniform
+ * from 10 us to 200 columns of two finest buckets), cold, each lane as the
+ * viewer reads it (its 200 columns, a host lane's innermost event per busy
+ * column), every lane and a screen of 50 lanes from a random first, with
+ * and without gt_store_prefetch first (the viewer's frame), then pans: from a
+ * cold start, 8 steps of an eighth of the width each)
  */
 #include <fcntl.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "core/store/store_priv.h"
 #include "gtrace/gtfile.h"
@@ -37,21 +42,6 @@ static double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static _Atomic int sampling = 1;
-static _Atomic size_t rss_peak;
-
-static void *sampler(void *arg)
-{
-	(void)arg;
-	while (atomic_load(&sampling)) {
-		size_t r = rss_bytes();
-		if (r > atomic_load(&rss_peak))
-			atomic_store(&rss_peak, r);
-		usleep(5000);
-	}
-	return NULL;
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -178,6 +168,123 @@ static void frames_zoomed_out(struct gt_store *s, int n, int cold, const char *t
 	free(ms);
 }
 
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double last_cpu_ms;   /* CPU time of the last frame_in (this thread, user + sys) */
+
+/* lanes [l0, l0 + nl) over [t0, t0 + 200 cols) as the viewer reads a
+ * zoomed-in row: prefetch first when pf */
+static double frame_in(const struct gt_store *s, uint32_t l0, uint32_t nl, int64_t t0, int64_t w,
+		       int pf, uint64_t *sink)
+{
+	double c0 = thread_cpu_s();
+	struct gt_bucket b[200];
+	static uint32_t ids[1 << 16];
+	int64_t npc = w / 200 + 1;
+	double t = now_s();
+	if (pf) {
+		for (uint32_t i = 0; i < nl; i++)
+			ids[i] = l0 + i;
+		gt_store_prefetch(s, ids, nl, t0, t0 + 200 * npc);
+	}
+	for (uint32_t i = l0; i < l0 + nl; i++) {
+		const struct gt_lane *l = gt_store_lane_at(s, i);
+		gt_store_lane_buckets(l, t0, npc, 200, b);
+		for (int c = 0; c < 200; c++) {
+			*sink += (uint64_t)b[c].busy_ns + b[c].count;
+			if (l->key.type == GT_LANE_HOST && (b[c].count || b[c].busy_ns))
+				*sink += gt_store_lane_event_at(l, t0 + c * npc + npc / 2);
+		}
+		size_t f, la;
+		gt_store_lane_range(l, t0, t0 + 200 * npc, &f, &la);   /* the names */
+		*sink += la - f;
+	}
+	double r = now_s() - t;
+	last_cpu_ms = (thread_cpu_s() - c0) * 1e3;
+	return r;
+}
+
+/* echo 3 > /proc/sys/vm/drop_caches (root): the whole page cache, once per sequence */
+static void drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	if (fd < 0 || write(fd, "3", 1) != 1)
+		fprintf(stderr, "budget_bench: drop_caches not written (not root?)\n");
+	if (fd >= 0)
+		close(fd);
+}
+
+/* zoomed-in frames, cold (the cache file evicted before each frame) */
+static const char *only_variant;   /* argv[5]: run the zoomed-in variants whose tag holds it */
+
+static void frames_zoomed_in(struct gt_store *s, int n, uint32_t nl, int pf, const char *tag)
+{
+	if (only_variant && !strstr(tag, only_variant))
+		return;
+	struct rusage ru0, ru1;
+	getrusage(RUSAGE_SELF, &ru0);
+	const struct gt_lsum *m = gt_store_summary(s);
+	int64_t lo = gt_store_t_min(s), span = gt_store_t_max(s) - lo;
+	uint32_t nlanes = (uint32_t)gt_store_lane_count(s);
+	double wmax = m && 400.0 * (double)m->base_ns < (double)span ? 400.0 * (double)m->base_ns :
+								       (double)span;
+	if (nl > nlanes)
+		nl = nlanes;
+	if (nl > 1u << 16)
+		nl = 1u << 16;
+	double *ms = calloc((size_t)n, sizeof(*ms)), *pan = calloc((size_t)n * 8, sizeof(*pan));
+	double *cpu = calloc((size_t)n, sizeof(*cpu)), *wid = calloc((size_t)n * 2, sizeof(*wid));
+	uint64_t sink = 0, saved = rng;
+	size_t incore = 0;
+	rng = 0x2545f4914f6cdd1dull;   /* the same windows for every variant */
+	drop_caches();
+	for (int k = 0; k < n; k++) {
+		double lw = unif() * __builtin_log(wmax / 1e4);
+		int64_t w = (int64_t)(1e4 * __builtin_exp(lw));
+		int64_t t0 = lo + (int64_t)(unif() * (double)(span - w));
+		uint32_t l0 = (uint32_t)(unif() * (double)(nlanes - nl + 1));
+		if (s->arena) {
+			store_arena_cold(s->arena);
+			incore += store_arena_incore(s->arena);
+		}
+		ms[k] = frame_in(s, l0, nl, t0, w, pf, &sink) * 1e3;
+		cpu[k] = last_cpu_ms;
+		wid[2 * k] = ms[k];
+		wid[2 * k + 1] = (double)w;
+		/* pans from here: each step an eighth of the width to the right */
+		for (int p = 0; p < 8; p++)
+			pan[k * 8 + p] = frame_in(s, l0, nl, t0 + (int64_t)(p + 1) * (w / 8), w, pf,
+						  &sink) * 1e3;
+	}
+	rng = saved;
+	char t2[64];
+	snprintf(t2, sizeof(t2), "zoomed_in_%s", tag);
+	pr_dist(t2, ms, n);
+	snprintf(t2, sizeof(t2), "zoomed_in_cpu_%s", tag);
+	pr_dist(t2, cpu, n);
+	qsort(wid, (size_t)n, 2 * sizeof(*wid), cmp_d);   /* pairs (time, width) by time */
+	printf("zoomed_in_%s_slowest_widths", tag);
+	for (int k = n - 1; k >= 0 && k >= n - 3; k--)
+		printf(" %.3f ms", wid[2 * k + 1] / 1e6);
+	printf(" (windows of the 3 slowest frames)\n");
+	snprintf(t2, sizeof(t2), "pan_%s", tag);
+	pr_dist(t2, pan, n * 8);
+	printf("zoomed_in_%s_cache_pages_incore_after_cold %.1f (mean)\n", tag, (double)incore / n);
+	getrusage(RUSAGE_SELF, &ru1);
+	printf("zoomed_in_%s_major_faults %.1f a frame (pans included)\n", tag,
+	       (double)(ru1.ru_majflt - ru0.ru_majflt) / (n * 9));
+	fprintf(stderr, "(sink %llu)\n", (unsigned long long)sink);
+	free(ms);
+	free(pan);
+	free(cpu);
+	free(wid);
+}
+
 static void frames(struct gt_store *s, int n, int cold, const char *tag)
 {
 	double *ms = calloc((size_t)n, sizeof(*ms));
@@ -212,9 +319,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	int nf = argc > 3 ? atoi(argv[3]) : 200;
-	pthread_t th;
-	pthread_create(&th, NULL, sampler, NULL);
+	struct rss_sampler rs;
 	size_t base = rss_bytes();
+	if (rss_sampler_start(&rs, 5000)) {
+		fprintf(stderr, "budget_bench: cannot start the RSS sampler\n");
+		return 1;
+	}
 	/* the viewer's open of a file with a summary: the head (tables, index,
 	 * summary) and the first frame from it, before any event is decoded */
 	{
@@ -268,8 +378,26 @@ int main(int argc, char **argv)
 	printf("open %.2f s\n", t_open);
 	printf("first_frame_after_open %.1f ms\n", t_first * 1e3);
 	printf("open_rate %.1f Mevents/s\n", gt_store_event_count(s) / t_open / 1e6);
-	printf("rss_peak_open %.0f MB\n", atomic_load(&rss_peak) / 1e6);
+	printf("rss_peak_open %.0f MB\n", rss_sampler_peak(&rs) / 1e6);
 	printf("rss_base %.0f MB\n", base / 1e6);
+	if (argc > 4 && !strcmp(argv[4], "zoomed-in")) {
+		only_variant = argc > 5 ? argv[5] : NULL;
+		struct rusage r0, r1;
+		getrusage(RUSAGE_SELF, &r0);
+		double w0 = now_s();
+		frames_zoomed_in(s, nf, UINT32_MAX, 0, "all_lanes_no_prefetch");
+		frames_zoomed_in(s, nf, UINT32_MAX, 1, "all_lanes_prefetch");
+		frames_zoomed_in(s, nf, 50, 0, "screen50_no_prefetch");
+		frames_zoomed_in(s, nf, 50, 1, "screen50_prefetch");
+		getrusage(RUSAGE_SELF, &r1);
+		printf("zoomed_in_cpu user %.2f s sys %.2f s wall %.2f s\n",
+		       (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) + (r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) / 1e6,
+		       (r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) + (r1.ru_stime.tv_usec - r0.ru_stime.tv_usec) / 1e6,
+		       now_s() - w0);
+		printf("rss_peak %.0f MB\n", rss_sampler_stop(&rs) / 1e6);
+		gt_store_free(s);
+		return 0;
+	}
 	{
 		/* what the writers add at close: the summary built from the store */
 		struct gt_lsum *m = NULL;
@@ -303,9 +431,7 @@ int main(int argc, char **argv)
 	printf("kernel_table_rows %zu\n", kr.nrows);
 	printf("kernel_table_count %llu\n", (unsigned long long)kr.count);
 	gt_kernel_stats_result_done(&kr);
-	atomic_store(&sampling, 0);
-	pthread_join(th, NULL);
-	printf("rss_peak %.0f MB\n", atomic_load(&rss_peak) / 1e6);
+	printf("rss_peak %.0f MB\n", rss_sampler_stop(&rs) / 1e6);
 	printf("resident_at_end %.0f MB\n", gt_store_resident_bytes(s) / 1e6);
 	gt_store_free(s);
 	return 0;

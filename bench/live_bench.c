@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "bench.h"
-#include "../live/live.h"
+#include "live_sess.h"
 #include "live_rec.h"
 #include "rss.h"
 

@@ -5,16 +5,20 @@
  * "memory-usage" reports over the whole capture, then `gtrace diff` of
  * that capture (baseline) against a straggler capture of the same size
  * (experiment), each diff report; last the ops report grouped by input
- * shapes and by call stack, with shapes and stacks planted on the ops;
- * then the viewer's compare pages (`gtrace open A B`: one store, two
- * ranks, GT_DIFF_F_RANK_B): the step breakdown with every aligned step and
- * the overview verdicts over a 2-rank capture of EVENTS events.  Prints "name value unit" lines
+ * shapes and by call stack, with shapes and stacks planted on the ops; and
+ * the Operators page's drill-down (the report's instances hook, Enter on
+ * the row with the most calls of each table: by name, by shapes, by stack,
+ * a diff_ops row for one run); then the viewer's compare pages (`gtrace
+ * open A B`: one store, two ranks, GT_DIFF_F_RANK_B): the step breakdown
+ * with every aligned step and the overview verdicts over a 2-rank capture
+ * of EVENTS events.  Prints "name value unit" lines
  * (median wall time of RUNS runs; cpu = median CPU time, less sensitive
  * to a loaded machine).
  * usage: ops_bench [EVENTS] [RUNS]
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "gtrace/diff.h"
 #include "gtrace/ops.h"
@@ -110,6 +114,58 @@ static void timed(const char *label, const struct gt_store *a, const struct gt_s
 	free(c);
 }
 
+/* the row of t with the largest int in column col */
+static size_t busiest_row(const struct gt_table *t, const char *col)
+{
+	size_t c = 0, best = 0;
+	while (c < t->ncols && strcmp(t->cols[c].name, col))
+		c++;
+	for (size_t r = 0; c < t->ncols && r < t->nrows; r++)
+		if (gt_table_cell(t, r, c)->i > gt_table_cell(t, best, c)->i)
+			best = r;
+	return best;
+}
+
+/* the ops hook on the busiest row of report output o (made over sc) */
+static void timed_drill(const char *label, const struct gt_store *s, const struct gt_scope *sc,
+			struct gt_report_out *o, const char *count_col, int runs)
+{
+	const struct gt_report *rep = gt_report_find("ops");
+	const struct gt_table *t = o->tables[0];
+	size_t row = busiest_row(t, count_col), n = 0;
+	double *w = calloc((size_t)runs, sizeof(*w)), *c = calloc((size_t)runs, sizeof(*c));
+	for (int i = 0; i < runs; i++) {
+		struct gt_ref *v = NULL;
+		double w0 = bench_ms(CLOCK_MONOTONIC), c0 = bench_ms(CLOCK_PROCESS_CPUTIME_ID);
+		if (rep->instances(s, sc, t, row, &v, &n)) {
+			fprintf(stderr, "%s: no instances\n", label);
+			exit(1);
+		}
+		w[i] = bench_ms(CLOCK_MONOTONIC) - w0;
+		c[i] = bench_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
+		free(v);
+	}
+	bench_sort(w, runs);
+	bench_sort(c, runs);
+	printf("%s %.1f ms (cpu %.1f ms) %zu calls\n", label, w[runs / 2], c[runs / 2], n);
+	free(w);
+	free(c);
+	gt_report_out_done(o);
+}
+
+/* report `name` over the whole capture (group: --group-by) into *o */
+static void run_into(const struct gt_store *s, int group, struct gt_scope *sc, struct gt_report_out *o)
+{
+	char err[256] = "";
+	gt_scope_all(sc);
+	sc->flags |= (unsigned)group << GT_OPS_SCOPE_GROUP_SHIFT;
+	memset(o, 0, sizeof(*o));
+	if (gt_report_find("ops")->run(s, sc, o, err, sizeof(err)) || !o->n) {
+		fprintf(stderr, "ops: %s\n", err);
+		exit(1);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
@@ -131,6 +187,25 @@ int main(int argc, char **argv)
 	plant_args(a);
 	timed("ops_report_by_shape", a, NULL, "ops", GT_OPS_BY_SHAPE, runs);
 	timed("ops_report_by_stack", a, NULL, "ops", GT_OPS_BY_STACK, runs);
+	struct gt_scope sc;
+	struct gt_report_out o;
+	run_into(a, GT_OPS_BY_NAME, &sc, &o);
+	timed_drill("ops_drill_by_name", a, &sc, &o, "Calls", runs);
+	run_into(a, GT_OPS_BY_SHAPE, &sc, &o);
+	timed_drill("ops_drill_by_shape", a, &sc, &o, "Calls", runs);
+	run_into(a, GT_OPS_BY_STACK, &sc, &o);
+	timed_drill("ops_drill_by_stack", a, &sc, &o, "Calls", runs);
+	/* compare mode: a diff_ops row, one run's calls (rank 0 against itself) */
+	struct gt_diff_opts d = { .rank = 0, .rank_b = 0, .flags = GT_DIFF_F_RANK_B };
+	char err[256] = "";
+	memset(&o, 0, sizeof(o));
+	if (gt_diff_run(a, a, "ops", &d, &o, err, sizeof(err)) || !o.n) {
+		fprintf(stderr, "diff ops: %s\n", err);
+		return 1;
+	}
+	gt_scope_all(&sc);
+	sc.rank = 0;
+	timed_drill("ops_drill_diff_row", a, &sc, &o, "Baseline Count", runs);
 	gt_store_free(a);
 	/* the viewer's compare pages 3-5 on two runs held as ranks of one store */
 	a = capture_ranks(n, GT_SIM_BALANCED, 2);

@@ -1,10 +1,14 @@
 /*
  * rss.h - the process's resident set size from /proc/self/statm, for the
- * benchmarks and the tests that bound memory (one reader for all of them).
+ * benchmarks and the tests that bound memory (one reader for all of them),
+ * and its peak by polling: a thread samples it every period until stopped
+ * (bench/budget_bench.c, tests/store/test_budget.c).
  */
 #ifndef GTRACE_BENCH_RSS_H
 #define GTRACE_BENCH_RSS_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -20,6 +24,58 @@ static inline size_t rss_bytes(void)
 		fclose(f);
 	}
 	return (size_t)res * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* the peak resident size while a piece of work runs: a thread polls
+ * rss_bytes every period_us (link with threads) */
+struct rss_sampler {
+	pthread_t th;
+	unsigned period_us;
+	_Atomic int on;
+	_Atomic size_t peak;       /* the largest sample so far, from the size at start */
+};
+
+/* the sampler's thread: sample until on is cleared */
+static inline void *rss_sampler_run(void *arg)
+{
+	struct rss_sampler *r = arg;
+	while (atomic_load(&r->on)) {
+		size_t b = rss_bytes();
+		if (b > atomic_load(&r->peak))
+			atomic_store(&r->peak, b);
+		usleep(r->period_us);
+	}
+	return NULL;
+}
+
+/* start sampling every period_us; the peak starts at the size now.
+ * 0, or the error of pthread_create (nothing started) */
+static inline int rss_sampler_start(struct rss_sampler *r, unsigned period_us)
+{
+	r->period_us = period_us;
+	atomic_store(&r->peak, rss_bytes());
+	atomic_store(&r->on, 1);
+	int rc = pthread_create(&r->th, NULL, rss_sampler_run, r);
+	if (rc)
+		atomic_store(&r->on, 0);
+	return rc;
+}
+
+/* the peak so far (the sampler keeps running) */
+static inline size_t rss_sampler_peak(struct rss_sampler *r)
+{
+	return atomic_load(&r->peak);
+}
+
+/* stop and join the thread; the peak of the whole run */
+static inline size_t rss_sampler_stop(struct rss_sampler *r)
+{
+	atomic_store(&r->on, 0);
+	pthread_join(r->th, NULL);
+	size_t b = rss_bytes();   /* a last sample: the end counts too */
+	if (b > atomic_load(&r->peak))
+		atomic_store(&r->peak, b);
+	return atomic_load(&r->peak);
 }
 
 #endif

@@ -6,56 +6,23 @@
  * Every chunk is CRC-protected, so random mutations would almost never get
  * past the checksums.  For inputs whose last byte is odd the target first
  * repairs the header and chunk checksums of a copy, so that the mutated
- * lengths, tables and event columns reach the decoders.
+ * lengths, tables and event columns reach the decoders (gtcrc.h).
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 #include "gtrace/gtfile.h"
+#include "gtcrc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/* recompute the file header CRC and every chunk's CRCs (layout: docs/file-format.md) */
-static void fix_crcs(uint8_t *b, size_t n)
-{
-	if (n < 64)
-		return;
-	put32(b + 60, (uint32_t)crc32(0, b, 60));
-	size_t pos = 64;
-	while (n - pos >= 24) {
-		uint8_t *h = b + pos;
-		uint32_t stored = (uint32_t)h[12] | (uint32_t)h[13] << 8 | (uint32_t)h[14] << 16 |
-				  (uint32_t)h[15] << 24;
-		if (stored <= n - pos - 24) {
-			uLong c = crc32(0, h, 16);
-			put32(h + 16, (uint32_t)crc32(c, h + 24, stored));
-		}
-		put32(h + 20, (uint32_t)crc32(0, h, 20));
-		if (stored > n - pos - 24)
-			break;
-		pos += 24 + stored;
-	}
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	uint8_t *copy = NULL;
-	if (size && (data[size - 1] & 1)) {
-		copy = malloc(size);
-		if (!copy)
-			return 0;
-		memcpy(copy, data, size);
-		fix_crcs(copy, size);
-		data = copy;
-	}
+	uint8_t *copy;
+	data = gtcrc_input(data, size, &copy);
+	if (!data)
+		return 0;
 	struct gt_store *s = gt_store_new();
 	if (s) {
 		char err[256];

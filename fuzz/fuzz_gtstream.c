@@ -8,46 +8,18 @@
  * same number of events.
  *
  * As in fuzz_gtfile.c, inputs whose last byte is odd get their CRCs
- * repaired first so that mutations reach the decoders.
+ * repaired first so that mutations reach the decoders (gtcrc.h).
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 #include "gtrace/gtfile.h"
 #include "gtrace/gtjob.h"
+#include "gtcrc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/* the header's and every chunk's CRCs recomputed (docs/file-format.md) */
-static void fix_crcs(uint8_t *b, size_t n)
-{
-	if (n < 64)
-		return;
-	put32(b + 60, (uint32_t)crc32(0, b, 60));
-	size_t pos = 64;
-	while (n - pos >= 24) {
-		uint8_t *h = b + pos;
-		uint32_t stored = (uint32_t)h[12] | (uint32_t)h[13] << 8 | (uint32_t)h[14] << 16 |
-				  (uint32_t)h[15] << 24;
-		if (stored <= n - pos - 24) {
-			uLong c = crc32(0, h, 16);
-			put32(h + 16, (uint32_t)crc32(c, h + 24, stored));
-		}
-		put32(h + 20, (uint32_t)crc32(0, h, 20));
-		if (stored > n - pos - 24)
-			break;
-		pos += 24 + stored;
-	}
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -56,15 +28,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t step = 1 + (size_t)data[0] * 37;   /* 1 .. 9436 bytes a piece */
 	data++;
 	size--;
-	uint8_t *copy = NULL;
-	if (size && (data[size - 1] & 1)) {
-		copy = malloc(size);
-		if (!copy)
-			return 0;
-		memcpy(copy, data, size);
-		fix_crcs(copy, size);
-		data = copy;
-	}
+	uint8_t *copy;
+	data = gtcrc_input(data, size, &copy);
+	if (!data)
+		return 0;
 	char err[512];
 	struct gt_file_info info;
 	struct gt_store *ref = gt_store_new(), *s = gt_store_new();

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include "gtrace/ctl.h"
 #include "cmd.h"
-#include "../live/live.h"
+#include "live_sess.h"
 #include "live_opts.h"
 #include "netsess.h"
 

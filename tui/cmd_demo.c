@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include "gtrace/sim.h"
 #include "cmd.h"
-#include "../live/live.h"
+#include "live_sess.h"
 #include "live_opts.h"
 
 static int usage(FILE *f)

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cmd.h"
-#include "../live/live.h"
+#include "live_sess.h"
 #include "live_opts.h"
 #include "live_rec.h"
 #include "netsess.h"

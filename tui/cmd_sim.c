@@ -11,7 +11,7 @@
 #include "gtrace/gtfile.h"
 #include "gtrace/sim.h"
 #include "cmd.h"
-#include "../live/live.h"
+#include "live_sess.h"
 
 static void sim_usage(FILE *f)
 {

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include "gtrace/pinj.h"
 #include "gtrace_config.h"
-#include "../live/live.h"
+#include "live_sess.h"
 
 int live_listening(pid_t pid)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "../live/live.h"
+#include "live_sess.h"
 #include "ui.h"
 
 static volatile sig_atomic_t live_stop;

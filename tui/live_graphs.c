@@ -1,6 +1,6 @@
 /*
  * live_graphs.c - CUDA graph launches a live capture could not trace
- * (live/live.h).  CUPTI instruments a graph for kernel tracing when it is
+ * (live_sess.h).  CUPTI instruments a graph for kernel tracing when it is
  * instantiated; a graph instantiated before the capture could trace
  * kernels (a late attach) replays without any kernel record.  Its launch
  * calls are still recorded: they are what is counted here.
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "gtrace/store.h"
-#include "../live/live.h"
+#include "live_sess.h"
 
 /* 1 for cudaGraphLaunch / cuGraphLaunch and their _ptsz forms */
 static int is_graph_launch(const char *n)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cmd.h"
-#include "../live/live.h"
+#include "live_sess.h"
 #include "live_opts.h"
 #include "live_rec.h"
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
-#include "../live/live.h"
+#include "live_sess.h"
 
 void live_save_path(char *out, size_t len)
 {

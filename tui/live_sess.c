@@ -1,5 +1,5 @@
 /*
- * live_sess.c - a live session (live/live.h): several traced processes
+ * live_sess.c - a live session (live_sess.h): several traced processes
  * (ranks) feeding one store, new descendants of a started command joined
  * as they open their control sockets, the streaming writer fed as events
  * arrive, and the ui_source glue for the viewer.
@@ -13,7 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "gtrace/gtfile.h"
-#include "../live/live.h"
+#include "gtrace/mem_lane.h"
+#include "live_sess.h"
 #include "live_rec.h"
 #include "ui.h"
 
@@ -32,6 +33,8 @@ void live_sess_init(struct live_sess *ss, struct gt_store *s, uint32_t records)
 	ss->records = records;
 	ss->rate_t_ns = live_mono_ns();
 	ss->last_flush_ns = ss->rate_t_ns;
+	/* its .gtrace builds the allocated-bytes lanes when read back */
+	gt_store_meta_set(s, GT_MEM_LANE_META, "records");
 }
 
 int live_sess_add(struct live_sess *ss, pid_t pid, char *err, size_t errlen)
@@ -78,6 +81,10 @@ static void discover(struct live_sess *ss)
 static int write_events(void *ctx, struct gt_store *s, const struct gt_event *ev, size_t n)
 {
 	struct live_sess *ss = ctx;
+	if (!ss->ml)
+		ss->ml = gt_mem_lane_new();
+	if (!ss->ml || gt_mem_lane_note(ss->ml, ev, n))
+		return -ENOMEM;
 	return ss->rec ? live_rec_add(ss->rec, s, ev, n) : 0;
 }
 
@@ -109,7 +116,7 @@ int live_sess_poll(struct live_sess *ss)
 		ss->rate_t_ns = now;
 		ss->rate_events = ss->events;
 	}
-	if (added && gt_store_finish(ss->s) < 0)
+	if (added && (gt_store_finish(ss->s) < 0 || (ss->ml && gt_mem_lane_sync(ss->ml, ss->s) < 0)))
 		return -ENOMEM;
 	/* once a second, and at the first events (a file killed early opens
 	 * with them) */
@@ -215,6 +222,8 @@ void live_sess_close(struct live_sess *ss)
 	for (int k = 0; k < ss->n; k++)
 		live_close(&ss->conn[k]);
 	ss->n = 0;
+	gt_mem_lane_free(ss->ml);
+	ss->ml = NULL;
 }
 
 /* ---- viewer glue ---- */

@@ -19,7 +19,7 @@
 #include "gtrace/agent.h"
 #include "gtrace/sim.h"
 #include "cmd.h"
-#include "../live/live.h"
+#include "live_sess.h"
 
 static volatile sig_atomic_t stop_flag;
 

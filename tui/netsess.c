@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "gtrace/gtfile.h"
-#include "../live/live.h"
 #include "live_rec.h"
+#include "live_sess.h"
 #include "netsess.h"
 #include "ui.h"
 

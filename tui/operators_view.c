@@ -16,6 +16,7 @@
 #include "gtrace/diff.h"
 #include "gtrace/ops.h"
 #include "term.h"
+#include "drill.h"
 #include "operators_view.h"
 
 static const char *const op_help[] = {
@@ -79,22 +80,6 @@ static void sel_name(const struct operators_view *o, char *buf, size_t len)
 		return;
 	const union gt_cell *c = gt_table_cell(o->tb, o->rows[o->st.sel], (size_t)nc);
 	snprintf(buf, len, "%s", c && c->s ? c->s : "");
-}
-
-/* the selected row's key (grouped: its shapes / stack column) into
- * calls_keyed / calls_key */
-static void sel_key(struct operators_view *o)
-{
-	o->calls_keyed = o->group != GT_OPS_BY_NAME;
-	o->calls_key = UINT32_MAX;
-	if (!o->calls_keyed || !o->tb || o->tb->ncols < 2 || o->st.sel >= o->nrows)
-		return;
-	const union gt_cell *c = gt_table_cell(o->tb, o->rows[o->st.sel], 1);
-	const char *k = c && c->s ? c->s : "";
-	if (!strcmp(k, "None"))
-		o->calls_key = 0;
-	else
-		o->calls_key = gt_store_str_find(o->v.app->store, k, strlen(k));
 }
 
 /* select the row named `name` */
@@ -271,11 +256,12 @@ static int op_key(struct view *v, int ch)
 			break;
 		}
 		sel_name(o, o->calls_name, sizeof(o->calls_name));
-		sel_key(o);
-		o->calls_keyed &= !o->cmp;
+		if (!o->calls_name[0])
+			break;
+		drill_key(o->tb, o->rows[o->st.sel], o->calls_row, sizeof(o->calls_row));
+		o->calls_keyed = !o->cmp && o->group != GT_OPS_BY_NAME;
 		o->calls_kernels = o->cmp == 2;
-		if (o->calls_name[0])
-			operators_view_calls_open(o);
+		operators_view_calls_open(o);
 		break;
 	default:
 		return UI_UNHANDLED;

@@ -12,9 +12,16 @@
  * (operators_view_cmp.c); Enter on a delta row lists the instances in both
  * runs, on a step the trace view over that step of both.
  *
+ * Every list of calls or instances comes from the report's drill-down hook
+ * (drill.c, the one path of the table pages): the "ops" report's for the
+ * operator tables (by name, name + shapes, name + stack) and for the
+ * operator delta table, the "kernels" report's for the kernel delta table,
+ * once per run (the scope's rank) in compare mode.
+ *
  * The calls list holds refs into the store; a live update may move them,
- * so the open list is rebuilt by operator name on every recompute and the
- * selection follows the same event (lane key and start time).
+ * so the open list is rebuilt on every recompute from the row found again
+ * by its key (drill_row) and the selection follows the same event (lane key
+ * and start time).
  */
 #ifndef GTRACE_TUI_OPVIEW_H
 #define GTRACE_TUI_OPVIEW_H
@@ -49,10 +56,10 @@ struct operators_view {
 	size_t calls_n_ra, calls_n_rb;   /* instances of cmp_ra / cmp_rb in the list */
 	/* 0 table, 1 calls of calls_name, 2 GPU work of one call */
 	int mode;
-	int calls_keyed;           /* grouped: only calls whose shapes / stack is calls_key */
-	uint32_t calls_key;        /* string id (0 = none, UINT32_MAX = matches no call) */
+	int calls_keyed;           /* grouped: the row is (name, shapes / stack) */
 	int calls_by_time;         /* calls ordered by start, else longest first */
 	char calls_name[256];
+	char calls_row[1024];      /* the listed row's key (drill_key), found again after a recompute */
 	struct gt_ref *calls;
 	size_t ncalls, top, sel;
 	int64_t calls_total_ns;

@@ -1,53 +1,25 @@
 /*
- * operators_view_calls.c - the calls of one operator (every framework operator
- * event of that name on the host threads, a call nested in a call of the
- * same name left out as the operator table merges it), longest first or in
- * time order; K lists the GPU work one call launched (runtime calls inside
- * it on its thread, joined to their kernels, copies, memsets by
- * correlation).  Enter shows the selected event in the trace view.
+ * operators_view_calls.c - the calls of one row of the Operators page (an
+ * operator, an operator with these input shapes or this call stack, or a
+ * delta row in compare mode: the instances of both runs), from the report's
+ * drill-down hook (drill.c), longest first or in time order; K lists the
+ * GPU work one call launched (runtime calls inside it on its thread, joined
+ * to their kernels, copies, memsets by correlation).  Enter shows the
+ * selected event in the trace view.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace/ops.h"
 #include "term.h"
+#include "drill.h"
 #include "operators_view.h"
 
-static const struct gt_store *sort_store;
-static int sort_by_time;
-
-/* longest first, or earliest first; then lane and index */
-static int ref_cmp(const void *pa, const void *pb)
-{
-	const struct gt_ref *a = pa, *b = pb;
-	const struct gt_event *x = gt_store_ev(sort_store, *a), *y = gt_store_ev(sort_store, *b);
-	if (sort_by_time) {
-		if (x->start_ns != y->start_ns)
-			return x->start_ns < y->start_ns ? -1 : 1;
-	} else if (x->dur_ns != y->dur_ns) {
-		return x->dur_ns > y->dur_ns ? -1 : 1;
-	}
-	if (a->lane != b->lane)
-		return a->lane < b->lane ? -1 : 1;
-	return a->idx < b->idx ? -1 : (a->idx > b->idx);
-}
-
-/* append r to v (cap doubled as needed); 0 or -1 on no memory */
-static int push(struct gt_ref **v, size_t *n, size_t *cap, struct gt_ref r)
-{
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 256;
-		struct gt_ref *nv = realloc(*v, nc * sizeof(*nv));
-		if (!nv)
-			return -1;
-		*v = nv;
-		*cap = nc;
-	}
-	(*v)[(*n)++] = r;
-	return 0;
-}
-
-/* the calls of calls_name, in the chosen order, and their total */
+/* the instances of the listed row (found again by its key in the current
+ * table) from the report's drill-down hook over the page's scope: the
+ * "ops" report's for the operator tables, in compare mode the "ops" or
+ * "kernels" report's once per run (scope rank cmp_ra, then cmp_rb); in the
+ * chosen order, with their total */
 static void load_calls(struct operators_view *o)
 {
 	const struct gt_store *s = o->v.app->store;
@@ -55,43 +27,44 @@ static void load_calls(struct operators_view *o)
 	o->calls = NULL;
 	o->ncalls = o->top = o->sel = 0;
 	o->calls_total_ns = 0;
-	uint32_t id = gt_store_str_find(s, o->calls_name, strlen(o->calls_name));
-	if (id == UINT32_MAX)
-		return;
-	size_t cap = 0;
 	o->calls_n_ra = o->calls_n_rb = 0;
-	int kind = o->calls_kernels ? GT_EV_KERNEL : GT_EV_CPU_OP;
-	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
-		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
-		if (l->key.type != (kind == GT_EV_KERNEL ? GT_LANE_GPU : GT_LANE_HOST) ||
-		    !(l->kinds_mask & (1u << kind)))
-			continue;
-		if (o->cmp && l->key.rank != o->cmp_ra && l->key.rank != o->cmp_rb)
-			continue;
-		int64_t cover_end = INT64_MIN;   /* end of the last call kept on this thread */
-		for (size_t j = 0; j < l->n; j++) {
-			const struct gt_event *e = &l->ev[j];
-			if (e->kind != kind || e->name != id)
-				continue;
-			if (o->calls_keyed && (o->group == GT_OPS_BY_SHAPE ? gt_ops_event_shape(e) :
-					       gt_ops_event_stack(e)) != o->calls_key)
-				continue;
-			if (e->start_ns < cover_end && e->start_ns + e->dur_ns <= cover_end)
-				continue;   /* inside a call of the same name */
-			if (push(&o->calls, &o->ncalls, &cap, (struct gt_ref){ (uint32_t)i, (uint32_t)j }))
-				return;
-			if (o->cmp) {
-				o->calls_n_ra += l->key.rank == o->cmp_ra;
-				o->calls_n_rb += l->key.rank == o->cmp_rb;
-			}
-			cover_end = e->start_ns + e->dur_ns;
-			o->calls_total_ns += e->dur_ns;
+	const struct gt_report *rep = gt_report_find(o->calls_kernels ? "kernels" : "ops");
+	long row = o->tb ? drill_row(o->tb, o->calls_row) : -1;
+	if (row < 0)
+		return;
+	struct gt_scope sc;
+	gt_scope_all(&sc);
+	if (!o->cmp) {
+		sc.flags |= (unsigned)o->group << GT_OPS_SCOPE_GROUP_SHIFT;   /* as compute() ran it */
+		if (drill_load(s, rep, &sc, o->tb, (size_t)row, o->calls_by_time, &o->calls, &o->ncalls))
+			o->ncalls = 0;
+	} else {
+		/* both runs: the baseline's instances, then the experiment's */
+		struct gt_ref *b = NULL;
+		size_t nb = 0;
+		sc.rank = o->cmp_ra;
+		int rc = drill_load(s, rep, &sc, o->tb, (size_t)row, 0, &o->calls, &o->calls_n_ra);
+		sc.rank = o->cmp_rb;
+		if (!rc)
+			rc = drill_load(s, rep, &sc, o->tb, (size_t)row, 0, &b, &nb);
+		struct gt_ref *v = rc ? NULL : realloc(o->calls, (o->calls_n_ra + nb + 1) * sizeof(*v));
+		if (!v) {
+			free(o->calls);
+			free(b);
+			o->calls = NULL;
+			o->calls_n_ra = 0;
+			return;
 		}
+		if (nb)
+			memcpy(v + o->calls_n_ra, b, nb * sizeof(*v));
+		free(b);
+		o->calls = v;
+		o->calls_n_rb = nb;
+		o->ncalls = o->calls_n_ra + nb;
+		drill_sort(s, o->calls, o->ncalls, o->calls_by_time);
 	}
-	sort_store = s;
-	sort_by_time = o->calls_by_time;
-	if (o->ncalls)
-		qsort(o->calls, o->ncalls, sizeof(*o->calls), ref_cmp);
+	for (size_t i = 0; i < o->ncalls; i++)
+		o->calls_total_ns += gt_store_ev(s, o->calls[i])->dur_ns;
 }
 
 /* the GPU work launched by runtime calls inside calls[sel] on its thread,
@@ -115,32 +88,17 @@ static void load_work(struct operators_view *o)
 			continue;
 		if (gt_store_lane_at(s, g.lane)->key.type != GT_LANE_GPU)
 			continue;
-		if (push(&o->work, &o->nwork, &cap, g))
+		if (drill_push(&o->work, &o->nwork, &cap, g))
 			return;
 		o->work_total_ns += gt_store_ev(s, g)->dur_ns;
 	}
-	sort_store = s;
-	sort_by_time = 1;
-	if (o->nwork)
-		qsort(o->work, o->nwork, sizeof(*o->work), ref_cmp);
+	drill_sort(s, o->work, o->nwork, 1);
 }
 
 void operators_view_calls_open(struct operators_view *o)
 {
 	load_calls(o);
 	o->mode = 1;
-}
-
-/* the index in v[0..n) of the event on lane key k starting at t, else keep */
-static size_t find_same(const struct gt_store *s, const struct gt_ref *v, size_t n,
-			const struct gt_lane_key *k, int64_t t, size_t keep)
-{
-	for (size_t i = 0; i < n; i++) {
-		const struct gt_lane *l = gt_store_lane_at(s, v[i].lane);
-		if (l->ev[v[i].idx].start_ns == t && !memcmp(&l->key, k, sizeof(*k)))
-			return i;
-	}
-	return keep < n ? keep : (n ? n - 1 : 0);
 }
 
 void operators_view_calls_refresh(struct operators_view *o)
@@ -163,11 +121,11 @@ void operators_view_calls_refresh(struct operators_view *o)
 		have_w = 1;
 	}
 	load_calls(o);
-	o->sel = have_c ? find_same(s, o->calls, o->ncalls, &ck, ct, csel) :
+	o->sel = have_c ? drill_same(s, o->calls, o->ncalls, &ck, ct, csel) :
 		(csel < o->ncalls ? csel : 0);
 	if (o->mode == 2) {
 		load_work(o);
-		o->wsel = have_w ? find_same(s, o->work, o->nwork, &wk, wt, wsel) :
+		o->wsel = have_w ? drill_same(s, o->work, o->nwork, &wk, wt, wsel) :
 			(wsel < o->nwork ? wsel : 0);
 	}
 }
@@ -268,7 +226,8 @@ int operators_view_calls_key(struct operators_view *o, int ch)
 	case 'd': case 'T':
 		if (o->mode == 1 && o->calls_by_time != (ch == 'T')) {
 			o->calls_by_time = ch == 'T';
-			load_calls(o);
+			drill_sort(o->v.app->store, o->calls, o->ncalls, o->calls_by_time);
+			o->top = o->sel = 0;
 		}
 		break;
 	case 'K':

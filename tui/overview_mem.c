@@ -20,18 +20,17 @@ static void mem_clear(struct overview_mem *m)
 	m->ncols = 0;
 }
 
-void overview_mem_update(struct overview_mem *m, const struct app *a, int ncols)
+void overview_mem_update(struct overview_mem *m, const struct app *a, int ncols, int due)
 {
 	const struct gt_store *s = a->store;
-	/* a growing (live) store: at most every UI_RECOMPUTE_MS, as the pages */
-	if (ncols == m->ncols && m->ok &&
-	    (gt_store_event_count(s) == m->events || a->paused ||
-	     ui_now_ms() - m->computed_ms < UI_RECOMPUTE_MS))
+	/* the page's recompute throttle (ui_due) says when a changed store is
+	   read again; a new width needs new columns at once */
+	if (m->updated && !due && ncols == m->width)
 		return;
 	mem_clear(m);
-	m->events = gt_store_event_count(s);
-	m->computed_ms = ui_now_ms();
-	if (ncols <= 0 || !m->events)
+	m->updated = 1;
+	m->width = ncols;
+	if (ncols <= 0 || !gt_store_event_count(s))
 		return;
 	struct gt_scope sc;
 	gt_scope_all(&sc);

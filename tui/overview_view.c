@@ -76,13 +76,12 @@ static void compute(struct overview_view *o)
 
 /* per-GPU utilization over n columns of the whole trace: for each column
  * the busy share of the GPU's busiest stream (gt_store_lane_busy).  Cached
- * until the width or the store changes (the store only while not paused). */
-static void util_update(struct overview_view *o, int n)
+ * until the width changes, or the store did and the page is due (ui_due:
+ * the page's one throttle, which also holds it still while paused). */
+static void util_update(struct overview_view *o, int n, int due)
 {
 	const struct gt_store *s = o->v.app->store;
-	/* paused: the page holds still while the store grows */
-	if (n == o->util_n && o->util &&
-	    (gt_store_event_count(s) == o->util_events || o->v.app->paused))
+	if (n == o->util_n && o->util && (gt_store_event_count(s) == o->util_events || !due))
 		return;
 	free(o->util);
 	free(o->util_gpu);
@@ -543,7 +542,8 @@ static void ov_draw(struct view *v, struct lrect r)
 {
 	struct overview_view *o = (struct overview_view *)v;
 	const struct gt_store *s = v->app->store;
-	if (ui_due(v))
+	int due = ui_due(v);   /* the page's one throttle, the memory rows' too */
+	if (due)
 		compute(o);
 	int y = r.y, end = r.y + r.h;
 	char a[32];
@@ -560,13 +560,13 @@ static void ov_draw(struct view *v, struct lrect r)
 	step_lines(o, &y, end, r);
 	y = section(y, r, "GPU busy: % of each GPU's active span (HTA), and over time");
 	int n = r.w - 24;
-	util_update(o, n);
+	util_update(o, n, due);
 	/* the rows left are shared out: the recommendations (up to 6, the list
 	   scrolls) and the health lines first, then at least two GPU lines (a
 	   row and "... more", never "more" alone), the top kernels (up to 5)
 	   giving way to them; the GPU rows scroll with PgDn PgUp */
 	/* a row per device with allocator records (up to 2), when the page has room */
-	overview_mem_update(&o->mem, v->app, n);
+	overview_mem_update(&o->mem, v->app, n, due);
 	int mem_rows = (int)overview_mem_rows(&o->mem) < 2 ? (int)overview_mem_rows(&o->mem) : 2;
 	if (end - y - mem_rows < 16)
 		mem_rows = 0;

@@ -469,6 +469,47 @@ static void prefill_rows(struct trace_view *t, int h, int w)
 		prefill_run(&part[1]);
 }
 
+/* the lanes whose events this frame reads (rows not cached, not drawn from
+ * the summary; a folded group's first 64 lanes as fill_row takes them),
+ * read ahead together: under a memory budget with a cold page cache the
+ * disk gets every lane's pages at once instead of one fault at a time
+ * (gt_store_prefetch; nothing without a cache file) */
+static void prefetch_rows(struct trace_view *t, int h, int w)
+{
+	const struct gt_store *s = t->v.app->store;
+	const struct gt_lsum *m = gt_store_summary(s);
+	int64_t npc = t->m.ns_per_col;
+	uint32_t ids[1024];
+	size_t n = 0;
+	for (int yy = 0; yy < h && n < 1024; yy++) {
+		size_t v = t->top + (size_t)yy;
+		if (v >= t->L.nvis)
+			break;
+		uint32_t ri = t->L.vis[v];
+		const struct lanes_row *r = &t->L.all[ri];
+		if (row_reusable(t, &t->rc[yy], ri, w) && t->rc[yy].t0_ns == t->m.t0_ns)
+			continue;
+		if (r->kind >= LROW_LANE) {
+			if (r->kind == LROW_DEPTH || !gt_lsum_applies(m, r->lane, npc))
+				ids[n++] = r->lane;
+			continue;
+		}
+		if (!r->folded)
+			continue;
+		int nchild = 0;
+		for (uint32_t i = ri + 1; i < r->end && nchild < 64 && n < 1024; i++) {
+			if (t->L.all[i].kind != LROW_LANE ||
+			    !gt_store_lane_at(s, t->L.all[i].lane)->n)
+				continue;
+			nchild++;
+			if (!gt_lsum_applies(m, t->L.all[i].lane, npc))
+				ids[n++] = t->L.all[i].lane;
+		}
+	}
+	if (n)
+		gt_store_prefetch(s, ids, n, t->m.t0_ns, layout_col2t(&t->m, w));
+}
+
 /* 1 when the row came from the summary with more events than columns:
  * draw_names would draw nothing, and would read the events to find out */
 static int sum_crowded(const struct trace_view *t, uint32_t lane, const struct gt_bucket *b, int w)
@@ -488,6 +529,7 @@ void trace_draw_lanes(struct trace_view *t)
 	int w = c->w;
 	if (w <= 0 || c->h <= 0 || cache_size(t, c->h, w))
 		return;
+	prefetch_rows(t, c->h, w);
 	prefill_rows(t, c->h, w);
 	for (int yy = 0; yy < c->h; yy++) {
 		size_t v = t->top + (size_t)yy;

@@ -192,13 +192,16 @@ static int kernels_run(const struct gt_store *s, const struct gt_scope *sc_in,
 	return rc;
 }
 
-/* drill-down: the kernels of the row's name in scope */
+/* drill-down: the kernels of the row's name in scope; also of a row of
+ * gtrace diff's per-kernel table (diff_kernels), whose scope's rank picks
+ * the run */
 static int kernels_instances(const struct gt_store *s, const struct gt_scope *sc_in,
 			     const struct gt_table *t, size_t row, struct gt_ref **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
-	const char *nm = strcmp(t->name, "kernels") ? NULL : tables_row_name(t, row);
+	const char *nm = strcmp(t->name, "kernels") && strcmp(t->name, "diff_kernels") ? NULL :
+			 tables_row_name(t, row);
 	struct gt_scope sc;
 	char err[64];
 	if (!nm || gt_steps_scope(s, sc_in, &sc, err, sizeof(err)))

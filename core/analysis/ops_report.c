@@ -96,21 +96,52 @@ static int ops_run(const struct gt_store *s, const struct gt_scope *sc_in,
 	return rc;
 }
 
+/* the row's shapes / stack key (its GT_COLF_KEY column beside the name) as
+ * a string id into *key: 0 for the plugin's "None", UINT32_MAX when no call
+ * has it; 0 when t has no such column (rows per name), -1 when it has one
+ * but the cell is null */
+static int row_key(const struct gt_store *s, const struct gt_table *t, size_t row, int *keyed,
+		   uint32_t *key)
+{
+	*keyed = 0;
+	*key = 0;
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (!(t->cols[c].flags & GT_COLF_KEY) || (t->cols[c].flags & GT_COLF_NAME))
+			continue;
+		if (t->cols[c].type != GT_COL_STR || gt_table_is_null(t, row, c))
+			return -1;
+		const char *k = gt_table_cell(t, row, c)->s;
+		*keyed = 1;
+		*key = !k || !strcmp(k, "None") ? 0 : gt_store_str_find(s, k, strlen(k));
+		return 0;
+	}
+	return 0;
+}
+
 /* drill-down: the calls of the row's operator (its framework operator events
  * on host threads in scope; a call nested in a call of the same name is
- * left out, as the table merges it) */
+ * left out, as the table merges it).  Grouped tables (ops_shape, ops_stack)
+ * keep the calls whose input shapes / call stack is the row's; gtrace
+ * diff's per-operator table (diff_ops) is per name: the scope's rank picks
+ * the run */
 static int ops_instances(const struct gt_store *s, const struct gt_scope *sc_in,
 			 const struct gt_table *t, size_t row, struct gt_ref **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
-	const char *nm = strcmp(t->name, "ops") ? NULL : tables_row_name(t, row);
+	int group = !strcmp(t->name, "ops_shape") ? GT_OPS_BY_SHAPE :
+		    !strcmp(t->name, "ops_stack") ? GT_OPS_BY_STACK :
+		    !strcmp(t->name, "ops") || !strcmp(t->name, "diff_ops") ? GT_OPS_BY_NAME : -1;
+	const char *nm = group < 0 ? NULL : tables_row_name(t, row);
 	struct gt_scope sc;
 	char err[64];
-	if (!nm || gt_steps_scope(s, sc_in, &sc, err, sizeof(err)))
+	int keyed;
+	uint32_t key;
+	if (!nm || row_key(s, t, row, &keyed, &key) || keyed != (group != GT_OPS_BY_NAME) ||
+	    gt_steps_scope(s, sc_in, &sc, err, sizeof(err)))
 		return -ENOENT;
 	uint32_t id = gt_store_str_find(s, nm, strlen(nm));
-	size_t cap = 0;
+	size_t cap = 0, nstr = gt_store_str_count(s);
 	for (uint32_t li = 0; id != UINT32_MAX && li < gt_store_lane_count(s); li++) {
 		const struct gt_lane *l = gt_store_lane_at(s, li);
 		if (l->key.type != GT_LANE_HOST || !(l->kinds_mask & (1u << GT_EV_CPU_OP)) ||
@@ -124,13 +155,20 @@ static int ops_instances(const struct gt_store *s, const struct gt_scope *sc_in,
 			if (e->kind != GT_EV_CPU_OP || e->name != id ||
 			    (e->start_ns < cover_end && e->start_ns + e->dur_ns <= cover_end))
 				continue;
+			/* a call nested in this one belongs to its row, whatever its own key */
+			cover_end = e->start_ns + e->dur_ns;
+			if (keyed) {   /* the key as the table's rows are keyed (ops.c) */
+				uint32_t k = group == GT_OPS_BY_SHAPE ? gt_ops_event_shape(e) :
+					     gt_ops_event_stack(e);
+				if ((k >= nstr ? 0 : k) != key)
+					continue;
+			}
 			if (tables_ref_push(out, n, &cap, (struct gt_ref){ li, (uint32_t)j })) {
 				free(*out);
 				*out = NULL;
 				*n = 0;
 				return -ENOMEM;
 			}
-			cover_end = e->start_ns + e->dur_ns;
 		}
 	}
 	return 0;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "export_writer.h"
 #include "gtrace/export.h"
+#include "gtrace/mem_lane.h"
 
 #define SYNTH_PID (1LL << 28)
 
@@ -363,6 +364,9 @@ static void events(const struct gt_store *s, struct export_writer *w, const stru
 				export_writer_lit(w, ", \"s\": \"t\"},\n");
 				continue;
 			}
+			if (e->kind == GT_EV_COUNTER && (e->flags & GT_EVF_MEMORY) &&
+			    e->sub == GT_MEM_LANE_SUB)
+				continue;   /* made from the records, which are exported */
 			if (e->kind == GT_EV_COUNTER) {
 				double v;
 				memcpy(&v, &e->arg, sizeof(v));

@@ -26,6 +26,7 @@
 #include "gtfile_tables.h"
 #include "gtfile_summary.h"
 #include "gtrace_config.h"
+#include "gtrace/mem_lane.h"
 
 struct rd {
 	const unsigned char *p;
@@ -386,6 +387,10 @@ static int read_mem(const void *buf, size_t len, const char *name, struct gt_sto
 		gt_store_set_summary(s, r.sum);   /* the store owns it now */
 		r.sum = NULL;
 	}
+	/* a live capture's allocated-bytes lanes (gtrace/mem_lane.h): made
+	   from its records, not stored (they change as late records come) */
+	if (!rc && !head && gt_store_meta_get(s, GT_MEM_LANE_META) && gt_mem_lane_build(s))
+		rc = fail(&r, -ENOMEM, "out of memory");
 	if (!rc && head) {
 		gt_store_set_span(s, r.idx_t0, r.idx_t1, (size_t)r.idx_events);
 		info->events = r.idx_events;

@@ -2,7 +2,7 @@
  * import_nsys.c - Nsight Systems `nsys export --type sqlite` importer:
  * CUPTI kernels, memcpys, memsets, CUDA runtime calls and NVTX ranges,
  * with StringIds resolved; CUDA memory allocation events in
- * import_nsys_mem.c.  Times are nanoseconds from the session start
+ * import_nsys_mem.c, memory pools in import_nsys_pool.c.  Times are nanoseconds from the session start
  * and are moved onto the epoch axis with TARGET_INFO_SESSION_START_TIME.
  * Host lanes come from globalTid (pid = bits 24-47, tid = bits 0-23).
  * Built only with libsqlite3 (GTRACE_HAVE_SQLITE).
@@ -18,6 +18,7 @@
 #if GTRACE_HAVE_SQLITE
 #include <sqlite3.h>
 #include "import_nsys_mem.h"
+#include "import_nsys_pool.h"
 
 struct nsys {
 	sqlite3 *db;
@@ -341,6 +342,18 @@ int import_nsys(const char *path, const struct gt_load_opts *o, struct gt_store 
 			rc = 0;
 		if (rc) {
 			snprintf(err, errlen, "%s: %s", path, merr);
+			goto out;
+		}
+	}
+	{
+		char perr[256];
+		rc = import_nsys_pool(n.db, s, n.t0, &n.skipped, perr, sizeof(perr));
+		if (rc == -EINVAL && !(o && (o->flags & GT_LOAD_QUIET)))
+			fprintf(stderr, "gtrace: warning: %s: %s\n", path, perr);
+		if (rc == -EINVAL)
+			rc = 0;
+		if (rc) {
+			snprintf(err, errlen, "%s: %s", path, perr);
 			goto out;
 		}
 	}

@@ -86,6 +86,10 @@ void lod_free(struct gt_store *s, struct gt_lane *l)
 	free(l->lvl_max);
 	free(l->lvl_dur);
 	free(l->lvl_n);
+	free(l->top_start);
+	free(l->top_maxend);
+	l->top_start = l->top_maxend = NULL;
+	l->n_top = l->cap_top = 0;
 	l->blk_start = l->blk_maxend = l->blk_busy = NULL;
 	l->lvl_max = NULL;
 	l->lvl_dur = NULL;
@@ -144,6 +148,63 @@ static size_t range_argmax(const struct gt_lane *l, size_t lo, size_t hi)
 	return best;
 }
 
+/* the coarse index from block b0 on (the blocks before are unchanged) */
+static int top_build(struct gt_lane *l, size_t nb, size_t b0)
+{
+	size_t nt = (nb + GT_LOD_TOP - 1) / GT_LOD_TOP;
+	if (nt > l->cap_top) {
+		size_t cap = nt + nt / 2 + 4;
+		int64_t *a = realloc(l->top_start, cap * sizeof(*a));
+		if (!a)
+			return -1;
+		l->top_start = a;
+		a = realloc(l->top_maxend, cap * sizeof(*a));
+		if (!a)
+			return -1;
+		l->top_maxend = a;
+		l->cap_top = cap;
+	}
+	for (size_t j = b0 / GT_LOD_TOP; j < nt; j++) {
+		size_t e = (j + 1) * GT_LOD_TOP < nb ? (j + 1) * GT_LOD_TOP : nb;
+		l->top_start[j] = l->blk_start[j * GT_LOD_TOP];
+		l->top_maxend[j] = l->blk_maxend[e - 1];
+	}
+	l->n_top = nt;
+	return 0;
+}
+
+/* first event index a search for "start >= t" may begin at: the first of
+ * the last superblock whose first start is < t (every event before it
+ * starts before t), 0 without a coarse index */
+size_t lod_top_from_start(const struct gt_lane *l, int64_t t)
+{
+	size_t lo = 0, hi = l->n_top;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->top_start[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? (lo - 1) * GT_LOD_TOP * B : 0;
+}
+
+/* first block a search for "running max end >= t" may begin at: the first
+ * of the first superblock whose running max end is >= t (n_top x GT_LOD_TOP
+ * when none) */
+size_t lod_top_from_maxend(const struct gt_lane *l, int64_t t)
+{
+	size_t lo = 0, hi = l->n_top;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->top_maxend[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo * GT_LOD_TOP;
+}
+
 int lod_build(struct gt_store *s, struct gt_lane *l)
 {
 	size_t n = l->n;
@@ -195,6 +256,8 @@ int lod_build(struct gt_store *s, struct gt_lane *l)
 		me[b] = M;
 	}
 	l->busy_total_ns = P;
+	if (top_build(l, nb, b0))
+		return -ENOMEM;
 
 	/* pyramid of block argmax */
 	size_t prev_n = n;
@@ -282,7 +345,7 @@ static size_t lower_start_from(const struct gt_lane *l, int64_t t, size_t from)
 /* first i with start >= t */
 static size_t lower_start(const struct gt_lane *l, int64_t t)
 {
-	return lower_start_from(l, t, 0);
+	return lower_start_from(l, t, lod_top_from_start(l, t));
 }
 
 size_t gt_store_lane_lower_start(const struct gt_lane *l, int64_t t)
@@ -335,7 +398,7 @@ static size_t first_maxend_from(const struct gt_lane *l, int64_t t, size_t b_fro
 
 static size_t first_maxend(const struct gt_lane *l, int64_t t)
 {
-	return first_maxend_from(l, t, 0);
+	return first_maxend_from(l, t, lod_top_from_maxend(l, t));
 }
 
 /* union busy time of the lane within (-inf, t), given k = lower_start(t) */
@@ -436,7 +499,7 @@ void gt_store_lane_buckets(const struct gt_lane *l, int64_t t0, int64_t dt,
 	}
 	size_t s0 = lower_start(l, t0);
 	int64_t u0 = busy_upto_k(l, t0, s0);
-	size_t fb = 0; /* block hint for the running-max-end search */
+	size_t fb = lod_top_from_maxend(l, t0); /* block hint for the running-max-end search */
 	for (int c = 0; c < ncols; c++) {
 		int64_t a = t0 + (int64_t)c * dt, b = a + dt;
 		size_t s1 = lower_start_from(l, b, s0);
@@ -460,9 +523,29 @@ size_t gt_store_lane_event_at(const struct gt_lane *l, int64_t t)
 	if (!l->n || !l->blk_maxend)
 		return SIZE_MAX;
 	size_t k = t == INT64_MAX ? l->n : lower_start(l, t + 1);
+	size_t nb = (l->n + B - 1) / B;
 	for (size_t i = k; i-- > 0;) {
 		if ((i == k - 1 || i % B == B - 1) && l->blk_maxend[i / B] <= t)
 			break;
+		/* walking back over a whole block (or B of them): skip it when
+		 * none of its events can reach t (each starts at or before the
+		 * next block's first start and lasts at most the block's longest,
+		 * lvl_dur): a host lane's column between nested calls walks back
+		 * to the enclosing range reading the compact keys, not the events */
+		size_t b = i / B;
+		if (i % B == B - 1 && b + 1 < nb && l->n_lvl > 0) {
+			if (l->n_lvl > 1 && (b + 1) % B == 0 &&
+			    l->blk_start[b + 1] + l->lvl_dur[1][b / B] < t) {
+				if (l->blk_maxend[b + 1 - B] <= t)
+					break;   /* the walk would stop inside the group */
+				i = (b + 1 - B) * B;
+				continue;
+			}
+			if (l->blk_start[b + 1] + l->lvl_dur[0][b] < t) {
+				i = b * B;
+				continue;
+			}
+		}
 		const struct gt_event *e = &l->ev[i];
 		if (e->start_ns <= t && (gt_event_end(e) > t || (e->dur_ns == 0 && e->start_ns == t)))
 			return i;

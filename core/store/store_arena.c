@@ -348,6 +348,20 @@ void store_arena_cold(struct store_arena *a)
 	posix_fadvise(a->fd, 0, (off_t)u, POSIX_FADV_DONTNEED);
 }
 
+size_t store_arena_incore(struct store_arena *a)
+{
+	size_t u = atomic_load(&a->used), np = (u + a->page - 1) / a->page, n = 0;
+	unsigned char v[4096];
+	for (size_t p = 0; p < np; p += sizeof(v)) {
+		size_t k = np - p < sizeof(v) ? np - p : sizeof(v);
+		if (mincore(a->base + p * a->page, k * a->page, v))
+			return SIZE_MAX;
+		for (size_t i = 0; i < k; i++)
+			n += v[i] & 1;
+	}
+	return n;
+}
+
 size_t store_arena_size(const struct store_arena *a, void *p)
 {
 	return (size_t)hdr_of(a, p)->user_bytes;

@@ -82,6 +82,11 @@ uint32_t rectab_intern(struct rectab *t, const void *rec);
 const void *rectab_at(const struct rectab *t, uint32_t id);
 
 int lod_build(struct gt_store *s, struct gt_lane *l);
+/* from the lane's coarse index (lod.c): the first event a search for
+ * start >= t may begin at, and the first block a search for running max
+ * end >= t may begin at (0 without a coarse index) */
+size_t lod_top_from_start(const struct gt_lane *l, int64_t t);
+size_t lod_top_from_maxend(const struct gt_lane *l, int64_t t);
 void lod_free(struct gt_store *s, struct gt_lane *l);
 
 /* ---- memory: every per-event array of the store (lane events, lane
@@ -109,6 +114,9 @@ void *store_arena_alloc(struct store_arena *a, size_t n);
 void *store_arena_realloc(struct store_arena *a, void *p, size_t n);
 void store_arena_release(struct store_arena *a, void *p);
 size_t store_arena_size(const struct store_arena *a, void *p);
+/* pages of the cache file in the page cache now (mincore; SIZE_MAX on error):
+ * the benchmark checks that its eviction evicted */
+size_t store_arena_incore(struct store_arena *a);
 /* user bytes of live blocks */
 size_t store_arena_live(const struct store_arena *a);
 /* bytes of the arena mapped into the process now (sampled, an upper bound) */

@@ -134,7 +134,9 @@ struct gt_report {
 	/* optional drill-down: the events (instances) behind row `row` of t, a
 	 * table this report's run made over sc (the same sc), in no order;
 	 * *out malloc'ed (free it), *n may be 0.  0, -ENOENT when t's rows have
-	 * no instances, -ENOMEM */
+	 * no instances, -ENOMEM.  The ops and kernels hooks also take the
+	 * per-name tables of gtrace diff (diff_ops, diff_kernels, gtrace/diff.h)
+	 * over a scope whose rank is one of the two runs */
 	int (*instances)(const struct gt_store *s, const struct gt_scope *sc,
 			 const struct gt_table *t, size_t row, struct gt_ref **out, size_t *n);
 };

@@ -61,7 +61,16 @@ struct gt_lane {
 	size_t *lvl_n;
 	int n_lvl;
 	int64_t busy_total_ns; /* union of all events of the lane */
+	/* coarse index, one entry per GT_LOD_TOP blocks, always on the heap
+	 * (16 bytes per 4096 events): a query under a memory budget starts its
+	 * searches here, so it touches only cache-file pages near its window */
+	int64_t *top_start;    /* start of the superblock's first event */
+	int64_t *top_maxend;   /* running max of end up to its last event */
+	size_t n_top, cap_top;
 };
+
+/* blocks per coarse index entry (GT_LOD_TOP x GT_LOD_BLOCK = 4096 events) */
+#define GT_LOD_TOP 256
 
 struct gt_device {
 	int32_t rank;            /* >= 0 in the store (-1 in is stored as 0) */
@@ -205,6 +214,18 @@ void gt_store_lane_bucket(const struct gt_lane *l, int64_t t0, int64_t t1,
 /* fill ncols buckets covering [t0, t0 + ncols * dt) */
 void gt_store_lane_buckets(const struct gt_lane *l, int64_t t0, int64_t dt,
 			int ncols, struct gt_bucket *out);
+
+/* ask the kernel to read ahead, in the background, the pages of the events
+ * and index that queries over [t0, t1) of the n lanes (indices) touch
+ * (gt_store_lane_range, _buckets, _bucket, _busy, _lower_start): the blocks
+ * that overlap the window, one either side.  A no-op for a store without a
+ * cache file (no budget, or under half of it).  A frame calls it with every
+ * lane it is about to draw, so a cold cache file is read with all the
+ * requests queued at once instead of one synchronous page fault at a time.
+ * Reads the lanes' block keys (it waits for those).  Returns the bytes
+ * advised. */
+size_t gt_store_prefetch(const struct gt_store *s, const uint32_t *lanes, size_t n, int64_t t0,
+			 int64_t t1);
 
 /* index of the first event on the lane whose start is >= t (l->n if none),
  * O(log n) */

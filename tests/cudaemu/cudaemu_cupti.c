@@ -32,6 +32,10 @@
  *   record without a stream (CUPTI_SYNCHRONIZATION_INVALID_VALUE), as
  *   the header documents for context syncs; cudaStreamSynchronize one
  *   with its stream;
+ * - CUDAEMU_SHUFFLE=K (tests of order-independent readers): a buffer takes
+ *   at most K records, and full buffers are held until 4 are pending (or a
+ *   flush) and then handed back newest first, so records reach the client
+ *   out of time order, as they do from real CUPTI's per-context buffers;
  * - batched copies (cudaMemcpyBatchAsync): CUDA 13 folds a run of copies
  *   of one kind into one Memcpy6 record with copyCount; 12 writes one
  *   record per copy;
@@ -82,6 +86,7 @@ struct pend {
 	size_t size, valid;
 	uint64_t max_end;            /* latest end of a record in it */
 	int pair;                    /* the callback pair that gave it (pair_of) */
+	unsigned recs;               /* records in it */
 };
 
 static struct {
@@ -99,6 +104,7 @@ static struct {
 	int have_cur;
 	struct pend full[MAX_PENDING];
 	int n_full;
+	unsigned shuffle;            /* CUDAEMU_SHUFFLE: records a buffer takes, 0 = no limit */
 	uint64_t dropped;            /* since the last read */
 	struct cudaemu_cupti_stats st;
 	uint32_t flush_ms;
@@ -221,7 +227,8 @@ static const char *intern(const char *s)
  * NULL (the record is dropped and counted) when the client refuses */
 static uint8_t *room(size_t n, uint64_t end)
 {
-	if (cu.have_cur && cu.cur.valid + ALIGN8(n) > cu.cur.size) {
+	if (cu.have_cur && (cu.cur.valid + ALIGN8(n) > cu.cur.size ||
+			    (cu.shuffle && cu.cur.recs >= cu.shuffle))) {
 		if (cu.n_full == MAX_PENDING) {
 			cu.dropped++;
 			cu.st.dropped++;
@@ -241,12 +248,13 @@ static uint8_t *room(size_t n, uint64_t end)
 			cu.st.dropped++;
 			return NULL;
 		}
-		cu.cur = (struct pend){ b, sz, 0, 0, pair_of(cu.comp) };
+		cu.cur = (struct pend){ b, sz, 0, 0, pair_of(cu.comp), 0 };
 		cu.have_cur = 1;
 	}
 	uint8_t *p = cu.cur.buf + cu.cur.valid;
 	memset(p, 0, ALIGN8(n));
 	cu.cur.valid += ALIGN8(n);
+	cu.cur.recs++;
 	if (end > cu.cur.max_end)
 		cu.cur.max_end = end;
 	cu.st.records++;
@@ -487,14 +495,17 @@ static void complete(int forced, int cur_too, int hold)
 			cu.have_cur = 0;
 		}
 	}
+	if (cu.shuffle && !forced && cur_too != 2 && cu.n_full < 4)
+		return;                 /* held: handed back late, newest first */
 	int i = 0;
 	while (i < cu.n_full) {
-		struct pend b = cu.full[i];
+		int at = cu.shuffle ? cu.n_full - 1 - i : i;
+		struct pend b = cu.full[at];
 		if (b.max_end >= now && !forced) {
 			i++;
 			continue;
 		}
-		memmove(&cu.full[i], &cu.full[i + 1], (size_t)(cu.n_full - i - 1) * sizeof(b));
+		memmove(&cu.full[at], &cu.full[at + 1], (size_t)(cu.n_full - at - 1) * sizeof(b));
 		cu.n_full--;
 		if (forced && b.max_end >= now) {
 			/* records of work still running: incomplete */
@@ -702,6 +713,8 @@ CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequest
 	lock(__func__);
 	cu.req = req;
 	cu.comp = comp;
+	const char *sh = getenv("CUDAEMU_SHUFFLE");
+	cu.shuffle = sh ? (unsigned)atoi(sh) : 0;
 	if (!cu.worker_started && pthread_create(&cu.worker, NULL, worker_main, NULL) == 0)
 		cu.worker_started = 1;
 	unlock();

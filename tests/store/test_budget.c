@@ -8,8 +8,6 @@
  * the generator's own running total.
  */
 #include <criterion/criterion.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,21 +185,6 @@ Test(budget, budget_set_after_loading)
 
 /* ---- the resident bound, RSS sampled every millisecond ---- */
 
-static _Atomic int sampling;
-static _Atomic size_t rss_max;
-
-static void *sampler(void *arg)
-{
-	(void)arg;
-	while (atomic_load(&sampling)) {
-		size_t r = rss_bytes();
-		if (r > atomic_load(&rss_max))
-			atomic_store(&rss_max, r);
-		usleep(1000);
-	}
-	return NULL;
-}
-
 /* build n events on 4 GPU lanes, then scan them twice; the rise of RSS
  * over the start; *sum: the scans' total of durations (per scan) */
 static size_t rise_while(size_t budget, size_t n, int64_t *sum, int64_t *want)
@@ -215,10 +198,8 @@ static size_t rise_while(size_t budget, size_t n, int64_t *sum, int64_t *want)
 		lanes[i] = gt_store_lane(s, &k);
 	}
 	size_t base = rss_bytes();
-	atomic_store(&rss_max, base);
-	atomic_store(&sampling, 1);
-	pthread_t th;
-	cr_assert_eq(pthread_create(&th, NULL, sampler, NULL), 0);
+	struct rss_sampler rs;
+	cr_assert_eq(rss_sampler_start(&rs, 1000), 0);
 	*want = 0;
 	for (size_t k = 0; k < n; k++) {
 		struct gt_event e = { .lane = lanes[k % 4], .kind = GT_EV_KERNEL,
@@ -235,10 +216,8 @@ static size_t rise_while(size_t budget, size_t n, int64_t *sum, int64_t *want)
 				*sum += l->ev[k].dur_ns;
 		}
 	}
-	atomic_store(&sampling, 0);
-	pthread_join(th, NULL);
+	size_t m = rss_sampler_stop(&rs);
 	gt_store_free(s);
-	size_t m = atomic_load(&rss_max);
 	return m > base ? m - base : 0;
 }
 

@@ -15,6 +15,7 @@
 #include "term.h"
 #include "view.h"
 #include "trace_view.h"
+#include "core/store/store_priv.h"
 
 static SCREEN *scr;
 static FILE *fout, *fin;
@@ -190,6 +191,87 @@ Test(frames, cached_frames_equal_fresh_frames)
 Test(frames, two_thread_rows_equal_one_thread_rows)
 {
 	cached_equals_fresh(16, 220, 70);
+}
+
+/* the ruler and lane rows of the screen (not the status line: it shows the
+ * memory budget) */
+static char *lane_rows(const struct trace_view *t)
+{
+	char *all = screen_text(), *p = all;
+	for (int y = 0; y < t->lay.ruler.y && p; y++) {
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	cr_assert_not_null(p);
+	char *e = p;
+	for (int y = t->lay.ruler.y; y < t->lay.cells.y + t->lay.cells.h && e; y++) {
+		e = strchr(e, '\n');
+		e = e ? e + 1 : NULL;
+	}
+	cr_assert_not_null(e);
+	char *out = strndup(p, (size_t)(e - p));
+	free(all);
+	return out;
+}
+
+/* the frames of a key sequence that zooms in to single events and pans
+ * there (with nesting rows expanded), for a store built by the simulator
+ * with or without a 64 KiB budget; under the budget the cache file is
+ * evicted from the page cache before every frame (the prefetch and the
+ * coarse index at work) */
+#define BKEYS 46
+static void budget_frames(size_t budget, char **out)
+{
+	struct gt_store *s = gt_store_new();
+	if (budget)
+		cr_assert_eq(gt_store_set_budget(s, budget), 0);
+	struct gt_sim_opts o = { .gpus = 2, .events = 200000, .scenario = GT_SIM_COMM_BOUND };
+	char err[128];
+	cr_assert_eq(gt_sim_generate(&o, s, err, sizeof(err)), 0, "%s", err);
+	cr_assert(!budget || s->arena, "the cache file is engaged");
+	size_t most = 0;
+	for (uint32_t i = 0; i < gt_store_lane_count(s); i++)
+		if (gt_store_lane_at(s, i)->n > most)
+			most = gt_store_lane_at(s, i)->n;
+	cr_assert(most > 4 * GT_LOD_TOP * GT_LOD_BLOCK, "lanes of several superblocks (%zu)", most);
+	screen_open(160, 50);
+	struct ui_source src = { .name = "sim", .store = s };
+	struct app *ap = ui_app_new(&src);
+	struct view *tv = ui_page(ap, "Trace");
+	/* zoom in (w) to a microsecond a column and pan (a, d), folded (o) and
+	 * unfolded (O), the host thread's nesting expanded (e), fit (f) */
+	static const int keys[BKEYS] = { 'w', 'w', 'w', 'w', 'd', 'd', 'w', 'w', 'w', 'w', 'a', 'l',
+					 'w', 'w', 'w', 'd', 'd', 'o', 'd', 'a', 'O', 'j', 'j', 'j',
+					 'j', 'j', 'j', 'j', 'j', 'j', 'e', 'd', 'w', 'w', 'a', 'a',
+					 'w', 'd', 'a', 's', 's', 'd', 'd', 'f', 'w', 'd' };
+	for (size_t i = 0; i < BKEYS; i++) {
+		tv->ops->key(tv, keys[i]);
+		if (s->arena)
+			store_arena_cold(s->arena);
+		ui_frame(ap);
+		out[i] = lane_rows((const struct trace_view *)tv);
+		if (getenv("FRAMES_DUMP"))
+			fprintf(stderr, "key %zu npc %lld\n%s\n", i,
+				(long long)((const struct trace_view *)tv)->m.ns_per_col, out[i]);
+	}
+	ui_app_free(ap);
+	screen_close();
+	gt_store_free(s);
+}
+
+/* issue 16: zoomed in under a tiny memory budget, a cold cache file read
+ * ahead by the frame, every frame equals the unbounded store's, cell by cell */
+Test(frames, budget_frames_equal_unbounded_frames, .timeout = 240)
+{
+	setenv("GTRACE_STORE_TRIM_MS", "1", 1);
+	char *u[BKEYS], *b[BKEYS];
+	budget_frames(0, u);
+	budget_frames(64 << 10, b);
+	for (size_t i = 0; i < BKEYS; i++) {
+		cr_assert_str_eq(b[i], u[i], "frame %zu differs under the budget", i);
+		free(u[i]);
+		free(b[i]);
+	}
 }
 
 /* a step label at the right edge is drawn whole or not at all: step 133

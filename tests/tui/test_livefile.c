@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "gtrace/gtfile.h"
-#include "../live/live.h"
+#include "live_sess.h"
 #include "live_rec.h"
 #include "../../bench/rss.h"
 

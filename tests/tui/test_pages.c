@@ -172,6 +172,68 @@ Test(pages, one_throttle_for_every_page)
 	gt_store_free(s);
 }
 
+/* an allocator record of GPU 0 on host lane l: +bytes (a free: negative) */
+static void alloc_rec(struct gt_store *s, uint32_t l, int64_t t, int64_t bytes)
+{
+	struct gt_event e = { .start_ns = t, .lane = l, .kind = GT_EV_INSTANT,
+			      .flags = GT_EVF_MEMORY, .arg = (uint64_t)bytes, .aux = 0,
+			      .name = gt_store_intern_cstr(s, "[memory]") };
+	cr_assert_eq(gt_store_add(s, &e), 0);
+}
+
+/* the overview's memory row of r0 GPU0: its peak in MiB, -1 when not shown */
+static long mem_row_mib(void)
+{
+	char line[512];
+	for (int y = 0; y < getmaxy(stdscr); y++) {
+		row_text(y, line, sizeof(line));
+		char *p = strstr(line, "mem r0 GPU0");
+		if (p)
+			return strtol(p + strlen("mem r0 GPU0"), NULL, 10);
+	}
+	return -1;
+}
+
+/* the overview's memory sparklines recompute when the page's one throttle
+ * (ui_due) says so, not on a clock of their own: a store grown to a higher
+ * peak shows the old peak until UI_RECOMPUTE_MS have passed by the page's
+ * own due.computed_ms, not while paused, and the new one then */
+Test(pages, overview_memory_rows_follow_the_page_throttle)
+{
+	struct gt_store *s = gt_store_new();
+	uint32_t g = lane(s, GT_LANE_GPU, 0, 7), h = lane(s, GT_LANE_HOST, 0, 1);
+	add(s, g, GT_EV_KERNEL, "k", 0, 5000000);
+	alloc_rec(s, h, 1000, 100ll << 20);       /* 100 MiB, then freed */
+	alloc_rec(s, h, 2000000, -(100ll << 20));
+	cr_assert_eq(gt_store_finish(s), 0);
+	screen_open(200, 60);
+	struct ui_source src = { .name = "planted", .store = s };
+	struct app *ap = ui_app_new(&src);
+	cr_assert_not_null(ap);
+	ui_show(ap, "Overview");
+	struct view *v = ui_page(ap, "Overview");
+	cr_assert_not_null(v);
+	ui_frame(ap);
+	cr_assert_eq(mem_row_mib(), 100, "first frame: want a 100 MiB peak, got %ld", mem_row_mib());
+	/* the store grows (a live update): a 300 MiB allocation at the end */
+	alloc_rec(s, h, 6000000, 300ll << 20);
+	add(s, g, GT_EV_KERNEL, "k", 6000000, 7000000);
+	cr_assert_eq(gt_store_finish(s), 0);
+	v->due.stale = 1;                         /* as ui.c marks every page */
+	ui_frame(ap);
+	cr_expect_eq(mem_row_mib(), 100, "recomputed before the page was due");
+	v->due.computed_ms -= UI_RECOMPUTE_MS + 1;
+	ap->paused = 1;
+	ui_frame(ap);
+	cr_expect_eq(mem_row_mib(), 100, "recomputed while paused");
+	ap->paused = 0;
+	ui_frame(ap);
+	cr_expect_eq(mem_row_mib(), 300, "due and not recomputed: %ld MiB", mem_row_mib());
+	ui_app_free(ap);
+	screen_close();
+	gt_store_free(s);
+}
+
 Test(pages, a_report_as_a_table_page_in_one_line)
 {
 	static const struct page_def def = { "Kernel table", NULL, "kernels" };

@@ -5,7 +5,8 @@ they use.
 groups: the Operators page's groupings: on ResNet-50 (workers 0), g groups by name + input
 shapes, then name + call stack, then name again; the row counts, the rows of
 aten::cudnn_convolution and the calls Enter lists for its top (name,
-shapes) row are checked against an independent pass over the raw JSON
+shapes) and its top (name, call stack) row (the count, the host total, the
+last row of the list) are checked against an independent pass over the raw JSON
 written here (Python's str() of the Input Dims / Call stack args, GPU time
 of a call = the kernels, copies and memsets of the runtime calls on its
 thread inside it, joined by correlation).
@@ -43,7 +44,7 @@ longer): on "steps side by side" filtered to DataLoader and Total, the
 planted step's rows show +5000.0 us and every other step 0.0; Enter on it
 gives both windows, the experiment's 5.000 ms longer.
 
-usage: tui_opsmem.py groups|counters|compare|stepcmp|stepsim
+usage: tui_opsmem.py groups|counters|compare|stepcmp|stepsim   (--list viewer: the case names)
 """
 import collections
 import csv
@@ -57,9 +58,10 @@ import ops_truth   # noqa: E402
 import tui_tmux as t   # noqa: E402
 
 
-def truth(path):
-    """(distinct (name, shapes) keys, distinct (name, stack) keys, for aten::cudnn_convolution
-    per shapes text: [calls, host us, device us])"""
+def truth(path, arg="Input Dims"):
+    """for aten::cudnn_convolution per text of its `arg` (Input Dims: the input shapes,
+    Call stack: the call stack), Python's str() as the plugin keys rows:
+    [calls, host us, device us]"""
     evs = ops_truth.load(path)
     ops = [e for e in evs if e.get("ph") == "X" and ops_truth.cat(e) in ops_truth.OPS]
     gpu = collections.defaultdict(float)
@@ -76,7 +78,7 @@ def truth(path):
             continue
         t0, t1 = float(e["ts"]), float(e["ts"]) + float(e["dur"])
         dev = sum(gpu.get(c, 0.0) for ts, c in rt[(e.get("pid"), e.get("tid"))] if t0 <= ts < t1)
-        r = conv.setdefault(str(e["args"].get("Input Dims")), [0, 0.0, 0.0])
+        r = conv.setdefault(str(e["args"].get(arg)), [0, 0.0, 0.0])
         r[0] += 1
         r[1] += float(e["dur"])
         r[2] += dev
@@ -120,6 +122,28 @@ def case_groups():
     s = t.wait_for(r"operators  \|  376 of 376 rows  \|  by name \+ call stack")
     if "Call Stack" not in s:
         t.fail("no Call Stack column", s)
+    # Enter on a call-stack row lists exactly that stack's calls (the report's
+    # drill-down hook): its count and host total from the raw JSON
+    stacks = truth(path, "Call stack")
+    stack, n, host, dev = max(((k, *v) for k, v in stacks.items()), key=lambda r: r[3])
+    t.keys("/")
+    t.type_text("^aten::cudnn_convolution$")
+    t.keys("Enter")
+    s = t.wait_for(r"%d of 376 rows" % len(stacks))
+    row = s.splitlines()[3]
+    if not re.search(r"\s%d\s+%.1f\s+aten::cudnn_convolution" % (n, dev), row):
+        t.fail("top row %r, want stack %s..., %d calls, device self %.1f" % (row, stack[:40], n, dev), s)
+    t.keys("Enter")
+    s = t.wait_for(r"calls of aten::cudnn_convolution \(this call stack\)")
+    title = "%d calls, host total %s" % (n, t.fmt_dur_us(host))
+    if title not in s:
+        t.fail("calls title: want %r" % title, s)
+    t.keys("End")
+    s = t.wait_for(r"^\s+%d\s+\S+\s+\S+\s+r0 thread" % n)
+    if re.search(r"^\s+%d\s+\S+\s+\S+\s+r0 thread" % (n + 1), s, re.M):
+        t.fail("more than %d calls listed" % n, s)
+    t.keys("Escape", "Escape")
+    t.wait_for(r"operators  \|  376 of 376 rows")
     t.keys("g")
     t.wait_for(r"operators  \|  76 of 76 rows  \|  by name  ")
     t.quit_ok()
@@ -368,10 +392,13 @@ def breakdown_ref(path):
 
 
 if __name__ == "__main__":
+    # the cases, written once: tests/tui/meson.build registers `--list viewer` as tui-opsNAME
     cases = {"groups": case_groups, "counters": case_counters, "compare": case_compare,
              "stepcmp": case_stepcmp, "stepsim": case_stepsim}
-    if len(sys.argv) != 2 or sys.argv[1] not in cases:
-        print("usage: tui_opsmem.py groups|counters|compare|stepcmp|stepsim")
+    if not (len(sys.argv) == 3 and sys.argv[1] == "--list") and \
+            (len(sys.argv) != 2 or sys.argv[1] not in cases):
+        print("usage: tui_opsmem.py groups|counters|compare|stepcmp|stepsim\n"
+              "       tui_opsmem.py --list viewer")
         sys.exit(2)
     t.CASES = cases
     sys.exit(t.main())

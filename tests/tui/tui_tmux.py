@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
 """tui_tmux.py CASE - drive the real `gtrace open` in a detached tmux pane
 (new-session -x 120 -y 40, send-keys, capture-pane -p) and check what the
-terminal shows.  Each CASE is one meson test.  Exit 77 (skip) when tmux is
+terminal shows.  Each CASE is one meson test, written once: a case_NAME
+function here.  `tui_tmux.py --list GROUP` prints the cases of a group, one
+a line, and the meson files register them from it at configure time (tui-NAME):
+viewer (every case not marked otherwise; tests/tui/meson.build), net
+(tests/tui/meson.build, no live driver), cudaemu (tests/cudaemu/meson.build,
+the emulator's trainer) and capture (tests/capture/meson.build); @group
+marks a case's group.  Exit 77 (skip) when tmux is
 not installed or a trace of ../shared/testdata the case needs is absent
 (need_testdata: a failure instead when GTRACE_REQUIRE_TESTDATA is set).
 
@@ -27,6 +33,17 @@ TMP = tempfile.mkdtemp(prefix="gtrace-tui-")
 # each case gets its own tmux server directory, so cases run in parallel never share one
 os.environ["TMUX_TMPDIR"] = TMP
 RESNET = os.path.join(TESTDATA, "kineto", "resnet50_num_workers_0.pt.trace.json.gz")
+
+
+GROUPS = {}   # case name -> its meson group, when not "viewer"
+
+
+def group(name):
+    """decorator: the meson group of a case_NAME function (see the docstring)"""
+    def mark(f):
+        GROUPS[f.__name__[len("case_"):]] = name
+        return f
+    return mark
 
 
 def skip(msg):
@@ -1888,6 +1905,7 @@ def case_xplane():
     quit_ok()
 
 
+@group("capture")
 def case_attach():
     """gtrace attach on a program started without gtrace: the capture
     library is loaded with ptrace, the live view fills, q detaches; the
@@ -1933,6 +1951,7 @@ def case_attach():
         fail("the target's output changed")
 
 
+@group("cudaemu")
 def case_emulive():
     """gtrace run on the CUDA/CUPTI emulator's stand-in trainer (tests/cudaemu):
     the live view fills with both GPUs, ends with the target, nothing lost,
@@ -2369,6 +2388,7 @@ def case_memory():
         fail("the peak operator differs: %s / %s" % (peaks["leak"][1], peaks["steady"][1]))
 
 
+@group("cudaemu")
 def case_emuended():
     """gtrace run on the emulator's trainer that installs its own CUPTI clock
     mid-run, as torch.profiler does (--tsc-at): the live view's status line
@@ -2392,6 +2412,7 @@ def case_emuended():
     shutil.rmtree(d, ignore_errors=True)
 
 
+@group("cudaemu")
 def case_emukineto():
     """gtrace run on the emulator's trainer where a Kineto-like client takes
     CUPTI's buffer callbacks mid-run (--kineto-at): the live view's status
@@ -2435,6 +2456,7 @@ def netlive_session(cmd, w=220, h=40):
     tmux("set-option", "-t", "t", "status", "off", check=False)
 
 
+@group("net")
 def case_netlive():
     """open --live (issue 17): a node streaming beside a node that stalls and
     a node that sends garbage: the view grows, the stalled node is named
@@ -2566,8 +2588,16 @@ CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--list":
+        # the meson files' list of tests (configure time): nothing else runs
+        shutil.rmtree(TMP, ignore_errors=True)
+        for name in CASES:
+            if GROUPS.get(name, "viewer") == sys.argv[2]:
+                print(name)
+        return 0
     if len(sys.argv) != 2 or sys.argv[1] not in CASES:
-        print("usage: tui_tmux.py " + "|".join(CASES))
+        print("usage: tui_tmux.py " + "|".join(CASES) + "\n       tui_tmux.py --list "
+              "viewer|net|cudaemu|capture")
         return 2
     if not shutil.which("tmux"):
         skip("tmux is not installed")
