@@ -30,6 +30,8 @@ struct netsess_node {
 	char epart[160];         /* the line being read */
 	int left;                /* an fd (stdin) still open when the session stopped:
 	                            closed by us, not failed */
+	int64_t bad_ns;          /* when its stream turned out bad: the command is
+	                            stopped a grace period later (its stderr's reason) */
 };
 
 struct gt_file_writer;
