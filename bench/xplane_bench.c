@@ -20,8 +20,9 @@
  *
  * --floor does only the unpacking that gt_load cannot do without (space ->
  * packed lines -> each event with its stats left packed, as xplane_map.c
- * does, into a bump arena reset per event and per line), nothing else: the
- * protobuf-c floor of the import on that file.  Prints "floor FILE
+ * does, the space into a bump arena too, the line's and the event's reset
+ * per line and per event), nothing else: the protobuf-c floor of the
+ * import on that file.  Prints "floor FILE
  * file_mb=... median_cpu_s=... mb_per_cpu_s=... events=...".
  */
 #include <stdio.h>
@@ -310,12 +311,14 @@ static int floor_one(const char *path, int runs)
 	for (int r = 0; r < runs; r++) {
 		struct bump lb = { .pa = { bump_alloc, bump_free, NULL } };
 		struct bump eb = { .pa = { bump_alloc, bump_free, NULL } };
+		struct bump sb = { .pa = { bump_alloc, bump_free, NULL } };
 		lb.pa.allocator_data = &lb;
 		eb.pa.allocator_data = &eb;
+		sb.pa.allocator_data = &sb;
 		double c0 = bench_cpu_s();
 		events = 0;
 		Tensorflow__Profiler__XSpacePacked *sp =
-			tensorflow__profiler__xspace_packed__unpack(NULL, (size_t)len, buf);
+			tensorflow__profiler__xspace_packed__unpack(&sb.pa, (size_t)len, buf);
 		if (!sp) {
 			free(buf);
 			return 1;
@@ -331,9 +334,8 @@ static int floor_one(const char *path, int runs)
 							ln->events[e].data) != NULL;
 				}
 			}
-		tensorflow__profiler__xspace_packed__free_unpacked(sp, NULL);
 		c[r] = bench_cpu_s() - c0;
-		for (struct bump *b = &lb; b; b = b == &lb ? &eb : NULL) {
+		for (struct bump *b = &lb; b; b = b == &lb ? &eb : b == &eb ? &sb : NULL) {
 			for (int k = 0; k < b->nold; k++)
 				free(b->old[k]);
 			free(b->p);

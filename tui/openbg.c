@@ -111,6 +111,9 @@ int openbg_try(const char *path, size_t memory, struct ui_source *src, struct op
 		goto no;
 	struct gt_file_info info;
 	char err[512];
+	/* the summary's pages the first frames load count in the budget
+	 * (the head store holds tables only: it never engages a cache file) */
+	gt_store_set_budget(h, memory != SIZE_MAX ? memory : gt_default_memory_budget());
 	if (gt_file_read_head(path, h, &info, err, sizeof(err)))
 		goto no;   /* no summary, cut off, or bad: the whole load says why */
 	b->path = path;

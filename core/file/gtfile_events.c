@@ -419,6 +419,11 @@ int gtfile_events_decode(const unsigned char *p, size_t len, struct gt_store *s,
 	int rc = parse_cols(p, len, 16 + ng * 8, n, ng, ncols, cols, why, whylen);
 	if (rc)
 		return rc;
+	struct gt_event stage_buf[SUB], *stage = NULL;   /* 24 KiB */
+	if (gt_store_budget(s)) {
+		memset(stage_buf, 0, sizeof(stage_buf));
+		stage = stage_buf;
+	}
 	size_t off = 0;
 	for (size_t j = 0; j < ng; j++) {
 		uint32_t lane = gtfile_get32(gp + 8 * j), cnt = gtfile_get32(gp + 8 * j + 4);
@@ -434,10 +439,18 @@ int gtfile_events_decode(const unsigned char *p, size_t len, struct gt_store *s,
 		uint32_t mask = 0;
 		for (size_t i = 0; i < cnt; i += SUB) {
 			size_t k = cnt - i < SUB ? cnt - i : SUB;
-			rc = decode_sub(cols, j, off + i, k, i == 0, l->ev + l->n + i, lane, s,
-					&mask, why, whylen);
+			/* under a budget, staged and written to the cache file
+			 * (gt_store_copy_in) rather than through its mapping: no
+			 * write fault per page, and nothing mapped to trim */
+			struct gt_event *e = stage ? stage : l->ev + l->n + i;
+			rc = decode_sub(cols, j, off + i, k, i == 0, e, lane, s, &mask, why, whylen);
 			if (rc)
 				return rc;
+			if (stage && (rc = gt_store_copy_in(s, l->ev + l->n + i, stage,
+							    k * sizeof(*stage)))) {
+				snprintf(why, whylen, "writing the cache file: %s", strerror(-rc));
+				return rc;
+			}
 		}
 		l->n += cnt;
 		l->kinds_mask |= mask;

@@ -51,6 +51,8 @@ enum gtfile_chunk_type {
 	GTFILE_CH_PAD = 12,
 	/* per-lane summary (format 1.1, gtfile_summary.c) */
 	GTFILE_CH_SUMMARY = 13,
+	/* where the pages of the summary's big levels are (gtfile_sumpage.c) */
+	GTFILE_CH_SUMPAGES = 14,
 };
 
 /* table entry sizes (each table chunk states its entry size; readers skip

@@ -25,6 +25,7 @@
 #include <zstd.h>
 #include "gtfile_tables.h"
 #include "gtfile_summary.h"
+#include "gtfile_sumpage.h"
 #include "gtrace_config.h"
 #include "gtrace/mem_lane.h"
 
@@ -50,14 +51,23 @@ struct rd {
 	int64_t idx_t0, idx_t1;       /* the index's span */
 	uint64_t *jump;               /* head: offsets of the chunks that are not events */
 	size_t njump, jk;
+	int fd;                       /* the file (pages are read from it later), or -1 */
+	struct gtfile_sumdir dir;     /* the summary's pages (pages chunk), when fd >= 0 */
+	size_t dir_missing;           /* pages the index does not list as summary chunks */
 };
+
+/* 1 when the chunk at pos is a page of the summary, read on demand */
+static int is_page(const struct rd *r, size_t pos)
+{
+	return r->dir.n && gtfile_sumdir_has(&r->dir, pos);
+}
 
 const char *gtfile_chunk_name(uint32_t type)
 {
 	static const char *const n[] = {
 		"unknown", "strings", "lanes", "devices", "ranks", "kconf",
 		"nccl", "events", "drops", "metadata", "index", "end", "padding",
-		"summary",
+		"summary", "summary pages",
 	};
 	return type < sizeof(n) / sizeof(n[0]) ? n[type] : "unknown";
 }
@@ -103,8 +113,8 @@ static int chunk_at(struct rd *r, size_t pos, uint32_t *type, uint32_t *flags, u
 			    gtfile_chunk_name(*type), pos);
 	if (r->len - pos - GTFILE_CHUNK_HDR < *stored)
 		return 0;
-	if (r->head && *type == GTFILE_CH_EVENTS)
-		return 1;   /* not read: the full load that follows checks it */
+	if (r->head && (*type == GTFILE_CH_EVENTS || (*type == GTFILE_CH_SUMMARY && is_page(r, pos))))
+		return 1;   /* not read: the full load (events) or the page's load checks it */
 	uLong crc = crc32(0, h, 16);
 	crc = crc32(crc, h + GTFILE_CHUNK_HDR, *stored);
 	if (gtfile_get32(h + 16) != (uint32_t)crc)
@@ -135,6 +145,41 @@ static int payload(struct rd *r, size_t pos, uint32_t type, uint32_t flags, uint
 			    ZSTD_isError(n) ? "bad compressed data" : "decompressed size mismatch");
 	*out = r->out.p;
 	return 0;
+}
+
+/* the last pages chunk of the index's chunk list c[0..nch) into r->dir;
+ * anything wrong is left for the walk (which then reads every page) */
+static void peek_pages(struct rd *r, const unsigned char *c, size_t nch, uint64_t index_at)
+{
+	uint64_t at = 0;
+	for (size_t i = 0; i < nch; i++)
+		if (gtfile_get32(c + 16 * i + 8) == GTFILE_CH_SUMPAGES)
+			at = gtfile_get64(c + 16 * i);
+	uint32_t type, flags, raw, stored;
+	const unsigned char *p;
+	char why[200];
+	if (!at || at >= index_at || chunk_at(r, at, &type, &flags, &raw, &stored) != 1 ||
+	    type != GTFILE_CH_SUMPAGES)
+		return;
+	/* decompressed into a buffer of its own: r->out holds the index */
+	struct gtfile_buf idx = r->out;
+	r->out = (struct gtfile_buf){ 0 };
+	if (!payload(r, at, type, flags, raw, stored, &p) &&
+	    gtfile_sumdir_parse(p, raw, &r->dir, why, sizeof(why)))
+		gtfile_sumdir_free(&r->dir);
+	gtfile_buf_free(&r->out);
+	r->out = idx;
+	/* every page must be a summary chunk the index lists (both by offset) */
+	size_t j = 0;
+	for (size_t i = 0; i < r->dir.n; i++) {
+		while (j < nch && gtfile_get64(c + 16 * j) < r->dir.pg[i].key)
+			j++;
+		if (j == nch || gtfile_get64(c + 16 * j) != r->dir.pg[i].key ||
+		    gtfile_get32(c + 16 * j + 8) != GTFILE_CH_SUMMARY)
+			r->dir_missing++;
+	}
+	if (r->dir_missing)
+		gtfile_sumdir_free(&r->dir);
 }
 
 /* read END and the index if the file is complete, to size lanes exactly;
@@ -179,11 +224,14 @@ static void peek_index(struct rd *r)
 	 * event chunks without touching their pages (a cold disk reads only
 	 * the tables, the summary and the index) */
 	size_t nch = gtfile_get32(p + 28);
+	if (r->fd >= 0 && (raw - 40 - nl * 8) / 16 >= nch)
+		peek_pages(r, p + 40 + nl * 8, nch, at);
 	if (r->head && (raw - 40 - nl * 8) / 16 >= nch) {
 		r->jump = malloc((nch + 2) * sizeof(uint64_t));
 		const unsigned char *c = p + 40 + nl * 8;
 		for (size_t i = 0; r->jump && i < nch; i++, c += 16)
-			if (gtfile_get32(c + 8) != GTFILE_CH_EVENTS)
+			if (gtfile_get32(c + 8) != GTFILE_CH_EVENTS &&
+			    !(gtfile_get32(c + 8) == GTFILE_CH_SUMMARY && is_page(r, gtfile_get64(c))))
 				r->jump[r->njump++] = gtfile_get64(c);
 		if (r->jump) {
 			r->jump[r->njump++] = at;
@@ -272,6 +320,32 @@ static int walk(struct rd *r, struct gt_file_info *info, int *complete, size_t *
 		int rc = chunk_at(r, pos, &type, &flags, &raw, &stored);
 		if (rc <= 0)
 			return rc;
+		if (type == GTFILE_CH_SUMMARY && is_page(r, pos)) {
+			/* a page: read when a row needs it (gtfile_sumpage.c) */
+			info->chunks++;
+			*last = pos;
+			size_t nxt = pos + GTFILE_CHUNK_HDR + stored;
+			while (r->head && r->jk < r->njump && r->jump[r->jk] < nxt)
+				r->jk++;
+			pos = r->head && r->jk < r->njump && r->jump[r->jk] < r->len ?
+			      (size_t)r->jump[r->jk] : nxt;
+			continue;
+		}
+		if (type == GTFILE_CH_SUMPAGES && !r->dir.n) {
+			/* not taken at the start (a memory read, a file cut
+			 * before its index, or bad): its pages were read as
+			 * summary chunks; it must still be well formed */
+			const unsigned char *p;
+			struct gtfile_sumdir d;
+			why[0] = '\0';
+			rc = payload(r, pos, type, flags, raw, stored, &p);
+			if (!rc)
+				rc = gtfile_sumdir_parse(p, raw, &d, why, sizeof(why));
+			if (rc)
+				return why[0] && rc == -EINVAL ?
+				       fail(r, rc, "summary pages chunk at byte %zu: %s", pos, why) : rc;
+			gtfile_sumdir_free(&d);
+		}
 		if (type < GTFILE_CH_STRINGS || (type > GTFILE_CH_END && type != GTFILE_CH_SUMMARY)) {
 			/* padding or a chunk of a later minor version: skipped
 			 * unread (a zstd frame of it is never decompressed) */
@@ -336,6 +410,29 @@ static int walk(struct rd *r, struct gt_file_info *info, int *complete, size_t *
 	return 0;
 }
 
+/* the summary's pages (the pages chunk taken at the start) into r->sum,
+ * made from the pages chunk's geometry when every level is paged, read
+ * from a dup of the file, at most an eighth of the store's budget
+ * (64 KiB at least), 256 MiB without a budget */
+static int attach_pages(struct rd *r)
+{
+	if (!r->sum) {
+		r->sum = gt_lsum_new(r->dir.origin_ns, r->dir.base_ns, r->dir.nlev,
+				     gt_store_lane_count(r->s));
+		if (!r->sum)
+			return fail(r, -EINVAL, "summary pages chunk: bad geometry");
+	}
+	char why[200] = "";
+	int rc = gtfile_sumpage_attach(r->sum, &r->dir, r->fd, r->len, r->name,
+				       gt_store_str_count(r->s), why, sizeof(why));
+	if (rc)
+		return why[0] ? fail(r, rc, "summary pages chunk: %s", why) :
+		       fail(r, rc, "out of memory");
+	size_t b = gt_store_budget(r->s), cap = b ? b / 8 : (size_t)256 << 20;
+	gt_lsum_set_cap(r->sum, cap < ((size_t)64 << 10) ? (size_t)64 << 10 : cap);
+	return 0;
+}
+
 /* without an index lanes grew geometrically: give back the slack */
 static void trim_lanes(struct gt_store *s)
 {
@@ -345,14 +442,14 @@ static void trim_lanes(struct gt_store *s)
 
 static int read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,
 		    struct gt_file_info *info, _Atomic uint64_t *progress, int mapped, int head,
-		    char *err, size_t errlen)
+		    int fd, char *err, size_t errlen)
 {
 	struct gt_file_info dummy;
 	if (!info)
 		info = &dummy;
 	memset(info, 0, sizeof(*info));
 	struct rd r = { .p = buf, .len = len, .name = name, .s = s, .err = err, .errlen = errlen,
-			.progress = progress, .mapped = mapped, .head = head };
+			.progress = progress, .mapped = mapped, .head = head, .fd = fd };
 	err[0] = '\0';
 	r.max_events = len * GTFILE_MAX_EVENTS_PER_BYTE + 4096;
 	int rc = check_header(&r, info);
@@ -381,6 +478,11 @@ static int read_mem(const void *buf, size_t len, const char *name, struct gt_sto
 		if (rc)
 			fail(&r, rc, "out of memory");
 	}
+	if (!rc && r.dir_missing)
+		rc = fail(&r, -EINVAL, "summary pages chunk: %zu of its pages are not summary chunks "
+			  "of the file", r.dir_missing);
+	if (!rc && r.dir.n)
+		rc = attach_pages(&r);
 	if (!rc && head && !r.sum)
 		rc = fail(&r, -ENOENT, "no summary (written by an older gtrace): read it whole");
 	if (!rc) {
@@ -413,13 +515,14 @@ out:
 	free(r.idx_lane);
 	free(r.jump);
 	gt_lsum_free(r.sum);
+	gtfile_sumdir_free(&r.dir);
 	return rc;
 }
 
 int gt_file_read_mem(const void *buf, size_t len, const char *name, struct gt_store *s,
 		    struct gt_file_info *info, char *err, size_t errlen)
 {
-	return read_mem(buf, len, name, s, info, NULL, 0, 0, err, errlen);
+	return read_mem(buf, len, name, s, info, NULL, 0, 0, -1, err, errlen);
 }
 
 int gt_file_read(const char *path, struct gt_store *s, struct gt_file_info *info,
@@ -472,11 +575,11 @@ static int read_path(const char *path, struct gt_store *s, struct gt_file_info *
 			return -e;
 		}
 	}
-	close(fd);
 	/* another process may truncate the file while it is read (mapguard.h) */
 	int guard = len ? mapguard_begin(p, len) : -1;
 	int rc = read_mem(len ? p : "", len, path, s, info, progress, len && gt_store_budget(s), head,
-			  err, errlen);
+			  fd, err, errlen);
+	close(fd);
 	if (mapguard_end(guard)) {
 		snprintf(err, errlen, "%s: the file shrank while it was read (truncated or rewritten by "
 			 "another process); open it again when it is complete", path);

@@ -9,6 +9,14 @@
 #include "gtrace/lsum.h"
 
 #define GTFILE_SUMMARY_ENTRY_BYTES 32u
+/* paged levels (GTFILE_CH_SUMPAGES): a level of at least this many entries
+ * is written as pages of one slab of GTFILE_SUMPAGE_SLAB buckets x a run of
+ * lanes, about GTFILE_SUMPAGE_ENTRIES entries each; the pages chunk lists
+ * them, GTFILE_SUMPAGE_BYTES an entry */
+#define GTFILE_SUMMARY_PAGE_MIN 262144u
+#define GTFILE_SUMPAGE_ENTRIES 32768u
+#define GTFILE_SUMPAGE_SLAB 512u
+#define GTFILE_SUMPAGE_BYTES 32u
 
 /* build the summary of s's events and write it as summary chunks (nothing
  * for an empty store); 0 or negative errno */

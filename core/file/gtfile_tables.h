@@ -28,6 +28,8 @@ int gtfile_tab_sync_tail(struct gt_file_writer *w, struct gtfile_tabstate *t,
 /* the writer's payload buffer and chunk framing (gtfile_write.c) */
 struct gtfile_buf *gtfile_writer_raw(struct gt_file_writer *w);
 int gtfile_writer_chunk(struct gt_file_writer *w, uint32_t type, uint32_t events);
+/* bytes written so far: the offset of the next chunk */
+uint64_t gtfile_writer_offset(const struct gt_file_writer *w);
 
 /* apply a table chunk's payload to the store being read; 0 or negative
  * errno with the reason in why */

@@ -166,6 +166,11 @@ struct gtfile_buf *gtfile_writer_raw(struct gt_file_writer *w)
 	return &w->raw;
 }
 
+uint64_t gtfile_writer_offset(const struct gt_file_writer *w)
+{
+	return w->off;
+}
+
 /* the writer on a file created by safew with flags sw_flags, or on a dup
  * of fd when fd >= 0 (path then only names it in messages) */
 static struct gt_file_writer *writer_open(const char *path, int fd, const struct gt_file_writer_opts *o,

@@ -107,7 +107,7 @@ static uint32_t line_lane(struct xpmap *m, int pk, int32_t dev, int stream, cons
 static int map_event(struct xpmap *m, int pk, int stream, int steps_line, const XLine *ln,
 		     const ProtobufCBinaryData *raw, uint32_t lane)
 {
-	xplane_meta_arena_reset(&m->earena);   /* the previous event's memory */
+	xplane_arena_reset(&m->earena);   /* the previous event's memory */
 	/* the stats stay packed bytes: read through the memo, or not at all */
 	Tensorflow__Profiler__XEventBare *xe =
 		tensorflow__profiler__xevent_bare__unpack(&m->earena.pa, raw->len, raw->data);
@@ -194,12 +194,17 @@ static int stream_ctx(struct xpmap *m, int32_t dev, int64_t id)
 				       gt_store_str(m->s, m->line_ctx)) ? -ENOMEM : 0;
 }
 
-/* one packed line: unpacked into the arena (its events still packed), each
- * event unpacked into a second arena and mapped, the arenas reset */
-static int map_line(struct xpmap *m, int pk, int32_t dev, const uint8_t *data, size_t len,
-		    const char *pname, size_t pidx)
+/* one packed line (from the space's arena sa, given back here):
+ * unpacked into the arena (its events still packed), each event unpacked
+ * into a second arena and mapped, the arenas reset */
+static int map_line(struct xpmap *m, int pk, int32_t dev, ProtobufCBinaryData *packed,
+		    struct xparena *sa, const char *pname, size_t pidx)
 {
-	XLine *ln = tensorflow__profiler__xline_packed__unpack(&m->arena.pa, len, data);
+	XLine *ln = tensorflow__profiler__xline_packed__unpack(&m->arena.pa, packed->len, packed->data);
+	/* the events are copies in the line arena now: the packed line goes
+	 * back before they are mapped (the peak held it beside them) */
+	xplane_arena_release(sa, packed->data, packed->len);
+	packed->data = NULL;
 	if (!ln)
 		return -EINVAL;
 	int rc = 0;
@@ -219,7 +224,7 @@ static int map_line(struct xpmap *m, int pk, int32_t dev, const uint8_t *data, s
 		if (!rc && stream && m->line_ctx)
 			rc = stream_ctx(m, dev, ln->id);
 	}
-	xplane_meta_arena_reset(&m->arena);
+	xplane_arena_reset(&m->arena);
 	return rc;
 }
 
@@ -301,11 +306,16 @@ int xplane_map_space(void *buf, size_t len, int mapped, const char *name, int32_
 	struct xpmap m = { .s = s, .rank = rank, .st = st ? st : &dummy };
 	memset(m.st, 0, sizeof(*m.st));
 	int rc = 0;
-	xplane_meta_arena_init(&m.arena);
-	xplane_meta_arena_init(&m.earena);
+	xplane_arena_init(&m.arena);
+	xplane_arena_init(&m.earena);
 	/* another process may truncate a mapped file while it is read (mapguard.h) */
 	int guard = mapped ? mapguard_begin(buf, len) : -1;
-	XSpaceP *sp = tensorflow__profiler__xspace_packed__unpack(NULL, len, buf);
+	/* the space's many small objects (metadata) in one more arena: no
+	 * malloc/free per object; its large packed lines freed one by one
+	 * once mapped */
+	struct xparena sa;
+	xplane_arena_init(&sa);
+	XSpaceP *sp = tensorflow__profiler__xspace_packed__unpack(&sa.pa, len, buf);
 	int shrank = mapguard_end(guard);
 	/* the lines are copies now: lower the peak */
 	if (mapped)
@@ -338,18 +348,13 @@ int xplane_map_space(void *buf, size_t len, int mapped, const char *name, int32_
 		if ((rc = xplane_meta_plane(&m, pl, pk == PL_GPU ? dev : -1)))
 			goto plane_oom;
 		for (size_t l = 0; l < pl->n_lines && !rc; l++) {
-			rc = map_line(&m, pk, dev, pl->lines[l].data, pl->lines[l].len, pl->name, p);
-			free(pl->lines[l].data);
-			pl->lines[l].data = NULL;
+			rc = map_line(&m, pk, dev, &pl->lines[l], &sa, pl->name, p);
 			if (rc == -EINVAL)
 				snprintf(err, errlen, "%s: plane %s: line %zu is damaged (not a protobuf XLine "
 					 "of XEvents)", name, pl->name, l);
 		}
 plane_oom:
 		xplane_meta_done(&m);
-		/* the line arena is kept from line to line (no new page faults),
-		 * given back after each plane */
-		xplane_meta_arena_done(&m.arena);
 	}
 	if (!rc)
 		rc = emit_steps(&m);
@@ -362,10 +367,9 @@ plane_oom:
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", name);
 out:
-	if (sp)
-		tensorflow__profiler__xspace_packed__free_unpacked(sp, NULL);
-	xplane_meta_arena_done(&m.arena);
-	xplane_meta_arena_done(&m.earena);
+	xplane_arena_done(&sa);
+	xplane_arena_done(&m.arena);
+	xplane_arena_done(&m.earena);
 	xplane_memo_free(&m);
 	free(m.gsteps);
 	free(m.hsteps);

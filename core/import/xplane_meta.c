@@ -3,8 +3,7 @@
  * (id -> interned name: display_name, else name) and stat metadata (id ->
  * role) as arrays sorted by id; an event's stats read into a struct
  * xpstats (correlation_id, kernel_details, memcpy/memset_details,
- * group_id, step_num); GPU plane stats into the store's device table; and
- * the arena protobuf-c unpacks one line into.
+ * group_id, step_num); GPU plane stats into the store's device table.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,91 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "xplane_priv.h"
-
-/* ---- arena ---- */
-
-struct xpchunk {
-	struct xpchunk *next;
-	size_t cap, used;
-	max_align_t data[];
-};
-
-#define XP_CHUNK (1u << 20)
-#define XP_KEEP (1024u << 20)      /* largest chunk kept between lines (of one plane) */
-
-static void *arena_alloc(void *ad, size_t size)
-{
-	struct xparena *a = ad;
-	size = (size + 15) & ~(size_t)15;
-	struct xpchunk *c = a->head;
-	if (!c || c->cap - c->used < size) {
-		size_t cap = size > XP_CHUNK ? size : XP_CHUNK;
-		if (c && c->cap * 2 > cap)   /* grow geometrically: one chunk per line soon */
-			cap = c->cap * 2;
-		struct xpchunk *n = malloc(sizeof(*n) + cap);
-		if (!n)
-			return NULL;
-		n->cap = cap;
-		n->used = 0;
-		n->next = c;
-		a->head = c = n;
-	}
-	void *p = (char *)c->data + c->used;
-	c->used += size;
-	return p;
-}
-
-static void arena_free(void *ad, void *p)
-{
-	(void)ad;
-	(void)p;
-}
-
-void xplane_meta_arena_init(struct xparena *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->pa.alloc = arena_alloc;
-	a->pa.free = arena_free;
-	a->pa.allocator_data = a;
-}
-
-void xplane_meta_arena_reset(struct xparena *a)
-{
-	if (a->head && !a->head->next) {   /* the common case: one chunk, kept */
-		a->head->used = 0;
-		return;
-	}
-	/* keep the largest chunk (reused by the next line without new page
-	 * faults), up to XP_KEEP; free the others */
-	struct xpchunk *keep = NULL, *c = a->head;
-	while (c) {
-		struct xpchunk *nx = c->next;
-		if (!keep || c->cap > keep->cap) {
-			if (keep)
-				free(keep);
-			keep = c;
-		} else {
-			free(c);
-		}
-		c = nx;
-	}
-	if (keep && keep->cap > XP_KEEP) {
-		free(keep);
-		keep = NULL;
-	}
-	if (keep) {
-		keep->next = NULL;
-		keep->used = 0;
-	}
-	a->head = keep;
-}
-
-void xplane_meta_arena_done(struct xparena *a)
-{
-	xplane_meta_arena_reset(a);
-	free(a->head);
-	a->head = NULL;
-}
 
 /* ---- metadata ---- */
 
@@ -123,8 +37,10 @@ static uint8_t stat_role(const char *n)
 		{ "compute_cap_major", XS_CCMAJ }, { "compute_cap_minor", XS_CCMIN },
 		{ "context_id", XS_CTX },
 	};
+	/* the first letter first: a GPU plane has a stat metadata entry per
+	 * kernel_details text, 14 strcmp each were 1 % of the import */
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (!strcmp(n, t[i].n))
+		if (n[0] == t[i].n[0] && !strcmp(n, t[i].n))
 			return t[i].r;
 	return XS_OTHER;
 }
@@ -317,29 +233,23 @@ void xplane_meta_done(struct xpmap *m)
 	m->n_ev = m->n_stm = 0;
 }
 
-/* the number after "key:" in a details text ("regs:38 shm:0 grid:160,1,1"), parsing up to
- * n comma-separated values into v; the count found */
-static int detail(const char *t, const char *key, uint32_t *v, int n)
+/* up to n comma-separated values of a details text ("regs:38 shm:0
+ * grid:160,1,1") after "key:" (q is just past the colon) into v; the
+ * count found */
+static int detail_vals(const char *q, uint32_t *v, int n)
 {
-	size_t kl = strlen(key);
-	for (const char *p = t; (p = strstr(p, key)) != NULL; p += kl) {
-		if ((p != t && p[-1] != ' ') || p[kl] != ':')
-			continue;
-		const char *q = p + kl + 1;
-		int k = 0;
-		while (k < n) {
-			char *end;
-			unsigned long long x = strtoull(q, &end, 10);
-			if (end == q)
-				break;
-			v[k++] = x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
-			if (*end != ',')
-				break;
-			q = end + 1;
-		}
-		return k;
+	int k = 0;
+	while (k < n) {
+		char *end;
+		unsigned long long x = strtoull(q, &end, 10);
+		if (end == q)
+			break;
+		v[k++] = x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
+		if (*end != ',')
+			break;
+		q = end + 1;
 	}
-	return 0;
+	return k;
 }
 
 static uint64_t detail_u64(const char *t, const char *key)
@@ -351,20 +261,48 @@ static uint64_t detail_u64(const char *t, const char *key)
 	return 0;
 }
 
+/* kernel_details' keys, in the order of the positions kernel_details finds */
+enum { KD_REGS, KD_SSH, KD_SHM, KD_DSH, KD_GRID, KD_BLOCK, KD_OCC, KD_N };
+
+/* where each key's value starts (just past "key:"), NULL if absent: the
+ * first "key:" at the text's start or after a space, in one pass over the text instead of a strstr per key (each kernel
+ * of a TensorFlow profile has its own kernel_details text) */
+static void kd_find(const char *t, const char *at[KD_N])
+{
+	static const char *const key[KD_N] = { "regs", "static_shared", "shm", "dynamic_shared",
+					       "grid", "block", "occ_pct" };
+	static const uint8_t len[KD_N] = { 4, 13, 3, 14, 4, 5, 7 };
+	for (int i = 0; i < KD_N; i++)
+		at[i] = NULL;
+	for (const char *p = t; *p; p++) {
+		if (p != t && p[-1] != ' ')
+			continue;
+		for (int i = 0; i < KD_N; i++)
+			if (!at[i] && p[0] == key[i][0] && !strncmp(p, key[i], len[i]) && p[len[i]] == ':')
+				at[i] = p + len[i] + 1;
+	}
+}
+
 static void kernel_details(const char *t, struct gt_kconf *k)
 {
+	const char *at[KD_N];
+	kd_find(t, at);
 	memset(k, 0, sizeof(*k));
 	k->occupancy_pct = -1.0f;
-	detail(t, "regs", &k->regs_per_thread, 1);
-	if (!detail(t, "static_shared", &k->smem_static_bytes, 1))
-		detail(t, "shm", &k->smem_static_bytes, 1);
-	detail(t, "dynamic_shared", &k->smem_dynamic_bytes, 1);
+	if (at[KD_REGS])
+		detail_vals(at[KD_REGS], &k->regs_per_thread, 1);
+	if (!(at[KD_SSH] && detail_vals(at[KD_SSH], &k->smem_static_bytes, 1)) && at[KD_SHM])
+		detail_vals(at[KD_SHM], &k->smem_static_bytes, 1);
+	if (at[KD_DSH])
+		detail_vals(at[KD_DSH], &k->smem_dynamic_bytes, 1);
 	for (int i = 0; i < 3; i++)
 		k->grid[i] = k->block[i] = 1;
-	detail(t, "grid", k->grid, 3);
-	detail(t, "block", k->block, 3);
+	if (at[KD_GRID])
+		detail_vals(at[KD_GRID], k->grid, 3);
+	if (at[KD_BLOCK])
+		detail_vals(at[KD_BLOCK], k->block, 3);
 	uint32_t occ;
-	if (detail(t, "occ_pct", &occ, 1) && occ <= 100)
+	if (at[KD_OCC] && detail_vals(at[KD_OCC], &occ, 1) && occ <= 100)
 		k->occupancy_pct = (float)occ;
 }
 

@@ -16,17 +16,28 @@
 
 #define XP_MAX_NS 4000000000000000000LL   /* latest time accepted (year 2096) */
 
-/* bump allocator for protobuf-c: free is a no-op, reset drops everything
- * but the first chunk */
+/* bump allocator for protobuf-c (xplane_arena.c): free is a no-op, reset
+ * rewinds it (its chunks kept for the next user), large blocks apart */
+struct xpchunk;
+struct xpbig;
+#define XP_CACHE 8
 struct xparena {
 	ProtobufCAllocator pa;
-	struct xpchunk *head;
-	size_t used_total;
+	struct xpchunk *first, *cur;
+	unsigned char *p, *end;    /* free room in cur */
+	struct xpbig *big;         /* large blocks, freed by reset */
+	struct xpbig *cache[XP_CACHE];   /* mapped large blocks freed, for reuse */
+	size_t n_chunks;
 };
 
-void xplane_meta_arena_init(struct xparena *a);
-void xplane_meta_arena_reset(struct xparena *a);
-void xplane_meta_arena_done(struct xparena *a);
+void xplane_arena_init(struct xparena *a);
+/* rewind: the large blocks freed, the chunks kept for reuse */
+void xplane_arena_reset(struct xparena *a);
+/* free one block of n bytes from this arena now (a packed line once
+ * mapped); only blocks larger than a chunk's quarter are freed, smaller
+ * ones stay until done */
+void xplane_arena_release(struct xparena *a, void *p, size_t n);
+void xplane_arena_done(struct xparena *a);
 
 /* an event metadata entry: its id and the store string of its name */
 struct xpev {

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "store_priv.h"
 #include "gtrace/lsum.h"
+#include "lsum_page.h"
 
 /* average events per finest bucket on a lane holding an average share */
 #define EV_PER_BUCKET 16
@@ -45,6 +46,7 @@ void gt_lsum_free(struct gt_lsum *m)
 {
 	if (!m)
 		return;
+	lsum_page_free(m);
 	for (size_t i = 0; i < m->nlanes; i++)
 		for (int k = 0; k < GT_LSUM_MAXLEV; k++)
 			free(m->lane[i].e[k]);
@@ -265,6 +267,10 @@ static int64_t bucket_of(int64_t t, int64_t o, int64_t w)
 	return b > INT64_MAX ? INT64_MAX : b < INT64_MIN ? INT64_MIN : (int64_t)b;
 }
 
+static void row(int64_t o, int64_t W, const struct gt_lsum_ent *e, size_t n, int64_t ia0,
+		int64_t t0, int64_t dt, int ncols, struct gt_bucket *out, uint32_t *kfs,
+		uint32_t *name);
+
 int gt_lsum_buckets(const struct gt_lsum *m, uint32_t lane, int64_t t0, int64_t dt, int ncols,
 		 struct gt_bucket *out, uint32_t *kfs, uint32_t *name)
 {
@@ -276,6 +282,26 @@ int gt_lsum_buckets(const struct gt_lsum *m, uint32_t lane, int64_t t0, int64_t 
 	size_t n = m->lane[lane].n[k];
 	/* first entry whose bucket ends after t0 */
 	int64_t ia0 = bucket_of(t0, o, W);
+	if (lsum_page_level(m, k)) {
+		/* the row's buckets from the pages holding them; the pager
+		 * is the summary's mutable part (loads and its LRU) */
+		struct gt_lsum *mm = (struct gt_lsum *)(uintptr_t)m;
+		int64_t end = t0 + (int64_t)ncols * dt;
+		int rc = lsum_page_gather(mm, lane, k, ia0, bucket_of(end - 1, o, W), &e, &n);
+		if (!rc)
+			row(o, W, e, n, ia0, t0, dt, ncols, out, kfs, name);
+		lsum_page_unlock(mm);
+		return !rc;
+	}
+	row(o, W, e, n, ia0, t0, dt, ncols, out, kfs, name);
+	return 1;
+}
+
+/* the columns of a row from a level's entries e[0..n) (rising buckets) */
+static void row(int64_t o, int64_t W, const struct gt_lsum_ent *e, size_t n, int64_t ia0,
+		int64_t t0, int64_t dt, int ncols, struct gt_bucket *out, uint32_t *kfs,
+		uint32_t *name)
+{
 	size_t p = 0, hi = n;
 	while (p < hi) {
 		size_t mid = p + (hi - p) / 2;
@@ -317,7 +343,6 @@ int gt_lsum_buckets(const struct gt_lsum *m, uint32_t lane, int64_t t0, int64_t 
 		if (name)
 			name[c] = bn;
 	}
-	return 1;
 }
 
 const struct gt_lsum *gt_store_summary(const struct gt_store *s)

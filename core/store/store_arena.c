@@ -259,6 +259,20 @@ int store_arena_owns(const struct store_arena *a, const void *p)
 	return a && c >= a->base && c < a->base + a->reserve;
 }
 
+int store_arena_write(struct store_arena *a, void *dst, const void *src, size_t n)
+{
+	off_t at = (off_t)((unsigned char *)dst - a->base);
+	for (size_t done = 0; done < n;) {
+		ssize_t w = pwrite(a->fd, (const char *)src + done, n - done, at + (off_t)done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		done += (size_t)w;
+	}
+	return 0;
+}
+
 void store_arena_set_allow(struct store_arena *a, size_t allow)
 {
 	atomic_store(&a->allow, allow);

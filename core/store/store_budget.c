@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <unistd.h>
 #include "store_priv.h"
+#include "gtrace/lsum.h"
 
 int gt_parse_size(const char *text, size_t *out)
 {
@@ -150,11 +151,11 @@ static int move_all(struct gt_store *s)
 }
 
 /* what stays on the heap whatever the budget: strings, side tables, lane
- * structs, small arrays */
+ * structs, small arrays, the summary's resident levels and loaded pages */
 static size_t heap_share(const struct gt_store *s)
 {
 	size_t b = gt_store_bytes(s), live = store_arena_live(s->arena);
-	return b > live ? b - live : 0;
+	return (b > live ? b - live : 0) + gt_lsum_resident(s->summary);
 }
 
 /* the arena's share of the budget: what the heap leaves, at least a quarter */
@@ -217,10 +218,18 @@ size_t gt_store_budget(const struct gt_store *s)
 	return s->budget;
 }
 
+int gt_store_copy_in(struct gt_store *s, void *dst, const void *src, size_t n)
+{
+	if (n && store_arena_owns(s->arena, dst))
+		return store_arena_write(s->arena, dst, src, n);
+	memcpy(dst, src, n);
+	return 0;
+}
+
 size_t gt_store_resident_bytes(const struct gt_store *s)
 {
 	if (!s->arena)
-		return gt_store_bytes(s);
+		return heap_share(s);
 	return heap_share(s) + store_arena_resident(s->arena);
 }
 

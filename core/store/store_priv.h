@@ -110,6 +110,8 @@ int store_arena_probe(void);
 int store_arena_new(size_t allow, struct store_arena **out);
 void store_arena_free(struct store_arena *a);
 int store_arena_owns(const struct store_arena *a, const void *p);
+/* pwrite n bytes of src to the cache file where dst (owned) is mapped; 0 or -errno */
+int store_arena_write(struct store_arena *a, void *dst, const void *src, size_t n);
 void *store_arena_alloc(struct store_arena *a, size_t n);
 void *store_arena_realloc(struct store_arena *a, void *p, size_t n);
 void store_arena_release(struct store_arena *a, void *p);

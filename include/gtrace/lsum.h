@@ -31,13 +31,34 @@ struct gt_lsum_lane {
 	struct gt_lsum_ent *e[GT_LSUM_MAXLEV];
 };
 
+struct gt_lsum_pager;
+
 struct gt_lsum {
 	int64_t origin_ns;     /* bucket 0 starts here */
 	int64_t base_ns;       /* width of level 0 (a power of two) */
 	int nlev;              /* 1..GT_LSUM_MAXLEV levels, width base << 2k */
 	size_t nlanes;
 	struct gt_lsum_lane *lane;
+	struct gt_lsum_pager *pager;   /* paged levels (lsum_page.c), or NULL */
 };
+
+/* one page of a paged level: the entries of lanes [lane0, lane0 + nlanes)
+ * in buckets [b0, b0 + nb) of one level, loaded when a row needs it.  A
+ * paged level has no entries in gt_lsum_lane (n[level] is 0): its pages
+ * are its slabs of time (pages of one slab share b0 and nb, lanes
+ * ascending and disjoint). */
+struct gt_lsum_page {
+	uint64_t key;          /* the loader's (a file offset) */
+	uint32_t level, lane0, nlanes, b0, nb;
+	/* when loaded: lane lane0 + i holds e[at[i] .. at[i + 1]) (both malloc'd,
+	 * freed by the pager); NULL when not */
+	struct gt_lsum_ent *e;
+	uint32_t *at;
+	uint64_t used;         /* LRU stamp */
+};
+/* fill pg->e and pg->at (entries rising, within the page's lanes, level
+ * and buckets); 0 or a negative errno (the page stays unloaded) */
+typedef int (*gt_lsum_load_fn)(void *ctx, struct gt_lsum_page *pg);
 
 /* an empty summary with the given geometry for nlanes lanes; NULL on no memory */
 struct gt_lsum *gt_lsum_new(int64_t origin_ns, int64_t base_ns, int nlev, size_t nlanes);
@@ -65,9 +86,29 @@ int gt_lsum_applies(const struct gt_lsum *m, uint32_t lane, int64_t dt);
  * event to every column it overlaps.  out[c].dominant is SIZE_MAX (no event
  * index); kfs[c] is the dominant's kind | sub << 8 | flags << 16 and
  * name[c] its name, or UINT32_MAX when the column has none (either may be
- * NULL).  Returns 1, or 0 when gt_lsum_applies says no (nothing written). */
+ * NULL).  Returns 1, or 0 when gt_lsum_applies says no (nothing written)
+ * or a page the row needs failed to load (gt_lsum_page_stats says why).
+ * Paged levels are read under the pager's lock: any thread may draw. */
 int gt_lsum_buckets(const struct gt_lsum *m, uint32_t lane, int64_t t0, int64_t dt, int ncols,
 		 struct gt_bucket *out, uint32_t *kfs, uint32_t *name);
+
+/* make levels of m paged: pages[0..n) (copied; any order) loaded by
+ * load(ctx, page) when a row needs them; done(ctx) when m is freed (either
+ * may be NULL).  Checks the pages: levels exist and hold no resident
+ * entries, lanes exist, slabs of a level do not overlap and share their
+ * width, lanes within a slab are disjoint.  0, -ENOMEM or -EINVAL
+ * (nothing changed; done is not called) */
+int gt_lsum_set_pages(struct gt_lsum *m, const struct gt_lsum_page *pages, size_t n,
+		      gt_lsum_load_fn load, void (*done)(void *ctx), void *ctx);
+/* at most this many bytes of pages stay loaded (least recently used go
+ * first; a row's own pages always load): default 256 MiB */
+void gt_lsum_set_cap(struct gt_lsum *m, size_t bytes);
+/* bytes of m held in memory now: resident levels, loaded pages, scratch */
+size_t gt_lsum_resident(const struct gt_lsum *m);
+/* pages loaded so far (reloads count), pages loaded now, pages in all, and
+ * the first load error (0 if none): for tests, benches and the status */
+void gt_lsum_page_stats(const struct gt_lsum *m, size_t *loads, size_t *loaded, size_t *pages,
+			int *err);
 
 /* the summary attached to a store (read from its file), or NULL */
 const struct gt_lsum *gt_store_summary(const struct gt_store *s);

@@ -282,6 +282,11 @@ size_t gt_store_budget(const struct gt_store *s);
 /* bytes of events and indexes resident now (what the status line shows):
  * the heap part plus the cache file's pages mapped into the process */
 size_t gt_store_resident_bytes(const struct gt_store *s);
+/* copy n bytes to dst, memory of s's arrays (a lane's events past its
+ * count, within its capacity): written to the cache file with pwrite when
+ * dst lies in it (no page of the mapping is touched, so what is written is
+ * not the process's RSS until read), memcpy otherwise.  0 or -errno */
+int    gt_store_copy_in(struct gt_store *s, void *dst, const void *src, size_t n);
 /* min(1 GiB, physical RAM / 4) */
 size_t gt_default_memory_budget(void);
 /* "256M", "1G", "512MiB", "64k", "1048576" (K/M/G/T, optional "iB"/"B",
