@@ -323,12 +323,12 @@ static int walk(struct rd *r, struct gt_file_info *info, int *complete, size_t *
 		if (type == GTFILE_CH_SUMMARY && is_page(r, pos)) {
 			/* a page: read when a row needs it (gtfile_sumpage.c) */
 			info->chunks++;
-			*last = pos;
 			size_t nxt = pos + GTFILE_CHUNK_HDR + stored;
 			while (r->head && r->jk < r->njump && r->jump[r->jk] < nxt)
 				r->jk++;
 			pos = r->head && r->jk < r->njump && r->jump[r->jk] < r->len ?
 			      (size_t)r->jump[r->jk] : nxt;
+			*last = pos;
 			continue;
 		}
 		if (type == GTFILE_CH_SUMPAGES && !r->dir.n) {
