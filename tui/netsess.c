@@ -12,16 +12,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "gtrace/gtfile.h"
 #include "gtrace/mem_lane.h"
+#include "live_rec.h"
 #include "live_sess.h"
 #include "netsess.h"
 #include "ui.h"
 
 #define READ_BYTES (1u << 20)
+/* a node whose stream is bad runs on this long for its stderr's last words */
+#define NETSESS_BAD_GRACE_NS 2000000000LL
 
 int netsess_init(struct netsess *ns, struct gt_store *s, int apply_clock, size_t memory)
 {
@@ -221,15 +225,21 @@ static long read_node(struct netsess *ns, int k)
 		ns->feeding = k;
 		long a = gt_job_feed(ns->j, k, ns->buf, (size_t)r, write_events, ns);
 		if (a == -EINVAL) {       /* a bad stream: this node ends, the rest go on */
-			close(n->fd);
+			close(n->fd);     /* more output: EPIPE */
 			n->fd = -1;
-			if (n->pid)
-				kill(-n->pid, SIGTERM);
+			/* stopped later (NETSESS_BAD_GRACE_NS): what it says on
+			 * stderr next is often why (ssh's reason after a banner) */
+			n->bad_ns = n->pid ? live_mono_ns() : 0;
 			break;
 		}
 		if (a < 0)
 			return a;
 		added += a;
+	}
+	if (n->pid && n->fd < 0 && n->bad_ns &&
+	    live_mono_ns() - n->bad_ns >= NETSESS_BAD_GRACE_NS) {
+		kill(-n->pid, SIGTERM);
+		n->bad_ns = 0;
 	}
 	if (n->pid && n->fd < 0) {
 		int st;
@@ -366,8 +376,20 @@ void netsess_status(struct netsess *ns, char *buf, size_t len)
 	char nodes[160] = "";
 	if (ended)
 		ended_part(ns, ended, nodes, sizeof(nodes));
-	int w = snprintf(buf, len, "nodes: %d receiving%s, %s ev/s, %s events, %s lost", recv, nodes,
-			 r, e, l);
+	/* memory held / budget and the capture file's size, as the other live
+	 * commands show them (live_sess.c) */
+	char mem[48], file[48] = "", used[16], bud[16];
+	size_t budget = gt_store_budget(ns->s);
+	live_fmt_bytes(gt_store_resident_bytes(ns->s), used, sizeof(used));
+	live_fmt_bytes(budget, bud, sizeof(bud));
+	snprintf(mem, sizeof(mem), budget ? ", mem %s/%s" : ", mem %s", used, bud);
+	struct stat st;
+	if (ns->out && stat(ns->out, &st) == 0) {
+		live_fmt_bytes((uint64_t)st.st_size, used, sizeof(used));
+		snprintf(file, sizeof(file), ", file %s", used);
+	}
+	int w = snprintf(buf, len, "nodes: %d receiving%s, %s ev/s, %s events, %s lost%s%s", recv,
+			 nodes, r, e, l, mem, file);
 	off = w > 0 ? (size_t)w : 0;
 	int64_t now = live_mono_ns();
 	int first_failed = 1;
@@ -401,13 +423,23 @@ void netsess_status(struct netsess *ns, char *buf, size_t len)
 		snprintf(buf + strlen(buf), len - strlen(buf), " | %s", ns->msg);
 }
 
+/* a node with a bad stream still running with its stderr open */
+static int bad_pending(const struct netsess *ns)
+{
+	for (int k = 0; k < ns->n; k++)
+		if (ns->node[k].pid && ns->node[k].bad_ns && ns->node[k].efd >= 0)
+			return 1;
+	return 0;
+}
+
 void netsess_stop(struct netsess *ns, double wait_s)
 {
 	for (int k = 0; k < ns->n; k++)
 		if (ns->node[k].pid && ns->node[k].fd >= 0)
 			kill(-ns->node[k].pid, SIGTERM);
 	int64_t t0 = live_mono_ns();
-	while (!netsess_done(ns) && live_mono_ns() - t0 < (int64_t)(wait_s * 1e9)) {
+	while ((!netsess_done(ns) || bad_pending(ns)) &&
+	       live_mono_ns() - t0 < (int64_t)(wait_s * 1e9)) {
 		if (netsess_poll(ns) < 0)
 			break;
 		struct timespec ts = { 0, 10000000 };

@@ -48,6 +48,13 @@ int ui_run(struct ui_source *src)
 	return 1;
 }
 
+void live_fmt_bytes(uint64_t v, char *buf, size_t len);
+
+void live_fmt_bytes(uint64_t v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
 static char build[1024];
 
 static void setup(void)
