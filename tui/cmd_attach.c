@@ -20,7 +20,8 @@ static int usage(FILE *f)
 {
 	fprintf(f, "usage: gtrace attach PID [--force-inject] | --all | --list\n"
 		   "                     [--record FILE [--force]] [--memory SIZE] [--ring DURATION]\n"
-		   "       gtrace attach --hosts H1,H2,... [--ssh CMD] [--gtrace PATH] [--align-clocks]\n\n"
+		   "       gtrace attach --hosts H1,H2,... [--ssh CMD] [--gtrace PATH] [--align-clocks]\n"
+		   "                     [--record FILE [--force]] [--memory SIZE]\n\n"
 		   "  --list   processes with the capture library loaded or that use CUDA (injectable):\n"
 		   "           pid, GPUs, state, RANK (RANK/LOCAL_RANK when both are set),\n"
 		   "           command; under an ended or passive process, a line with the reason\n"
@@ -32,7 +33,8 @@ static int usage(FILE *f)
 		   "  --hosts  one live view of every node: runs 'SSH HOST GTRACE record --all -q -o -'\n"
 		   "           per host (SSH: --ssh, default 'ssh -T -o BatchMode=yes', e.g. 'srun\n"
 		   "           --overlap -w'; GTRACE: --gtrace, default 'gtrace'); --align-clocks\n"
-		   "           applies the residual clock offsets estimated from NCCL collectives\n"
+		   "           applies the residual clock offsets estimated from NCCL collectives;\n"
+		   "           without a terminal it needs --record FILE (the nodes recorded headless)\n"
 		   "The capture streams to a temporary file (removed at exit; W in the viewer keeps it).\n"
 		   "  --record FILE   stream the capture to FILE instead\n"
 		   "  --force         replace FILE if it exists\n"
@@ -131,7 +133,8 @@ int cmd_attach(int argc, char **argv)
 	if (cmd_is_help(argv[1]))
 		return usage(stdout);
 	if (!strcmp(argv[1], "--list"))
-		return list();
+		return argc > 2 ? cmd_usage_error("attach", "--list takes no other option: '%s'",
+						  argv[2]) : list();
 	if (!strcmp(argv[1], "--hosts"))
 		return netsess_attach_hosts(argc, argv);
 	int force = 0, all = 0;

@@ -38,7 +38,10 @@ static void usage(FILE *f)
 		   "                   0: no budget\n"
 		   "  -                read a .gtrace stream from stdin as it arrives (from gtrace record)\n"
 		   "  --live CMD...    the rest of the line: commands whose stdout is a .gtrace stream\n"
-		   "                   (gtrace record writing to stdout, run over ssh), one node each\n"
+		   "                   (gtrace record writing to stdout, run over ssh), one node each;\n"
+		   "                   options go before --live (a command starting with '-' is\n"
+		   "                   refused); - and --live need a terminal (gtrace record records\n"
+		   "                   nodes headless)\n"
 		   "  --align-clocks   apply the residual clock offsets between nodes estimated from\n"
 		   "                   NCCL collectives (otherwise only shown)\n"
 		   "Several .gtrace files (run-*.gtrace, one per node) open as one job.\n");
@@ -265,6 +268,15 @@ int cmd_open(int argc, char **argv)
 				free(paths);
 				return cmd_usage_error("open", "--live needs at least one command");
 			}
+			/* the rest of the line is commands: an option there was meant
+			 * for open (`--live 'cmd' --memory 1K` ran `--memory` as a node) */
+			for (int k = 0; k < nlive; k++)
+				if (live[k][0] == '-') {
+					free(paths);
+					return cmd_usage_error("open", "--live takes the rest of the line as "
+							       "commands: '%s' is an option; give options "
+							       "before --live", live[k]);
+				}
 			break;
 		}
 		if (cmd_is_help(a)) {
@@ -311,7 +323,7 @@ int cmd_open(int argc, char **argv)
 		 cmd_usage_error("open", "--param-bytes and --link-gbps go together") :
 		 np == 0 && !nlive ? cmd_usage_error("open", "no PATH given") : -1;
 	if (rc < 0 && (nlive || stdin_stream))
-		rc = netsess_open_live(paths, np, live, NULL, nlive, align, memory);
+		rc = netsess_open_live(paths, np, live, NULL, nlive, align, memory, NULL, 0);
 	else if (rc < 0 && netsess_all_gtrace(paths, np))
 		rc = netsess_open_files(paths, np, align);
 	if (rc < 0)

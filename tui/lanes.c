@@ -71,6 +71,26 @@ const char *lanes_role_name(enum lanes_role r)
 	return (unsigned)r < 5 ? n[r] : "";
 }
 
+/* a named lane that is no CUDA stream (an XPlane annotation line such as
+ * "TensorFlow Name Scope", its id made up, was "s-5590"): its name's
+ * last words within LANES_SHORT_NAME columns ("Scope", "Ops": the
+ * narrow label column is 7 wide at 40 columns), else its head */
+#define LANES_SHORT_NAME 6
+static void short_name(const char *nm, char *buf, size_t len)
+{
+	size_t n = strlen(nm);
+	const char *best = NULL;
+	for (const char *p = nm + n; p > nm; p--)
+		if (p[-1] == ' ' && (size_t)(nm + n - p) <= LANES_SHORT_NAME && *p)
+			best = p;
+	if (n <= LANES_SHORT_NAME)
+		best = nm;
+	if (best)
+		snprintf(buf, len, "%s", best);
+	else
+		snprintf(buf, len, "%.*s", LANES_SHORT_NAME, nm);
+}
+
 /* "GPU 0 H100 80GB HBM3": the ordinal and the device name without "NVIDIA " */
 static void gpu_label(const struct gt_store *s, int32_t rank, int32_t dev, char *buf, size_t len)
 {
@@ -236,7 +256,9 @@ int lanes_build(struct lanes *L, const struct gt_store *s)
 			if (k > 0 && !strncmp(nm, pre, (size_t)k) && nm[k])
 				nm += k;
 		}
-		if (gpu)
+		if (gpu && l->key.id < 0 && nm && *nm)
+			short_name(nm, r->short_label, sizeof(r->short_label));
+		else if (gpu)
 			snprintf(r->short_label, sizeof(r->short_label), "s%lld %s", (long long)l->key.id,
 				 lanes_role_name((enum lanes_role)lanes_role_of(l)));
 		else

@@ -12,15 +12,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "gtrace/gtfile.h"
+#include "gtrace/mem_lane.h"
+#include "live_rec.h"
 #include "live_sess.h"
 #include "netsess.h"
 #include "ui.h"
 
 #define READ_BYTES (1u << 20)
+/* a node whose stream is bad runs on this long for its stderr's last words */
+#define NETSESS_BAD_GRACE_NS 2000000000LL
 
 int netsess_init(struct netsess *ns, struct gt_store *s, int apply_clock, size_t memory)
 {
@@ -29,6 +34,7 @@ int netsess_init(struct netsess *ns, struct gt_store *s, int apply_clock, size_t
 	ns->apply_clock = apply_clock;
 	ns->j = gt_job_new(s);
 	ns->buf = malloc(READ_BYTES);
+	ns->ml = gt_mem_lane_new();
 	ns->rate_t_ns = ns->last_flush_ns = ns->last_align_ns = live_mono_ns();
 	/* a long session of many nodes: a memory budget (docs/store.md); the
 	 * default one stays unbounded when its cache file cannot be made */
@@ -38,9 +44,10 @@ int netsess_init(struct netsess *ns, struct gt_store *s, int apply_clock, size_t
 		gt_store_set_budget(s, 0);
 		brc = 0;
 	}
-	if (brc || !ns->j || !ns->buf || gt_store_finish(s)) {
+	if (brc || !ns->j || !ns->buf || !ns->ml || gt_store_finish(s)) {
 		gt_job_free(ns->j);
 		free(ns->buf);
+		gt_mem_lane_free(ns->ml);
 		return -ENOMEM;
 	}
 	return 0;
@@ -153,10 +160,46 @@ static void read_err(struct netsess_node *n)
 	}
 }
 
+/* a batch holds a lane sample made already (a stream of a file saved
+ * with its allocated-bytes lanes, gtrace/mem_lane.h) */
+static int has_lane_samples(const struct gt_event *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].kind == GT_EV_COUNTER && (ev[i].flags & GT_EVF_MEMORY) &&
+		    ev[i].sub == GT_MEM_LANE_SUB)
+			return 1;
+	return 0;
+}
+
+/* each batch merged into the job's store: its allocator records to the
+ * lanes' tracker (the same lanes as a local live session's), its events to
+ * the recording */
 static int write_events(void *ctx, struct gt_store *s, const struct gt_event *ev, size_t n)
 {
 	struct netsess *ns = ctx;
+	if (!ns->ml_off && has_lane_samples(ev, n))
+		ns->ml_off = 1;   /* the stream brings its lanes: not made twice */
+	/* only a live capture's records (not an importer's allocator records,
+	   whose allocator keeps its own totals) */
+	struct gt_job_node_info in;
+	gt_job_node(ns->j, ns->feeding, &in);
+	if (!ns->ml_off && in.mem_lane && gt_mem_lane_note(ns->ml, ev, n))
+		return -ENOMEM;
 	return ns->w ? gt_file_writer_add(ns->w, s, ev, n) : 0;
+}
+
+/* after the store's finish: the records noted since into the lanes; the
+ * store (and a recording of it) then says it has them */
+static int sync_lanes(struct netsess *ns)
+{
+	struct gt_mem_lane_stats st;
+	gt_mem_lane_stats(ns->ml, &st);
+	int rc = ns->ml_off ? 0 : gt_mem_lane_sync(ns->ml, ns->s);
+	struct gt_mem_lane_stats now;
+	gt_mem_lane_stats(ns->ml, &now);
+	if (!rc && now.records > st.records && !gt_store_meta_get(ns->s, GT_MEM_LANE_META))
+		rc = gt_store_meta_set(ns->s, GT_MEM_LANE_META, "records");
+	return rc;
 }
 
 /* read node k's stdout (bounded); events added or negative errno (writer) */
@@ -179,17 +222,24 @@ static long read_node(struct netsess *ns, int k)
 		}
 		n->last_ns = live_mono_ns();
 		budget -= (size_t)r < budget ? (size_t)r : budget;
+		ns->feeding = k;
 		long a = gt_job_feed(ns->j, k, ns->buf, (size_t)r, write_events, ns);
 		if (a == -EINVAL) {       /* a bad stream: this node ends, the rest go on */
-			close(n->fd);
+			close(n->fd);     /* more output: EPIPE */
 			n->fd = -1;
-			if (n->pid)
-				kill(-n->pid, SIGTERM);
+			/* stopped later (NETSESS_BAD_GRACE_NS): what it says on
+			 * stderr next is often why (ssh's reason after a banner) */
+			n->bad_ns = n->pid ? live_mono_ns() : 0;
 			break;
 		}
 		if (a < 0)
 			return a;
 		added += a;
+	}
+	if (n->pid && n->fd < 0 && n->bad_ns &&
+	    live_mono_ns() - n->bad_ns >= NETSESS_BAD_GRACE_NS) {
+		kill(-n->pid, SIGTERM);
+		n->bad_ns = 0;
 	}
 	if (n->pid && n->fd < 0) {
 		int st;
@@ -218,7 +268,7 @@ int netsess_poll(struct netsess *ns)
 		ns->rate_t_ns = now;
 		ns->rate_events = ns->events;
 	}
-	if (added && gt_store_finish(ns->s) < 0)
+	if (added && (gt_store_finish(ns->s) < 0 || sync_lanes(ns) < 0))
 		return -ENOMEM;
 	int changed = added > 0;
 	if (now - ns->last_align_ns >= 1000000000 || (netsess_done(ns) && added)) {
@@ -326,8 +376,20 @@ void netsess_status(struct netsess *ns, char *buf, size_t len)
 	char nodes[160] = "";
 	if (ended)
 		ended_part(ns, ended, nodes, sizeof(nodes));
-	int w = snprintf(buf, len, "nodes: %d receiving%s, %s ev/s, %s events, %s lost", recv, nodes,
-			 r, e, l);
+	/* memory held / budget and the capture file's size, as the other live
+	 * commands show them (live_sess.c) */
+	char mem[48], file[48] = "", used[16], bud[16];
+	size_t budget = gt_store_budget(ns->s);
+	live_fmt_bytes(gt_store_resident_bytes(ns->s), used, sizeof(used));
+	live_fmt_bytes(budget, bud, sizeof(bud));
+	snprintf(mem, sizeof(mem), budget ? ", mem %s/%s" : ", mem %s", used, bud);
+	struct stat st;
+	if (ns->out && stat(ns->out, &st) == 0) {
+		live_fmt_bytes((uint64_t)st.st_size, used, sizeof(used));
+		snprintf(file, sizeof(file), ", file %s", used);
+	}
+	int w = snprintf(buf, len, "nodes: %d receiving%s, %s ev/s, %s events, %s lost%s%s", recv,
+			 nodes, r, e, l, mem, file);
 	off = w > 0 ? (size_t)w : 0;
 	int64_t now = live_mono_ns();
 	int first_failed = 1;
@@ -361,13 +423,23 @@ void netsess_status(struct netsess *ns, char *buf, size_t len)
 		snprintf(buf + strlen(buf), len - strlen(buf), " | %s", ns->msg);
 }
 
+/* a node with a bad stream still running with its stderr open */
+static int bad_pending(const struct netsess *ns)
+{
+	for (int k = 0; k < ns->n; k++)
+		if (ns->node[k].pid && ns->node[k].bad_ns && ns->node[k].efd >= 0)
+			return 1;
+	return 0;
+}
+
 void netsess_stop(struct netsess *ns, double wait_s)
 {
 	for (int k = 0; k < ns->n; k++)
 		if (ns->node[k].pid && ns->node[k].fd >= 0)
 			kill(-ns->node[k].pid, SIGTERM);
 	int64_t t0 = live_mono_ns();
-	while (!netsess_done(ns) && live_mono_ns() - t0 < (int64_t)(wait_s * 1e9)) {
+	while ((!netsess_done(ns) || bad_pending(ns)) &&
+	       live_mono_ns() - t0 < (int64_t)(wait_s * 1e9)) {
 		if (netsess_poll(ns) < 0)
 			break;
 		struct timespec ts = { 0, 10000000 };
@@ -392,7 +464,7 @@ void netsess_stop(struct netsess *ns, double wait_s)
 			n->pid = 0;
 		}
 	}
-	if (gt_store_finish(ns->s) == 0)
+	if (gt_store_finish(ns->s) == 0 && sync_lanes(ns) == 0)
 		gt_job_align(ns->j);
 	if (ns->apply_clock)
 		gt_job_apply(ns->j);
@@ -404,6 +476,8 @@ void netsess_free(struct netsess *ns)
 {
 	gt_job_free(ns->j);
 	free(ns->buf);
+	gt_mem_lane_free(ns->ml);
+	ns->ml = NULL;
 	ns->j = NULL;
 	ns->buf = NULL;
 }

@@ -30,9 +30,12 @@ struct netsess_node {
 	char epart[160];         /* the line being read */
 	int left;                /* an fd (stdin) still open when the session stopped:
 	                            closed by us, not failed */
+	int64_t bad_ns;          /* when its stream turned out bad: the command is
+	                            stopped a grace period later (its stderr's reason) */
 };
 
 struct gt_file_writer;
+struct gt_mem_lane;
 
 struct netsess {
 	struct gt_store *s;
@@ -41,6 +44,7 @@ struct netsess {
 	int n;
 	int apply_clock;         /* --align-clocks: apply the residual offsets */
 	struct gt_file_writer *w; /* record: the merged store is streamed here */
+	const char *out;         /* w's path (the status line's file figure); NULL: none or stdout */
 	int64_t last_flush_ns, last_align_ns;
 	uint64_t events;
 	int64_t rate_t_ns;
@@ -48,6 +52,9 @@ struct netsess {
 	double rate;
 	unsigned char *buf;      /* read buffer */
 	char msg[256];
+	struct gt_mem_lane *ml;  /* allocated-bytes lanes of the nodes' records (gtrace/mem_lane.h) */
+	int ml_off;              /* a stream brought its lanes made: none made here */
+	int feeding;             /* the node whose bytes are being merged */
 };
 
 /* 0 or negative errno; s is finished once here and given a memory budget
@@ -64,7 +71,7 @@ int netsess_add_fd(struct netsess *ns, int fd, const char *label, char *err, siz
 int netsess_poll(struct netsess *ns);
 /* 1 when every node's stream ended (closed) */
 int netsess_done(const struct netsess *ns);
-/* "nodes: 2 receiving, 120k ev/s, 1.2M events, 0 lost | ..." */
+/* "nodes: 2 receiving, 120k ev/s, 1.2M events, 0 lost, mem 210M/1.0G[, file 96M] | ..." */
 void netsess_status(struct netsess *ns, char *buf, size_t len);
 /* one stderr line "PROG: node HOST failed: why" per node that ended without
  * completing its stream or sent no events */
@@ -86,9 +93,12 @@ int netsess_record(const char *out, char **cmds, int n, int force, double durati
 		   int apply_clock);
 /* `gtrace open [-] [--live CMD...]`: the viewer on stdin's stream (path
  * "-") and the commands' streams (hosts[i], when given, names command i's
- * node until its stream says its host); the exit status */
+ * node until its stream says its host), streamed to `record` too when
+ * given (FILE kept unless force); without a terminal: recorded headless
+ * to `record` when given (no paths), else refused with one line naming
+ * the way out; the exit status */
 int netsess_open_live(const char *const *paths, int np, char **cmds, char **hosts, int ncmd,
-		      int align, size_t memory);
+		      int align, size_t memory, const char *record, int force);
 /* `gtrace open A.gtrace B.gtrace ...`: the files as the nodes of one job */
 int netsess_open_files(const char *const *paths, int np, int align);
 /* 1 when there are at least two paths and each is a .gtrace file */

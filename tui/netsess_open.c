@@ -16,9 +16,45 @@
 #include "netsess.h"
 #include "ui.h"
 
-int netsess_open_live(const char *const *paths, int np, char **cmds, char **hosts, int ncmd,
-		      int align, size_t memory)
+static int record_nodes(const char *out, char **cmds, char **hosts, int n, int force,
+			double duration, int quiet, int apply_clock, size_t memory, const char *prog);
+static struct gt_file_writer *open_out(const char *out, int force, char *err, size_t errlen);
+
+/* a viewer can run: stdout a terminal, TERM set, and keys from a terminal
+ * (stdin, or /dev/tty when stdin is a stream) */
+static int have_terminal(int stdin_stream)
 {
+	if (!isatty(STDOUT_FILENO) || !getenv("TERM"))
+		return 0;
+	if (!stdin_stream)
+		return isatty(STDIN_FILENO);
+	int fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+int netsess_open_live(const char *const *paths, int np, char **cmds, char **hosts, int ncmd,
+		      int align, size_t memory, const char *record, int force)
+{
+	if (!have_terminal(np > 0)) {
+		/* without a terminal nothing would be kept: as demo, record with
+		 * --record FILE (attach --hosts) or say how */
+		if (record && !np)
+			return record_nodes(record, cmds, hosts, ncmd, force, 0, 0, align, memory,
+					    "gtrace attach");
+		if (hosts)
+			fprintf(stderr, "gtrace attach: the viewer needs a terminal (or --record FILE to "
+				"record the nodes headless)\n");
+		else if (ncmd)
+			fprintf(stderr, "gtrace: the viewer needs a terminal (to record the nodes headless: "
+				"gtrace record -o FILE --from CMD ...)\n");
+		else
+			fprintf(stderr, "gtrace: the viewer needs a terminal (the stream on stdin is a "
+				"recording already: send it to a file, PRODUCER > FILE.gtrace)\n");
+		return 1;
+	}
 	struct gt_store *s = gt_store_new();
 	struct netsess ns;
 	char err[512];
@@ -28,6 +64,13 @@ int netsess_open_live(const char *const *paths, int np, char **cmds, char **host
 		gt_store_free(s);
 		return 1;
 	}
+	if (record && !(ns.w = open_out(record, force, err, sizeof(err)))) {
+		fprintf(stderr, "gtrace: %s\n", err);
+		netsess_free(&ns);
+		gt_store_free(s);
+		return 1;
+	}
+	ns.out = record;
 	gt_store_meta_set(s, "source", "gtrace open --live");
 	int rc = 0;
 	for (int i = 0; i < np && !rc; i++) {
@@ -68,6 +111,18 @@ int netsess_open_live(const char *const *paths, int np, char **cmds, char **host
 		rc = netsess_view(&ns, name);
 	} else {
 		netsess_stop(&ns, 0);
+	}
+	if (ns.w) {
+		int wrc = rc ? (gt_file_writer_abort(ns.w), 0) :
+			       gt_file_writer_close(ns.w, s, err, sizeof(err));
+		if (rc)
+			unlink(record);
+		else if (wrc < 0)
+			fprintf(stderr, "gtrace: %s: %s\n", record, err), rc = 1;
+		else
+			fprintf(stderr, "gtrace attach: recorded %llu events to %s\n",
+				(unsigned long long)gt_store_event_count(s), record);
+		ns.w = NULL;
 	}
 	netsess_free(&ns);
 	gt_store_free(s);
@@ -129,26 +184,37 @@ int netsess_all_gtrace(const char *const *paths, int np)
 
 int netsess_attach_hosts(int argc, char **argv)
 {
-	const char *hosts = NULL, *ssh = "ssh -T -o BatchMode=yes", *gt = "gtrace";
-	int align = 0;
+	const char *hosts = NULL, *ssh = "ssh -T -o BatchMode=yes", *gt = "gtrace", *record = NULL;
+	int align = 0, force = 0;
+	size_t memory = SIZE_MAX;   /* the default budget */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (!strcmp(a, "--align-clocks")) {
-			align = 1;
+		if (!strcmp(a, "--align-clocks") || !strcmp(a, "--force")) {
+			a[2] == 'a' ? (align = 1) : (force = 1);
 			continue;
 		}
-		if (i + 1 >= argc || (strcmp(a, "--hosts") && strcmp(a, "--ssh") && strcmp(a, "--gtrace"))) {
+		if (i + 1 >= argc || (strcmp(a, "--hosts") && strcmp(a, "--ssh") && strcmp(a, "--gtrace") &&
+				      strcmp(a, "--memory") && strcmp(a, "--record"))) {
 			fprintf(stderr, "gtrace attach: %s '%s'\n", i + 1 >= argc ? "a value is needed after" :
 				"unknown option", a);
 			return 2;
 		}
 		const char *v = argv[++i];
-		if (!strcmp(a, "--hosts"))
+		if (!strcmp(a, "--hosts")) {
 			hosts = v;
-		else if (!strcmp(a, "--ssh"))
+		} else if (!strcmp(a, "--ssh")) {
 			ssh = v;
-		else
+		} else if (!strcmp(a, "--record")) {
+			record = v;
+		} else if (!strcmp(a, "--memory")) {
+			if (gt_parse_size(v, &memory) < 0 || (memory && memory < (1u << 20))) {
+				fprintf(stderr, "gtrace attach: --memory: '%s' is not 0 (no bound) or a size "
+					"of at least 1M (e.g. 256M, 2G)\n", v);
+				return 2;
+			}
+		} else {
 			gt = v;
+		}
 	}
 	char *list = strdup(hosts ? hosts : "");
 	char **cmds = calloc(GT_JOB_MAX_NODES, sizeof(*cmds));
@@ -180,7 +246,7 @@ int netsess_attach_hosts(int argc, char **argv)
 		rc = 2;
 	}
 	if (!rc)
-		rc = netsess_open_live(NULL, 0, cmds, names, n, align, SIZE_MAX);
+		rc = netsess_open_live(NULL, 0, cmds, names, n, align, memory, record, force);
 	for (int i = 0; i < n; i++)
 		free(cmds[i]);
 	free(cmds);
@@ -201,24 +267,41 @@ static int nodes_delivered(const struct netsess *ns)
 	return got;
 }
 
+/* the capture file OUT ("-": stdout), kept unless force */
+static struct gt_file_writer *open_out(const char *out, int force, char *err, size_t errlen)
+{
+	struct gt_file_writer_opts wo = { .open_flags = force ? 0 : GT_FILE_W_KEEP };
+	if (strcmp(out, "-"))
+		return gt_file_writer_open(out, &wo, err, errlen);
+	signal(SIGPIPE, SIG_IGN);
+	return gt_file_writer_open_fd(1, "stdout", &wo, err, errlen);
+}
+
 int netsess_record(const char *out, char **cmds, int n, int force, double duration, int quiet,
 		   int apply_clock)
+{
+	return record_nodes(out, cmds, NULL, n, force, duration, quiet, apply_clock, SIZE_MAX,
+			    "gtrace record");
+}
+
+/* the nodes' streams merged into OUT headless (hosts[i], when given,
+ * names node i); the exit status: 1 when no node delivered */
+static int record_nodes(const char *out, char **cmds, char **hosts, int n, int force,
+			double duration, int quiet, int apply_clock, size_t memory, const char *prog)
 {
 	struct gt_store *s = gt_store_new();
 	struct netsess ns;
 	char err[512];
-	if (!s || netsess_init(&ns, s, apply_clock, SIZE_MAX)) {
-		fprintf(stderr, "gtrace: out of memory\n");
+	if (!s || netsess_init(&ns, s, apply_clock, memory)) {
+		fprintf(stderr, "gtrace: %s\n", s ? "memory budget: no cache file in $TMPDIR "
+			"(or out of memory)" : "out of memory");
 		gt_store_free(s);
 		return 1;
 	}
-	gt_store_meta_set(s, "source", "gtrace record --from");
-	struct gt_file_writer_opts wo = { .open_flags = force ? 0 : GT_FILE_W_KEEP };
+	gt_store_meta_set(s, "source", hosts ? "gtrace attach --hosts" : "gtrace record --from");
 	int to_stdout = !strcmp(out, "-");
-	if (to_stdout)
-		signal(SIGPIPE, SIG_IGN);
-	ns.w = to_stdout ? gt_file_writer_open_fd(1, "stdout", &wo, err, sizeof(err)) :
-			   gt_file_writer_open(out, &wo, err, sizeof(err));
+	ns.w = open_out(out, force, err, sizeof(err));
+	ns.out = to_stdout ? NULL : out;
 	int rc = ns.w ? 0 : -1;
 	if (!ns.w)
 		fprintf(stderr, "gtrace: %s\n", err);
@@ -226,6 +309,8 @@ int netsess_record(const char *out, char **cmds, int n, int force, double durati
 		if (netsess_add_cmd(&ns, cmds[i], err, sizeof(err)) < 0) {
 			fprintf(stderr, "gtrace: %s\n", err);
 			rc = -1;
+		} else if (hosts) {
+			gt_job_set_host(ns.j, ns.n - 1, hosts[i]);
 		}
 	if (rc) {
 		netsess_stop(&ns, 0);
@@ -248,14 +333,14 @@ int netsess_record(const char *out, char **cmds, int n, int force, double durati
 		status = 1;
 	} else if (!nodes_delivered(&ns)) {
 		/* nothing came: a 0-event file is no recording */
-		fprintf(stderr, "gtrace record: %s: no node delivered data (%s)\n", out, line);
+		fprintf(stderr, "%s: %s: no node delivered data (%s)\n", prog, out, line);
 		if (!to_stdout)
 			unlink(out);
 		status = 1;
 	} else {
-		fprintf(stderr, "gtrace record: %s: %llu events from %d node%s (%s)\n", out,
+		fprintf(stderr, "%s: %s: %llu events from %d node%s (%s)\n", prog, out,
 			(unsigned long long)gt_store_event_count(s), ns.n, ns.n == 1 ? "" : "s", line);
-		netsess_name_failed(&ns, "gtrace record");
+		netsess_name_failed(&ns, prog);
 	}
 	netsess_free(&ns);
 	gt_store_free(s);

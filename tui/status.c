@@ -49,13 +49,16 @@ static void fit_fields(const struct app *a, const char *name, const char *droppe
 	int use_drop = dropped[0] && (int)strlen(dropped) <= room;
 	room -= use_drop ? (int)strlen(dropped) : 0;
 	if (a->src_status[0] && room > 3) {
-		/* whole parts of the state: cut before the first ", " that overflows */
+		/* whole parts of the state: cut before the first ", " that
+		 * overflows, never inside (...) (it left "(512 collectives") */
 		int k = snprintf(src, sizeof(src), " | %s", a->src_status);
 		if (k > room) {
-			char *c = src, *last = NULL;
-			while ((c = strstr(c, ", ")) && c - src <= room) {
-				last = c;
-				c += 2;
+			char *last = NULL;
+			int depth = 0;
+			for (char *c = src; *c && c - src <= room; c++) {
+				depth += *c == '(' ? 1 : *c == ')' && depth > 0 ? -1 : 0;
+				if (!depth && c[0] == ',' && c[1] == ' ')
+					last = c;
 			}
 			if (last)
 				*last = 0;

@@ -314,6 +314,7 @@ static int walk(struct rd *r, struct gt_file_info *info, int *complete, size_t *
 	size_t pos = GTFILE_HDR_BYTES;
 	char why[200];
 	*complete = 0;
+	*last = pos;   /* the end of the last complete chunk (the header's at first) */
 	while (pos < r->len) {
 		uint32_t type, flags, raw, stored;
 		int rc = chunk_at(r, pos, &type, &flags, &raw, &stored);
@@ -322,12 +323,12 @@ static int walk(struct rd *r, struct gt_file_info *info, int *complete, size_t *
 		if (type == GTFILE_CH_SUMMARY && is_page(r, pos)) {
 			/* a page: read when a row needs it (gtfile_sumpage.c) */
 			info->chunks++;
-			*last = pos;
 			size_t nxt = pos + GTFILE_CHUNK_HDR + stored;
 			while (r->head && r->jk < r->njump && r->jump[r->jk] < nxt)
 				r->jk++;
 			pos = r->head && r->jk < r->njump && r->jump[r->jk] < r->len ?
 			      (size_t)r->jump[r->jk] : nxt;
+			*last = pos;
 			continue;
 		}
 		if (type == GTFILE_CH_SUMPAGES && !r->dir.n) {
@@ -349,18 +350,18 @@ static int walk(struct rd *r, struct gt_file_info *info, int *complete, size_t *
 			/* padding or a chunk of a later minor version: skipped
 			 * unread (a zstd frame of it is never decompressed) */
 			info->chunks++;
-			*last = pos;
 			pos += GTFILE_CHUNK_HDR + stored;
+			*last = pos;
 			continue;
 		}
 		if (r->head && type == GTFILE_CH_EVENTS) {
 			info->chunks++;
-			*last = pos;
 			size_t nxt = pos + GTFILE_CHUNK_HDR + stored;
 			while (r->jk < r->njump && r->jump[r->jk] < nxt)
 				r->jk++;
 			/* the next chunk that is not events, when the index says where */
 			pos = r->jk < r->njump && r->jump[r->jk] < r->len ? (size_t)r->jump[r->jk] : nxt;
+			*last = pos;
 			continue;
 		}
 		const unsigned char *p;
@@ -400,8 +401,8 @@ static int walk(struct rd *r, struct gt_file_info *info, int *complete, size_t *
 			return why[0] ? fail(r, rc, "%s chunk at byte %zu: %s", gtfile_chunk_name(type),
 					     pos, why) : rc;
 		info->chunks++;
-		*last = pos;
 		pos += GTFILE_CHUNK_HDR + stored;
+		*last = pos;
 		drop_behind(r, pos);
 		if (r->progress)
 			atomic_store_explicit(r->progress, pos, memory_order_relaxed);
@@ -499,8 +500,15 @@ static int read_mem(const void *buf, size_t len, const char *name, struct gt_sto
 out:
 	if (!rc && !complete) {
 		info->truncated = 1;
-		fail(&r, 0, "cut off after %llu events (last complete chunk at byte %zu)",
-		     (unsigned long long)info->events, last);
+		/* as the stream reader says it (gtstream.c): where the data
+		 * stops and where its last complete chunk ends */
+		if (last < r.len)
+			fail(&r, 0, "cut off after %llu events (file ends mid-chunk at byte %zu; last "
+			     "complete chunk ends at byte %zu)", (unsigned long long)info->events, r.len,
+			     last);
+		else
+			fail(&r, 0, "cut off after %llu events (file ends at byte %zu without its end "
+			     "marker)", (unsigned long long)info->events, r.len);
 	}
 	ZSTD_freeDCtx(r.dc);
 	gtfile_buf_free(&r.out);

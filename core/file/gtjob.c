@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "gtjob_priv.h"
+#include "gtrace/mem_lane.h"
 
 struct gt_job *gt_job_new(struct gt_store *s)
 {
@@ -395,6 +396,7 @@ void gt_job_node(const struct gt_job *j, int i, struct gt_job_node_info *o)
 	o->matches = n->matches;
 	o->applied_ns = n->applied_ns;
 	o->reference = n->reference;
+	o->mem_lane = gt_store_meta_get(n->ns, GT_MEM_LANE_META);
 }
 
 void gt_job_drops(struct gt_job *j)

@@ -11,16 +11,25 @@
  * listed by end.  Up to GTJOB_ALIGN_SAMPLES of a node's collectives are
  * paired with every collective of the same name on the reference node
  * (the first node that has any) whose end lies within GTJOB_ALIGN_MAX_NS;
- * each pair votes for its end difference.  The offset is the window of
- * width "median collective duration" holding the most votes (among those
- * within 90 % of the most, the one nearest 0: a periodic job also votes
- * for the offset plus or minus its period), estimated as the median of
- * the votes in it.  So the residual must be smaller than half the time
- * between two collectives of one name, and at most GTJOB_ALIGN_MAX_NS.
+ * each pair votes for its end difference.  A window of width "median
+ * collective duration" is scored by the node's samples voting in it over
+ * those that could have met a partner at that offset (their end, moved
+ * back by it, within the reference's first and last collective): a
+ * periodic job also votes for the offset plus or minus its period, and
+ * when the nodes' captures began apart (a node started later, its first
+ * collectives missed) one of those wrong offsets pairs more collectives
+ * than the true one, though not a larger share of those that overlap
+ * (cli_multinode read a planted 3 ms as -117 ms so; test
+ * gtjob/periodic_collectives_of_captures_begun_apart).  Among the windows
+ * with at least half the most samples voting and within 90 % of the best
+ * share, the one nearest 0 is taken, its offset the median of its votes.
+ * So the residual must be smaller than half the time between two
+ * collectives of one name, and at most GTJOB_ALIGN_MAX_NS.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/timex.h>
 #include <unistd.h>
 #include "gtjob_priv.h"
@@ -106,6 +115,52 @@ static size_t lower(const struct coll *c, size_t n, int64_t t)
 	return lo;
 }
 
+/* first index of the sorted e[0..n) above t (or at it when `at` is 1) */
+static size_t past(const int64_t *e, size_t n, int64_t t, int at)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (e[mid] < t || (!at && e[mid] == t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* how many of the sorted ends e[0..n) could meet a partner of a[0..na)
+ * at offset c: those within the reference's span moved by c (+- w) */
+static size_t overlap(const int64_t *e, size_t n, const struct coll *a, size_t na, int64_t c,
+		      int64_t w)
+{
+	size_t i = past(e, n, a[0].end_ns + c - w, 1), k = past(e, n, a[na - 1].end_ns + c + w, 0);
+	return k > i ? k - i : 0;
+}
+
+struct vote {
+	int64_t d;      /* b's end - a's end */
+	uint32_t bi;    /* which sample of b */
+};
+
+static int by_d(const void *x, const void *y)
+{
+	const struct vote *p = x, *q = y;
+	return p->d < q->d ? -1 : p->d > q->d;
+}
+
+/* slide a window of width w over the sorted votes: [*i, *hi) after moving
+ * *i to i and *hi as far as it goes; seen[] counts each sample's votes
+ * inside, *distinct the samples with any */
+static void slide(const struct vote *v, size_t nd, size_t i, int64_t w, size_t *lo, size_t *hi,
+		  uint32_t *seen, size_t *distinct)
+{
+	for (; *lo < i; (*lo)++)
+		*distinct -= --seen[v[*lo].bi] == 0;
+	for (; *hi < nd && v[*hi].d <= v[i].d + w; (*hi)++)
+		*distinct += seen[v[*hi].bi]++ == 0;
+}
+
 /* estimate node b against the reference a; 0 or -ENOMEM (no estimate
  * leaves have_residual 0) */
 static int estimate(struct gt_job_node *nb, const struct coll *a, size_t na, const struct coll *b,
@@ -113,18 +168,20 @@ static int estimate(struct gt_job_node *nb, const struct coll *a, size_t na, con
 {
 	size_t step = nbc > GTJOB_ALIGN_SAMPLES ? nbc / GTJOB_ALIGN_SAMPLES : 1;
 	size_t cap = 1024, nd = 0, ndur = 0;
-	int64_t *d = malloc(cap * sizeof(*d));
-	int64_t durs[GTJOB_ALIGN_SAMPLES + 1];
+	struct vote *d = malloc(cap * sizeof(*d));
+	int64_t durs[GTJOB_ALIGN_SAMPLES + 1], ends[GTJOB_ALIGN_SAMPLES + 1];
+	uint32_t seen[GTJOB_ALIGN_SAMPLES + 1];
 	if (!d)
 		return -ENOMEM;
 	for (size_t i = 0; i < nbc && ndur <= GTJOB_ALIGN_SAMPLES - 1; i += step) {
-		durs[ndur++] = b[i].dur_ns;
+		ends[ndur] = b[i].end_ns;   /* sorted: b is */
+		durs[ndur] = b[i].dur_ns;
 		for (size_t k = lower(a, na, b[i].end_ns - GTJOB_ALIGN_MAX_NS);
 		     k < na && a[k].end_ns <= b[i].end_ns + GTJOB_ALIGN_MAX_NS; k++) {
 			if (a[k].name != b[i].name)
 				continue;
 			if (nd == cap) {
-				int64_t *p = realloc(d, 2 * cap * sizeof(*d));
+				struct vote *p = realloc(d, 2 * cap * sizeof(*d));
 				if (!p) {
 					free(d);
 					return -ENOMEM;
@@ -132,45 +189,61 @@ static int estimate(struct gt_job_node *nb, const struct coll *a, size_t na, con
 				d = p;
 				cap *= 2;
 			}
-			d[nd++] = b[i].end_ns - a[k].end_ns;
+			d[nd++] = (struct vote){ b[i].end_ns - a[k].end_ns, (uint32_t)ndur };
 		}
+		ndur++;
 	}
+	size_t nends = ndur;
 	qsort(durs, ndur, sizeof(*durs), by_i64);
 	int64_t w = ndur ? durs[ndur / 2] : 0;
 	w = w < 1000 ? 1000 : w;
-	qsort(d, nd, sizeof(*d), by_i64);
-	/* the most votes in a window [d[i], d[i] + w] */
-	size_t best = 0, hi = 0;
-	for (size_t i = 0; i < nd; i++) {
-		while (hi < nd && d[hi] <= d[i] + w)
-			hi++;
-		best = hi - i > best ? hi - i : best;
-	}
-	size_t pick = SIZE_MAX, pick_n = 0;
+	qsort(d, nd, sizeof(*d), by_d);
+	/* windows [d[i], d[i] + w]: the most samples voting in one (pass 0),
+	 * the best share of those that could among windows with at least half
+	 * that many (pass 1), the pick (pass 2) */
+	size_t best = 0, pick = SIZE_MAX, pick_n = 0;
+	double best_share = 0;
 	int64_t pick_c = 0;
-	hi = 0;
-	for (size_t i = 0; i < nd; i++) {
-		while (hi < nd && d[hi] <= d[i] + w)
-			hi++;
-		size_t cnt = hi - i;
-		int64_t c = d[i] + (d[hi - 1] - d[i]) / 2;
-		if (cnt * 10 >= best * 9 && (pick == SIZE_MAX || llabs(c) < llabs(pick_c))) {
-			pick = i;
-			pick_n = cnt;
-			pick_c = c;
+	for (int pass = 0; pass < 3; pass++) {
+		size_t lo = 0, hi = 0, distinct = 0;
+		memset(seen, 0, sizeof(seen));
+		for (size_t i = 0; i < nd; i++) {
+			slide(d, nd, i, w, &lo, &hi, seen, &distinct);
+			if (pass == 0) {
+				best = distinct > best ? distinct : best;
+				continue;
+			}
+			if (distinct * 2 < best)
+				continue;
+			int64_t c = d[i].d + (d[hi - 1].d - d[i].d) / 2;
+			size_t could = overlap(ends, nends, a, na, c, w);
+			double share = (double)distinct / (double)(could > distinct ? could : distinct);
+			if (pass == 1) {
+				best_share = share > best_share ? share : best_share;
+			} else if (share >= 0.9 * best_share &&
+				   (pick == SIZE_MAX || llabs(c) < llabs(pick_c))) {
+				pick = i;
+				pick_n = hi - i;
+				pick_c = c;
+			}
 		}
 	}
 	nb->have_residual = 0;
 	if (pick != SIZE_MAX && pick_n >= GTJOB_ALIGN_MIN_MATCHES) {
-		int64_t med = d[pick + pick_n / 2];
+		int64_t med = d[pick + pick_n / 2].d, *dev = malloc(pick_n * sizeof(*dev));
+		if (!dev) {
+			free(d);
+			return -ENOMEM;
+		}
 		for (size_t i = 0; i < pick_n; i++)
-			d[pick + i] = llabs(d[pick + i] - med);
-		qsort(d + pick, pick_n, sizeof(*d), by_i64);
+			dev[i] = llabs(d[pick + i].d - med);
+		qsort(dev, pick_n, sizeof(*dev), by_i64);
 		nb->residual_ns = med;
-		nb->spread_ns = d[pick + pick_n / 2];
+		nb->spread_ns = dev[pick_n / 2];
 		nb->coll_dur_ns = w;
 		nb->matches = (uint32_t)pick_n;
 		nb->have_residual = 1;
+		free(dev);
 	}
 	free(d);
 	return 0;

@@ -114,6 +114,36 @@ static void set_value(struct gt_event *e, int64_t v)
 	memcpy(&e->arg, &d, sizeof(d));
 }
 
+/* the counter lane of process pid on rank named nm: one the store has
+ * already (a stream's lane table brings the recorder's lane, empty, its key
+ * id the recorder's string id: gtjob does not map a counter lane's id, as
+ * Kineto's may be a number), else a new one keyed by the name's string id
+ * - or, when another counter lane of the process holds that key, by the
+ * first id past it that none holds.  UINT32_MAX when out of memory */
+static uint32_t lane_named(struct gt_store *s, int32_t rank, int64_t pid, const char *nm,
+			   uint32_t name)
+{
+	size_t nl = gt_store_lane_count(s);
+	int64_t cand = name;
+	for (int again = 1; again;) {
+		again = 0;
+		for (size_t i = 0; i < nl; i++) {
+			const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
+			if (l->key.type != GT_LANE_COUNTER || l->key.rank != rank || l->key.pid != pid)
+				continue;
+			if (l->name && !strcmp(gt_store_str(s, l->name), nm))
+				return (uint32_t)i;
+			if (l->key.id == cand && l->key.device == -1) {
+				cand += (int64_t)1 << 32;
+				again = 1;
+			}
+		}
+	}
+	struct gt_lane_key lk = { .type = GT_LANE_COUNTER, .rank = rank, .device = -1, .pid = pid,
+				  .id = cand };
+	return gt_store_lane(s, &lk);
+}
+
 /* the counter lane of (rank, dev), made on first use with the pid of
  * host lane `host`; NULL when out of memory */
 static struct key *key_of(struct gt_mem_lane *m, struct gt_store *s, int32_t rank, uint32_t dev,
@@ -132,16 +162,14 @@ static struct key *key_of(struct gt_mem_lane *m, struct gt_store *s, int32_t ran
 	}
 	char nm[64];
 	if (dev == GT_MEM_HOST)
-		snprintf(nm, sizeof(nm), "Allocated (CPU)");
+		snprintf(nm, sizeof(nm), "Driver allocated (CPU)");
 	else
-		snprintf(nm, sizeof(nm), "Allocated (GPU %u)", dev);
+		snprintf(nm, sizeof(nm), "Driver allocated (GPU %u)", dev);
 	uint32_t name = gt_store_intern_cstr(s, nm);
 	const struct gt_lane *h = gt_store_lane_at(s, host);
 	if (!name || !h)
 		return NULL;
-	struct gt_lane_key lk = { .type = GT_LANE_COUNTER, .rank = rank, .device = -1,
-				  .pid = h->key.pid, .id = name };
-	uint32_t id = gt_store_lane(s, &lk);
+	uint32_t id = lane_named(s, rank, h->key.pid, nm, name);
 	struct gt_lane *l = gt_store_lane_at(s, id);
 	if (!l)
 		return NULL;

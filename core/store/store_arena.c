@@ -7,8 +7,11 @@
  * bytes) before its data.  Disk space is taken with fallocate when a block
  * is made (a full disk is then -ENOSPC, never a SIGBUS on first touch) and
  * given back with a punched hole when it is freed; the last block grows in
- * place.  A trimmer thread samples the process's resident file pages
- * (/proc/self/statm) every trim_ms and, when the arena's share passes what
+ * place.  A trimmer thread samples the process's resident pages of the
+ * cache file's kind (/proc/self/status: RssFile, or RssShmem when $TMPDIR
+ * is a tmpfs; not statm's shared field, which also counts shared memory
+ * such as a live capture's ring) every trim_ms and, when the arena's
+ * share passes what
  * the budget allows, drops slices of the arena from the page tables
  * (MADV_DONTNEED) from a clock hand on until it is under three quarters of
  * it: dirty pages stay in the page cache and are written to the
@@ -23,7 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 #include "store_priv.h"
@@ -52,7 +57,8 @@ struct arena_hdr {
 
 struct store_arena {
 	int fd;
-	int statm_fd;
+	int status_fd;                /* /proc/self/status */
+	const char *field;            /* its line counting the cache file's pages */
 	unsigned char *base;
 	size_t reserve;
 	size_t page;
@@ -86,18 +92,20 @@ static size_t page_round(const struct store_arena *a, size_t n)
 	return (n + a->page - 1) / a->page * a->page;
 }
 
-/* resident file-backed bytes of the process (statm's shared field) */
+/* resident bytes of the process of the cache file's kind (the status
+ * line named by a->field: RssFile or RssShmem) */
 static size_t shared_bytes(struct store_arena *a)
 {
-	char buf[128];
-	ssize_t n = pread(a->statm_fd, buf, sizeof(buf) - 1, 0);
+	char buf[4096];
+	ssize_t n = pread(a->status_fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	unsigned long size = 0, res = 0, shr = 0;
-	if (sscanf(buf, "%lu %lu %lu", &size, &res, &shr) != 3)
+	const char *f = strstr(buf, a->field);
+	unsigned long kb = 0;
+	if (!f || sscanf(f + strlen(a->field), " %lu", &kb) != 1)
 		return 0;
-	return (size_t)shr * a->page;
+	return (size_t)kb * 1024;
 }
 
 size_t store_arena_resident(struct store_arena *a)
@@ -282,11 +290,13 @@ int store_arena_new(size_t allow, struct store_arena **out)
 	if (!a)
 		return -ENOMEM;
 	a->page = (size_t)sysconf(_SC_PAGESIZE);
-	a->statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	a->status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	int rc = open_cache_file();
 	if (rc < 0)
 		goto err;
 	a->fd = rc;
+	struct statfs fs;
+	a->field = fstatfs(a->fd, &fs) == 0 && fs.f_type == TMPFS_MAGIC ? "RssShmem:" : "RssFile:";
 	for (a->reserve = ARENA_RESERVE; a->reserve >= ((size_t)1 << 30); a->reserve /= 2) {
 		void *p = mmap(NULL, a->reserve, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
 			       a->fd, 0);
@@ -305,7 +315,7 @@ int store_arena_new(size_t allow, struct store_arena **out)
 	const char *slow = getenv("GTRACE_STORE_SLOW_US");
 	a->slow_us = slow && atoi(slow) > 0 ? (unsigned)atoi(slow) : 0;
 	atomic_store(&a->allow, allow);
-	a->base_shared = a->statm_fd >= 0 ? shared_bytes(a) : 0;
+	a->base_shared = a->status_fd >= 0 ? shared_bytes(a) : 0;
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_mutex_init(&a->trim_mu, NULL);
 	pthread_condattr_t ca;
@@ -313,13 +323,13 @@ int store_arena_new(size_t allow, struct store_arena **out)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&a->cv, &ca);
 	pthread_condattr_destroy(&ca);
-	if (a->statm_fd >= 0 && pthread_create(&a->thr, NULL, trimmer, a) == 0)
+	if (a->status_fd >= 0 && pthread_create(&a->thr, NULL, trimmer, a) == 0)
 		a->thr_on = 1;
 	*out = a;
 	return 0;
 err:
-	if (a->statm_fd >= 0)
-		close(a->statm_fd);
+	if (a->status_fd >= 0)
+		close(a->status_fd);
 	free(a);
 	return rc;
 }
@@ -340,8 +350,8 @@ void store_arena_free(struct store_arena *a)
 	pthread_cond_destroy(&a->cv);
 	munmap(a->base, a->reserve);
 	close(a->fd);
-	if (a->statm_fd >= 0)
-		close(a->statm_fd);
+	if (a->status_fd >= 0)
+		close(a->status_fd);
 	free(a);
 }
 

@@ -50,6 +50,10 @@ struct gt_job_node_info {
 	uint32_t matches;        /* collectives matched */
 	int64_t applied_ns;      /* shift applied to its events (gt_job_apply) */
 	int reference;           /* 1 for the reference node */
+	/* the stream's metadata "memory.allocated_lane" (gtrace/mem_lane.h: a
+	 * live capture's allocator records, to make its lanes of); NULL when
+	 * not said (yet) */
+	const char *mem_lane;
 };
 
 /* a job merging into s (finished once, may hold nothing); NULL on ENOMEM */

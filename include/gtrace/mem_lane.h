@@ -4,9 +4,16 @@
  * (CUPTI MEMORY2 records, one GT_EVF_MEMORY instant per allocation or
  * release) and the .gtrace files it writes.  docs/analyses.md "memory-usage".
  *
- * Per (rank, device) one counter lane "Allocated (GPU n)" / "Allocated
- * (CPU)" (GT_LANE_COUNTER, pid of the process whose host lane holds the
- * first record): one sample per record, at the record's time, holding the
+ * What it counts: bytes the process got from the CUDA driver (cudaMalloc,
+ * cuMemAlloc and the other calls CUPTI reports as MEMORY2 records, less
+ * the frees) - in a PyTorch process the caching allocator's segments, what
+ * torch calls reserved, not its allocated tensors.  The live session
+ * (tui/live_sess.c) and the remote live nodes' session (tui/netsess.c:
+ * open --live, open -, attach --hosts) both keep one.
+ *
+ * Per (rank, device) one counter lane "Driver allocated (GPU n)" /
+ * "Driver allocated (CPU)" (GT_LANE_COUNTER, pid of the process whose host
+ * lane holds the first record): one sample per record, at the record's time, holding the
  * sum of the Bytes of the records up to and including it in time order
  * (equal times: the order the records were noted, which is the store's
  * lane order for a file) - the memory-usage report's "allocated" running

@@ -94,9 +94,9 @@ static const struct gt_lane *lane_of(const struct gt_store *s, int rank, uint32_
 {
 	char nm[64];
 	if (dev == GT_MEM_HOST)
-		snprintf(nm, sizeof(nm), "Allocated (CPU)");
+		snprintf(nm, sizeof(nm), "Driver allocated (CPU)");
 	else
-		snprintf(nm, sizeof(nm), "Allocated (GPU %u)", dev);
+		snprintf(nm, sizeof(nm), "Driver allocated (GPU %u)", dev);
 	const struct gt_lane *found = NULL;
 	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
 		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);

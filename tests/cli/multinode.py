@@ -16,7 +16,8 @@ chunks and is named, the other node completes; bad streams (garbage, a future
 format version, a stream that stalls) end as one line each without a hang;
 `-o run-%h.gtrace` and `gtrace stats run-*.gtrace` (files of one job);
 `attach --hosts` builds `SSH HOST GTRACE record --all -q -o -` (a stand-in
-transport records what it was given); two CUDA-emulator trainers (the real
+transport records what it was given), refuses without a terminal unless
+--record FILE records the nodes headless (--memory's figure in its status); two CUDA-emulator trainers (the real
 capture library, GTRACE_HOSTNAME, a planted clock through the emulator's
 CLOCK_REALTIME, collectives on a shared grid) against their truth files; and through a real OpenSSH server on
 127.0.0.1 (throwaway keys, an unprivileged port): two streams into one
@@ -216,13 +217,49 @@ def hosts_transport(d):
                 'GTRACE_SIM_T0_NS=%d GTRACE_HOSTNAME=$h RANK=$rk exec %s record -q -o - -- '
                 '%s sim --live --ranks 1 --gpus 1 --seconds 1 --linger 0 2>/dev/null\n'
                 % (log, T0, G, G))
+    # without a terminal and without --record nothing would be kept: refused
+    # before any node starts, the way out named (as demo does)
     r = subprocess.run([G, "attach", "--hosts", "alpha,beta", "--ssh", "sh " + fake],
+                       capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    check(r.returncode == 1 and r.stderr.strip() == "gtrace attach: the viewer needs a terminal "
+          "(or --record FILE to record the nodes headless)" and not os.path.exists(log),
+          "attach --hosts without a terminal: refused, nothing run (%d: %s)"
+          % (r.returncode, r.stderr.strip()[-200:]))
+    out = os.path.join(d, "hosts.gtrace")
+    r = subprocess.run([G, "attach", "--hosts", "alpha,beta", "--ssh", "sh " + fake,
+                        "--memory", "16M", "--record", out],
                        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     lines = open(log).read().splitlines() if os.path.exists(log) else []
     check(sorted(lines) == ["alpha gtrace record --all -q -o -", "beta gtrace record --all -q -o -"],
           "attach --hosts: one 'SSH HOST gtrace record --all -q -o -' per host: %s" % lines)
-    check(r.returncode == 0 and "nodes: 0 receiving, 2 ended" in r.stderr,
-          "attach --hosts without a terminal: both nodes streamed (%s)" % r.stderr.strip()[-200:])
+    last = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""
+    check(r.returncode == 0 and "events from 2 nodes (nodes: 0 receiving, 2 ended" in last,
+          "attach --hosts --record FILE without a terminal: both nodes recorded (%s)" % last[-300:])
+    check(", mem " in last and "/16.0M" in last and ", file " in last,
+          "attach --hosts --memory 16M: the status line's mem and file figures: %s" % last[-300:])
+    if r.returncode == 0:
+        m = stats([out])
+        check({x["Rank"]: x["Host"] for x in m["summary_ranks"]} == {0: "alpha", 1: "beta"}
+              and m["summary"][0]["Events"] > 0,
+              "attach --hosts --record: the file holds both hosts' events (%d)"
+              % m["summary"][0]["Events"])
+    # small holes of the trial: option words taken as node commands, and
+    # an option --list ignored
+    r = subprocess.run([G, "open", "--live", "true", "--memory", "1K"], capture_output=True,
+                       text=True, timeout=10, stdin=subprocess.DEVNULL)
+    check(r.returncode == 2 and "'--memory' is an option; give options before --live" in r.stderr,
+          "open --live CMD --memory: refused (%d: %s)" % (r.returncode, r.stderr.strip()))
+    for cmd in (["open", "--live", "true"], ["open", "-"]):
+        r = subprocess.run([G] + cmd, capture_output=True, text=True, timeout=10,
+                           stdin=subprocess.DEVNULL)
+        check(r.returncode == 1 and "the viewer needs a terminal" in r.stderr and
+              ("gtrace record -o FILE --from CMD" in r.stderr or "PRODUCER > FILE" in r.stderr),
+              "%s without a terminal: refused with the way out (%s)"
+              % (" ".join(cmd), r.stderr.strip()))
+    r = subprocess.run([G, "attach", "--list", "--bogus"], capture_output=True, text=True,
+                       timeout=10)
+    check(r.returncode == 2 and "'--bogus'" in r.stderr, "attach --list --bogus: usage error (%d: %s)"
+          % (r.returncode, r.stderr.strip()))
     r = subprocess.run([G, "attach", "--hosts", "a;rm -rf x"], capture_output=True, text=True,
                        timeout=10)
     check(r.returncode == 2 and "is not a host name" in r.stderr, "attach --hosts: a bad name refused")
@@ -349,10 +386,14 @@ def emulator_nodes(d):
         return
     out = os.path.join(d, "emu.gtrace")
     cmds = []
-    for h, rk, off in (("emuA", 0, 0), ("emuB", 1, PLANT)):
-        cmds.append("GTRACE_HOSTNAME=%s RANK=%d GTRACE_TEST_CLOCK_OFFSET_NS=%d LD_LIBRARY_PATH=%s "
+    # node A starts 0.4 s (20 collectives of the 20 ms grid) after node B,
+    # as a loaded machine once started it: the shift by whole periods that
+    # pairs the most collectives is then not the offset (a planted 3 ms
+    # read as -117 ms at load 15 before the estimate scored shares)
+    for h, rk, off, late in (("emuA", 0, 0, "sleep 0.4; "), ("emuB", 1, PLANT, "")):
+        cmds.append("%sGTRACE_HOSTNAME=%s RANK=%d GTRACE_TEST_CLOCK_OFFSET_NS=%d LD_LIBRARY_PATH=%s "
                     "%s record -q -o - -- %s --out %s --threads 2 --work 2000 --rate 1000 "
-                    "--collectives 80" % (h, rk, off, emu, G, trainer,
+                    "--collectives 80" % (late, h, rk, off, emu, G, trainer,
                                           os.path.join(d, "truth-%s.tsv" % h)))
     r, _ = record_from(out, cmds)
     check(r.returncode == 0, "emulator nodes: recorded (%s)" % r.stderr.strip()[-200:])

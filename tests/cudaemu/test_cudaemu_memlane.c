@@ -98,7 +98,7 @@ static int a_by_ts(const void *x, const void *y)
 static const struct gt_lane *lane_of(const struct gt_store *s, int dev)
 {
 	char nm[64];
-	snprintf(nm, sizeof(nm), "Allocated (GPU %d)", dev);
+	snprintf(nm, sizeof(nm), "Driver allocated (GPU %d)", dev);
 	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
 		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		if (l->key.type == GT_LANE_COUNTER && l->name && !strcmp(gt_store_str(s, l->name), nm))
@@ -120,7 +120,7 @@ static void check_lanes(const struct gt_store *s, struct truth *t, const char *w
 	cr_assert_eq(gt_mem_usage_compute(s, &sc, &m, err, sizeof(err)), 0, "%s", err);
 	for (int dev = 0; dev < 2; dev++) {
 		const struct gt_lane *l = lane_of(s, dev);
-		cr_assert_not_null(l, "%s: no lane Allocated (GPU %d)", what, dev);
+		cr_assert_not_null(l, "%s: no lane Driver allocated (GPU %d)", what, dev);
 		size_t k = 0;
 		long long sum = 0, peak = 0;
 		unsigned long long peak_ts = 0;

@@ -268,6 +268,42 @@ Test(lanes, grouping_fold_and_roles)
 	gt_store_free(s);
 }
 
+/* XPlane's GPU annotation lines ("TensorFlow Ops", "TensorFlow Name
+ * Scope") have made-up negative ids: in a narrow label column they read
+ * as their name's last words, not "s-5590" (trial 5, a 40x12 terminal) */
+Test(lanes, annotation_lines_short_labels_read)
+{
+	struct gt_store *s = gt_store_new();
+	uint32_t ops = lane(s, GT_LANE_GPU, 0, 0, 100, -5590);
+	uint32_t scope = lane(s, GT_LANE_GPU, 0, 0, 100, -5591);
+	uint32_t st = lane(s, GT_LANE_GPU, 0, 0, 100, 7);
+	gt_store_lane_set_name(s, ops, "TensorFlow Ops");
+	gt_store_lane_set_name(s, scope, "TensorFlow Name Scope");
+	ev(s, ops, GT_EV_KERNEL, 0, 0);
+	ev(s, scope, GT_EV_KERNEL, 0, 0);
+	ev(s, st, GT_EV_KERNEL, 0, 0);
+	cr_assert_eq(gt_store_finish(s), 0);
+	struct lanes L = { 0 };
+	cr_assert_eq(lanes_build(&L, s), 0);
+	int seen = 0;
+	for (size_t i = 0; i < L.nall; i++) {
+		const struct lanes_row *r = &L.all[i];
+		if (r->kind != LROW_LANE)
+			continue;
+		cr_expect(!strstr(r->short_label, "s-"), "short label '%s'", r->short_label);
+		if (r->lane == ops)
+			cr_expect_str_eq(r->short_label, "Ops");
+		else if (r->lane == scope)
+			cr_expect_str_eq(r->short_label, "Scope");
+		else if (r->lane == st)
+			cr_expect(!strncmp(r->short_label, "s7", 2), "'%s'", r->short_label);
+		seen += r->lane == ops || r->lane == scope || r->lane == st;
+	}
+	cr_expect_eq(seen, 3);
+	lanes_done(&L);
+	gt_store_free(s);
+}
+
 /* Kineto's "Traces" track and its pid-less instants get negative pids from the
  * importer: one "other tracks" group for both, not two groups of that name */
 Test(lanes, pidless_tracks_share_one_group)

@@ -343,3 +343,33 @@ Test(pages, trace_step_marks_from_inferred_steps)
 	screen_close();
 	gt_store_free(s);
 }
+
+/* trial 5: at 160 columns a multi-node status line was cut at the ", "
+ * inside the clock's parentheses ("... vs nodeA (512 collectives"): the
+ * state is cut only between its parts, never inside (...) */
+Test(pages, status_line_never_cut_inside_parentheses)
+{
+	struct gt_store *s = kernels_store();
+	screen_open(160, 30);
+	struct ui_source src = { .name = "2 nodes", .store = s };
+	struct app *ap = ui_app_new(&src);
+	cr_assert_not_null(ap);
+	snprintf(ap->src_status, sizeof(ap->src_status), "nodes: 2 receiving, 90k ev/s, 270k events, "
+		 "0 lost, mem 15.3M/1.0G | clock: nodeB +3.000 ms vs nodeA (512 collectives, "
+		 "+-0.000 ms; not applied)");
+	for (int w = 60; w <= 160; w++) {
+		erase();
+		status_draw(ap, (struct lrect){ 0, 0, w, 1 });
+		char line[512];
+		row_text(0, line, sizeof(line));
+		int depth = 0;
+		for (char *c = line; *c; c++)
+			depth += *c == '(' ? 1 : *c == ')' ? -1 : 0;
+		cr_assert_eq(depth, 0, "%d columns: '%s'", w, line);
+		if (w == 160)
+			cr_assert(strstr(line, "nodes: 2 receiving"), "'%s'", line);
+	}
+	ui_app_free(ap);
+	screen_close();
+	gt_store_free(s);
+}

@@ -5,8 +5,8 @@ beside tui_tmux.py whose helpers it uses.
 emulane: gtrace run on the CUDA/CUPTI emulator's stand-in trainer with
 --allocs (cuMemAlloc / cuMemFree, CUPTI MEMORY2 records) and the emulated
 CUPTI handing its buffers back newest first (CUDAEMU_SHUFFLE): while the
-capture runs, the trace view shows the rows "Allocated (GPU 0)" and
-"Allocated (GPU 1)" as sparklines; after the trainer exits (the viewer
+capture runs, the trace view shows the rows "Driver allocated (GPU 0)" and
+"Driver allocated (GPU 1)" as sparklines; after the trainer exits (the viewer
 still on the live store, following the end), each row's last column is the
 value held at the end over the lane's peak, and the overview's memory rows
 give each device's peak in MiB, both from the trainer's truth file (its A
@@ -49,7 +49,7 @@ def truth(path):
 def rows(s):
     r = {}
     for line in s.splitlines():
-        m = re.match(r"^\s*Allocated \(GPU (\d)\)\s+(\S.*)$", line)
+        m = re.match(r"^\s*Driver allocated \(GPU (\d)\)\s+(\S.*)$", line)
         if m:
             r[int(m.group(1))] = m.group(2).rstrip()
     return r
@@ -67,13 +67,13 @@ def case_emulane():
     t.tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "140", "-y", "45", cmd)
     t.tmux("set-option", "-t", "t", "status", "off", check=False)
     t.wait_for(r"live: 1 proc capturing", 20)
-    s = t.wait_for(r"Allocated \(GPU 1\)", 15)
+    s = t.wait_for(r"Driver allocated \(GPU 1\)", 15)
     if "live: 1 proc capturing" not in s:
         t.fail("the lanes appeared only after the capture ended", s)
     r = rows(s)
     for dev in (0, 1):
         if not r.get(dev) or set(r[dev]) - set(SPARK + " "):
-            t.fail("Allocated (GPU %d) is not a sparkline while capturing: %r" % (dev, r.get(dev)), s)
+            t.fail("Driver allocated (GPU %d) is not a sparkline while capturing: %r" % (dev, r.get(dev)), s)
     s = t.wait_for(r"live: 1 proc target exited", 40)
     if not re.search(r"events, 0 lost", s):
         t.fail("the live capture lost events", s)
@@ -85,7 +85,7 @@ def case_emulane():
         end, peak = want[dev]
         last = SPARK[min(7, int(8 * end / peak))]
         if not r.get(dev) or r[dev][-1] != last:
-            t.fail("Allocated (GPU %d) ends with %r; the end over the peak (%d / %d) is %r" %
+            t.fail("Driver allocated (GPU %d) ends with %r; the end over the peak (%d / %d) is %r" %
                    (dev, r.get(dev, " ")[-1:], end, peak, last), s)
     t.keys("4")
     s = t.wait_for(r"mem r0 GPU1", 10)
