@@ -110,21 +110,31 @@ static void dense_clear(struct gt_lsum_ent *d, size_t nb)
 		d[i].dom_name = UINT32_MAX;
 }
 
-/* one lane's levels; ev sorted by (start, longer first) */
-static int build_lane(struct gt_lsum *m, struct gt_lsum_lane *ln, const struct sev *ev, size_t n,
-		      struct gt_lsum_ent *dense, size_t cap)
+/* one lane's levels, built from its events in (start, longer first)
+ * order fed in runs: lane_begin (maxe: the lane's latest end), lane_add
+ * for each run, lane_levels at the end */
+struct lane_acc {
+	size_t nb;        /* buckets of the finest level */
+	int64_t M;        /* latest end so far (busy time counts past it) */
+};
+
+static void lane_begin(const struct gt_lsum *m, struct lane_acc *a, int64_t maxe,
+		       struct gt_lsum_ent *dense, size_t cap)
 {
-	const int64_t o = m->origin_ns, W = m->base_ns;
-	int64_t maxe = INT64_MIN;
-	for (size_t i = 0; i < n; i++) {
-		int64_t e = ev[i].d ? ev[i].s + ev[i].d - 1 : ev[i].s;
-		maxe = e > maxe ? e : maxe;
-	}
-	size_t nb = (size_t)((maxe - o) / W) + 1;
+	size_t nb = (size_t)((maxe - m->origin_ns) / m->base_ns) + 1;
 	if (nb > cap)
 		nb = cap;   /* cannot happen: the geometry covers the span */
 	dense_clear(dense, nb);
-	int64_t M = INT64_MIN;
+	a->nb = nb;
+	a->M = INT64_MIN;
+}
+
+static void lane_add(const struct gt_lsum *m, struct lane_acc *a, const struct sev *ev, size_t n,
+		     struct gt_lsum_ent *dense)
+{
+	const int64_t o = m->origin_ns, W = m->base_ns;
+	const size_t nb = a->nb;
+	int64_t M = a->M;
 	for (size_t i = 0; i < n; i++) {
 		int64_t s = ev[i].s, e = s + ev[i].d;
 		size_t bs = (size_t)((s - o) / W);
@@ -138,16 +148,23 @@ static int build_lane(struct gt_lsum *m, struct gt_lsum_lane *ln, const struct s
 		for (size_t b = bs; b <= be; b++)
 			dom(&dense[b], ev[i].d, ev[i].name, ev[i].kfs);
 		if (e > M) {
-			int64_t a = s > M ? s : M;
-			for (size_t b = (size_t)((a - o) / W); b <= be; b++) {
+			int64_t x0 = s > M ? s : M;
+			for (size_t b = (size_t)((x0 - o) / W); b <= be; b++) {
 				int64_t lo = o + (int64_t)b * W, hi = lo + W;
-				int64_t x = a > lo ? a : lo, y = e < hi ? e : hi;
+				int64_t x = x0 > lo ? x0 : lo, y = e < hi ? e : hi;
 				if (y > x)
 					dense[b].busy_ns += y - x;
 			}
 			M = e;
 		}
 	}
+	a->M = M;
+}
+
+/* the finest level's dense buckets into every level of ln */
+static int lane_levels(struct gt_lsum *m, struct gt_lsum_lane *ln, struct gt_lsum_ent *dense,
+		       size_t nb)
+{
 	for (int k = 0; k < m->nlev; k++) {
 		if (k) {   /* merge 4 buckets into one, in place */
 			size_t nn = (nb + 3) / 4;
@@ -201,10 +218,9 @@ int gt_lsum_build(const struct gt_store *s, struct gt_lsum **out)
 	/* the store's t_min/t_max are set by finish; an unfinished store
 	 * (a live capture) gets them from its events */
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	size_t maxn = 0, lanes = 0;
+	size_t lanes = 0;
 	for (size_t i = 0; i < gt_store_lane_count(s); i++) {
 		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
-		maxn = l->n > maxn ? l->n : maxn;
 		lanes += l->n > 0;
 		for (size_t j = 0; j < l->n; j++) {
 			int64_t st = l->ev[j].start_ns, e = gt_event_end(&l->ev[j]);
@@ -218,22 +234,58 @@ int gt_lsum_build(const struct gt_store *s, struct gt_lsum **out)
 	struct gt_lsum *m = gt_lsum_new(lo, base, nlev, gt_store_lane_count(s));
 	size_t cap = (size_t)((hi - lo) / base) + 2;
 	struct gt_lsum_ent *dense = malloc(cap * sizeof(*dense));
-	struct sev *ev = malloc((maxn ? maxn : 1) * sizeof(*ev));
+	/* a lane already in order (a finished store's) is fed in runs of
+	 * RUN events: no copy of a whole lane on the heap, whatever its
+	 * length (a day's live lane is 100s of M events, its array in the
+	 * store's cache file); only a lane out of order is copied and sorted */
+	enum { RUN = 65536 };
+	size_t evcap = RUN;
+	struct sev *ev = malloc(evcap * sizeof(*ev));
 	int rc = m && dense && ev ? 0 : -ENOMEM;
 	for (size_t i = 0; i < gt_store_lane_count(s) && !rc; i++) {
 		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		if (!l->n)
 			continue;
 		int sorted = 1;
+		int64_t maxe = INT64_MIN;
 		for (size_t j = 0; j < l->n; j++) {
-			ev[j] = (struct sev){ l->ev[j].start_ns, l->ev[j].dur_ns, l->ev[j].name,
-					      ev_kfs(&l->ev[j]) };
-			if (j && sev_cmp(&ev[j - 1], &ev[j]) > 0)
-				sorted = 0;
+			const struct gt_event *e = &l->ev[j];
+			int64_t end = e->dur_ns ? e->start_ns + e->dur_ns - 1 : e->start_ns;
+			maxe = end > maxe ? end : maxe;
+			if (j && sorted) {
+				const struct gt_event *p = &l->ev[j - 1];
+				sorted = p->start_ns < e->start_ns ||
+					 (p->start_ns == e->start_ns && p->dur_ns >= e->dur_ns);
+			}
 		}
-		if (!sorted)
+		struct lane_acc a;
+		lane_begin(m, &a, maxe, dense, cap);
+		if (sorted) {
+			for (size_t j0 = 0; j0 < l->n; j0 += RUN) {
+				size_t k = l->n - j0 < RUN ? l->n - j0 : RUN;
+				for (size_t j = 0; j < k; j++) {
+					const struct gt_event *e = &l->ev[j0 + j];
+					ev[j] = (struct sev){ e->start_ns, e->dur_ns, e->name, ev_kfs(e) };
+				}
+				lane_add(m, &a, ev, k, dense);
+			}
+		} else {
+			if (l->n > evcap) {
+				struct sev *g = realloc(ev, l->n * sizeof(*ev));
+				if (!g) {
+					rc = -ENOMEM;
+					break;
+				}
+				ev = g;
+				evcap = l->n;
+			}
+			for (size_t j = 0; j < l->n; j++)
+				ev[j] = (struct sev){ l->ev[j].start_ns, l->ev[j].dur_ns, l->ev[j].name,
+						      ev_kfs(&l->ev[j]) };
 			qsort(ev, l->n, sizeof(*ev), sev_cmp);
-		rc = build_lane(m, &m->lane[i], ev, l->n, dense, cap);
+			lane_add(m, &a, ev, l->n, dense);
+		}
+		rc = lane_levels(m, &m->lane[i], dense, a.nb);
 	}
 	free(dense);
 	free(ev);

@@ -181,6 +181,37 @@ Test(gtfile_summary, write_store_equals_brute_force)
 	remove(path);
 }
 
+/* a lane longer than the builder's run of 65,536 events (it feeds a lane
+ * in order in runs, never copying it whole), every event overlapping the
+ * next so every seam between runs falls inside busy time: the busy time
+ * over all buckets is the union's, n * 10 + 15 ns, and the count n */
+Test(gtfile_summary, lane_longer_than_a_run)
+{
+	enum { N = 200000 };
+	struct gt_store *s = gt_store_new();
+	uint32_t la = gt_store_lane(s, &(struct gt_lane_key){ GT_LANE_GPU, 0, 0, 0, 7 });
+	uint32_t nm = gt_store_intern_cstr(s, "k");
+	for (int64_t i = 0; i < N; i++)
+		cr_assert_eq(gt_store_add(s, &(struct gt_event){ .start_ns = 1000000 + i * 10,
+				.dur_ns = 25, .name = nm, .lane = la, .kind = GT_EV_KERNEL }), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
+	struct gt_lsum *m = NULL;
+	cr_assert_eq(gt_lsum_build(s, &m), 0);
+	cr_assert_not_null(m);
+	for (int k = 0; k < m->nlev; k++) {
+		int64_t busy = 0;
+		uint64_t count = 0;
+		for (size_t q = 0; q < m->lane[0].n[k]; q++) {
+			busy += m->lane[0].e[k][q].busy_ns;
+			count += m->lane[0].e[k][q].count;
+		}
+		cr_assert_eq(busy, (int64_t)N * 10 + 15, "level %d: busy %lld", k, (long long)busy);
+		cr_assert_eq(count, N, "level %d: count %llu", k, (unsigned long long)count);
+	}
+	gt_lsum_free(m);
+	gt_store_free(s);
+}
+
 Test(gtfile_summary, incremental_writer_unsorted)
 {
 	struct gt_event *ev;
