@@ -88,8 +88,11 @@ void lod_free(struct gt_store *s, struct gt_lane *l)
 	free(l->lvl_n);
 	free(l->top_start);
 	free(l->top_maxend);
+	free(l->top_open);
 	l->top_start = l->top_maxend = NULL;
+	l->top_open = NULL;
 	l->n_top = l->cap_top = 0;
+	l->n_open = l->cap_open = 0;
 	l->blk_start = l->blk_maxend = l->blk_busy = NULL;
 	l->lvl_max = NULL;
 	l->lvl_dur = NULL;
@@ -170,7 +173,7 @@ static int top_build(struct gt_lane *l, size_t nb, size_t b0)
 		l->top_maxend[j] = l->blk_maxend[e - 1];
 	}
 	l->n_top = nt;
-	return 0;
+	return lod_open_build(l);
 }
 
 /* first event index a search for "start >= t" may begin at: the first of
@@ -518,15 +521,17 @@ void gt_store_lane_buckets(const struct gt_lane *l, int64_t t0, int64_t dt,
 	}
 }
 
-size_t gt_store_lane_event_at(const struct gt_lane *l, int64_t t)
+/* the last event of [lo, hi) covering t, walking back from hi - 1;
+ * *stop set when the walk ended because nothing at or before it can */
+static size_t walk_back(const struct gt_lane *l, int64_t t, size_t lo, size_t hi, int *stop)
 {
-	if (!l->n || !l->blk_maxend)
-		return SIZE_MAX;
-	size_t k = t == INT64_MAX ? l->n : lower_start(l, t + 1);
 	size_t nb = (l->n + B - 1) / B;
-	for (size_t i = k; i-- > 0;) {
-		if ((i == k - 1 || i % B == B - 1) && l->blk_maxend[i / B] <= t)
+	*stop = 0;
+	for (size_t i = hi; i-- > lo;) {
+		if ((i == hi - 1 || i % B == B - 1) && l->blk_maxend[i / B] <= t) {
+			*stop = 1;
 			break;
+		}
 		/* walking back over a whole block (or B of them): skip it when
 		 * none of its events can reach t (each starts at or before the
 		 * next block's first start and lasts at most the block's longest,
@@ -536,8 +541,10 @@ size_t gt_store_lane_event_at(const struct gt_lane *l, int64_t t)
 		if (i % B == B - 1 && b + 1 < nb && l->n_lvl > 0) {
 			if (l->n_lvl > 1 && (b + 1) % B == 0 &&
 			    l->blk_start[b + 1] + l->lvl_dur[1][b / B] < t) {
-				if (l->blk_maxend[b + 1 - B] <= t)
+				if (l->blk_maxend[b + 1 - B] <= t) {
+					*stop = 1;
 					break;   /* the walk would stop inside the group */
+				}
 				i = (b + 1 - B) * B;
 				continue;
 			}
@@ -551,6 +558,25 @@ size_t gt_store_lane_event_at(const struct gt_lane *l, int64_t t)
 			return i;
 	}
 	return SIZE_MAX;
+}
+
+size_t gt_store_lane_event_at(const struct gt_lane *l, int64_t t)
+{
+	if (!l->n || !l->blk_maxend)
+		return SIZE_MAX;
+	size_t k = t == INT64_MAX ? l->n : lower_start(l, t + 1);
+	int stop;
+	/* within k - 1's superblock by the block keys, before it from the
+	 * events open at its start (lod_open.c) */
+	size_t S = l->n_indexed == l->n ? lod_open_floor(l, t, k) : 0;
+	size_t i = walk_back(l, t, S, k, &stop);
+	if (i != SIZE_MAX || stop || S == 0)
+		return i;
+	size_t below;
+	i = lod_open_find(l, t, S, &below);
+	if (i != SIZE_MAX || below == 0)
+		return i;
+	return walk_back(l, t, 0, below, &stop);
 }
 
 size_t gt_store_lane_next_name(const struct gt_lane *l, size_t i, uint32_t name)

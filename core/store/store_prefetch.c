@@ -108,6 +108,24 @@ static size_t advise_pyramid(const struct gt_store *s, const struct gt_lane *l, 
 	return n;
 }
 
+/* a host column's innermost event is, between nested calls, one of the
+ * ranges open at its superblock's start (lod_open.c), far before the
+ * window: the events kept for the superblocks of blocks [b0, b1) (64 at
+ * most) */
+static size_t advise_open(const struct gt_store *s, const struct gt_lane *l, size_t b0,
+			  size_t b1)
+{
+	size_t n = 0, j0 = b0 / GT_LOD_TOP, j1 = b1 / GT_LOD_TOP + 1;
+	if (j1 > l->n_open)
+		j1 = l->n_open;
+	if (j1 > j0 + 64)
+		j1 = j0 + 64;
+	for (size_t j = j0; j < j1; j++)
+		for (uint32_t q = 0; q < l->top_open[j].n; q++)
+			n += advise(s, l->ev, l->top_open[j].idx[q] * sizeof(*l->ev), sizeof(*l->ev));
+	return n;
+}
+
 /* round 2 for one lane: from its block keys within [lo, hi), the blocks
  * whose events the queries over [t0, t1) read: the first still running at
  * t0 (and the 256 events the dominant's fallback scans), the blocks from
@@ -136,6 +154,7 @@ static size_t advise_window(const struct gt_store *s, const struct gt_lane *l, i
 		n += advise(s, l->blk_start, w0 * sizeof(int64_t), (bs0 - w0) * sizeof(int64_t));
 		n += advise(s, l->blk_maxend, w0 * sizeof(int64_t), (bs0 - w0) * sizeof(int64_t));
 		n += advise(s, l->lvl_dur[0], w0 * sizeof(int64_t), (bs0 - w0) * sizeof(int64_t));
+		n += advise_open(s, l, bs0, bs1);
 	}
 	return n;
 }

@@ -89,6 +89,25 @@ size_t lod_top_from_start(const struct gt_lane *l, int64_t t);
 size_t lod_top_from_maxend(const struct gt_lane *l, int64_t t);
 void lod_free(struct gt_store *s, struct gt_lane *l);
 
+/* ---- per coarse-index entry, the events open at its start (lod_open.c) */
+#define LOD_OPEN 4
+struct lod_open {
+	int64_t end[LOD_OPEN];   /* ends of the kept events, last event first */
+	uint32_t idx[LOD_OPEN];  /* their indices, decreasing */
+	uint32_t n;              /* kept */
+	int64_t lost_end;        /* bound of the ends of open events not kept (INT64_MIN: none) */
+};
+/* build the lists of superblocks n_open..n_top - 1 (after top_start and the
+ * block index); -1 when out of memory */
+int lod_open_build(struct gt_lane *l);
+/* where an innermost-event walk back from k (first start > t) may stop and
+ * ask lod_open_find instead: the first event of k - 1's superblock, or 0
+ * where the lists do not answer (first superblock, t at its first start) */
+size_t lod_open_floor(const struct gt_lane *l, int64_t t, size_t k);
+/* the last event before S (from lod_open_floor) covering t, or SIZE_MAX
+ * and *below: the walk must go on over events [0, *below) (0: none covers t) */
+size_t lod_open_find(const struct gt_lane *l, int64_t t, size_t S, size_t *below);
+
 /* ---- memory: every per-event array of the store (lane events, lane
  * index, correlation index, sort buffers) comes from here (store_budget.c).
  * A heap block carries a 16-byte size header; with a budget engaged, blocks

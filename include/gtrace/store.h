@@ -67,6 +67,11 @@ struct gt_lane {
 	int64_t *top_start;    /* start of the superblock's first event */
 	int64_t *top_maxend;   /* running max of end up to its last event */
 	size_t n_top, cap_top;
+	/* per coarse-index entry, the last events open at its first start
+	 * (64 bytes per 4096 events, heap): the innermost event without a
+	 * long walk back (core/store/lod_open.c) */
+	struct lod_open *top_open;
+	size_t n_open, cap_open;
 };
 
 /* blocks per coarse index entry (GT_LOD_TOP x GT_LOD_BLOCK = 4096 events) */

@@ -288,3 +288,71 @@ Test(prefetch, reads_ahead_the_window_only)
 	gt_store_free(s);
 	gt_store_free(u);
 }
+
+/* the last event covering t by brute force (what gt_store_lane_event_at
+ * answers): the same start and duration (ties are interchangeable) */
+static void check_event_at(const struct gt_lane *l, int64_t t)
+{
+	size_t at = gt_store_lane_event_at(l, t), want = SIZE_MAX;
+	for (size_t i = 0; i < l->n && l->ev[i].start_ns <= t; i++) {
+		const struct gt_event *e = &l->ev[i];
+		if (gt_event_end(e) > t || (e->dur_ns == 0 && e->start_ns == t))
+			want = i;
+	}
+	if (want == SIZE_MAX)
+		cr_assert_eq(at, SIZE_MAX, "at %ld: got %zu", (long)t, at);
+	else
+		cr_assert(at != SIZE_MAX && l->ev[at].start_ns == l->ev[want].start_ns &&
+				  l->ev[at].dur_ns == l->ev[want].dur_ns,
+			  "event at %ld: got %zu want %zu", (long)t, at, want);
+}
+
+/* ranges open across many superblocks (lod_open.c): steps of 20,000 calls
+ * (5 superblocks) nested 7 deep in the second step (more than the 4 kept
+ * per superblock: the walk goes on below them), long events overlapping
+ * without nesting, gaps where nothing runs; every superblock's first start
+ * and random times against brute force, then after a live append and after
+ * an out-of-order event (the lists rebuilt from 0) */
+Test(prefetch, event_at_from_the_ranges_open_at_a_superblock)
+{
+	struct gt_store *s = gt_store_new();
+	uint32_t a = gpu_lane(s, 1);
+	for (int64_t st = 0; st < 4; st++) {
+		int64_t t0 = st * 250000;
+		add(s, a, t0, 240000);                          /* the step */
+		if (st == 1)
+			for (int d = 1; d <= 7; d++)               /* nested ranges */
+				add(s, a, t0 + d, 200000 - d * 20000);
+		if (st == 2)
+			for (int d = 1; d <= 6; d++)               /* overlapping, not nested */
+				add(s, a, t0 + d * 9000, 150000);
+		for (int64_t t = t0 + 10; t < t0 + 200000; t += 10)
+			add(s, a, t, t % 7000 == 0 ? 3000 : 5);  /* calls with gaps */
+	}
+	cr_assert_eq(gt_store_finish(s), 0);
+	const struct gt_lane *l = gt_store_lane_at(s, a);
+	cr_assert_gt(l->n_top, 16);
+	cr_assert_eq(l->n_open, l->n_top);
+	for (size_t j = 0; j < l->n_top; j++) {
+		check_event_at(l, l->top_start[j]);
+		check_event_at(l, l->top_start[j] + 1);
+		check_event_at(l, l->top_start[j] + 7);
+	}
+	srand(7);
+	for (int q = 0; q < 1500; q++)
+		check_event_at(l, rand() % 1000000);
+	/* a live append (lists kept, new ones built), then one out of order */
+	for (int64_t t = 1000000; t < 1100000; t += 10)
+		add(s, a, t, t % 50000 == 0 ? 60000 : 5);
+	cr_assert_eq(gt_store_finish(s), 0);
+	l = gt_store_lane_at(s, a);
+	cr_assert_eq(l->n_open, l->n_top);
+	for (int q = 0; q < 600; q++)
+		check_event_at(l, 950000 + rand() % 200000);
+	add(s, a, 5, 1050000);
+	cr_assert_eq(gt_store_finish(s), 0);
+	l = gt_store_lane_at(s, a);
+	for (int q = 0; q < 600; q++)
+		check_event_at(l, rand() % 1150000);
+	gt_store_free(s);
+}
