@@ -21,6 +21,8 @@
  * column), every lane and a screen of 50 lanes from a random first, with
  * and without gt_store_prefetch first (the viewer's frame), then pans: from a
  * cold start, 8 steps of an eighth of the width each)
+ * BUDGET_BENCH_FRAMES=1 prints each cold zoomed-in frame (window, time, CPU,
+ * major faults) to stderr; =2 also the lanes that faulted and in which query
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -184,7 +186,8 @@ static double thread_cpu_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static double last_cpu_ms;   /* CPU time of the last frame_in (this thread, user + sys) */
+static double last_cpu_ms;
+static int lane_faults;   /* BUDGET_BENCH_FRAMES=2: per lane faults of each frame */   /* CPU time of the last frame_in (this thread, user + sys) */
 
 /* lanes [l0, l0 + nl) over [t0, t0 + 200 cols) as the viewer reads a
  * zoomed-in row: prefetch first when pf */
@@ -203,15 +206,26 @@ static double frame_in(const struct gt_store *s, uint32_t l0, uint32_t nl, int64
 	}
 	for (uint32_t i = l0; i < l0 + nl; i++) {
 		const struct gt_lane *l = gt_store_lane_at(s, i);
+		struct rusage r0 = { 0 }, r1 = { 0 }, r2 = { 0 };
+		if (lane_faults)
+			getrusage(RUSAGE_THREAD, &r0);
 		gt_store_lane_buckets(l, t0, npc, 200, b);
+		if (lane_faults)
+			getrusage(RUSAGE_THREAD, &r1);
 		for (int c = 0; c < 200; c++) {
 			*sink += (uint64_t)b[c].busy_ns + b[c].count;
 			if (l->key.type == GT_LANE_HOST && (b[c].count || b[c].busy_ns))
 				*sink += gt_store_lane_event_at(l, t0 + c * npc + npc / 2);
 		}
+		if (lane_faults)
+			getrusage(RUSAGE_THREAD, &r2);
 		size_t f, la;
 		gt_store_lane_range(l, t0, t0 + 200 * npc, &f, &la);   /* the names */
 		*sink += la - f;
+		if (lane_faults && r2.ru_majflt > r0.ru_majflt)   /* which lane faulted, in which query */
+			fprintf(stderr, "  lane %u type %d n %zu: %ld faults in buckets, %ld in event_at\n", i,
+				(int)l->key.type, l->n, r1.ru_majflt - r0.ru_majflt,
+				r2.ru_majflt - r1.ru_majflt);
 	}
 	double r = now_s() - t;
 	last_cpu_ms = (thread_cpu_s() - c0) * 1e3;
@@ -261,8 +275,15 @@ static void frames_zoomed_in(struct gt_store *s, int n, uint32_t nl, int pf, con
 			store_arena_cold(s->arena);
 			incore += store_arena_incore(s->arena);
 		}
+		struct rusage rf0, rf1;
+		getrusage(RUSAGE_THREAD, &rf0);
 		ms[k] = frame_in(s, l0, nl, t0, w, pf, &sink) * 1e3;
 		cpu[k] = last_cpu_ms;
+		getrusage(RUSAGE_THREAD, &rf1);
+		if (getenv("BUDGET_BENCH_FRAMES"))   /* each cold frame: its window, time, faults */
+			fprintf(stderr, "frame %d lanes %u+%u width %.3f ms: %.2f ms, %.2f ms CPU, %ld major faults\n",
+				k, l0, nl, (double)w / 1e6, ms[k], cpu[k],
+				rf1.ru_majflt - rf0.ru_majflt);
 		wid[2 * k] = ms[k];
 		wid[2 * k + 1] = (double)w;
 		/* pans from here: each step an eighth of the width to the right */
@@ -403,6 +424,7 @@ int main(int argc, char **argv)
 	printf("open_rate %.1f Mevents/s\n", gt_store_event_count(s) / t_open / 1e6);
 	printf("rss_peak_open %.0f MB\n", rss_sampler_peak(&rs) / 1e6);
 	printf("rss_base %.0f MB\n", base / 1e6);
+	lane_faults = getenv("BUDGET_BENCH_FRAMES") && !strcmp(getenv("BUDGET_BENCH_FRAMES"), "2");
 	if (argc > 4 && !strcmp(argv[4], "zoomed-in")) {
 		only_variant = argc > 5 ? argv[5] : NULL;
 		struct rusage r0, r1;

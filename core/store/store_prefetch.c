@@ -137,8 +137,8 @@ static size_t advise_window(const struct gt_store *s, const struct gt_lane *l, i
 	size_t bs0 = first_ge(l->blk_start, lo, hi, t0), bs1 = first_ge(l->blk_start, lo, hi, t1);
 	bs0 = bs0 > lo ? bs0 - 1 : lo;
 	bs1 = bs1 + 1 < hi ? bs1 + 1 : hi;
-	if (bm >= hi)
-		return 0;   /* nothing runs at or after t0 */
+	if (bm >= hi)   /* nothing runs at or after t0: the searches still read the last block */
+		return advise_blocks(s, l, bs0, bs1);
 	size_t m1 = bm + 256 / B + 1 < hi ? bm + 256 / B + 1 : hi, n = 0;
 	size_t m0 = bm > lo ? bm - 1 : lo;
 	if (m1 >= bs0)

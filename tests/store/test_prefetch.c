@@ -356,3 +356,49 @@ Test(prefetch, event_at_from_the_ranges_open_at_a_superblock)
 		check_event_at(l, rand() % 1150000);
 	gt_store_free(s);
 }
+
+/* a window after a lane's last event: the searches still read its last
+ * block (the first start at or after t0 is found there, and the busy time
+ * up to t0 sums it), so the prefetch asks for it too (these reads were a
+ * synchronous fault, with the disk's read-around, per such lane a frame) */
+Test(prefetch, reads_ahead_the_last_block_of_a_lane_ended_before_the_window)
+{
+	setenv("GTRACE_STORE_TRIM_MS", "1", 1);
+	struct gt_store *s = gt_store_new();
+	cr_assert_eq(gt_store_set_budget(s, 64 << 10), 0);
+	uint32_t ids[8];
+	for (int i = 0; i < 8; i++) {
+		ids[i] = gpu_lane(s, i);
+		for (int64_t t = 0; t < 20000; t++)
+			add(s, ids[i], t * 5 + i, 1 + t % 4);   /* ends before 100,010 */
+	}
+	cr_assert_eq(gt_store_finish(s), 0);
+	cr_assert_not_null(s->arena, "the cache file is engaged");
+	store_arena_cold(s->arena);
+	for (int i = 0; i < 8; i++) {
+		const struct gt_lane *l = s->lanes[ids[i]];
+		cr_assert(store_arena_owns(s->arena, l->ev));
+		cr_assert(!in_core(&l->ev[l->n - 1]), "lane %d evicted", i);
+	}
+	cr_assert(gt_store_prefetch(s, ids, 8, 3 * T / 4, 3 * T / 4 + 200) > 0);
+	int ok = 0;
+	for (int k = 0; k < 400 && !ok; k++) {
+		ok = 1;
+		for (int i = 0; i < 8; i++) {
+			const struct gt_lane *l = s->lanes[ids[i]];
+			size_t nb = (l->n + GT_LOD_BLOCK - 1) / GT_LOD_BLOCK;
+			ok &= in_core(&l->ev[l->n - 1]) && in_core(&l->ev[(nb - 1) * GT_LOD_BLOCK]) &&
+			      in_core(&l->blk_busy[nb - 1]);
+		}
+		if (!ok)
+			nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+	}
+	cr_assert(ok, "the last block of every lane is in the page cache after the prefetch");
+	for (int i = 0; i < 8; i++) {
+		struct gt_bucket b[4];
+		gt_store_lane_buckets(s->lanes[ids[i]], 3 * T / 4, 50, 4, b);
+		for (int c = 0; c < 4; c++)
+			cr_assert(b[c].busy_ns == 0 && b[c].count == 0 && b[c].dominant == SIZE_MAX);
+	}
+	gt_store_free(s);
+}
