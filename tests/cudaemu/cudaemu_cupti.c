@@ -68,6 +68,7 @@ typedef CUpti_ActivityMemcpy5 emu_memcpy;
 typedef CUpti_ActivityDevice4 emu_device;
 typedef CUpti_ActivityContext2 emu_context;
 typedef CUpti_ActivitySynchronization emu_sync;
+typedef CUpti_ActivityMemoryPool2 emu_pool;    /* MemoryPool3 less isManagedPool */
 #define EMU_API_VERSION 24u            /* CUDA 12.6 (cupti_version.h) */
 #else
 typedef CUpti_ActivityKernel10 emu_kernel;
@@ -75,6 +76,7 @@ typedef CUpti_ActivityMemcpy6 emu_memcpy;
 typedef CUpti_ActivityDevice5 emu_device;
 typedef CUpti_ActivityContext3 emu_context;
 typedef CUpti_ActivitySynchronization2 emu_sync;
+typedef CUpti_ActivityMemoryPool3 emu_pool;
 #define EMU_API_VERSION ((uint32_t)CUPTI_API_VERSION)
 #endif
 #define MAX_KIND 128
@@ -187,7 +189,7 @@ static size_t rec_size(CUpti_ActivityKind k)
 	case CUPTI_ACTIVITY_KIND_MARKER: return sizeof(CUpti_ActivityMarker2);
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(emu_sync);
 	case CUPTI_ACTIVITY_KIND_MEMORY2: return sizeof(CUpti_ActivityMemory4);
-	case CUPTI_ACTIVITY_KIND_MEMORY_POOL: return sizeof(CUpti_ActivityMemoryPool3);
+	case CUPTI_ACTIVITY_KIND_MEMORY_POOL: return sizeof(emu_pool);
 	default: return 0;
 	}
 }
@@ -426,10 +428,11 @@ static void put_memory(const struct cudaemu_work *w, const struct cudaemu_device
 }
 
 /* a pool created, trimmed or destroyed (MEMORY_POOL: CUDA 13's
- * MemoryPool3): the pool's size and utilized bytes after the call */
+ * MemoryPool3, 12's MemoryPool2): the pool's size and utilized bytes after
+ * the call */
 static void put_pool(const struct cudaemu_work *w)
 {
-	CUpti_ActivityMemoryPool3 *m = (void *)room(sizeof(*m), w->end_ns);
+	emu_pool *m = (void *)room(sizeof(*m), w->end_ns);
 	if (!m)
 		return;
 	m->kind = CUPTI_ACTIVITY_KIND_MEMORY_POOL;
