@@ -20,6 +20,8 @@
 
 #define CUDAEMU_API __attribute__((visibility("default")))
 #define CUDAEMU_MAX_DEVICES 16
+#define CUDAEMU_POOL_GRAIN (2ull << 20)   /* a pool grows in 2 MiB pieces */
+#define CUDAEMU_MAX_POOLS 256
 
 enum cudaemu_kind {
 	CUDAEMU_KERNEL = 1,
@@ -42,6 +44,27 @@ enum cudaemu_kind {
 				  * inside the call */
 	CUDAEMU_MEMFREE,         /* cuMemFree_v2 of `address` (`bytes` its size):
 				  * a MEMORY2 release record at start_ns */
+	/* the stream-ordered allocator's pools (one driver call each, at
+	 * start_ns inside it; pool_size / pool_used out: the pool's size and
+	 * utilized bytes after the call, the driver's truth).  A pool grows in
+	 * whole CUDAEMU_POOL_GRAIN pieces when an allocation passes its size and
+	 * shrinks only when trimmed. */
+	CUDAEMU_POOL_CREATE,     /* cuMemPoolCreate (local pool, size 0, release
+				  * threshold `threshold`): `pool` out, its base
+				  * address; a MEMORY_POOL record (MemoryPool3) CREATED */
+	CUDAEMU_POOL_ALLOC,      /* cuMemAllocFromPoolAsync of `bytes` from `pool`:
+				  * `address` out; a MEMORY2 allocation record whose
+				  * memoryPoolConfig gives the pool (local, address,
+				  * threshold, size then, utilized) */
+	CUDAEMU_POOL_FREE,       /* cuMemFreeAsync of `address` (`bytes` its size)
+				  * back to `pool`: a MEMORY2 release record with
+				  * the pool's config; the size stays */
+	CUDAEMU_POOL_TRIM,       /* cuMemPoolTrimTo(pool, `bytes`): the size becomes
+				  * the larger of `bytes` and the utilized bytes
+				  * rounded up to the grain; a MEMORY_POOL TRIMMED
+				  * record with that size (minBytesToKeep `bytes`) */
+	CUDAEMU_POOL_DESTROY,    /* cuMemPoolDestroy: a MEMORY_POOL DESTROYED record
+				  * (size 0 after) */
 };
 
 /* one piece of GPU work and the launch call that made it */
@@ -71,6 +94,10 @@ struct cudaemu_work {
 	uint64_t address;        /* CUDAEMU_MEMALLOC: out; CUDAEMU_MEMFREE: in */
 	uint8_t mem_kind;        /* CUDAEMU_MEMALLOC / FREE: CUpti_ActivityMemoryKind
 				  * (0: device) */
+	uint64_t pool;           /* CUDAEMU_POOL_*: the pool (out for CREATE) */
+	uint64_t threshold;      /* CUDAEMU_POOL_CREATE: its release threshold */
+	uint64_t pool_size;      /* CUDAEMU_POOL_*: out, the pool's size after */
+	uint64_t pool_used;      /* CUDAEMU_POOL_*: out, its utilized bytes after */
 	uint64_t end_at_ns;      /* a collective: the work runs at least until this
 				  * time, when its slowest peer arrives (0: none) */
 	/* out: what the driver did (the ground truth) */

@@ -37,7 +37,16 @@ static struct {
 	_Atomic uint32_t corr;
 	_Atomic uint64_t next_addr;             /* cuMemAlloc's addresses */
 	const struct cudaemu_sink *_Atomic sink;
-} drv = { .dev_once = PTHREAD_ONCE_INIT, .init_once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER };
+	pthread_mutex_t pool_lock;              /* the pools */
+	struct emu_pool {
+		uint64_t size, used, threshold;
+		int device, live;
+	} pools[CUDAEMU_MAX_POOLS];             /* pool i has base address POOL_BASE + i << 32 */
+	int n_pools;
+} drv = { .dev_once = PTHREAD_ONCE_INIT, .init_once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER,
+	  .pool_lock = PTHREAD_MUTEX_INITIALIZER };
+
+#define POOL_BASE 0x7e0000000000ull
 
 CUresult CUDAAPI cuInit(unsigned int flags) CUDAEMU_API;
 CUresult CUDAAPI cuDriverGetVersion(int *v) CUDAEMU_API;
@@ -254,9 +263,91 @@ void cudaemu_graph_instantiate(uint32_t graph_id)
 		s->instantiate(graph_id);
 }
 
+/* the pool call w makes on its pool (drv.pool_lock held): 0, or -EINVAL
+ * for a pool that does not exist (any more), is another device's, or an
+ * allocation's bytes it does not hold */
+static int pool_op(struct cudaemu_work *w)
+{
+	struct emu_pool *p;
+	if (w->kind == CUDAEMU_POOL_CREATE) {
+		if (drv.n_pools == CUDAEMU_MAX_POOLS)
+			return -EINVAL;
+		w->pool = POOL_BASE + ((uint64_t)drv.n_pools << 32);
+		p = &drv.pools[drv.n_pools++];
+		*p = (struct emu_pool){ 0, 0, w->threshold, w->device, 1 };
+	} else {
+		uint64_t i = (w->pool - POOL_BASE) >> 32;
+		if (w->pool < POOL_BASE || (w->pool & 0xffffffffull) || i >= (uint64_t)drv.n_pools ||
+		    !drv.pools[i].live || drv.pools[i].device != w->device)
+			return -EINVAL;
+		p = &drv.pools[i];
+		w->threshold = p->threshold;
+		switch (w->kind) {
+		case CUDAEMU_POOL_ALLOC:
+			w->address = w->pool + p->used;   /* addresses are not reused */
+			p->used += w->bytes;
+			if (p->used > p->size)
+				p->size = (p->used + CUDAEMU_POOL_GRAIN - 1) / CUDAEMU_POOL_GRAIN *
+					  CUDAEMU_POOL_GRAIN;
+			break;
+		case CUDAEMU_POOL_FREE:
+			if (w->bytes > p->used)
+				return -EINVAL;
+			p->used -= w->bytes;
+			break;
+		case CUDAEMU_POOL_TRIM: {
+			uint64_t keep = (p->used + CUDAEMU_POOL_GRAIN - 1) / CUDAEMU_POOL_GRAIN *
+					CUDAEMU_POOL_GRAIN;
+			if (w->bytes > keep)
+				keep = w->bytes;
+			if (keep < p->size)
+				p->size = keep;
+			break;
+		}
+		default:        /* CUDAEMU_POOL_DESTROY */
+			p->live = 0;
+			p->size = p->used = 0;
+		}
+	}
+	w->pool_size = p->size;
+	w->pool_used = p->used;
+	return 0;
+}
+
+/* CUDAEMU_POOL_*: a driver call on a pool at start_ns, inside the call */
+static int submit_pool(struct cudaemu_work *w)
+{
+	static const uint32_t cbid[] = {
+		CUPTI_DRIVER_TRACE_CBID_cuMemPoolCreate, CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync,
+		CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync, CUPTI_DRIVER_TRACE_CBID_cuMemPoolTrimTo,
+		CUPTI_DRIVER_TRACE_CBID_cuMemPoolDestroy,
+	};
+	w->tid = (uint32_t)syscall(SYS_gettid);
+	w->corr = atomic_fetch_add(&drv.corr, 1) + 1;
+	w->driver = 1;
+	w->cbid = cbid[w->kind - CUDAEMU_POOL_CREATE];
+	w->api_start_ns = cudaemu_now_ns();
+	pthread_mutex_lock(&drv.pool_lock);
+	int rc = pool_op(w);
+	w->start_ns = w->end_ns = w->api_start_ns + 1;
+	pthread_mutex_unlock(&drv.pool_lock);
+	if (rc)
+		return rc;
+	w->api_end_ns = w->start_ns + 1;
+	const struct cudaemu_sink *s = atomic_load(&drv.sink);
+	if (s) {
+		s->api(w);
+		s->work(w);
+	}
+	return 0;
+}
+
 int cudaemu_submit(struct cudaemu_work *w)
 {
 	pthread_once(&drv.dev_once, devices_init);
+	if (w->device >= 0 && w->device < drv.n_dev && w->kind >= CUDAEMU_POOL_CREATE &&
+	    w->kind <= CUDAEMU_POOL_DESTROY)
+		return submit_pool(w);
 	if (w->device >= 0 && w->device < drv.n_dev &&
 	    (w->kind == CUDAEMU_MEMALLOC || w->kind == CUDAEMU_MEMFREE))
 		return submit_mem(w);

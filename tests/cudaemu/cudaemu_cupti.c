@@ -68,6 +68,7 @@ typedef CUpti_ActivityMemcpy5 emu_memcpy;
 typedef CUpti_ActivityDevice4 emu_device;
 typedef CUpti_ActivityContext2 emu_context;
 typedef CUpti_ActivitySynchronization emu_sync;
+typedef CUpti_ActivityMemoryPool2 emu_pool;    /* MemoryPool3 less isManagedPool */
 #define EMU_API_VERSION 24u            /* CUDA 12.6 (cupti_version.h) */
 #else
 typedef CUpti_ActivityKernel10 emu_kernel;
@@ -75,6 +76,7 @@ typedef CUpti_ActivityMemcpy6 emu_memcpy;
 typedef CUpti_ActivityDevice5 emu_device;
 typedef CUpti_ActivityContext3 emu_context;
 typedef CUpti_ActivitySynchronization2 emu_sync;
+typedef CUpti_ActivityMemoryPool3 emu_pool;
 #define EMU_API_VERSION ((uint32_t)CUPTI_API_VERSION)
 #endif
 #define MAX_KIND 128
@@ -187,6 +189,7 @@ static size_t rec_size(CUpti_ActivityKind k)
 	case CUPTI_ACTIVITY_KIND_MARKER: return sizeof(CUpti_ActivityMarker2);
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(emu_sync);
 	case CUPTI_ACTIVITY_KIND_MEMORY2: return sizeof(CUpti_ActivityMemory4);
+	case CUPTI_ACTIVITY_KIND_MEMORY_POOL: return sizeof(emu_pool);
 	default: return 0;
 	}
 }
@@ -400,7 +403,7 @@ static void put_memory(const struct cudaemu_work *w, const struct cudaemu_device
 	if (!m)
 		return;
 	m->kind = CUPTI_ACTIVITY_KIND_MEMORY2;
-	m->memoryOperationType = w->kind == CUDAEMU_MEMALLOC
+	m->memoryOperationType = w->kind == CUDAEMU_MEMALLOC || w->kind == CUDAEMU_POOL_ALLOC
 				 ? CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION
 				 : CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
 	m->memoryKind = w->mem_kind ? (CUpti_ActivityMemoryKind)w->mem_kind
@@ -412,6 +415,42 @@ static void put_memory(const struct cudaemu_work *w, const struct cudaemu_device
 	m->processId = (uint32_t)getpid();
 	m->deviceId = (uint32_t)w->device;
 	m->contextId = d->context_id;
+	if (w->kind == CUDAEMU_POOL_ALLOC || w->kind == CUDAEMU_POOL_FREE) {
+		/* from a local pool: its size and utilized bytes then */
+		m->isAsync = 1;
+		m->streamId = w->stream;
+		m->memoryPoolConfig.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+		m->memoryPoolConfig.address = w->pool;
+		m->memoryPoolConfig.releaseThreshold = w->threshold;
+		m->memoryPoolConfig.pool.size = w->pool_size;
+		m->memoryPoolConfig.utilizedSize = w->pool_used;
+	}
+}
+
+/* a pool created, trimmed or destroyed (MEMORY_POOL: CUDA 13's
+ * MemoryPool3, 12's MemoryPool2): the pool's size and utilized bytes after
+ * the call */
+static void put_pool(const struct cudaemu_work *w)
+{
+	emu_pool *m = (void *)room(sizeof(*m), w->end_ns);
+	if (!m)
+		return;
+	m->kind = CUPTI_ACTIVITY_KIND_MEMORY_POOL;
+	m->memoryPoolOperationType = w->kind == CUDAEMU_POOL_CREATE
+				     ? CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED
+				     : w->kind == CUDAEMU_POOL_TRIM
+				     ? CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED
+				     : CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_DESTROYED;
+	m->memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+	m->correlationId = w->corr;
+	m->processId = (uint32_t)getpid();
+	m->deviceId = (uint32_t)w->device;
+	m->minBytesToKeep = w->kind == CUDAEMU_POOL_TRIM ? (size_t)w->bytes : 0;
+	m->address = w->pool;
+	m->size = w->pool_size;
+	m->releaseThreshold = w->threshold;
+	m->timestamp = cupti_time(w->start_ns);
+	m->utilizedSize = w->pool_used;
 }
 
 /* cuGraphInstantiate: the graph's kernels will be traced when kernels are */
@@ -455,9 +494,13 @@ static void sink_work(struct cudaemu_work *w)
 			m->streamId = w->stream;
 			m->correlationId = w->corr;
 		}
-	} else if ((w->kind == CUDAEMU_MEMALLOC || w->kind == CUDAEMU_MEMFREE) &&
+	} else if ((w->kind == CUDAEMU_MEMALLOC || w->kind == CUDAEMU_MEMFREE ||
+		    w->kind == CUDAEMU_POOL_ALLOC || w->kind == CUDAEMU_POOL_FREE) &&
 		   cu.kind_on[CUPTI_ACTIVITY_KIND_MEMORY2]) {
 		put_memory(w, d);
+	} else if ((w->kind == CUDAEMU_POOL_CREATE || w->kind == CUDAEMU_POOL_TRIM ||
+		    w->kind == CUDAEMU_POOL_DESTROY) && cu.kind_on[CUPTI_ACTIVITY_KIND_MEMORY_POOL]) {
+		put_pool(w);
 	} else if (w->kind == CUDAEMU_MEMSET && cu.kind_on[CUPTI_ACTIVITY_KIND_MEMSET]) {
 		CUpti_ActivityMemset4 *m = (void *)room(sizeof(*m), w->end_ns);
 		if (m) {

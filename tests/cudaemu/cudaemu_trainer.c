@@ -14,7 +14,7 @@
  *                   [--cupti LIB] [--nvtx D] [--graph-every K] [--syncs K]
  *                   [--batches K] [--kineto-at I[,J]] [--kineto-finalize]
  *                   [--nvtx-ext N] [--fork-calls] [--collectives N [--coll-ms P]]
- *                   [--allocs K]
+ *                   [--allocs K] [--pools K]
  *
  * Truth file (TSV): a '#' header line with pid, devices and the window
  * (first API call start, last work end); one line per piece of work:
@@ -87,6 +87,16 @@
  * times before; the last two stay allocated.  A line per call:
  * `A device corr tid ts bytes op` (op 1 allocation, 2 free; ts the time
  * of the MEMORY2 record, inside the call).
+ * --pools K: after every K-th piece of work the thread allocates from its
+ * own pool of the stream-ordered allocator (made with cuMemPoolCreate, release
+ * threshold (4 + thread) MiB, the first time): j-th time cuMemAllocFromPoolAsync
+ * of (1 + j % 3) MiB + 4096 * (thread + 1) bytes, from the third time on
+ * cuMemFreeAsync of what it allocated two times before, and every fourth time
+ * cuMemPoolTrimTo(pool, 0); when its work is done it trims the pool to 0 and
+ * destroys it.  A line per call: `P device op ts pool size used corr` (op 1
+ * create, 2 allocation, 3 free, 4 trim, 5 destroy; ts the time of its CUPTI
+ * record, inside the call; size and utilized bytes of the pool after it, the
+ * driver's truth: a pool grows in 2 MiB pieces, CUDAEMU_POOL_GRAIN).
  * --fork N: while the threads submit, the main thread forks N DataLoader-
  * like children that exit at once with exit(0) (atexit handlers run); a
  * line `F pid status ms` each (exit status, ms from fork to reaped).
@@ -126,6 +136,7 @@ static struct {
 	int graphs;
 	int graph_every, syncs, batches;
 	int allocs;              /* --allocs K */
+	int pools;               /* --pools K */
 	int nvtx;                /* nesting depth of each thread's NVTX ranges */
 	int tsc_at;
 	int bad_ts;
@@ -406,7 +417,52 @@ struct extras {
 	int n_b;
 	struct cudaemu_work *a;  /* allocations and frees */
 	int n_a, n_alloc;
+	struct cudaemu_work *p;  /* pool calls (--pools) */
+	int n_p, n_palloc;
+	uint64_t pool;           /* the thread's pool (0: none yet) */
 };
+
+/* one pool call of kind on the thread's pool; aborts when the driver refuses */
+static struct cudaemu_work *pool_call(struct extras *ex, int kind, int device, uint32_t stream,
+				      uint64_t bytes)
+{
+	struct cudaemu_work *p = &ex->p[ex->n_p++];
+	memset(p, 0, sizeof(*p));
+	p->kind = kind;
+	p->device = device;
+	p->stream = stream;
+	p->pool = ex->pool;
+	p->bytes = bytes;
+	return p;
+}
+
+/* --pools: the j-th allocation from the thread's pool (made the first time),
+ * the free of the allocation two times before, every fourth time a trim */
+static void pool_extras(struct extras *ex, int t, int device, uint32_t stream)
+{
+	int j = ex->n_palloc++;
+	if (!ex->pool) {
+		struct cudaemu_work *c = pool_call(ex, CUDAEMU_POOL_CREATE, device, stream, 0);
+		c->threshold = (uint64_t)(4 + t) << 20;
+		if (cudaemu_submit(c) != 0)
+			abort();
+		ex->pool = c->pool;
+	}
+	uint64_t b = ((uint64_t)(1 + j % 3) << 20) + 4096u * (uint64_t)(t + 1);
+	if (cudaemu_submit(pool_call(ex, CUDAEMU_POOL_ALLOC, device, stream, b)) != 0)
+		abort();
+	for (int k = ex->n_p - 2, seen = 0; j >= 2 && k >= 0; k--) {
+		if (ex->p[k].kind != CUDAEMU_POOL_ALLOC || ++seen < 2)
+			continue;
+		struct cudaemu_work *f = pool_call(ex, CUDAEMU_POOL_FREE, device, stream, ex->p[k].bytes);
+		f->address = ex->p[k].address;
+		if (cudaemu_submit(f) != 0)
+			abort();
+		break;
+	}
+	if (j % 4 == 3 && cudaemu_submit(pool_call(ex, CUDAEMU_POOL_TRIM, device, stream, 0)) != 0)
+		abort();
+}
 
 /* submit one replay of thread t's graph */
 static void graph_replay(struct cudaemu_work *w, int t, int device, uint32_t stream)
@@ -466,6 +522,8 @@ static void extras(struct extras *ex, int t, int i, int device, uint32_t stream)
 			break;
 		}
 	}
+	if (tr.pools && i % tr.pools == tr.pools - 1)
+		pool_extras(ex, t, device, stream);
 	if (tr.batches && i % tr.batches == tr.batches - 1) {
 		static const uint8_t kinds[6] = {
 			CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
@@ -490,9 +548,16 @@ static void extras(struct extras *ex, int t, int i, int device, uint32_t stream)
 	}
 }
 
-/* the Y, C and A truth lines (tr.lock held) */
+/* the Y, C, A and P truth lines (tr.lock held) */
 static void put_extras(const struct extras *ex)
 {
+	for (int k = 0; k < ex->n_p && tr.keep; k++) {
+		const struct cudaemu_work *p = &ex->p[k];
+		fprintf(tr.out, "P\t%d\t%d\t%llu\t%llu\t%llu\t%llu\t%u\n", p->device,
+			p->kind - CUDAEMU_POOL_CREATE + 1, (unsigned long long)p->start_ns,
+			(unsigned long long)p->pool, (unsigned long long)p->pool_size,
+			(unsigned long long)p->pool_used, p->corr);
+	}
 	for (int k = 0; k < ex->n_a && tr.keep; k++) {
 		const struct cudaemu_work *m = &ex->a[k];
 		fprintf(tr.out, "A\t%d\t%u\t%u\t%llu\t%llu\t%d\n", m->device, m->corr, m->tid,
@@ -535,12 +600,13 @@ static void *thread_main(void *arg)
 		cudaemu_graph_instantiate(1000u + (uint32_t)t);
 	struct extras ex = { 0 };
 	size_t n_extra = (size_t)tr.work + 1;
-	if (tr.graph_every || tr.syncs || tr.batches || tr.allocs) {
+	if (tr.graph_every || tr.syncs || tr.batches || tr.allocs || tr.pools) {
 		ex.g = calloc((size_t)tr.graphs + n_extra, sizeof(*ex.g));
 		ex.y = calloc(n_extra, sizeof(*ex.y));
 		ex.b = calloc(n_extra, sizeof(*ex.b));
 		ex.a = calloc(2 * n_extra, sizeof(*ex.a));
-		if (!ex.g || !ex.y || !ex.b || !ex.a)
+		ex.p = calloc(4 * n_extra + 4, sizeof(*ex.p));
+		if (!ex.g || !ex.y || !ex.b || !ex.a || !ex.p)
 			abort();
 	}
 	uint64_t t0 = cudaemu_now_ns();
@@ -629,6 +695,13 @@ static void *thread_main(void *arg)
 		struct cudaemu_work *w = &gl[n_gl++];
 		graph_replay(w, t, t % ndev, 1 + (uint32_t)(t / ndev) * 2);
 	}
+	if (ex.pool) {
+		/* the pool's end: trimmed to nothing, destroyed */
+		int dev = ex.p[0].device;
+		if (cudaemu_submit(pool_call(&ex, CUDAEMU_POOL_TRIM, dev, ex.p[0].stream, 0)) != 0 ||
+		    cudaemu_submit(pool_call(&ex, CUDAEMU_POOL_DESTROY, dev, ex.p[0].stream, 0)) != 0)
+			abort();
+	}
 	pthread_mutex_lock(&tr.lock);
 	put_extras(&ex);
 	for (int g = 0; g < n_gl && gl; g++) {
@@ -648,6 +721,7 @@ static void *thread_main(void *arg)
 	free(ex.y);
 	free(ex.b);
 	free(ex.a);
+	free(ex.p);
 	for (size_t i = 0; i < keep && tr.keep; i++) {
 		put(&done[i]);
 		if (done[i].api_start_ns < tr.first)
@@ -694,6 +768,8 @@ int main(int argc, char **argv)
 			tr.batches = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--allocs") && v)
 			tr.allocs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--pools") && v)
+			tr.pools = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--nvtx") && v)
 			tr.nvtx = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--tail-ms") && v)
@@ -720,7 +796,7 @@ int main(int argc, char **argv)
 			tr.coll_ms = atoi(argv[++i]);
 		else {
 			fprintf(stderr, "usage: cudaemu_trainer --out TRUTH [--threads T] [--work N] "
-				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N] [--cupti LIB] [--nvtx D] [--graph-every K] [--syncs K] [--batches K] [--kineto-at I[,J]] [--kineto-finalize] [--nvtx-ext N] [--fork-calls] [--collectives N [--coll-ms P]] [--allocs K]\n");
+				"[--configs C] [--dur-ns D] [--gap-us G] [--fork N] [--rate R] [--tail-ms M] [--graphs N] [--tsc-at I] [--bad-ts N] [--cupti LIB] [--nvtx D] [--graph-every K] [--syncs K] [--batches K] [--kineto-at I[,J]] [--kineto-finalize] [--nvtx-ext N] [--fork-calls] [--collectives N [--coll-ms P]] [--allocs K] [--pools K]\n");
 			return 2;
 		}
 	}

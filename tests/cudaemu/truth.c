@@ -14,6 +14,7 @@ void truth_free(struct truth *t)
 	free(t->y);
 	free(t->c);
 	free(t->a);
+	free(t->p);
 	free(t->idx);
 	free(t->owner);
 	memset(t, 0, sizeof(*t));
@@ -51,7 +52,7 @@ int truth_read(const char *path, struct truth *t, char *err, size_t errlen)
 		return -1;
 	}
 	char line[512];
-	size_t cap_w = 0, cap_g = 0, cap_n = 0, cap_y = 0, cap_c = 0, cap_o = 0, cap_a = 0;
+	size_t cap_w = 0, cap_g = 0, cap_n = 0, cap_y = 0, cap_c = 0, cap_o = 0, cap_a = 0, cap_p = 0;
 	int rc = 0;
 	while (rc == 0 && fgets(line, sizeof(line), f)) {
 		switch (line[0]) {
@@ -121,6 +122,16 @@ int truth_read(const char *path, struct truth *t, char *err, size_t errlen)
 				rc = line_of(path, line, err, errlen);
 			else
 				t->n_a++;
+			break;
+		}
+		case 'P': {
+			struct truth_p *p = PUSH(t->p, t->n_p, cap_p);
+			if (!p || sscanf(line, "P\t%d\t%d\t%llu\t%llu\t%llu\t%llu\t%u", &p->device,
+					 &p->op, &p->ts, &p->pool, &p->size, &p->used, &p->corr) != 7 ||
+			    p->op < 1 || p->op > 5)
+				rc = line_of(path, line, err, errlen);
+			else
+				t->n_p++;
 			break;
 		}
 		case 'S': {

@@ -8,7 +8,8 @@
  * batched copy call), K (the Kineto-like second client's counts, with
  * --kineto-at), O (which callback pair got a correlation id's records,
  * appended at exit with --kineto-at), X (NVTX extension calls, with
- * --nvtx-ext), A (an allocation or free, with --allocs).  Unknown line
+ * --nvtx-ext), A (an allocation or free, with --allocs), P (a pool call,
+ * with --pools).  Unknown line
  * types are an error.
  */
 #ifndef GTRACE_TESTS_CUDAEMU_TRUTH_H
@@ -72,6 +73,15 @@ struct truth_a {
 	unsigned long long ts, bytes;
 };
 
+/* one pool call (P, --pools): op 1 cuMemPoolCreate, 2 cuMemAllocFromPoolAsync,
+ * 3 cuMemFreeAsync, 4 cuMemPoolTrimTo, 5 cuMemPoolDestroy; ts the time of
+ * its CUPTI record; size and used the pool's size and utilized bytes after */
+struct truth_p {
+	int device, op;
+	unsigned corr;
+	unsigned long long ts, pool, size, used;
+};
+
 struct truth {
 	struct truth_w *w;
 	size_t n;
@@ -85,6 +95,8 @@ struct truth {
 	size_t n_c;
 	struct truth_a *a;
 	size_t n_a;
+	struct truth_p *p;
+	size_t n_p;
 	struct truth_w **idx;        /* by correlation id (truth_by_corr) */
 	uint32_t max_corr;
 	long pid;

@@ -101,12 +101,13 @@ static void copy_file(const char *from, const char *to)
 	cr_assert_eq(system(cmd), 0);
 }
 
-/* up to tries runs; every one ends in one line or success, never a signal;
- * at least one truncation lands while mapped and is named */
+/* up to tries runs until a truncation lands while the file is mapped and
+ * is named; every run ends in one line or success, never a signal (on a
+ * loaded machine many tries land after the read is over, hence many) */
 static void attack(const char *orig, const char *work, int tries)
 {
 	int named = 0;
-	for (int t = 0; t < tries && named < 2; t++) {
+	for (int t = 0; t < tries && named < 1; t++) {
 		copy_file(orig, work);
 		int rc, hit = run_truncated(work, &rc);
 		cr_expect(rc == 0 || rc == 1, "try %d: exit %d (killed?): %s", t, rc, out);
@@ -129,7 +130,7 @@ Test(truncate_read, gtrace_capture, .timeout = 180)
 	snprintf(cmd, sizeof(cmd), "%s/tui/gtrace sim --force -o '%s' --events 3M --gpus 2 2>/dev/null",
 		 b ? b : "build", orig);
 	cr_assert_eq(system(cmd), 0);
-	attack(orig, work, 6);
+	attack(orig, work, 30);
 	unlink(orig);
 	unlink(work);
 }
@@ -185,7 +186,7 @@ Test(truncate_read, xplane_profile, .timeout = 180)
 	close(fd);
 	free(line);
 	close(mkstemps(work, 10));
-	attack(orig, work, 10);
+	attack(orig, work, 30);
 	unlink(orig);
 	unlink(work);
 }
