@@ -14,6 +14,7 @@
 #include "gtrace/gtfile.h"
 #include "gtrace/load.h"
 #include "netsess.h"
+#include "cmd.h"
 #include "ui.h"
 
 static int record_nodes(const char *out, char **cmds, char **hosts, int n, int force,
@@ -193,12 +194,14 @@ int netsess_attach_hosts(int argc, char **argv)
 			a[2] == 'a' ? (align = 1) : (force = 1);
 			continue;
 		}
-		if (i + 1 >= argc || (strcmp(a, "--hosts") && strcmp(a, "--ssh") && strcmp(a, "--gtrace") &&
-				      strcmp(a, "--memory") && strcmp(a, "--record"))) {
-			fprintf(stderr, "gtrace attach: %s '%s'\n", i + 1 >= argc ? "a value is needed after" :
-				"unknown option", a);
-			return 2;
-		}
+		/* an unknown word is named as such even when it is the last one (it was
+		 * "a value is needed after '--ring'") */
+		if (strcmp(a, "--hosts") && strcmp(a, "--ssh") && strcmp(a, "--gtrace") &&
+		    strcmp(a, "--memory") && strcmp(a, "--record"))
+			return cmd_usage_error("attach", a[0] == '-' ? "%s: unknown option '%s'" :
+					       "%s: unexpected argument '%s'", "--hosts", a);
+		if (i + 1 >= argc)
+			return cmd_usage_error("attach", "a value is needed after '%s'", a);
 		const char *v = argv[++i];
 		if (!strcmp(a, "--hosts")) {
 			hosts = v;

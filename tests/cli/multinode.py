@@ -263,6 +263,18 @@ def hosts_transport(d):
     r = subprocess.run([G, "attach", "--hosts", "a;rm -rf x"], capture_output=True, text=True,
                        timeout=10)
     check(r.returncode == 2 and "is not a host name" in r.stderr, "attach --hosts: a bad name refused")
+    # trial 5: a word attach --hosts does not know, given last, was "a value is
+    # needed after" it; a stray argument was an "unknown option"
+    for extra, want in ((["--ring", "10m"], "--hosts: unknown option '--ring'"),
+                        (["--force-inject"], "--hosts: unknown option '--force-inject'"),
+                        (["beta"], "--hosts: unexpected argument 'beta'"),
+                        (["--record"], "a value is needed after '--record'")):
+        r = subprocess.run([G, "attach", "--hosts", "alpha"] + extra, capture_output=True,
+                           text=True, timeout=10, stdin=subprocess.DEVNULL)
+        check(r.returncode == 2 and want in r.stderr and "try 'gtrace attach --help'" in r.stderr
+              and len(r.stderr.strip().splitlines()) == 1,
+              "attach --hosts alpha %s: one usage line naming it (%d: %s)"
+              % (" ".join(extra), r.returncode, r.stderr.strip()))
 
 
 def start_sshd(d):
