@@ -111,6 +111,22 @@ int gt_load(const char *const *paths, size_t n, const struct gt_load_opts *o,
 			/* several .gtrace files: the nodes of one job (gtjob.h) */
 			ng += f == GT_FMT_GTRACE;
 		}
+		/* the same file twice (a shell glob and a name, a link) would
+		   become two ranks of one run, silently */
+		for (size_t i = 0; i < n; i++) {
+			struct stat a;
+			if (stat(paths[i], &a))
+				continue;
+			for (size_t j = 0; j < i; j++) {
+				struct stat b;
+				if (!stat(paths[j], &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+					snprintf(err, errlen, "%s: the same file as %s, given twice",
+						 paths[i], paths[j]);
+					gt_store_free(s);
+					return -EINVAL;
+				}
+			}
+		}
 		if (ng == n) {
 			char warn[512];
 			/* the .gtrace reader has its own events-per-byte rule */

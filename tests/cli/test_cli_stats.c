@@ -541,6 +541,15 @@ Test(cli_stats, errors)
 		free(args);
 		run_free(&r);
 	}
+	/* the same file twice (by two names) is refused, not two ranks */
+	char *twice = NULL, want[256];
+	cr_assert(asprintf(&twice, "stats %s /tmp/./%s --report overview", f, f + 5) > 0);
+	r = gtrace(twice);
+	free(twice);
+	cr_assert_eq(r.rc, 1, "exit %d %s", r.rc, r.err);
+	snprintf(want, sizeof(want), "gtrace: /tmp/./%s: the same file as %s, given twice\n", f + 5, f);
+	cr_assert_str_eq(r.err, want);
+	run_free(&r);
 	unlink(f);
 	r = gtrace("stats");
 	cr_assert_eq(r.rc, 2);
