@@ -72,16 +72,21 @@ static void teardown(void)
 	cr_assert_eq(system(cmd), 0);
 }
 
-/* start the trainer (waiting for its viewer); its pid, its stderr into
- * errpath */
-static pid_t start_trainer_at(double seconds, double rate_ev_s, const char *errpath)
+/* start the trainer at rate_ev_s events/s with the options `more` (ending
+ * with NULL), waiting for its viewer; its pid, its stderr into errpath */
+static pid_t start_trainer_with(double rate_ev_s, const char *errpath, const char *const *more)
 {
 	const char *b = getenv("GTRACE_BUILD");
 	cr_assert_not_null(b, "GTRACE_BUILD not set");
-	char exe[512], secs[32], rate[32];
+	char exe[512], rate[32];
 	snprintf(exe, sizeof(exe), "%s/tui/gtrace", b);
-	snprintf(secs, sizeof(secs), "%.3f", seconds);
 	snprintf(rate, sizeof(rate), "%.0f", rate_ev_s);
+	const char *argv[24] = { "gtrace", "demo", "--trainer", "--gpus", "1", "--scenario",
+				 "comm-bound", "--rate", rate, "--wait", "--linger", "10" };
+	size_t n = 12;
+	while (*more && n < 23)
+		argv[n++] = *more++;
+	argv[n] = NULL;
 	int out[2];
 	cr_assert_eq(pipe(out), 0);
 	pid_t p = fork();
@@ -93,8 +98,7 @@ static pid_t start_trainer_at(double seconds, double rate_ev_s, const char *errp
 		int e = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		if (e >= 0)
 			dup2(e, 2);
-		execl(exe, "gtrace", "demo", "--trainer", "--gpus", "1", "--scenario", "comm-bound",
-		      "--rate", rate, "--seconds", secs, "--wait", "--linger", "10", (char *)NULL);
+		execv(exe, (char *const *)argv);
 		_exit(127);
 	}
 	close(out[1]);
@@ -105,39 +109,23 @@ static pid_t start_trainer_at(double seconds, double rate_ev_s, const char *errp
 	return p;
 }
 
+/* the trainer for `seconds` of wall time */
+static pid_t start_trainer_at(double seconds, double rate_ev_s, const char *errpath)
+{
+	char secs[32];
+	snprintf(secs, sizeof(secs), "%.3f", seconds);
+	return start_trainer_with(rate_ev_s, errpath, (const char *const[]){ "--seconds", secs, NULL });
+}
+
 /* the hour's trainer: N steps, as fast as the session takes them up to
  * rate_ev_s (--lossless: it waits for room in the ring rather than losing
  * events, so the count to check is the simulator's own whatever the load) */
 static pid_t start_trainer_steps(long steps, double rate_ev_s, const char *errpath)
 {
-	const char *b = getenv("GTRACE_BUILD");
-	cr_assert_not_null(b, "GTRACE_BUILD not set");
-	char exe[512], nsteps[32], rate[32];
-	snprintf(exe, sizeof(exe), "%s/tui/gtrace", b);
+	char nsteps[32];
 	snprintf(nsteps, sizeof(nsteps), "%ld", steps);
-	snprintf(rate, sizeof(rate), "%.0f", rate_ev_s);
-	int out[2];
-	cr_assert_eq(pipe(out), 0);
-	pid_t p = fork();
-	cr_assert(p >= 0);
-	if (p == 0) {
-		dup2(out[1], 1);
-		close(out[0]);
-		close(out[1]);
-		int e = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (e >= 0)
-			dup2(e, 2);
-		execl(exe, "gtrace", "demo", "--trainer", "--gpus", "1", "--scenario", "comm-bound",
-		      "--rate", rate, "--steps", nsteps, "--lossless", "--wait", "--linger", "10",
-		      (char *)NULL);
-		_exit(127);
-	}
-	close(out[1]);
-	char line[128] = "";
-	FILE *f = fdopen(out[0], "r");
-	cr_assert(f && fgets(line, sizeof(line), f), "the trainer did not start");
-	fclose(f);
-	return p;
+	return start_trainer_with(rate_ev_s, errpath,
+				  (const char *const[]){ "--steps", nsteps, "--lossless", NULL });
 }
 
 /* the trainer's "N events generated, M published" */
