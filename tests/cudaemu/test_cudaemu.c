@@ -24,36 +24,22 @@
 #include "gtrace/analysis.h"
 #include "gtrace/mem_usage.h"
 #include "gtrace/store.h"
+#include "emutest.h"
 #include "truth.h"
 
 static char build[1024];
 
 static void setup(void)
 {
-	snprintf(build, sizeof(build), "%s", getenv("GTRACE_BUILD"));
-	char lp[1200];
-	snprintf(lp, sizeof(lp), "%s/tests/cudaemu", build);
-	setenv("LD_LIBRARY_PATH", lp, 1);   /* the emulated libcupti.so.13 */
-	unsetenv("GTRACE_AUTOSTART");
+	emutest_env(build, sizeof(build), 1);
 }
 
 TestSuite(cudaemu, .init = setup, .timeout = 60);
 
-/* run argv with stdout+stderr to log; exit status */
+/* run argv with stdout+stderr to log (killed if the test dies); exit status */
 static int run(const char *log, char *const argv[])
 {
-	pid_t p = fork();
-	if (p == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);    /* no stray gtrace after a timeout */
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	int st;
-	waitpid(p, &st, 0);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return emutest_wait(emutest_spawn(log, argv, 1));
 }
 
 /* wait (at most 30 s) until process pid's capture library listens on its

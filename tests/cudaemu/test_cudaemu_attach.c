@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include "gtrace/gtfile.h"
 #include "gtrace/store.h"
+#include "emutest.h"
 #include "truth.h"
 
 static struct truth T;
@@ -31,11 +32,7 @@ static char build[1024];
 
 static void setup(void)
 {
-	snprintf(build, sizeof(build), "%s", getenv("GTRACE_BUILD"));
-	char lp[1200];
-	snprintf(lp, sizeof(lp), "%s/tests/cudaemu", build);
-	setenv("LD_LIBRARY_PATH", lp, 1);   /* the emulated libcuda.so.1 and libcupti.so.13 */
-	unsetenv("GTRACE_AUTOSTART");
+	emutest_env(build, sizeof(build), 1);
 	unsetenv("CUDA_INJECTION64_PATH");
 }
 
@@ -50,23 +47,10 @@ static unsigned long long realtime_ns(void)
 
 static pid_t spawn(const char *log, char *const argv[])
 {
-	pid_t p = fork();
-	if (p == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	return p;
+	return emutest_spawn(log, argv, 0);
 }
 
-static int wait_exit(pid_t p)
-{
-	int st;
-	waitpid(p, &st, 0);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
+#define wait_exit emutest_wait
 
 static void read_truth_drops(const char *path, int dormant_drops);
 

@@ -28,17 +28,14 @@
 #include "gtrace/mem_usage.h"
 #include "gtrace/store.h"
 #include "../../live/live.h"
+#include "emutest.h"
 #include "truth.h"
 
 static char build[1024];
 
 static void setup(void)
 {
-	snprintf(build, sizeof(build), "%s", getenv("GTRACE_BUILD"));
-	char lp[1200];
-	snprintf(lp, sizeof(lp), "%s/tests/cudaemu", build);
-	setenv("LD_LIBRARY_PATH", lp, 1);   /* the emulated libcuda.so.1 and libcupti.so.13 */
-	unsetenv("GTRACE_AUTOSTART");
+	emutest_env(build, sizeof(build), 1);
 	unsetenv("CUDA_INJECTION64_PATH");
 	setenv("CUDAEMU_SHUFFLE", "64", 1);  /* 64 records a buffer, handed back newest first */
 }
@@ -65,12 +62,7 @@ static pid_t spawn(const char *log, char *const argv[], int inject)
 	return p;
 }
 
-static int wait_exit(pid_t p)
-{
-	int st;
-	waitpid(p, &st, 0);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
+#define wait_exit emutest_wait
 
 static void msleep(int ms)
 {

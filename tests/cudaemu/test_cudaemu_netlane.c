@@ -28,6 +28,7 @@
 #include "gtrace/mem_lane.h"
 #include "gtrace/store.h"
 #include "../../tui/netsess.h"
+#include "emutest.h"
 #include "truth.h"
 
 /* what netsess.c takes from the rest of the program */
@@ -59,8 +60,7 @@ static char build[1024];
 
 static void setup(void)
 {
-	snprintf(build, sizeof(build), "%s", getenv("GTRACE_BUILD"));
-	unsetenv("GTRACE_AUTOSTART");
+	emutest_env(build, sizeof(build), 0);
 	unsetenv("CUDA_INJECTION64_PATH");
 }
 

@@ -30,17 +30,14 @@
 #include <unistd.h>
 #include <cupti_activity.h>
 #include "cudaemu.h"
+#include "emutest.h"
 #include "truth.h"
 
 static char build[1024];
 
 static void setup(void)
 {
-	snprintf(build, sizeof(build), "%s", getenv("GTRACE_BUILD"));
-	char lp[1200];
-	snprintf(lp, sizeof(lp), "%s/tests/cudaemu", build);
-	setenv("LD_LIBRARY_PATH", lp, 1);   /* the emulated libcuda.so.1 and libcupti.so.13 */
-	unsetenv("GTRACE_AUTOSTART");
+	emutest_env(build, sizeof(build), 1);
 	unsetenv("CUDAEMU_SHUFFLE");
 }
 
