@@ -7,6 +7,7 @@
  * index (corr.c).
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "store_priv.h"
@@ -54,7 +55,16 @@ struct gt_store *gt_store_new(void)
 	rectab_init(&s->nccl, sizeof(struct gt_nccl));
 	s->t_min = INT64_MAX;
 	s->t_max = INT64_MIN;
+	static _Atomic uint64_t uids;
+	s->uid = atomic_fetch_add(&uids, 1) + 1;
 	return s;
+}
+
+uint64_t gt_store_change_id(const struct gt_store *s)
+{
+	/* n_added and n_finish only grow: their sum changes at every change */
+	uint64_t h = s->uid * 0x9e3779b97f4a7c15ull;
+	return h ^ (s->n_added + s->n_finish);
 }
 
 void gt_store_free(struct gt_store *s)
@@ -498,6 +508,7 @@ int gt_store_finish(struct gt_store *s)
 {
 	int rc;
 	size_t n = 0, unchecked = 0;
+	s->n_finish++;
 	store_budget_poll(s);
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	for (size_t i = 0; i < s->n_lanes; i++) {

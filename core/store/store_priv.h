@@ -60,6 +60,8 @@ struct gt_store {
 	/* an import's limits (gt_store_limits_set); 0 = none */
 	size_t lim_lanes;
 	uint64_t lim_events, n_added;
+	uint64_t uid;             /* unique in the process (gt_store_change_id) */
+	uint64_t n_finish;        /* gt_store_finish calls */
 	int64_t pend_lanes, pend_events;   /* held by importers, not added yet (atomic) */
 	int lim_hit;              /* STORE_LIM_* of the first refusal (atomic) */
 	size_t budget;            /* bytes, 0 = unbounded (store_budget.c) */

@@ -134,6 +134,11 @@ uint32_t gt_store_str_short(const struct gt_store *s, uint32_t name);
  * id, UINT32_MAX on allocation failure */
 uint32_t gt_store_lane(struct gt_store *s, const struct gt_lane_key *key);
 size_t gt_store_lane_count(const struct gt_store *s);
+/* changes whenever the store's events can have changed (an event added,
+ * gt_store_finish: a load, a live batch, a time shift), and differs
+ * between two stores of the process, also one made at a freed one's
+ * address: a key for caches of results over the store (O(1)) */
+uint64_t gt_store_change_id(const struct gt_store *s);
 struct gt_lane *gt_store_lane_at(const struct gt_store *s, uint32_t id);
 void gt_store_lane_set_name(struct gt_store *s, uint32_t lane, const char *name);
 

@@ -281,3 +281,31 @@ Test(store, correlation)
 	cr_assert_eq(r.lane, g);
 	gt_store_free(s);
 }
+
+/* the change id (the steps cache's key): differs between stores, also one
+ * made where a freed one was, and changes at every add, finish and shift */
+Test(store, change_id)
+{
+	struct gt_store *s = gt_store_new();
+	uint32_t a = gpu_lane(s, 0, 0, 1);
+	uint64_t c0 = gt_store_change_id(s);
+	cr_assert_eq(gt_store_change_id(s), c0, "stable while nothing changes");
+	add(s, a, 10, 5, 1);
+	uint64_t c1 = gt_store_change_id(s);
+	cr_assert_neq(c1, c0);
+	cr_assert_eq(gt_store_finish(s), 0);
+	uint64_t c2 = gt_store_change_id(s);
+	cr_assert_neq(c2, c1);
+	cr_assert_eq(gt_store_shift_rank(s, 0, 100), 0);
+	cr_assert_neq(gt_store_change_id(s), c2, "a time shift changes the events");
+	uint64_t last = gt_store_change_id(s);
+	gt_store_free(s);
+	struct gt_store *t = gt_store_new();
+	uint32_t b = gpu_lane(t, 0, 0, 1);
+	add(t, b, 10, 5, 1);
+	cr_assert_eq(gt_store_finish(t), 0);
+	add(t, b, 20, 5, 1);
+	cr_assert_eq(gt_store_finish(t), 0);
+	cr_assert_neq(gt_store_change_id(t), last, "a new store (perhaps at the same address)");
+	gt_store_free(t);
+}
