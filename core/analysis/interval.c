@@ -182,11 +182,12 @@ int64_t interval_len_in(const struct interval_list *l, int64_t t0, int64_t t1)
 }
 
 /* union of one lane's kept events clipped to [t0, t1) */
-static int lane_union(const struct gt_lane *ln, int64_t t0, int64_t t1,
+static int lane_union(const struct gt_store *s, const struct gt_lane *ln, int64_t t0, int64_t t1,
 		      interval_filter_fn keep, void *ctx, struct interval_list *out)
 {
 	size_t first, last;
 	gt_store_lane_range(ln, t0, t1, &first, &last);
+	gt_store_read_tick(s, ln->ev + first, last - first);
 	for (size_t i = first; i < last; i++) {
 		const struct gt_event *e = &ln->ev[i];
 		if (keep && !keep(e, ctx))
@@ -252,6 +253,7 @@ int interval_collect_multi(const struct gt_store *s, const uint32_t *lanes, size
 		struct interval_list *lp = &parts[k * (size_t)ncat];
 		size_t first, last;
 		gt_store_lane_range(ln, t0, t1, &first, &last);
+		gt_store_read_tick(s, ln->ev + first, last - first);
 		for (size_t i = first; i < last; i++) {
 			const struct gt_event *e = &ln->ev[i];
 			int64_t a = e->start_ns, b = gt_event_end(e);
@@ -312,7 +314,7 @@ int interval_collect(const struct gt_store *s, const uint32_t *lanes, size_t nla
 		return -ENOMEM;
 	size_t np = 0;
 	for (size_t i = 0; i < nlanes; i++) {
-		if ((rc = lane_union(gt_store_lane_at(s, lanes[i]), t0, t1, keep, ctx, &parts[np])))
+		if ((rc = lane_union(s, gt_store_lane_at(s, lanes[i]), t0, t1, keep, ctx, &parts[np])))
 			goto out;
 		if (parts[np].n)
 			np++;

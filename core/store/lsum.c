@@ -22,6 +22,8 @@
 #define MAX_BUCKETS ((int64_t)1 << 20)
 /* the coarsest level has at most this many buckets over the span */
 #define TOP_BUCKETS 16
+/* a scan of a lane checks the memory budget every RUN_TICK events (gt_store_read_tick) */
+#define RUN_TICK 65536
 
 struct gt_lsum *gt_lsum_new(int64_t origin_ns, int64_t base_ns, int nlev, size_t nlanes)
 {
@@ -223,6 +225,8 @@ int gt_lsum_build(const struct gt_store *s, struct gt_lsum **out)
 		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		lanes += l->n > 0;
 		for (size_t j = 0; j < l->n; j++) {
+			if (!(j % RUN_TICK))
+				gt_store_read_tick(s, l->ev + j, l->n - j < RUN_TICK ? l->n - j : RUN_TICK);
 			int64_t st = l->ev[j].start_ns, e = gt_event_end(&l->ev[j]);
 			lo = st < lo ? st : lo;
 			hi = e > hi ? e : hi;
@@ -249,6 +253,8 @@ int gt_lsum_build(const struct gt_store *s, struct gt_lsum **out)
 		int sorted = 1;
 		int64_t maxe = INT64_MIN;
 		for (size_t j = 0; j < l->n; j++) {
+			if (!(j % RUN_TICK))
+				gt_store_read_tick(s, l->ev + j, l->n - j < RUN_TICK ? l->n - j : RUN_TICK);
 			const struct gt_event *e = &l->ev[j];
 			int64_t end = e->dur_ns ? e->start_ns + e->dur_ns - 1 : e->start_ns;
 			maxe = end > maxe ? end : maxe;
@@ -263,6 +269,7 @@ int gt_lsum_build(const struct gt_store *s, struct gt_lsum **out)
 		if (sorted) {
 			for (size_t j0 = 0; j0 < l->n; j0 += RUN) {
 				size_t k = l->n - j0 < RUN ? l->n - j0 : RUN;
+				gt_store_read_tick(s, l->ev + j0, k);
 				for (size_t j = 0; j < k; j++) {
 					const struct gt_event *e = &l->ev[j0 + j];
 					ev[j] = (struct sev){ e->start_ns, e->dur_ns, e->name, ev_kfs(e) };
@@ -279,6 +286,7 @@ int gt_lsum_build(const struct gt_store *s, struct gt_lsum **out)
 				ev = g;
 				evcap = l->n;
 			}
+			gt_store_read_tick(s, l->ev, l->n);
 			for (size_t j = 0; j < l->n; j++)
 				ev[j] = (struct sev){ l->ev[j].start_ns, l->ev[j].dur_ns, l->ev[j].name,
 						      ev_kfs(&l->ev[j]) };

@@ -70,6 +70,7 @@ struct store_arena {
 	_Atomic uint64_t trims;
 	size_t since_check;           /* bytes handed out since the last synchronous check */
 	_Atomic size_t cursor;        /* the clock hand: where the next trim starts */
+	_Atomic int64_t read_ns;      /* CLOCK_MONOTONIC of a reader's last check (store_arena_check_read) */
 	pthread_mutex_t trim_mu;      /* one trim at a time (writer and thread) */
 	pthread_t thr;
 	int thr_on;
@@ -86,6 +87,13 @@ struct store_arena {
 	_Atomic uint64_t pop_calls;   /* ranges it mapped */
 	unsigned slow_us;             /* GTRACE_STORE_SLOW_US: a slow disk, for tests */
 };
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static size_t page_round(const struct store_arena *a, size_t n)
 {
@@ -164,6 +172,39 @@ int store_arena_check(struct store_arena *a)
 	}
 	atomic_store(&a->cursor, hand);
 	atomic_fetch_add(&a->trims, 1);
+	pthread_mutex_unlock(&a->trim_mu);
+	return 1;
+}
+
+/* a reader's check (gt_store_read_tick): over the allowance, the pages of
+ * what the reader read since its last check leave the page tables (a scan
+ * drops its own past: no walk of the clock hand through the file to reach
+ * them, no drop of what other threads are reading).  The rest (the index,
+ * other threads' reads) is the trimmer thread's; when its turn is late (a
+ * loaded machine) and the arena is half its allowance over, the whole
+ * arena leaves the page tables in one call: a hard bound that does not
+ * wait for that thread.  What is needed again comes back from the page
+ * cache (a minor fault a page) */
+int store_arena_check_read(struct store_arena *a, const struct store_range *r, int n)
+{
+	atomic_store(&a->read_ns, now_ns());
+	size_t allow = atomic_load(&a->allow);
+	if (store_arena_resident(a) <= allow)
+		return 0;
+	pthread_mutex_lock(&a->trim_mu);
+	uintptr_t lo = (uintptr_t)a->base, hi = lo + atomic_load(&a->used), pg = a->page - 1;
+	for (int i = 0; i < n; i++) {
+		uintptr_t b = r[i].from & ~pg, e = (r[i].to + pg) & ~pg;
+		b = b < lo ? lo : b;
+		e = e > hi ? hi : e;
+		if (b < e)
+			madvise((void *)b, e - b, MADV_DONTNEED);
+	}
+	size_t over = allow / 2 > STORE_READ_CHECK_MIN ? allow / 2 : STORE_READ_CHECK_MIN;
+	if (store_arena_resident(a) > allow + over)
+		store_arena_trim(a);
+	else
+		atomic_fetch_add(&a->trims, 1);
 	pthread_mutex_unlock(&a->trim_mu);
 	return 1;
 }
@@ -251,7 +292,11 @@ static void *trimmer(void *arg)
 		populate_ahead(a);
 		punch_holes(a);
 		pthread_mutex_unlock(&a->mu);
-		store_arena_check(a);
+		/* while a reader checks for itself (a scan), its drops and hard
+		 * bound keep the arena in; the clock hand's walk would only
+		 * take a core from it */
+		if (now_ns() - atomic_load(&a->read_ns) > 2 * (int64_t)a->trim_ms * 1000000)
+			store_arena_check(a);
 		pthread_mutex_lock(&a->mu);
 	}
 	pthread_mutex_unlock(&a->mu);
@@ -378,6 +423,11 @@ int store_arena_write(struct store_arena *a, void *dst, const void *src, size_t 
 void store_arena_set_allow(struct store_arena *a, size_t allow)
 {
 	atomic_store(&a->allow, allow);
+}
+
+size_t store_arena_allow(const struct store_arena *a)
+{
+	return atomic_load(&a->allow);
 }
 
 size_t store_arena_live(const struct store_arena *a)

@@ -177,11 +177,14 @@ static int engage(struct gt_store *s, int eager)
 		return 0;
 	if (s->arena_err)
 		return s->arena_err;
-	int rc = store_arena_new(arena_allow(s), &s->arena);
+	struct store_arena *a = NULL;
+	int rc = store_arena_new(arena_allow(s), &a);
 	if (rc) {
 		s->arena_err = rc;
 		return rc;
 	}
+	/* readers on other threads look at it (gt_store_read_tick) */
+	__atomic_store_n(&s->arena, a, __ATOMIC_RELEASE);
 	rc = eager ? move_all(s) : 0;
 	store_arena_set_allow(s->arena, arena_allow(s));
 	store_arena_check(s->arena);
@@ -210,6 +213,36 @@ void store_budget_ahead(struct gt_store *s, struct gt_lane *l)
 	to = to < l->cap ? to : l->cap;
 	if (from < to)
 		store_arena_ahead(s->arena, l->ev + from, (to - from) * sizeof(*l->ev));
+}
+
+/* what this thread has read of budgeted stores' events since it last
+ * checked the budget (gt_store_read_tick): bytes, and the ranges (a run
+ * that continues the last range extends it) */
+static _Thread_local struct {
+	size_t bytes;
+	int n;
+	struct store_range r[STORE_READ_RANGES];
+} rd;
+
+void gt_store_read_tick(const struct gt_store *s, const struct gt_event *ev, size_t n)
+{
+	struct store_arena *a = s ? __atomic_load_n(&s->arena, __ATOMIC_ACQUIRE) : NULL;
+	if (!a || !n)
+		return;
+	uintptr_t from = (uintptr_t)ev, to = from + n * sizeof(*ev);
+	if (rd.n && rd.r[rd.n - 1].to == from)
+		rd.r[rd.n - 1].to = to;
+	else
+		rd.r[rd.n++] = (struct store_range){ from, to };
+	rd.bytes += n * sizeof(*ev);
+	size_t step = store_arena_allow(a) / 8;
+	if (step < STORE_READ_CHECK_MIN)
+		step = STORE_READ_CHECK_MIN;
+	if (rd.bytes < step && rd.n < STORE_READ_RANGES)
+		return;
+	store_arena_check_read(a, rd.r, rd.n);
+	rd.bytes = 0;
+	rd.n = 0;
 }
 
 int gt_store_set_budget(struct gt_store *s, size_t bytes)

@@ -128,6 +128,11 @@ void store_budget_finished(struct gt_store *s);
  * events): at the start of one, the next is mapped ahead on the arena's
  * thread (store_arena_ahead) */
 #define STORE_AHEAD_EVENTS 32768u
+/* a reader checks the budget itself every eighth of the cache file's
+ * allowance it reads, at least this often (gt_store_read_tick) */
+#define STORE_READ_CHECK_MIN ((size_t)4 << 20)
+/* ranges a reader remembers between two checks (more: it checks now) */
+#define STORE_READ_RANGES 64
 void store_budget_ahead(struct gt_store *s, struct gt_lane *l);
 
 struct store_arena;
@@ -164,10 +169,19 @@ size_t store_arena_live(const struct store_arena *a);
 /* bytes of the arena mapped into the process now (sampled, an upper bound) */
 size_t store_arena_resident(struct store_arena *a);
 void store_arena_set_allow(struct store_arena *a, size_t allow);
+/* the arena's share of the budget now */
+size_t store_arena_allow(const struct store_arena *a);
 /* drop the arena from the page tables; check: only when over the allowance
  * (returns 1 when it trimmed) */
 void store_arena_trim(struct store_arena *a);
 int store_arena_check(struct store_arena *a);
+/* address ranges a reader read (gt_store_read_tick) */
+struct store_range {
+	uintptr_t from, to;
+};
+/* the same check for a reader: over the allowance, drop the n ranges it
+ * read, then the whole arena if that was not enough; 1 when it trimmed */
+int store_arena_check_read(struct store_arena *a, const struct store_range *r, int n);
 uint64_t store_arena_trims(const struct store_arena *a);
 /* benchmarks: out of the process and out of the page cache (written to the
  * file first), so the next touch reads the disk */

@@ -301,6 +301,15 @@ uint64_t gt_store_cache_offloaded(const struct gt_store *s);
  * dst lies in it (no page of the mapping is touched, so what is written is
  * not the process's RSS until read), memcpy otherwise.  0 or -errno */
 int    gt_store_copy_in(struct gt_store *s, void *dst, const void *src, size_t n);
+/* a reader of s is about to read ev[0 .. n) (events of one lane; a scan
+ * over many lanes calls it per lane, or per run of a long lane): every
+ * eighth of the cache file's allowance (4 MiB at least) read by the
+ * calling thread, the budget is checked here, on the reading thread, and
+ * when over it the pages this thread read since its last check are
+ * dropped: a scan cannot map pages faster than the trimmer thread drops
+ * them (that thread's turn can be late on a loaded machine).  Free
+ * without a budget. */
+void   gt_store_read_tick(const struct gt_store *s, const struct gt_event *ev, size_t n);
 /* min(1 GiB, physical RAM / 4) */
 size_t gt_default_memory_budget(void);
 /* "256M", "1G", "512MiB", "64k", "1048576" (K/M/G/T, optional "iB"/"B",
