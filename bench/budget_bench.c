@@ -76,6 +76,8 @@ static double frame(const struct gt_store *s, int64_t t0, int64_t w, uint64_t *s
 	struct gt_bucket b[200];
 	double t = now_s();
 	for (uint32_t i = 0; i < gt_store_lane_count(s); i++) {
+		/* as the viewer's rows (tui/trace_draw.c) */
+		gt_store_read_tick_span(s, gt_store_lane_at(s, i), t0, t0 + 200 * (w / 200 + 1));
 		gt_store_lane_buckets(gt_store_lane_at(s, i), t0, w / 200 + 1, 200, b);
 		for (int c = 0; c < 200; c++)
 			*sink += (uint64_t)b[c].busy_ns + b[c].count;
@@ -95,6 +97,7 @@ static double frame_view(const struct gt_store *s, int64_t t0, int64_t w, uint64
 	*from_sum = 1;
 	for (uint32_t i = 0; i < gt_store_lane_count(s); i++) {
 		if (!gt_lsum_buckets(m, i, t0, w / 200 + 1, 200, b, NULL, NULL)) {
+			gt_store_read_tick_span(s, gt_store_lane_at(s, i), t0, t0 + 200 * (w / 200 + 1));
 			gt_store_lane_buckets(gt_store_lane_at(s, i), t0, w / 200 + 1, 200, b);
 			*from_sum = 0;
 		}
@@ -209,6 +212,7 @@ static double frame_in(const struct gt_store *s, uint32_t l0, uint32_t nl, int64
 		struct rusage r0 = { 0 }, r1 = { 0 }, r2 = { 0 };
 		if (lane_faults)
 			getrusage(RUSAGE_THREAD, &r0);
+		gt_store_read_tick_span(s, l, t0, t0 + 200 * npc);   /* as the viewer's rows */
 		gt_store_lane_buckets(l, t0, npc, 200, b);
 		if (lane_faults)
 			getrusage(RUSAGE_THREAD, &r1);

@@ -328,6 +328,7 @@ static void fill_row(struct trace_view *t, uint32_t ri, int c0, int n, struct gt
 		const struct gt_lane *l = gt_store_lane_at(s, r->lane);
 		if (sum_row(s, r->lane, t0, npc, n, b, cat))
 			return;
+		gt_store_read_tick_span(s, l, t0, t0 + n * npc);
 		gt_store_lane_buckets(l, t0, npc, n, b);
 		for (int x = 0; x < n; x++)
 			cat[x] = b[x].dominant != SIZE_MAX ? (uint8_t)theme_cat(&l->ev[b[x].dominant]) :
@@ -355,8 +356,10 @@ static void fill_row(struct trace_view *t, uint32_t ri, int c0, int n, struct gt
 			continue;
 		nchild++;
 		int fs = sum_row(s, t->L.all[i].lane, t0, npc, n, t->bk2, t->cat2);
-		if (!fs)
+		if (!fs) {
+			gt_store_read_tick_span(s, l, t0, t0 + n * npc);
 			gt_store_lane_buckets(l, t0, npc, n, t->bk2);
+		}
 		for (int x = 0; x < n; x++) {
 			const struct gt_bucket *o = &t->bk2[x];
 			if (o->busy_ns > b[x].busy_ns || (!b[x].count && o->count)) {

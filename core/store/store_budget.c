@@ -245,6 +245,16 @@ void gt_store_read_tick(const struct gt_store *s, const struct gt_event *ev, siz
 	rd.n = 0;
 }
 
+void gt_store_read_tick_span(const struct gt_store *s, const struct gt_lane *l, int64_t t0,
+			     int64_t t1)
+{
+	if (!s || !__atomic_load_n(&s->arena, __ATOMIC_RELAXED) || !l->n)
+		return;
+	size_t a, b;
+	gt_store_lane_range(l, t0, t1, &a, &b);
+	gt_store_read_tick(s, l->ev + a, b - a);
+}
+
 int gt_store_set_budget(struct gt_store *s, size_t bytes)
 {
 	s->budget = bytes;

@@ -310,6 +310,10 @@ int    gt_store_copy_in(struct gt_store *s, void *dst, const void *src, size_t n
  * them (that thread's turn can be late on a loaded machine).  Free
  * without a budget. */
 void   gt_store_read_tick(const struct gt_store *s, const struct gt_event *ev, size_t n);
+/* the same for a query of lane l over [t0, t1) (a frame's row of columns:
+ * the events the range covers, though a query touches only some of them) */
+void   gt_store_read_tick_span(const struct gt_store *s, const struct gt_lane *l, int64_t t0,
+			       int64_t t1);
 /* min(1 GiB, physical RAM / 4) */
 size_t gt_default_memory_budget(void);
 /* "256M", "1G", "512MiB", "64k", "1048576" (K/M/G/T, optional "iB"/"B",
