@@ -363,7 +363,13 @@ def over_ssh(d):
                 "--from", node_cmd("local", 1, b, seconds=4)]
         rec = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                stdin=subprocess.DEVNULL)
-        time.sleep(2.5)
+        # kill once events came through ssh (its tee copy holds more than the
+        # stream's head): on a loaded machine the session took over 2.5 s to
+        # start, and a fixed sleep killed it before anything was received
+        deadline = time.time() + 20
+        while time.time() < deadline and (not os.path.exists(a) or os.path.getsize(a) < 16384):
+            time.sleep(0.1)
+        time.sleep(0.5)
         # our sshd and the session processes it forked (pids, not names)
         victims = [p.pid] + descendants(p.pid)
         for v in victims:
