@@ -69,7 +69,7 @@ static int collect(const struct gt_store *s, const uint32_t *lanes, size_t nlane
 		struct interval_list *lp = &parts[k * ANALYSIS_FC_N];
 		size_t first, last;
 		gt_store_lane_range(ln, t0, t1, &first, &last);
-		gt_store_read_tick(s, ln->ev + first, last - first);
+		gt_store_read_tick(s, ln, first, last);
 		for (size_t i = first; i < last; i++) {
 			const struct gt_event *e = &ln->ev[i];
 			int64_t a = e->start_ns, b = gt_event_end(e);

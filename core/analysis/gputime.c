@@ -209,7 +209,7 @@ static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const st
 		st->rank = rank;
 		st->device = dev;
 		st->stream = l->key.id;
-		gt_store_read_tick(s, l->ev, l->n);
+		gt_store_read_tick(s, l, 0, l->n);
 		if ((rc = stream_stats(l, t0, t1, cm, st, g, &lv)))
 			goto out;
 		out->nstreams++;

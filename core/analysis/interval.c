@@ -187,7 +187,7 @@ static int lane_union(const struct gt_store *s, const struct gt_lane *ln, int64_
 {
 	size_t first, last;
 	gt_store_lane_range(ln, t0, t1, &first, &last);
-	gt_store_read_tick(s, ln->ev + first, last - first);
+	gt_store_read_tick(s, ln, first, last);
 	for (size_t i = first; i < last; i++) {
 		const struct gt_event *e = &ln->ev[i];
 		if (keep && !keep(e, ctx))
@@ -253,7 +253,7 @@ int interval_collect_multi(const struct gt_store *s, const uint32_t *lanes, size
 		struct interval_list *lp = &parts[k * (size_t)ncat];
 		size_t first, last;
 		gt_store_lane_range(ln, t0, t1, &first, &last);
-		gt_store_read_tick(s, ln->ev + first, last - first);
+		gt_store_read_tick(s, ln, first, last);
 		for (size_t i = first; i < last; i++) {
 			const struct gt_event *e = &ln->ev[i];
 			int64_t a = e->start_ns, b = gt_event_end(e);

@@ -227,7 +227,7 @@ int kernel_stats_scan(struct ctx *c, const struct gt_lane *l, size_t first, size
 		     uint64_t gbit, const int64_t *wt, size_t wn)
 {
 	int wb = (c->o->flags & GT_KERNEL_STATS_WANT_BYTES) != 0;
-	gt_store_read_tick(c->s, l->ev + first, last - first);
+	gt_store_read_tick(c->s, l, first, last);
 	switch (c->o->group) {
 	case GT_KERNEL_STATS_BY_COPY_KIND:
 		return scan_lane_g(c, l, first, last, gbit, GT_KERNEL_STATS_BY_COPY_KIND, wb, wt, wn);

@@ -143,7 +143,7 @@ static int memory_instances(const struct gt_store *s, const struct gt_scope *sc_
 			continue;
 		size_t first, last;
 		gt_kernel_stats_lane_starts(l, sc.t0_ns, sc.t1_ns, &first, &last);
-		gt_store_read_tick(s, l->ev + first, last - first);
+		gt_store_read_tick(s, l, first, last);
 		for (size_t i = first; i < last; i++) {
 			const struct gt_event *e = &l->ev[i];
 			uint32_t ec = e->kind == GT_EV_MEMSET ? GT_KERNEL_STATS_CLS_MEMSET :

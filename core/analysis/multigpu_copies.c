@@ -55,7 +55,7 @@ int multigpu_copies(const struct gt_store *s, size_t gi, const struct analysis_w
 				continue;
 			size_t first, last;
 			gt_store_lane_range(l, win[w].t0, win[w].t1, &first, &last);
-			gt_store_read_tick(s, l->ev + first, last - first);
+			gt_store_read_tick(s, l, first, last);
 			for (size_t i = first; i < last; i++) {
 				const struct gt_event *e = &l->ev[i];
 				if (e->kind != GT_EV_MEMCPY || e->start_ns < win[w].t0 || e->start_ns >= win[w].t1)

@@ -92,7 +92,7 @@ static int collect(const struct gt_store *s, const struct gt_scope *sc, struct n
 			continue;
 		size_t first, last;
 		gt_kernel_stats_lane_starts(l, sc->t0_ns, sc->t1_ns, &first, &last);
-		gt_store_read_tick(s, l->ev + first, last - first);
+		gt_store_read_tick(s, l, first, last);
 		for (size_t i = first; i < last; i++) {
 			struct nc_ev x;
 			if (!nc_of(s, &l->ev[i], &x))
@@ -223,7 +223,7 @@ static int nccl_instances(const struct gt_store *s, const struct gt_scope *sc_in
 			continue;
 		size_t first, last;
 		gt_kernel_stats_lane_starts(l, sc.t0_ns, sc.t1_ns, &first, &last);
-		gt_store_read_tick(s, l->ev + first, last - first);
+		gt_store_read_tick(s, l, first, last);
 		for (size_t i = first; i < last; i++) {
 			struct nc_ev x;
 			if (!nc_of(s, &l->ev[i], &x) || x.size_bytes != size || x.group != group ||

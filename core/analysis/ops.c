@@ -270,7 +270,7 @@ static void record(struct ctx *c, struct frame *f, int open, const struct gt_eve
 static int walk_lane(struct ctx *c, const struct gt_lane *l, struct frame **stk, size_t *cap)
 {
 	uint32_t *idx = NULL;
-	gt_store_read_tick(c->s, l->ev, l->n);
+	gt_store_read_tick(c->s, l, 0, l->n);
 	long n = lane_nodes(l, c->mem ? c->mem_dev : ~0u, &idx);
 	if (n < 0)
 		return (int)n;
@@ -401,7 +401,7 @@ static int build_maps(struct ctx *c, const struct gt_scope *sc)
 			if (!lane_in_pass(pass, l, sc))
 				continue;
 			int32_t rank = l->key.rank;
-			gt_store_read_tick(c->s, l->ev, l->n);
+			gt_store_read_tick(c->s, l, 0, l->n);
 			for (size_t j = 0; j < l->n; j++) {
 				const struct gt_event *e = &l->ev[j];
 				if (!in_pass(pass, e))

@@ -150,7 +150,7 @@ static int ops_instances(const struct gt_store *s, const struct gt_scope *sc_in,
 		int64_t cover_end = INT64_MIN;   /* end of the last call kept on this thread */
 		size_t first, last;
 		gt_kernel_stats_lane_starts(l, sc.t0_ns, sc.t1_ns, &first, &last);
-		gt_store_read_tick(s, l->ev + first, last - first);
+		gt_store_read_tick(s, l, first, last);
 		for (size_t j = first; j < last; j++) {
 			const struct gt_event *e = &l->ev[j];
 			if (e->kind != GT_EV_CPU_OP || e->name != id ||

@@ -52,7 +52,7 @@ static int top_kernels(const struct gt_store *s, const struct gt_scope *sc,
 			continue;
 		size_t first, last;
 		gt_store_lane_range(l, sc->t0_ns, sc->t1_ns, &first, &last);
-		gt_store_read_tick(s, l->ev + first, last - first);
+		gt_store_read_tick(s, l, first, last);
 		for (size_t k = first; k < last; k++) {
 			const struct gt_event *e = &l->ev[k];
 			if (e->kind != GT_EV_KERNEL || e->name >= ns || e->start_ns < sc->t0_ns ||

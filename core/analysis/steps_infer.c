@@ -23,7 +23,7 @@ int steps_infer(const struct gt_store *s, const uint32_t *gl, size_t ng, struct 
 		if (!((l->kinds_mask >> GT_EV_KERNEL) & 1))
 			continue;
 		size_t nk = 0;
-		gt_store_read_tick(s, l->ev, l->n);
+		gt_store_read_tick(s, l, 0, l->n);
 		for (size_t i = 0; i < l->n; i++)
 			nk += l->ev[i].kind == GT_EV_KERNEL;
 		if (nk > best_k) {

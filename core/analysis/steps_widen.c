@@ -113,7 +113,7 @@ int steps_widen(const struct gt_store *s, struct gt_steps_list *out,
 	for (size_t k = 0; k < ng && cm.n; k++) {
 		const struct gt_lane *l = gt_store_lane_at(s, gl[k]);
 		size_t g = gpu_index(out, l->key.device), hint = 0;
-		gt_store_read_tick(s, l->ev, l->n);
+		gt_store_read_tick(s, l, 0, l->n);
 		for (size_t i = 0; i < l->n; i++) {
 			const struct gt_event *e = &l->ev[i];
 			if (!e->corr || !gt_event_is_gpu(e))
@@ -132,7 +132,7 @@ int steps_widen(const struct gt_store *s, struct gt_steps_list *out,
 		if (dmin[0] != INT64_MAX) {
 			for (size_t k = 0; k < ng; k++) {
 				const struct gt_lane *l = gt_store_lane_at(s, gl[k]);
-				gt_store_read_tick(s, l->ev, l->n);
+				gt_store_read_tick(s, l, 0, l->n);
 				for (size_t i = 0; i < l->n && l->ev[i].start_ns < dmin[0]; i++) {
 					const struct gt_event *e = &l->ev[i];
 					int64_t end = gt_event_end(e);
@@ -166,7 +166,7 @@ int steps_widen(const struct gt_store *s, struct gt_steps_list *out,
 			size_t g = gpu_index(out, l->key.device);
 			size_t first, last;
 			gt_store_lane_range(l, out->v[0].t0_ns, out->v[out->n - 1].t1_ns, &first, &last);
-			gt_store_read_tick(s, l->ev + first, last - first);
+			gt_store_read_tick(s, l, first, last);
 			for (size_t i = first; i < last; i++) {
 				const struct gt_event *e = &l->ev[i];
 				if (!gt_event_is_gpu(e))

@@ -226,7 +226,7 @@ int gt_lsum_build(const struct gt_store *s, struct gt_lsum **out)
 		lanes += l->n > 0;
 		for (size_t j = 0; j < l->n; j++) {
 			if (!(j % RUN_TICK))
-				gt_store_read_tick(s, l->ev + j, l->n - j < RUN_TICK ? l->n - j : RUN_TICK);
+				gt_store_read_tick(s, l, j, l->n - j < RUN_TICK ? l->n : j + RUN_TICK);
 			int64_t st = l->ev[j].start_ns, e = gt_event_end(&l->ev[j]);
 			lo = st < lo ? st : lo;
 			hi = e > hi ? e : hi;
@@ -254,7 +254,7 @@ int gt_lsum_build(const struct gt_store *s, struct gt_lsum **out)
 		int64_t maxe = INT64_MIN;
 		for (size_t j = 0; j < l->n; j++) {
 			if (!(j % RUN_TICK))
-				gt_store_read_tick(s, l->ev + j, l->n - j < RUN_TICK ? l->n - j : RUN_TICK);
+				gt_store_read_tick(s, l, j, l->n - j < RUN_TICK ? l->n : j + RUN_TICK);
 			const struct gt_event *e = &l->ev[j];
 			int64_t end = e->dur_ns ? e->start_ns + e->dur_ns - 1 : e->start_ns;
 			maxe = end > maxe ? end : maxe;
@@ -269,7 +269,7 @@ int gt_lsum_build(const struct gt_store *s, struct gt_lsum **out)
 		if (sorted) {
 			for (size_t j0 = 0; j0 < l->n; j0 += RUN) {
 				size_t k = l->n - j0 < RUN ? l->n - j0 : RUN;
-				gt_store_read_tick(s, l->ev + j0, k);
+				gt_store_read_tick(s, l, j0, j0 + k);
 				for (size_t j = 0; j < k; j++) {
 					const struct gt_event *e = &l->ev[j0 + j];
 					ev[j] = (struct sev){ e->start_ns, e->dur_ns, e->name, ev_kfs(e) };
@@ -286,7 +286,7 @@ int gt_lsum_build(const struct gt_store *s, struct gt_lsum **out)
 				ev = g;
 				evcap = l->n;
 			}
-			gt_store_read_tick(s, l->ev, l->n);
+			gt_store_read_tick(s, l, 0, l->n);
 			for (size_t j = 0; j < l->n; j++)
 				ev[j] = (struct sev){ l->ev[j].start_ns, l->ev[j].dur_ns, l->ev[j].name,
 						      ev_kfs(&l->ev[j]) };

@@ -215,34 +215,44 @@ void store_budget_ahead(struct gt_store *s, struct gt_lane *l)
 		store_arena_ahead(s->arena, l->ev + from, (to - from) * sizeof(*l->ev));
 }
 
-/* what this thread has read of budgeted stores' events since it last
- * checked the budget (gt_store_read_tick): bytes, and the ranges (a run
- * that continues the last range extends it) */
+/* what this thread has read of one budgeted store's cache file since it
+ * last checked the budget (gt_store_read_tick): the arena, bytes, and the
+ * ranges (a run that continues the last range extends it) */
 static _Thread_local struct {
+	const struct store_arena *arena;
 	size_t bytes;
 	int n;
 	struct store_range r[STORE_READ_RANGES];
 } rd;
 
-void gt_store_read_tick(const struct gt_store *s, const struct gt_event *ev, size_t n)
+void gt_store_read_tick(const struct gt_store *s, const struct gt_lane *l, size_t first,
+			size_t last)
 {
 	struct store_arena *a = s ? __atomic_load_n(&s->arena, __ATOMIC_ACQUIRE) : NULL;
-	if (!a || !n)
-		return;
-	uintptr_t from = (uintptr_t)ev, to = from + n * sizeof(*ev);
+	if (!a || !l || !l->ev || last <= first || !store_arena_owns(a, l->ev))
+		return;   /* no budget, or a small lane on the heap */
+	if (rd.arena != a) {
+		/* another store's ranges: its own ticks (or its thread) drop them */
+		rd.arena = a;
+		rd.bytes = 0;
+		rd.n = 0;
+	}
+	size_t step = store_arena_allow(a) / 8;
+	if (step < STORE_READ_CHECK_MIN)
+		step = STORE_READ_CHECK_MIN;
+	/* the check comes before this range is read: what it drops is what
+	 * the thread read before (a range about to be read is not mapped yet) */
+	if (rd.bytes >= step || rd.n == STORE_READ_RANGES) {
+		store_arena_check_read(a, rd.r, rd.n);
+		rd.bytes = 0;
+		rd.n = 0;
+	}
+	uintptr_t from = (uintptr_t)(l->ev + first), to = (uintptr_t)(l->ev + last);
 	if (rd.n && rd.r[rd.n - 1].to == from)
 		rd.r[rd.n - 1].to = to;
 	else
 		rd.r[rd.n++] = (struct store_range){ from, to };
-	rd.bytes += n * sizeof(*ev);
-	size_t step = store_arena_allow(a) / 8;
-	if (step < STORE_READ_CHECK_MIN)
-		step = STORE_READ_CHECK_MIN;
-	if (rd.bytes < step && rd.n < STORE_READ_RANGES)
-		return;
-	store_arena_check_read(a, rd.r, rd.n);
-	rd.bytes = 0;
-	rd.n = 0;
+	rd.bytes += to - from;
 }
 
 void gt_store_read_tick_span(const struct gt_store *s, const struct gt_lane *l, int64_t t0,
@@ -252,7 +262,7 @@ void gt_store_read_tick_span(const struct gt_store *s, const struct gt_lane *l, 
 		return;
 	size_t a, b;
 	gt_store_lane_range(l, t0, t1, &a, &b);
-	gt_store_read_tick(s, l->ev + a, b - a);
+	gt_store_read_tick(s, l, a, b);
 }
 
 int gt_store_set_budget(struct gt_store *s, size_t bytes)

@@ -301,15 +301,16 @@ uint64_t gt_store_cache_offloaded(const struct gt_store *s);
  * dst lies in it (no page of the mapping is touched, so what is written is
  * not the process's RSS until read), memcpy otherwise.  0 or -errno */
 int    gt_store_copy_in(struct gt_store *s, void *dst, const void *src, size_t n);
-/* a reader of s is about to read ev[0 .. n) (events of one lane; a scan
+/* a reader of s is about to read events [first, last) of lane l (a scan
  * over many lanes calls it per lane, or per run of a long lane): every
  * eighth of the cache file's allowance (4 MiB at least) read by the
  * calling thread, the budget is checked here, on the reading thread, and
- * when over it the pages this thread read since its last check are
- * dropped: a scan cannot map pages faster than the trimmer thread drops
- * them (that thread's turn can be late on a loaded machine).  Free
- * without a budget. */
-void   gt_store_read_tick(const struct gt_store *s, const struct gt_event *ev, size_t n);
+ * when over it the pages of what this thread read since its last check
+ * are dropped: a scan cannot map pages faster than the trimmer thread
+ * drops them (that thread's turn can be late on a loaded machine).  Free
+ * without a budget and for lanes small enough to stay on the heap. */
+void   gt_store_read_tick(const struct gt_store *s, const struct gt_lane *l, size_t first,
+			  size_t last);
 /* the same for a query of lane l over [t0, t1) (a frame's row of columns:
  * the events the range covers, though a query touches only some of them) */
 void   gt_store_read_tick_span(const struct gt_store *s, const struct gt_lane *l, int64_t t0,

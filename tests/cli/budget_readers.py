@@ -7,7 +7,7 @@ reports' scans map the cache file at gigabytes a second; the scans then
 check the budget themselves (gt_store_read_tick: they drop what they read,
 and everything at half the allowance over).  Here the thread is put to
 sleep for an hour (GTRACE_STORE_TRIM_MS), which is what a starved thread
-looks like, and each report over a 2M-event capture (about 100 MB of events
+looks like, and each report over a 3M-event capture (about 150 MB of events
 decoded) runs under --memory 16M.  The budget must save at least half of
 what the store itself takes with no budget (peak RSS as the kernel counts
 it, wait4's ru_maxrss: the unbudgeted run of each report less its run under
@@ -50,6 +50,7 @@ def main():
         base = run_peak(["stats", tiny, "--report", "nvtx", "--memory", "0"], STARVED)[3]
         store = run_peak(["stats", f, "--report", "nvtx", "--memory", "0"], STARVED)[3] - base
         print(f"the store of 3M events: {store} kB at peak (a 1,000-event run: {base} kB)")
+        assert store > 50000, (store, base)
         bad = []
         for rep in REPORTS:
             args = ["stats", f, "--report", rep, "--format", "json"]
