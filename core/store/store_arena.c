@@ -180,11 +180,11 @@ int store_arena_check(struct store_arena *a)
  * what the reader read since its last check leave the page tables (a scan
  * drops its own past: no walk of the clock hand through the file to reach
  * them, no drop of what other threads are reading).  The rest (the index,
- * other threads' reads) is the trimmer thread's; when its turn is late (a
- * loaded machine) and the arena is half its allowance over, the whole
- * arena leaves the page tables in one call: a hard bound that does not
- * wait for that thread.  What is needed again comes back from the page
- * cache (a minor fault a page) */
+ * other threads' reads) is the trimmer thread's; if the arena is still
+ * half its allowance over (that thread late on a loaded machine, or held
+ * still while readers check), the whole arena leaves the page tables in
+ * one call: a hard bound that does not wait for that thread.  What is
+ * needed again comes back from the page cache (a minor fault a page) */
 int store_arena_check_read(struct store_arena *a, const struct store_range *r, int n)
 {
 	atomic_store(&a->read_ns, now_ns());
