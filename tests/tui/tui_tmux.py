@@ -1303,6 +1303,10 @@ def case_bgopen():
             s = wait_for(r"loading \d+%", 30, absent=True)
         else:
             s = wait_for(r"stream 7 \(compute\)\s+[\u2581-\u2588]", 30)
+        # the steps are found after the load, off the drawing thread: the
+        # pages compare once they are (under ASan at load the background
+        # open's page 0 was taken while 'finding the steps...')
+        s = wait_for(r"finding the steps", 30, absent=True)
         pages = [s]
         keys("j", "j")
         for _ in range(8):
