@@ -62,7 +62,7 @@ def case_emulane():
         t.fail("no emulator trainer at " + trainer)
     d = tempfile.mkdtemp(prefix="gtrace-emulane-")
     cmd = ("cd %s && env LANG=C.UTF-8 TERM=xterm-256color CUDAEMU_SHUFFLE=64 LD_LIBRARY_PATH=%s "
-           "%s run -- %s --out truth.tsv --threads 2 --work 12000 --rate 4000 --allocs 40; "
+           "%s run -- %s --out truth.tsv --threads 2 --work 12000 --rate 2000 --allocs 40; "
            "echo EXIT=$?; sleep 600" % (d, emu, os.path.abspath(t.GTRACE), trainer))
     t.tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "140", "-y", "45", cmd)
     t.tmux("set-option", "-t", "t", "status", "off", check=False)
