@@ -22,8 +22,10 @@
 #define MAX_BUCKETS ((int64_t)1 << 20)
 /* the coarsest level has at most this many buckets over the span */
 #define TOP_BUCKETS 16
-/* a scan of a lane checks the memory budget every RUN_TICK events (gt_store_read_tick) */
-#define RUN_TICK 65536
+/* a lane is read in runs of RUN events: fed to the summary without a copy
+ * of the whole lane, and the memory budget checked once a run
+ * (gt_store_read_tick) */
+#define RUN 65536
 
 struct gt_lsum *gt_lsum_new(int64_t origin_ns, int64_t base_ns, int nlev, size_t nlanes)
 {
@@ -225,8 +227,8 @@ int gt_lsum_build(const struct gt_store *s, struct gt_lsum **out)
 		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		lanes += l->n > 0;
 		for (size_t j = 0; j < l->n; j++) {
-			if (!(j % RUN_TICK))
-				gt_store_read_tick(s, l, j, l->n - j < RUN_TICK ? l->n : j + RUN_TICK);
+			if (!(j % RUN))
+				gt_store_read_tick(s, l, j, l->n - j < RUN ? l->n : j + RUN);
 			int64_t st = l->ev[j].start_ns, e = gt_event_end(&l->ev[j]);
 			lo = st < lo ? st : lo;
 			hi = e > hi ? e : hi;
@@ -242,7 +244,6 @@ int gt_lsum_build(const struct gt_store *s, struct gt_lsum **out)
 	 * RUN events: no copy of a whole lane on the heap, whatever its
 	 * length (a day's live lane is 100s of M events, its array in the
 	 * store's cache file); only a lane out of order is copied and sorted */
-	enum { RUN = 65536 };
 	size_t evcap = RUN;
 	struct sev *ev = malloc(evcap * sizeof(*ev));
 	int rc = m && dense && ev ? 0 : -ENOMEM;
@@ -253,8 +254,8 @@ int gt_lsum_build(const struct gt_store *s, struct gt_lsum **out)
 		int sorted = 1;
 		int64_t maxe = INT64_MIN;
 		for (size_t j = 0; j < l->n; j++) {
-			if (!(j % RUN_TICK))
-				gt_store_read_tick(s, l, j, l->n - j < RUN_TICK ? l->n : j + RUN_TICK);
+			if (!(j % RUN))
+				gt_store_read_tick(s, l, j, l->n - j < RUN ? l->n : j + RUN);
 			const struct gt_event *e = &l->ev[j];
 			int64_t end = e->dur_ns ? e->start_ns + e->dur_ns - 1 : e->start_ns;
 			maxe = end > maxe ? end : maxe;
