@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "store_priv.h"
+#include "../util/spill.h"
 
 #define ARENA_HDR 64u
 #define ARENA_MAGIC 0x6172656e61677472ull  /* "rtgarena" */
@@ -303,26 +304,9 @@ static void *trimmer(void *arg)
 	return NULL;
 }
 
-static int open_cache_file(void)
-{
-	const char *dir = getenv("TMPDIR");
-	if (!dir || !*dir)
-		dir = "/var/tmp";
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		return fd;
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/gtrace-cache-XXXXXX", dir);
-	fd = mkostemp(path, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	unlink(path);
-	return fd;
-}
-
 int store_arena_probe(void)
 {
-	int fd = open_cache_file();
+	int fd = spill_tmpfile();
 	if (fd < 0)
 		return fd;
 	close(fd);
@@ -336,7 +320,7 @@ int store_arena_new(size_t allow, struct store_arena **out)
 		return -ENOMEM;
 	a->page = (size_t)sysconf(_SC_PAGESIZE);
 	a->status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	int rc = open_cache_file();
+	int rc = spill_tmpfile();
 	if (rc < 0)
 		goto err;
 	a->fd = rc;
