@@ -14,25 +14,64 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kernel_stats_priv.h"
+#include "../util/spill.h"
 
 
-static int vec_grow(struct vec *v)
+/* vectors of this many bytes or more live in the spill when there is one */
+#define SPILL_VEC_BYTES ((size_t)1 << 20)
+
+void kernel_stats_touch(struct spill *sp, const int64_t *v, size_t n)
 {
-	{
-		size_t cap = v->cap ? v->cap * 2 : 64;
-		int64_t *nv = realloc(v->v, cap * sizeof(*nv));
+	if (sp && spill_owns(sp, v))
+		spill_touch(sp, n * sizeof(*v));
+}
+
+void kernel_stats_vec_free(struct spill *sp, struct vec *v)
+{
+	if (spill_owns(sp, v->v))
+		spill_release(sp, v->v, v->cap * sizeof(*v->v));
+	else
+		free(v->v);
+	v->v = NULL;
+	v->n = v->cap = 0;
+}
+
+static int vec_grow(struct spill *sp, struct vec *v)
+{
+	size_t cap = v->cap ? v->cap * 2 : 64;
+	if (sp && cap * sizeof(*v->v) >= SPILL_VEC_BYTES) {
+		/* under a budget: a big vector moves to (or grows in) the spill;
+		 * the copy reads the old one, which the spill is told about */
+		int64_t *nv = spill_alloc(sp, cap * sizeof(*nv));
 		if (!nv)
 			return -ENOMEM;
+		for (size_t b = 0; b < v->n; b += KS_BLOCK) {
+			size_t k = v->n - b < KS_BLOCK ? v->n - b : KS_BLOCK;
+			kernel_stats_touch(sp, v->v + b, k);
+			kernel_stats_touch(sp, nv + b, k);
+			memcpy(nv + b, v->v + b, k * sizeof(*nv));
+		}
+		size_t n = v->n;
+		kernel_stats_vec_free(sp, v);
 		v->v = nv;
+		v->n = n;
 		v->cap = cap;
+		return 0;
 	}
+	int64_t *nv = realloc(v->v, cap * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	v->v = nv;
+	v->cap = cap;
 	return 0;
 }
 
-static inline int vec_push(struct vec *v, int64_t x)
+static inline int vec_push(struct spill *sp, struct vec *v, int64_t x)
 {
-	if (v->n == v->cap && vec_grow(v))
+	if (v->n == v->cap && vec_grow(sp, v))
 		return -ENOMEM;
+	if (sp && !(v->n & (KS_BLOCK - 1)))
+		kernel_stats_touch(sp, v->v + v->n, KS_BLOCK);   /* the next block is written */
 	v->v[v->n++] = x;
 	return 0;
 }
@@ -50,17 +89,22 @@ struct dist {
 
 /* sum, min, max, mean, sample standard deviation (n - 1; 0 for one value)
  * and exact median of the values in segs[0..nseg) (n values in all) */
-static void dist_of(struct vec *const *segs, int nseg, size_t n, struct dist *d)
+static void dist_of(struct spill *sp, struct vec *const *segs, int nseg, size_t n, struct dist *d)
 {
 	kernel_stats_i128 sum = 0;
 	d->min = INT64_MAX;
 	d->max = INT64_MIN;
 	for (int k = 0; k < nseg; k++)
-		for (size_t i = 0; i < segs[k]->n; i++) {
-			int64_t x = segs[k]->v[i];
-			sum += x;
-			d->min = x < d->min ? x : d->min;
-			d->max = x > d->max ? x : d->max;
+		for (size_t b = 0; b < segs[k]->n; b += KS_BLOCK) {
+			const int64_t *v = segs[k]->v;
+			size_t e = segs[k]->n - b < KS_BLOCK ? segs[k]->n : b + KS_BLOCK;
+			kernel_stats_touch(sp, v + b, e - b);
+			for (size_t i = b; i < e; i++) {
+				int64_t x = v[i];
+				sum += x;
+				d->min = x < d->min ? x : d->min;
+				d->max = x > d->max ? x : d->max;
+			}
 		}
 	d->sum = sum > INT64_MAX ? INT64_MAX : sum < INT64_MIN ? INT64_MIN : (int64_t)sum;
 	d->usum_sat = sum < 0 || sum > (kernel_stats_i128)UINT64_MAX;
@@ -68,9 +112,14 @@ static void dist_of(struct vec *const *segs, int nseg, size_t n, struct dist *d)
 	d->mean = (double)sum / (double)n;
 	double ss = 0;
 	for (int k = 0; k < nseg; k++)
-		for (size_t i = 0; i < segs[k]->n; i++) {
-			double e = (double)segs[k]->v[i] - d->mean;
-			ss += e * e;
+		for (size_t b = 0; b < segs[k]->n; b += KS_BLOCK) {
+			const int64_t *v = segs[k]->v;
+			size_t e = segs[k]->n - b < KS_BLOCK ? segs[k]->n : b + KS_BLOCK;
+			kernel_stats_touch(sp, v + b, e - b);
+			for (size_t i = b; i < e; i++) {
+				double x = (double)v[i] - d->mean;
+				ss += x * x;
+			}
 		}
 	d->sd = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
 	int64_t *sv[2];
@@ -79,7 +128,7 @@ static void dist_of(struct vec *const *segs, int nseg, size_t n, struct dist *d)
 		sv[k] = segs[k]->v;
 		sn[k] = segs[k]->n;
 	}
-	d->med = kernel_stats_median_segs(sv, sn, nseg < 2 ? nseg : 2);
+	d->med = kernel_stats_median_segs(sp, sv, sn, nseg < 2 ? nseg : 2);
 }
 
 int gt_kernel_stats_lane_in_scope(const struct gt_lane *l, const struct gt_scope *sc)
@@ -201,7 +250,7 @@ scan_lane_g(struct ctx *c, const struct gt_lane *l, size_t first, size_t last, u
 			akey = key;
 			a->gpu_mask |= gbit;
 		}
-		if (vec_push(&a->dur, e->dur_ns))
+		if (vec_push(c->sp, &a->dur, e->dur_ns))
 			return -ENOMEM;
 		if (wt) {
 			/* windows sorted, events sorted by start: one forward walk */
@@ -210,7 +259,7 @@ scan_lane_g(struct ctx *c, const struct gt_lane *l, size_t first, size_t last, u
 			if (wi < wn && e->start_ns >= wt[2 * wi])
 				a->win_ns += e->dur_ns;
 		}
-		if (want_bytes && vec_push(&a->bytes, (int64_t)e->arg))
+		if (want_bytes && vec_push(c->sp, &a->bytes, (int64_t)e->arg))
 			return -ENOMEM;
 		if (e->kind == GT_EV_KERNEL) {
 			uint32_t k = gt_event_kconf(e);
@@ -276,7 +325,7 @@ void kernel_stats_finish_row(const struct ctx *c, struct acc *a, struct gt_kerne
 	struct vec *segs[2] = { &a->dur, &a->dur2 };
 	int nseg = a->dur2.n ? 2 : 1;
 	struct dist d;
-	dist_of(segs, nseg, n, &d);
+	dist_of(c->sp, segs, nseg, n, &d);
 	row->total_ns = d.sum;
 	row->min_ns = d.min;
 	row->max_ns = d.max;
@@ -285,7 +334,7 @@ void kernel_stats_finish_row(const struct ctx *c, struct acc *a, struct gt_kerne
 	row->med_ns = d.med;
 	if (c->o->flags & GT_KERNEL_STATS_WANT_BYTES) {
 		struct vec *bsegs[2] = { &a->bytes, &a->bytes2 };
-		dist_of(bsegs, nseg, n, &d);
+		dist_of(c->sp, bsegs, nseg, n, &d);
 		row->bytes_total = d.usum;
 		row->bytes_total_sat = d.usum_sat;
 		row->bytes_min = d.min;
@@ -310,9 +359,8 @@ void kernel_stats_finish_row(const struct ctx *c, struct acc *a, struct gt_kerne
 	row->in_windows_ns = a->win_ns;
 	if (c->o->group != GT_KERNEL_STATS_BY_COPY_KIND)
 		row->tc = gt_kernel_stats_is_tensor_core(gt_store_str(c->s, row->name));
-	free(a->dur.v);
-	free(a->bytes.v);
-	free(a->dur2.v);
-	free(a->bytes2.v);
-	a->dur.v = a->bytes.v = a->dur2.v = a->bytes2.v = NULL;
+	kernel_stats_vec_free(c->sp, &a->dur);
+	kernel_stats_vec_free(c->sp, &a->bytes);
+	kernel_stats_vec_free(c->sp, &a->dur2);
+	kernel_stats_vec_free(c->sp, &a->bytes2);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kernel_stats_priv.h"
+#include "../util/spill.h"
 
 /* a slice of one lane's events, the unit of work of a scan thread */
 struct work {
@@ -83,10 +84,10 @@ static int merge_ctx(struct ctx *a, struct ctx *b)
 static void ctx_free(struct ctx *c)
 {
 	for (size_t i = 0; i < c->nacc; i++) {
-		free(c->accs[i].dur.v);
-		free(c->accs[i].bytes.v);
-		free(c->accs[i].dur2.v);
-		free(c->accs[i].bytes2.v);
+		kernel_stats_vec_free(c->sp, &c->accs[i].dur);
+		kernel_stats_vec_free(c->sp, &c->accs[i].bytes);
+		kernel_stats_vec_free(c->sp, &c->accs[i].dur2);
+		kernel_stats_vec_free(c->sp, &c->accs[i].bytes2);
 	}
 	free(c->accs);
 	free(c->slot);
@@ -168,14 +169,22 @@ int gt_kernel_stats_compute(const struct gt_store *s, const struct gt_scope *sc,
 		       o->group == GT_KERNEL_STATS_BY_NAME_KIND ? (gt_store_str_count(s) + 1) * GT_EV_KIND_COUNT :
 		       gt_store_str_count(s) + 1;
 	struct work *w = NULL;
+	struct spill *sp = NULL;
 	size_t nw = 0, total = 0;
 	int rc = plan(s, sc, o, r, &w, &nw, &total);
 	if (rc)
 		goto out;
 	int nthr = total >= PAR_MIN_EVENTS ? NTHREADS : 1;
+	/* under a memory budget the durations (8 bytes an instance, 2.7 GB for
+	 * a third of a billion kernels) live in a spill whose mapped share
+	 * stays within an eighth of the budget; without a cache file they stay
+	 * on the heap (the store already said the budget cannot work) */
+	size_t budget = gt_store_budget(s);
+	if (budget && total * sizeof(int64_t) >= budget / 16 && spill_new(budget / 8, &sp) != 0)
+		sp = NULL;
 	rc = -ENOMEM;
 	for (int t = 0; t < nthr; t++) {
-		jobs[t].c = (struct ctx){ .s = s, .o = o, .nkeys = nkeys };
+		jobs[t].c = (struct ctx){ .s = s, .sp = sp, .o = o, .nkeys = nkeys };
 		jobs[t].c.slot = calloc(nkeys, sizeof(*jobs[t].c.slot));
 		if (!jobs[t].c.slot)
 			goto out;
@@ -252,6 +261,7 @@ int gt_kernel_stats_compute(const struct gt_store *s, const struct gt_scope *sc,
 out:
 	for (int t = 0; t < NTHREADS; t++)
 		ctx_free(&jobs[t].c);
+	spill_free(sp);
 	free(w);
 	if (rc) {
 		gt_kernel_stats_result_done(r);

@@ -27,8 +27,11 @@ struct acc {
 	int64_t win_ns;          /* duration of instances starting in a window */
 };
 
+struct spill;
+
 struct ctx {
 	const struct gt_store *s;
+	struct spill *sp;        /* home of the big vectors under a memory budget, or NULL */
 	const struct gt_kernel_stats_opts *o;
 	uint32_t nclass;
 	uint32_t *slot;          /* key -> acc index + 1 */
@@ -52,7 +55,15 @@ int kernel_stats_row_cmp(const void *pa, const void *pb, void *arg);
 void kernel_stats_finish_row(const struct ctx *c, struct acc *a, struct gt_kernel_stats_row *row);
 
 /* exact median of the values of nseg (1 or 2) arrays taken together; may
- * reorder them; NaN when out of memory */
-double kernel_stats_median_segs(int64_t *const *v, const size_t *n, int nseg);
+ * reorder them; NaN when out of memory.  Arrays in sp are read a block at
+ * a time, each announced to it (spill_touch) */
+double kernel_stats_median_segs(struct spill *sp, int64_t *const *v, const size_t *n, int nseg);
+
+/* values a pass handles between two announcements to the spill (8 MiB) */
+#define KS_BLOCK ((size_t)1 << 20)
+/* announce a pass over n values at v when they live in sp */
+void kernel_stats_touch(struct spill *sp, const int64_t *v, size_t n);
+/* free a vector, from the heap or sp */
+void kernel_stats_vec_free(struct spill *sp, struct vec *v);
 
 #endif

@@ -2,7 +2,9 @@
  * kernel_stats_sel.c - exact medians without a full sort: quickselect (median of
  * three pivots) for small arrays; for large ones a histogram pass over the
  * top bits of (value - min) finds the bucket holding the middle, one pass
- * gathers that bucket and quickselect finishes inside it.  O(n).
+ * gathers that bucket, and the same again inside it until it is small
+ * enough for quickselect.  O(n).  Arrays in a spill (under a memory budget)
+ * are passed over a block at a time, each block announced to it.
  */
 #include <math.h>
 #include <stdint.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 #include "kernel_stats_priv.h"
 #include "../util/sortx.h"
+#include "../util/spill.h"
 
 /* max of v[0..n) */
 static int64_t max_of(const int64_t *v, size_t n)
@@ -21,16 +24,31 @@ static int64_t max_of(const int64_t *v, size_t n)
 	return m;
 }
 
+/* end of the block of values starting at b in [0, n) */
+static size_t blk_end(size_t b, size_t n)
+{
+	return n - b < KS_BLOCK ? n : b + KS_BLOCK;
+}
+
+static int64_t select_k(struct spill *sp, int64_t *v, size_t n, size_t k, int64_t *lower);
+
 /* the k-th smallest (and, when lower is set, the (k-1)-th) by one
  * histogram pass over the top RADIX_BITS of (v - min), one pass gathering
- * the bucket holding k, then quickselect on that bucket only */
+ * the bucket holding k to the front, then the same inside that bucket
+ * (quickselect once it is small).  Passes go a block at a time, each
+ * announced to the spill when v lives there (the gather touches the front
+ * as well as the block: twice the block) */
 #define RADIX_BITS 11
-static int64_t radix_select(int64_t *v, size_t n, size_t k, int64_t *lower)
+static int64_t radix_select(struct spill *sp, int64_t *v, size_t n, size_t k, int64_t *lower)
 {
 	int64_t mn = v[0], mx = v[0];
-	for (size_t i = 1; i < n; i++) {
-		mn = v[i] < mn ? v[i] : mn;
-		mx = v[i] > mx ? v[i] : mx;
+	for (size_t b = 0; b < n; b = blk_end(b, n)) {
+		size_t e = blk_end(b, n);
+		kernel_stats_touch(sp, v + b, e - b);
+		for (size_t i = b; i < e; i++) {
+			mn = v[i] < mn ? v[i] : mn;
+			mx = v[i] > mx ? v[i] : mx;
+		}
 	}
 	uint64_t range = (uint64_t)mx - (uint64_t)mn;
 	if (range == 0) {
@@ -41,51 +59,68 @@ static int64_t radix_select(int64_t *v, size_t n, size_t k, int64_t *lower)
 	int bits = 64 - __builtin_clzll(range);
 	int shift = bits > RADIX_BITS ? bits - RADIX_BITS : 0;
 	uint32_t hist[1u << RADIX_BITS] = { 0 };
-	for (size_t i = 0; i < n; i++)
-		hist[((uint64_t)v[i] - (uint64_t)mn) >> shift]++;
+	for (size_t b = 0; b < n; b = blk_end(b, n)) {
+		size_t e = blk_end(b, n);
+		kernel_stats_touch(sp, v + b, e - b);
+		for (size_t i = b; i < e; i++)
+			hist[((uint64_t)v[i] - (uint64_t)mn) >> shift]++;
+	}
 	size_t below = 0, bk = 0;
 	while (below + hist[bk] <= k)
 		below += hist[bk++];
 	/* gather the bucket to the front of v (order of v does not matter) */
 	size_t m = 0;
 	int64_t prev_max = INT64_MIN;     /* largest value of the lower buckets */
-	for (size_t i = 0; i < n; i++) {
-		uint64_t d = ((uint64_t)v[i] - (uint64_t)mn) >> shift;
-		if (d == bk) {
-			int64_t t = v[m];
-			v[m++] = v[i];
-			v[i] = t;
-		} else if (d < bk && v[i] > prev_max) {
-			prev_max = v[i];
+	for (size_t b = 0; b < n; b = blk_end(b, n)) {
+		size_t e = blk_end(b, n);
+		kernel_stats_touch(sp, v + b, 2 * (e - b));
+		for (size_t i = b; i < e; i++) {
+			uint64_t d = ((uint64_t)v[i] - (uint64_t)mn) >> shift;
+			if (d == bk) {
+				int64_t t = v[m];
+				v[m++] = v[i];
+				v[i] = t;
+			} else if (d < bk && v[i] > prev_max) {
+				prev_max = v[i];
+			}
 		}
 	}
 	size_t kk = k - below;
-	int64_t r = sortx_select_i64(v, m, kk);
+	int64_t lo, r = select_k(sp, v, m, kk, lower && kk > 0 ? &lo : NULL);
 	if (lower)
-		*lower = kk > 0 ? max_of(v, kk) : prev_max;
+		*lower = kk > 0 ? lo : prev_max;
 	return r;
 }
 
-double gt_kernel_stats_median(int64_t *v, size_t n)
+/* the k-th smallest of v[0..n) (and the (k-1)-th in *lower, k > 0) */
+static int64_t select_k(struct spill *sp, int64_t *v, size_t n, size_t k, int64_t *lower)
+{
+	if (n >= 4096)
+		return radix_select(sp, v, n, k, lower);
+	int64_t r = sortx_select_i64(v, n, k);
+	/* after selection every v[0..k) <= v[k]: the lower one is their max */
+	if (lower)
+		*lower = max_of(v, k);
+	return r;
+}
+
+static double median_of(struct spill *sp, int64_t *v, size_t n)
 {
 	if (n == 0)
 		return 0;
 	size_t k = n / 2;
-	if (n < 4096) {
-		int64_t hi = sortx_select_i64(v, n, k);
-		if (n & 1)
-			return (double)hi;
-		/* after selection every v[0..k) <= v[k]: the lower middle is their max */
-		return ((double)max_of(v, k) + (double)hi) / 2.0;
-	}
-	int64_t lo, hi = radix_select(v, n, k, (n & 1) ? NULL : &lo);
+	int64_t lo, hi = select_k(sp, v, n, k, (n & 1) ? NULL : &lo);
 	if (n & 1)
 		return (double)hi;
 	return ((double)lo + (double)hi) / 2.0;
 }
 
+double gt_kernel_stats_median(int64_t *v, size_t n)
+{
+	return median_of(NULL, v, n);
+}
 
-double kernel_stats_median_segs(int64_t *const *v, const size_t *n, int nseg)
+double kernel_stats_median_segs(struct spill *sp, int64_t *const *v, const size_t *n, int nseg)
 {
 	if (nseg == 2 && n[1] == 0)
 		nseg = 1;
@@ -95,7 +130,7 @@ double kernel_stats_median_segs(int64_t *const *v, const size_t *n, int nseg)
 		nseg = 1;
 	}
 	if (nseg <= 1)
-		return nseg ? gt_kernel_stats_median(v[0], n[0]) : 0;
+		return nseg ? median_of(sp, v[0], n[0]) : 0;
 	size_t total = n[0] + n[1], k = total / 2;
 	if (total < 4096) {
 		int64_t *t = malloc(total * sizeof(*t));
@@ -103,17 +138,21 @@ double kernel_stats_median_segs(int64_t *const *v, const size_t *n, int nseg)
 			return NAN;
 		memcpy(t, v[0], n[0] * sizeof(*t));
 		memcpy(t + n[0], v[1], n[1] * sizeof(*t));
-		double m = gt_kernel_stats_median(t, total);
+		double m = median_of(NULL, t, total);
 		free(t);
 		return m;
 	}
 	/* the histogram of radix_select over both arrays, then the bucket holding
-	 * the middle gathered into one small array */
+	 * the middle gathered into one array (in the spill when big) */
 	int64_t mn = v[0][0], mx = v[0][0];
 	for (int s = 0; s < 2; s++)
-		for (size_t i = 0; i < n[s]; i++) {
-			mn = v[s][i] < mn ? v[s][i] : mn;
-			mx = v[s][i] > mx ? v[s][i] : mx;
+		for (size_t b = 0; b < n[s]; b = blk_end(b, n[s])) {
+			size_t e = blk_end(b, n[s]);
+			kernel_stats_touch(sp, v[s] + b, e - b);
+			for (size_t i = b; i < e; i++) {
+				mn = v[s][i] < mn ? v[s][i] : mn;
+				mx = v[s][i] > mx ? v[s][i] : mx;
+			}
 		}
 	uint64_t range = (uint64_t)mx - (uint64_t)mn;
 	if (range == 0)
@@ -122,28 +161,44 @@ double kernel_stats_median_segs(int64_t *const *v, const size_t *n, int nseg)
 	int shift = bits > RADIX_BITS ? bits - RADIX_BITS : 0;
 	uint32_t hist[1u << RADIX_BITS] = { 0 };
 	for (int s = 0; s < 2; s++)
-		for (size_t i = 0; i < n[s]; i++)
-			hist[((uint64_t)v[s][i] - (uint64_t)mn) >> shift]++;
+		for (size_t b = 0; b < n[s]; b = blk_end(b, n[s])) {
+			size_t e = blk_end(b, n[s]);
+			kernel_stats_touch(sp, v[s] + b, e - b);
+			for (size_t i = b; i < e; i++)
+				hist[((uint64_t)v[s][i] - (uint64_t)mn) >> shift]++;
+		}
 	size_t below = 0, bk = 0;
 	while (below + hist[bk] <= k)
 		below += hist[bk++];
-	int64_t *t = malloc(hist[bk] * sizeof(*t));
+	size_t tbytes = (hist[bk] ? hist[bk] : 1) * sizeof(int64_t);
+	int in_spill = sp && tbytes >= KS_BLOCK * sizeof(int64_t);
+	int64_t *t = in_spill ? spill_alloc(sp, tbytes) : malloc(tbytes);
 	if (!t)
 		return NAN;
 	size_t m = 0;
 	int64_t prev_max = INT64_MIN;
 	for (int s = 0; s < 2; s++)
-		for (size_t i = 0; i < n[s]; i++) {
-			uint64_t d = ((uint64_t)v[s][i] - (uint64_t)mn) >> shift;
-			if (d == bk)
-				t[m++] = v[s][i];
-			else if (d < bk && v[s][i] > prev_max)
-				prev_max = v[s][i];
+		for (size_t b = 0; b < n[s]; b = blk_end(b, n[s])) {
+			size_t e = blk_end(b, n[s]);
+			kernel_stats_touch(sp, v[s] + b, e - b);
+			if (in_spill)
+				spill_touch(sp, (e - b) * sizeof(*t));
+			for (size_t i = b; i < e; i++) {
+				uint64_t d = ((uint64_t)v[s][i] - (uint64_t)mn) >> shift;
+				if (d == bk)
+					t[m++] = v[s][i];
+				else if (d < bk && v[s][i] > prev_max)
+					prev_max = v[s][i];
+			}
 		}
 	size_t kk = k - below;
-	int64_t hi = sortx_select_i64(t, m, kk);
-	int64_t lo = kk > 0 ? max_of(t, kk) : prev_max;
-	free(t);
+	int64_t lo, hi = select_k(in_spill ? sp : NULL, t, m, kk, kk > 0 ? &lo : NULL);
+	if (kk == 0)
+		lo = prev_max;
+	if (in_spill)
+		spill_release(sp, t, tbytes);
+	else
+		free(t);
 	if (total & 1)
 		return (double)hi;
 	return ((double)lo + (double)hi) / 2.0;
