@@ -34,6 +34,8 @@ static void sim_usage(FILE *f)
 		"  --memory PATTERN    also allocator records on GPU 0: steady (a peak in the\n"
 		"                      middle op of each step) or leak (also 8 MiB a step never\n"
 		"                      freed)\n\n"
+		"Events beyond the memory budget (1G or a quarter of RAM, whichever is smaller)\n"
+		"are held in a cache file in TMPDIR while the capture is generated and written.\n\n"
 		"gtrace sim --live [--gpus N] [--rate EVENTS_PER_S] [--seconds S] runs a stand-in\n"
 		"trainer to attach to instead ('gtrace sim --live --help').\n",
 		gt_sim_scenario_list());
@@ -160,7 +162,16 @@ int cmd_sim(int argc, char **argv)
 		cmd_error("%s: out of memory", out);
 		return 1;
 	}
-	int rc = gt_sim_generate_truth(&o, s, &t, err, sizeof(err));
+	/* the same bound as open and record: a capture bigger than memory is
+	   generated in the store's cache file (in TMPDIR) and written from it */
+	int rc = gt_store_set_budget(s, gt_default_memory_budget());
+	if (rc) {
+		const char *dir = getenv("TMPDIR");
+		fprintf(stderr, "gtrace sim: warning: no cache file in %s (%s): generating in memory\n",
+			dir && *dir ? dir : "/var/tmp", strerror(-rc));
+		gt_store_set_budget(s, 0);
+	}
+	rc = gt_sim_generate_truth(&o, s, &t, err, sizeof(err));
 	if (rc) {
 		gt_store_free(s);
 		if (rc == -EINVAL)

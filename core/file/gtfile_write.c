@@ -450,6 +450,7 @@ int gt_file_write_store_opts(const struct gt_store *s, const char *path,
 		for (size_t pos = 0; pos < ln->n && !rc;) {
 			size_t k = ln->n - pos, room = w->chunk_events - n;
 			k = k < room ? k : room;
+			gt_store_read_tick(s, ln, pos, pos + k);   /* under a budget: RSS stays in it */
 			g[ng++] = (struct gtfile_group){ (uint32_t)l, (uint32_t)k, ln->ev + pos };
 			n += k;
 			pos += k;
