@@ -17,8 +17,9 @@
 #include "../util/spill.h"
 
 
-/* vectors of this many bytes or more live in the spill when there is one */
-#define SPILL_VEC_BYTES ((size_t)1 << 20)
+/* vectors of this many bytes or more live in the spill when there is one
+ * (a group's heap vector stays under 64 KiB: 1,000 names take 32-64 MB) */
+#define SPILL_VEC_BYTES ((size_t)64 << 10)
 
 void kernel_stats_touch(struct spill *sp, const int64_t *v, size_t n)
 {

@@ -223,7 +223,7 @@ Test(kstats_budget, exact_in_a_spill_and_resident_bounded, .timeout = 240)
 		return;   /* ASan's allocator holds freed memory in quarantine */
 	/* unbounded: the 4.5 M durations (36 MB) on the heap at least */
 	cr_assert_gt(unb, (size_t)36000000, "unbounded heap rise %zu", unb);
-	/* budgeted: only vectors under 1 MiB on the heap (two threads, three
+	/* budgeted: only vectors under 64 KiB on the heap (two threads, three
 	   groups), the rest in the spill */
 	cr_assert_lt(bud, (size_t)10000000, "budgeted heap rise %zu", bud);
 	/* and in all: the spill's 8 MiB and a block, the store's reads under
