@@ -26,11 +26,27 @@ static inline size_t rss_bytes(void)
 	return (size_t)res * (size_t)sysconf(_SC_PAGESIZE);
 }
 
+/* anonymous resident bytes now (the heap and other private memory, not
+ * file pages such as a budget's cache file): RssAnon of /proc/self/status */
+static inline size_t rss_anon_bytes(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	unsigned long kb = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "RssAnon: %lu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return (size_t)kb * 1024;
+}
+
 /* the peak resident size while a piece of work runs: a thread polls
- * rss_bytes every period_us (link with threads) */
+ * rss_bytes (or rss_anon_bytes) every period_us (link with threads) */
 struct rss_sampler {
 	pthread_t th;
 	unsigned period_us;
+	size_t (*read)(void);
 	_Atomic int on;
 	_Atomic size_t peak;       /* the largest sample so far, from the size at start */
 };
@@ -40,7 +56,7 @@ static inline void *rss_sampler_run(void *arg)
 {
 	struct rss_sampler *r = arg;
 	while (atomic_load(&r->on)) {
-		size_t b = rss_bytes();
+		size_t b = r->read();
 		if (b > atomic_load(&r->peak))
 			atomic_store(&r->peak, b);
 		usleep(r->period_us);
@@ -50,15 +66,28 @@ static inline void *rss_sampler_run(void *arg)
 
 /* start sampling every period_us; the peak starts at the size now.
  * 0, or the error of pthread_create (nothing started) */
-static inline int rss_sampler_start(struct rss_sampler *r, unsigned period_us)
+static inline int rss_sampler_start_of(struct rss_sampler *r, unsigned period_us,
+					size_t (*read)(void))
 {
 	r->period_us = period_us;
-	atomic_store(&r->peak, rss_bytes());
+	r->read = read;
+	atomic_store(&r->peak, read());
 	atomic_store(&r->on, 1);
 	int rc = pthread_create(&r->th, NULL, rss_sampler_run, r);
 	if (rc)
 		atomic_store(&r->on, 0);
 	return rc;
+}
+
+static inline int rss_sampler_start(struct rss_sampler *r, unsigned period_us)
+{
+	return rss_sampler_start_of(r, period_us, rss_bytes);
+}
+
+/* the same for the anonymous resident bytes */
+static inline int rss_sampler_start_anon(struct rss_sampler *r, unsigned period_us)
+{
+	return rss_sampler_start_of(r, period_us, rss_anon_bytes);
 }
 
 /* the peak so far (the sampler keeps running) */
@@ -72,7 +101,7 @@ static inline size_t rss_sampler_stop(struct rss_sampler *r)
 {
 	atomic_store(&r->on, 0);
 	pthread_join(r->th, NULL);
-	size_t b = rss_bytes();   /* a last sample: the end counts too */
+	size_t b = r->read();   /* a last sample: the end counts too */
 	if (b > atomic_load(&r->peak))
 		atomic_store(&r->peak, b);
 	return atomic_load(&r->peak);

@@ -12,10 +12,6 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdio.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gtrace/kernel_stats.h"
@@ -114,39 +110,6 @@ static void check_row(const struct gt_kernel_stats_row *r, const struct want *w,
 	cr_assert_float_eq(r->stddev_ns, w->sd, 1e-6 * w->sd + 1e-9, "%s sd", what);
 }
 
-/* the process's anonymous resident bytes (the heap; the store's cache
- * file and the spill are file pages), polled by a thread for its peak */
-static size_t rss_anon(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	unsigned long kb = 0;
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "RssAnon: %lu kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return (size_t)kb * 1024;
-}
-
-struct anon_sampler {
-	pthread_t th;
-	_Atomic int on;
-	_Atomic size_t peak;
-};
-
-static void *anon_run(void *arg)
-{
-	struct anon_sampler *a = arg;
-	while (atomic_load(&a->on)) {
-		size_t b = rss_anon();
-		if (b > atomic_load(&a->peak))
-			atomic_store(&a->peak, b);
-		usleep(500);
-	}
-	return NULL;
-}
-
 /* the table by name, and the copies' bytes; the rise of the heap's
  * resident bytes during the table's pass, and of the whole RSS in *all */
 static size_t table(size_t *all, size_t budget, const struct want *wa, const struct want *wb,
@@ -156,15 +119,12 @@ static size_t table(size_t *all, size_t budget, const struct want *wa, const str
 	struct gt_store *s = build(budget, &na, &nb);
 	char err[256];
 	struct gt_kernel_stats_result r;
-	size_t base = rss_bytes(), abase = rss_anon();
-	struct rss_sampler rs;
-	struct anon_sampler as = { .on = 1, .peak = abase };
+	size_t base = rss_bytes(), abase = rss_anon_bytes();
+	struct rss_sampler rs, as;
 	cr_assert_eq(rss_sampler_start(&rs, 500), 0);
-	cr_assert_eq(pthread_create(&as.th, NULL, anon_run, &as), 0);
+	cr_assert_eq(rss_sampler_start_anon(&as, 500), 0);
 	cr_assert_eq(gt_kernel_stats_compute(s, NULL, NULL, &r, err, sizeof(err)), 0, "%s", err);
-	size_t peak = rss_sampler_stop(&rs);
-	atomic_store(&as.on, 0);
-	pthread_join(as.th, NULL);
+	size_t peak = rss_sampler_stop(&rs), apeak = rss_sampler_stop(&as);
 	*all = peak > base ? peak - base : 0;
 	cr_assert_eq(r.nrows, 2);
 	const struct gt_kernel_stats_row *ra = r.rows[0].name == na ? &r.rows[0] : &r.rows[1];
@@ -185,7 +145,6 @@ static size_t table(size_t *all, size_t budget, const struct want *wa, const str
 	cr_assert_eq(r.rows[0].bytes_med, wbytes->med);
 	gt_kernel_stats_result_done(&r);
 	gt_store_free(s);
-	size_t apeak = atomic_load(&as.peak);
 	return apeak > abase ? apeak - abase : 0;
 }
 
