@@ -14,7 +14,8 @@
  * columns are at least two finest buckets wide, else the events).
  * Prints "name value unit" lines.
  * usage: budget_bench FILE [BUDGET (default 1G)] [FRAMES (default 200)] [zoomed-out|zoomed-in]
- * (zoomed-out: only the frames the summary draws, FRAMES of them warm and cold;
+ * (zoomed-out: only the frames the summary draws, FRAMES of them warm and cold, of every
+ * lane and of a screen of 50 lanes from a random first;
  * zoomed-in: only the frames the summary does not draw (widths log-uniform
  * from 10 us to 200 columns of two finest buckets), cold, each lane as the
  * viewer reads it (its 200 columns, a host lane's innermost event per busy
@@ -88,14 +89,14 @@ static double frame(const struct gt_store *s, int64_t t0, int64_t w, uint64_t *s
 /* one frame as the viewer draws it: each lane from the file's summary
  * when the columns are wide enough, else from the events; *from_sum = 1
  * when every lane came from the summary */
-static double frame_view(const struct gt_store *s, int64_t t0, int64_t w, uint64_t *sink,
-			 int *from_sum)
+static double frame_view(const struct gt_store *s, uint32_t l0, uint32_t nl, int64_t t0, int64_t w,
+			 uint64_t *sink, int *from_sum)
 {
 	struct gt_bucket b[200];
 	const struct gt_lsum *m = gt_store_summary(s);
 	double t = now_s();
 	*from_sum = 1;
-	for (uint32_t i = 0; i < gt_store_lane_count(s); i++) {
+	for (uint32_t i = l0; i < l0 + nl; i++) {
 		if (!gt_lsum_buckets(m, i, t0, w / 200 + 1, 200, b, NULL, NULL)) {
 			gt_store_read_tick_span(s, gt_store_lane_at(s, i), t0, t0 + 200 * (w / 200 + 1));
 			gt_store_lane_buckets(gt_store_lane_at(s, i), t0, w / 200 + 1, 200, b);
@@ -137,7 +138,7 @@ static void frames_view(struct gt_store *s, int n, int cold, const char *tag)
 		if (cold && s->arena)
 			store_arena_cold(s->arena);
 		int fs;
-		all[k] = frame_view(s, t0, w, &sink, &fs) * 1e3;
+		all[k] = frame_view(s, 0, (uint32_t)gt_store_lane_count(s), t0, w, &sink, &fs) * 1e3;
 		if (fs)
 			zs[nz++] = all[k];
 	}
@@ -153,9 +154,13 @@ static void frames_view(struct gt_store *s, int n, int cold, const char *tag)
 }
 
 /* zoomed-out frames only: widths log-uniform from the narrowest the
- * summary draws (200 columns of two finest buckets) to the whole span */
-static void frames_zoomed_out(struct gt_store *s, int n, int cold, const char *tag)
+ * summary draws (200 columns of two finest buckets) to the whole span;
+ * every lane, or nl lanes from a random first (a screen of the viewer) */
+static void frames_zoomed_out(struct gt_store *s, int n, int cold, uint32_t nl, const char *tag)
 {
+	uint32_t nlanes = (uint32_t)gt_store_lane_count(s);
+	if (nl > nlanes)
+		nl = nlanes;
 	const struct gt_lsum *m = gt_store_summary(s);
 	int64_t lo = gt_store_t_min(s), span = gt_store_t_max(s) - lo;
 	if (!m || 400 * m->base_ns >= span)
@@ -170,8 +175,10 @@ static void frames_zoomed_out(struct gt_store *s, int n, int cold, const char *t
 		int64_t t0 = lo + (int64_t)(unif() * (double)(span - w));
 		if (cold && s->arena)
 			store_arena_cold(s->arena);
+		uint32_t l0 = nl < nlanes ? (uint32_t)(unif() * (double)(nlanes - nl + 1)) : 0;
+		l0 = l0 > nlanes - nl ? nlanes - nl : l0;
 		int fs;
-		double f = frame_view(s, t0, w, &sink, &fs) * 1e3;
+		double f = frame_view(s, l0, nl, t0, w, &sink, &fs) * 1e3;
 		if (fs)
 			ms[nz++] = f;
 	}
@@ -381,11 +388,11 @@ int main(int argc, char **argv)
 			uint64_t sk = 0;
 			int fs;
 			double c_f0 = cpu_s();
-			double tf = frame_view(h, gt_store_t_min(h), gt_store_t_max(h) - gt_store_t_min(h), &sk, &fs);
+			double tf = frame_view(h, 0, (uint32_t)gt_store_lane_count(h), gt_store_t_min(h), gt_store_t_max(h) - gt_store_t_min(h), &sk, &fs);
 			double c_f = cpu_s() - c_f0;
 			/* the same frame again: its pages loaded */
 			double c_f1 = cpu_s();
-			double tf2 = frame_view(h, gt_store_t_min(h), gt_store_t_max(h) - gt_store_t_min(h), &sk, &fs);
+			double tf2 = frame_view(h, 0, (uint32_t)gt_store_lane_count(h), gt_store_t_min(h), gt_store_t_max(h) - gt_store_t_min(h), &sk, &fs);
 			printf("first_frame_cpu head %.1f ms + frame %.1f ms; frame again %.1f ms (%.1f ms CPU)\n",
 			       c_head * 1e3, c_f * 1e3, tf2 * 1e3, (cpu_s() - c_f1) * 1e3);
 			const struct gt_lsum *m = gt_store_summary(h);
@@ -463,8 +470,10 @@ int main(int argc, char **argv)
 		frames_view(s, nf, 0, "warm");
 		frames_view(s, nf, 1, "cold");
 	}
-	frames_zoomed_out(s, nf, 0, "warm");
-	frames_zoomed_out(s, nf, 1, "cold");
+	frames_zoomed_out(s, nf, 0, UINT32_MAX, "warm");
+	frames_zoomed_out(s, nf, 1, UINT32_MAX, "cold");
+	frames_zoomed_out(s, nf, 0, 50, "screen50_warm");
+	frames_zoomed_out(s, nf, 1, 50, "screen50_cold");
 	if (s->arena)
 		store_arena_cold(s->arena);
 	struct gt_scope sc;
