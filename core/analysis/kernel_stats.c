@@ -41,9 +41,12 @@ static int vec_grow(struct spill *sp, struct vec *v)
 {
 	size_t cap = v->cap ? v->cap * 2 : 64;
 	if (sp && cap * sizeof(*v->v) >= SPILL_VEC_BYTES) {
-		/* under a budget: a big vector moves to (or grows in) the spill;
-		 * the copy reads the old one, which the spill is told about */
+		/* under a budget: a big vector moves to (or grows in) the spill,
+		 * or to the heap when the spill's disk is full; the copy is
+		 * announced to the spill (both sides, wherever they live) */
 		int64_t *nv = spill_alloc(sp, cap * sizeof(*nv));
+		if (!nv)
+			nv = malloc(cap * sizeof(*nv));
 		if (!nv)
 			return -ENOMEM;
 		for (size_t b = 0; b < v->n; b += KS_BLOCK) {
@@ -67,12 +70,17 @@ static int vec_grow(struct spill *sp, struct vec *v)
 	return 0;
 }
 
+/* pushes announce each 64 KiB they are about to write to a spill vector
+ * (vectors there are 64 KiB or more): what many groups filling at once
+ * have written unannounced stays under 64 KiB a vector */
+#define PUSH_STEP ((size_t)8192)
+
 static inline int vec_push(struct spill *sp, struct vec *v, int64_t x)
 {
 	if (v->n == v->cap && vec_grow(sp, v))
 		return -ENOMEM;
-	if (sp && !(v->n & (KS_BLOCK - 1)))
-		kernel_stats_touch(sp, v->v + v->n, KS_BLOCK);   /* the next block is written */
+	if (sp && !(v->n & (PUSH_STEP - 1)))
+		kernel_stats_touch(sp, v->v + v->n, PUSH_STEP);
 	v->v[v->n++] = x;
 	return 0;
 }

@@ -172,7 +172,11 @@ double kernel_stats_median_segs(struct spill *sp, int64_t *const *v, const size_
 		below += hist[bk++];
 	size_t tbytes = (hist[bk] ? hist[bk] : 1) * sizeof(int64_t);
 	int in_spill = sp && tbytes >= KS_BLOCK * sizeof(int64_t);
-	int64_t *t = in_spill ? spill_alloc(sp, tbytes) : malloc(tbytes);
+	int64_t *t = in_spill ? spill_alloc(sp, tbytes) : NULL;
+	if (!t) {
+		in_spill = 0;      /* no spill, or its disk is full: the heap */
+		t = malloc(tbytes);
+	}
 	if (!t)
 		return NAN;
 	size_t m = 0;

@@ -6,6 +6,7 @@
 #include "spill.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@ struct spill {
 	_Atomic size_t peak;
 	_Atomic size_t touched;   /* since the last drop */
 	_Atomic uint64_t drops;
+	pthread_mutex_t grow_mu;  /* the ftruncate fallback */
 };
 
 int spill_tmpfile(void)
@@ -54,6 +56,7 @@ int spill_new(size_t allow, struct spill **out)
 		return fd;
 	}
 	sp->fd = fd;
+	pthread_mutex_init(&sp->grow_mu, NULL);
 	sp->page = (size_t)sysconf(_SC_PAGESIZE);
 	sp->allow = allow > SPILL_MIN_ALLOW ? allow : SPILL_MIN_ALLOW;
 	for (sp->reserve = SPILL_RESERVE; sp->reserve >= ((size_t)1 << 30); sp->reserve /= 2) {
@@ -65,6 +68,7 @@ int spill_new(size_t allow, struct spill **out)
 		}
 	}
 	if (!sp->base) {
+		pthread_mutex_destroy(&sp->grow_mu);
 		close(fd);
 		free(sp);
 		return -ENOMEM;
@@ -79,6 +83,7 @@ void spill_free(struct spill *sp)
 		return;
 	munmap(sp->base, sp->reserve);
 	close(sp->fd);
+	pthread_mutex_destroy(&sp->grow_mu);
 	free(sp);
 }
 
@@ -94,8 +99,13 @@ void *spill_alloc(struct spill *sp, size_t n)
 	if (fallocate(sp->fd, 0, (off_t)off, (off_t)n) != 0) {
 		if (errno != EOPNOTSUPP)
 			return NULL;
+		/* a file system without fallocate: the size only ever grows
+		 * (two threads' lseek and ftruncate must not interleave) */
 		off_t end = (off_t)(off + n);
-		if (lseek(sp->fd, 0, SEEK_END) < end && ftruncate(sp->fd, end) != 0)
+		pthread_mutex_lock(&sp->grow_mu);
+		int bad = lseek(sp->fd, 0, SEEK_END) < end && ftruncate(sp->fd, end) != 0;
+		pthread_mutex_unlock(&sp->grow_mu);
+		if (bad)
 			return NULL;
 	}
 	size_t live = atomic_fetch_add(&sp->live, n) + n;
