@@ -36,6 +36,7 @@ struct ctx {
 	size_t cap;
 	struct opsmap corr;         /* (rank, corr) -> device ns, tc ns */
 	struct opsmap ext;          /* (rank, ext) -> runtime ns, device ns, tc ns, taken */
+	int32_t rank;               /* the rank whose maps these are */
 	int64_t t0, t1;
 	int mem;                    /* attribute allocator records of mem_dev */
 	uint32_t mem_dev;
@@ -350,10 +351,11 @@ static int in_pass(int pass, const struct gt_event *e)
 	return e->corr && (pass ? e->kind == GT_EV_RUNTIME && e->ext : gt_event_is_gpu(e));
 }
 
-static int lane_in_pass(int pass, const struct gt_lane *l, const struct gt_scope *sc)
+static int lane_in_pass(const struct ctx *c, int pass, const struct gt_lane *l,
+			const struct gt_scope *sc)
 {
 	int32_t rank = l->key.rank;
-	return l->key.type == (pass ? GT_LANE_HOST : GT_LANE_GPU) &&
+	return l->key.type == (pass ? GT_LANE_HOST : GT_LANE_GPU) && rank == c->rank &&
 	       (sc->rank < 0 || rank == sc->rank) &&
 	       (pass || sc->gpu < 0 || l->key.device == sc->gpu);
 }
@@ -367,7 +369,7 @@ static int init_map(struct ctx *c, int pass, const struct gt_scope *sc, struct o
 	uint64_t lo = UINT64_MAX, hi = 0, n = 0;
 	for (size_t i = 0; i < gt_store_lane_count(c->s); i++) {
 		const struct gt_lane *l = gt_store_lane_at(c->s, (uint32_t)i);
-		if (!lane_in_pass(pass, l, sc))
+		if (!lane_in_pass(c, pass, l, sc))
 			continue;
 		int32_t rank = l->key.rank;
 		n += l->n;
@@ -398,7 +400,7 @@ static int build_maps(struct ctx *c, const struct gt_scope *sc)
 			return -ENOMEM;
 		for (size_t i = 0; i < nl; i++) {
 			const struct gt_lane *l = gt_store_lane_at(c->s, (uint32_t)i);
-			if (!lane_in_pass(pass, l, sc))
+			if (!lane_in_pass(c, pass, l, sc))
 				continue;
 			int32_t rank = l->key.rank;
 			gt_store_read_tick(c->s, l, 0, l->n);
@@ -481,10 +483,9 @@ static int compute(const struct gt_store *s, const struct gt_scope *sc_in, int m
 		}
 		if (!any)
 			break;
-		struct gt_scope sr = sc;
-		sr.rank = r;
+		c.rank = r;
 		if (!mem)
-			rc = build_maps(&c, &sr);   /* memory statistics need no device times */
+			rc = build_maps(&c, &sc);   /* memory statistics need no device times */
 		for (size_t i = 0; i < nl && !rc; i++) {
 			const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 			if (l->key.type != GT_LANE_HOST || l->key.rank != r ||
