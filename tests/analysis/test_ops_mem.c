@@ -65,6 +65,9 @@ Test(ops_mem, one_rank_of_maps_at_a_time, .timeout = 240)
 			t->host_self_ns += rr.rows[i].host_self_ns;
 			t->dev_self_ns += rr.rows[i].dev_self_ns;
 			t->dev_total_ns += rr.rows[i].dev_total_ns;
+			t->host_total_ns += rr.rows[i].host_total_ns;
+			t->tc_self_ns += rr.rows[i].tc_self_ns;
+			t->tc_total_ns += rr.rows[i].tc_total_ns;
 		}
 		gt_ops_result_done(&rr);
 	}
@@ -73,6 +76,9 @@ Test(ops_mem, one_rank_of_maps_at_a_time, .timeout = 240)
 		cr_assert_eq(sum[i].host_self_ns, want[i].host_self_ns);
 		cr_assert_eq(sum[i].dev_self_ns, want[i].dev_self_ns);
 		cr_assert_eq(sum[i].dev_total_ns, want[i].dev_total_ns);
+		cr_assert_eq(sum[i].host_total_ns, want[i].host_total_ns);
+		cr_assert_eq(sum[i].tc_self_ns, want[i].tc_self_ns);
+		cr_assert_eq(sum[i].tc_total_ns, want[i].tc_total_ns);
 	}
 	free(want);
 	free(sum);
