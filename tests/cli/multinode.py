@@ -54,8 +54,17 @@ def node_cmd(host, rank, tee, seconds=3, offset=0, tail=""):
     env = "GTRACE_SIM_T0_NS=%d GTRACE_HOSTNAME=%s RANK=%d" % (T0, host, rank)
     if offset:
         env += " GTRACE_TEST_CLOCK_OFFSET_NS=%d" % offset
+    # the node's stderr beside its tee file: a node that delivers nothing says why there
     return ("%s %s record -q -o - -- %s sim --live --ranks 1 --gpus 2 --seconds %s --linger 0 "
-            "2>/dev/null%s | tee %s" % (env, G, G, seconds, tail, tee))
+            "2>%s.err%s | tee %s" % (env, G, G, seconds, tee, tail, tee))
+
+
+def node_said(tee):
+    try:
+        with open(tee + ".err", errors="replace") as f:
+            return f.read()[-600:]
+    except OSError as e:
+        return str(e)
 
 
 def stats(paths, report="summary"):
@@ -134,6 +143,12 @@ def two_nodes_sh(d):
     out2 = os.path.join(d, "aligned.gtrace")
     r, _ = record_from(out2, [node_cmd("nodeA", 0, a2), node_cmd("nodeB", 1, b2, offset=PLANT)],
                        ["--align-clocks"])
+    check(r.returncode == 0, "record --from --align-clocks: exit 0 (%s)" % r.stderr.strip()[-300:])
+    for path in (a2, b2):
+        if stats([path])["summary"][0]["Events"] == 0:
+            check(False, "%s: the node delivered nothing; its stderr: %s; record's: %s"
+                  % (path, node_said(path), r.stderr.strip()[-300:]))
+            return
     m2 = stats([out2])
     md2 = meta(m2)
     check(md2.get("clock.applied") == "yes", "--align-clocks: applied")
