@@ -50,7 +50,7 @@ static int vec_grow(struct spill *sp, struct vec *v)
 		if (!nv)
 			return -ENOMEM;
 		for (size_t b = 0; b < v->n; b += KS_BLOCK) {
-			size_t k = v->n - b < KS_BLOCK ? v->n - b : KS_BLOCK;
+			size_t k = kernel_stats_blk_end(b, v->n) - b;
 			kernel_stats_touch(sp, v->v + b, k);
 			kernel_stats_touch(sp, nv + b, k);
 			memcpy(nv + b, v->v + b, k * sizeof(*nv));
@@ -106,7 +106,7 @@ static void dist_of(struct spill *sp, struct vec *const *segs, int nseg, size_t 
 	for (int k = 0; k < nseg; k++)
 		for (size_t b = 0; b < segs[k]->n; b += KS_BLOCK) {
 			const int64_t *v = segs[k]->v;
-			size_t e = segs[k]->n - b < KS_BLOCK ? segs[k]->n : b + KS_BLOCK;
+			size_t e = kernel_stats_blk_end(b, segs[k]->n);
 			kernel_stats_touch(sp, v + b, e - b);
 			for (size_t i = b; i < e; i++) {
 				int64_t x = v[i];
@@ -123,7 +123,7 @@ static void dist_of(struct spill *sp, struct vec *const *segs, int nseg, size_t 
 	for (int k = 0; k < nseg; k++)
 		for (size_t b = 0; b < segs[k]->n; b += KS_BLOCK) {
 			const int64_t *v = segs[k]->v;
-			size_t e = segs[k]->n - b < KS_BLOCK ? segs[k]->n : b + KS_BLOCK;
+			size_t e = kernel_stats_blk_end(b, segs[k]->n);
 			kernel_stats_touch(sp, v + b, e - b);
 			for (size_t i = b; i < e; i++) {
 				double x = (double)v[i] - d->mean;

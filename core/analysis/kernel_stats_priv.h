@@ -61,6 +61,11 @@ double kernel_stats_median_segs(struct spill *sp, int64_t *const *v, const size_
 
 /* values a pass handles between two announcements to the spill (8 MiB) */
 #define KS_BLOCK ((size_t)1 << 20)
+/* end of the block of values starting at b in [0, n) */
+static inline size_t kernel_stats_blk_end(size_t b, size_t n)
+{
+	return n - b < KS_BLOCK ? n : b + KS_BLOCK;
+}
 /* announce a pass over n values at v when they live in sp */
 void kernel_stats_touch(struct spill *sp, const int64_t *v, size_t n);
 /* free a vector, from the heap or sp */

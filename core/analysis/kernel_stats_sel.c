@@ -24,12 +24,6 @@ static int64_t max_of(const int64_t *v, size_t n)
 	return m;
 }
 
-/* end of the block of values starting at b in [0, n) */
-static size_t blk_end(size_t b, size_t n)
-{
-	return n - b < KS_BLOCK ? n : b + KS_BLOCK;
-}
-
 static int64_t select_k(struct spill *sp, int64_t *v, size_t n, size_t k, int64_t *lower);
 
 /* the k-th smallest (and, when lower is set, the (k-1)-th) by one
@@ -42,8 +36,8 @@ static int64_t select_k(struct spill *sp, int64_t *v, size_t n, size_t k, int64_
 static int64_t radix_select(struct spill *sp, int64_t *v, size_t n, size_t k, int64_t *lower)
 {
 	int64_t mn = v[0], mx = v[0];
-	for (size_t b = 0; b < n; b = blk_end(b, n)) {
-		size_t e = blk_end(b, n);
+	for (size_t b = 0; b < n; b = kernel_stats_blk_end(b, n)) {
+		size_t e = kernel_stats_blk_end(b, n);
 		kernel_stats_touch(sp, v + b, e - b);
 		for (size_t i = b; i < e; i++) {
 			mn = v[i] < mn ? v[i] : mn;
@@ -59,8 +53,8 @@ static int64_t radix_select(struct spill *sp, int64_t *v, size_t n, size_t k, in
 	int bits = 64 - __builtin_clzll(range);
 	int shift = bits > RADIX_BITS ? bits - RADIX_BITS : 0;
 	uint32_t hist[1u << RADIX_BITS] = { 0 };
-	for (size_t b = 0; b < n; b = blk_end(b, n)) {
-		size_t e = blk_end(b, n);
+	for (size_t b = 0; b < n; b = kernel_stats_blk_end(b, n)) {
+		size_t e = kernel_stats_blk_end(b, n);
 		kernel_stats_touch(sp, v + b, e - b);
 		for (size_t i = b; i < e; i++)
 			hist[((uint64_t)v[i] - (uint64_t)mn) >> shift]++;
@@ -71,8 +65,8 @@ static int64_t radix_select(struct spill *sp, int64_t *v, size_t n, size_t k, in
 	/* gather the bucket to the front of v (order of v does not matter) */
 	size_t m = 0;
 	int64_t prev_max = INT64_MIN;     /* largest value of the lower buckets */
-	for (size_t b = 0; b < n; b = blk_end(b, n)) {
-		size_t e = blk_end(b, n);
+	for (size_t b = 0; b < n; b = kernel_stats_blk_end(b, n)) {
+		size_t e = kernel_stats_blk_end(b, n);
 		kernel_stats_touch(sp, v + b, 2 * (e - b));
 		for (size_t i = b; i < e; i++) {
 			uint64_t d = ((uint64_t)v[i] - (uint64_t)mn) >> shift;
@@ -146,8 +140,8 @@ double kernel_stats_median_segs(struct spill *sp, int64_t *const *v, const size_
 	 * the middle gathered into one array (in the spill when big) */
 	int64_t mn = v[0][0], mx = v[0][0];
 	for (int s = 0; s < 2; s++)
-		for (size_t b = 0; b < n[s]; b = blk_end(b, n[s])) {
-			size_t e = blk_end(b, n[s]);
+		for (size_t b = 0; b < n[s]; b = kernel_stats_blk_end(b, n[s])) {
+			size_t e = kernel_stats_blk_end(b, n[s]);
 			kernel_stats_touch(sp, v[s] + b, e - b);
 			for (size_t i = b; i < e; i++) {
 				mn = v[s][i] < mn ? v[s][i] : mn;
@@ -161,8 +155,8 @@ double kernel_stats_median_segs(struct spill *sp, int64_t *const *v, const size_
 	int shift = bits > RADIX_BITS ? bits - RADIX_BITS : 0;
 	uint32_t hist[1u << RADIX_BITS] = { 0 };
 	for (int s = 0; s < 2; s++)
-		for (size_t b = 0; b < n[s]; b = blk_end(b, n[s])) {
-			size_t e = blk_end(b, n[s]);
+		for (size_t b = 0; b < n[s]; b = kernel_stats_blk_end(b, n[s])) {
+			size_t e = kernel_stats_blk_end(b, n[s]);
 			kernel_stats_touch(sp, v[s] + b, e - b);
 			for (size_t i = b; i < e; i++)
 				hist[((uint64_t)v[s][i] - (uint64_t)mn) >> shift]++;
@@ -182,8 +176,8 @@ double kernel_stats_median_segs(struct spill *sp, int64_t *const *v, const size_
 	size_t m = 0;
 	int64_t prev_max = INT64_MIN;
 	for (int s = 0; s < 2; s++)
-		for (size_t b = 0; b < n[s]; b = blk_end(b, n[s])) {
-			size_t e = blk_end(b, n[s]);
+		for (size_t b = 0; b < n[s]; b = kernel_stats_blk_end(b, n[s])) {
+			size_t e = kernel_stats_blk_end(b, n[s]);
 			kernel_stats_touch(sp, v[s] + b, e - b);
 			if (in_spill)
 				spill_touch(sp, (e - b) * sizeof(*t));
