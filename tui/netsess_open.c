@@ -19,7 +19,8 @@
 
 static int record_nodes(const char *out, char **cmds, char **hosts, int n, int force,
 			double duration, int quiet, int apply_clock, size_t memory, const char *prog);
-static struct gt_file_writer *open_out(const char *out, int force, char *err, size_t errlen);
+static struct gt_file_writer *open_out(const char *out, int force, const struct gt_store *s,
+				       char *err, size_t errlen);
 
 /* a viewer can run: stdout a terminal, TERM set, and keys from a terminal
  * (stdin, or /dev/tty when stdin is a stream) */
@@ -65,7 +66,7 @@ int netsess_open_live(const char *const *paths, int np, char **cmds, char **host
 		gt_store_free(s);
 		return 1;
 	}
-	if (record && !(ns.w = open_out(record, force, err, sizeof(err)))) {
+	if (record && !(ns.w = open_out(record, force, s, err, sizeof(err)))) {
 		fprintf(stderr, "gtrace: %s\n", err);
 		netsess_free(&ns);
 		gt_store_free(s);
@@ -270,14 +271,27 @@ static int nodes_delivered(const struct netsess *ns)
 	return got;
 }
 
-/* the capture file OUT ("-": stdout), kept unless force */
-static struct gt_file_writer *open_out(const char *out, int force, char *err, size_t errlen)
+/* the capture file OUT ("-": stdout), kept unless force, flushed once: it
+ * appears holding complete chunks (it opens, with no events, from the
+ * start) */
+static struct gt_file_writer *open_out(const char *out, int force, const struct gt_store *s,
+				       char *err, size_t errlen)
 {
 	struct gt_file_writer_opts wo = { .open_flags = force ? 0 : GT_FILE_W_KEEP };
-	if (strcmp(out, "-"))
-		return gt_file_writer_open(out, &wo, err, errlen);
-	signal(SIGPIPE, SIG_IGN);
-	return gt_file_writer_open_fd(1, "stdout", &wo, err, errlen);
+	struct gt_file_writer *w;
+	if (strcmp(out, "-")) {
+		w = gt_file_writer_open(out, &wo, err, errlen);
+	} else {
+		signal(SIGPIPE, SIG_IGN);
+		w = gt_file_writer_open_fd(1, "stdout", &wo, err, errlen);
+	}
+	int rc = w ? gt_file_writer_flush(w, s) : 0;
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: %s", strcmp(out, "-") ? out : "stdout", strerror(-rc));
+		gt_file_writer_abort(w);
+		return NULL;
+	}
+	return w;
 }
 
 int netsess_record(const char *out, char **cmds, int n, int force, double duration, int quiet,
@@ -303,7 +317,7 @@ static int record_nodes(const char *out, char **cmds, char **hosts, int n, int f
 	}
 	gt_store_meta_set(s, "source", hosts ? "gtrace attach --hosts" : "gtrace record --from");
 	int to_stdout = !strcmp(out, "-");
-	ns.w = open_out(out, force, err, sizeof(err));
+	ns.w = open_out(out, force, s, err, sizeof(err));
 	ns.out = to_stdout ? NULL : out;
 	int rc = ns.w ? 0 : -1;
 	if (!ns.w)

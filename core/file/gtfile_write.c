@@ -348,6 +348,12 @@ int gt_file_writer_flush(struct gt_file_writer *w, const struct gt_store *s)
 		rc = gtfile_tab_sync_tail(w, &w->tab, s);
 	if (!rc && fflush(w->f))
 		rc = -errno;
+	if (!rc && !w->err) {
+		/* a recording appears at its name once it opens (header and
+		 * complete chunks): a kill before leaves no file that does not */
+		char e[256];
+		rc = safew_place(&w->sw, e, sizeof(e));
+	}
 	return rc ? rc : w->err;
 }
 

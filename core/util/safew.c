@@ -82,15 +82,6 @@ int safew_open(struct safew *w, const char *path, unsigned flags, char *err, siz
 	w->path = strdup(path);
 	if (!w->path)
 		goto oom;
-	if (flags & SAFEW_INPLACE) {
-		/* unlink removes a link itself, never its target */
-		if (unlink(path) < 0 && errno != ENOENT)
-			goto sys;
-		w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-		if (w->fd < 0)
-			goto sys;
-		return 0;
-	}
 	w->tmp = tmp_name(path);
 	if (!w->tmp)
 		goto oom;
@@ -120,31 +111,48 @@ oom:
 	return -ENOMEM;
 }
 
-int safew_commit(struct safew *w, char *err, size_t errlen)
+/* rename the temporary file to the target (with SAFEW_KEEP never over
+ * an existing one); 0 or negative errno with err, the temporary file
+ * removed */
+static int put_in_place(struct safew *w, char *err, size_t errlen)
 {
 	int rc = 0;
-	if (w->tmp) {
-		if (!(w->flags & SAFEW_KEEP)) {
-			if (rename(w->tmp, w->path) < 0)
-				rc = -errno;
-		} else if (renameat2(AT_FDCWD, w->tmp, AT_FDCWD, w->path, RENAME_NOREPLACE) < 0) {
+	if (!(w->flags & SAFEW_KEEP)) {
+		if (rename(w->tmp, w->path) < 0)
 			rc = -errno;
-			if (rc == -EINVAL || rc == -ENOSYS) {
-				/* a file system without RENAME_NOREPLACE: link never replaces */
-				rc = link(w->tmp, w->path) < 0 ? -errno : 0;
-				if (!rc)
-					unlink(w->tmp);
-			}
-		}
-		if (rc) {
-			if (rc == -EEXIST)
-				snprintf(err, errlen, "%s: appeared while being written; not replaced "
-					 "without --force", w->path);
-			else
-				snprintf(err, errlen, "%s: %s", w->path, strerror(-rc));
-			unlink(w->tmp);
+	} else if (renameat2(AT_FDCWD, w->tmp, AT_FDCWD, w->path, RENAME_NOREPLACE) < 0) {
+		rc = -errno;
+		if (rc == -EINVAL || rc == -ENOSYS) {
+			/* a file system without RENAME_NOREPLACE: link never replaces */
+			rc = link(w->tmp, w->path) < 0 ? -errno : 0;
+			if (!rc)
+				unlink(w->tmp);
 		}
 	}
+	if (rc) {
+		if (rc == -EEXIST)
+			snprintf(err, errlen, "%s: appeared while being written; not replaced "
+				 "without --force", w->path);
+		else
+			snprintf(err, errlen, "%s: %s", w->path, strerror(-rc));
+		unlink(w->tmp);
+	}
+	return rc;
+}
+
+int safew_place(struct safew *w, char *err, size_t errlen)
+{
+	if (!w->tmp || !(w->flags & SAFEW_INPLACE))
+		return 0;
+	int rc = put_in_place(w, err, errlen);
+	free(w->tmp);
+	w->tmp = NULL;
+	return rc;
+}
+
+int safew_commit(struct safew *w, char *err, size_t errlen)
+{
+	int rc = w->tmp ? put_in_place(w, err, errlen) : 0;
 	strings_free(w);
 	return rc;
 }

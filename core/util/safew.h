@@ -7,9 +7,11 @@
  * leaves no partial file.  An existing target is replaced as a name (a
  * symlink is replaced, never followed; a file another user made is
  * replaced, never written into), or with SAFEW_KEEP not at all.
- * SAFEW_INPLACE writes at the target itself (a recording that must open
- * after a crash), created with O_EXCL | O_NOFOLLOW after unlinking the
- * old name.  A character device or FIFO (/dev/null, /dev/stdout, a pipe)
+ * SAFEW_INPLACE is for a recording that must open after a crash: the
+ * temporary file is put in place early, by safew_place once it holds
+ * what makes it open (its header and first complete chunk), and written
+ * at the target from then on; a kill before that leaves only the
+ * temporary file, never a target that does not open.  A character device or FIFO (/dev/null, /dev/stdout, a pipe)
  * is written into as it is, never replaced; symlinks to one are followed
  * only under /dev/ and /proc/.
  */
@@ -25,18 +27,22 @@ struct safew {
 	int fd;                  /* the open file; the caller closes it (fclose/gzclose) */
 	unsigned flags;
 	char *path;              /* target (copied) */
-	char *tmp;               /* temporary file, NULL in SAFEW_INPLACE mode */
+	char *tmp;               /* temporary file; NULL once placed (SAFEW_INPLACE) */
 };
 
 /* create the file for path; 0 with w->fd, or negative errno with
  * "PATH: problem" in err (-EEXIST with SAFEW_KEEP: "... exists; not
  * replaced without --force") */
 int safew_open(struct safew *w, const char *path, unsigned flags, char *err, size_t errlen);
+/* SAFEW_INPLACE: put the file, still open, at its target (as a commit
+ * does: with SAFEW_KEEP never over an existing one); later calls and other
+ * modes do nothing.  0 or negative errno with err (the file is removed) */
+int safew_place(struct safew *w, char *err, size_t errlen);
 /* after the caller closed w->fd without error: put the file in place
  * (rename; with SAFEW_KEEP a rename that never replaces); frees w's
  * strings.  0 or negative errno with "PATH: problem" in err */
 int safew_commit(struct safew *w, char *err, size_t errlen);
-/* remove what was created (the temporary file, or the in-place target);
+/* remove what was created (the temporary file, or a placed target);
  * frees w's strings.  The caller closes w->fd (before or after). */
 void safew_abort(struct safew *w);
 

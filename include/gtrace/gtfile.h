@@ -39,11 +39,13 @@ struct gt_file_writer_opts {
 #define GT_FILE_W_KEEP 0x1u
 
 /* Whatever the flags, a file is never written through a symbolic link nor
- * into a file someone else created: gt_file_writer_open unlinks the old
- * name and creates path with O_EXCL | O_NOFOLLOW (a recording is visible
- * as it is written and opens after a crash); gt_file_write_store writes a
- * temporary file beside path and renames it into place (no partial file
- * on error). */
+ * into a file someone else created: both write a fresh temporary file
+ * beside path and rename it into place.  gt_file_writer_open's file is
+ * renamed at its first flush, when it holds its header and complete
+ * chunks, and written at path from then on (a recording is visible as it
+ * is written and opens after a crash at any moment: killed before, it
+ * leaves only the temporary ".NAME.XXXXXX"); gt_file_write_store's at the
+ * end (no partial file on error). */
 
 /* create path (see above); NULL on error with "PATH: problem" in err */
 struct gt_file_writer *gt_file_writer_open(const char *path, const struct gt_file_writer_opts *o,
@@ -63,7 +65,8 @@ int gt_file_writer_flush(struct gt_file_writer *w, const struct gt_store *s);
  * error err holds the problem without the path (callers prefix it) */
 int gt_file_writer_close(struct gt_file_writer *w, const struct gt_store *s, char *err, size_t errlen);
 /* close without the final chunks, leaving the file as written so far
- * (tests of cut-off files; callers that want no file unlink it); frees w */
+ * (tests of cut-off files; callers that want no file unlink it; a file
+ * never flushed was never placed: nothing is left); frees w */
 void gt_file_writer_abort(struct gt_file_writer *w);
 
 /* write a finished store in one go */

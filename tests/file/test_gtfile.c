@@ -5,10 +5,12 @@
  * dangling ids).
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "core/file/gtfile_priv.h"
 #include "gtrace_config.h"
@@ -314,6 +316,108 @@ Test(gtfile, big_tables_split)
 	gt_store_free(r);
 	gt_store_free(s);
 	unlink(path);
+}
+
+/* the entries of directory d other than . and ..: their count, the first
+ * name in first */
+static int dir_entries(const char *d, char *first, size_t len)
+{
+	DIR *dd = opendir(d);
+	cr_assert_not_null(dd);
+	struct dirent *e;
+	int n = 0;
+	first[0] = 0;
+	while ((e = readdir(dd)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && !n++)
+			snprintf(first, len, "%s", e->d_name);
+	closedir(dd);
+	return n;
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0;
+}
+
+/* a recording killed at any moment opens: its name shows nothing until
+ * the file holds its header and complete chunks (the first flush); before
+ * that only a hidden temporary file beside it exists */
+Test(gtfile, writer_appears_once_it_opens)
+{
+	struct gt_store *s = tgf_build(5, 1);
+	size_t n;
+	const struct gt_event *ev = tgf_events(&n);
+	char d[64], path[128], first[256], err[256];
+	snprintf(d, sizeof(d), "/tmp/gtfile-appear-XXXXXX");
+	cr_assert_not_null(mkdtemp(d));
+	snprintf(path, sizeof(path), "%s/rec.gtrace", d);
+	struct gt_file_writer_opts o = { .chunk_events = 7, .open_flags = GT_FILE_W_KEEP };
+	struct gt_file_writer *w = gt_file_writer_open(path, &o, err, sizeof(err));
+	cr_assert_not_null(w, "%s", err);
+	/* header written, whole chunks written as they fill: not yet there */
+	cr_assert_eq(gt_file_writer_add(w, s, ev, n), 0);
+	cr_assert(!exists(path));
+	cr_assert_eq(dir_entries(d, first, sizeof(first)), 1);
+	cr_assert_eq(strncmp(first, ".rec.gtrace.", 12), 0, "%s", first);
+	cr_assert_eq(gt_file_writer_flush(w, s), 0);
+	/* placed: it opens with every event so far, no temporary file left */
+	cr_assert_eq(dir_entries(d, first, sizeof(first)), 1);
+	cr_assert_str_eq(first, "rec.gtrace");
+	struct gt_store *r = gt_store_new();
+	struct gt_file_info info;
+	cr_assert_eq(gt_file_read(path, r, &info, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(info.truncated, 1);
+	cr_assert_eq(info.events, n);
+	gt_store_free(r);
+	/* written at its name from then on: the end goes into the same file */
+	cr_assert_eq(gt_file_writer_close(w, s, err, sizeof(err)), 0, "%s", err);
+	r = gt_store_new();
+	cr_assert_eq(gt_file_read(path, r, &info, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(info.truncated, 0);
+	cr_assert_eq(info.events, n);
+	gt_store_free(r);
+	cr_assert_eq(dir_entries(d, first, sizeof(first)), 1);
+
+	/* aborted before its first flush: nothing left */
+	unlink(path);
+	w = gt_file_writer_open(path, &o, err, sizeof(err));
+	cr_assert_not_null(w, "%s", err);
+	gt_file_writer_abort(w);
+	cr_assert_eq(dir_entries(d, first, sizeof(first)), 0, "%s left", first);
+
+	/* a file that appears at the name meanwhile is kept (no --force) */
+	w = gt_file_writer_open(path, &o, err, sizeof(err));
+	cr_assert_not_null(w, "%s", err);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("theirs\n", f);
+	fclose(f);
+	cr_assert_eq(gt_file_writer_flush(w, s), -EEXIST);
+	gt_file_writer_abort(w);
+	cr_assert_eq(dir_entries(d, first, sizeof(first)), 1);
+	char buf[16] = { 0 };
+	f = fopen(path, "r");
+	cr_assert_not_null(f);
+	cr_assert_not_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	cr_assert_str_eq(buf, "theirs\n");
+
+	/* with --force the old file stays until the new one opens */
+	o.open_flags = 0;
+	w = gt_file_writer_open(path, &o, err, sizeof(err));
+	cr_assert_not_null(w, "%s", err);
+	cr_assert_eq(dir_entries(d, first, sizeof(first)), 2);
+	cr_assert_eq(gt_file_writer_flush(w, s), 0);
+	cr_assert_eq(dir_entries(d, first, sizeof(first)), 1);
+	gt_file_writer_abort(w);
+	r = gt_store_new();
+	cr_assert_eq(gt_file_read(path, r, &info, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(info.events, 0);
+	gt_store_free(r);
+	unlink(path);
+	cr_assert_eq(rmdir(d), 0);
+	gt_store_free(s);
 }
 
 Test(gtfile, writer_rejects_unknown_ids)
