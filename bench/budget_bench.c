@@ -196,8 +196,25 @@ static double thread_cpu_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static double last_cpu_ms;
-static int lane_faults;   /* BUDGET_BENCH_FRAMES=2: per lane faults of each frame */   /* CPU time of the last frame_in (this thread, user + sys) */
+static double last_cpu_ms;   /* CPU time of the last frame_in (this thread, user + sys) */
+static double last_pf_ms;    /* ... of it in gt_store_prefetch (wall) */
+static size_t last_pf_bytes; /* the bytes it advised */
+static int lane_faults;   /* BUDGET_BENCH_FRAMES=2: per lane faults of each frame */
+
+/* bytes this process had read from storage so far (/proc/self/io read_bytes:
+ * faults and read-ahead included); 0 where not readable */
+static unsigned long long io_read_bytes(void)
+{
+	FILE *f = fopen("/proc/self/io", "r");
+	char line[128];
+	unsigned long long v = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "read_bytes: %llu", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
 
 /* lanes [l0, l0 + nl) over [t0, t0 + 200 cols) as the viewer reads a
  * zoomed-in row: prefetch first when pf */
@@ -212,8 +229,9 @@ static double frame_in(const struct gt_store *s, uint32_t l0, uint32_t nl, int64
 	if (pf) {
 		for (uint32_t i = 0; i < nl; i++)
 			ids[i] = l0 + i;
-		gt_store_prefetch(s, ids, nl, t0, t0 + 200 * npc);
+		last_pf_bytes = gt_store_prefetch(s, ids, nl, t0, t0 + 200 * npc);
 	}
+	last_pf_ms = (now_s() - t) * 1e3;
 	for (uint32_t i = l0; i < l0 + nl; i++) {
 		const struct gt_lane *l = gt_store_lane_at(s, i);
 		struct rusage r0 = { 0 }, r1 = { 0 }, r2 = { 0 };
@@ -287,14 +305,19 @@ static void frames_zoomed_in(struct gt_store *s, int n, uint32_t nl, int pf, con
 			incore += store_arena_incore(s->arena);
 		}
 		struct rusage rf0, rf1;
+		unsigned long long io0 = io_read_bytes();
 		getrusage(RUSAGE_THREAD, &rf0);
 		ms[k] = frame_in(s, l0, nl, t0, w, pf, &sink) * 1e3;
 		cpu[k] = last_cpu_ms;
 		getrusage(RUSAGE_THREAD, &rf1);
-		if (getenv("BUDGET_BENCH_FRAMES"))   /* each cold frame: its window, time, faults */
-			fprintf(stderr, "frame %d lanes %u+%u width %.3f ms: %.2f ms, %.2f ms CPU, %ld major faults\n",
+		if (getenv("BUDGET_BENCH_FRAMES"))   /* each cold frame: its window, time, faults, reads */
+			fprintf(stderr, "frame %d lanes %u+%u width %.3f ms: %.2f ms, %.2f ms CPU, "
+				"%ld major / %ld minor faults, prefetch %.2f ms advised %.0f KiB, "
+				"%.0f KiB read\n",
 				k, l0, nl, (double)w / 1e6, ms[k], cpu[k],
-				rf1.ru_majflt - rf0.ru_majflt);
+				rf1.ru_majflt - rf0.ru_majflt, rf1.ru_minflt - rf0.ru_minflt,
+				pf ? last_pf_ms : 0.0, (double)last_pf_bytes / 1024,
+				(double)(io_read_bytes() - io0) / 1024);
 		wid[2 * k] = ms[k];
 		wid[2 * k + 1] = (double)w;
 		/* pans from here: each step an eighth of the width to the right */
