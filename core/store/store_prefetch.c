@@ -16,7 +16,7 @@
  *      of: where the first event still running at t0 is (a long event may
  *      start far before the window: the events between are not read), and
  *      from the start at t0 to the start at t1; their busy prefix and the
- *      argmax pyramid's entries at both ends of each level.
+ *      argmax pyramid's entries over them (every column queries it).
  * The disk then works on every lane's pages at once, and round 2 asks only
  * for pages that hold events the frame draws (a block either side).
  */
@@ -83,8 +83,13 @@ static size_t advise_blocks(const struct gt_store *s, const struct gt_lane *l, s
 	       advise(s, l->blk_busy, b0 * sizeof(int64_t), (b1 - b0) * sizeof(int64_t));
 }
 
-/* the argmax pyramid entries a range_argmax over events [e0, e1) reads:
- * at each level up to B entries at either end, the top level whole */
+/* the argmax pyramid entries the range_argmax of a frame's columns over
+ * events [e0, e1) read: each column's query reads the entries at both of
+ * its ends at each level, and the columns' ends fall anywhere in the
+ * window, so every entry over it (the top level whole).  A level has a
+ * sixteenth of the entries of the one below: all of them together are
+ * less than a tenth of the window's event bytes, which are asked for
+ * anyway. */
 static size_t advise_pyramid(const struct gt_store *s, const struct gt_lane *l, size_t e0,
 			     size_t e1)
 {
@@ -93,17 +98,10 @@ static size_t advise_pyramid(const struct gt_store *s, const struct gt_lane *l, 
 		size_t k0 = k + 1 == l->n_lvl ? 0 : e0 / d, k1 = (e1 + d - 1) / d + 1;
 		if (k1 > l->lvl_n[k])
 			k1 = l->lvl_n[k];
-		for (int side = 0; side < 2 && k0 < k1; side++) {
-			size_t a = k0, z = k1;
-			if (k + 1 < l->n_lvl && k1 - k0 > 2 * B) {
-				a = side ? k1 - B : k0;
-				z = side ? k1 : k0 + B;
-			} else if (side) {
-				break;
-			}
-			n += advise(s, l->lvl_max[k], a * sizeof(uint32_t), (z - a) * sizeof(uint32_t));
-			n += advise(s, l->lvl_dur[k], a * sizeof(int64_t), (z - a) * sizeof(int64_t));
-		}
+		if (k0 >= k1)
+			continue;
+		n += advise(s, l->lvl_max[k], k0 * sizeof(uint32_t), (k1 - k0) * sizeof(uint32_t));
+		n += advise(s, l->lvl_dur[k], k0 * sizeof(int64_t), (k1 - k0) * sizeof(int64_t));
 	}
 	return n;
 }
