@@ -25,6 +25,7 @@
  * BUDGET_BENCH_FRAMES=1 prints each cold zoomed-in frame (window, time, CPU,
  * major faults) to stderr; =2 also the lanes that faulted and in which query
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,12 +262,60 @@ static double frame_in(const struct gt_store *s, uint32_t l0, uint32_t nl, int64
 	return r;
 }
 
-/* echo 3 > /proc/sys/vm/drop_caches (root): the whole page cache, once per sequence */
+/* echo 1 > /proc/sys/vm/drop_caches (root): the whole page cache, once per
+ * sequence.  Not 3: that also drops the file systems' own caches (inodes,
+ * the cache file's extent map), which a large read of other data (the
+ * issue's way of making the page cache cold) leaves; the first frames then
+ * waited on ext4 reading its extent blocks one at a time */
 static void drop_caches(void)
 {
 	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
-	if (fd < 0 || write(fd, "3", 1) != 1)
+	if (fd < 0 || write(fd, "1", 1) != 1)
 		fprintf(stderr, "budget_bench: drop_caches not written (not root?)\n");
+	if (fd >= 0)
+		close(fd);
+}
+
+/* BUDGET_BENCH_SETTLE=S: wait S seconds after the open before the frames,
+ * probing the disk under the cache file every 5 s: 64 reads of 4 KiB at
+ * random places holding data, O_DIRECT (no page cache), their p50 and max.
+ * Right after an open of 1 B events (50 GB written) the device of this
+ * machine answers slowly for a while; the probe shows for how long */
+static void settle(struct gt_store *s)
+{
+	const char *e = getenv("BUDGET_BENCH_SETTLE");
+	int secs = e ? atoi(e) : 0;
+	if (secs <= 0 || !s->arena)
+		return;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", store_arena_fd(s->arena));
+	int fd = open(path, O_RDONLY | O_DIRECT);
+	off_t size = fd >= 0 ? lseek(fd, 0, SEEK_END) : 0;
+	void *buf = NULL;
+	if (fd < 0 || size <= 0 || posix_memalign(&buf, 4096, 4096)) {
+		fprintf(stderr, "budget_bench: no disk probe (%s)\n", strerror(errno));
+		sleep((unsigned)secs);
+	}
+	double t0 = now_s();
+	for (int k = 0; buf && k * 5 <= secs; k++) {
+		double lat[64];
+		int n = 0;
+		for (int i = 0; i < 64; i++) {
+			off_t at = lseek(fd, (off_t)(unif() * (double)size) & ~(off_t)4095, SEEK_DATA);
+			if (at < 0)
+				continue;
+			double a = now_s();
+			if (pread(fd, buf, 4096, at & ~(off_t)4095) == 4096)
+				lat[n++] = (now_s() - a) * 1e3;
+		}
+		qsort(lat, (size_t)n, sizeof(*lat), cmp_d);
+		printf("settle_probe %.0f s: %d direct 4 KiB reads p50 %.2f max %.2f ms\n",
+		       now_s() - t0, n, n ? lat[n / 2] : 0.0, n ? lat[n - 1] : 0.0);
+		double next = t0 + (k + 1) * 5.0;
+		if (k * 5 < secs && next > now_s())
+			usleep((useconds_t)((next - now_s()) * 1e6));
+	}
+	free(buf);
 	if (fd >= 0)
 		close(fd);
 }
@@ -448,19 +497,25 @@ int main(int argc, char **argv)
 	double t_open = now_s() - t;
 	c_open = cpu_s() - c_open;
 	uint64_t sink = 0;
-	double t_first = frame(s, gt_store_t_min(s), gt_store_t_max(s) - gt_store_t_min(s), &sink);
+	/* a frame of the whole span from the events (at 1 B events ~25 GB
+	 * read, 40 s); zoomed-in runs go from the open straight to their
+	 * frames, as a user zooms in after opening */
+	int zin = argc > 4 && !strcmp(argv[4], "zoomed-in");
+	double t_first = zin ? -1 : frame(s, gt_store_t_min(s), gt_store_t_max(s) - gt_store_t_min(s), &sink);
 	printf("events %zu\n", gt_store_event_count(s));
 	printf("lanes %zu\n", gt_store_lane_count(s));
 	printf("budget %.0f MB\n", budget / 1e6);
 	printf("decoded_bytes %.0f MB\n", gt_store_bytes(s) / 1e6);
 	printf("open %.2f s (%.2f s CPU of the reading thread)\n", t_open, c_open);
-	printf("first_frame_after_open %.1f ms\n", t_first * 1e3);
+	if (!zin)
+		printf("first_frame_after_open %.1f ms\n", t_first * 1e3);
 	printf("open_rate %.1f Mevents/s\n", gt_store_event_count(s) / t_open / 1e6);
 	printf("rss_peak_open %.0f MB\n", rss_sampler_peak(&rs) / 1e6);
 	printf("rss_base %.0f MB\n", base / 1e6);
 	lane_faults = getenv("BUDGET_BENCH_FRAMES") && !strcmp(getenv("BUDGET_BENCH_FRAMES"), "2");
 	if (argc > 4 && !strcmp(argv[4], "zoomed-in")) {
 		only_variant = argc > 5 ? argv[5] : NULL;
+		settle(s);
 		struct rusage r0, r1;
 		getrusage(RUSAGE_SELF, &r0);
 		double w0 = now_s();

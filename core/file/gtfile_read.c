@@ -86,6 +86,14 @@ static int fail(struct rd *r, int rc, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	int de = rc == -ENOMEM && r->s ? gt_store_cache_disk_error(r->s) : 0;
+	if (de) {
+		/* the memory was there: the budget's cache file had no disk */
+		const char *t = getenv("TMPDIR");
+		snprintf(r->err, r->errlen, "%s: the memory budget's cache file in %s: %s", r->name,
+			 t && *t ? t : "/var/tmp", strerror(de));
+		return -de;
+	}
 	snprintf(r->err, r->errlen, "%s: %s", r->name, msg);
 	return rc;
 }

@@ -86,6 +86,7 @@ struct store_arena {
 	_Atomic int no_populate;      /* MADV_POPULATE_WRITE refused (old kernel): hints ignored */
 	_Atomic uint64_t populated;   /* bytes the thread mapped ahead of writers */
 	_Atomic uint64_t pop_calls;   /* ranges it mapped */
+	_Atomic int disk_err;         /* errno of the last disk space refused (take) */
 	unsigned slow_us;             /* GTRACE_STORE_SLOW_US: a slow disk, for tests */
 };
 
@@ -439,12 +440,24 @@ static int take(struct store_arena *a, size_t off, size_t n)
 		return -ENOMEM;
 	if (fallocate(a->fd, 0, (off_t)off, (off_t)n) == 0)
 		return 0;
-	if (errno != EOPNOTSUPP)
-		return -errno;
-	off_t end = (off_t)(off + n);
-	if (lseek(a->fd, 0, SEEK_END) < end && ftruncate(a->fd, end) != 0)
-		return -errno;
-	return 0;
+	int e = errno;
+	if (e == EOPNOTSUPP) {
+		off_t end = (off_t)(off + n);
+		e = lseek(a->fd, 0, SEEK_END) < end && ftruncate(a->fd, end) != 0 ? errno : 0;
+	}
+	if (e)
+		atomic_store(&a->disk_err, e);
+	return -e;
+}
+
+int store_arena_fd(const struct store_arena *a)
+{
+	return a->fd;
+}
+
+int store_arena_disk_err(const struct store_arena *a)
+{
+	return a ? atomic_load(&a->disk_err) : 0;
 }
 
 static void give(struct store_arena *a, size_t off, size_t n)
@@ -610,7 +623,9 @@ void *store_arena_realloc(struct store_arena *a, void *p, size_t n)
 			size_t extra = blk < ARENA_TAKE_AHEAD ? blk : ARENA_TAKE_AHEAD;
 			tb = need + extra < room ? need + extra : room;
 		}
-		if (take(a, off + blk, tb - blk))
+		/* a full disk first refuses the take-ahead, not the need */
+		if (take(a, off + blk, tb - blk) && (tb == need ||
+						     take(a, off + blk, (tb = need) - blk)))
 			return NULL;
 		if (tb > room) {
 			room = room_for(a, off, tb, 1);

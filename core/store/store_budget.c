@@ -286,6 +286,11 @@ size_t gt_store_budget(const struct gt_store *s)
 	return s->budget;
 }
 
+int gt_store_cache_disk_error(const struct gt_store *s)
+{
+	return store_arena_disk_err(s->arena);
+}
+
 int gt_store_copy_in(struct gt_store *s, void *dst, const void *src, size_t n)
 {
 	if (n && store_arena_owns(s->arena, dst))

@@ -186,6 +186,10 @@ uint64_t store_arena_trims(const struct store_arena *a);
 /* benchmarks: out of the process and out of the page cache (written to the
  * file first), so the next touch reads the disk */
 void store_arena_cold(struct store_arena *a);
+/* the cache file's descriptor (benchmarks probe the disk under it) */
+int store_arena_fd(const struct store_arena *a);
+/* errno of the last disk space the cache file was refused (ENOSPC...), 0 */
+int store_arena_disk_err(const struct store_arena *a);
 int corr_build(struct gt_store *s);
 
 /* the store's edge for ranks: an unknown rank (-1, any negative) is rank 0.

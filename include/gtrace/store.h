@@ -289,6 +289,10 @@ size_t gt_store_bytes(const struct gt_store *s);
 int    gt_store_set_budget(struct gt_store *s, size_t bytes);
 /* the budget set, 0 when unbounded */
 size_t gt_store_budget(const struct gt_store *s);
+/* errno of the last disk space the budget's cache file was refused
+ * (ENOSPC: $TMPDIR full), 0 if none: an allocation that failed for it
+ * reports -ENOMEM, and readers name this instead */
+int    gt_store_cache_disk_error(const struct gt_store *s);
 /* bytes of events and indexes resident now (what the status line shows):
  * the heap part plus the cache file's pages mapped into the process */
 size_t gt_store_resident_bytes(const struct gt_store *s);

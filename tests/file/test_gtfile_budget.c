@@ -6,9 +6,12 @@
  * an unbounded store, each lane a prefix of the full capture's.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "core/file/gtfile_priv.h"
 #include "test_gtfile_util.h"
@@ -76,4 +79,33 @@ Test(gtfile_budget, cut_at_every_chunk)
 	cr_assert_eq(last, gt_store_event_count(s));
 	free(b);
 	gt_store_free(s);
+}
+
+/* the budget's cache file refused disk space (here the process's file size
+ * limit: EFBIG, as ENOSPC on a full $TMPDIR): the open fails naming the
+ * cache file and the system's reason, not "out of memory" */
+Test(gtfile_budget, cache_file_without_disk_is_named)
+{
+	struct gt_store *s = tgf_build(1000, 1);
+	char err[256];
+	const char *path = tgf_tmp("nodisk");
+	cr_assert_eq(gt_file_write_store(s, path, err, sizeof(err)), 0, "%s", err);
+	struct rlimit old;
+	cr_assert_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+	struct rlimit lim = { 1 << 20, old.rlim_max };
+	void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+	struct gt_store *r = gt_store_new();
+	int rc = gt_store_set_budget(r, 64 << 10);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	struct gt_file_info info;
+	if (!rc)
+		rc = gt_file_read(path, r, &info, err, sizeof(err));
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, was);
+	cr_assert_eq(rc, -EFBIG, "%d: %s", rc, err);
+	cr_assert(strstr(err, path) == err && strstr(err, ": the memory budget's cache file in ") &&
+		  strstr(err, strerror(EFBIG)), "%s", err);
+	gt_store_free(r);
+	gt_store_free(s);
+	unlink(path);
 }
