@@ -23,7 +23,10 @@
  * and without gt_store_prefetch first (the viewer's frame), then pans: from a
  * cold start, 8 steps of an eighth of the width each)
  * BUDGET_BENCH_FRAMES=1 prints each cold zoomed-in frame (window, time, CPU,
- * major faults) to stderr; =2 also the lanes that faulted and in which query
+ * faults, the prefetch's time and bytes, bytes read) to stderr; =2 also the
+ * lanes that faulted and in which query.  BUDGET_BENCH_SETTLE=S: the
+ * zoomed-in frames start S seconds after the open, the disk under the
+ * cache file probed every 5 s meanwhile (settle_probe lines)
  */
 #include <errno.h>
 #include <fcntl.h>
