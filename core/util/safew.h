@@ -11,9 +11,10 @@
  * temporary file is put in place early, by safew_place once it holds
  * what makes it open (its header and first complete chunk), and written
  * at the target from then on; a kill before that leaves only the
- * temporary file, never a target that does not open.  A character device or FIFO (/dev/null, /dev/stdout, a pipe)
- * is written into as it is, never replaced; symlinks to one are followed
- * only under /dev/ and /proc/.
+ * temporary file, never a target that does not open.  A character
+ * device or FIFO (/dev/null, /dev/stdout, a pipe) is written into as it
+ * is, never replaced; symlinks to one are followed only under /dev/ and
+ * /proc/.
  */
 #ifndef GTRACE_SAFEW_H
 #define GTRACE_SAFEW_H
