@@ -30,7 +30,7 @@ static int first_flush(struct live_rec *r, struct gt_store *s, char *err, size_t
 {
 	int rc = gt_file_writer_flush(r->w, s);
 	if (rc < 0)
-		snprintf(err, errlen, "%s: %s", rec_name(r), strerror(-rc));
+		snprintf(err, errlen, "%s: %s", rec_name(r), gt_file_writer_strerror(rc));
 	return rc < 0 ? -EIO : 0;
 }
 
@@ -338,7 +338,7 @@ int live_rec_keep(struct live_rec *r, struct gt_store *s, const char *name, char
 	int copy = 0;
 	char err[512] = "";
 	if (rc < 0) {
-		snprintf(msg, len, "%s: %s", rec_name(r), strerror(-rc));
+		snprintf(msg, len, "%s: %s", rec_name(r), gt_file_writer_strerror(rc));
 		return rc;
 	}
 	if (r->ring_ns) {
@@ -413,7 +413,7 @@ int live_rec_close(struct live_rec *r, struct gt_store *s, char *err, size_t err
 			if (!rc)
 				rc = merge(r, s, final, r->force ? 0 : GT_FILE_W_KEEP, err, errlen);
 			else
-				snprintf(err, errlen, "%s: %s", rec_name(r), strerror(-rc));
+				snprintf(err, errlen, "%s: %s", rec_name(r), gt_file_writer_strerror(rc));
 		}
 		if (r->w)
 			gt_file_writer_abort(r->w);

@@ -287,7 +287,8 @@ static struct gt_file_writer *open_out(const char *out, int force, const struct 
 	}
 	int rc = w ? gt_file_writer_flush(w, s) : 0;
 	if (rc < 0) {
-		snprintf(err, errlen, "%s: %s", strcmp(out, "-") ? out : "stdout", strerror(-rc));
+		snprintf(err, errlen, "%s: %s", strcmp(out, "-") ? out : "stdout",
+			 gt_file_writer_strerror(rc));
 		gt_file_writer_abort(w);
 		return NULL;
 	}

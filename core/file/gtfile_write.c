@@ -387,6 +387,13 @@ static int write_index(struct gt_file_writer *w)
 	return gtfile_writer_chunk(w, GTFILE_CH_END, 0);
 }
 
+const char *gt_file_writer_strerror(int rc)
+{
+	if (rc == -EEXIST)
+		return "the file appeared while being written; not replaced without --force";
+	return strerror(rc < 0 ? -rc : rc);
+}
+
 int gt_file_writer_close(struct gt_file_writer *w, const struct gt_store *s, char *err,
 			size_t errlen)
 {
@@ -408,8 +415,7 @@ int gt_file_writer_close(struct gt_file_writer *w, const struct gt_store *s, cha
 		char e2[256];
 		rc = safew_commit(&w->sw, e2, sizeof(e2));
 		if (rc == -EEXIST)
-			snprintf(err, errlen, "the file appeared while being written; not replaced "
-				 "without --force");
+			snprintf(err, errlen, "%s", gt_file_writer_strerror(rc));
 		else if (rc)
 			snprintf(err, errlen, "putting the file in place: %s", strerror(-rc));
 	}

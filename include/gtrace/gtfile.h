@@ -59,8 +59,14 @@ struct gt_file_writer *gt_file_writer_open_fd(int fd, const char *name,
  * (and the new table entries they need before them); 0 or negative errno */
 int gt_file_writer_add(struct gt_file_writer *w, const struct gt_store *s,
 		      const struct gt_event *ev, size_t n);
-/* write what is queued: after this the file opens with everything so far */
+/* write what is queued: after this the file opens with everything so far.
+ * The first flush puts a recording at its name: -EEXIST when a file
+ * appeared there meanwhile (kept: not replaced without --force) */
 int gt_file_writer_flush(struct gt_file_writer *w, const struct gt_store *s);
+/* the problem an error of gt_file_writer_flush or _close names, without
+ * the path (callers prefix it): -EEXIST says the file appeared while being
+ * written, any other its strerror */
+const char *gt_file_writer_strerror(int rc);
 /* flush, write drops, metadata and the index chunk, close; frees w.  On
  * error err holds the problem without the path (callers prefix it) */
 int gt_file_writer_close(struct gt_file_writer *w, const struct gt_store *s, char *err, size_t errlen);

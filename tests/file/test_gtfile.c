@@ -393,7 +393,10 @@ Test(gtfile, writer_appears_once_it_opens)
 	cr_assert_not_null(f);
 	fputs("theirs\n", f);
 	fclose(f);
-	cr_assert_eq(gt_file_writer_flush(w, s), -EEXIST);
+	int rc = gt_file_writer_flush(w, s);
+	cr_assert_eq(rc, -EEXIST);
+	cr_assert_str_eq(gt_file_writer_strerror(rc), "the file appeared while being written; "
+			 "not replaced without --force");
 	gt_file_writer_abort(w);
 	cr_assert_eq(dir_entries(d, first, sizeof(first)), 1);
 	char buf[16] = { 0 };
