@@ -23,7 +23,8 @@
  * and without gt_store_prefetch first (the viewer's frame), then pans: from a
  * cold start, 8 steps of an eighth of the width each)
  * BUDGET_BENCH_FRAMES=1 prints each cold zoomed-in frame (window, time, CPU,
- * faults, the prefetch's time and bytes, bytes read) to stderr; =2 also the
+ * faults, the prefetch's time and bytes, bytes read, the reads the device
+ * under the cache file completed and their time summed) to stderr; =2 also the
  * lanes that faulted and in which query.  BUDGET_BENCH_SETTLE=S: the
  * zoomed-in frames start S seconds after the open, the disk under the
  * cache file probed every 5 s meanwhile (settle_probe lines)
@@ -35,6 +36,8 @@
 #include <string.h>
 #include <time.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "core/store/store_priv.h"
 #include "gtrace/gtfile.h"
@@ -220,6 +223,20 @@ static unsigned long long io_read_bytes(void)
 	return v;
 }
 
+/* the reads the device under the cache file completed so far and the time
+ * they took in all (ms, summed over reads: one slow read shows), from
+ * /sys/dev/block/MAJ:MIN/stat; 0 where not readable */
+static char dev_stat[64];
+static void dev_reads(unsigned long long *n, unsigned long long *ms)
+{
+	FILE *f = dev_stat[0] ? fopen(dev_stat, "r") : NULL;
+	*n = *ms = 0;
+	if (f && fscanf(f, "%llu %*u %*u %llu", n, ms) != 2)
+		*n = *ms = 0;
+	if (f)
+		fclose(f);
+}
+
 /* lanes [l0, l0 + nl) over [t0, t0 + 200 cols) as the viewer reads a
  * zoomed-in row: prefetch first when pf */
 static double frame_in(const struct gt_store *s, uint32_t l0, uint32_t nl, int64_t t0, int64_t w,
@@ -353,6 +370,10 @@ static void frames_zoomed_in(struct gt_store *s, int n, uint32_t nl, int pf, con
 	uint64_t sink = 0, saved = rng;
 	size_t incore = 0;
 	rng = 0x2545f4914f6cdd1dull;   /* the same windows for every variant */
+	struct stat st;
+	if (s->arena && fstat(store_arena_fd(s->arena), &st) == 0)
+		snprintf(dev_stat, sizeof(dev_stat), "/sys/dev/block/%u:%u/stat", major(st.st_dev),
+			 minor(st.st_dev));
 	drop_caches();
 	for (int k = 0; k < n; k++) {
 		double lw = unif() * __builtin_log(wmax / 1e4);
@@ -364,19 +385,21 @@ static void frames_zoomed_in(struct gt_store *s, int n, uint32_t nl, int pf, con
 			incore += store_arena_incore(s->arena);
 		}
 		struct rusage rf0, rf1;
-		unsigned long long io0 = io_read_bytes();
+		unsigned long long io0 = io_read_bytes(), dn0, dms0, dn1, dms1;
+		dev_reads(&dn0, &dms0);
 		getrusage(RUSAGE_THREAD, &rf0);
 		ms[k] = frame_in(s, l0, nl, t0, w, pf, &sink) * 1e3;
 		cpu[k] = last_cpu_ms;
 		getrusage(RUSAGE_THREAD, &rf1);
+		dev_reads(&dn1, &dms1);
 		if (getenv("BUDGET_BENCH_FRAMES"))   /* each cold frame: its window, time, faults, reads */
 			fprintf(stderr, "frame %d lanes %u+%u width %.3f ms: %.2f ms, %.2f ms CPU, "
 				"%ld major / %ld minor faults, prefetch %.2f ms advised %.0f KiB, "
-				"%.0f KiB read\n",
+				"%.0f KiB read, device %llu reads %llu ms\n",
 				k, l0, nl, (double)w / 1e6, ms[k], cpu[k],
 				rf1.ru_majflt - rf0.ru_majflt, rf1.ru_minflt - rf0.ru_minflt,
 				pf ? last_pf_ms : 0.0, (double)last_pf_bytes / 1024,
-				(double)(io_read_bytes() - io0) / 1024);
+				(double)(io_read_bytes() - io0) / 1024, dn1 - dn0, dms1 - dms0);
 		wid[2 * k] = ms[k];
 		wid[2 * k + 1] = (double)w;
 		/* pans from here: each step an eighth of the width to the right */

@@ -37,6 +37,9 @@ struct ctx {
 	struct opsmap corr;         /* (rank, corr) -> device ns, tc ns */
 	struct opsmap ext;          /* (rank, ext) -> runtime ns, device ns, tc ns, taken */
 	int32_t rank;               /* the rank whose maps these are */
+	size_t budget;              /* the store's memory budget (0: none) */
+	struct spill *sp;           /* under it, the dense maps of a big rank (NULL: none yet) */
+	int sp_tried;
 	int64_t t0, t1;
 	int mem;                    /* attribute allocator records of mem_dev */
 	uint32_t mem_dev;
@@ -227,15 +230,28 @@ static int by_nest(const void *a, const void *b, void *ctx)
 }
 
 /* node (and record) indices of a lane in nesting order; count or negative errno */
-static long lane_nodes(const struct gt_lane *l, uint32_t mem_dev, uint32_t **out)
+/* events are read a block at a time, each announced to the store before
+ * (under a budget what the thread read before may leave memory then) */
+#define TICK_EVENTS 65536u
+
+static void tick(const struct ctx *c, const struct gt_lane *l, size_t i)
+{
+	if (i % TICK_EVENTS == 0)
+		gt_store_read_tick(c->s, l, i, i + TICK_EVENTS < l->n ? i + TICK_EVENTS : l->n);
+}
+
+/* the lane's nodes and records in nesting order: *out NULL when that is the
+ * lane's own order (the walk filters the events itself: no index a lane
+ * long on the heap), else their indices sorted; their count or -ENOMEM */
+static long lane_nodes(const struct ctx *c, const struct gt_lane *l, uint32_t mem_dev,
+		       uint32_t **out)
 {
 	size_t n = 0;
 	int sorted = 1;
 	const struct gt_event *prev = NULL;
-	uint32_t *v = malloc((l->n ? l->n : 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < l->n; i++) {
+	*out = NULL;
+	for (size_t i = 0; i < l->n && sorted; i++) {
+		tick(c, l, i);
 		const struct gt_event *e = &l->ev[i];
 		if (!is_node(e) && !is_rec(e, mem_dev))
 			continue;
@@ -243,10 +259,19 @@ static long lane_nodes(const struct gt_lane *l, uint32_t mem_dev, uint32_t **out
 		    (gt_event_end(prev) < gt_event_end(e) || prev->kind == GT_EV_INSTANT))
 			sorted = 0;
 		prev = e;
-		v[n++] = (uint32_t)i;
 	}
-	if (!sorted)
-		qsort_r(v, n, sizeof(*v), by_nest, l->ev);
+	if (sorted)
+		return (long)l->n;
+	uint32_t *v = malloc((l->n ? l->n : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	gt_store_read_tick(c->s, l, 0, l->n);
+	for (size_t i = 0; i < l->n; i++) {
+		const struct gt_event *e = &l->ev[i];
+		if (is_node(e) || is_rec(e, mem_dev))
+			v[n++] = (uint32_t)i;
+	}
+	qsort_r(v, n, sizeof(*v), by_nest, l->ev);
 	*out = v;
 	return (long)n;
 }
@@ -271,8 +296,8 @@ static void record(struct ctx *c, struct frame *f, int open, const struct gt_eve
 static int walk_lane(struct ctx *c, const struct gt_lane *l, struct frame **stk, size_t *cap)
 {
 	uint32_t *idx = NULL;
-	gt_store_read_tick(c->s, l, 0, l->n);
-	long n = lane_nodes(l, c->mem ? c->mem_dev : ~0u, &idx);
+	uint32_t mem_dev = c->mem ? c->mem_dev : ~0u;
+	long n = lane_nodes(c, l, mem_dev, &idx);
 	if (n < 0)
 		return (int)n;
 	int32_t rank = l->key.rank;
@@ -282,7 +307,11 @@ static int walk_lane(struct ctx *c, const struct gt_lane *l, struct frame **stk,
 	memset(&st[0], 0, sizeof(st[0]));
 	st[0].end = INT64_MAX;
 	for (long i = 0; i < n && !rc; i++) {
-		const struct gt_event *e = &l->ev[idx[i]];
+		if (!idx)
+			tick(c, l, (size_t)i);
+		const struct gt_event *e = &l->ev[idx ? idx[i] : (size_t)i];
+		if (!idx && !is_node(e) && !is_rec(e, mem_dev))
+			continue;
 		int64_t end = gt_event_end(e);
 		while (!rc && h > 1 && e->start_ns >= st[h - 1].end) {
 			rc = close_frame(c, &st[h - 1]);
@@ -386,7 +415,18 @@ static int init_map(struct ctx *c, int pass, const struct gt_scope *sc, struct o
 	}
 	if (lo <= hi && hi - lo < 2 * n + 4096) {
 		uint64_t slack = (hi - lo) / 16 + 1024;
-		return opsmap_init_dense(m, lo > slack ? lo - slack : 1, hi + slack);
+		lo = lo > slack ? lo - slack : 1;
+		hi += slack;
+		/* under a budget a rank whose maps would take a sixteenth of it
+		 * has them in a spill (a scratch file, an eighth of the budget
+		 * mapped at most); the heap serves when it cannot be had */
+		int big = c->budget && (hi - lo + 1) * sizeof(struct opsmap_val) >= c->budget / 16;
+		if (big && !c->sp_tried) {
+			c->sp_tried = 1;
+			if (spill_new(c->budget / 8, &c->sp))
+				c->sp = NULL;
+		}
+		return opsmap_init_dense(m, lo, hi, big ? c->sp : NULL);
 	}
 	return opsmap_init(m, n ? n / 4 : 16);
 }
@@ -403,8 +443,8 @@ static int build_maps(struct ctx *c, const struct gt_scope *sc)
 			if (!lane_in_pass(c, pass, l, sc))
 				continue;
 			int32_t rank = l->key.rank;
-			gt_store_read_tick(c->s, l, 0, l->n);
 			for (size_t j = 0; j < l->n; j++) {
+				tick(c, l, j);
 				const struct gt_event *e = &l->ev[j];
 				if (!in_pass(pass, e))
 					continue;
@@ -450,7 +490,7 @@ static int compute(const struct gt_store *s, const struct gt_scope *sc_in, int m
 	analysis_scope_or_all(&sc, sc_in);
 	memset(out, 0, sizeof(*out));
 	struct ctx c = { .s = s, .r = out, .t0 = sc.t0_ns, .t1 = sc.t1_ns, .mem = mem,
-			 .mem_dev = mem_dev, .group = group };
+			 .mem_dev = mem_dev, .group = group, .budget = gt_store_budget(s) };
 	size_t ns = gt_store_str_count(s);
 	c.nstr = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
 	size_t cap = 64;
@@ -504,6 +544,7 @@ static int compute(const struct gt_store *s, const struct gt_scope *sc_in, int m
 	free(c.row_of);
 	opsmap_done(&c.corr);
 	opsmap_done(&c.ext);
+	spill_free(c.sp);
 	opsmap_done(&c.rows);
 	if (rc) {
 		gt_ops_result_done(out);

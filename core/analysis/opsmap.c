@@ -31,11 +31,28 @@ int opsmap_init(struct opsmap *m, size_t hint)
 	return 0;
 }
 
-int opsmap_init_dense(struct opsmap *m, uint64_t lo, uint64_t hi)
+static size_t used_bytes(const struct opsmap *m)
+{
+	return (m->span + 63) / 64 * sizeof(*m->used);
+}
+
+int opsmap_init_dense(struct opsmap *m, uint64_t lo, uint64_t hi, struct spill *sp)
 {
 	memset(m, 0, sizeof(*m));
 	m->lo = lo;
 	m->span = hi - lo + 1;
+	if (sp) {
+		/* zeroed scratch; a full disk leaves it to the heap */
+		m->val = spill_alloc(sp, m->span * sizeof(*m->val));
+		m->used = m->val ? spill_alloc(sp, used_bytes(m)) : NULL;
+		if (m->used) {
+			m->sp = sp;
+			return 0;
+		}
+		if (m->val)
+			spill_release(sp, m->val, m->span * sizeof(*m->val));
+		m->val = NULL;
+	}
 	/* values are zeroed when first put: a reused block needs no clearing */
 	m->val = analysis_mem_get(m->span * sizeof(*m->val), &m->val_bytes);
 	m->used = calloc((m->span + 63) / 64, sizeof(*m->used));
@@ -64,6 +81,12 @@ void opsmap_done(struct opsmap *m)
 	if (m->spill) {
 		opsmap_done(m->spill);
 		free(m->spill);
+	}
+	if (m->sp) {
+		spill_release(m->sp, m->val, m->span * sizeof(*m->val));
+		spill_release(m->sp, m->used, used_bytes(m));
+		memset(m, 0, sizeof(*m));
+		return;
 	}
 	if (m->used)
 		analysis_mem_put(m->val, m->val_bytes);

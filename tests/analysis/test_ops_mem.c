@@ -89,3 +89,62 @@ Test(ops_mem, one_rank_of_maps_at_a_time, .timeout = 240)
 	/* one rank's maps: 3.1 MB here; every rank's at once: 206.6 MB */
 	cr_assert_lt(rise, (size_t)40000000, "heap rise %zu", rise);
 }
+
+/* the table's heap rise (anon) and whole RSS rise over one computation */
+static void ops_rises(const struct gt_store *s, struct gt_ops_result *r, size_t *heap, size_t *all)
+{
+	char err[256];
+	size_t base = rss_bytes(), abase = rss_anon_bytes();
+	struct rss_sampler rs, as;
+	cr_assert_eq(rss_sampler_start(&rs, 500), 0);
+	cr_assert_eq(rss_sampler_start_anon(&as, 500), 0);
+	cr_assert_eq(gt_ops_compute(s, NULL, r, err, sizeof(err)), 0, "%s", err);
+	size_t peak = rss_sampler_stop(&rs), apeak = rss_sampler_stop(&as);
+	*heap = apeak > abase ? apeak - abase : 0;
+	*all = peak > base ? peak - base : 0;
+}
+
+/* one rank of many events (a single-GPU run left open for a day): under a
+ * budget its maps live in a spill, the table the same as without */
+Test(ops_mem, one_big_rank_in_a_spill, .timeout = 240)
+{
+	struct gt_store *s = gt_store_new();
+	struct gt_sim_opts o = { .ranks = 1, .gpus = 2, .events = 3000000 };
+	char err[256];
+	cr_assert_eq(gt_sim_generate(&o, s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_store_finish(s), 0);
+	struct gt_ops_result want, got;
+	size_t unb, unb_all, bud, bud_all;
+	ops_rises(s, &want, &unb, &unb_all);
+	cr_assert_eq(gt_store_set_budget(s, 16u << 20), 0);
+	ops_rises(s, &got, &bud, &bud_all);
+	printf("operator table of one rank of 3 M events, heap rise: unbounded %.1f MB, "
+	       "16 MiB budget %.1f MB (whole RSS %.1f MB)\n", unb / 1e6, bud / 1e6, bud_all / 1e6);
+	cr_assert_gt(want.n, 0);
+	cr_assert_eq(got.n, want.n);
+	cr_assert_eq(got.ops_seen, want.ops_seen);
+	cr_assert_eq(got.dropped, want.dropped);
+	for (size_t i = 0; i < want.n; i++) {
+		const struct gt_ops_row *a = &want.rows[i], *b = &got.rows[i];
+		const char *n = gt_store_str(s, a->name);
+		cr_assert_eq(b->name, a->name, "row %zu", i);
+		cr_assert_eq(b->key, a->key, "%s", n);
+		cr_assert_eq(b->calls, a->calls, "%s", n);
+		cr_assert_eq(b->host_total_ns, a->host_total_ns, "%s", n);
+		cr_assert_eq(b->host_self_ns, a->host_self_ns, "%s", n);
+		cr_assert_eq(b->dev_total_ns, a->dev_total_ns, "%s", n);
+		cr_assert_eq(b->dev_self_ns, a->dev_self_ns, "%s", n);
+		cr_assert_eq(b->tc_self_ns, a->tc_self_ns, "%s", n);
+		cr_assert_eq(b->tc_total_ns, a->tc_total_ns, "%s", n);
+		cr_assert_eq(b->tc_eligible, a->tc_eligible, "%s", n);
+	}
+	gt_ops_result_done(&want);
+	gt_ops_result_done(&got);
+	gt_store_free(s);
+	if (UNDER_ASAN)
+		return;
+	/* the maps (~32 bytes an id of the rank) left the heap */
+	cr_assert_gt(unb, (size_t)40000000, "unbudgeted heap rise %zu: maps too small to tell", unb);
+	cr_assert_lt(bud, (size_t)8000000, "budgeted heap rise %zu", bud);
+	cr_assert_lt(bud_all, (size_t)48000000, "budgeted RSS rise %zu", bud_all);
+}
