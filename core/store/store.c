@@ -414,7 +414,7 @@ int gt_store_reserve(struct gt_store *s, uint32_t lane, size_t n)
 		lim_refuse(s, GT_STORE_LIM_EVENTS);
 		return -E2BIG;
 	}
-	store_budget_poll(s);
+	store_budget_poll(s, (l->n + n) * sizeof(*l->ev));
 	struct gt_event *ne = store_mem_realloc(s, l->ev, (l->n + n) * sizeof(*ne));
 	if (!ne)
 		return -ENOMEM;
@@ -439,7 +439,7 @@ int gt_store_add(struct gt_store *s, const struct gt_event *e)
 		/* small first (a file of a million one-event lanes must not
 		 * reserve 12 KiB each), then x1.5 */
 		size_t nc = !l->cap ? 4 : l->cap < 256 ? l->cap * 4 : l->cap + l->cap / 2;
-		store_budget_poll(s);
+		store_budget_poll(s, nc * sizeof(*l->ev));
 		l = s->lanes[e->lane];
 		struct gt_event *ne = store_mem_realloc(s, l->ev, nc * sizeof(*ne));
 		if (!ne)
@@ -509,7 +509,7 @@ int gt_store_finish(struct gt_store *s)
 	int rc;
 	size_t n = 0, unchecked = 0;
 	s->n_finish++;
-	store_budget_poll(s);
+	store_budget_poll(s, 0);
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	for (size_t i = 0; i < s->n_lanes; i++) {
 		struct gt_lane *l = s->lanes[i];

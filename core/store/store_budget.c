@@ -191,9 +191,10 @@ static int engage(struct gt_store *s, int eager)
 	return rc;
 }
 
-void store_budget_poll(struct gt_store *s)
+void store_budget_poll(struct gt_store *s, size_t more)
 {
-	if (s->budget && !s->arena && !s->arena_err && s->heap_bytes > s->budget / 2)
+	if (s->budget && !s->arena && !s->arena_err &&
+	    (s->heap_bytes > s->budget / 2 || more > s->budget / 2 - s->heap_bytes))
 		engage(s, 0);
 }
 

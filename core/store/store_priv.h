@@ -118,9 +118,11 @@ size_t lod_open_find(const struct gt_lane *l, int64_t t, size_t S, size_t *below
 /* realloc (p NULL: malloc); NULL on failure, p then unchanged */
 void *store_mem_realloc(struct gt_store *s, void *p, size_t n);
 void store_mem_free(struct gt_store *s, void *p);
-/* a safe point (no array pointer held): engage the cache file when the heap
- * share passed half the budget */
-void store_budget_poll(struct gt_store *s);
+/* a safe point (no array pointer held), before allocating an array of
+ * `more` bytes: engage the cache file when the heap share with it would pass
+ * half the budget (a lane reserved whole, the first of a one-rank capture of
+ * 50 M events: 1.5 GB, then goes to the file, not the heap) */
+void store_budget_poll(struct gt_store *s, size_t more);
 /* recompute the arena's share of the budget and trim when over it (gt_store_finish
  * lane by lane, gt_store_add every 65536 events) */
 void store_budget_finished(struct gt_store *s);

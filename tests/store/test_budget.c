@@ -354,3 +354,33 @@ Test(budget, resident_figure_ignores_a_ring_beside_it)
 	rmdir(dir);
 	unsetenv("TMPDIR");
 }
+
+/* a lane reserved whole (the .gtrace reader reserves each lane's events
+ * from the file's index) bigger than half the budget: the reservation
+ * engages the cache file and goes there, not to the heap (a one-rank
+ * capture of 50 M events held its first lane, 1.5 GB, on the heap under a
+ * 256 MiB budget) */
+Test(budget, a_big_reserved_lane_goes_to_the_cache_file)
+{
+	const size_t n = 2000000;   /* 96 MB of events */
+	struct gt_store *s = gt_store_new();
+	cr_assert_eq(gt_store_set_budget(s, (size_t)16 << 20), 0);
+	struct gt_lane_key k = { .type = GT_LANE_GPU, .device = 0, .pid = 1, .id = 7 };
+	uint32_t lane = gt_store_lane(s, &k), name = gt_store_intern_cstr(s, "k");
+	size_t base = rss_anon_bytes();
+	cr_assert_eq(gt_store_reserve(s, lane, n), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct gt_event e = { .lane = lane, .name = name, .kind = GT_EV_KERNEL,
+				      .start_ns = (int64_t)i * 10, .dur_ns = 5, .corr = (uint32_t)i + 1 };
+		cr_assert_eq(gt_store_add(s, &e), 0);
+	}
+	size_t rise = rss_anon_bytes() - base;
+	cr_assert_eq(gt_store_finish(s), 0);
+	const struct gt_lane *l = gt_store_lane_at(s, lane);
+	cr_assert_eq(l->n, n);
+	for (size_t i = 0; i < n; i += 9973)
+		cr_assert_eq(l->ev[i].start_ns, (int64_t)i * 10);
+	printf("heap rise reserving and filling a 96 MB lane under 16 MiB: %.1f MB\n", rise / 1e6);
+	cr_assert_lt(rise, (size_t)24 << 20, "heap rise %zu", rise);
+	gt_store_free(s);
+}
