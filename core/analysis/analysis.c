@@ -195,11 +195,51 @@ static int has_launch(const struct gt_lane *l)
 	return ((l->kinds_mask >> GT_EV_RUNTIME) & 1) || ((l->kinds_mask >> GT_EV_DRIVER) & 1);
 }
 
+void analysis_corrmap_touch(struct analysis_corrmap *m, size_t i)
+{
+	size_t pg = i * sizeof(*m->val) / 4096 + 1;
+	if (m->sp && pg != m->pg) {
+		m->pg = pg;
+		spill_touch(m->sp, 2 * 4096);
+	}
+}
+
+/* a dense map's arrays for `range` slots: under a budget, when they would
+ * take a sixteenth of it, in a spill of their own (an eighth of the budget
+ * mapped at most; a one-rank capture of 50 M events had 267 MB of it on the
+ * heap); else, or when no spill can be had, the heap */
+static int cm_dense(const struct gt_store *s, struct analysis_corrmap *m, size_t range)
+{
+	size_t vb = range * sizeof(*m->val), pb = (range / 64 + 1) * sizeof(*m->present);
+	size_t budget = gt_store_budget(s);
+	m->dense = 1;
+	m->mask = range;    /* dense: number of slots */
+	if (budget && vb >= budget / 16 && spill_new(budget / 8, &m->sp) == 0) {
+		m->val = spill_alloc(m->sp, vb);
+		m->present = m->val ? spill_alloc(m->sp, pb) : NULL;
+		if (m->present)
+			return 0;
+		spill_free(m->sp);
+		m->sp = NULL;
+		m->val = NULL;
+		m->present = NULL;
+	}
+	/* read only where present */
+	m->val = analysis_mem_get(vb, &m->val_bytes);
+	m->present = calloc(range / 64 + 1, sizeof(*m->present));
+	if (!m->val || !m->present) {
+		analysis_corrmap_done(m);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static void cm_put(struct analysis_corrmap *m, uint32_t k, int64_t t0, int64_t t1)
 {
 	size_t i;
 	if (m->dense) {
 		i = k - m->base;
+		analysis_corrmap_touch(m, i);
 		m->present[i >> 6] |= 1ull << (i & 63);
 	} else {
 		i = cm_slot(k) & m->mask;
@@ -243,16 +283,9 @@ int analysis_corrmap_build_range(const struct gt_store *s, const uint32_t *hl, s
 		return 0;
 	size_t range = (size_t)(hi - lo) + 1;
 	if (range <= 4 * cnt + 1024) {
-		m->dense = 1;
 		m->base = lo;
-		m->mask = range;    /* dense: number of slots */
-		/* read only where present */
-		m->val = analysis_mem_get(range * sizeof(*m->val), &m->val_bytes);
-		m->present = calloc(range / 64 + 1, sizeof(*m->present));
-		if (!m->val || !m->present) {
-			analysis_corrmap_done(m);
+		if (cm_dense(s, m, range))
 			return -ENOMEM;
-		}
 	} else {
 		size_t cap = 64;
 		while (cap < cnt * 2)
@@ -290,16 +323,9 @@ int analysis_corrmap_build_scope(const struct gt_store *s, const uint32_t *hl, s
 	size_t range = (size_t)(hi - lo) + 1;
 	if (range > 4 * hint + 1024)
 		return analysis_corrmap_build_range(s, hl, nh, lo, hi, m);
-	m->dense = 1;
 	m->base = lo;
-	m->mask = range;
-	/* read only where present */
-	m->val = analysis_mem_get(range * sizeof(*m->val), &m->val_bytes);
-	m->present = calloc(range / 64 + 1, sizeof(*m->present));
-	if (!m->val || !m->present) {
-		analysis_corrmap_done(m);
+	if (cm_dense(s, m, range))
 		return -ENOMEM;
-	}
 	for (size_t k = 0; k < nh; k++) {
 		const struct gt_lane *l = gt_store_lane_at(s, hl[k]);
 		if (!has_launch(l))
@@ -337,6 +363,11 @@ const struct analysis_launch *analysis_corrmap_get_hashed(const struct analysis_
 
 void analysis_corrmap_done(struct analysis_corrmap *m)
 {
+	if (m->sp) {
+		spill_free(m->sp);   /* val and present with it */
+		memset(m, 0, sizeof(*m));
+		return;
+	}
 	free(m->present);
 	free(m->key);
 	analysis_mem_put(m->val, m->val_bytes);

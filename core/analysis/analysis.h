@@ -12,6 +12,7 @@
 #include "gtrace/steps.h"
 #include "gtrace/store.h"
 #include "interval.h"
+#include "../util/spill.h"
 
 /* lanes of `type` on rank (-1 = any rank) and device (-1 = any; GPU lanes
  * only); returns count, *out malloc'ed; negative errno */
@@ -76,6 +77,8 @@ struct analysis_corrmap {
 	struct analysis_launch *val;
 	size_t val_bytes;         /* its block (analysis_mem_get) */
 	size_t mask, n;
+	struct spill *sp;         /* dense under a memory budget: val and present live in it */
+	size_t pg;                /* ... the page of val touched last, + 1 (0: none yet) */
 };
 /* map corr -> launch call for the runtime/driver calls on the host lanes */
 int analysis_corrmap_build(const struct gt_store *s, const uint32_t *hl, size_t nh,
@@ -91,8 +94,12 @@ int analysis_corrmap_build_scope(const struct gt_store *s, const uint32_t *hl, s
 			    struct analysis_corrmap *m);
 /* the launch of `corr` in a hashed map, or NULL */
 const struct analysis_launch *analysis_corrmap_get_hashed(const struct analysis_corrmap *m, uint32_t corr);
+/* a dense map in a spill: slot i is about to be read or written (its page
+ * of val and of the bitmap announced when it is not the page before: the
+ * callers go through ids mostly in order) */
+void analysis_corrmap_touch(struct analysis_corrmap *m, size_t i);
 /* the launch of `corr`, or NULL */
-static inline const struct analysis_launch *analysis_corrmap_get(const struct analysis_corrmap *m,
+static inline const struct analysis_launch *analysis_corrmap_get(struct analysis_corrmap *m,
 						       uint32_t corr)
 {
 	if (!m->val || !corr)
@@ -100,7 +107,11 @@ static inline const struct analysis_launch *analysis_corrmap_get(const struct an
 	if (!m->dense)
 		return analysis_corrmap_get_hashed(m, corr);
 	size_t i = corr - m->base;
-	if (corr < m->base || i >= m->mask || !((m->present[i >> 6] >> (i & 63)) & 1))
+	if (corr < m->base || i >= m->mask)
+		return NULL;
+	if (m->sp && (i * sizeof(*m->val) / 4096 + 1) != m->pg)
+		analysis_corrmap_touch(m, i);
+	if (!((m->present[i >> 6] >> (i & 63)) & 1))
 		return NULL;
 	return &m->val[i];
 }

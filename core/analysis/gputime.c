@@ -84,7 +84,7 @@ static inline void kernel_stats(const struct gt_event *e, const struct analysis_
 /* idle gaps and queue length of one stream in [t0, t1), and the launch
  * statistics of its kernels into g / lv (one walk, one launch lookup) */
 static int stream_stats(const struct gt_lane *l, int64_t t0, int64_t t1,
-			const struct analysis_corrmap *cm, struct gt_gputime_stream *st,
+			struct analysis_corrmap *cm, struct gt_gputime_stream *st,
 			struct gt_gputime_gpu *g, struct launch_vec *lv)
 {
 	struct i64v up = {0}, down = {0};
@@ -154,7 +154,7 @@ static const unsigned class_mask[K_N] = {
 };
 
 static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const struct gt_scope *sc,
-		   const struct analysis_corrmap *cm, const struct analysis_pass *pass,
+		   struct analysis_corrmap *cm, const struct analysis_pass *pass,
 		   struct gt_gputime_result *out)
 {
 	uint32_t *gl = NULL;
