@@ -229,7 +229,6 @@ static int by_nest(const void *a, const void *b, void *ctx)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-/* node (and record) indices of a lane in nesting order; count or negative errno */
 /* events are read a block at a time, each announced to the store before
  * (under a budget what the thread read before may leave memory then) */
 #define TICK_EVENTS 65536u
