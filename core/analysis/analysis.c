@@ -195,15 +195,6 @@ static int has_launch(const struct gt_lane *l)
 	return ((l->kinds_mask >> GT_EV_RUNTIME) & 1) || ((l->kinds_mask >> GT_EV_DRIVER) & 1);
 }
 
-void analysis_corrmap_touch(struct analysis_corrmap *m, size_t i)
-{
-	size_t pg = i * sizeof(*m->val) / 4096 + 1;
-	if (m->sp && pg != m->pg) {
-		m->pg = pg;
-		spill_touch(m->sp, 2 * 4096);
-	}
-}
-
 /* a dense map's arrays for `range` slots: under a budget, when they would
  * take a sixteenth of it, in a spill of their own (an eighth of the budget
  * mapped at most; a one-rank capture of 50 M events had 267 MB of it on the
@@ -239,7 +230,8 @@ static void cm_put(struct analysis_corrmap *m, uint32_t k, int64_t t0, int64_t t
 	size_t i;
 	if (m->dense) {
 		i = k - m->base;
-		analysis_corrmap_touch(m, i);
+		if (m->sp)
+			spill_touch_walk(m->sp, &m->pg, i * sizeof(*m->val));
 		m->present[i >> 6] |= 1ull << (i & 63);
 	} else {
 		i = cm_slot(k) & m->mask;

@@ -78,7 +78,7 @@ struct analysis_corrmap {
 	size_t val_bytes;         /* its block (analysis_mem_get) */
 	size_t mask, n;
 	struct spill *sp;         /* dense under a memory budget: val and present live in it */
-	size_t pg;                /* ... the page of val touched last, + 1 (0: none yet) */
+	uint64_t pg;              /* ... the page of val touched last, + 1 (0: none yet) */
 };
 /* map corr -> launch call for the runtime/driver calls on the host lanes */
 int analysis_corrmap_build(const struct gt_store *s, const uint32_t *hl, size_t nh,
@@ -94,10 +94,6 @@ int analysis_corrmap_build_scope(const struct gt_store *s, const uint32_t *hl, s
 			    struct analysis_corrmap *m);
 /* the launch of `corr` in a hashed map, or NULL */
 const struct analysis_launch *analysis_corrmap_get_hashed(const struct analysis_corrmap *m, uint32_t corr);
-/* a dense map in a spill: slot i is about to be read or written (its page
- * of val and of the bitmap announced when it is not the page before: the
- * callers go through ids mostly in order) */
-void analysis_corrmap_touch(struct analysis_corrmap *m, size_t i);
 /* the launch of `corr`, or NULL */
 static inline const struct analysis_launch *analysis_corrmap_get(struct analysis_corrmap *m,
 						       uint32_t corr)
@@ -109,8 +105,8 @@ static inline const struct analysis_launch *analysis_corrmap_get(struct analysis
 	size_t i = corr - m->base;
 	if (corr < m->base || i >= m->mask)
 		return NULL;
-	if (m->sp && (i * sizeof(*m->val) / 4096 + 1) != m->pg)
-		analysis_corrmap_touch(m, i);
+	if (m->sp)   /* the callers go through ids mostly in order */
+		spill_touch_walk(m->sp, &m->pg, i * sizeof(*m->val));
 	if (!((m->present[i >> 6] >> (i & 63)) & 1))
 		return NULL;
 	return &m->val[i];

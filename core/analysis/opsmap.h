@@ -47,17 +47,6 @@ void opsmap_done(struct opsmap *m);
 struct opsmap_val *opsmap_get_hashed(const struct opsmap *m, uint64_t key);
 struct opsmap_val *opsmap_put_hashed(struct opsmap *m, uint64_t key);
 
-/* a dense map in a spill: slot i is about to be read or written (its page
- * of val and of the bitmap: two pages announced) */
-static inline void opsmap_touch(struct opsmap *m, uint64_t i)
-{
-	uint64_t pg = i * sizeof(struct opsmap_val) / 4096 + 1;
-	if (pg != m->pg) {
-		m->pg = pg;
-		spill_touch(m->sp, 2 * 4096);
-	}
-}
-
 /* the value of key, or NULL */
 static inline struct opsmap_val *opsmap_get(struct opsmap *m, uint64_t key)
 {
@@ -66,7 +55,7 @@ static inline struct opsmap_val *opsmap_get(struct opsmap *m, uint64_t key)
 	uint64_t i = key - m->lo;
 	if (key >= m->lo && i < m->span) {
 		if (m->sp)
-			opsmap_touch(m, i);
+			spill_touch_walk(m->sp, &m->pg, i * sizeof(*m->val));
 		return (m->used[i >> 6] >> (i & 63)) & 1 ? &m->val[i] : NULL;
 	}
 	return m->spill ? opsmap_get_hashed(m->spill, key) : NULL;
@@ -83,7 +72,7 @@ static inline struct opsmap_val *opsmap_put(struct opsmap *m, uint64_t key)
 	if (key < m->lo || i >= m->span)
 		return opsmap_put_spill(m, key);
 	if (m->sp)
-		opsmap_touch(m, i);
+		spill_touch_walk(m->sp, &m->pg, i * sizeof(*m->val));
 	if (!((m->used[i >> 6] >> (i & 63)) & 1)) {
 		m->used[i >> 6] |= 1ull << (i & 63);
 		m->val[i] = (struct opsmap_val){ 0 };

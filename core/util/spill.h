@@ -36,6 +36,18 @@ int spill_owns(const struct spill *sp, const void *p);
 /* about to touch n bytes of the spill: when the bytes touched since the
  * last drop pass the allowance, drop the whole spill from the process */
 void spill_touch(struct spill *sp, size_t n);
+/* a user going through an array of the spill mostly in order, with a
+ * second array beside it (a bitmap): about to touch byte off of the first;
+ * announces two pages when off is on another page than the last touch
+ * (*pg: that page + 1, 0 at first) */
+static inline void spill_touch_walk(struct spill *sp, uint64_t *pg, uint64_t off)
+{
+	uint64_t p = off / 4096 + 1;
+	if (p != *pg) {
+		*pg = p;
+		spill_touch(sp, 2 * 4096);
+	}
+}
 /* drops so far, and the most bytes allocated at once (tests, benchmarks) */
 uint64_t spill_drops(const struct spill *sp);
 size_t spill_peak(const struct spill *sp);
