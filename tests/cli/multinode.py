@@ -202,10 +202,13 @@ def cut_and_bad(d):
             "echo garbage; sleep 1",
             "python3 " + fut,
             "sleep 60"]
-    r, secs = record_from(out, cmds, ["--duration", "5"], timeout=60)
+    # 12 s: node A's 3 s run ends well inside it on a loaded machine (CI,
+    # ASan beside benchmarks: 5 s cut it off mid-stream once); the stalled
+    # node is held to the duration
+    r, secs = record_from(out, cmds, ["--duration", "12"], timeout=60)
     check(r.returncode == 0, "cut/bad nodes: the recording ends normally (%s)"
           % r.stderr.strip()[-300:])
-    check(secs < 20, "a stalled node does not hold the recorder (%.1f s)" % secs)
+    check(secs < 30, "a stalled node does not hold the recorder (%.1f s)" % secs)
     m = stats([out])
     md = meta(m)
     states = [md.get("node.%d.state" % i, "") for i in range(5)]

@@ -1218,7 +1218,9 @@ def case_livenest():
     cmd = "env LANG=C.UTF-8 TERM=xterm-256color %s 30; echo EXIT=$?; sleep 600" % os.path.abspath(drv)
     tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "40", cmd)
     tmux("set-option", "-t", "t", "status", "off", check=False)
-    wait_for(r"live: recording, step \d+ of 30")
+    # a step done: the first frame comes before the first poll (empty store),
+    # and the search runs once, on Enter
+    wait_for(r"live: recording, step [1-9]\d* of 30", 15)
     keys("/")
     type_text("cudaLaunchKernel")
     keys("Enter")
@@ -2156,8 +2158,8 @@ def case_helpbox():
 
 
 WHOLE_FIELDS = [r"\S+ ev", r"[\d.]+(ns|us|ms|s)", r"dropped \d+",
-                r"live: \d+ procs? [a-z]+( \(view paused\))?(, [\d.]+[kM]? ev/s"
-                r"(, [\d.]+[kM]? events(, \d+ lost( \(\+\d+ activity buffers? taken by another CUPTI client\))?(, mem [\d.]+[kMG]?(/[\d.]+[kMG]?)?"
+                r"live: \d+ procs? [a-z]+( [a-z]+)?( \(view paused\))?(, [\d.]+[kM]? ev/s"
+                r"(, [\d.]+[kM]? events(, [\d.]+[kM]? lost( \(\+\d+ activity buffers? taken by another CUPTI client\))?(, mem [\d.]+[kMG]?(/[\d.]+[kMG]?)?"
                 r"(, file [\d.]+[kMG]?(, ring \S+: [\d.]+[kM]? ev discarded \([^)]*\))?)?)?)?)?)?",
                 r"(view|range) \+\S+ \(\S+\)( paused| follow)?", r"cursor \+\S+",
                 r"/nccl: match \d+ of \d+ \(case-insensitive\)(, wrapped to the (start|end))?"]
@@ -2411,9 +2413,9 @@ def case_emuended():
     tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "250", "-y", "40", cmd)
     tmux("set-option", "-t", "t", "status", "off", check=False)
     # (the line is cut to the terminal's width beside the view's own parts)
-    s = wait_for(r"process \d+ ended its capture: another CUPTI client \(torch\.profiler\?\)", 30)
-    if not re.search(r"live: 1 proc ended", s):
-        fail("the status line does not say the capture ended", s)
+    # the message comes when the target says it ended; "ended" in the
+    # status once the ring is drained (a poll or more later)
+    wait_for(r"live: 1 proc ended.*process \d+ ended its capture: another CUPTI client \(torch\.profiler\?\)", 30)
     keys("q")
     wait_for(r"EXIT=0", 20)
     shutil.rmtree(d, ignore_errors=True)
@@ -2438,10 +2440,11 @@ def case_emukineto():
     # (the reason itself is cut to the terminal's width here; the recorder's
     # line has it whole: cudaemu-record kineto_takes_over_counted_and_said)
     # (memory and file size sit between the lost count and the reason)
-    s = wait_for(r"lost \(\+[1-9]\d* activity buffers? taken by another CUPTI client\)[^|]* \| "
-                 r"process \d+ ended its capt", 30)
-    if not re.search(r"live: 1 proc ended", s):
-        fail("the status line does not say the capture ended", s)
+    # the buffers it took: those CUPTI held for gtrace at the takeover.  A
+    # forced flush of the capture (the live view's) just before it leaves
+    # none (seen once on a loaded machine: "0 lost", rightly no note)
+    s = wait_for(r"live: 1 proc ended.*, (0 lost|\d+ lost \(\+[1-9]\d* activity buffers? taken by another "
+                 r"CUPTI client\))[^|]* \| process \d+ ended its capt", 30)
     keys("q")
     wait_for(r"EXIT=0", 20)
     shutil.rmtree(d, ignore_errors=True)
@@ -2480,12 +2483,14 @@ def case_netlive():
     # cut; trial 2 saw only "1 ended"), named by its command's first word
     if "1 ended (echo: not a gtrace stream" not in s:
         fail("the garbage node is not named with its problem", s)
-    s = wait_for(r"sleep: no data for \d+ s", 20)
+    # the quiet node's stall (5 s after the start) and the streaming node's
+    # GPUs arrive independently: wait for both (its host calls come first)
+    s = wait_for(r"(?s)GPU 0 .*sleep: no data for \d+ s", 30)
     n = int(re.search(r"sleep: no data for (\d+) s", s).group(1))
     m = re.search(r"nodes: 2 receiving, 1 ended \(.*?\), \S+ ev/s, (\S+) events", s)
-    ev0 = m.group(1) if m else ""
-    if "GPU 0" not in s:
-        fail("the streaming node's GPUs are not in the view", s)
+    if not m:
+        fail("the status line has no event count", s)
+    ev0 = m.group(1)
     deadline = time.time() + 15
     while True:
         s = screen()
