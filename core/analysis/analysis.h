@@ -161,6 +161,18 @@ struct analysis_pass {
 int analysis_pass_build(const struct gt_store *s, int32_t rank, int32_t gpu, int64_t t0, int64_t t1,
 		   int host, struct analysis_names *nm, struct analysis_pass *p);
 void analysis_pass_done(struct analysis_pass *p);
+/* under a memory budget a rank of many events is analysed in time slabs
+ * of about budget / ANALYSIS_SLAB_BYTES events each (at least
+ * ANALYSIS_SLAB_MIN): one pass per slab, its unions clipped to the slab,
+ * the results added up (lengths add over disjoint slabs; firsts and lasts
+ * are the least and the greatest).  The cuts of [t0, t1) over the rank's
+ * GPU lanes of gpu (-1 = any) and, when host, its host lanes: cuts[0] = t0,
+ * cuts[n] = t1, ascending; n slabs (1 without a budget or when the events
+ * fit), or -ENOMEM.  *cuts malloc'ed. */
+#define ANALYSIS_SLAB_BYTES 512
+#define ANALYSIS_SLAB_MIN 4096
+long analysis_slabs(const struct gt_store *s, int32_t rank, int32_t gpu, int host, int64_t t0,
+		    int64_t t1, int64_t **cuts);
 /* index of device in p->devs, or -1 */
 long analysis_pass_dev_index(const struct analysis_pass *p, int32_t device);
 /* union of the classes in mask over the host group (with_host) and the
@@ -179,15 +191,15 @@ struct analysis_attr {
 	struct analysis_win *win;          /* analysis_windows' windows */
 	int ncat;
 	int64_t *cat_ns;
-	const struct analysis_pass *pass;  /* the pass used: the caller's, or own */
-	struct analysis_pass own;
-	struct analysis_names nm;
+	int64_t *extra_ns;            /* per window: the time of the extra classes */
 };
-/* pass may be NULL or not fit (rank, GPU, range): then one is built;
- * 0 or -ENOMEM (out is then empty) */
+/* pass may be NULL or not fit (rank, GPU, range): then own passes are built
+ * (in slabs under a budget, see analysis_slabs); extra: classes whose
+ * union's time in each window is wanted too (0: none); 0 or -ENOMEM (out is
+ * then empty) */
 int analysis_attr_run(const struct gt_store *s, int32_t rank, const struct gt_steps_list *steps,
 		 const struct gt_scope *sc, const struct analysis_pass *pass,
-		 const unsigned *mask, int ncat, struct analysis_attr *out);
+		 const unsigned *mask, int ncat, unsigned extra, struct analysis_attr *out);
 void analysis_attr_done(struct analysis_attr *a);
 
 /* the analyses on a pass built by the caller (pass may be NULL, or not fit

@@ -20,31 +20,73 @@ void analysis_attr_done(struct analysis_attr *a)
 {
 	free(a->win);
 	free(a->cat_ns);
-	analysis_pass_done(&a->own);
-	analysis_names_done(&a->nm);
+	free(a->extra_ns);
 	memset(a, 0, sizeof(*a));
 }
 
-/* the rank's pass over [t0, t1): the caller's when it covers that, else own */
-static int use_pass(const struct gt_store *s, int32_t rank, int32_t gpu, int64_t t0, int64_t t1,
-		    const struct analysis_pass *pass, struct analysis_attr *a)
+/* the windows' share of one slab [c0, c1) (the pass p covers it):
+ * priority chain over the slots clipped to the slab, each category's time
+ * added to its windows; the extra union's time likewise */
+static int attr_slab(const struct analysis_pass *p, const unsigned *mask, int ncat, unsigned extra,
+		     int64_t c0, int64_t c1, struct analysis_attr *out)
 {
-	if (pass && pass->has_host && pass->rank == rank && pass->gpu == gpu && pass->t0 <= t0 &&
-	    pass->t1 >= t1) {
-		a->pass = pass;
-		return 0;
+	struct interval_list slots = {0}, rest = {0}, cat = {0}, cost = {0};
+	int rc = -ENOMEM;
+	long nw = out->nw;
+	for (long i = 0; i < nw; i++) {
+		int64_t a = out->win[i].t0 > c0 ? out->win[i].t0 : c0;
+		int64_t b = out->win[i].t1 < c1 ? out->win[i].t1 : c1;
+		if (a < b && interval_push(&slots, a, b))
+			goto out;
 	}
-	if (analysis_names_init(&a->nm, s) || analysis_pass_build(s, rank, gpu, t0, t1, 1, &a->nm, &a->own))
-		return -ENOMEM;
-	a->pass = &a->own;
-	return 0;
+	if (!slots.n) {
+		rc = 0;
+		goto out;
+	}
+	for (int c = 0; c < ncat; c++) {
+		if (c < ncat - 1) {   /* the slots this category covers, the rest go on */
+			const struct interval_list *cp = analysis_pass_get(p, mask[c], 1, -1, &cat);
+			if (!cp || interval_split(&slots, cp, &cost, &rest))
+				goto out;
+			interval_move(&slots, &rest);
+		} else {
+			interval_move(&cost, &slots);
+		}
+		for (long i = 0; i < nw; i++) {
+			int64_t a = out->win[i].t0 > c0 ? out->win[i].t0 : c0;
+			int64_t b = out->win[i].t1 < c1 ? out->win[i].t1 : c1;
+			if (a < b)
+				out->cat_ns[i * ncat + c] += interval_len_in(&cost, a, b);
+		}
+		interval_done(&cost);
+	}
+	if (extra) {
+		const struct interval_list *xp = analysis_pass_get(p, extra, 1, -1, &cat);
+		if (!xp)
+			goto out;
+		for (long i = 0; i < nw; i++) {
+			int64_t a = out->win[i].t0 > c0 ? out->win[i].t0 : c0;
+			int64_t b = out->win[i].t1 < c1 ? out->win[i].t1 : c1;
+			if (a < b)
+				out->extra_ns[i] += interval_len_in(xp, a, b);
+		}
+	}
+	rc = 0;
+out:
+	interval_done(&slots);
+	interval_done(&rest);
+	interval_done(&cat);
+	interval_done(&cost);
+	return rc;
 }
 
 int analysis_attr_run(const struct gt_store *s, int32_t rank, const struct gt_steps_list *steps,
 		 const struct gt_scope *sc, const struct analysis_pass *pass,
-		 const unsigned *mask, int ncat, struct analysis_attr *out)
+		 const unsigned *mask, int ncat, unsigned extra, struct analysis_attr *out)
 {
-	struct interval_list slots = {0}, rest = {0}, cat = {0}, cost = {0};
+	struct analysis_names nm = {0};
+	struct analysis_pass own = {0};
+	int64_t *cuts = NULL;
 	int rc = -ENOMEM;
 	memset(out, 0, sizeof(*out));
 	out->ncat = ncat;
@@ -55,38 +97,39 @@ int analysis_attr_run(const struct gt_store *s, int32_t rank, const struct gt_st
 	if (!nw)
 		return 0;
 	out->cat_ns = calloc((size_t)nw * (size_t)ncat, sizeof(*out->cat_ns));
-	if (!out->cat_ns)
+	out->extra_ns = calloc((size_t)nw, sizeof(*out->extra_ns));
+	if (!out->cat_ns || !out->extra_ns)
 		goto fail;
 	int64_t t0 = out->win[0].t0, t1 = out->win[0].t1;
-	for (long i = 0; i < nw; i++) {
-		if (interval_push(&slots, out->win[i].t0, out->win[i].t1))
-			goto fail;
+	for (long i = 1; i < nw; i++)
 		if (out->win[i].t1 > t1)
 			t1 = out->win[i].t1;
+	int32_t gpu = sc ? sc->gpu : -1;
+	/* the caller's pass when it covers the windows, else own ones: one
+	 * over [t0, t1), or one per slab of a rank too big for the budget */
+	if (pass && pass->has_host && pass->rank == rank && pass->gpu == gpu && pass->t0 <= t0 &&
+	    pass->t1 >= t1) {
+		rc = attr_slab(pass, mask, ncat, extra, t0, t1, out);
+		goto done;
 	}
-	if (use_pass(s, rank, sc ? sc->gpu : -1, t0, t1, pass, out))
+	long ns = analysis_slabs(s, rank, gpu, 1, t0, t1, &cuts);
+	if (ns < 0 || analysis_names_init(&nm, s))
 		goto fail;
-	for (int c = 0; c < ncat; c++) {
-		if (c < ncat - 1) {   /* the slots this category covers, the rest go on */
-			const struct interval_list *cp = analysis_pass_get(out->pass, mask[c], 1, -1, &cat);
-			if (!cp || interval_split(&slots, cp, &cost, &rest))
-				goto fail;
-			interval_move(&slots, &rest);
-		} else {
-			interval_move(&cost, &slots);
-		}
-		for (long i = 0; i < nw; i++)
-			out->cat_ns[i * ncat + c] = interval_len_in(&cost, out->win[i].t0, out->win[i].t1);
-		interval_done(&cost);
+	for (long k = 0; k < ns; k++) {
+		if (analysis_pass_build(s, rank, gpu, cuts[k], cuts[k + 1], 1, &nm, &own) ||
+		    attr_slab(&own, mask, ncat, extra, cuts[k], cuts[k + 1], out))
+			goto fail;
+		analysis_pass_done(&own);
 	}
 	rc = 0;
 	goto done;
 fail:
-	analysis_attr_done(out);
+	rc = -ENOMEM;
 done:
-	interval_done(&slots);
-	interval_done(&rest);
-	interval_done(&cat);
-	interval_done(&cost);
+	if (rc)
+		analysis_attr_done(out);
+	analysis_pass_done(&own);
+	analysis_names_done(&nm);
+	free(cuts);
 	return rc;
 }

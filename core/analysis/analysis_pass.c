@@ -190,6 +190,92 @@ out:
 	return rc;
 }
 
+/* events of the lanes starting before t (one block of each lane read) */
+static uint64_t starts_before(const struct gt_store *s, const uint32_t *lanes, size_t n, int64_t t)
+{
+	uint64_t c = 0;
+	for (size_t k = 0; k < n; k++)
+		c += gt_store_lane_lower_start(gt_store_lane_at(s, lanes[k]), t);
+	return c;
+}
+
+long analysis_slabs(const struct gt_store *s, int32_t rank, int32_t gpu, int host, int64_t t0,
+		    int64_t t1, int64_t **cuts)
+{
+	uint32_t *hl = NULL, *gl = NULL;
+	long nh = host ? analysis_lanes(s, rank, GT_LANE_HOST, -1, &hl) : 0;
+	long ng = analysis_lanes(s, rank, GT_LANE_GPU, gpu, &gl);
+	long n = -ENOMEM;
+	*cuts = NULL;
+	if (nh < 0 || ng < 0)
+		goto out;
+	size_t nl = (size_t)nh + (size_t)ng, budget = gt_store_budget(s);
+	uint32_t *lanes = gl;
+	if (nh) {   /* one list: the host lanes after the GPU lanes */
+		uint32_t *v = realloc(gl, (nl ? nl : 1) * sizeof(*v));
+		if (!v)
+			goto out;
+		memcpy(v + ng, hl, (size_t)nh * sizeof(*v));
+		lanes = gl = v;
+	}
+	/* the events in [t0, t1): those of each lane's range */
+	uint64_t total = 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (size_t k = 0; k < nl; k++) {
+		const struct gt_lane *l = gt_store_lane_at(s, lanes[k]);
+		size_t first, last;
+		gt_store_lane_range(l, t0, t1, &first, &last);
+		if (first >= last)
+			continue;
+		total += last - first;
+		gt_store_read_tick(s, l, first, first + 1);
+		if (l->ev[first].start_ns < lo)
+			lo = l->ev[first].start_ns;
+		gt_store_read_tick(s, l, last - 1, last);
+		if (l->ev[last - 1].start_ns > hi)
+			hi = l->ev[last - 1].start_ns;
+	}
+	uint64_t per = budget / ANALYSIS_SLAB_BYTES;
+	if (per < ANALYSIS_SLAB_MIN)
+		per = ANALYSIS_SLAB_MIN;
+	long want = !budget || total <= per ? 1 : (long)((total + per - 1) / per);
+	lo = lo > t0 ? lo : t0;
+	hi = hi < t1 ? hi : t1 - 1;
+	*cuts = malloc(((size_t)want + 1) * sizeof(**cuts));
+	if (!*cuts)
+		goto out;
+	int64_t *c = *cuts;
+	c[0] = t0;
+	n = 1;
+	/* the k-th cut: the first time by which k slabs' worth of events have
+	 * started (bisection over time; equal times make no empty slab) */
+	uint64_t base = want > 1 ? starts_before(s, lanes, nl, lo) : 0;
+	for (long k = 1; k < want; k++) {
+		uint64_t goal = base + (uint64_t)k * (total / (uint64_t)want);
+		int64_t a = c[n - 1] > lo ? c[n - 1] : lo, b = hi;
+		if (a >= b)
+			break;
+		while (b - a > 1) {   /* starts_before(a) < goal <= starts_before(b) */
+			int64_t m = a + (int64_t)(((uint64_t)b - (uint64_t)a) / 2);
+			if (starts_before(s, lanes, nl, m) < goal)
+				a = m;
+			else
+				b = m;
+		}
+		if (b > c[n - 1] && b < t1)
+			c[n++] = b;
+	}
+	c[n] = t1;
+out:
+	free(hl);
+	free(gl);
+	if (n < 0) {
+		free(*cuts);
+		*cuts = NULL;
+	}
+	return n;
+}
+
 long analysis_pass_dev_index(const struct analysis_pass *p, int32_t device)
 {
 	for (size_t d = 0; d < p->ndev; d++)

@@ -48,7 +48,6 @@ int breakdown_compute_pass(const struct gt_store *s, int32_t rank,
 {
 	struct gt_steps_list own = {0};
 	struct analysis_attr at;
-	struct interval_list tmp = {0};
 	int rc = 0;
 	memset(out, 0, sizeof(*out));
 	out->rank = rank;
@@ -58,16 +57,15 @@ int breakdown_compute_pass(const struct gt_store *s, int32_t rank,
 		steps = &own;
 	}
 	out->source = steps->source;
-	if (analysis_attr_run(s, rank, steps, sc, pass, cat_mask, GT_BD_NCAT, &at))
+	/* GPU utilization: time covered by any kernel (compute or NCCL) */
+	if (analysis_attr_run(s, rank, steps, sc, pass, cat_mask, GT_BD_NCAT,
+			      ANALYSIS_FC_BIT(ANALYSIS_FC_KCOMP) | ANALYSIS_FC_BIT(ANALYSIS_FC_KCOMM), &at))
 		goto nomem;
 	long nw = at.nw;
 	if (!nw)
 		goto done;
 	out->rows = calloc((size_t)nw, sizeof(*out->rows));
-	/* GPU utilization: time covered by any kernel (compute or NCCL) */
-	const struct interval_list *anyk = analysis_pass_get(at.pass, ANALYSIS_FC_BIT(ANALYSIS_FC_KCOMP) |
-						   ANALYSIS_FC_BIT(ANALYSIS_FC_KCOMM), 1, -1, &tmp);
-	if (!out->rows || !anyk)
+	if (!out->rows)
 		goto nomem;
 	out->n = (size_t)nw;
 	int64_t sum_any = 0, sum_total = 0;
@@ -81,7 +79,7 @@ int breakdown_compute_pass(const struct gt_store *s, int32_t rank,
 			r->cat_ns[c] = at.cat_ns[i * GT_BD_NCAT + c];
 			out->avg_ns[c] += (double)r->cat_ns[c];
 		}
-		r->kernel_any_ns = interval_len_in(anyk, r->t0_ns, r->t1_ns);
+		r->kernel_any_ns = at.extra_ns[i];
 		sum_any += r->kernel_any_ns;
 		sum_total += r->total_ns;
 	}
@@ -96,7 +94,6 @@ nomem:
 		snprintf(err, errlen, "breakdown: out of memory");
 	gt_breakdown_result_done(out);
 done:
-	interval_done(&tmp);
 	analysis_attr_done(&at);
 	gt_steps_list_done(&own);
 	return rc;

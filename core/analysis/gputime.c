@@ -83,7 +83,7 @@ static inline void kernel_stats(const struct gt_event *e, const struct analysis_
 
 /* idle gaps and queue length of one stream in [t0, t1), and the launch
  * statistics of its kernels into g / lv (one walk, one launch lookup) */
-static int stream_stats(const struct gt_lane *l, int64_t t0, int64_t t1,
+static int stream_stats(const struct gt_store *s, const struct gt_lane *l, int64_t t0, int64_t t1,
 			struct analysis_corrmap *cm, struct gt_gputime_stream *st,
 			struct gt_gputime_gpu *g, struct launch_vec *lv)
 {
@@ -97,6 +97,7 @@ static int stream_stats(const struct gt_lane *l, int64_t t0, int64_t t1,
 	}
 	int64_t prev_end = INT64_MIN;
 	for (size_t i = first; i < last; i++) {
+		gt_store_read_walk(s, l, first, i, last);
 		const struct gt_event *e = &l->ev[i];
 		if (!gt_event_is_gpu(e) || e->start_ns >= t1 || gt_event_end(e) <= t0)
 			continue;
@@ -153,41 +154,68 @@ static const unsigned class_mask[K_N] = {
 	ANALYSIS_FC_MEMCPY | ANALYSIS_FC_BIT(ANALYSIS_FC_MEMSET)
 };
 
-static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const struct gt_scope *sc,
-		   struct analysis_corrmap *cm, const struct analysis_pass *pass,
-		   struct gt_gputime_result *out)
+/* a GPU's busy time over the scope, added up over the slabs of its rank */
+struct dev_sums {
+	int64_t first, last;          /* the first start, the last end of any work */
+	int64_t all, compute, comm, overlap;
+};
+
+/* add the pass's share (one slab) of device index di to *d */
+static int dev_add(const struct analysis_pass *pass, long di, struct dev_sums *d)
 {
-	uint32_t *gl = NULL;
 	struct interval_list all = {0}, cl[K_N], ov = {0}, tmp = {0};
-	struct launch_vec lv;
+	const struct interval_list *cp[K_N] = { &cl[0], &cl[1], &cl[2] };
 	int rc = 0;
 	memset(cl, 0, sizeof(cl));
-	memset(&lv, 0, sizeof(lv));
-	long ng = analysis_lanes(s, rank, GT_LANE_GPU, dev, &gl);
-	int64_t t0 = sc ? sc->t0_ns : INT64_MIN, t1 = sc ? sc->t1_ns : INT64_MAX;
-	long di = analysis_pass_dev_index(pass, dev);
-	const struct interval_list *cp[K_N] = { &cl[0], &cl[1], &cl[2] };
-	for (int k = 0; k < K_N && di >= 0 && !rc; k++)
+	for (int k = 0; k < K_N && !rc; k++)
 		if (!(cp[k] = analysis_pass_get(pass, class_mask[k], 0, di, &cl[k])))
 			rc = -ENOMEM;
-	if (ng < 0 || rc || interval_union(cp[K_COMPUTE], cp[K_COMM], &tmp) ||
+	if (rc || interval_union(cp[K_COMPUTE], cp[K_COMM], &tmp) ||
 	    interval_union(&tmp, cp[K_MEM], &all) || interval_intersect(cp[K_COMPUTE], cp[K_COMM], &ov)) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	const struct interval_list *comp = cp[K_COMPUTE], *comm = cp[K_COMM];
-	if (!all.n)
-		goto out;     /* a GPU with no work in the scope: no row */
+	if (all.n) {
+		d->first = all.v[0].a < d->first ? all.v[0].a : d->first;
+		d->last = all.v[all.n - 1].b > d->last ? all.v[all.n - 1].b : d->last;
+	}
+	d->all += interval_len(&all);
+	d->compute += interval_len(cp[K_COMPUTE]);
+	d->comm += interval_len(cp[K_COMM]);
+	d->overlap += interval_len(&ov);
+out:
+	interval_done(&all);
+	interval_done(&tmp);
+	for (int k = 0; k < K_N; k++)
+		interval_done(&cl[k]);
+	interval_done(&ov);
+	return rc;
+}
+
+static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const struct gt_scope *sc,
+		   struct analysis_corrmap *cm, const struct dev_sums *d,
+		   struct gt_gputime_result *out)
+{
+	uint32_t *gl = NULL;
+	struct launch_vec lv;
+	int rc = 0;
+	memset(&lv, 0, sizeof(lv));
+	if (d->first >= d->last)
+		return 0;     /* a GPU with no work in the scope: no row */
+	long ng = analysis_lanes(s, rank, GT_LANE_GPU, dev, &gl);
+	int64_t t0 = sc ? sc->t0_ns : INT64_MIN, t1 = sc ? sc->t1_ns : INT64_MAX;
+	if (ng < 0)
+		return -ENOMEM;
 	struct gt_gputime_gpu *g = &out->gpus[out->ngpus++];
 	memset(g, 0, sizeof(*g));
 	g->rank = rank;
 	g->device = dev;
-	g->span_ns = all.v[all.n - 1].b - all.v[0].a;
-	g->idle_ns = g->span_ns - interval_len(&all);
-	g->compute_ns = interval_len(comp);
+	g->span_ns = d->last - d->first;
+	g->idle_ns = g->span_ns - d->all;
+	g->compute_ns = d->compute;
 	g->noncompute_ns = g->span_ns - g->compute_ns - g->idle_ns;
-	g->comm_ns = interval_len(comm);
-	g->comm_overlap_ns = interval_len(&ov);
+	g->comm_ns = d->comm;
+	g->comm_overlap_ns = d->overlap;
 	size_t cap = 0;
 	for (long k = 0; k < ng; k++) {
 		size_t first, last;
@@ -209,8 +237,7 @@ static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const st
 		st->rank = rank;
 		st->device = dev;
 		st->stream = l->key.id;
-		gt_store_read_tick(s, l, 0, l->n);
-		if ((rc = stream_stats(l, t0, t1, cm, st, g, &lv)))
+		if ((rc = stream_stats(s, l, t0, t1, cm, st, g, &lv)))
 			goto out;
 		out->nstreams++;
 	}
@@ -222,14 +249,87 @@ out:
 	vdone(&lv.gpu);
 	vdone(&lv.dly);
 	free(gl);
-	interval_done(&all);
-	interval_done(&tmp);
-	for (int k = 0; k < K_N; k++)
-		interval_done(&cl[k]);
-	interval_done(&ov);
 	return rc;
 }
 
+/* the per-device sums of a rank over the scope and the correlation ids of
+ * its GPU work: from the caller's pass when it is the scope's, else from
+ * own passes (one per slab under a budget); *devs, *sums malloc'ed */
+static long rank_sums(const struct gt_store *s, int32_t rank, const struct gt_scope *sc,
+		      const struct analysis_pass *pass, struct analysis_names *nm, int32_t **devs,
+		      struct dev_sums **sums, uint32_t *corr_lo, uint32_t *corr_hi, size_t *corr_n)
+{
+	struct analysis_pass own = {0};
+	int64_t *cuts = NULL, one[2] = { sc->t0_ns, sc->t1_ns };
+	long ns = 1, nd = 0;
+	int shared = pass && pass->rank == rank && pass->gpu == sc->gpu && pass->t0 == sc->t0_ns &&
+		     pass->t1 == sc->t1_ns;      /* the span needs the scope's clip exactly */
+	uint32_t *gl = NULL;
+	*devs = NULL;
+	*sums = NULL;
+	*corr_lo = UINT32_MAX;
+	*corr_hi = 0;
+	*corr_n = 0;
+	if (!shared && (ns = analysis_slabs(s, rank, sc->gpu, 0, sc->t0_ns, sc->t1_ns, &cuts)) < 0)
+		return -ENOMEM;
+	const int64_t *c = cuts ? cuts : one;
+	/* the rank's devices (those of a pass: one over the whole scope is
+	 * not built, so list them here) */
+	long ng = analysis_lanes(s, rank, GT_LANE_GPU, sc->gpu, &gl);
+	*devs = malloc(((size_t)(ng > 0 ? ng : 0) + 1) * sizeof(**devs));
+	*sums = calloc((size_t)(ng > 0 ? ng : 0) + 1, sizeof(**sums));
+	if (ng < 0 || !*devs || !*sums)
+		goto nomem;
+	for (long k = 0; k < ng; k++) {
+		int32_t d = gt_store_lane_at(s, gl[k])->key.device;
+		long j = 0;
+		while (j < nd && (*devs)[j] != d)
+			j++;
+		if (j == nd)
+			(*devs)[nd++] = d;
+	}
+	for (long j = 0; j < nd; j++) {   /* ascending, like a pass's */
+		for (long i = j + 1; i < nd; i++)
+			if ((*devs)[i] < (*devs)[j]) {
+				int32_t t = (*devs)[i];
+				(*devs)[i] = (*devs)[j];
+				(*devs)[j] = t;
+			}
+		(*sums)[j].first = INT64_MAX;
+		(*sums)[j].last = INT64_MIN;
+	}
+	for (long k = 0; k < ns; k++) {
+		const struct analysis_pass *p = pass;
+		if (!shared) {
+			if (analysis_pass_build(s, rank, sc->gpu, c[k], c[k + 1], 0, nm, &own))
+				goto nomem;
+			p = &own;
+		}
+		if (p->corr_n) {
+			*corr_lo = p->corr_lo < *corr_lo ? p->corr_lo : *corr_lo;
+			*corr_hi = p->corr_hi > *corr_hi ? p->corr_hi : *corr_hi;
+			*corr_n += p->corr_n;
+		}
+		for (long j = 0; j < nd; j++) {
+			long di = analysis_pass_dev_index(p, (*devs)[j]);
+			if (di >= 0 && dev_add(p, di, &(*sums)[j]))
+				goto nomem;
+		}
+		analysis_pass_done(&own);
+	}
+	free(cuts);
+	free(gl);
+	return nd;
+nomem:
+	analysis_pass_done(&own);
+	free(cuts);
+	free(gl);
+	free(*devs);
+	free(*sums);
+	*devs = NULL;
+	*sums = NULL;
+	return -ENOMEM;
+}
 
 int gt_gputime_compute(const struct gt_store *s, const struct gt_scope *sc,
 		    struct gt_gputime_result *out, char *err, size_t errlen)
@@ -257,35 +357,25 @@ int gputime_compute_pass(const struct gt_store *s, const struct gt_scope *sc,
 	if (nr < 0 || !out->gpus || !out->streams || analysis_names_init(&nm, s))
 		goto nomem;
 	for (long r = 0; r < nr; r++) {
-		uint32_t *gl = NULL, *hl = NULL;
-		long ng = analysis_lanes(s, ranks[r], GT_LANE_GPU, sc->gpu, &gl);
-		long nh = analysis_lanes(s, ranks[r], GT_LANE_HOST, -1, &hl);
+		uint32_t *hl = NULL, lo, hi;
+		int32_t *devs = NULL;
+		struct dev_sums *sums = NULL;
 		struct analysis_corrmap cm;
-		struct analysis_pass own = {0};
-		const struct analysis_pass *p = pass;
-		if (!p || p->rank != ranks[r] || p->gpu != sc->gpu || p->t0 != sc->t0_ns ||
-		    p->t1 != sc->t1_ns) {     /* the span needs the scope's clip exactly */
-			if (analysis_pass_build(s, ranks[r], sc->gpu, sc->t0_ns, sc->t1_ns, 0, &nm, &own)) {
-				free(gl);
-				free(hl);
-				goto nomem;
-			}
-			p = &own;
-		}
-		/* correlation ids of the GPU work in scope, read by the pass */
-		uint32_t lo = p->corr_lo, hi = p->corr_hi;
-		size_t hint = p->corr_n;
-		if (ng < 0 || nh < 0 || analysis_corrmap_build_scope(s, hl, (size_t)nh, lo, hi, hint,
+		size_t hint;
+		long nd = rank_sums(s, ranks[r], sc, pass, &nm, &devs, &sums, &lo, &hi, &hint);
+		long nh = analysis_lanes(s, ranks[r], GT_LANE_HOST, -1, &hl);
+		/* correlation ids of the GPU work in scope, read by the passes */
+		if (nd < 0 || nh < 0 || analysis_corrmap_build_scope(s, hl, (size_t)nh, lo, hi, hint,
 								      sc->t1_ns, &cm)) {
-			analysis_pass_done(&own);
-			free(gl);
+			free(devs);
+			free(sums);
 			free(hl);
 			goto nomem;
 		}
-		for (size_t k = 0; k < p->ndev && !rc; k++)
-			rc = one_gpu(s, ranks[r], p->devs[k], sc, &cm, p, out);
-		analysis_pass_done(&own);
-		free(gl);
+		for (long k = 0; k < nd && !rc; k++)
+			rc = one_gpu(s, ranks[r], devs[k], sc, &cm, &sums[k], out);
+		free(devs);
+		free(sums);
 		free(hl);
 		analysis_corrmap_done(&cm);
 		if (rc)

@@ -93,9 +93,19 @@ static const unsigned class_mask[K_N] = {
 	ANALYSIS_FC_BIT(ANALYSIS_FC_MEMSET)
 };
 
+/* one GPU's share of its rank's windows in one slab [c0, c1) of [T0, T1)
+ * (the whole of it: c0 == T0, c1 == T1, when the rank fits the budget):
+ * the unions from rank 0's pass of the overview when it covers [T0, T1),
+ * else collected over the slab and a nanosecond either side (clipped to
+ * [T0, T1)), so that an empty window at a cut sees what it would see in one
+ * union: an interval around it.  Lengths add up into acc[0..nw), firsts and
+ * lasts (absolute, in finish_ns) take the least and the greatest; an empty
+ * window counts in the slab that holds it.  *busy_out: the GPU's busy union
+ * of the slab. */
 static int fill_gpu(const struct gt_store *s, const struct gt_scope *sc, size_t gi,
-		    const struct analysis_win *win, long nw, struct analysis_names *nm,
-		    const struct analysis_pass *pass, struct gt_multigpu_result *r,
+		    const struct analysis_win *win, long nw, int64_t T0, int64_t T1, int64_t c0, int64_t c1,
+		    struct analysis_names *nm, const struct analysis_pass *pass,
+		    const struct gt_multigpu_result *r, struct gt_multigpu_cell *acc,
 		    struct interval_list *busy_out)
 {
 	const struct gt_multigpu_gpu *g = &r->gpus[gi];
@@ -106,12 +116,6 @@ static int fill_gpu(const struct gt_store *s, const struct gt_scope *sc, size_t 
 	memset(u, 0, sizeof(u));
 	for (int k = 0; k < K_N; k++)
 		up[k] = &u[k];
-	int64_t T0 = win[0].t0, T1 = win[0].t1;
-	for (long i = 1; i < nw; i++)
-		if (win[i].t1 > T1)
-			T1 = win[i].t1;
-	/* rank 0's pass of the overview covers [T0, T1) (or more): the same
-	 * unions inside the windows, read from it */
 	long di = pass && pass->rank == g->rank && pass->gpu == sc->gpu && pass->t0 <= T0 &&
 		  pass->t1 >= T1 ? analysis_pass_dev_index(pass, g->device) : -1;
 	if (di >= 0) {
@@ -123,7 +127,8 @@ static int fill_gpu(const struct gt_store *s, const struct gt_scope *sc, size_t 
 		if (ng < 0)
 			return -ENOMEM;
 		struct interval_list tmp = {0};
-		rc = interval_collect_multi(s, gl, (size_t)ng, T0, T1, class_of, nm, K_NCLS, u);
+		int64_t lo = c0 > T0 ? c0 - 1 : T0, hi = c1 < T1 ? c1 + 1 : T1;
+		rc = interval_collect_multi(s, gl, (size_t)ng, lo, hi, class_of, nm, K_NCLS, u);
 		if (!rc)
 			rc = interval_union(&u[K_COMPUTE], &u[K_COMM], &u[K_ANYK]);
 		if (!rc)
@@ -135,27 +140,29 @@ static int fill_gpu(const struct gt_store *s, const struct gt_scope *sc, size_t 
 	if (!rc)
 		rc = interval_intersect(up[K_COMPUTE], up[K_COMM], &ov);
 	for (long i = 0; i < nw && !rc; i++) {
-		long si = step_index(r, win[i].step);
-		if (si < 0)
+		struct gt_multigpu_cell *c = &acc[i];
+		int64_t a = win[i].t0 > c0 ? win[i].t0 : c0, b = win[i].t1 < c1 ? win[i].t1 : c1;
+		if (win[i].t0 == win[i].t1) {   /* an empty window: in the slab that holds it */
+			if (win[i].t0 < c0 || (win[i].t0 >= c1 && c1 != T1))
+				continue;
+			a = b = win[i].t0;
+		} else if (a >= b) {
 			continue;
-		struct gt_multigpu_cell *c = &r->cells[(size_t)si * r->ngpus + gi];
-		int64_t a = win[i].t0, b = win[i].t1;
-		c->t0_ns = a;
-		c->t1_ns = b;
-		c->compute_ns = interval_len_in(up[K_COMPUTE], a, b);
-		c->comm_ns = interval_len_in(up[K_COMM], a, b);
-		c->comm_overlap_ns = interval_len_in(&ov, a, b);
-		c->copy_ns = interval_len_in(up[K_COPY], a, b);
-		c->first_kernel_ns = first_in(up[K_ANYK], a, b);
-		c->busy_ns = interval_len_in(up[K_ALL], a, b);
-		int64_t last = last_in(up[K_ALL], a, b);
-		c->finish_ns = last == INT64_MIN ? -1 : last - a;
+		}
+		c->compute_ns += interval_len_in(up[K_COMPUTE], a, b);
+		c->comm_ns += interval_len_in(up[K_COMM], a, b);
+		c->comm_overlap_ns += interval_len_in(&ov, a, b);
+		c->copy_ns += interval_len_in(up[K_COPY], a, b);
+		c->busy_ns += interval_len_in(up[K_ALL], a, b);
+		int64_t first = first_in(up[K_ANYK], a, b), last = last_in(up[K_ALL], a, b);
 		if (di >= 0 && a == b && (a == T0 || a == T1)) {
 			/* an empty window at the edge of [T0, T1): nothing of a
 			 * union clipped to [T0, T1) touches it */
-			c->first_kernel_ns = INT64_MAX;
-			c->finish_ns = -1;
+			first = INT64_MAX;
+			last = INT64_MIN;
 		}
+		c->first_kernel_ns = first < c->first_kernel_ns ? first : c->first_kernel_ns;
+		c->finish_ns = last > c->finish_ns ? last : c->finish_ns;
 	}
 	if (!rc && up[K_ALL] != &u[K_ALL]) {   /* a list of the pass: copy it */
 		struct interval_list none = {0};
@@ -170,10 +177,86 @@ static int fill_gpu(const struct gt_store *s, const struct gt_scope *sc, size_t 
 	return rc;
 }
 
+/* the cells of one rank's GPUs: slab by slab (analysis_slabs over the
+ * rank's GPU lanes in [T0, T1) of its windows), each GPU's share added up
+ * (fill_gpu); busy[0..nw): the time in each window that any of the rank's
+ * GPUs is busy (the union over its GPUs) */
+static int fill_rank(const struct gt_store *s, const struct gt_scope *sc, int32_t rank,
+		     const struct analysis_win *win, long nw, struct analysis_names *nm,
+		     const struct analysis_pass *pass, struct gt_multigpu_result *r, int64_t *busy)
+{
+	size_t G = r->ngpus, ng = 0;
+	int64_t *cuts = NULL, T0 = win[0].t0, T1 = win[0].t1;
+	for (long i = 1; i < nw; i++)
+		if (win[i].t1 > T1)
+			T1 = win[i].t1;
+	for (size_t g = 0; g < G; g++)
+		ng += r->gpus[g].rank == rank;
+	int shared = pass && pass->rank == rank && pass->gpu == sc->gpu && pass->t0 <= T0 && pass->t1 >= T1;
+	int64_t one[2] = { T0, T1 };
+	long ns = shared ? 1 : analysis_slabs(s, rank, sc->gpu, 0, T0, T1, &cuts);
+	struct gt_multigpu_cell *acc = calloc((ng ? ng : 1) * (size_t)nw, sizeof(*acc));
+	if (ns < 0 || !acc) {
+		free(cuts);
+		free(acc);
+		return -ENOMEM;
+	}
+	const int64_t *c = cuts ? cuts : one;
+	for (size_t i = 0; i < ng * (size_t)nw; i++) {
+		acc[i].first_kernel_ns = INT64_MAX;
+		acc[i].finish_ns = INT64_MIN;
+	}
+	int rc = 0;
+	for (long k = 0; k < ns && !rc; k++) {
+		struct interval_list rank_busy = {0};
+		size_t j = 0;
+		for (size_t g = 0; g < G && !rc; g++) {
+			if (r->gpus[g].rank != rank)
+				continue;
+			struct interval_list b = {0}, merged = {0};
+			rc = fill_gpu(s, sc, g, win, nw, T0, T1, c[k], c[k + 1], nm, shared ? pass : NULL, r,
+				      &acc[j++ * (size_t)nw], &b);
+			if (!rc && !(rc = interval_union(&rank_busy, &b, &merged)))
+				interval_move(&rank_busy, &merged);
+			interval_done(&b);
+			interval_done(&merged);
+		}
+		for (long i = 0; i < nw && !rc; i++) {
+			int64_t a = win[i].t0 > c[k] ? win[i].t0 : c[k];
+			int64_t b = win[i].t1 < c[k + 1] ? win[i].t1 : c[k + 1];
+			if (a < b)
+				busy[i] += interval_len_in(&rank_busy, a, b);
+		}
+		interval_done(&rank_busy);
+	}
+	/* the windows' cells, in window order (a later window of the same
+	 * step number replaces an earlier one) */
+	for (size_t g = 0, j = 0; g < G && !rc; g++) {
+		if (r->gpus[g].rank != rank)
+			continue;
+		for (long i = 0; i < nw; i++) {
+			long si = step_index(r, win[i].step);
+			if (si < 0)
+				continue;
+			struct gt_multigpu_cell *cell = &r->cells[(size_t)si * G + g], *x = &acc[j * (size_t)nw + i];
+			int valid = cell->valid;
+			*cell = *x;
+			cell->valid = valid;
+			cell->t0_ns = win[i].t0;
+			cell->t1_ns = win[i].t1;
+			cell->finish_ns = x->finish_ns == INT64_MIN ? -1 : x->finish_ns - win[i].t0;
+		}
+		j++;
+	}
+	free(acc);
+	free(cuts);
+	return rc;
+}
+
 /* how parallel the rank's GPUs run: (sum of busy - busy union) /
  * (sum of busy - largest busy) over its step windows, in percent */
 static void parallel(struct gt_multigpu_result *r, int32_t rank, const struct analysis_win *win, long nw,
-		     const struct interval_list *rank_busy)
+		     const int64_t *rank_busy)
 {
 	double num = 0, den = 0;
 	size_t G = r->ngpus;
@@ -194,7 +277,7 @@ static void parallel(struct gt_multigpu_result *r, int32_t rank, const struct an
 		}
 		if (n < 2)
 			continue;
-		num += (double)(sum - interval_len_in(rank_busy, win[i].t0, win[i].t1));
+		num += (double)(sum - rank_busy[i]);
 		den += (double)(sum - mx);
 	}
 	for (size_t g = 0; g < G; g++)
@@ -390,31 +473,31 @@ int multigpu_compute_pass(const struct gt_store *s, const struct gt_scope *sc,
 	for (size_t i = 0; i < out->nsteps * out->ngpus; i++)
 		out->cells[i].first_kernel_ns = INT64_MAX;
 	for (long r = 0; r < nr; r++) {
-		struct interval_list rank_busy = {0};
+		int has = 0;
 		for (size_t g = 0; g < out->ngpus; g++) {
-			out->gpus[g].parallel_pct = out->gpus[g].rank == ranks[r] ? -1 :
-						    out->gpus[g].parallel_pct;
-			if (out->gpus[g].rank != ranks[r] || !nw[r])
+			if (out->gpus[g].rank != ranks[r])
 				continue;
+			out->gpus[g].parallel_pct = -1;
+			has = 1;
 			for (long i = 0; i < nw[r]; i++) {
 				long si = step_index(out, win[r][i].step);
 				out->cells[(size_t)si * out->ngpus + g].valid = 1;
 			}
-			struct interval_list busy = {0}, merged = {0};
-			rc = fill_gpu(s, sc, g, win[r], nw[r], &nm, pass, out, &busy);
-			if (!rc && !(rc = interval_union(&rank_busy, &busy, &merged)))
-				interval_move(&rank_busy, &merged);
-			interval_done(&busy);
-			interval_done(&merged);
-			if (!rc)
-				rc = multigpu_copies(s, g, win[r], nw[r], out);
-			if (rc) {
-				interval_done(&rank_busy);
-				goto fail;
-			}
 		}
-		parallel(out, ranks[r], win[r], nw[r], &rank_busy);
-		interval_done(&rank_busy);
+		if (!has || !nw[r])
+			continue;
+		int64_t *busy = calloc((size_t)nw[r], sizeof(*busy));
+		if (!busy)
+			goto nomem;
+		rc = fill_rank(s, sc, ranks[r], win[r], nw[r], &nm, pass, out, busy);
+		for (size_t g = 0; g < out->ngpus && !rc; g++)
+			if (out->gpus[g].rank == ranks[r])
+				rc = multigpu_copies(s, g, win[r], nw[r], out);
+		if (!rc)
+			parallel(out, ranks[r], win[r], nw[r], busy);
+		free(busy);
+		if (rc)
+			goto fail;
 	}
 	summarize(out);
 	/* separate runs opened together (no time overlap, different world

@@ -52,8 +52,8 @@ static int top_kernels(const struct gt_store *s, const struct gt_scope *sc,
 			continue;
 		size_t first, last;
 		gt_store_lane_range(l, sc->t0_ns, sc->t1_ns, &first, &last);
-		gt_store_read_tick(s, l, first, last);
 		for (size_t k = first; k < last; k++) {
+			gt_store_read_walk(s, l, first, k, last);
 			const struct gt_event *e = &l->ev[k];
 			if (e->kind != GT_EV_KERNEL || e->name >= ns || e->start_ns < sc->t0_ns ||
 			    e->start_ns >= sc->t1_ns)
@@ -239,7 +239,8 @@ static int pl_worse(const struct gt_pipeline_result *a, const struct gt_pipeline
 }
 
 /* one rank: steps, one pass over its events, breakdown, pipeline and GPU
- * time; the first rank's pass is kept in *pass0 for the multi-GPU analysis */
+ * time; the first rank's pass is kept in *pass0 for the multi-GPU analysis
+ * (none for a rank too big for the memory budget: see analysis_slabs) */
 static int one_rank(const struct gt_store *s, const struct gt_scope *sc, int32_t rank,
 		    size_t idx, struct analysis_names *nm, struct analysis_pass *pass0, struct rank_acc *acc,
 		    struct gt_overview_result *out, char *err, size_t errlen)
@@ -252,12 +253,19 @@ static int one_rank(const struct gt_store *s, const struct gt_scope *sc, int32_t
 	struct gt_gputime_result gt = {0};
 	struct gt_scope rs = *sc;
 	rs.rank = sc->rank >= 0 ? sc->rank : rank;   /* GPU time of this rank only */
+	int64_t *cuts = NULL;
 	int rc;
+	/* one pass shared by the analyses when the rank fits the budget; else
+	 * each goes through the rank in slabs of its own */
+	long ns = analysis_slabs(s, rank, sc->gpu, 1, sc->t0_ns, sc->t1_ns, &cuts);
+	free(cuts);
+	if (ns < 0)
+		return -ENOMEM;
 	if ((rc = gt_steps_find(s, rank, NULL, &sl, err, errlen)) ||
-	    (rc = analysis_pass_build(s, rank, sc->gpu, sc->t0_ns, sc->t1_ns, 1, nm, pass)) ||
-	    (rc = breakdown_compute_pass(s, rank, &sl, sc, &bd, pass, err, errlen)) ||
-	    (rc = pipeline_compute_pass(s, rank, &sl, sc, &pl, pass, err, errlen)) ||
-	    (rc = gputime_compute_pass(s, &rs, &gt, pass, err, errlen)) ||
+	    (ns == 1 && (rc = analysis_pass_build(s, rank, sc->gpu, sc->t0_ns, sc->t1_ns, 1, nm, pass))) ||
+	    (rc = breakdown_compute_pass(s, rank, &sl, sc, &bd, ns == 1 ? pass : NULL, err, errlen)) ||
+	    (rc = pipeline_compute_pass(s, rank, &sl, sc, &pl, ns == 1 ? pass : NULL, err, errlen)) ||
+	    (rc = gputime_compute_pass(s, &rs, &gt, ns == 1 ? pass : NULL, err, errlen)) ||
 	    (rc = gputime_append(&out->gt, &gt)))
 		goto done;
 	if (idx == 0) {
@@ -326,7 +334,7 @@ int gt_overview_compute(const struct gt_store *s, const struct gt_scope *sc,
 	bd_average(acc.sum, (size_t)nr, &out->bd);
 	step_span(out, acc.sum);
 	/* the first rank's pass serves its GPUs in the multi-GPU analysis */
-	if ((rc = multigpu_compute_pass(s, sc, &out->mg, &pass0, err, errlen)) ||
+	if ((rc = multigpu_compute_pass(s, sc, &out->mg, pass0.devs ? &pass0 : NULL, err, errlen)) ||
 	    (rc = top_kernels(s, sc, out)))
 		goto fail;
 	environment(s, sc, out);

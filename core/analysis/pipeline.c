@@ -110,7 +110,7 @@ int pipeline_compute_pass(const struct gt_store *s, int32_t rank,
 			return rc;
 		steps = &own;
 	}
-	if (analysis_attr_run(s, rank, steps, sc, pass, cat_mask, GT_PL_NCAT, &at))
+	if (analysis_attr_run(s, rank, steps, sc, pass, cat_mask, GT_PL_NCAT, 0, &at))
 		goto nomem;
 	long nw = at.nw;
 	if (!nw)

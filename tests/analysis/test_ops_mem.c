@@ -211,3 +211,71 @@ Test(ops_mem, launch_maps_in_a_spill, .timeout = 240)
 		     rise[0]);
 	cr_assert_lt(rise[1], (size_t)4000000, "budgeted heap rise %zu", rise[1]);
 }
+
+/* the step analyses' busy intervals (16 bytes an interval, about one an
+ * event) of one big rank: under a budget the rank goes in time slabs of
+ * budget / 512 events (core/analysis/analysis_pass.c, analysis_slabs), one
+ * pass of intervals at a time, and every number is the same as in one pass
+ * over the whole rank (the per-window times add over the slabs; the first
+ * kernel and the last activity of a step are the least and the greatest) */
+static size_t step_rises(const struct gt_store *s, struct gt_breakdown_result *bd,
+			 struct gt_pipeline_result *pl, struct gt_multigpu_result *mg)
+{
+	char err[256];
+	size_t base = rss_anon_bytes();
+	struct rss_sampler as;
+	cr_assert_eq(rss_sampler_start_anon(&as, 500), 0);
+	cr_assert_eq(gt_breakdown_compute(s, 0, NULL, NULL, bd, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_pipeline_compute(s, 0, NULL, NULL, pl, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_multigpu_compute(s, NULL, mg, err, sizeof(err)), 0, "%s", err);
+	size_t peak = rss_sampler_stop(&as);
+	return peak > base ? peak - base : 0;
+}
+
+Test(ops_mem, step_analyses_in_slabs, .timeout = 240)
+{
+	struct gt_sim_opts o = { .ranks = 1, .gpus = 2, .events = 3000000 };
+	char err[256];
+	struct gt_store *s[2];
+	struct gt_breakdown_result bd[2];
+	struct gt_pipeline_result pl[2];
+	struct gt_multigpu_result mg[2];
+	size_t rise[2];
+	/* the budgeted store [1] first (freed blocks are kept for reuse) */
+	for (int b = 1; b >= 0; b--) {
+		s[b] = gt_store_new();
+		if (b)
+			cr_assert_eq(gt_store_set_budget(s[b], 16u << 20), 0);
+		cr_assert_eq(gt_sim_generate(&o, s[b], err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(gt_store_finish(s[b]), 0);
+		rise[b] = step_rises(s[b], &bd[b], &pl[b], &mg[b]);
+	}
+	printf("breakdown, pipeline and multi-GPU of one rank of 3 M events, heap rise: "
+	       "unbounded %.1f MB, 16 MiB budget %.1f MB\n", rise[0] / 1e6, rise[1] / 1e6);
+	cr_assert_gt(bd[0].n, 10);
+	cr_assert_eq(bd[1].n, bd[0].n);
+	cr_assert(!memcmp(bd[1].rows, bd[0].rows, bd[0].n * sizeof(*bd[0].rows)), "breakdown rows differ");
+	cr_assert(!memcmp(bd[1].avg_ns, bd[0].avg_ns, sizeof(bd[0].avg_ns)));
+	cr_assert_eq(bd[1].gpu_util_pct, bd[0].gpu_util_pct);
+	cr_assert_eq(pl[1].n, pl[0].n);
+	cr_assert(!memcmp(pl[1].rows, pl[0].rows, pl[0].n * sizeof(*pl[0].rows)), "pipeline rows differ");
+	cr_assert_eq(pl[1].verdict, pl[0].verdict);
+	cr_assert_eq(mg[0].ngpus, 2);
+	cr_assert_eq(mg[1].ngpus, mg[0].ngpus);
+	cr_assert_eq(mg[1].nsteps, mg[0].nsteps);
+	cr_assert(!memcmp(mg[1].cells, mg[0].cells, mg[0].nsteps * mg[0].ngpus * sizeof(*mg[0].cells)),
+		  "multi-GPU cells differ");
+	for (size_t g = 0; g < mg[0].ngpus; g++)
+		cr_assert_eq(mg[1].gpus[g].parallel_pct, mg[0].gpus[g].parallel_pct);
+	for (int b = 0; b < 2; b++) {
+		gt_breakdown_result_done(&bd[b]);
+		gt_pipeline_result_done(&pl[b]);
+		gt_multigpu_result_done(&mg[b]);
+		gt_store_free(s[b]);
+	}
+	if (UNDER_ASAN)
+		return;
+	cr_assert_gt(rise[0], (size_t)24000000, "unbudgeted heap rise %zu: intervals too few to tell",
+		     rise[0]);
+	cr_assert_lt(rise[1], (size_t)8000000, "budgeted heap rise %zu", rise[1]);
+}
