@@ -259,8 +259,8 @@ int analysis_corrmap_build_range(const struct gt_store *s, const uint32_t *hl, s
 		const struct gt_lane *l = gt_store_lane_at(s, hl[k]);
 		if (!has_launch(l))
 			continue;
-		gt_store_read_tick(s, l, 0, l->n);
 		for (size_t i = 0; i < l->n; i++) {
+			gt_store_read_walk(s, l, 0, i, l->n);
 			const struct gt_event *e = &l->ev[i];
 			if (e->corr < want_lo || e->corr > want_hi || !is_launch_ev(e))
 				continue;
@@ -295,8 +295,8 @@ int analysis_corrmap_build_range(const struct gt_store *s, const uint32_t *hl, s
 		const struct gt_lane *l = gt_store_lane_at(s, hl[k]);
 		if (!has_launch(l))
 			continue;
-		gt_store_read_tick(s, l, 0, l->n);
 		for (size_t i = 0; i < l->n; i++) {
+			gt_store_read_walk(s, l, 0, i, l->n);
 			const struct gt_event *e = &l->ev[i];
 			if (e->corr >= want_lo && e->corr <= want_hi && is_launch_ev(e))
 				cm_put(m, e->corr, e->start_ns, gt_event_end(e));
@@ -326,8 +326,9 @@ int analysis_corrmap_build_scope(const struct gt_store *s, const uint32_t *hl, s
 		gt_store_lane_range(l, INT64_MIN, t1, &first, &last);
 		/* backwards from the scope's end: a thread's correlation ids grow with
 		 * time, so the first launch below lo ends the scan */
-		gt_store_read_tick(s, l, 0, last);
 		for (size_t i = last; i-- > 0;) {
+			if ((last - 1 - i) % GT_READ_RUN == 0)   /* runs going down */
+				gt_store_read_tick(s, l, i + 1 > GT_READ_RUN ? i + 1 - GT_READ_RUN : 0, i + 1);
 			const struct gt_event *e = &l->ev[i];
 			if (!is_launch_ev(e))
 				continue;

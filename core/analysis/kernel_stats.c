@@ -281,8 +281,9 @@ scan_lane_g(struct ctx *c, const struct gt_lane *l, size_t first, size_t last, u
 	return 0;
 }
 
-int kernel_stats_scan(struct ctx *c, const struct gt_lane *l, size_t first, size_t last,
-		     uint64_t gbit, const int64_t *wt, size_t wn)
+/* one run of a lane's events, read as one tick */
+static int scan_run(struct ctx *c, const struct gt_lane *l, size_t first, size_t last, uint64_t gbit,
+		    const int64_t *wt, size_t wn)
 {
 	int wb = (c->o->flags & GT_KERNEL_STATS_WANT_BYTES) != 0;
 	gt_store_read_tick(c->s, l, first, last);
@@ -298,6 +299,19 @@ int kernel_stats_scan(struct ctx *c, const struct gt_lane *l, size_t first, size
 			return scan_lane_g(c, l, first, last, gbit, GT_KERNEL_STATS_BY_NAME, 0, wt, wn);
 		return scan_lane_g(c, l, first, last, gbit, GT_KERNEL_STATS_BY_NAME, 0, NULL, 0);
 	}
+}
+
+int kernel_stats_scan(struct ctx *c, const struct gt_lane *l, size_t first, size_t last,
+		     uint64_t gbit, const int64_t *wt, size_t wn)
+{
+	/* run by run (gt_store_read_walk's runs): under a budget a tick
+	 * over a long range maps all of it before the next check */
+	for (size_t i = first; i < last; i += GT_READ_RUN) {
+		int rc = scan_run(c, l, i, last - i > GT_READ_RUN ? i + GT_READ_RUN : last, gbit, wt, wn);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 int kernel_stats_row_cmp(const void *pa, const void *pb, void *arg)

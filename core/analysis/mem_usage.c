@@ -57,8 +57,8 @@ static long gather(const struct gt_store *s, int32_t rank, uint32_t dev, struct 
 			    (rank >= 0 && r != rank))
 				continue;
 			size_t k = 0;
-			gt_store_read_tick(s, l, 0, l->n);
 			for (size_t j = 0; j < l->n; j++) {
+				gt_store_read_walk(s, l, 0, j, l->n);
 				const struct gt_event *e = &l->ev[j];
 				if (!is_rec(e, dev))
 					continue;
@@ -186,8 +186,8 @@ static void totals(const struct gt_store *s, const struct gt_scope *sc, struct g
 		const struct gt_event *f = &l->ev[0];
 		if (!(f->flags & GT_EVF_MEMORY) || f->aux != d->device || f->sub > 1)
 			continue;
-		gt_store_read_tick(s, l, 0, l->n);
 		for (size_t j = 0; j < l->n; j++) {
+			gt_store_read_walk(s, l, 0, j, l->n);
 			const struct gt_event *e = &l->ev[j];
 			if (e->kind != GT_EV_COUNTER || !(e->flags & GT_EVF_MEMORY) ||
 			    e->aux != d->device || e->sub > 1 || e->start_ns < sc->t0_ns ||

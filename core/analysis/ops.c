@@ -264,8 +264,8 @@ static long lane_nodes(const struct ctx *c, const struct gt_lane *l, uint32_t me
 	uint32_t *v = malloc((l->n ? l->n : 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	gt_store_read_tick(c->s, l, 0, l->n);
 	for (size_t i = 0; i < l->n; i++) {
+		gt_store_read_walk(c->s, l, 0, i, l->n);
 		const struct gt_event *e = &l->ev[i];
 		if (is_node(e) || is_rec(e, mem_dev))
 			v[n++] = (uint32_t)i;

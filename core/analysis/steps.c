@@ -122,8 +122,8 @@ static int find_annot(const struct gt_store *s, const uint32_t *hl, size_t nh,
 					   ((l->kinds_mask >> GT_EV_NVTX) & 1));
 		if (!has_step && !has_op)
 			continue;
-		gt_store_read_tick(s, l, 0, l->n);
 		for (size_t i = 0; i < l->n; i++) {
+			gt_store_read_walk(s, l, 0, i, l->n);
 			const struct gt_event *e = &l->ev[i];
 			int64_t num;
 			if (e->kind == GT_EV_STEP)
@@ -162,8 +162,8 @@ static int find_nvtx(const struct gt_store *s, const uint32_t *hl, size_t nh,
 		const struct gt_lane *l = gt_store_lane_at(s, hl[k]);
 		if (!((l->kinds_mask >> GT_EV_NVTX) & 1))
 			continue;
-		gt_store_read_tick(s, l, 0, l->n);
 		for (size_t i = 0; i < l->n; i++) {
+			gt_store_read_walk(s, l, 0, i, l->n);
 			const struct gt_event *e = &l->ev[i];
 			if (e->kind != GT_EV_NVTX || e->name >= ns)
 				continue;

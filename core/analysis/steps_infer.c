@@ -23,9 +23,10 @@ int steps_infer(const struct gt_store *s, const uint32_t *gl, size_t ng, struct 
 		if (!((l->kinds_mask >> GT_EV_KERNEL) & 1))
 			continue;
 		size_t nk = 0;
-		gt_store_read_tick(s, l, 0, l->n);
-		for (size_t i = 0; i < l->n; i++)
+		for (size_t i = 0; i < l->n; i++) {
+			gt_store_read_walk(s, l, 0, i, l->n);
 			nk += l->ev[i].kind == GT_EV_KERNEL;
+		}
 		if (nk > best_k) {
 			best_k = nk;
 			best = l;

@@ -113,8 +113,8 @@ int steps_widen(const struct gt_store *s, struct gt_steps_list *out,
 	for (size_t k = 0; k < ng && cm.n; k++) {
 		const struct gt_lane *l = gt_store_lane_at(s, gl[k]);
 		size_t g = gpu_index(out, l->key.device), hint = 0;
-		gt_store_read_tick(s, l, 0, l->n);
 		for (size_t i = 0; i < l->n; i++) {
+			gt_store_read_walk(s, l, 0, i, l->n);
 			const struct gt_event *e = &l->ev[i];
 			if (!e->corr || !gt_event_is_gpu(e))
 				continue;
@@ -132,8 +132,10 @@ int steps_widen(const struct gt_store *s, struct gt_steps_list *out,
 		if (dmin[0] != INT64_MAX) {
 			for (size_t k = 0; k < ng; k++) {
 				const struct gt_lane *l = gt_store_lane_at(s, gl[k]);
-				gt_store_read_tick(s, l, 0, l->n);
-				for (size_t i = 0; i < l->n && l->ev[i].start_ns < dmin[0]; i++) {
+				for (size_t i = 0; i < l->n; i++) {
+					gt_store_read_walk(s, l, 0, i, l->n);
+					if (l->ev[i].start_ns >= dmin[0])
+						break;
 					const struct gt_event *e = &l->ev[i];
 					int64_t end = gt_event_end(e);
 					if (!gt_event_is_gpu(e) || end >= dmin[0] || end <= prev)

@@ -33,8 +33,8 @@ static int lanes_and_kinds(const struct gt_store *s, const struct gt_scope *sc,
 			continue;
 		size_t first, last;
 		gt_kernel_stats_lane_starts(l, sc->t0_ns, sc->t1_ns, &first, &last);
-		gt_store_read_tick(s, l, first, last);
 		for (size_t i = first; i < last; i++) {
+			gt_store_read_walk(s, l, first, i, last);
 			unsigned k = l->ev[i].kind < GT_EV_KIND_COUNT ? l->ev[i].kind : 0;
 			cnt[k]++;
 			dur[k] += l->ev[i].dur_ns;

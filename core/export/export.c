@@ -355,8 +355,8 @@ static void events(const struct gt_store *s, struct export_writer *w, const stru
 	for (size_t i = 0; i < gt_store_lane_count(s) && !w->err; i++) {
 		const struct gt_lane *l = gt_store_lane_at(s, (uint32_t)i);
 		int64_t cpid = g[lane_g[i]].cpid, tid = l->key.id;
-		gt_store_read_tick(s, l, 0, l->n);
 		for (size_t j = 0; j < l->n; j++) {
+			gt_store_read_walk(s, l, 0, j, l->n);
 			const struct gt_event *e = &l->ev[j];
 			if (e->kind == GT_EV_INSTANT) {
 				head(w, "i", "instant", s, e, cpid, tid);

@@ -73,8 +73,8 @@ static int corr_build_now(struct gt_store *s)
 	size_t nl = 0, ng = 0;
 	for (size_t i = 0; i < s->n_lanes; i++) {
 		const struct gt_lane *l = s->lanes[i];
-		gt_store_read_tick(s, l, 0, l->n);
 		for (size_t k = 0; k < l->n; k++) {
+			gt_store_read_walk(s, l, 0, k, l->n);
 			if (!l->ev[k].corr)
 				continue;
 			nl += is_launch(&l->ev[k]);
@@ -92,9 +92,9 @@ static int corr_build_now(struct gt_store *s)
 	for (size_t i = 0; i < s->n_lanes; i++) {
 		const struct gt_lane *l = s->lanes[i];
 		uint64_t rk = (uint64_t)(uint32_t)l->key.rank << 32;
-		gt_store_read_tick(s, l, 0, l->n);
 		/* lanes are sorted by start, so a stable sort keeps the earliest first */
 		for (size_t k = 0; k < l->n; k++) {
+			gt_store_read_walk(s, l, 0, k, l->n);
 			const struct gt_event *e = &l->ev[k];
 			if (!e->corr)
 				continue;

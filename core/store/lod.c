@@ -28,11 +28,15 @@ static int ev_before(const struct gt_event *a, const struct gt_event *b)
 }
 
 /* natural bottom-up merge sort: O(n) on sorted input, stable */
-static int sort_events(struct gt_store *s, struct gt_event *ev, size_t n)
+static int sort_events(struct gt_store *s, const struct gt_lane *l, struct gt_event *ev, size_t n)
 {
 	size_t i = 1;
-	while (i < n && !ev_before(&ev[i], &ev[i - 1]))
+	while (i < n) {
+		gt_store_read_walk(s, l, 0, i, n);
+		if (ev_before(&ev[i], &ev[i - 1]))
+			break;
 		i++;
+	}
 	if (i >= n)
 		return 0;
 	struct gt_event *tmp = store_mem_realloc(s, NULL, n * sizeof(*tmp));
@@ -216,13 +220,17 @@ int lod_build(struct gt_store *s, struct gt_lane *l)
 	size_t from = l->n_indexed;
 	if (from && (ev_before(&l->ev[from], &l->ev[from - 1])))
 		from = 0;
-	for (size_t i = from + 1; from && i < n; i++)
+	for (size_t i = from + 1; from && i < n; i++) {
+		gt_store_read_walk(s, l, from + 1, i, n);
 		if (ev_before(&l->ev[i], &l->ev[i - 1])) {
 			from = 0;
 			break;
 		}
+	}
+	/* under a budget the passes below read the lane a run at a time
+	 * (gt_store_read_walk), as readers do: RSS stays in the budget */
 	if (from == 0) {
-		int rc = sort_events(s, l->ev, n);
+		int rc = sort_events(s, l, l->ev, n);
 		if (rc)
 			return rc;
 		lod_free(s, l);
@@ -241,12 +249,15 @@ int lod_build(struct gt_store *s, struct gt_lane *l)
 	if (!bs)
 		return -ENOMEM;
 	l->blk_start = bs;
-	for (size_t b = b0; b < nb; b++)
+	for (size_t b = b0; b < nb; b++) {
+		gt_store_read_walk(s, l, b0 * B, b * B, n);
 		bs[b] = l->ev[b * B].start_ns;
+	}
 
 	int64_t M = b0 ? me[b0 - 1] : INT64_MIN;
 	int64_t P = b0 == 0 ? 0 : (b0 * B < l->n_indexed ? bb[b0] : l->busy_total_ns);
 	for (size_t b = b0; b < nb; b++) {
+		gt_store_read_walk(s, l, b0 * B, b * B, n);
 		bb[b] = P;
 		size_t end = (b + 1) * B < n ? (b + 1) * B : n;
 		for (size_t i = b * B; i < end; i++) {
@@ -300,6 +311,8 @@ int lod_build(struct gt_store *s, struct gt_lane *l)
 			size_t best = SIZE_MAX;
 			int64_t bd = 0;
 			size_t hi = (k + 1) * B < prev_n ? (k + 1) * B : prev_n;
+			if (lvl == 0)   /* the events themselves */
+				gt_store_read_walk(s, l, from_k * B, k * B, n);
 			for (size_t j = k * B; j < hi; j++)
 				consider_lvl(l, lvl - 1, j, &best, &bd);
 			a[k] = (uint32_t)best;

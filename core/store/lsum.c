@@ -287,10 +287,11 @@ int gt_lsum_build(const struct gt_store *s, struct gt_lsum **out)
 				ev = g;
 				evcap = l->n;
 			}
-			gt_store_read_tick(s, l, 0, l->n);
-			for (size_t j = 0; j < l->n; j++)
+			for (size_t j = 0; j < l->n; j++) {
+				gt_store_read_walk(s, l, 0, j, l->n);
 				ev[j] = (struct sev){ l->ev[j].start_ns, l->ev[j].dur_ns, l->ev[j].name,
 						      ev_kfs(&l->ev[j]) };
+			}
 			qsort(ev, l->n, sizeof(*ev), sev_cmp);
 			lane_add(m, &a, ev, l->n, dense);
 		}

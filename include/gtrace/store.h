@@ -315,6 +315,17 @@ int    gt_store_copy_in(struct gt_store *s, void *dst, const void *src, size_t n
  * without a budget and for lanes small enough to stay on the heap. */
 void   gt_store_read_tick(const struct gt_store *s, const struct gt_lane *l, size_t first,
 			  size_t last);
+/* gt_store_read_tick for a reader going through events [first, last) of
+ * lane l in order, one run of GT_READ_RUN events at a time (a tick over a
+ * lane whole maps all of it before the next check): call it with each i
+ * before reading event i */
+#define GT_READ_RUN ((size_t)65536)
+static inline void gt_store_read_walk(const struct gt_store *s, const struct gt_lane *l, size_t first,
+				      size_t i, size_t last)
+{
+	if ((i - first) % GT_READ_RUN == 0)
+		gt_store_read_tick(s, l, i, last - i > GT_READ_RUN ? i + GT_READ_RUN : last);
+}
 /* the same for a query of lane l over [t0, t1) (a frame's row of columns:
  * the events the range covers, though a query touches only some of them) */
 void   gt_store_read_tick_span(const struct gt_store *s, const struct gt_lane *l, int64_t t0,
