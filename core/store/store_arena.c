@@ -137,8 +137,13 @@ void store_arena_trim(struct store_arena *a)
 
 /* over the allowance: drop slices of the arena (an eighth of the
  * allowance, 4 MiB at least) from the clock hand on, until the resident
- * share is under three quarters of the allowance or the hand went round
- * once; what was touched since the hand last passed stays mapped longer */
+ * share is under three quarters of the allowance, the hand went round
+ * once, or ARENA_CHECK_SLICES slices were dropped (the next check goes on
+ * from there: a round of a big arena takes seconds on a virtual machine,
+ * a TLB shootdown a slice, and holds the readers' checks and the thread's
+ * hard bound meanwhile); what was touched since the hand last passed
+ * stays mapped longer */
+#define ARENA_CHECK_SLICES 32
 int store_arena_check(struct store_arena *a)
 {
 	size_t allow = atomic_load(&a->allow);
@@ -148,8 +153,8 @@ int store_arena_check(struct store_arena *a)
 	size_t u = atomic_load(&a->used), slice = page_round(a, allow / 8);
 	if (slice < ((size_t)4 << 20))
 		slice = (size_t)4 << 20;
-	size_t hand = atomic_load(&a->cursor), done = 0;
-	while (done < u) {
+	size_t hand = atomic_load(&a->cursor), done = 0, slices = 0;
+	while (done < u && slices < ARENA_CHECK_SLICES) {
 		if (hand >= u)
 			hand = 0;
 		/* the room behind blocks is a hole of the file (64 GiB for a
@@ -169,6 +174,7 @@ int store_arena_check(struct store_arena *a)
 		madvise(a->base + hand, n, MADV_DONTNEED);
 		hand += n;
 		done += n;
+		slices++;
 		if (store_arena_resident(a) <= allow / 4 * 3)
 			break;
 	}
@@ -277,6 +283,22 @@ uint64_t store_arena_populated_calls(const struct store_arena *a)
 	return a ? atomic_load(&a->pop_calls) : 0;
 }
 
+/* the readers' hard bound, kept by the thread too: a reader checks only
+ * at its next tick, and one that announced a long run (a lane whole) maps
+ * it all before then; over half the allowance over, the whole arena
+ * leaves the page tables */
+static void hard_bound(struct store_arena *a)
+{
+	size_t allow = atomic_load(&a->allow);
+	size_t over = allow / 2 > STORE_READ_CHECK_MIN ? allow / 2 : STORE_READ_CHECK_MIN;
+	if (allow == SIZE_MAX || store_arena_resident(a) <= allow + over)
+		return;
+	pthread_mutex_lock(&a->trim_mu);
+	if (store_arena_resident(a) > allow + over)
+		store_arena_trim(a);
+	pthread_mutex_unlock(&a->trim_mu);
+}
+
 static void *trimmer(void *arg)
 {
 	struct store_arena *a = arg;
@@ -296,7 +318,9 @@ static void *trimmer(void *arg)
 		pthread_mutex_unlock(&a->mu);
 		/* while a reader checks for itself (a scan), its drops and hard
 		 * bound keep the arena in; the clock hand's walk would only
-		 * take a core from it */
+		 * take a core from it (the hard bound is kept here first in
+		 * any case: the clock hand's round of a big arena takes long) */
+		hard_bound(a);
 		if (now_ns() - atomic_load(&a->read_ns) > 2 * (int64_t)a->trim_ms * 1000000)
 			store_arena_check(a);
 		pthread_mutex_lock(&a->mu);
