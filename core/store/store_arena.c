@@ -138,12 +138,12 @@ void store_arena_trim(struct store_arena *a)
 /* over the allowance: drop slices of the arena (an eighth of the
  * allowance, 4 MiB at least) from the clock hand on, until the resident
  * share is under three quarters of the allowance, the hand went round
- * once, or ARENA_CHECK_SLICES slices were dropped (the next check goes on
- * from there: a round of a big arena takes seconds on a virtual machine,
- * a TLB shootdown a slice, and holds the readers' checks and the thread's
- * hard bound meanwhile); what was touched since the hand last passed
- * stays mapped longer */
-#define ARENA_CHECK_SLICES 32
+ * once, or ARENA_CHECK_NS passed (the next check goes on from there: a
+ * round of a big arena takes seconds on a virtual machine, a TLB shootdown
+ * a slice, and would hold the readers' checks and the thread's hard bound
+ * meanwhile); what was touched since the hand last passed stays mapped
+ * longer */
+#define ARENA_CHECK_NS 10000000
 int store_arena_check(struct store_arena *a)
 {
 	size_t allow = atomic_load(&a->allow);
@@ -153,8 +153,9 @@ int store_arena_check(struct store_arena *a)
 	size_t u = atomic_load(&a->used), slice = page_round(a, allow / 8);
 	if (slice < ((size_t)4 << 20))
 		slice = (size_t)4 << 20;
-	size_t hand = atomic_load(&a->cursor), done = 0, slices = 0;
-	while (done < u && slices < ARENA_CHECK_SLICES) {
+	size_t hand = atomic_load(&a->cursor), done = 0;
+	int64_t until = now_ns() + ARENA_CHECK_NS;
+	while (done < u && now_ns() < until) {
 		if (hand >= u)
 			hand = 0;
 		/* the room behind blocks is a hole of the file (64 GiB for a
@@ -174,7 +175,6 @@ int store_arena_check(struct store_arena *a)
 		madvise(a->base + hand, n, MADV_DONTNEED);
 		hand += n;
 		done += n;
-		slices++;
 		if (store_arena_resident(a) <= allow / 4 * 3)
 			break;
 	}
