@@ -203,6 +203,13 @@ long analysis_slabs(const struct gt_store *s, int32_t rank, int32_t gpu, int hos
 		    int64_t t1, int64_t **cuts)
 {
 	uint32_t *hl = NULL, *gl = NULL;
+	if (!gt_store_budget(s)) {   /* one slab: nothing to count */
+		if (!(*cuts = malloc(2 * sizeof(**cuts))))
+			return -ENOMEM;
+		(*cuts)[0] = t0;
+		(*cuts)[1] = t1;
+		return 1;
+	}
 	long nh = host ? analysis_lanes(s, rank, GT_LANE_HOST, -1, &hl) : 0;
 	long ng = analysis_lanes(s, rank, GT_LANE_GPU, gpu, &gl);
 	long n = -ENOMEM;
