@@ -302,6 +302,7 @@ static void hard_bound(struct store_arena *a)
 static void *trimmer(void *arg)
 {
 	struct store_arena *a = arg;
+	int more = 0;      /* the last check stopped on its time, still over */
 	pthread_mutex_lock(&a->mu);
 	while (!a->stop) {
 		struct timespec ts;
@@ -309,7 +310,7 @@ static void *trimmer(void *arg)
 		ts.tv_nsec += (long)a->trim_ms * 1000000L;
 		ts.tv_sec += ts.tv_nsec / 1000000000L;
 		ts.tv_nsec %= 1000000000L;
-		if (!a->n_holes && !a->n_ahead)
+		if (!a->n_holes && !a->n_ahead && !more)
 			pthread_cond_timedwait(&a->cv, &a->mu, &ts);
 		if (a->stop)
 			break;
@@ -321,8 +322,10 @@ static void *trimmer(void *arg)
 		 * take a core from it (the hard bound is kept here first in
 		 * any case: the clock hand's round of a big arena takes long) */
 		hard_bound(a);
-		if (now_ns() - atomic_load(&a->read_ns) > 2 * (int64_t)a->trim_ms * 1000000)
-			store_arena_check(a);
+		more = 0;
+		if (now_ns() - atomic_load(&a->read_ns) > 2 * (int64_t)a->trim_ms * 1000000 &&
+		    store_arena_check(a))   /* over: the next turn goes on at once */
+			more = store_arena_resident(a) > atomic_load(&a->allow) / 4 * 3;
 		pthread_mutex_lock(&a->mu);
 	}
 	pthread_mutex_unlock(&a->mu);
