@@ -154,6 +154,20 @@ Test(ops_mem, one_big_rank_in_a_spill, .timeout = 240)
 	cr_assert_lt(bud_all, (size_t)48000000, "budgeted RSS rise %zu", bud_all);
 }
 
+/* one rank of 3 M events on 2 GPUs in a new store, under budget bytes (0: none) */
+static struct gt_store *one_rank_store(size_t budget)
+{
+	struct gt_sim_opts o = { .ranks = 1, .gpus = 2, .events = 3000000 };
+	char err[256];
+	struct gt_store *s = gt_store_new();
+	cr_assert_not_null(s);
+	if (budget)
+		cr_assert_eq(gt_store_set_budget(s, budget), 0);
+	cr_assert_eq(gt_sim_generate(&o, s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(gt_store_finish(s), 0);
+	return s;
+}
+
 /* the launch maps of the steps' device windows and of the GPU-time report
  * (correlation id -> launch call, 16 bytes an id): under a budget, a big
  * rank's live in a spill; the numbers the same as without.  (The GPU-time
@@ -161,7 +175,6 @@ Test(ops_mem, one_big_rank_in_a_spill, .timeout = 240)
  * are still on the heap: docs/store.md) */
 Test(ops_mem, launch_maps_in_a_spill, .timeout = 240)
 {
-	struct gt_sim_opts o = { .ranks = 1, .gpus = 2, .events = 3000000 };
 	char err[256];
 	struct gt_store *s[2];
 	struct gt_gputime_result g[2];
@@ -170,11 +183,7 @@ Test(ops_mem, launch_maps_in_a_spill, .timeout = 240)
 	/* the budgeted store [1] first: the blocks an unbudgeted run frees are
 	 * kept for reuse (analysis_mem_get), resident, and would hide a heap map */
 	for (int b = 1; b >= 0; b--) {
-		s[b] = gt_store_new();
-		if (b)
-			cr_assert_eq(gt_store_set_budget(s[b], 16u << 20), 0);
-		cr_assert_eq(gt_sim_generate(&o, s[b], err, sizeof(err)), 0, "%s", err);
-		cr_assert_eq(gt_store_finish(s[b]), 0);
+		s[b] = one_rank_store(b ? 16u << 20 : 0);
 		size_t base = rss_anon_bytes();
 		struct rss_sampler as;
 		cr_assert_eq(rss_sampler_start_anon(&as, 500), 0);
@@ -234,8 +243,6 @@ static size_t step_rises(const struct gt_store *s, struct gt_breakdown_result *b
 
 Test(ops_mem, step_analyses_in_slabs, .timeout = 240)
 {
-	struct gt_sim_opts o = { .ranks = 1, .gpus = 2, .events = 3000000 };
-	char err[256];
 	struct gt_store *s[2];
 	struct gt_breakdown_result bd[2];
 	struct gt_pipeline_result pl[2];
@@ -243,11 +250,7 @@ Test(ops_mem, step_analyses_in_slabs, .timeout = 240)
 	size_t rise[2];
 	/* the budgeted store [1] first (freed blocks are kept for reuse) */
 	for (int b = 1; b >= 0; b--) {
-		s[b] = gt_store_new();
-		if (b)
-			cr_assert_eq(gt_store_set_budget(s[b], 16u << 20), 0);
-		cr_assert_eq(gt_sim_generate(&o, s[b], err, sizeof(err)), 0, "%s", err);
-		cr_assert_eq(gt_store_finish(s[b]), 0);
+		s[b] = one_rank_store(b ? 16u << 20 : 0);
 		rise[b] = step_rises(s[b], &bd[b], &pl[b], &mg[b]);
 	}
 	printf("breakdown, pipeline and multi-GPU of one rank of 3 M events, heap rise: "
