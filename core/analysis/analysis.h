@@ -168,13 +168,25 @@ void analysis_pass_done(struct analysis_pass *p);
  * are the least and the greatest).  The cuts of [t0, t1) over the rank's
  * GPU lanes of gpu (-1 = any) and, when host, its host lanes: cuts[0] = t0,
  * cuts[n] = t1, ascending; n slabs (1 without a budget or when the events
- * fit), or -ENOMEM.  *cuts malloc'ed. */
+ * fit), or -ENOMEM.  *cuts malloc'ed; cuts NULL: the number of slabs the
+ * events want, nothing cut. */
 #define ANALYSIS_SLAB_BYTES 512
 #define ANALYSIS_SLAB_MIN 4096
 long analysis_slabs(const struct gt_store *s, int32_t rank, int32_t gpu, int host, int64_t t0,
 		    int64_t t1, int64_t **cuts);
 /* index of device in p->devs, or -1 */
 long analysis_pass_dev_index(const struct analysis_pass *p, int32_t device);
+/* the devices of GPU lanes gl[0..ng), ascending, once each: count, *out
+ * malloc'ed; -ENOMEM */
+long analysis_lane_devices(const struct gt_store *s, const uint32_t *gl, size_t ng, int32_t **out);
+/* window w clipped to [c0, c1) in [*a, *b); non-zero when that is not empty */
+static inline int analysis_win_clip(const struct analysis_win *w, int64_t c0, int64_t c1, int64_t *a,
+				    int64_t *b)
+{
+	*a = w->t0 > c0 ? w->t0 : c0;
+	*b = w->t1 < c1 ? w->t1 : c1;
+	return *a < *b;
+}
 /* union of the classes in mask over the host group (with_host) and the
  * device groups (dev = index, -1 = all) */
 /* the same union without a copy: a list of the pass when one class of one

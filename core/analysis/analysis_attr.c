@@ -33,12 +33,10 @@ static int attr_slab(const struct analysis_pass *p, const unsigned *mask, int nc
 	struct interval_list slots = {0}, rest = {0}, cat = {0}, cost = {0};
 	int rc = -ENOMEM;
 	long nw = out->nw;
-	for (long i = 0; i < nw; i++) {
-		int64_t a = out->win[i].t0 > c0 ? out->win[i].t0 : c0;
-		int64_t b = out->win[i].t1 < c1 ? out->win[i].t1 : c1;
-		if (a < b && interval_push(&slots, a, b))
+	int64_t a, b;
+	for (long i = 0; i < nw; i++)
+		if (analysis_win_clip(&out->win[i], c0, c1, &a, &b) && interval_push(&slots, a, b))
 			goto out;
-	}
 	if (!slots.n) {
 		rc = 0;
 		goto out;
@@ -52,24 +50,18 @@ static int attr_slab(const struct analysis_pass *p, const unsigned *mask, int nc
 		} else {
 			interval_move(&cost, &slots);
 		}
-		for (long i = 0; i < nw; i++) {
-			int64_t a = out->win[i].t0 > c0 ? out->win[i].t0 : c0;
-			int64_t b = out->win[i].t1 < c1 ? out->win[i].t1 : c1;
-			if (a < b)
+		for (long i = 0; i < nw; i++)
+			if (analysis_win_clip(&out->win[i], c0, c1, &a, &b))
 				out->cat_ns[i * ncat + c] += interval_len_in(&cost, a, b);
-		}
 		interval_done(&cost);
 	}
 	if (extra) {
 		const struct interval_list *xp = analysis_pass_get(p, extra, 1, -1, &cat);
 		if (!xp)
 			goto out;
-		for (long i = 0; i < nw; i++) {
-			int64_t a = out->win[i].t0 > c0 ? out->win[i].t0 : c0;
-			int64_t b = out->win[i].t1 < c1 ? out->win[i].t1 : c1;
-			if (a < b)
+		for (long i = 0; i < nw; i++)
+			if (analysis_win_clip(&out->win[i], c0, c1, &a, &b))
 				out->extra_ns[i] += interval_len_in(xp, a, b);
-		}
 	}
 	rc = 0;
 out:

@@ -139,6 +139,21 @@ static int cmp_i32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+long analysis_lane_devices(const struct gt_store *s, const uint32_t *gl, size_t ng, int32_t **out)
+{
+	int32_t *d = malloc((ng + 1) * sizeof(*d));
+	if (!(*out = d))
+		return -ENOMEM;
+	for (size_t k = 0; k < ng; k++)
+		d[k] = gt_store_lane_at(s, gl[k])->key.device;
+	qsort(d, ng, sizeof(*d), cmp_i32);
+	size_t w = 0;
+	for (size_t k = 0; k < ng; k++)
+		if (!w || d[w - 1] != d[k])
+			d[w++] = d[k];
+	return (long)w;
+}
+
 int analysis_pass_build(const struct gt_store *s, int32_t rank, int32_t gpu, int64_t t0, int64_t t1,
 		   int host, struct analysis_names *nm, struct analysis_pass *p)
 {
@@ -155,19 +170,12 @@ int analysis_pass_build(const struct gt_store *s, int32_t rank, int32_t gpu, int
 	long ng = analysis_lanes(s, rank, GT_LANE_GPU, gpu, &gl);
 	if (nh < 0 || ng < 0)
 		goto out;
-	p->devs = malloc(((size_t)ng + 1) * sizeof(*p->devs));
+	long nd = analysis_lane_devices(s, gl, (size_t)ng, &p->devs);
 	sel = malloc(((size_t)ng + 1) * sizeof(*sel));
-	if (!p->devs || !sel)
+	if (nd < 0 || !sel)
 		goto out;
-	for (long k = 0; k < ng; k++)
-		p->devs[p->ndev++] = gt_store_lane_at(s, gl[k])->key.device;
-	qsort(p->devs, p->ndev, sizeof(*p->devs), cmp_i32);
-	size_t w = 0;
-	for (size_t k = 0; k < p->ndev; k++)
-		if (!w || p->devs[w - 1] != p->devs[k])
-			p->devs[w++] = p->devs[k];
-	p->ndev = w;
-	p->dev = calloc(w ? w : 1, sizeof(*p->dev));
+	p->ndev = (size_t)nd;
+	p->dev = calloc(p->ndev ? p->ndev : 1, sizeof(*p->dev));
 	if (!p->dev)
 		goto out;
 	if (host && collect(s, hl, (size_t)nh, t0, t1, nm, p->host, NULL))
@@ -204,6 +212,8 @@ long analysis_slabs(const struct gt_store *s, int32_t rank, int32_t gpu, int hos
 {
 	uint32_t *hl = NULL, *gl = NULL;
 	if (!gt_store_budget(s)) {   /* one slab: nothing to count */
+		if (!cuts)
+			return 1;
 		if (!(*cuts = malloc(2 * sizeof(**cuts))))
 			return -ENOMEM;
 		(*cuts)[0] = t0;
@@ -213,7 +223,8 @@ long analysis_slabs(const struct gt_store *s, int32_t rank, int32_t gpu, int hos
 	long nh = host ? analysis_lanes(s, rank, GT_LANE_HOST, -1, &hl) : 0;
 	long ng = analysis_lanes(s, rank, GT_LANE_GPU, gpu, &gl);
 	long n = -ENOMEM;
-	*cuts = NULL;
+	if (cuts)
+		*cuts = NULL;
 	if (nh < 0 || ng < 0)
 		goto out;
 	size_t nl = (size_t)nh + (size_t)ng, budget = gt_store_budget(s);
@@ -245,7 +256,11 @@ long analysis_slabs(const struct gt_store *s, int32_t rank, int32_t gpu, int hos
 	uint64_t per = budget / ANALYSIS_SLAB_BYTES;
 	if (per < ANALYSIS_SLAB_MIN)
 		per = ANALYSIS_SLAB_MIN;
-	long want = !budget || total <= per ? 1 : (long)((total + per - 1) / per);
+	long want = total <= per ? 1 : (long)((total + per - 1) / per);
+	if (!cuts) {   /* how many only */
+		n = want;
+		goto out;
+	}
 	lo = lo > t0 ? lo : t0;
 	hi = hi < t1 ? hi : t1 - 1;
 	*cuts = malloc(((size_t)want + 1) * sizeof(**cuts));
@@ -276,7 +291,7 @@ long analysis_slabs(const struct gt_store *s, int32_t rank, int32_t gpu, int hos
 out:
 	free(hl);
 	free(gl);
-	if (n < 0) {
+	if (n < 0 && cuts) {
 		free(*cuts);
 		*cuts = NULL;
 	}

@@ -260,7 +260,7 @@ static long rank_sums(const struct gt_store *s, int32_t rank, const struct gt_sc
 		      struct dev_sums **sums, uint32_t *corr_lo, uint32_t *corr_hi, size_t *corr_n)
 {
 	struct analysis_pass own = {0};
-	int64_t *cuts = NULL, one[2] = { sc->t0_ns, sc->t1_ns };
+	int64_t *cuts = NULL;
 	long ns = 1, nd = 0;
 	int shared = pass && pass->rank == rank && pass->gpu == sc->gpu && pass->t0 == sc->t0_ns &&
 		     pass->t1 == sc->t1_ns;      /* the span needs the scope's clip exactly */
@@ -272,36 +272,20 @@ static long rank_sums(const struct gt_store *s, int32_t rank, const struct gt_sc
 	*corr_n = 0;
 	if (!shared && (ns = analysis_slabs(s, rank, sc->gpu, 0, sc->t0_ns, sc->t1_ns, &cuts)) < 0)
 		return -ENOMEM;
-	const int64_t *c = cuts ? cuts : one;
-	/* the rank's devices (those of a pass: one over the whole scope is
-	 * not built, so list them here) */
+	/* the rank's devices, as a pass lists them (one over the whole scope
+	 * is not built, so list them here) */
 	long ng = analysis_lanes(s, rank, GT_LANE_GPU, sc->gpu, &gl);
-	*devs = malloc(((size_t)(ng > 0 ? ng : 0) + 1) * sizeof(**devs));
-	*sums = calloc((size_t)(ng > 0 ? ng : 0) + 1, sizeof(**sums));
-	if (ng < 0 || !*devs || !*sums)
+	if (ng < 0 || (nd = analysis_lane_devices(s, gl, (size_t)ng, devs)) < 0 ||
+	    !(*sums = calloc((size_t)nd + 1, sizeof(**sums))))
 		goto nomem;
-	for (long k = 0; k < ng; k++) {
-		int32_t d = gt_store_lane_at(s, gl[k])->key.device;
-		long j = 0;
-		while (j < nd && (*devs)[j] != d)
-			j++;
-		if (j == nd)
-			(*devs)[nd++] = d;
-	}
-	for (long j = 0; j < nd; j++) {   /* ascending, like a pass's */
-		for (long i = j + 1; i < nd; i++)
-			if ((*devs)[i] < (*devs)[j]) {
-				int32_t t = (*devs)[i];
-				(*devs)[i] = (*devs)[j];
-				(*devs)[j] = t;
-			}
+	for (long j = 0; j < nd; j++) {
 		(*sums)[j].first = INT64_MAX;
 		(*sums)[j].last = INT64_MIN;
 	}
 	for (long k = 0; k < ns; k++) {
 		const struct analysis_pass *p = pass;
 		if (!shared) {
-			if (analysis_pass_build(s, rank, sc->gpu, c[k], c[k + 1], 0, nm, &own))
+			if (analysis_pass_build(s, rank, sc->gpu, cuts[k], cuts[k + 1], 0, nm, &own))
 				goto nomem;
 			p = &own;
 		}

@@ -95,14 +95,14 @@ static const unsigned class_mask[K_N] = {
 
 /* one GPU's share of its rank's windows in one slab [c0, c1) of [T0, T1)
  * (the whole of it: c0 == T0, c1 == T1, when the rank fits the budget):
- * the unions from rank 0's pass of the overview when it covers [T0, T1),
- * else collected over the slab and a nanosecond either side (clipped to
- * [T0, T1)), so that an empty window at a cut sees what it would see in one
- * union: an interval around it.  Lengths add up into acc[0..nw), firsts and
- * lasts (absolute, in finish_ns) take the least and the greatest; an empty
- * window counts in the slab that holds it.  *busy_out: the GPU's busy union
- * of the slab. */
-static int fill_gpu(const struct gt_store *s, const struct gt_scope *sc, size_t gi,
+ * the unions from pass (rank 0's pass of the overview, given only when it
+ * covers [T0, T1): one slab), else collected over the slab and a
+ * nanosecond either side (clipped to [T0, T1)), so that an empty window at
+ * a cut sees what it would see in one union: an interval around it.
+ * Lengths add up into acc[0..nw), firsts and lasts (absolute, in
+ * finish_ns) take the least and the greatest; an empty window counts in
+ * the slab that holds it.  *busy_out: the GPU's busy union of the slab. */
+static int fill_gpu(const struct gt_store *s, size_t gi,
 		    const struct analysis_win *win, long nw, int64_t T0, int64_t T1, int64_t c0, int64_t c1,
 		    struct analysis_names *nm, const struct analysis_pass *pass,
 		    const struct gt_multigpu_result *r, struct gt_multigpu_cell *acc,
@@ -116,8 +116,7 @@ static int fill_gpu(const struct gt_store *s, const struct gt_scope *sc, size_t 
 	memset(u, 0, sizeof(u));
 	for (int k = 0; k < K_N; k++)
 		up[k] = &u[k];
-	long di = pass && pass->rank == g->rank && pass->gpu == sc->gpu && pass->t0 <= T0 &&
-		  pass->t1 >= T1 ? analysis_pass_dev_index(pass, g->device) : -1;
+	long di = pass ? analysis_pass_dev_index(pass, g->device) : -1;
 	if (di >= 0) {
 		for (int k = 0; k < K_N && !rc; k++)
 			if (!(up[k] = analysis_pass_get(pass, class_mask[k], 0, di, &u[k])))
@@ -141,12 +140,12 @@ static int fill_gpu(const struct gt_store *s, const struct gt_scope *sc, size_t 
 		rc = interval_intersect(up[K_COMPUTE], up[K_COMM], &ov);
 	for (long i = 0; i < nw && !rc; i++) {
 		struct gt_multigpu_cell *c = &acc[i];
-		int64_t a = win[i].t0 > c0 ? win[i].t0 : c0, b = win[i].t1 < c1 ? win[i].t1 : c1;
+		int64_t a, b;
 		if (win[i].t0 == win[i].t1) {   /* an empty window: in the slab that holds it */
 			if (win[i].t0 < c0 || (win[i].t0 >= c1 && c1 != T1))
 				continue;
 			a = b = win[i].t0;
-		} else if (a >= b) {
+		} else if (!analysis_win_clip(&win[i], c0, c1, &a, &b)) {
 			continue;
 		}
 		c->compute_ns += interval_len_in(up[K_COMPUTE], a, b);
@@ -214,7 +213,7 @@ static int fill_rank(const struct gt_store *s, const struct gt_scope *sc, int32_
 			if (r->gpus[g].rank != rank)
 				continue;
 			struct interval_list b = {0}, merged = {0};
-			rc = fill_gpu(s, sc, g, win, nw, T0, T1, c[k], c[k + 1], nm, shared ? pass : NULL, r,
+			rc = fill_gpu(s, g, win, nw, T0, T1, c[k], c[k + 1], nm, shared ? pass : NULL, r,
 				      &acc[j++ * (size_t)nw], &b);
 			if (!rc && !(rc = interval_union(&rank_busy, &b, &merged)))
 				interval_move(&rank_busy, &merged);
@@ -222,9 +221,8 @@ static int fill_rank(const struct gt_store *s, const struct gt_scope *sc, int32_
 			interval_done(&merged);
 		}
 		for (long i = 0; i < nw && !rc; i++) {
-			int64_t a = win[i].t0 > c[k] ? win[i].t0 : c[k];
-			int64_t b = win[i].t1 < c[k + 1] ? win[i].t1 : c[k + 1];
-			if (a < b)
+			int64_t a, b;
+			if (analysis_win_clip(&win[i], c[k], c[k + 1], &a, &b))
 				busy[i] += interval_len_in(&rank_busy, a, b);
 		}
 		interval_done(&rank_busy);

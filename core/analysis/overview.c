@@ -253,12 +253,10 @@ static int one_rank(const struct gt_store *s, const struct gt_scope *sc, int32_t
 	struct gt_gputime_result gt = {0};
 	struct gt_scope rs = *sc;
 	rs.rank = sc->rank >= 0 ? sc->rank : rank;   /* GPU time of this rank only */
-	int64_t *cuts = NULL;
 	int rc;
 	/* one pass shared by the analyses when the rank fits the budget; else
 	 * each goes through the rank in slabs of its own */
-	long ns = analysis_slabs(s, rank, sc->gpu, 1, sc->t0_ns, sc->t1_ns, &cuts);
-	free(cuts);
+	long ns = analysis_slabs(s, rank, sc->gpu, 1, sc->t0_ns, sc->t1_ns, NULL);
 	if (ns < 0)
 		return -ENOMEM;
 	if ((rc = gt_steps_find(s, rank, NULL, &sl, err, errlen)) ||
