@@ -21,8 +21,10 @@
  * than the true one, though not a larger share of those that overlap
  * (cli_multinode read a planted 3 ms as -117 ms so; test
  * gtjob/periodic_collectives_of_captures_begun_apart).  Among the windows
- * with at least half the most samples voting and within 90 % of the best
- * share, the one nearest 0 is taken, its offset the median of its votes.
+ * with at least a quarter of the most samples voting (and
+ * GTJOB_ALIGN_MIN_MATCHES) and within 90 % of the best share, the one
+ * nearest 0 is taken (with half, a node begun 1.4 s late, 11 collectives
+ * overlapping, lost to the shift by 12 periods that paired 23), its offset the median of its votes.
  * So the residual must be smaller than half the time between two
  * collectives of one name, and at most GTJOB_ALIGN_MAX_NS.
  */
@@ -199,7 +201,7 @@ static int estimate(struct gt_job_node *nb, const struct coll *a, size_t na, con
 	w = w < 1000 ? 1000 : w;
 	qsort(d, nd, sizeof(*d), by_d);
 	/* windows [d[i], d[i] + w]: the most samples voting in one (pass 0),
-	 * the best share of those that could among windows with at least half
+	 * the best share of those that could among windows with at least a quarter
 	 * that many (pass 1), the pick (pass 2) */
 	size_t best = 0, pick = SIZE_MAX, pick_n = 0;
 	double best_share = 0;
@@ -213,7 +215,7 @@ static int estimate(struct gt_job_node *nb, const struct coll *a, size_t na, con
 				best = distinct > best ? distinct : best;
 				continue;
 			}
-			if (distinct * 2 < best)
+			if (distinct * 4 < best || distinct < GTJOB_ALIGN_MIN_MATCHES)
 				continue;
 			int64_t c = d[i].d + (d[hi - 1].d - d[i].d) / 2;
 			size_t could = overlap(ends, nends, a, na, c, w);

@@ -390,13 +390,18 @@ static unsigned char *grid_node(int32_t rank, const char *host, int first, int n
  * hundreds of ms before the other (a node started later, its first
  * collectives missed).  The shift by whole periods that pairs the most
  * collectives is not the offset: the estimate is the planted one, within
- * the collective's duration, whichever node began first */
+ * the collective's duration, whichever node began first.  cli_multinode
+ * also read it as -37 ms when a node under load began 1.4 s late: 11
+ * collectives overlapped, and the shift by 12 periods paired 23 */
 Test(gtjob, periodic_collectives_of_captures_begun_apart)
 {
 	const int64_t plant = 3000000, period = 20000000;
 	static const int shifts[][3] = { /* node b's first instant, a's count, b's count */
 		{ -14, 80, 70 }, { -13, 80, 80 }, { -9, 80, 80 }, { 9, 80, 80 }, { 14, 70, 80 },
-		{ 0, 80, 80 }, { -30, 80, 80 }, { 25, 60, 80 } };
+		{ 0, 80, 80 }, { -30, 80, 80 }, { 25, 60, 80 },
+		/* a node started over a second late: 11, 6 and 4 collectives
+		 * overlap, fewer than half the shifts within reach pair */
+		{ -69, 80, 80 }, { 69, 80, 80 }, { -74, 80, 80 }, { 76, 80, 80 } };
 	for (size_t t = 0; t < sizeof(shifts) / sizeof(shifts[0]); t++) {
 		size_t na, nb;
 		unsigned char *a = grid_node(0, "alpha", 0, shifts[t][1], period, 0, &na);
