@@ -117,6 +117,9 @@ void analysis_corrmap_done(struct analysis_corrmap *m);
 int64_t analysis_select_i64(int64_t *v, size_t n, size_t k);
 /* exact median of v (reorders v); 0 when empty */
 int64_t analysis_median_i64(int64_t *v, size_t n);
+/* the same for v in the spill sp (its passes announced to it; NULL sp:
+ * on the heap), by radix selection (kernel_stats_sel.c) */
+int64_t analysis_median_i64_spill(struct spill *sp, int64_t *v, size_t n);
 
 /* large scratch blocks kept between reports (analysis_mem.c): get returns a
  * block of at least `bytes` (*got = its size, NULL = ENOMEM); put takes it

@@ -32,7 +32,8 @@ void gt_gputime_result_done(struct gt_gputime_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* a vector sized once for the most values it can get (no growth) */
+/* a vector sized once for the most values it can get (no growth); on
+ * the heap, or in the GPU's spill under a memory budget */
 struct i64v {
 	int64_t *v;
 	size_t n, bytes;
@@ -51,10 +52,64 @@ static void vdone(struct i64v *a)
 	a->v = NULL;
 }
 
-/* the launch vectors of one GPU (sized for all its events in the scope) */
+/* the launch vectors of one GPU (sized for all its events in the scope):
+ * 24 bytes a kernel, 24 GB for a GPU of a billion; under a memory budget,
+ * once they would take a sixteenth of it, they live in a spill whose
+ * mapped share stays within an eighth of it (as the kernel table's
+ * durations do, kernel_stats_par.c) */
 struct launch_vec {
 	struct i64v cpu, gpu, dly;
+	struct spill *sp;
 };
+
+static int lv_init(struct launch_vec *lv, const struct gt_store *s, size_t cap)
+{
+	size_t budget = gt_store_budget(s), bytes = (cap ? cap : 1) * sizeof(int64_t);
+	struct i64v *v[3] = { &lv->cpu, &lv->gpu, &lv->dly };
+	memset(lv, 0, sizeof(*lv));
+	if (budget && 3 * bytes >= budget / 16 && spill_new(budget / 8, &lv->sp) == 0) {
+		for (int k = 0; k < 3; k++)
+			if ((v[k]->v = spill_alloc(lv->sp, bytes)))
+				v[k]->bytes = bytes;
+		if (lv->cpu.v && lv->gpu.v && lv->dly.v)
+			return 0;
+		for (int k = 0; k < 3; k++)   /* the spill's disk is full: the heap */
+			if (v[k]->v)
+				spill_release(lv->sp, v[k]->v, bytes);
+		spill_free(lv->sp);
+		memset(lv, 0, sizeof(*lv));
+	}
+	return vinit(&lv->cpu, cap) || vinit(&lv->gpu, cap) || vinit(&lv->dly, cap) ? -ENOMEM : 0;
+}
+
+static void lv_done(struct launch_vec *lv)
+{
+	struct i64v *v[3] = { &lv->cpu, &lv->gpu, &lv->dly };
+	for (int k = 0; k < 3; k++) {
+		if (lv->sp && v[k]->v)
+			spill_release(lv->sp, v[k]->v, v[k]->bytes);
+		else
+			vdone(v[k]);
+		v[k]->v = NULL;
+	}
+	spill_free(lv->sp);
+	lv->sp = NULL;
+}
+
+/* append x; in a spill, each 64 KiB written is announced first */
+static inline void lv_push(struct spill *sp, struct i64v *a, int64_t x)
+{
+	if (sp && !(a->n & 8191))
+		spill_touch(sp, 8192 * sizeof(*a->v));
+	a->v[a->n++] = x;
+}
+
+/* the exact median of a vector: the same number wherever it lives, by a
+ * select that announces its passes to the spill there */
+static int64_t lv_median(const struct launch_vec *lv, struct i64v *a)
+{
+	return lv->sp ? analysis_median_i64_spill(lv->sp, a->v, a->n) : analysis_median_i64(a->v, a->n);
+}
 
 /* launch statistics of one kernel (la = its launch call or NULL) */
 static inline void kernel_stats(const struct gt_event *e, const struct analysis_launch *la,
@@ -63,7 +118,7 @@ static inline void kernel_stats(const struct gt_event *e, const struct analysis_
 	g->kernels++;
 	g->under_10us += e->dur_ns < 10000;
 	g->gpu_dur_sum_ns += e->dur_ns;
-	lv->gpu.v[lv->gpu.n++] = e->dur_ns;
+	lv_push(lv->sp, &lv->gpu, e->dur_ns);
 	if (!la)
 		return;
 	int64_t c = la->t1 - la->t0, d = e->start_ns - la->t1;
@@ -77,8 +132,187 @@ static inline void kernel_stats(const struct gt_event *e, const struct analysis_
 	g->short_kernels += e->dur_ns < c;
 	g->runtime_outliers += c > GT_GPUTIME_RUNTIME_OUTLIER_NS;   /* HTA: the CPU runtime event */
 	g->delay_outliers += d > GT_GPUTIME_DELAY_OUTLIER_NS;
-	lv->cpu.v[lv->cpu.n++] = c;
-	lv->dly.v[lv->dly.n++] = d;
+	lv_push(lv->sp, &lv->cpu, c);
+	lv_push(lv->sp, &lv->dly, d);
+}
+
+/* The queue length of a stream: launched (a launch call began) minus
+ * completed (the work ended), over time.  The launch starts and the ends,
+ * each sorted, are merged: a launch first on a tie; the time-weighted
+ * mean over [first launch, last instant], the maximum, the time at or
+ * above GT_GPUTIME_QUEUE_MAX.  A step of that merge: */
+struct queue {
+	int64_t t, start;
+	int64_t q;
+	double area;
+	int any;
+};
+
+static inline void queue_step(struct queue *k, struct gt_gputime_stream *st, int64_t nt, int up)
+{
+	if (!k->any) {
+		k->any = 1;
+		k->t = k->start = nt;
+	}
+	k->area += (double)k->q * (double)(nt - k->t);
+	if (k->q >= GT_GPUTIME_QUEUE_MAX)
+		st->at_max_ns += nt - k->t;
+	k->t = nt;
+	k->q += up ? 1 : -1;
+	if (k->q > st->queue_max)
+		st->queue_max = k->q;
+}
+
+/* The merge without storing either sequence, as the stream is walked: its
+ * work comes in start order, and when the launch starts come in order too
+ * and none after its work's start (a stream runs its work in launch
+ * order: the rule), every end not yet seen lies at or after the launch in
+ * hand.  So the ends below it are taken from the pending ends (as many as
+ * the queue is long) and the launch is stepped.  The pending ends are a
+ * queue while they come in order (a stream's work ends in order), a
+ * min-heap from the first that does not (a sorted array is one).  A
+ * launch out of order leaves `bad` set: the caller merges stored copies. */
+struct qwalk {
+	struct queue k;
+	int64_t *h;            /* pending ends: h[head..n) sorted, or a heap h[0..n) */
+	size_t head, n, cap;
+	int heap;
+	int64_t last_up;
+	int bad;
+};
+
+static int pend_push(struct qwalk *w, int64_t x)
+{
+	if (!w->heap && w->n > w->head && x < w->h[w->n - 1]) {
+		memmove(w->h, w->h + w->head, (w->n - w->head) * sizeof(*w->h));
+		w->n -= w->head;
+		w->head = 0;
+		w->heap = 1;           /* sorted: already a min-heap */
+	}
+	if (!w->heap && w->head && w->head * 2 >= w->n) {
+		memmove(w->h, w->h + w->head, (w->n - w->head) * sizeof(*w->h));
+		w->n -= w->head;
+		w->head = 0;
+	}
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 256;
+		int64_t *p = realloc(w->h, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		w->h = p;
+		w->cap = cap;
+	}
+	size_t i = w->n++;
+	while (w->heap && i && w->h[(i - 1) / 2] > x) {
+		w->h[i] = w->h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	w->h[i] = x;
+	return 0;
+}
+
+static inline int pend_any(const struct qwalk *w)
+{
+	return w->n > w->head;
+}
+
+static inline int64_t pend_min(const struct qwalk *w)
+{
+	return w->h[w->head];
+}
+
+static int64_t pend_pop(struct qwalk *w)
+{
+	if (!w->heap) {
+		int64_t top = w->h[w->head++];
+		if (w->head == w->n)
+			w->head = w->n = 0;
+		return top;
+	}
+	int64_t top = w->h[0], x = w->h[--w->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= w->n)
+			break;
+		if (c + 1 < w->n && w->h[c + 1] < w->h[c])
+			c++;
+		if (w->h[c] >= x)
+			break;
+		w->h[i] = w->h[c];
+		i = c;
+	}
+	if (w->n)
+		w->h[i] = x;
+	return top;
+}
+
+/* a piece of work launched at up, started at start, ended at down */
+static int qwalk_add(struct qwalk *w, struct gt_gputime_stream *st, int64_t up, int64_t start,
+		     int64_t down)
+{
+	if (w->bad)
+		return 0;
+	if ((w->k.any && up < w->last_up) || up > start) {
+		w->bad = 1;
+		return 0;
+	}
+	w->last_up = up;
+	while (pend_any(w) && pend_min(w) < up)
+		queue_step(&w->k, st, pend_pop(w), 0);
+	queue_step(&w->k, st, up, 1);
+	return pend_push(w, down);
+}
+
+static void qwalk_end(struct qwalk *w, struct gt_gputime_stream *st)
+{
+	while (pend_any(w))
+		queue_step(&w->k, st, pend_pop(w), 0);
+	st->queue_mean = w->k.any && w->k.t > w->k.start ? w->k.area / (double)(w->k.t - w->k.start) : 0;
+}
+
+/* the merge of stored, sorted copies: a stream whose launches came out of
+ * order (16 bytes a piece of work on the heap) */
+static int queue_stored(const struct gt_store *s, const struct gt_lane *l, int64_t t0, int64_t t1,
+			struct analysis_corrmap *cm, struct gt_gputime_stream *st)
+{
+	struct i64v up = {0}, down = {0};
+	struct queue k = {0};
+	size_t first, last;
+	int rc = 0;
+	gt_store_lane_range(l, t0, t1, &first, &last);
+	if (vinit(&up, last - first) || vinit(&down, last - first)) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = first; i < last; i++) {
+		gt_store_read_walk(s, l, first, i, last);
+		const struct gt_event *e = &l->ev[i];
+		if (!gt_event_is_gpu(e) || e->start_ns >= t1 || gt_event_end(e) <= t0)
+			continue;
+		const struct analysis_launch *la = analysis_corrmap_get(cm, e->corr);
+		if (la) {
+			up.v[up.n++] = la->t0;
+			down.v[down.n++] = gt_event_end(e);
+		}
+	}
+	st->queue_max = 0;
+	st->at_max_ns = 0;
+	if (up.n) {
+		analysis_sort_i64(up.v, up.n);
+		analysis_sort_i64(down.v, down.n);
+		k.any = 1;
+		k.t = k.start = up.v[0];
+		for (size_t i = 0, j = 0; i < up.n || j < down.n;) {
+			int u = j >= down.n || (i < up.n && up.v[i] <= down.v[j]);
+			queue_step(&k, st, u ? up.v[i++] : down.v[j++], u);
+		}
+	}
+	st->queue_mean = k.any && k.t > k.start ? k.area / (double)(k.t - k.start) : 0;
+out:
+	vdone(&up);
+	vdone(&down);
+	return rc;
 }
 
 /* idle gaps and queue length of one stream in [t0, t1), and the launch
@@ -87,16 +321,13 @@ static int stream_stats(const struct gt_store *s, const struct gt_lane *l, int64
 			struct analysis_corrmap *cm, struct gt_gputime_stream *st,
 			struct gt_gputime_gpu *g, struct launch_vec *lv)
 {
-	struct i64v up = {0}, down = {0};
+	struct qwalk qw;
 	size_t first, last;
 	int rc = 0;
+	memset(&qw, 0, sizeof(qw));
 	gt_store_lane_range(l, t0, t1, &first, &last);
-	if (vinit(&up, last - first) || vinit(&down, last - first)) {
-		rc = -ENOMEM;
-		goto out;
-	}
 	int64_t prev_end = INT64_MIN;
-	for (size_t i = first; i < last; i++) {
+	for (size_t i = first; i < last && !rc; i++) {
 		gt_store_read_walk(s, l, first, i, last);
 		const struct gt_event *e = &l->ev[i];
 		if (!gt_event_is_gpu(e) || e->start_ns >= t1 || gt_event_end(e) <= t0)
@@ -116,35 +347,16 @@ static int stream_stats(const struct gt_store *s, const struct gt_lane *l, int64
 		}
 		if (gt_event_end(e) > prev_end)
 			prev_end = gt_event_end(e);
-		if (la) {
-			up.v[up.n++] = la->t0;
-			down.v[down.n++] = gt_event_end(e);
-		}
+		if (la)
+			rc = qwalk_add(&qw, st, la->t0, e->start_ns, gt_event_end(e));
 	}
-	if (up.n) {
-		analysis_sort_i64(up.v, up.n);
-		analysis_sort_i64(down.v, down.n);
-		size_t i = 0, j = 0;
-		int64_t q = 0, t = up.v[0], start = up.v[0];
-		double area = 0;
-		while (i < up.n || j < down.n) {
-			int64_t nt = (j >= down.n || (i < up.n && up.v[i] <= down.v[j])) ? up.v[i] : down.v[j];
-			area += (double)q * (double)(nt - t);
-			if (q >= GT_GPUTIME_QUEUE_MAX)
-				st->at_max_ns += nt - t;
-			t = nt;
-			if (j >= down.n || (i < up.n && up.v[i] <= down.v[j]))
-				q++, i++;
-			else
-				q--, j++;
-			if (q > st->queue_max)
-				st->queue_max = q;
-		}
-		st->queue_mean = t > start ? area / (double)(t - start) : 0;
+	if (!rc) {
+		if (qw.bad)
+			rc = queue_stored(s, l, t0, t1, cm, st);
+		else
+			qwalk_end(&qw, st);
 	}
-out:
-	vdone(&up);
-	vdone(&down);
+	free(qw.h);
 	return rc;
 }
 
@@ -224,7 +436,7 @@ static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const st
 		gt_store_lane_range(gt_store_lane_at(s, gl[k]), t0, t1, &first, &last);
 		cap += last - first;
 	}
-	if (vinit(&lv.cpu, cap) || vinit(&lv.gpu, cap) || vinit(&lv.dly, cap)) {
+	if (lv_init(&lv, s, cap)) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -241,13 +453,11 @@ static int one_gpu(const struct gt_store *s, int32_t rank, int32_t dev, const st
 			goto out;
 		out->nstreams++;
 	}
-	g->gpu_dur_med_ns = analysis_median_i64(lv.gpu.v, lv.gpu.n);
-	g->cpu_launch_med_ns = analysis_median_i64(lv.cpu.v, lv.cpu.n);
-	g->delay_med_ns = analysis_median_i64(lv.dly.v, lv.dly.n);
+	g->gpu_dur_med_ns = lv_median(&lv, &lv.gpu);
+	g->cpu_launch_med_ns = lv_median(&lv, &lv.cpu);
+	g->delay_med_ns = lv_median(&lv, &lv.dly);
 out:
-	vdone(&lv.cpu);
-	vdone(&lv.gpu);
-	vdone(&lv.dly);
+	lv_done(&lv);
 	free(gl);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "analysis.h"
 #include "kernel_stats_priv.h"
 #include "../util/sortx.h"
 #include "../util/spill.h"
@@ -107,6 +108,14 @@ static double median_of(struct spill *sp, int64_t *v, size_t n)
 	if (n & 1)
 		return (double)hi;
 	return ((double)lo + (double)hi) / 2.0;
+}
+
+int64_t analysis_median_i64_spill(struct spill *sp, int64_t *v, size_t n)
+{
+	if (n == 0)
+		return 0;
+	int64_t lo, hi = select_k(sp, v, n, n / 2, (n & 1) ? NULL : &lo);
+	return (n & 1) ? hi : lo + (hi - lo) / 2;
 }
 
 double gt_kernel_stats_median(int64_t *v, size_t n)

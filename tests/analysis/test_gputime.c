@@ -192,3 +192,54 @@ Test(gputime, annotation_lanes_are_not_streams)
 	gt_gputime_result_done(&r);
 	gt_store_free(s);
 }
+
+/*
+ * The queue length of a stream, worked out by hand.  2000 launch calls
+ * [10i, 10i + 5) on one thread, their kernels back to back on stream 7 from
+ * S = 15090, 100 ns each: kernel i runs [S + 100i, S + 100(i + 1)), the
+ * ends (15190 + 100i) coming while launches still do.
+ * - max: at the last launch, t = 19990, 2000 launched and the ends before
+ *   it (k = 0..47) done: 1952.  An end falls at 19990 too (k = 48): on a
+ *   tie the launch counts first (1951 the other way round).
+ * - at or above 1024: from the 1024th launch (t = 10230, no end yet) to
+ *   the 977th end (15190 + 97600 = 112790): 102560 ns.
+ * - mean: area = sum(end - launch) = 2000 * 15190 + 90 * (1999 * 2000 / 2)
+ *   = 210290000 over [0, 215090).
+ * Variant 1 swaps the launch calls of kernels 1023 and 1024 (two threads
+ * racing to one stream): the launches no longer come in the stream's
+ * order; the times are the same, so are the figures.  Variant 2 ends
+ * kernel 975 150 ns late (112840), after kernel 976 (112790): the ends
+ * come out of order, the 977th end is 112840 (at 1024+: 102610 ns) and
+ * the area 150 ns more.
+ */
+Test(gputime, queue_length_worked_out)
+{
+	for (int var = 0; var < 3; var++) {
+		struct gt_store *s = gt_store_new();
+		uint32_t h = fx_lane(s, GT_LANE_HOST, 0, -1, 1);
+		uint32_t g = fx_lane(s, GT_LANE_GPU, 0, 0, 7);
+		const int64_t S = 15090;
+		for (uint32_t i = 0; i < 2000; i++) {
+			uint32_t k = var == 1 && i == 1023 ? 1024 : var == 1 && i == 1024 ? 1023 : i;
+			fx_add(s, h, GT_EV_RUNTIME, "cudaLaunchKernel", 10 * (int64_t)i,
+			       10 * (int64_t)i + 5, k + 1, 0);
+		}
+		for (uint32_t i = 0; i < 2000; i++)
+			fx_add(s, g, GT_EV_KERNEL, "gemm", S + 100 * (int64_t)i,
+			       S + 100 * (int64_t)(i + 1) + (var == 2 && i == 975 ? 150 : 0), i + 1, 0);
+		cr_assert_eq(gt_store_finish(s), 0);
+		struct gt_gputime_result r;
+		char err[128];
+		cr_assert_eq(gt_gputime_compute(s, NULL, &r, err, sizeof(err)), 0);
+		cr_assert_eq(r.nstreams, 1);
+		const struct gt_gputime_stream *st = &r.streams[0];
+		cr_expect_eq(st->queue_max, 1952, "variant %d: max %lld", var, (long long)st->queue_max);
+		cr_expect_eq(st->at_max_ns, var == 2 ? 102610 : 102560, "variant %d: at max %lld", var,
+			     (long long)st->at_max_ns);
+		cr_expect_float_eq(st->queue_mean, (210290000.0 + (var == 2 ? 150 : 0)) / 215090.0, 1e-9,
+				   "variant %d: mean %f", var, st->queue_mean);
+		cr_expect_eq(r.gpus[0].launches, 2000);
+		gt_gputime_result_done(&r);
+		gt_store_free(s);
+	}
+}
