@@ -87,9 +87,83 @@ static int64_t radix_select(struct spill *sp, int64_t *v, size_t n, size_t k, in
 	return r;
 }
 
+/* selection in an array of a spill without writing to it: a write makes
+ * a dropped page dirty, to be written back to the disk (a gather over a
+ * quarter of a GPU's launch figures cost more than the rest of its
+ * report).  The range [lo, hi] holding the k-th is narrowed by histograms
+ * of SPILL_BITS over it until it holds at most SPILL_GATHER values, which
+ * are copied to the heap; usually three passes, all reads */
+#define SPILL_BITS 16
+#define SPILL_GATHER ((size_t)1 << 18)
+static int64_t spill_select(struct spill *sp, int64_t *v, size_t n, size_t k, int64_t *lower)
+{
+	int64_t lo = v[0], hi = v[0];
+	for (size_t b = 0; b < n; b = kernel_stats_blk_end(b, n)) {
+		size_t e = kernel_stats_blk_end(b, n);
+		kernel_stats_touch(sp, v + b, e - b);
+		for (size_t i = b; i < e; i++) {
+			lo = v[i] < lo ? v[i] : lo;
+			hi = v[i] > hi ? v[i] : hi;
+		}
+	}
+	size_t below = 0, in = n;     /* values under lo, values in [lo, hi] */
+	uint32_t *hist = NULL;
+	while (lo < hi && in > SPILL_GATHER) {
+		if (!hist && !(hist = malloc(sizeof(*hist) << SPILL_BITS)))
+			return radix_select(sp, v, n, k, lower);   /* out of memory: in place */
+		uint64_t range = (uint64_t)hi - (uint64_t)lo;
+		int bits = 64 - __builtin_clzll(range);
+		int sh = bits > SPILL_BITS ? bits - SPILL_BITS : 0;
+		memset(hist, 0, sizeof(*hist) << SPILL_BITS);
+		for (size_t b = 0; b < n; b = kernel_stats_blk_end(b, n)) {
+			size_t e = kernel_stats_blk_end(b, n);
+			kernel_stats_touch(sp, v + b, e - b);
+			for (size_t i = b; i < e; i++)
+				if (v[i] >= lo && v[i] <= hi)
+					hist[((uint64_t)v[i] - (uint64_t)lo) >> sh]++;
+		}
+		size_t bk = 0;
+		while (below + hist[bk] <= k)
+			below += hist[bk++];
+		in = hist[bk];
+		uint64_t off = (uint64_t)bk << sh, top = off + (((uint64_t)1 << sh) - 1);
+		hi = (int64_t)((uint64_t)lo + (top < range ? top : range));
+		lo = (int64_t)((uint64_t)lo + off);
+	}
+	free(hist);
+	/* gather [lo, hi] (lo == hi: nothing to gather) and the largest value
+	 * under lo, the (k-1)-th when the k-th is the range's smallest */
+	int64_t *t = lo < hi ? malloc((in ? in : 1) * sizeof(*t)) : NULL;
+	int64_t prev = INT64_MIN;
+	size_t m = 0;
+	if (lo < hi && !t)
+		return radix_select(sp, v, n, k, lower);   /* out of memory: in place */
+	if (t || (lower && k == below))
+		for (size_t b = 0; b < n; b = kernel_stats_blk_end(b, n)) {
+			size_t e = kernel_stats_blk_end(b, n);
+			kernel_stats_touch(sp, v + b, e - b);
+			for (size_t i = b; i < e; i++) {
+				if (v[i] < lo)
+					prev = v[i] > prev ? v[i] : prev;
+				else if (t && v[i] <= hi)
+					t[m++] = v[i];
+			}
+		}
+	int64_t r = lo, lw = lo;
+	if (t) {
+		r = select_k(NULL, t, m, k - below, k > below ? &lw : NULL);
+		free(t);
+	}
+	if (lower)
+		*lower = k > below ? lw : prev;
+	return r;
+}
+
 /* the k-th smallest of v[0..n) (and the (k-1)-th in *lower, k > 0) */
 static int64_t select_k(struct spill *sp, int64_t *v, size_t n, size_t k, int64_t *lower)
 {
+	if (n >= 4096 && sp && spill_owns(sp, v))
+		return spill_select(sp, v, n, k, lower);
 	if (n >= 4096)
 		return radix_select(sp, v, n, k, lower);
 	int64_t r = sortx_select_i64(v, n, k);

@@ -18,6 +18,7 @@
 #include "gtrace/kernel_stats.h"
 #include "gtrace/store.h"
 #include "../../bench/rss.h"
+#include "../../core/analysis/analysis.h"
 
 #define NA 3000000
 #define NB 1500000
@@ -258,4 +259,73 @@ Test(kstats_budget, many_groups_filling_at_once, .timeout = 240)
 	/* a sanity bound, as above: the spill's 8 MiB, 8 MB unannounced, the
 	   store's reads under 16 MiB (17-31 MB seen) */
 	cr_assert_lt(rise, (size_t)64000000, "RSS rise %zu", rise);
+}
+
+/*
+ * The exact median of an array in a spill, selected without writing to it
+ * (its pages dropped and read back between passes), equals the one of a
+ * sorted copy: the middle value, or lo + (hi - lo) / 2 of the two middle
+ * ones.  Arrays over the 2^18 values gathered to the heap (so the range is
+ * narrowed by histograms first) and under, odd and even, with values
+ * spread wide, 90 % on one value, 60 % packed in a band 2^20 wide inside a
+ * range of 2^50 (two histogram passes), all equal, negative, the
+ * extremes of int64, and the middle on 2^25 - 1 among 0 and 2^40: the top
+ * value of the bucket holding it in every pass (narrowed to it, or
+ * gathered with it).
+ */
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+Test(kstats_budget, spill_median_reads_only_and_is_exact, .timeout = 120)
+{
+	static const size_t sizes[] = { 5000, 5001, 700001, 700002 };
+	uint64_t seed = 88172645463325252ULL;
+	const int64_t X = ((int64_t)1 << 25) - 1, T = (int64_t)1 << 40;
+	for (int shape = 0; shape < 8; shape++)
+		for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+			size_t n = sizes[z];
+			struct spill *sp;
+			cr_assert_eq(spill_new(1 << 20, &sp), 0);
+			int64_t *v = spill_alloc(sp, n * sizeof(*v)), *c = malloc(n * sizeof(*c));
+			int64_t *orig = malloc(n * sizeof(*orig));
+			cr_assert(v && c && orig);
+			for (size_t i = 0; i < n; i++) {
+				seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+				int64_t x;
+				switch (shape) {
+				case 0: x = (int64_t)(seed % 1000000007u); break;
+				case 1: x = seed % 10 ? 4242 : (int64_t)(seed % 100000); break;
+				case 2: x = seed % 10 < 6 ? ((int64_t)1 << 40) + (int64_t)(seed % (1u << 20)) :
+						(int64_t)(seed % ((uint64_t)1 << 50)); break;
+				case 3: x = 77; break;
+				case 4: x = -(int64_t)(seed % 5000) - 1; break;
+				case 5: x = seed % 3 == 0 ? INT64_MIN : seed % 3 == 1 ? INT64_MAX :
+						(int64_t)seed; break;
+				/* the middle on the top value of a bucket of every pass */
+				case 6: x = seed % 5 == 0 ? 0 : seed % 5 == 1 ? T : X; break;
+				default: x = seed % 5 < 2 ? 0 : seed % 5 == 2 ? X : T; break;
+				}
+				if (!(i & 8191))
+					spill_touch(sp, 8192 * sizeof(*v));
+				v[i] = c[i] = orig[i] = x;
+			}
+			qsort(c, n, sizeof(*c), cmp_i64);
+			int64_t lo = c[(n - 1) / 2], hi = c[n / 2];
+			int64_t want = (n & 1) ? hi : lo + (hi - lo) / 2;
+			int64_t got = analysis_median_i64_spill(sp, v, n);
+			cr_expect_eq(got, want, "shape %d, n %zu: %lld, sorted %lld", shape, n,
+				     (long long)got, (long long)want);
+			/* nothing moved: the same values in the same places (a
+			 * write would have made the dropped pages dirty) */
+			cr_expect_eq(memcmp(v, orig, n * sizeof(*v)), 0, "shape %d, n %zu: moved", shape, n);
+			if (n > 100000)
+				cr_expect_gt(spill_drops(sp), 0, "the spill dropped its pages between passes");
+			spill_release(sp, v, n * sizeof(*v));
+			spill_free(sp);
+			free(c);
+			free(orig);
+		}
 }
