@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cupti_activity.h>
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
 #include "convert.h"
 #include "convert12.h"
 
@@ -356,9 +358,40 @@ static int conv_memset(struct convert *c, const CUpti_ActivityMemset4 *m, struct
 	return 1;
 }
 
+const uint32_t convert_chatty_rt[] = {
+	CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_ptsz_v10000,
+};
+const size_t convert_chatty_rt_n = sizeof(convert_chatty_rt) / sizeof(convert_chatty_rt[0]);
+const uint32_t convert_chatty_drv[] = {
+	CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent, CUPTI_DRIVER_TRACE_CBID_cuStreamQuery,
+	CUPTI_DRIVER_TRACE_CBID_cuEventQuery, CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
+	CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute, CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
+	CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute, CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute,
+	CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes,
+};
+const size_t convert_chatty_drv_n = sizeof(convert_chatty_drv) / sizeof(convert_chatty_drv[0]);
+
+int convert_chatty(int driver, uint32_t cbid)
+{
+	const uint32_t *v = driver ? convert_chatty_drv : convert_chatty_rt;
+	size_t n = driver ? convert_chatty_drv_n : convert_chatty_rt_n;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == cbid)
+			return 1;
+	return 0;
+}
+
 static int conv_api(struct convert *c, const CUpti_ActivityAPI *a, struct gt_event *e)
 {
 	int drv = a->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+	if (convert_chatty(drv, a->cbid))
+		return 0;      /* left out on purpose, not lost (convert.h) */
 	const char *nm = c->api_name ? c->api_name(c->api_ctx, drv, a->cbid) : NULL;
 	char buf[48];
 	if (!nm) {

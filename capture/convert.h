@@ -84,4 +84,17 @@ int convert_clock(struct convert *c, struct gt_ring_clock_def *m);
 /* the dictionary that resolves this converter's ids */
 struct gt_publisher_dict convert_dict(struct convert *c);
 
+/* The chatty API calls a capture leaves out (they would flood the ring:
+ * PyTorch asks whether a graph is being captured before every launch).
+ * gcupti turns their records off right after turning the API kinds on;
+ * CUPTI's per-call switch cannot be set first (enabling the kind
+ * overrides it), so records of calls made in between still come, and the
+ * converter drops them.  Lists of callback ids, runtime and driver. */
+extern const uint32_t convert_chatty_rt[];
+extern const size_t convert_chatty_rt_n;
+extern const uint32_t convert_chatty_drv[];
+extern const size_t convert_chatty_drv_n;
+/* 1 when the call (driver = 1: the driver API) is one of them */
+int convert_chatty(int driver, uint32_t cbid);
+
 #endif

@@ -743,32 +743,14 @@ static int gc_enable(void *ctx, char *err, size_t errlen)
 		gc.f.EnableAndDump(CUPTI_ACTIVITY_KIND_DEVICE);
 		gc.f.EnableAndDump(CUPTI_ACTIVITY_KIND_CONTEXT);
 	}
-	/* chatty calls that would flood the ring */
-	if (gc.f.EnableRuntimeApi) {
-		static const CUpti_CallbackId rt[] = {
-			CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020,
-			CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
-			CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
-			CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
-			CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000,
-			/* PyTorch asks before every launch whether a graph is being captured */
-			CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
-			CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_ptsz_v10000,
-		};
-		for (size_t k = 0; k < sizeof(rt) / sizeof(rt[0]); k++)
-			gc.f.EnableRuntimeApi(rt[k], 0);
-	}
-	if (gc.f.EnableDriverApi) {
-		static const CUpti_CallbackId dr[] = {
-			CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent, CUPTI_DRIVER_TRACE_CBID_cuStreamQuery,
-			CUPTI_DRIVER_TRACE_CBID_cuEventQuery, CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
-			CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute, CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
-			CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute, CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute,
-			CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes,
-		};
-		for (size_t k = 0; k < sizeof(dr) / sizeof(dr[0]); k++)
-			gc.f.EnableDriverApi(dr[k], 0);
-	}
+	/* chatty calls that would flood the ring (convert.h: the records
+	 * of those made until now are dropped by the converter) */
+	if (gc.f.EnableRuntimeApi)
+		for (size_t k = 0; k < convert_chatty_rt_n; k++)
+			gc.f.EnableRuntimeApi(convert_chatty_rt[k], 0);
+	if (gc.f.EnableDriverApi)
+		for (size_t k = 0; k < convert_chatty_drv_n; k++)
+			gc.f.EnableDriverApi(convert_chatty_drv[k], 0);
 	if (gc.f.FlushPeriod)
 		gc.f.FlushPeriod(100);
 	watch_start();

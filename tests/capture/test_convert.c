@@ -6,6 +6,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 #include <cupti_activity.h>
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
 #include "../../capture/convert.h"
 
 static struct convert cv;
@@ -213,6 +215,43 @@ Test(convert, api_with_external_correlation)
 	cr_assert_eq(convert_record(&cv, &a, &e), 1);
 	cr_assert_eq(e.kind, GT_EV_DRIVER);
 	cr_assert_str_eq(name_of(e.name), "driver cbid 7");
+}
+
+/* the chatty calls' records that come before gcupti turns them off (the
+ * API kind on first: CUPTI lets it override the per-call switches) are
+ * left out, every one of both lists; a launch beside them is kept */
+Test(convert, chatty_calls_left_out)
+{
+	cv.api_name = api_name;
+	CUpti_ActivityAPI a;
+	struct gt_event e;
+	memset(&a, 0, sizeof(a));
+	a.start = 50;
+	a.end = 80;
+	a.processId = 4242;
+	a.threadId = 4243;
+	a.correlationId = 9;
+	cr_assert_geq(convert_chatty_rt_n, 9);
+	cr_assert_geq(convert_chatty_drv_n, 9);
+	a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+	a.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000;
+	cr_assert_eq(convert_record(&cv, &a, &e), 0);
+	for (size_t i = 0; i < convert_chatty_rt_n; i++) {
+		a.cbid = convert_chatty_rt[i];
+		cr_assert_eq(convert_record(&cv, &a, &e), 0, "runtime cbid %u", a.cbid);
+	}
+	a.kind = CUPTI_ACTIVITY_KIND_DRIVER;
+	a.cbid = CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute;
+	cr_assert_eq(convert_record(&cv, &a, &e), 0);
+	for (size_t i = 0; i < convert_chatty_drv_n; i++) {
+		a.cbid = convert_chatty_drv[i];
+		cr_assert_eq(convert_record(&cv, &a, &e), 0, "driver cbid %u", a.cbid);
+	}
+	cr_assert_eq(cv.unknown_records, 0);
+	a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+	a.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+	cr_assert_eq(convert_record(&cv, &a, &e), 1);
+	cr_assert_str_eq(name_of(e.name), "cudaLaunchKernel");
 }
 
 Test(convert, marker2_ranges_pair_by_id)

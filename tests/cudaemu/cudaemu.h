@@ -158,6 +158,8 @@ struct cudaemu_cupti_stats {
 				       * another (registered meanwhile) */
 	uint64_t graph_kernels_untraced;   /* node kernels of graphs instantiated
 					    * while CONCURRENT_KERNEL was off */
+	uint64_t call_records;   /* of them, API records of calls that submit no work
+				  * (CUDAEMU_CALL: the trainer's chatty calls) */
 };
 void cudaemu_cupti_stats(struct cudaemu_cupti_stats *out) CUDAEMU_API;
 /* the CUPTI timestamp of the calling thread's last NVTX marker record

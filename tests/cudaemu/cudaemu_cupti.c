@@ -286,6 +286,7 @@ static void sink_api(struct cudaemu_work *w)
 			a->processId = (uint32_t)getpid();
 			a->threadId = thread_id();
 			a->correlationId = w->corr;
+			cu.st.call_records += w->kind == CUDAEMU_CALL;
 		}
 	}
 	unlock();
@@ -771,6 +772,12 @@ static CUptiResult set_kind(CUpti_ActivityKind k, int on, const char *fn)
 		return CUPTI_ERROR_INVALID_KIND;
 	lock(fn);
 	cu.kind_on[k] = (uint8_t)on;
+	/* cupti_activity.h: the API kinds override the per-call switches
+	 * (cuptiActivityEnableRuntimeApi / DriverApi) set before them */
+	if (k == CUPTI_ACTIVITY_KIND_RUNTIME)
+		memset(cu.rt_off, 0, sizeof(cu.rt_off));
+	else if (k == CUPTI_ACTIVITY_KIND_DRIVER)
+		memset(cu.drv_off, 0, sizeof(cu.drv_off));
 	unlock();
 	cudaemu_set_sink(&sink);
 	return CUPTI_SUCCESS;

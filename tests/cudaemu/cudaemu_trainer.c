@@ -873,11 +873,11 @@ int main(int argc, char **argv)
 		struct cudaemu_cupti_stats s;
 		stats(&s);
 		fprintf(tr.out, "S\trecords\t%llu\tdropped\t%llu\trefused\t%llu\thanded_over\t%llu"
-			"\tabandoned\t%llu\n",
+			"\tabandoned\t%llu\tcalls\t%llu\n",
 			(unsigned long long)s.records, (unsigned long long)s.dropped,
 			(unsigned long long)s.requests_refused,
 			(unsigned long long)s.buffers_handed_over,
-			(unsigned long long)s.buffers_abandoned);
+			(unsigned long long)s.buffers_abandoned, (unsigned long long)s.call_records);
 	}
 	if (tr.nvtx_ext > 0) {
 		nvtxMemHeapDesc_t hd;

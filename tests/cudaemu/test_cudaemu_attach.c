@@ -218,9 +218,12 @@ Test(cudaemu_attach, three_windows_equal_ground_truth)
 	}
 	/* the emulated CUPTI wrote nothing outside the windows: its record
 	 * count is what the recordings hold plus, per attach, the late dump of
-	 * each device and its context */
-	cr_assert_eq(T.records, total + 3 * 2 * (unsigned long long)T.devices,
-		     "emulator wrote %llu records, recordings hold %zu", T.records, total);
+	 * each device and its context, plus the chatty calls' records written
+	 * between the API kinds coming on and their calls going off (left
+	 * out by the converter; none of them reached a recording above) */
+	cr_assert_eq(T.records, total + 3 * 2 * (unsigned long long)T.devices + T.call_records,
+		     "emulator wrote %llu records (%llu of chatty calls), recordings hold %zu",
+		     T.records, T.call_records, total);
 	/* after the last detach the trainer launches as fast as before */
 	double before = rate(t_first - 1000000000ull, t_first);
 	double after = rate(t_last, t_last + 1000000000ull);

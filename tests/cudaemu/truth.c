@@ -136,9 +136,10 @@ int truth_read(const char *path, struct truth *t, char *err, size_t errlen)
 		}
 		case 'S': {
 			int k = sscanf(line, "S\trecords\t%llu\tdropped\t%llu\trefused\t%llu"
-				       "\thanded_over\t%llu\tabandoned\t%llu", &t->records, &t->dropped,
-				       &t->refused, &t->handed_over, &t->abandoned);
-			if (k != 3 && k != 5)
+				       "\thanded_over\t%llu\tabandoned\t%llu\tcalls\t%llu", &t->records,
+				       &t->dropped, &t->refused, &t->handed_over, &t->abandoned,
+				       &t->call_records);
+			if (k != 3 && k != 5 && k != 6)
 				rc = line_of(path, line, err, errlen);
 			t->have_stats = 1;
 			break;

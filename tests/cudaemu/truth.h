@@ -103,6 +103,10 @@ struct truth {
 	int devices;
 	unsigned long long window[2];    /* first launch start, last work end */
 	unsigned long long records, dropped, refused;
+	/* of the records, API records of the trainer's chatty calls (a
+	 * capture leaves them out: those CUPTI writes before the capture
+	 * turns them off, capture/convert.h) */
+	unsigned long long call_records;
 	int have_stats;
 	/* S line, since the second-client emulation: buffers requested from
 	 * one callback pair and completed to another, buffers CUPTI held at
