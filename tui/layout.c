@@ -90,7 +90,9 @@ void layout_tmap_zoom(struct layout_tmap *m, int col, int64_t num, int64_t den,
 {
 	if (num <= 0 || den <= 0)
 		return;
-	int64_t fixed = layout_col2t(m, col) + m->ns_per_col / 2;
+	/* the column's start: the cursor's time as the status line shows it and
+	 * `g` sets it (its middle drifted by a quarter of a column a zoom) */
+	int64_t fixed = layout_col2t(m, col);
 	__int128 n = (__int128)m->ns_per_col * num / den;
 	if (num < den && n >= m->ns_per_col)
 		n = m->ns_per_col - 1;
@@ -103,7 +105,7 @@ void layout_tmap_zoom(struct layout_tmap *m, int col, int64_t num, int64_t den,
 	if (n < 1)
 		n = 1;
 	m->ns_per_col = (int64_t)n;
-	m->t0_ns = fixed - (int64_t)col * m->ns_per_col - m->ns_per_col / 2;
+	m->t0_ns = fixed - (int64_t)col * m->ns_per_col;
 }
 
 void layout_tmap_pan(struct layout_tmap *m, long dcols)

@@ -47,7 +47,7 @@ void layout_tmap_fit(struct layout_tmap *m, int64_t t0_ns, int64_t t1_ns, int co
 long layout_t2col(const struct layout_tmap *m, int64_t t_ns);
 /* time at the left edge of column c */
 int64_t layout_col2t(const struct layout_tmap *m, long c);
-/* zoom by num/den (num < den zooms in) keeping column `col`'s time fixed;
+/* zoom by num/den (num < den zooms in) keeping column `col`'s start fixed;
  * ns_per_col stays within [1, max_ns_per_col] */
 void layout_tmap_zoom(struct layout_tmap *m, int col, int64_t num, int64_t den,
 		      int64_t max_ns_per_col);

@@ -219,12 +219,13 @@ static void fmt_span(int64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%.1fs", s);
 }
 
-void live_rec_status(const struct live_rec *r, char *buf, size_t len)
+void live_rec_status(const struct live_rec *r, char *file, size_t flen, char *ring, size_t rlen)
 {
 	char b[32];
 	live_fmt_bytes(live_rec_bytes(r), b, sizeof(b));
-	int k = snprintf(buf, len, ", file %s", b);
-	if (!r->ring_ns || k < 0 || (size_t)k >= len)
+	snprintf(file, flen, ", file %s", b);
+	ring[0] = 0;
+	if (!r->ring_ns)
 		return;
 	char w[32], e[32] = "0", sp[32] = "0s";
 	fmt_span(r->ring_ns, w, sizeof(w));
@@ -238,7 +239,7 @@ void live_rec_status(const struct live_rec *r, char *buf, size_t len)
 			snprintf(e, sizeof(e), "%.0f", d);
 		fmt_span(r->disc_t1 - r->disc_t0, sp, sizeof(sp));
 	}
-	snprintf(buf + k, len - (size_t)k, ", ring %s: %s ev discarded (%s)", w, e, sp);
+	snprintf(ring, rlen, ", ring %s: %s ev discarded (%s)", w, e, sp);
 }
 
 /* write every segment kept (and the current one, flushed) into out, the
@@ -363,8 +364,14 @@ int live_rec_keep(struct live_rec *r, struct gt_store *s, const char *name, char
 	char full[PATH_MAX];
 	if (!realpath(name, full))
 		snprintf(full, sizeof(full), "%s", name);
-	snprintf(msg, len, "saved %s, %llu events so far (the whole capture at exit)", full,
-		 (unsigned long long)(r->events - r->disc_events));
+	char what[64] = "the whole capture";
+	if (r->ring_ns) {
+		char w[32];
+		fmt_span(r->ring_ns, w, sizeof(w));
+		snprintf(what, sizeof(what), "the ring's last %s", w);
+	}
+	snprintf(msg, len, "saved %s, %llu events so far (%s at exit)", full,
+		 (unsigned long long)(r->events - r->disc_events), what);
 	return 0;
 }
 

@@ -77,8 +77,9 @@ int live_rec_add(struct live_rec *r, struct gt_store *s, const struct gt_event *
 int live_rec_flush(struct live_rec *r, struct gt_store *s);
 /* bytes on disk now (segments kept and the file being written) */
 uint64_t live_rec_bytes(const struct live_rec *r);
-/* ", file 12.3M" and, with a ring, ", ring 10m: 1.2M ev discarded (5m 0s)" */
-void live_rec_status(const struct live_rec *r, char *buf, size_t len);
+/* ", file 12.3M" into file and, with a ring, ", ring 10m: 1.2M ev discarded
+ * (5m 0s)" into ring (else "") */
+void live_rec_status(const struct live_rec *r, char *file, size_t flen, char *ring, size_t rlen);
 /* W: keep the capture as name (never replacing a file); 0 or negative
  * errno, a one-line message either way */
 int live_rec_keep(struct live_rec *r, struct gt_store *s, const char *name, char *msg, size_t len);

@@ -196,16 +196,18 @@ void live_sess_status(struct live_sess *ss, char *buf, size_t len)
 		snprintf(cb, sizeof(cb), " (+%llu activity buffer%s taken by another CUPTI client)",
 			 (unsigned long long)d->client_buffers, d->client_buffers == 1 ? "" : "s");
 	/* memory held / budget, the capture file's size */
-	char mem[48] = "", file[160] = "", used[16], bud[16];
+	char mem[48] = "", file[48] = "", ring[128] = "", used[16], bud[16];
 	size_t budget = gt_store_budget(ss->s);
 	live_fmt_bytes(gt_store_resident_bytes(ss->s), used, sizeof(used));
 	live_fmt_bytes(budget, bud, sizeof(bud));
 	snprintf(mem, sizeof(mem), budget ? ", mem %s/%s" : ", mem %s", used, bud);
 	if (ss->rec)
-		live_rec_status(ss->rec, file, sizeof(file));
-	int n = snprintf(buf, len, "live: %d proc%s %s, %s ev/s, %s events, %s lost%s%s%s%s%s", ss->n,
-			 ss->n == 1 ? "" : "s", state, r, e, l, cb, mem, file, ss->msg[0] ? " | " : "",
-			 ss->msg);
+		live_rec_status(ss->rec, file, sizeof(file), ring, sizeof(ring));
+	/* the ring's discarded count beside the lost one: a line too narrow
+	 * drops the parts from the end, memory and file first */
+	int n = snprintf(buf, len, "live: %d proc%s %s, %s ev/s, %s events, %s lost%s%s%s%s%s%s", ss->n,
+			 ss->n == 1 ? "" : "s", state, r, e, l, cb, ring, mem, file,
+			 ss->msg[0] ? " | " : "", ss->msg);
 	/* a process that ended its capture says why (the first one) */
 	for (int k = 0; k < ss->n && n >= 0 && (size_t)n < len; k++) {
 		if (ss->conn[k].ended[0]) {

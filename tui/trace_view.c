@@ -231,9 +231,12 @@ static void trace_draw(struct view *v, struct lrect area)
 	if (!t->drawn) {
 		t->drawn = 1;
 		v->app->again = 1;
-	} else if (ui_due(v)) {
+	} else if ((v->due.dirty || ui_now_ms() >= t->steps_next_ms) && ui_due(v)) {
+		double t0 = ui_now_ms();
 		ui_busy(v->app, "finding the steps...");
 		scan_steps(t);
+		double now = ui_now_ms();
+		t->steps_next_ms = now + 10 * (now - t0);
 	}
 	layout_trace(area, &t->lay);
 	int cols = t->lay.cells.w > 0 ? t->lay.cells.w : 1;

@@ -63,6 +63,10 @@ struct trace_view {
 	/* the analyses' steps (gt_steps_find, every rank), sorted by start */
 	struct trace_step *steps;
 	size_t nsteps;
+	/* a live capture's steps are found again as it grows, over all of it:
+	 * not before this (ui_now_ms), ten times the last search's time after
+	 * it ended, so the search takes at most a tenth of the UI thread */
+	double steps_next_ms;
 	/* geometry of the last frame (for keys and mouse) */
 	struct layout_trace lay;
 	/* per-frame scratch bounded by the screen width */

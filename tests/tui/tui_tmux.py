@@ -2159,8 +2159,9 @@ def case_helpbox():
 
 WHOLE_FIELDS = [r"\S+ ev", r"[\d.]+(ns|us|ms|s)", r"dropped \d+",
                 r"live: \d+ procs? [a-z]+( [a-z]+)?( \(view paused\))?(, [\d.]+[kM]? ev/s"
-                r"(, [\d.]+[kM]? events(, [\d.]+[kM]? lost( \(\+\d+ activity buffers? taken by another CUPTI client\))?(, mem [\d.]+[kMG]?(/[\d.]+[kMG]?)?"
-                r"(, file [\d.]+[kMG]?(, ring \S+: [\d.]+[kM]? ev discarded \([^)]*\))?)?)?)?)?)?",
+                r"(, [\d.]+[kM]? events(, [\d.]+[kM]? lost( \(\+\d+ activity buffers? taken by another CUPTI client\))?"
+                r"(, ring \S+: [\d.]+[kM]? ev discarded \([^)]*\))?(, mem [\d.]+[kMG]?(/[\d.]+[kMG]?)?"
+                r"(, file [\d.]+[kMG]?)?)?)?)?)?",
                 r"(view|range) \+\S+ \(\S+\)( paused| follow)?", r"cursor \+\S+",
                 r"/nccl: match \d+ of \d+ \(case-insensitive\)(, wrapped to the (start|end))?"]
 
