@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "gtrace/gtfile.h"
 #include "gtrace/load.h"
 #include "cmd.h"
 #include "openbg.h"
@@ -220,6 +221,10 @@ static int open_paths(const char *const *paths, int np, const char *run, uint64_
 		return 1;
 	}
 	char name[256];
+	/* a cut-off file says so where the user looks (its warning went to
+	 * stderr, behind the screen) */
+	if (gt_store_meta_get(s, GT_META_CUT_OFF))
+		snprintf(note + strlen(note), sizeof(note) - strlen(note), "%scut off", note[0] ? ", " : "");
 	if (np == 1)
 		snprintf(name, sizeof(name), "%s%s%s", paths[0], note[0] ? ", " : "", note);
 	else

@@ -517,6 +517,12 @@ out:
 		else
 			fail(&r, 0, "cut off after %llu events (file ends at byte %zu without its end "
 			     "marker)", (unsigned long long)info->events, r.len);
+		/* said beside the data too, not only once on stderr: the summary
+		 * report's metadata and the viewer's status line show it (what
+		 * lay past the cut is unknown: no count of it) */
+		const char *m = strstr(r.err, "cut off after ");
+		if (r.s && m && gt_store_meta_set(r.s, GT_META_CUT_OFF, m))
+			rc = fail(&r, -ENOMEM, "out of memory");
 	}
 	ZSTD_freeDCtx(r.dc);
 	gtfile_buf_free(&r.out);

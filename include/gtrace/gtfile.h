@@ -81,6 +81,10 @@ int gt_file_write_store(const struct gt_store *s, const char *path, char *err, s
 int gt_file_write_store_opts(const struct gt_store *s, const char *path,
 			    const struct gt_file_writer_opts *o, char *err, size_t errlen);
 
+/* the store's metadata key a cut-off file's reading sets: "cut off after N
+ * events (file ends mid-chunk at byte B; ...)", as its warning says */
+#define GT_META_CUT_OFF "file.cut_off"
+
 struct gt_file_info {
 	uint32_t version_major, version_minor;
 	char writer_version[32];

@@ -139,6 +139,9 @@ Test(gtfile, incremental_equals_write_store)
 	cr_assert_eq(info.truncated, 1);
 	cr_assert_eq(info.events, half);
 	cr_assert(strstr(err, "cut off after") != NULL, "%s", err);
+	/* ... and the store says it beside the data, the warning's words */
+	const char *cut = gt_store_meta_get(mid, GT_META_CUT_OFF);
+	cr_assert(cut && strstr(err, cut) && !strncmp(cut, "cut off after ", 14), "%s", cut ? cut : "none");
 	gt_store_free(mid);
 	free(b);
 	/* tables change: lane names, devices, ranks, drops, metadata */
