@@ -314,7 +314,7 @@ int cmd_open(int argc, char **argv)
 		if (!bad && which == 3)
 			run = val;
 		if (!bad && which == 4 && gt_parse_size(val, &memory))
-			bad = cmd_usage_error("open", "--memory needs a size like 256M or 1G, not '%s'",
+			bad = cmd_usage_error("open", "--memory: '%s' is not 0 (no bound) or a size (e.g. 256M, 2G)",
 					      val);
 		if (bad) {
 			free(paths);

@@ -202,8 +202,8 @@ static int set_opt(struct stats_args *a, enum stats_opt id, const char *val)
 		break;
 	case OPT_MEMORY:
 		if (gt_parse_size(val, &a->memory))
-			return cmd_usage_error("stats", "--memory needs a size like 256M or 1G, not '%s'",
-					       val);
+			return cmd_usage_error("stats", "--memory: '%s' is not 0 (no bound) or a size "
+					       "(e.g. 256M, 2G)", val);
 		a->memory_set = 1;
 		break;
 	case OPT_FORMAT:

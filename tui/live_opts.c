@@ -25,7 +25,7 @@ int live_opts_arg(struct live_opts *o, const char *cmd, int argc, char **argv, i
 		size_t b;
 		if (gt_parse_size(v, &b) < 0 || (b && b < (1u << 20)))
 			return cmd_usage_error(cmd, "--memory: '%s' is not 0 (no bound) or a size of at "
-					       "least 1M (e.g. 256M, 2G)", v), -2;
+					       "least 1M for a live capture (e.g. 256M, 2G)", v), -2;
 		o->memory = b;
 		o->memory_set = 1;
 		return 1;
@@ -45,9 +45,12 @@ int live_opts_start(struct live_sess *ss, const struct live_opts *o, char *err, 
 {
 	size_t budget = o->memory_set ? o->memory : gt_default_memory_budget();
 	int rc = gt_store_set_budget(ss->s, budget);
-	if (rc < 0)        /* the store stays unbounded: the capture goes on */
-		fprintf(stderr, "gtrace: warning: --memory: %s; the store holds every event\n",
-			strerror(-rc));
+	if (rc < 0) {      /* the store stays unbounded: the capture goes on */
+		const char *t = getenv("TMPDIR");
+		fprintf(stderr, "gtrace: warning: --memory: the memory budget's cache file in %s: %s; "
+			"the store holds every event\n", t && *t ? t : "/var/tmp", strerror(-rc));
+		gt_store_set_budget(ss->s, 0);   /* the status line shows no budget not kept */
+	}
 	ss->rec = calloc(1, sizeof(*ss->rec));
 	if (!ss->rec) {
 		snprintf(err, errlen, "out of memory");

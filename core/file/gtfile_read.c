@@ -265,9 +265,16 @@ static int check_header(struct rd *r, struct gt_file_info *info)
 	char *wv = info->writer_version;
 	memcpy(wv, r->p + 24, 31);
 	wv[31] = '\0';
+	int odd = 0;
 	for (char *c = wv; *c; c++)
 		if (*c < 0x20 || *c > 0x7e)
-			*c = '?';
+			*c = '?', odd = 1;
+	/* a newer format is told before the checksum (its header may differ),
+	 * unless the writer's name is not text and the checksum fails: bytes
+	 * after the magic, not a newer gtrace */
+	if (info->version_major > GT_FILE_VERSION_MAJOR && odd &&
+	    gtfile_get32(r->p + 60) != (uint32_t)crc32(0, r->p, 60))
+		return fail(r, -EINVAL, "damaged file header (checksum mismatch)");
 	if (info->version_major > GT_FILE_VERSION_MAJOR)
 		return fail(r, -ENOTSUP, "written by gtrace %s (format %u.%u), this is gtrace %s "
 			    "(format %u.%u): upgrade gtrace", wv, info->version_major,

@@ -98,9 +98,13 @@ static int header(struct gt_stream *st, const unsigned char *p, size_t len)
 	in->version_minor = gtfile_get16(p + 10);
 	memcpy(in->writer_version, p + 24, 31);
 	in->writer_version[31] = 0;
+	int odd = 0;
 	for (char *c = in->writer_version; *c; c++)
 		if (*c < 0x20 || *c > 0x7e)
-			*c = '?';
+			*c = '?', odd = 1;
+	if (in->version_major > GT_FILE_VERSION_MAJOR && odd &&
+	    gtfile_get32(p + 60) != (uint32_t)crc32(0, p, 60))
+		return fail(st, -EINVAL, "damaged stream header (checksum mismatch)");
 	if (in->version_major > GT_FILE_VERSION_MAJOR)
 		return fail(st, -ENOTSUP, "written by gtrace %s (format %u.%u), this is gtrace %s "
 			    "(format %u.%u): upgrade gtrace", in->writer_version, in->version_major,

@@ -55,6 +55,14 @@ Test(gtfile_bad, future_version)
 		 "gtrace %s (format %d.%d): upgrade gtrace", GTRACE_VERSION,
 		 GT_FILE_VERSION_MAJOR, GT_FILE_VERSION_MINOR);
 	cr_assert_str_eq(err, want);
+	/* the magic, then random bytes: a "version" of 27649 and a writer name
+	 * that is not text, the checksum wrong: damaged, not newer */
+	memcpy(b, GT_FILE_MAGIC, 8);
+	for (int i = 8; i < 64; i++)
+		b[i] = (unsigned char)(i * 151 + 7);
+	b[8] = 0x01, b[9] = 0x6c;
+	cr_assert_lt(rd(b, sizeof(b)), 0);
+	cr_assert_str_eq(err, "bad.gtrace: damaged file header (checksum mismatch)");
 	/* a newer minor version of our major opens (unknown chunks are skipped) */
 	unsigned char f[256];
 	size_t n = tgf_header(f, 1, 9, "1.7.0");
