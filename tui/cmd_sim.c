@@ -34,8 +34,10 @@ static void sim_usage(FILE *f)
 		"  --memory PATTERN    also allocator records on GPU 0: steady (a peak in the\n"
 		"                      middle op of each step) or leak (also 8 MiB a step never\n"
 		"                      freed)\n\n"
-		"Events beyond the memory budget (1G or a quarter of RAM, whichever is smaller)\n"
-		"are held in a cache file in TMPDIR while the capture is generated and written.\n\n"
+		"Events beyond the default memory budget of the other commands (1G or a quarter\n"
+		"of RAM, whichever is smaller; not set here: --memory above is the allocator's\n"
+		"pattern) are held in a cache file in TMPDIR while the capture is generated and\n"
+		"written.\n\n"
 		"gtrace sim --live [--gpus N] [--rate EVENTS_PER_S] [--seconds S] runs a stand-in\n"
 		"trainer to attach to instead ('gtrace sim --live --help').\n",
 		gt_sim_scenario_list());
