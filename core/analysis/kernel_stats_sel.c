@@ -27,6 +27,21 @@ static int64_t max_of(const int64_t *v, size_t n)
 
 static int64_t select_k(struct spill *sp, int64_t *v, size_t n, size_t k, int64_t *lower);
 
+/* the smallest and largest of v[0..n) (n > 0), a block at a time, each
+ * announced to the spill when v lives there */
+static void min_max(struct spill *sp, const int64_t *v, size_t n, int64_t *mn, int64_t *mx)
+{
+	*mn = *mx = v[0];
+	for (size_t b = 0; b < n; b = kernel_stats_blk_end(b, n)) {
+		size_t e = kernel_stats_blk_end(b, n);
+		kernel_stats_touch(sp, v + b, e - b);
+		for (size_t i = b; i < e; i++) {
+			*mn = v[i] < *mn ? v[i] : *mn;
+			*mx = v[i] > *mx ? v[i] : *mx;
+		}
+	}
+}
+
 /* the k-th smallest (and, when lower is set, the (k-1)-th) by one
  * histogram pass over the top RADIX_BITS of (v - min), one pass gathering
  * the bucket holding k to the front, then the same inside that bucket
@@ -36,15 +51,8 @@ static int64_t select_k(struct spill *sp, int64_t *v, size_t n, size_t k, int64_
 #define RADIX_BITS 11
 static int64_t radix_select(struct spill *sp, int64_t *v, size_t n, size_t k, int64_t *lower)
 {
-	int64_t mn = v[0], mx = v[0];
-	for (size_t b = 0; b < n; b = kernel_stats_blk_end(b, n)) {
-		size_t e = kernel_stats_blk_end(b, n);
-		kernel_stats_touch(sp, v + b, e - b);
-		for (size_t i = b; i < e; i++) {
-			mn = v[i] < mn ? v[i] : mn;
-			mx = v[i] > mx ? v[i] : mx;
-		}
-	}
+	int64_t mn, mx;
+	min_max(sp, v, n, &mn, &mx);
 	uint64_t range = (uint64_t)mx - (uint64_t)mn;
 	if (range == 0) {
 		if (lower)
@@ -97,15 +105,8 @@ static int64_t radix_select(struct spill *sp, int64_t *v, size_t n, size_t k, in
 #define SPILL_GATHER ((size_t)1 << 18)
 static int64_t spill_select(struct spill *sp, int64_t *v, size_t n, size_t k, int64_t *lower)
 {
-	int64_t lo = v[0], hi = v[0];
-	for (size_t b = 0; b < n; b = kernel_stats_blk_end(b, n)) {
-		size_t e = kernel_stats_blk_end(b, n);
-		kernel_stats_touch(sp, v + b, e - b);
-		for (size_t i = b; i < e; i++) {
-			lo = v[i] < lo ? v[i] : lo;
-			hi = v[i] > hi ? v[i] : hi;
-		}
-	}
+	int64_t lo, hi;
+	min_max(sp, v, n, &lo, &hi);
 	size_t below = 0, in = n;     /* values under lo, values in [lo, hi] */
 	uint32_t *hist = NULL;
 	while (lo < hi && in > SPILL_GATHER) {
