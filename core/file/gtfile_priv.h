@@ -119,6 +119,21 @@ static inline uint64_t gtfile_get64(const unsigned char *p)
 	return v;
 }
 
+/* a file or stream header's writer name (bytes 24..54) into wv[32], a
+ * character that is not printable ASCII shown as '?'; 1 when there was one
+ * (with a failing checksum and a "newer" major: bytes after the magic, not
+ * a newer gtrace) */
+static inline int gtfile_hdr_writer(const unsigned char *p, char wv[32])
+{
+	int odd = 0;
+	memcpy(wv, p + 24, 31);
+	wv[31] = '\0';
+	for (char *c = wv; *c; c++)
+		if (*c < 0x20 || *c > 0x7e)
+			*c = '?', odd = 1;
+	return odd;
+}
+
 /* growable byte buffer */
 struct gtfile_buf {
 	unsigned char *p;

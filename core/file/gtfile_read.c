@@ -263,12 +263,7 @@ static int check_header(struct rd *r, struct gt_file_info *info)
 	info->version_major = gtfile_get16(r->p + 8);
 	info->version_minor = gtfile_get16(r->p + 10);
 	char *wv = info->writer_version;
-	memcpy(wv, r->p + 24, 31);
-	wv[31] = '\0';
-	int odd = 0;
-	for (char *c = wv; *c; c++)
-		if (*c < 0x20 || *c > 0x7e)
-			*c = '?', odd = 1;
+	int odd = gtfile_hdr_writer(r->p, wv);
 	/* a newer format is told before the checksum (its header may differ),
 	 * unless the writer's name is not text and the checksum fails: bytes
 	 * after the magic, not a newer gtrace */

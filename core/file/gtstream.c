@@ -96,12 +96,7 @@ static int header(struct gt_stream *st, const unsigned char *p, size_t len)
 	struct gt_stream_info *in = &st->in;
 	in->version_major = gtfile_get16(p + 8);
 	in->version_minor = gtfile_get16(p + 10);
-	memcpy(in->writer_version, p + 24, 31);
-	in->writer_version[31] = 0;
-	int odd = 0;
-	for (char *c = in->writer_version; *c; c++)
-		if (*c < 0x20 || *c > 0x7e)
-			*c = '?', odd = 1;
+	int odd = gtfile_hdr_writer(p, in->writer_version);
 	if (in->version_major > GT_FILE_VERSION_MAJOR && odd &&
 	    gtfile_get32(p + 60) != (uint32_t)crc32(0, p, 60))
 		return fail(st, -EINVAL, "damaged stream header (checksum mismatch)");
