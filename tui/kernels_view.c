@@ -310,7 +310,18 @@ static void kv_free(struct view *v)
 	free(k);
 }
 
+/* a ring window cut lanes: the open instance list keeps naming its events
+ * until the page recomputes (ui_due) */
+static void kv_data(struct view *v)
+{
+	struct kernels_view *k = (struct kernels_view *)v;
+	k->ninst = ui_refs_move(v->app, k->inst, k->ninst, &k->inst_sel);
+	if (k->inst_top > k->inst_sel)
+		k->inst_top = k->inst_sel;
+}
+
 static const struct view_ops kv_ops = {
+	.data = kv_data,
 	.help = kv_help,
 	.draw = kv_draw,
 	.key = kv_key,

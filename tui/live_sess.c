@@ -118,6 +118,12 @@ int live_sess_poll(struct live_sess *ss)
 	}
 	if (added && (gt_store_finish(ss->s) < 0 || (ss->ml && gt_mem_lane_sync(ss->ml, ss->s) < 0)))
 		return -ENOMEM;
+	/* --ring: the store keeps the window too (each lane cut once it holds
+	 * half a window more: at most about 1.5 windows, each event moved at
+	 * most twice); the viewer moves its references (ui.c, ui_data_changed) */
+	if (added && ss->rec && ss->rec->ring_ns && gt_store_event_count(ss->s) &&
+	    gt_store_drop_before(ss->s, gt_store_t_max(ss->s) - ss->rec->ring_ns, 2, NULL) < 0)
+		return -ENOMEM;
 	/* once a second, and at the first events (a file killed early opens
 	 * with them) */
 	if (ss->rec && (now - ss->last_flush_ns >= 1000000000 || (added && ss->events == (uint64_t)added))) {

@@ -295,7 +295,37 @@ static void op_free(struct view *v)
 	free(o);
 }
 
+/* a ring window cut lanes: the open lists keep naming their events until
+ * the page recomputes (ui_due); a compare list keeps its two ranks' parts */
+static void op_data(struct view *v)
+{
+	struct operators_view *o = (struct operators_view *)v;
+	const struct app *a = v->app;
+	if (!a->moved || !o->calls)
+		return;
+	size_t na = o->calls_n_ra < o->ncalls ? o->calls_n_ra : o->ncalls;
+	size_t sel_a = o->sel < na ? o->sel : 0, sel_b = o->sel >= na ? o->sel - na : 0;
+	size_t ka = ui_refs_move(a, o->calls, na, &sel_a);
+	size_t kb = ui_refs_move(a, o->calls + na, o->ncalls - na, &sel_b);
+	memmove(o->calls + ka, o->calls + na, kb * sizeof(*o->calls));
+	if (o->calls_n_ra || o->calls_n_rb) {
+		o->calls_n_ra = ka;
+		o->calls_n_rb = kb;
+	}
+	o->sel = o->sel < na ? sel_a : ka + sel_b;
+	o->ncalls = ka + kb;
+	if (o->sel >= o->ncalls)
+		o->sel = o->ncalls ? o->ncalls - 1 : 0;
+	if (o->top > o->sel)
+		o->top = o->sel;
+	if (o->work)
+		o->nwork = ui_refs_move(a, o->work, o->nwork, &o->wsel);
+	if (o->wtop > o->wsel)
+		o->wtop = o->wsel;
+}
+
 static const struct view_ops op_ops = {
+	.data = op_data,
 	.help = op_help,
 	.draw = op_draw,
 	.key = op_key,

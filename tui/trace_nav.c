@@ -412,9 +412,10 @@ void trace_nav_depth_sync(struct trace_view *t)
 			continue;
 		}
 		int old_rows = x->d->nrows;
-		if (l->n != x->d->n) {
+		int cut = l->dropped != x->d->lane_dropped;   /* by a ring window: rebuilt now */
+		if (l->n != x->d->n || cut) {
 			int rc = gt_store_depth_extend(x->d, l);
-			if (rc == -EAGAIN && now_ns() - x->built_ns >= DEPTH_REBUILD_NS) {
+			if (rc == -EAGAIN && (cut || now_ns() - x->built_ns >= DEPTH_REBUILD_NS)) {
 				struct gt_depth *d;
 				if (gt_store_depth_build(l, &d)) {
 					dx_drop(t, i);

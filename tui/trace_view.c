@@ -126,6 +126,9 @@ static void trace_data(struct view *v)
 {
 	struct trace_view *t = (struct trace_view *)v;
 	t->gen++;
+	/* a ring window cut the selected event's lane: it moved, or is gone */
+	if (t->has_sel && !ui_ref_move(v->app, &t->sel))
+		t->has_sel = t->pinned = 0;
 	if (gt_store_lane_count(S(t)) != t->L.nlanes_seen || !t->L.nall)
 		lanes_build(&t->L, S(t));
 	trace_nav_depth_sync(t);

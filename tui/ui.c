@@ -373,17 +373,69 @@ void ui_app_free(struct app *a)
 		return;
 	for (int i = 0; i < a->nviews; i++)
 		a->views[i]->ops->free(a->views[i]);
+	free(a->seen_dropped);
 	free(a);
 }
 
-/* the store changed: every page is stale (ui_due), and told when it asks */
-static void data_changed(struct app *a)
+/* what lane r.lane dropped since the pages last saw the store */
+static uint64_t moved_by(const struct app *a, uint32_t lane)
 {
+	const struct gt_lane *l = gt_store_lane_at(a->store, lane);
+	uint64_t seen = lane < a->n_seen_dropped ? a->seen_dropped[lane] : 0;
+	return l->dropped - seen;
+}
+
+int ui_ref_move(const struct app *a, struct gt_ref *r)
+{
+	if (r->lane >= gt_store_lane_count(a->store))
+		return 0;
+	uint64_t d = a->moved ? moved_by(a, r->lane) : 0;
+	if (r->idx < d)
+		return 0;
+	r->idx -= (uint32_t)d;
+	return r->idx < gt_store_lane_at(a->store, r->lane)->n;
+}
+
+size_t ui_refs_move(const struct app *a, struct gt_ref *v, size_t n, size_t *sel)
+{
+	if (!a->moved)
+		return n;
+	size_t o = 0, ns = sel ? *sel : 0;
+	for (size_t i = 0; i < n; i++) {
+		if (sel && i == *sel)
+			ns = o;   /* the selected one, or the next kept after it */
+		if (ui_ref_move(a, &v[i]))
+			v[o++] = v[i];
+	}
+	if (sel)
+		*sel = ns < o ? ns : o ? o - 1 : 0;
+	return o;
+}
+
+void ui_data_changed(struct app *a)
+{
+	/* a store with a ring window cut lanes (gt_store_drop_before): the
+	 * pages' hooks move their references (ui_ref_move), then the counts
+	 * are taken as seen */
+	size_t nl = gt_store_lane_count(a->store);
+	a->moved = 0;
+	for (size_t i = 0; i < nl && !a->moved; i++)
+		a->moved = moved_by(a, (uint32_t)i) != 0;
 	for (int i = 0; i < a->nviews; i++) {
 		a->views[i]->due.stale = 1;
 		if (a->views[i]->ops->data)
 			a->views[i]->ops->data(a->views[i]);
 	}
+	if (a->moved || nl > a->n_seen_dropped) {
+		uint64_t *d = realloc(a->seen_dropped, (nl ? nl : 1) * sizeof(*d));
+		if (d) {
+			for (size_t i = 0; i < nl; i++)
+				d[i] = gt_store_lane_at(a->store, (uint32_t)i)->dropped;
+			a->seen_dropped = d;
+			a->n_seen_dropped = nl;
+		}
+	}
+	a->moved = 0;
 }
 
 int ui_run(struct ui_source *src)
@@ -410,7 +462,7 @@ int ui_run(struct ui_source *src)
 		}
 		if (ch == ERR) {
 			if (src->poll && src->poll(src->ctx, a->store) > 0)
-				data_changed(a);
+				ui_data_changed(a);
 			dirty = src->poll || src->status || again;
 			continue;
 		}

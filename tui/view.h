@@ -95,6 +95,12 @@ struct app {
 	size_t prompt_len;
 	struct view *prompt_view;
 	prompt_done_fn prompt_done;
+	/* per lane, the events a ring window had cut from its front when the
+	   pages last saw the store (gt_lane.dropped); moved: some lane was cut
+	   since (set while the pages' data hooks run) */
+	uint64_t *seen_dropped;
+	size_t n_seen_dropped;
+	int moved;
 };
 
 /* the viewer's state for a source (views created); NULL on no memory */
@@ -108,6 +114,16 @@ void ui_prompt(struct app *a, struct view *v, const char *label, const char *ini
 	       prompt_done_fn done);
 /* show a transient message in the status line */
 void ui_msg(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* the store changed (a live poll): every page is stale (ui_due) and its
+ * data hook is called */
+void ui_data_changed(struct app *a);
+/* in a page's data hook: a ref taken before the change names its event
+ * again (a live store with --ring cuts each lane's front, and its events'
+ * indexes move down); 0 when its event was cut */
+int ui_ref_move(const struct app *a, struct gt_ref *r);
+/* the same for a list: refs to events cut are removed and *sel (may be
+ * NULL) follows its ref, or the next one kept; returns the new count */
+size_t ui_refs_move(const struct app *a, struct gt_ref *v, size_t n, size_t *sel);
 /* 1 when r names an event of the store (refs kept across a live update
  * may not) */
 static inline int ui_ref_ok(const struct gt_store *s, struct gt_ref r)

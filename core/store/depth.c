@@ -236,6 +236,7 @@ int gt_store_depth_build(const struct gt_lane *l, struct gt_depth **out)
 	if (!d)
 		return -ENOMEM;
 	d->lane = l->id;
+	d->lane_dropped = l->dropped;
 	uint32_t *ord = event_order(l);
 	if (!ord || take_events(d, l, ord, l->n)) {
 		free(ord);
@@ -256,6 +257,8 @@ int gt_store_depth_build(const struct gt_lane *l, struct gt_depth **out)
 int gt_store_depth_extend(struct gt_depth *d, const struct gt_lane *l)
 {
 	size_t n0 = d->n, n = l->n;
+	if (l->dropped != d->lane_dropped)
+		return -EAGAIN;   /* cut (gt_store_drop_before): every index moved */
 	if (n == n0)
 		return 0;
 	if (n < n0 || !n0 || n >= UINT32_MAX ||

@@ -106,6 +106,16 @@ void lod_free(struct gt_store *s, struct gt_lane *l)
 	l->busy_total_ns = 0;
 }
 
+void lod_reset(struct gt_lane *l)
+{
+	for (int k = 0; k < l->n_lvl; k++)
+		l->lvl_n[k] = 0;
+	l->n_top = 0;
+	l->n_open = 0;
+	l->n_indexed = 0;
+	l->busy_total_ns = 0;
+}
+
 static size_t lvl_elem(const struct gt_lane *l, int lvl, size_t k)
 {
 	return lvl < 0 ? k : l->lvl_max[lvl][k];
@@ -233,7 +243,7 @@ int lod_build(struct gt_store *s, struct gt_lane *l)
 		int rc = sort_events(s, l, l->ev, n);
 		if (rc)
 			return rc;
-		lod_free(s, l);
+		lod_reset(l);
 	}
 	size_t nb = (n + B - 1) / B;
 	size_t b0 = from / B;
@@ -321,6 +331,16 @@ int lod_build(struct gt_store *s, struct gt_lane *l)
 		prev_n = cn;
 		lvl++;
 	}
+	/* levels a lane needed before it was cut (lod_reset) */
+	for (int k = lvl; k < l->n_lvl; k++) {
+		store_mem_free(s, l->lvl_max[k]);
+		store_mem_free(s, l->lvl_dur[k]);
+		l->lvl_max[k] = NULL;
+		l->lvl_dur[k] = NULL;
+		l->lvl_n[k] = 0;
+	}
+	if (lvl < l->n_lvl)
+		l->n_lvl = lvl;
 	l->n_indexed = n;
 	return 0;
 }

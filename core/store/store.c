@@ -55,6 +55,7 @@ struct gt_store *gt_store_new(void)
 	rectab_init(&s->nccl, sizeof(struct gt_nccl));
 	s->t_min = INT64_MAX;
 	s->t_max = INT64_MIN;
+	s->drop_last_start = INT64_MIN;
 	static _Atomic uint64_t uids;
 	s->uid = atomic_fetch_add(&uids, 1) + 1;
 	return s;

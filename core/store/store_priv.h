@@ -70,6 +70,8 @@ struct gt_store {
 	int arena_err;            /* engaging failed: -errno, not retried */
 	unsigned adds_unchecked;  /* gt_store_add calls since the last budget check */
 	struct gt_lsum *summary;  /* per-lane summary read from the file (lsum.c), or NULL */
+	uint64_t n_dropped;       /* events gt_store_drop_before dropped */
+	int64_t drop_last_start;  /* the latest start of one (INT64_MIN: none) */
 };
 
 int strtab_init(struct strtab *t);
@@ -84,6 +86,10 @@ uint32_t rectab_intern(struct rectab *t, const void *rec);
 const void *rectab_at(const struct rectab *t, uint32_t id);
 
 int lod_build(struct gt_store *s, struct gt_lane *l);
+/* forget a lane's index (the next lod_build builds it whole) but keep its
+ * arrays for the rebuild: a lane cut often does not take new cache-file room
+ * each time */
+void lod_reset(struct gt_lane *l);
 /* from the lane's coarse index (lod.c): the first event a search for
  * start >= t may begin at, and the first block a search for running max
  * end >= t may begin at (0 without a coarse index) */

@@ -72,6 +72,10 @@ struct gt_lane {
 	 * long walk back (core/store/lod_open.c) */
 	struct lod_open *top_open;
 	size_t n_open, cap_open;
+	/* events gt_store_drop_before took from the lane's front since it was
+	 * made: event i now was event i + dropped before any drop (a holder of
+	 * refs moves them by the difference) */
+	uint64_t dropped;
 };
 
 /* blocks per coarse index entry (GT_LOD_TOP x GT_LOD_BLOCK = 4096 events) */
@@ -184,6 +188,21 @@ int gt_store_finish(struct gt_store *s);
  * are one) and finish the store again (after gt_store_finish; a caller that
  * cached query results recomputes them); 0 or -ENOMEM */
 int gt_store_shift_rank(struct gt_store *s, int32_t rank, int64_t delta_ns);
+
+/* ---- a live store with a ring window (--ring, core/store/store_drop.c) ----
+ * Drop from the front of each lane the events that start before t (a
+ * counter lane keeps its last sample before t: its value at t), then
+ * finish the store again (indexes rebuilt, the correlation index anew).
+ * A lane is cut only when what it drops is at least 1/keep_div of what it
+ * keeps (keep_div 2: a lane holds at most about 1.5 times the window and
+ * each event is moved at most twice; 0 = always cut).  Lane ids stay;
+ * event indexes move down by what the lane dropped (gt_lane.dropped).
+ * Call after gt_store_finish.  *dropped (may be NULL) gets the events
+ * dropped now; 0 or -ENOMEM (the store is then unusable) */
+int gt_store_drop_before(struct gt_store *s, int64_t t, unsigned keep_div, uint64_t *dropped);
+/* events dropped by gt_store_drop_before in all, and the latest start of
+ * one (INT64_MIN when none) */
+uint64_t gt_store_dropped(const struct gt_store *s, int64_t *last_start_ns);
 
 /* totals (valid after finish) */
 size_t gt_store_event_count(const struct gt_store *s);
@@ -368,6 +387,7 @@ struct gt_depth_row {
 
 struct gt_depth {
 	uint32_t lane;       /* lane id it was built from */
+	uint64_t lane_dropped; /* the lane's dropped count then (a cut lane: build again) */
 	size_t n;            /* lane events covered */
 	int nrows;           /* rows in use: deepest depth + 1 (0 for an empty lane) */
 	uint8_t *depth;      /* per lane event: its row */
@@ -386,8 +406,8 @@ void gt_store_depth_free(struct gt_depth *d);
 size_t gt_store_depth_bytes(const struct gt_depth *d);
 /* a grown lane: take its new events when they come after the indexed ones
  * in the rule's order and the indexed ones did not move (O(new events));
- * 0 (also when nothing is new), -EAGAIN: the lane changed otherwise (build
- * it again), -ENOMEM (the index is then unusable: free it) */
+ * 0 (also when nothing is new), -EAGAIN: the lane changed otherwise or was
+ * cut (gt_store_drop_before; build it again), -ENOMEM (the index is then unusable: free it) */
 int gt_store_depth_extend(struct gt_depth *d, const struct gt_lane *l);
 /* true depth of lane event i (number of open ranges when it starts; the
  * row is min(depth, GT_DEPTH_ROWS - 1)); 255 means 255 or more; -1 if absent */

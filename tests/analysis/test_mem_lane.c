@@ -265,6 +265,106 @@ Test(mem_lane, shuffled_batches_stay_exact)
 	free(perm);
 }
 
+/* a live store with --ring cuts the counter lanes too (gt_store_drop_before):
+ * each keeps its last sample before the cut, the value at the cut; records
+ * older than that sample that come after the cut add their bytes to every
+ * sample kept but get none of their own.  The truth: the running sums of
+ * every record delivered (an independent sort), at the samples a cut keeps */
+Test(mem_lane, ring_cut_keeps_the_value_at_the_cut)
+{
+	static struct rec r[NREC], d[NREC];
+	size_t n = plant(r);
+	/* delivery: shuffled in blocks of 64, as above */
+	size_t nb = (n + 63) / 64, nd = 0;
+	size_t *perm = malloc(nb * sizeof(*perm));
+	for (size_t i = 0; i < nb; i++)
+		perm[i] = i;
+	for (size_t i = nb; i > 1; i--) {
+		size_t j = next() % i, t = perm[i - 1];
+		perm[i - 1] = perm[j];
+		perm[j] = t;
+	}
+	for (size_t b = 0; b < nb; b++)
+		for (size_t i = perm[b] * 64; i < n && i < perm[b] * 64 + 64; i++)
+			d[nd++] = r[i];
+	free(perm);
+	for (size_t i = 0; i < nd; i++)
+		d[i].order = (int)i;
+	const int64_t T = 100005;   /* no record falls on it (times end in 0) */
+	struct gt_store *s = gt_store_new();
+	uint32_t name = gt_store_intern_cstr(s, "[memory]");
+	struct gt_mem_lane *m = gt_mem_lane_new();
+	struct gt_event batch[200];
+	size_t i = 0, cut_at = 0;
+	while (i < nd) {
+		size_t k = 1 + next() % 200;
+		if (k > nd - i)
+			k = nd - i;
+		for (size_t j = 0; j < k; j++)
+			add_rec(s, &d[i + j], name, &batch[j]);
+		cr_assert_eq(gt_mem_lane_note(m, batch, k), 0);
+		cr_assert_eq(gt_store_finish(s), 0);
+		cr_assert_eq(gt_mem_lane_sync(m, s), 0);
+		i += k;
+		if (!cut_at && i >= nd / 2) {
+			cut_at = i;
+			cr_assert_eq(gt_store_drop_before(s, T, 0, NULL), 0);
+		}
+	}
+	int cut_lanes = 0, kept_early = 0, gone_late = 0;
+	struct rec *v = malloc(nd * sizeof(*v));
+	for (int rank = 0; rank < 2; rank++)
+		for (int kd = 0; kd < 3; kd++) {
+			uint32_t dev = kd == 2 ? GT_MEM_HOST : (uint32_t)kd;
+			size_t mv = 0;
+			for (size_t j = 0; j < nd; j++)
+				if (d[j].rank == rank && d[j].dev == dev)
+					v[mv++] = d[j];
+			qsort(v, mv, sizeof(*v), by_t_order);
+			/* the sample the cut kept: the last record before T among
+			   those delivered before it; the lane was cut when it had two */
+			size_t fl = SIZE_MAX, before = 0;
+			for (size_t j = 0; j < mv; j++)
+				if (v[j].order < (int)cut_at && v[j].t < T) {
+					fl = j;
+					before++;
+				}
+			int cut = before >= 2;
+			cut_lanes += cut;
+			const struct gt_lane *l = lane_of(s, rank, dev);
+			cr_assert_not_null(l);
+			cr_assert_eq(l->dropped ? 1 : 0, cut, "rank %d device %u", rank, dev);
+			int64_t sum = 0;
+			size_t at = 0;
+			for (size_t j = 0; j < mv; j++) {
+				sum += v[j].b;
+				int keep = !cut || j == fl || v[j].t >= T ||
+					   (v[j].order >= (int)cut_at && v[j].t >= v[fl].t);
+				gone_late += cut && v[j].order >= (int)cut_at && v[j].t < v[fl].t;
+				if (!keep)
+					continue;
+				kept_early += cut && v[j].t < T && j != fl;
+				cr_assert_lt(at, l->n, "rank %d device %u: %zu samples", rank, dev, l->n);
+				double x;
+				memcpy(&x, &l->ev[at].arg, sizeof(x));
+				cr_assert_eq(l->ev[at].start_ns, v[j].t, "rank %d device %u sample %zu time",
+					     rank, dev, at);
+				cr_assert_eq((int64_t)x, sum, "rank %d device %u sample %zu: %lld, truth %lld",
+					     rank, dev, at, (long long)x, (long long)sum);
+				at++;
+			}
+			cr_assert_eq(at, l->n, "rank %d device %u: %zu samples, %zu kept by the truth",
+				     rank, dev, l->n, at);
+		}
+	/* the scenario reached both cases it is about */
+	cr_assert_eq(cut_lanes, 6);
+	cr_assert_gt(kept_early, 0, "no late record after the cut between its sample and T");
+	cr_assert_gt(gone_late, 0, "no late record after the cut older than its sample");
+	free(v);
+	gt_mem_lane_free(m);
+	gt_store_free(s);
+}
+
 Test(mem_lane, build_without_records_or_marker_adds_nothing)
 {
 	struct gt_store *s = gt_store_new();

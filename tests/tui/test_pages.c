@@ -13,6 +13,8 @@
 #include <string.h>
 #include "term.h"
 #include "view.h"
+#include "kernels_view.h"
+#include "trace_view.h"
 
 static SCREEN *scr;
 static FILE *fout, *fin;
@@ -369,6 +371,72 @@ Test(pages, status_line_never_cut_inside_parentheses)
 		if (w == 160)
 			cr_assert(strstr(line, "nodes: 2 receiving"), "'%s'", line);
 	}
+	ui_app_free(ap);
+	screen_close();
+	gt_store_free(s);
+}
+
+/* a live store with --ring cuts each lane's front (gt_store_drop_before):
+ * the pages' references move with their events.  Planted: kernels k at
+ * 1000 k ns (k = 0..99) on one stream, "long_k" on even k (700 ns) and
+ * "short_k" on odd k (300 ns).  The trace view's pinned selection (kernel
+ * 60) and the Kernels page's open instance list of long_k (50 events,
+ * kernel 80 selected) name the same events after a cut at 30500 ns, the
+ * 16 long_k cut are gone from the list, and a selection on a cut kernel
+ * (10) is dropped rather than left naming another event */
+Test(pages, ring_cut_moves_the_pages_references)
+{
+	struct gt_store *s = gt_store_new();
+	uint32_t g = lane(s, GT_LANE_GPU, 0, 7);
+	for (int k = 0; k < 100; k++)
+		add(s, g, GT_EV_KERNEL, k % 2 ? "short_k" : "long_k", 1000LL * k,
+		    1000LL * k + (k % 2 ? 300 : 700));
+	cr_assert_eq(gt_store_finish(s), 0);
+	screen_open(120, 30);
+	struct ui_source src = { .name = "planted", .store = s };
+	struct app *ap = ui_app_new(&src);
+	cr_assert_not_null(ap);
+	struct trace_view *t = (struct trace_view *)ui_page(ap, "Trace");
+	struct kernels_view *kv = (struct kernels_view *)ui_page(ap, "Kernels");
+	cr_assert(t && kv);
+	trace_view_goto(&t->v, (struct gt_ref){ g, 60 });
+	cr_assert(t->has_sel && t->pinned);
+	for (int i = 0; i < ap->nviews; i++)
+		if (ap->views[i] == &kv->v)
+			ui_switch(ap, i);
+	ui_frame(ap);
+	cr_assert_eq(kv->v.ops->key(&kv->v, '\n'), UI_HANDLED);
+	ui_frame(ap);
+	cr_assert(kv->inst_open);
+	cr_assert_eq(kv->ninst, 50, "%zu instances of long_k", kv->ninst);
+	size_t sel = SIZE_MAX;
+	for (size_t i = 0; i < kv->ninst; i++)
+		if (gt_store_ev(s, kv->inst[i])->start_ns == 80000)
+			sel = i;
+	cr_assert_neq(sel, SIZE_MAX);
+	kv->inst_sel = sel;
+
+	cr_assert_eq(gt_store_drop_before(s, 30500, 0, NULL), 0);
+	ui_data_changed(ap);
+	cr_assert(t->has_sel);
+	cr_assert_eq(gt_store_ev(s, t->sel)->start_ns, 60000);
+	cr_assert_eq(kv->ninst, 34);
+	for (size_t i = 0; i < kv->ninst; i++) {
+		const struct gt_event *e = gt_store_ev(s, kv->inst[i]);
+		cr_assert(e->start_ns >= 30500 && e->dur_ns == 700 && e->start_ns % 2000 == 0,
+			  "instance %zu: start %lld dur %lld", i, (long long)e->start_ns, (long long)e->dur_ns);
+	}
+	cr_assert_eq(gt_store_ev(s, kv->inst[kv->inst_sel])->start_ns, 80000);
+
+	/* a selection on an event the next cut takes */
+	trace_view_goto(&t->v, (struct gt_ref){ g, 10 });   /* kernel 41 now */
+	cr_assert_eq(gt_store_ev(s, t->sel)->start_ns, 41000);
+	cr_assert_eq(gt_store_drop_before(s, 50500, 0, NULL), 0);
+	ui_data_changed(ap);
+	cr_assert(!t->has_sel || gt_store_ev(s, t->sel)->start_ns == 41000,
+		  "the selection names another event");
+	cr_assert(!t->pinned);
+	ui_frame(ap);
 	ui_app_free(ap);
 	screen_close();
 	gt_store_free(s);

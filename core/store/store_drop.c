@@ -1,0 +1,76 @@
+/*
+ * store_drop.c - a live store with a ring window (gtrace/store.h,
+ * gt_store_drop_before): each lane's events older than the window leave
+ * its front, and its index is built again over what stays.
+ *
+ * The kept events move down in runs no longer than the dropped prefix
+ * (source and destination never overlap within a run), each run through
+ * gt_store_copy_in: in the budget's cache file that is a pwrite, so the
+ * destination's pages are not mapped into the process, and the source is
+ * read a run at a time (gt_store_read_tick), so a cut of a lane larger than
+ * the budget stays within it.  The lane's array keeps its capacity: appends
+ * after a cut fill the room the dropped events left, so the array (and the
+ * cache file) stops growing once the window is full.
+ */
+#include <errno.h>
+#include <string.h>
+#include "gtrace/lsum.h"
+#include "store_priv.h"
+
+/* move events [k, n) of l to [0, n - k); 0 or -errno */
+static int move_down(struct gt_store *s, struct gt_lane *l, size_t k)
+{
+	size_t n = l->n, run = k < GT_READ_RUN ? k : GT_READ_RUN;
+	for (size_t i = k; i < n; i += run) {
+		size_t m = n - i < run ? n - i : run;
+		gt_store_read_tick(s, l, i, i + m);
+		int rc = gt_store_copy_in(s, &l->ev[i - k], &l->ev[i], m * sizeof(*l->ev));
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int gt_store_drop_before(struct gt_store *s, int64_t t, unsigned keep_div, uint64_t *dropped)
+{
+	uint64_t total = 0;
+	int64_t last = s->drop_last_start;
+	if (dropped)
+		*dropped = 0;
+	for (size_t i = 0; i < s->n_lanes; i++) {
+		struct gt_lane *l = s->lanes[i];
+		if (!l->n)
+			continue;
+		size_t k = gt_store_lane_lower_start(l, t);
+		/* a counter keeps its last sample before t: the value at t */
+		if (k && l->key.type == GT_LANE_COUNTER)
+			k--;
+		if (!k || (keep_div && (uint64_t)k * keep_div < l->n - k))
+			continue;
+		if (l->ev[k - 1].start_ns > last)
+			last = l->ev[k - 1].start_ns;
+		int rc = move_down(s, l, k);
+		if (rc)
+			return rc;
+		l->n -= k;
+		l->dropped += k;
+		lod_reset(l);
+		total += k;
+	}
+	if (!total)
+		return 0;
+	if (s->summary)
+		gt_store_set_summary(s, NULL);   /* it described the events dropped */
+	s->n_dropped += total;
+	s->drop_last_start = last;
+	if (dropped)
+		*dropped = total;
+	return gt_store_finish(s);
+}
+
+uint64_t gt_store_dropped(const struct gt_store *s, int64_t *last_start_ns)
+{
+	if (last_start_ns)
+		*last_start_ns = s->n_dropped ? s->drop_last_start : INT64_MIN;
+	return s->n_dropped;
+}
