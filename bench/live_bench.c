@@ -5,12 +5,15 @@
  * viewer) publishes for SECONDS; this process is the viewer's session
  * without the screen (live_sess_poll, as the viewer's loop calls it).
  *
- *   live_bench GTRACE RATE SECONDS [BUDGET_MIB] [GPUS]
+ *   live_bench GTRACE RATE SECONDS [BUDGET_MIB] [GPUS] [RING_S]
  *
  * Prints one line per wall second (t, events in, rate, RSS, capture file
- * size), then "key value" lines: events received, the trainer's count,
- * lost (ring overflow + malformed), the session's CPU time, RSS at the
- * quarters of the run and its maximum.  Needs TMPDIR on a disk that keeps
+ * size, events the store holds, the store's cache file on disk), then
+ * "key value" lines: events received, the trainer's count, lost (ring
+ * overflow + malformed), the session's CPU time, RSS at the quarters of
+ * the run and its maximum.  RING_S > 0: --ring RING_S seconds (the capture
+ * file's segments and the store both keep the window; the figures then
+ * also say what the store cut and its most events and cache file).  Needs TMPDIR on a disk that keeps
  * up (the capture file is written there and removed).
  */
 #include <fcntl.h>
@@ -39,6 +42,7 @@ int main(int argc, char **argv)
 	const char *exe = argv[1], *rate = argv[2], *secs = argv[3];
 	double budget_mib = argc > 4 ? atof(argv[4]) : 256;
 	const char *gpus = argc > 5 ? argv[5] : "4";
+	double ring_s = argc > 6 ? atof(argv[6]) : 0;
 	char errpath[] = "/tmp/live_bench-XXXXXX";
 	int ef = mkstemp(errpath);
 	int out[2];
@@ -69,17 +73,19 @@ int main(int argc, char **argv)
 	char err[512];
 	struct live_rec rec;
 	if (live_sess_add(&ss, tp, err, sizeof(err)) < 0 ||
-	    live_rec_open(&rec, s, NULL, 0, 0, err, sizeof(err)) < 0) {
+	    live_rec_open(&rec, s, NULL, 0, (int64_t)(ring_s * 1e9), err, sizeof(err)) < 0) {
 		fprintf(stderr, "live_bench: %s\n", err);
 		kill(tp, SIGTERM);
 		return 1;
 	}
 	ss.rec = &rec;
 	double t0 = bench_ms(CLOCK_MONOTONIC), cpu0 = bench_cpu_s(), last = t0;
-	double rss[4096];
+	double rss[4096], cache[4096];
+	size_t held[4096];
 	int nr = 0;
 	uint64_t ev_last = 0;
-	printf("# t_s events ev_per_s rss_mib file_mib (budget %.0f MiB)\n", budget_mib);
+	printf("# t_s events ev_per_s rss_mib file_mib store_events cache_mib (budget %.0f MiB, ring %.0f s)\n",
+	       budget_mib, ring_s);
 	while (!live_sess_done(&ss)) {
 		int r = live_sess_poll(&ss);
 		if (r < 0) {
@@ -89,11 +95,15 @@ int main(int argc, char **argv)
 		double now = bench_ms(CLOCK_MONOTONIC);
 		if (now - last >= 1000) {
 			double m = rss_mib();
-			if (nr < 4096)
+			double c = (double)gt_store_cache_disk_bytes(s) / 1048576.0;
+			if (nr < 4096) {
+				cache[nr] = c;
+				held[nr] = gt_store_event_count(s);
 				rss[nr++] = m;
-			printf("%.0f %llu %.0f %.1f %.1f\n", (now - t0) / 1e3, (unsigned long long)ss.events,
-			       (double)(ss.events - ev_last) * 1e3 / (now - last), m,
-			       (double)live_rec_bytes(&rec) / 1048576.0);
+			}
+			printf("%.0f %llu %.0f %.1f %.1f %zu %.1f\n", (now - t0) / 1e3,
+			       (unsigned long long)ss.events, (double)(ss.events - ev_last) * 1e3 / (now - last),
+			       m, (double)live_rec_bytes(&rec) / 1048576.0, gt_store_event_count(s), c);
 			fflush(stdout);
 			ev_last = ss.events;
 			last = now;
@@ -131,6 +141,17 @@ int main(int argc, char **argv)
 	for (int q = 1; q <= 4 && nr; q++)
 		printf("rss_mib_at_%d_of_4 %.1f\n", q, rss[(nr - 1) * q / 4]);
 	printf("rss_mib_max %.1f\nbudget_mib %.0f\n", mx, budget_mib);
+	double cmx = 0;
+	size_t hmx = 0;
+	for (int i = 0; i < nr; i++) {
+		cmx = cache[i] > cmx ? cache[i] : cmx;
+		hmx = held[i] > hmx ? held[i] : hmx;
+	}
+	for (int q = 1; q <= 4 && nr; q++)
+		printf("cache_mib_at_%d_of_4 %.1f\nstore_events_at_%d_of_4 %zu\n", q, cache[(nr - 1) * q / 4],
+		       q, held[(nr - 1) * q / 4]);
+	printf("cache_mib_max %.1f\nstore_events_max %zu\nstore_cut %llu\nring_s %.0f\n", cmx, hmx,
+	       (unsigned long long)gt_store_dropped(s, NULL), ring_s);
 	gt_store_free(s);
 	if (rc < 0)
 		fprintf(stderr, "live_bench: %s\n", err);

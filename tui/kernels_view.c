@@ -310,14 +310,19 @@ static void kv_free(struct view *v)
 	free(k);
 }
 
-/* a ring window cut lanes: the open instance list keeps naming its events
- * until the page recomputes (ui_due) */
+/* a ring window cut lanes: the open instance list follows its events
+ * (the selected one kept), then is listed again over what the store keeps,
+ * its count, totals and histogram with it */
 static void kv_data(struct view *v)
 {
 	struct kernels_view *k = (struct kernels_view *)v;
+	if (!v->app->moved)
+		return;
 	k->ninst = ui_refs_move(v->app, k->inst, k->ninst, &k->inst_sel);
 	if (k->inst_top > k->inst_sel)
 		k->inst_top = k->inst_sel;
+	if (k->inst_open)
+		kernels_view_inst_refresh(k);
 }
 
 static const struct view_ops kv_ops = {

@@ -185,7 +185,7 @@ void kernels_view_inst_draw(struct kernels_view *k, struct lrect r)
 		k->inst_top = k->inst_sel;
 	if (k->inst_sel >= k->inst_top + (size_t)body)
 		k->inst_top = k->inst_sel - (size_t)body + 1;
-	int64_t lo = gt_store_t_min(s);
+	int64_t lo = gt_store_t_origin(s);
 	for (int i = 0; i < body; i++) {
 		size_t n = k->inst_top + (size_t)i;
 		if (n >= k->ninst)

@@ -164,7 +164,7 @@ static void mv_draw(struct view *v, struct lrect r)
 	const struct gt_mem_usage_dev *d = &m->res.dev[m->sel];
 	char nm[32], a[32], b[32], c[32], t[32];
 	dev_name(d, nm, sizeof(nm));
-	layout_fmt_rel(d->peak_ns - gt_store_t_min(v->app->store), t, sizeof(t));
+	layout_fmt_rel(d->peak_ns - gt_store_t_origin(v->app->store), t, sizeof(t));
 	y++;
 	char step[32] = "n/a";
 	if (d->peak_step >= 0)
@@ -179,7 +179,7 @@ static void mv_draw(struct view *v, struct lrect r)
 	/* the allocator's own totals, when the records carry them */
 	if (d->total_samples[0] && y < end) {
 		char ta[32], tr[32], tt[32], ts[32] = "n/a";
-		layout_fmt_rel(d->total_peak_ns[0] - gt_store_t_min(v->app->store), tt, sizeof(tt));
+		layout_fmt_rel(d->total_peak_ns[0] - gt_store_t_origin(v->app->store), tt, sizeof(tt));
 		if (d->total_peak_step >= 0)
 			snprintf(ts, sizeof(ts), "%lld", (long long)d->total_peak_step);
 		term_printf(y++, r.x + 1, r.w - 2, 0, "%s allocator: Total Allocated peak %s at %s in "

@@ -295,8 +295,9 @@ static void op_free(struct view *v)
 	free(o);
 }
 
-/* a ring window cut lanes: the open lists keep naming their events until
- * the page recomputes (ui_due); a compare list keeps its two ranks' parts */
+/* a ring window cut lanes: the open lists follow their events (a compare
+ * list keeps its two ranks' parts), the selected ones kept, then are
+ * listed again */
 static void op_data(struct view *v)
 {
 	struct operators_view *o = (struct operators_view *)v;
@@ -322,6 +323,9 @@ static void op_data(struct view *v)
 		o->nwork = ui_refs_move(a, o->work, o->nwork, &o->wsel);
 	if (o->wtop > o->wsel)
 		o->wtop = o->wsel;
+	/* listed again over what the store keeps (counts and totals with it) */
+	if (o->mode)
+		operators_view_calls_refresh(o);
 }
 
 static const struct view_ops op_ops = {

@@ -160,7 +160,7 @@ static void draw_list(const struct operators_view *o, struct lrect r, const stru
 		const struct gt_lane *l = gt_store_lane_at(s, v[k].lane);
 		const struct gt_event *e = &l->ev[v[k].idx];
 		char ts[32], d[32], where[64];
-		layout_fmt_ts(e->start_ns - gt_store_t_min(s), ts, sizeof(ts));
+		layout_fmt_ts(e->start_ns - gt_store_t_origin(s), ts, sizeof(ts));
 		layout_fmt_dur(e->dur_ns, d, sizeof(d));
 		if (l->key.type == GT_LANE_GPU)
 			snprintf(where, sizeof(where), "r%d GPU %d stream %lld", l->key.rank,

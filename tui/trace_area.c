@@ -122,7 +122,7 @@ int trace_area_compute(struct trace_view *t, size_t row_a, size_t row_b)
 void trace_area_draw(struct trace_view *t, const struct lrect *r)
 {
 	const struct gt_store *s = t->v.app->store;
-	int64_t lo = gt_store_t_min(s), span = t->mark_t1 - t->mark_t0;
+	int64_t lo = gt_store_t_origin(s), span = t->mark_t1 - t->mark_t0;
 	char a[32], b[32], c[32], d[32];
 	double share = span > 0 ? 100.0 * (double)t->area_busy_ns / ((double)span * (double)t->narea) : 0;
 	term_printf(r->y, r->x + 1, r->w - 2, theme_attr(TH_HEADER),

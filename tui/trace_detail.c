@@ -60,7 +60,7 @@ static void event_lines(struct trace_view *t, const struct lrect *r)
 {
 	const struct gt_store *s = t->v.app->store;
 	const struct gt_event *e = gt_store_ev(s, t->sel);
-	int64_t lo = gt_store_t_min(s);
+	int64_t lo = gt_store_t_origin(s);
 	char nm[2048], a[32], b[32], c[32], place[160];
 	int y = r->y + 1, w = r->w - 2, x = r->x + 1;
 	trace_detail_name(s, e, nm, sizeof(nm));
@@ -200,7 +200,7 @@ static void mark_lines(struct trace_view *t, const struct lrect *r)
 			m1 = x + t->m.ns_per_col;
 		}
 	}
-	int64_t lo = gt_store_t_min(s), span = m1 - m0 > 0 ? m1 - m0 : 1;
+	int64_t lo = gt_store_t_origin(s), span = m1 - m0 > 0 ? m1 - m0 : 1;
 	char a[32], b[32], c[32];
 	term_printf(r->y, r->x + 1, r->w - 2, theme_attr(TH_HEADER),
 		    "range %s .. %s (%s)%s", layout_fmt_rel(m0 - lo, a, sizeof(a)),

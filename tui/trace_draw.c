@@ -19,7 +19,7 @@ void trace_draw_ruler(struct trace_view *t)
 	if (r->h <= 0)
 		return;
 	const struct gt_store *s = t->v.app->store;
-	int64_t lo = gt_store_event_count(s) ? gt_store_t_min(s) : 0;
+	int64_t lo = gt_store_t_origin(s);
 	int64_t step = layout_tick_ns(&t->m, 12);
 	char buf[32];
 	/* scale in the label column */

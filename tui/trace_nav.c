@@ -157,7 +157,7 @@ void trace_nav_goto_done(struct view *v, const char *text)
 		ui_msg(t->v.app, "not a time: '%s' (units ns, us, ms, s, e.g. 1.5s)", text);
 		return;
 	}
-	int64_t lo = trace_view_t_lo(t), at = lo + ns;
+	int64_t lo = gt_store_t_origin(t->v.app->store), at = lo + ns;
 	const struct gt_store *s = t->v.app->store;
 	int64_t hi = gt_store_event_count(s) ? gt_store_t_max(s) : lo;
 	if (at > hi || ns < 0) {
@@ -166,6 +166,13 @@ void trace_nav_goto_done(struct view *v, const char *text)
 		ui_msg(t->v.app, "%s is outside the capture (0..%s): went to its %s", text, b,
 		       ns < 0 ? "start" : "end");
 		at = ns < 0 ? lo : hi;
+	}
+	if (gt_store_event_count(s) && at < gt_store_t_min(s)) {
+		/* a live ring (--ring) cut the capture's past */
+		char b[32];
+		layout_fmt_rel(gt_store_t_min(s) - lo, b, sizeof(b));
+		ui_msg(t->v.app, "%s is before what the ring keeps (from %s): went there", text, b);
+		at = gt_store_t_min(s);
 	}
 	/* the cursor column starts at `at` exactly; the view centres it, but
 	   never starts before the capture nor ends a column past it when the

@@ -202,7 +202,7 @@ static void keep_row_visible(struct trace_view *t)
 static void set_range_text(struct trace_view *t)
 {
 	char a[32], b[32], d[32];
-	int64_t lo = trace_view_t_lo(t), ct = layout_col2t(&t->m, t->col) - lo;
+	int64_t lo = gt_store_t_origin(S(t)), ct = layout_col2t(&t->m, t->col) - lo;
 	layout_fmt_ts(ct < 0 ? -ct : ct, a, sizeof(a));
 	snprintf(t->v.app->cursor, sizeof(t->v.app->cursor), "cursor %s%s", ct < 0 ? "-" : "+", a);
 	t->v.app->follow = t->follow;
@@ -220,8 +220,12 @@ static void set_range_text(struct trace_view *t)
 		return;
 	}
 	int64_t v0 = t->m.t0_ns, span = (int64_t)t->m.cols * t->m.ns_per_col;
-	snprintf(t->v.app->range, sizeof(t->v.app->range), "view %s (%s)",
-		 layout_fmt_rel(v0 - lo, a, sizeof(a)), layout_fmt_dur(span, d, sizeof(d)));
+	/* a live ring (--ring) cut the time on screen: say so, not blank rows */
+	int gone = gt_store_dropped(S(t), NULL) && gt_store_event_count(S(t)) &&
+		   v0 + span <= gt_store_t_min(S(t));
+	snprintf(t->v.app->range, sizeof(t->v.app->range), "view %s (%s)%s",
+		 layout_fmt_rel(v0 - lo, a, sizeof(a)), layout_fmt_dur(span, d, sizeof(d)),
+		 gone ? ", cut by the ring (End: newest)" : "");
 }
 
 /* lay out and draw the trace view into area */

@@ -56,6 +56,7 @@ struct gt_store *gt_store_new(void)
 	s->t_min = INT64_MAX;
 	s->t_max = INT64_MIN;
 	s->drop_last_start = INT64_MIN;
+	s->drop_origin = INT64_MAX;
 	static _Atomic uint64_t uids;
 	s->uid = atomic_fetch_add(&uids, 1) + 1;
 	return s;
@@ -498,6 +499,14 @@ size_t gt_store_event_count(const struct gt_store *s)
 int64_t gt_store_t_min(const struct gt_store *s)
 {
 	return s->n_events ? s->t_min : 0;
+}
+
+int64_t gt_store_t_origin(const struct gt_store *s)
+{
+	int64_t lo = gt_store_t_min(s);
+	if (s->drop_origin == INT64_MAX)
+		return lo;
+	return s->n_events && lo < s->drop_origin ? lo : s->drop_origin;
 }
 
 int64_t gt_store_t_max(const struct gt_store *s)

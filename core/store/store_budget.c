@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "store_priv.h"
 #include "gtrace/lsum.h"
@@ -322,4 +323,12 @@ void gt_store_lane_fit(struct gt_store *s, uint32_t lane)
 		l->ev = e;
 		l->cap = l->n;
 	}
+}
+
+uint64_t gt_store_cache_disk_bytes(const struct gt_store *s)
+{
+	struct stat st;
+	if (!s->arena || fstat(store_arena_fd(s->arena), &st))
+		return 0;
+	return (uint64_t)st.st_blocks * 512;
 }

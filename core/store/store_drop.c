@@ -34,7 +34,7 @@ static int move_down(struct gt_store *s, struct gt_lane *l, size_t k)
 int gt_store_drop_before(struct gt_store *s, int64_t t, unsigned keep_div, uint64_t *dropped)
 {
 	uint64_t total = 0;
-	int64_t last = s->drop_last_start;
+	int64_t last = s->drop_last_start, origin = gt_store_t_min(s);
 	if (dropped)
 		*dropped = 0;
 	for (size_t i = 0; i < s->n_lanes; i++) {
@@ -61,6 +61,8 @@ int gt_store_drop_before(struct gt_store *s, int64_t t, unsigned keep_div, uint6
 		return 0;
 	if (s->summary)
 		gt_store_set_summary(s, NULL);   /* it described the events dropped */
+	if (s->drop_origin == INT64_MAX)
+		s->drop_origin = origin;
 	s->n_dropped += total;
 	s->drop_last_start = last;
 	if (dropped)

@@ -72,6 +72,7 @@ struct gt_store {
 	struct gt_lsum *summary;  /* per-lane summary read from the file (lsum.c), or NULL */
 	uint64_t n_dropped;       /* events gt_store_drop_before dropped */
 	int64_t drop_last_start;  /* the latest start of one (INT64_MIN: none) */
+	int64_t drop_origin;      /* t_min before the first cut (INT64_MAX: no cut) */
 };
 
 int strtab_init(struct strtab *t);

@@ -221,6 +221,10 @@ int gt_store_limit_hit(const struct gt_store *s);
  * marked as refused) once held plus added passes a limit, else 0 */
 int gt_store_limit_take(struct gt_store *s, int64_t lanes, int64_t events);
 int64_t gt_store_t_min(const struct gt_store *s);   /* earliest start */
+/* time zero of the times shown relative to the capture ("+1.5s"): the
+ * earliest start, kept across ring cuts (gt_store_drop_before), so a label
+ * names the same instant while a live ring drops the past (0 when empty) */
+int64_t gt_store_t_origin(const struct gt_store *s);
 int64_t gt_store_t_max(const struct gt_store *s);   /* latest end */
 
 /* ---- queries (after gt_store_finish) ---- */
@@ -312,6 +316,9 @@ size_t gt_store_budget(const struct gt_store *s);
  * (ENOSPC: $TMPDIR full), 0 if none: an allocation that failed for it
  * reports -ENOMEM, and readers name this instead */
 int    gt_store_cache_disk_error(const struct gt_store *s);
+/* disk space the cache file takes now (its blocks; holes of freed arrays
+ * not counted), 0 without one */
+uint64_t gt_store_cache_disk_bytes(const struct gt_store *s);
 /* bytes of events and indexes resident now (what the status line shows):
  * the heap part plus the cache file's pages mapped into the process */
 size_t gt_store_resident_bytes(const struct gt_store *s);

@@ -191,7 +191,12 @@ static void cut_and_grow(size_t budget)
 	struct gt_event *k = malloc(p.n * sizeof(*k));
 	size_t nk = kept(&p, t, k);
 	uint64_t dropped = 0;
+	int64_t t_first = gt_store_t_min(a);
+	cr_assert_eq(gt_store_t_origin(a), t_first);
 	cr_assert_eq(gt_store_drop_before(a, t, 0, &dropped), 0);
+	/* relative times keep their zero: the capture's first start */
+	cr_assert_gt(gt_store_t_min(a), t_first);
+	cr_assert_eq(gt_store_t_origin(a), t_first);
 	cr_assert_eq(dropped, p.n - nk, "dropped %llu, the filter %zu", (unsigned long long)dropped,
 		     p.n - nk);
 	int64_t last;
@@ -217,6 +222,7 @@ static void cut_and_grow(size_t budget)
 	nk = kept(&p, t, k);
 	b = store_with(k, nk, 0);
 	same(a, b, "grown after the cut");
+	cr_assert_eq(gt_store_t_origin(a), t_first);
 	gt_store_free(b);
 
 	/* keep_div 2: L_NEW (5 events) at t2 - 2000 would drop 1 and keep 4:

@@ -14,6 +14,7 @@
 #include "term.h"
 #include "view.h"
 #include "kernels_view.h"
+#include "operators_view.h"
 #include "trace_view.h"
 
 static SCREEN *scr;
@@ -427,6 +428,7 @@ Test(pages, ring_cut_moves_the_pages_references)
 			  "instance %zu: start %lld dur %lld", i, (long long)e->start_ns, (long long)e->dur_ns);
 	}
 	cr_assert_eq(gt_store_ev(s, kv->inst[kv->inst_sel])->start_ns, 80000);
+	cr_assert_eq(kv->inst_total_ns, 34 * 700, "the list's total: %lld", (long long)kv->inst_total_ns);
 
 	/* a selection on an event the next cut takes */
 	trace_view_goto(&t->v, (struct gt_ref){ g, 10 });   /* kernel 41 now */
@@ -437,6 +439,98 @@ Test(pages, ring_cut_moves_the_pages_references)
 		  "the selection names another event");
 	cr_assert(!t->pinned);
 	ui_frame(ap);
+	ui_app_free(ap);
+	screen_close();
+	gt_store_free(s);
+}
+
+/* the same for the Operators page's open list of calls: aten::mm at
+ * 1000 k ns (k = 0..59, 400 ns), call 45 selected; a cut at 20500 ns
+ * leaves calls 21..59 listed, call 45 still selected */
+Test(pages, ring_cut_moves_the_operator_calls)
+{
+	struct gt_store *s = gt_store_new();
+	uint32_t h = lane(s, GT_LANE_HOST, -1, 11);
+	for (int k = 0; k < 60; k++)
+		add(s, h, GT_EV_CPU_OP, "aten::mm", 1000LL * k, 1000LL * k + 400);
+	cr_assert_eq(gt_store_finish(s), 0);
+	screen_open(120, 30);
+	struct ui_source src = { .name = "planted", .store = s };
+	struct app *ap = ui_app_new(&src);
+	cr_assert_not_null(ap);
+	struct operators_view *o = (struct operators_view *)ui_page(ap, "Operators");
+	cr_assert_not_null(o);
+	for (int i = 0; i < ap->nviews; i++)
+		if (ap->views[i] == &o->v)
+			ui_switch(ap, i);
+	ui_frame(ap);
+	cr_assert_eq(o->v.ops->key(&o->v, '\n'), UI_HANDLED);
+	ui_frame(ap);
+	cr_assert_eq(o->mode, 1);
+	cr_assert_eq(o->ncalls, 60);
+	for (size_t i = 0; i < o->ncalls; i++)
+		if (gt_store_ev(s, o->calls[i])->start_ns == 45000)
+			o->sel = i;
+	cr_assert_eq(gt_store_ev(s, o->calls[o->sel])->start_ns, 45000);
+	cr_assert_eq(gt_store_drop_before(s, 20500, 0, NULL), 0);
+	ui_data_changed(ap);
+	cr_assert_eq(o->ncalls, 39);
+	for (size_t i = 0; i < o->ncalls; i++)
+		cr_assert_geq(gt_store_ev(s, o->calls[i])->start_ns, 21000);
+	cr_assert_eq(gt_store_ev(s, o->calls[o->sel])->start_ns, 45000);
+	cr_assert_eq(o->calls_total_ns, 39 * 400, "the list's total: %lld", (long long)o->calls_total_ns);
+	ui_frame(ap);
+	ui_app_free(ap);
+	screen_close();
+	gt_store_free(s);
+}
+
+/* count of screen cells drawn as events (block glyphs or '#' in ASCII) in
+ * rows [y0, y1) from column x0 */
+static int drawn_cells(int y0, int y1, int x0)
+{
+	int n = 0;
+	for (int y = y0; y < y1; y++) {
+		char line[512];
+		row_text(y, line, sizeof(line));
+		for (int x = x0; line[x]; x++)
+			n += line[x] != ' ' && line[x] != '|';
+	}
+	return n;
+}
+
+/* a ring cut under an expanded host thread (its depth rows rebuilt): every
+ * row still draws its events */
+Test(pages, ring_cut_with_depth_rows_draws_every_row)
+{
+	struct gt_store *s = gt_store_new();
+	uint32_t g = lane(s, GT_LANE_GPU, 0, 7);
+	uint32_t h = lane(s, GT_LANE_HOST, -1, 11);
+	for (int k = 0; k < 200; k++) {
+		add(s, g, GT_EV_KERNEL, "kern", 1000LL * k, 1000LL * k + 800);
+		add(s, h, GT_EV_CPU_OP, "outer", 1000LL * k, 1000LL * k + 900);
+		add(s, h, GT_EV_CPU_OP, "inner", 1000LL * k + 100, 1000LL * k + 600);
+	}
+	cr_assert_eq(gt_store_finish(s), 0);
+	screen_open(120, 30);
+	struct ui_source src = { .name = "planted", .store = s };
+	struct app *ap = ui_app_new(&src);
+	struct trace_view *t = (struct trace_view *)ui_page(ap, "Trace");
+	ui_frame(ap);
+	/* the host thread's row: expand it */
+	for (size_t r = 0; r < t->L.nvis; r++)
+		if (t->L.all[t->L.vis[r]].kind == LROW_LANE && t->L.all[t->L.vis[r]].lane == h)
+			t->row = r;
+	cr_assert_eq(t->v.ops->key(&t->v, 'e'), UI_HANDLED);
+	ui_frame(ap);
+	int before = drawn_cells(2, 29, 30);
+	cr_assert_gt(before, 100);
+	cr_assert_eq(gt_store_drop_before(s, 100500, 0, NULL), 0);
+	ui_data_changed(ap);
+	cr_assert_eq(t->v.ops->key(&t->v, 'f'), UI_HANDLED);
+	ui_frame(ap);
+	int after = drawn_cells(2, 29, 30);
+	cr_assert_gt(after, before / 2, "%d cells drawn after the cut, %d before", after, before);
 	ui_app_free(ap);
 	screen_close();
 	gt_store_free(s);
