@@ -225,9 +225,9 @@ int cmd_record(int argc, char **argv)
 	/* with, for a source that ended its capture, why */
 	live_sess_status(&ss, line, sizeof(line));
 	live_sess_close(&ss);
-	uint64_t disc = ss.rec->disc_events;
 	char rerr[768];
 	int wrc = live_rec_close(ss.rec, s, rerr, sizeof(rerr));
+	uint64_t disc = gt_store_dropped(s, NULL);   /* the ring's cut, the last at close */
 	free(ss.rec);
 	ss.rec = NULL;
 	if (rc < 0 || wrc < 0) {

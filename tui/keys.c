@@ -52,6 +52,8 @@ static void save_done(struct view *v, const char *text)
 	struct app *a = v->app;
 	char m[160] = "";
 	a->src->save_as(a->src->ctx, text, m, sizeof(m));
+	/* a ring's W cuts the store to its window: the pages' references move */
+	ui_data_changed(a);
 	ui_msg(a, "%s", m);
 }
 

@@ -71,7 +71,6 @@ int live_opts_finish(struct live_sess *ss, const char *cmd)
 		return 0;
 	char err[768], rec[PATH_MAX];
 	snprintf(rec, sizeof(rec), "%s", ss->rec->record);
-	uint64_t disc = ss->rec->disc_events;
 	int nkept = ss->rec->nkept;
 	char (*kept)[PATH_MAX] = malloc(sizeof(ss->rec->kept));
 	if (kept)
@@ -87,6 +86,7 @@ int live_opts_finish(struct live_sess *ss, const char *cmd)
 	for (int i = 0; kept && i < nkept; i++)
 		fprintf(stderr, "gtrace %s: kept the capture as %s\n", cmd, kept[i]);
 	free(kept);
+	uint64_t disc = gt_store_dropped(ss->s, NULL);   /* the ring's cut, the last at close */
 	if (rec[0] && disc)
 		fprintf(stderr, "gtrace %s: recorded %llu events to %s (%llu older ones discarded "
 			"by --ring)\n", cmd, (unsigned long long)(ss->events - disc), rec,

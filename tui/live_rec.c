@@ -38,7 +38,9 @@ static int seg_open(struct live_rec *r, struct gt_store *s, char *err, size_t er
 {
 	r->seq++;
 	snprintf(r->path, sizeof(r->path), "%.*s/seg-%06u.gtrace", PATH_MAX - 32, r->dir, r->seq);
-	struct gt_file_writer_opts wo = { .open_flags = GT_FILE_W_KEEP };
+	/* no summary: it would be built from the store, not the segment's
+	   events (a segment opened on its own is read whole) */
+	struct gt_file_writer_opts wo = { .open_flags = GT_FILE_W_KEEP | GT_FILE_W_NO_SUMMARY };
 	r->w = gt_file_writer_open(r->path, &wo, err, errlen);
 	r->cur_events = 0;
 	r->cur_t0 = INT64_MAX;
@@ -219,7 +221,8 @@ static void fmt_span(int64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%.1fs", s);
 }
 
-void live_rec_status(const struct live_rec *r, char *file, size_t flen, char *ring, size_t rlen)
+void live_rec_status(const struct live_rec *r, const struct gt_store *s, char *file, size_t flen,
+		     char *ring, size_t rlen)
 {
 	char b[32];
 	live_fmt_bytes(live_rec_bytes(r), b, sizeof(b));
@@ -227,62 +230,42 @@ void live_rec_status(const struct live_rec *r, char *file, size_t flen, char *ri
 	ring[0] = 0;
 	if (!r->ring_ns)
 		return;
+	/* what the store cut: what the viewer no longer has and the file at
+	   the end will not hold (the segments on disk hold at most that) */
 	char w[32], e[32] = "0", sp[32] = "0s";
 	fmt_span(r->ring_ns, w, sizeof(w));
-	if (r->disc_events) {
-		double d = (double)r->disc_events;
+	int64_t last;
+	uint64_t disc = gt_store_dropped(s, &last);
+	if (disc) {
+		double d = (double)disc;
 		if (d >= 1e6)
 			snprintf(e, sizeof(e), "%.1fM", d / 1e6);
 		else if (d >= 1e3)
 			snprintf(e, sizeof(e), "%.0fk", d / 1e3);
 		else
 			snprintf(e, sizeof(e), "%.0f", d);
-		fmt_span(r->disc_t1 - r->disc_t0, sp, sizeof(sp));
+		fmt_span(last - gt_store_t_origin(s), sp, sizeof(sp));
 	}
 	snprintf(ring, rlen, ", ring %s: %s ev discarded (%s)", w, e, sp);
 }
 
-/* write every segment kept (and the current one, flushed) into out, the
- * tables from s (the segments' ids are s's ids); 0 or negative errno with
- * err */
-static int merge(struct live_rec *r, struct gt_store *s, const char *out, unsigned open_flags,
-		 char *err, size_t errlen)
+static void ring_meta(struct live_rec *r, struct gt_store *s);
+
+/* the ring's file: the store cut to the window (every event starting in
+ * the last ring_ns before the newest end; a counter's value at its start)
+ * written whole, its summary with it; 0 or negative errno with err */
+static int ring_write(struct live_rec *r, struct gt_store *s, const char *out, unsigned open_flags,
+		      char *err, size_t errlen)
 {
-	struct gt_file_writer_opts wo = { .open_flags = open_flags };
 	err[0] = 0;
-	struct gt_file_writer *w = gt_file_writer_open(out, &wo, err, errlen);
-	if (!w)
-		return -EIO;
-	int rc = 0;
-	for (size_t i = 0; i <= r->nseg && !rc; i++) {
-		const char *p = i < r->nseg ? r->seg[i].path : r->w ? r->path : NULL;
-		if (!p)
-			break;
-		struct gt_store *t = gt_store_new();
-		struct gt_file_info info;
-		char e2[512];
-		rc = t ? gt_file_read(p, t, &info, e2, sizeof(e2)) : -ENOMEM;
-		if (rc < 0)
-			snprintf(err, errlen, "%s", t ? e2 : "out of memory");
-		for (uint32_t l = 0; !rc && l < gt_store_lane_count(t); l++) {
-			const struct gt_lane *ln = gt_store_lane_at(t, l);
-			if (ln->n)
-				rc = gt_file_writer_add(w, s, ln->ev, ln->n);
-		}
-		if (rc < 0 && !err[0])
-			snprintf(err, errlen, "%s: %s", out, strerror(-rc));
-		gt_store_free(t);
+	if (gt_store_event_count(s) &&
+	    gt_store_drop_before(s, gt_store_t_max(s) - r->ring_ns, 0, NULL) < 0) {
+		snprintf(err, errlen, "%s: out of memory", out);
+		return -ENOMEM;
 	}
-	if (rc < 0) {
-		gt_file_writer_abort(w);
-		unlink(out);
-		return rc;
-	}
-	char e2[256];
-	rc = gt_file_writer_close(w, s, e2, sizeof(e2));
-	if (rc < 0)
-		snprintf(err, errlen, "%s: %s", out, e2);
-	return rc;
+	ring_meta(r, s);
+	struct gt_file_writer_opts wo = { .open_flags = open_flags };
+	return gt_file_write_store_opts(s, out, &wo, err, errlen);
 }
 
 /* copy src to dst, created exclusively (never through a link); 0 or
@@ -344,7 +327,7 @@ int live_rec_keep(struct live_rec *r, struct gt_store *s, const char *name, char
 	}
 	if (r->ring_ns) {
 		copy = 1;
-		rc = merge(r, s, name, GT_FILE_W_KEEP, err, sizeof(err));
+		rc = ring_write(r, s, name, GT_FILE_W_KEEP, err, sizeof(err));
 	} else if (link(r->path, name) < 0) {
 		rc = -errno;
 		if (rc == -EXDEV || rc == -EPERM) {
@@ -371,21 +354,25 @@ int live_rec_keep(struct live_rec *r, struct gt_store *s, const char *name, char
 		snprintf(what, sizeof(what), "the ring's last %s", w);
 	}
 	snprintf(msg, len, "saved %s, %llu events so far (%s at exit)", full,
-		 (unsigned long long)(r->events - r->disc_events), what);
+		 (unsigned long long)(r->ring_ns ? gt_store_event_count(s) : r->events), what);
 	return 0;
 }
 
+/* what the ring discarded, from the store: events cut, from the capture's
+ * first start to the latest start of one */
 static void ring_meta(struct live_rec *r, struct gt_store *s)
 {
 	char v[64];
+	int64_t last;
+	uint64_t disc = gt_store_dropped(s, &last);
 	snprintf(v, sizeof(v), "%lld", (long long)r->ring_ns);
 	gt_store_meta_set(s, "ring_window_ns", v);
-	snprintf(v, sizeof(v), "%llu", (unsigned long long)r->disc_events);
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)disc);
 	gt_store_meta_set(s, "ring_discarded_events", v);
-	if (r->disc_events) {
-		snprintf(v, sizeof(v), "%lld", (long long)r->disc_t0);
+	if (disc) {
+		snprintf(v, sizeof(v), "%lld", (long long)gt_store_t_origin(s));
 		gt_store_meta_set(s, "ring_discarded_from_ns", v);
-		snprintf(v, sizeof(v), "%lld", (long long)r->disc_t1);
+		snprintf(v, sizeof(v), "%lld", (long long)last);
 		gt_store_meta_set(s, "ring_discarded_to_ns", v);
 	}
 }
@@ -407,8 +394,7 @@ int live_rec_close(struct live_rec *r, struct gt_store *s, char *err, size_t err
 	char final[PATH_MAX + 16];
 	err[0] = 0;
 	if (r->ring_ns) {
-		ring_meta(r, s);
-		/* the segments into one file: the recording, or a temporary one
+		/* the window into one file: the recording, or a temporary one
 		 * the kept names are copies of */
 		if (r->record[0])
 			snprintf(final, sizeof(final), "%s", r->record);
@@ -418,7 +404,7 @@ int live_rec_close(struct live_rec *r, struct gt_store *s, char *err, size_t err
 			if (r->w)
 				rc = gt_file_writer_flush(r->w, s);
 			if (!rc)
-				rc = merge(r, s, final, r->force ? 0 : GT_FILE_W_KEEP, err, errlen);
+				rc = ring_write(r, s, final, r->force ? 0 : GT_FILE_W_KEEP, err, errlen);
 			else
 				snprintf(err, errlen, "%s: %s", rec_name(r), gt_file_writer_strerror(rc));
 		}

@@ -55,7 +55,7 @@ struct live_rec {
 	uint64_t cur_events;
 	int64_t cur_t0, cur_t1;
 	int64_t t_max;           /* newest event end seen */
-	uint64_t disc_events, disc_segs;
+	uint64_t disc_events, disc_segs;   /* segments removed (the store counts what the ring cut) */
 	int64_t disc_t0, disc_t1;
 	/* names kept with W: copy (1) or hard link (0) */
 	char kept[LIVE_REC_KEEP_MAX][PATH_MAX];
@@ -78,14 +78,17 @@ int live_rec_flush(struct live_rec *r, struct gt_store *s);
 /* bytes on disk now (segments kept and the file being written) */
 uint64_t live_rec_bytes(const struct live_rec *r);
 /* ", file 12.3M" into file and, with a ring, ", ring 10m: 1.2M ev discarded
- * (5m 0s)" into ring (else "") */
-void live_rec_status(const struct live_rec *r, char *file, size_t flen, char *ring, size_t rlen);
-/* W: keep the capture as name (never replacing a file); 0 or negative
- * errno, a one-line message either way */
+ * (5m 0s)" into ring (else ""): what the store s cut, from the capture's
+ * start to the latest start cut */
+void live_rec_status(const struct live_rec *r, const struct gt_store *s, char *file, size_t flen,
+		     char *ring, size_t rlen);
+/* W: keep the capture as name (never replacing a file); with a ring, the
+ * store is cut to the window first (a viewer's references move: ui.c
+ * ui_data_changed); 0 or negative errno, a one-line message either way */
 int live_rec_keep(struct live_rec *r, struct gt_store *s, const char *name, char *msg, size_t len);
 /* finish: the --record file and every kept name complete (index, drops,
- * metadata; with a ring the ring's metadata too), the temporary files
- * removed.  0 or negative errno with the problem in err; frees r's buffers */
+ * metadata; with a ring the store cut to the window and written whole,
+ * the ring's metadata with it), the temporary files removed.  0 or negative errno with the problem in err; frees r's buffers */
 int live_rec_close(struct live_rec *r, struct gt_store *s, char *err, size_t errlen);
 /* give up: remove what is temporary (and an empty --record file) */
 void live_rec_abort(struct live_rec *r);

@@ -208,7 +208,7 @@ void live_sess_status(struct live_sess *ss, char *buf, size_t len)
 	live_fmt_bytes(budget, bud, sizeof(bud));
 	snprintf(mem, sizeof(mem), budget ? ", mem %s/%s" : ", mem %s", used, bud);
 	if (ss->rec)
-		live_rec_status(ss->rec, file, sizeof(file), ring, sizeof(ring));
+		live_rec_status(ss->rec, ss->s, file, sizeof(file), ring, sizeof(ring));
 	/* the ring's discarded count beside the lost one: a line too narrow
 	 * drops the parts from the end, memory and file first */
 	int n = snprintf(buf, len, "live: %d proc%s %s, %s ev/s, %s events, %s lost%s%s%s%s%s%s", ss->n,

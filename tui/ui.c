@@ -347,6 +347,8 @@ static int term_start(void)
 	return 0;
 }
 
+static void seen_take(struct app *a);
+
 struct app *ui_app_new(struct ui_source *src)
 {
 	struct app *a = calloc(1, sizeof(*a));
@@ -364,6 +366,7 @@ struct app *ui_app_new(struct ui_source *src)
 		v->due.dirty = 1;
 		a->views[a->nviews++] = v;
 	}
+	seen_take(a);   /* a store cut before the pages were made moved nothing of theirs */
 	return a;
 }
 
@@ -375,6 +378,19 @@ void ui_app_free(struct app *a)
 		a->views[i]->ops->free(a->views[i]);
 	free(a->seen_dropped);
 	free(a);
+}
+
+/* the lanes' cut counts as the pages see them now (gt_lane.dropped) */
+static void seen_take(struct app *a)
+{
+	size_t nl = gt_store_lane_count(a->store);
+	uint64_t *d = realloc(a->seen_dropped, (nl ? nl : 1) * sizeof(*d));
+	if (!d)
+		return;
+	for (size_t i = 0; i < nl; i++)
+		d[i] = gt_store_lane_at(a->store, (uint32_t)i)->dropped;
+	a->seen_dropped = d;
+	a->n_seen_dropped = nl;
 }
 
 /* what lane r.lane dropped since the pages last saw the store */
@@ -426,15 +442,8 @@ void ui_data_changed(struct app *a)
 		if (a->views[i]->ops->data)
 			a->views[i]->ops->data(a->views[i]);
 	}
-	if (a->moved || nl > a->n_seen_dropped) {
-		uint64_t *d = realloc(a->seen_dropped, (nl ? nl : 1) * sizeof(*d));
-		if (d) {
-			for (size_t i = 0; i < nl; i++)
-				d[i] = gt_store_lane_at(a->store, (uint32_t)i)->dropped;
-			a->seen_dropped = d;
-			a->n_seen_dropped = nl;
-		}
-	}
+	if (a->moved || nl > a->n_seen_dropped)
+		seen_take(a);
 	a->moved = 0;
 }
 

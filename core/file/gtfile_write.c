@@ -43,6 +43,7 @@ struct gt_file_writer {
 	size_t n_chunks, cap_chunks;
 	uint64_t events;
 	int64_t t_min, t_max;
+	int no_summary;               /* GT_FILE_W_NO_SUMMARY */
 	struct gtfile_buf raw, comp;
 };
 
@@ -196,6 +197,7 @@ static struct gt_file_writer *writer_open(const char *path, int fd, const struct
 	}
 	if (o && (o->open_flags & GT_FILE_W_KEEP))
 		sw_flags |= SAFEW_KEEP;
+	w->no_summary = o && (o->open_flags & GT_FILE_W_NO_SUMMARY);
 	w->sw.fd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
 	if (fd >= 0 && w->sw.fd < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -398,7 +400,7 @@ int gt_file_writer_close(struct gt_file_writer *w, const struct gt_store *s, cha
 			size_t errlen)
 {
 	int rc = s ? gt_file_writer_flush(w, s) : 0;   /* without the store queued events are dropped */
-	if (!rc && s)
+	if (!rc && s && !w->no_summary)
 		rc = gtfile_summary_write(w, s);
 	if (!rc)
 		rc = write_index(w);

@@ -220,8 +220,9 @@ static int merge(struct gt_mem_lane *m, const struct key *k, struct gt_lane *l, 
 	int64_t held = lo ? (int64_t)value_of(&l->ev[lo - 1]) : 0, add = 0;
 	int64_t last_t = l->n ? l->ev[l->n - 1].start_ns : INT64_MIN;
 	/* a lane cut by a ring window (gt_store_drop_before) starts with its
-	 * value at the cut: a record older than that sample adds its bytes to
-	 * every sample kept, but gets none of its own (its time is gone) */
+	 * value at the cut, a sample at the cut: a record older than that
+	 * adds its bytes to every sample kept, but gets none of its own (its
+	 * time is gone) */
 	int64_t floor_t = l->dropped && l->n ? l->ev[0].start_ns : INT64_MIN;
 	size_t j = lo, i = 0;
 	while (j < l->n || i < n) {

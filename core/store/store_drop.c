@@ -42,8 +42,10 @@ int gt_store_drop_before(struct gt_store *s, int64_t t, unsigned keep_div, uint6
 		if (!l->n)
 			continue;
 		size_t k = gt_store_lane_lower_start(l, t);
-		/* a counter keeps its last sample before t: the value at t */
-		if (k && l->key.type == GT_LANE_COUNTER)
+		/* a counter keeps its last sample before t, moved to t: its
+		 * value from t on */
+		int ctr = k && l->key.type == GT_LANE_COUNTER;
+		if (ctr)
 			k--;
 		if (!k || (keep_div && (uint64_t)k * keep_div < l->n - k))
 			continue;
@@ -54,6 +56,13 @@ int gt_store_drop_before(struct gt_store *s, int64_t t, unsigned keep_div, uint6
 			return rc;
 		l->n -= k;
 		l->dropped += k;
+		if (ctr && l->ev[0].start_ns < t) {
+			struct gt_event e = l->ev[0];
+			e.start_ns = t;
+			rc = gt_store_copy_in(s, &l->ev[0], &e, sizeof(e));
+			if (rc)
+				return rc;
+		}
 		lod_reset(l);
 		total += k;
 	}

@@ -37,6 +37,9 @@ struct gt_file_writer_opts {
 /* open_flags: refuse to replace an existing file (-EEXIST, "... exists;
  * not replaced without --force"); the CLI sets it unless --force */
 #define GT_FILE_W_KEEP 0x1u
+/* open_flags: write no per-lane summary at close (a file whose events are
+ * not the store's: a --ring segment; it is then read whole) */
+#define GT_FILE_W_NO_SUMMARY 0x2u
 
 /* Whatever the flags, a file is never written through a symbolic link nor
  * into a file someone else created: both write a fresh temporary file

@@ -2,7 +2,8 @@
  * gt_store_drop_before (a live store with --ring): a store cut at t must
  * answer every query exactly as a store built fresh from only the events
  * the cut keeps (those starting at or after t, and a counter's last sample
- * before t), chosen here from the planted list by a plain filter; appends
+ * before t, moved to t), chosen here from the planted list by a plain
+ * filter; appends
  * after a cut index incrementally to the same answers; a lane that would
  * drop less than 1/keep_div of what it keeps is left whole; the same holds
  * with the lanes in a budget's cache file.
@@ -100,7 +101,8 @@ static struct gt_store *store_with(const struct gt_event *ev, size_t n, size_t b
 	return s;
 }
 
-/* the events of p a cut at t keeps (a plain filter over the list) */
+/* the events of p a cut at t keeps (a plain filter over the list): those
+ * starting at or after t, and the counter's last sample before t moved to t */
 static size_t kept(const struct plant *p, int64_t t, struct gt_event *out)
 {
 	size_t m = 0;
@@ -112,8 +114,12 @@ static size_t kept(const struct plant *p, int64_t t, struct gt_event *out)
 		    (last == SIZE_MAX || p->ev[i].start_ns >= p->ev[last].start_ns))
 			last = i;
 	for (size_t i = 0; i < p->n; i++)
-		if (p->ev[i].start_ns >= t || i == last)
-			out[m++] = p->ev[i];
+		if (p->ev[i].start_ns >= t || i == last) {
+			out[m] = p->ev[i];
+			if (i == last)
+				out[m].start_ns = t;   /* the value from t on */
+			m++;
+		}
 	return m;
 }
 

@@ -535,3 +535,28 @@ Test(pages, ring_cut_with_depth_rows_draws_every_row)
 	screen_close();
 	gt_store_free(s);
 }
+
+/* a store cut before the viewer was made (the pages' references are taken
+ * over it as it is): the next cut moves them by its own count only */
+Test(pages, store_cut_before_the_viewer_moves_refs_by_later_cuts_only)
+{
+	struct gt_store *s = gt_store_new();
+	uint32_t g = lane(s, GT_LANE_GPU, 0, 7);
+	for (int k = 0; k < 100; k++)
+		add(s, g, GT_EV_KERNEL, "kern", 1000LL * k, 1000LL * k + 500);
+	cr_assert_eq(gt_store_finish(s), 0);
+	cr_assert_eq(gt_store_drop_before(s, 20500, 0, NULL), 0);   /* kernels 0..20 */
+	screen_open(120, 30);
+	struct ui_source src = { .name = "planted", .store = s };
+	struct app *ap = ui_app_new(&src);
+	struct trace_view *t = (struct trace_view *)ui_page(ap, "Trace");
+	trace_view_goto(&t->v, (struct gt_ref){ g, 40 });   /* kernel 61 */
+	cr_assert_eq(gt_store_ev(s, t->sel)->start_ns, 61000);
+	cr_assert_eq(gt_store_drop_before(s, 30500, 0, NULL), 0);   /* kernels 21..30 */
+	ui_data_changed(ap);
+	cr_assert(t->has_sel);
+	cr_assert_eq(gt_store_ev(s, t->sel)->start_ns, 61000);
+	ui_app_free(ap);
+	screen_close();
+	gt_store_free(s);
+}
