@@ -221,6 +221,10 @@ int cmd_record(int argc, char **argv)
 		gt_store_meta_set(s, "command", cmd[0]);
 	}
 	int rc = live_headless(&ss, duration, quiet ? 0 : 1.0);
+	/* the ring's last cut before the closing line, so that it counts
+	   what the file holds */
+	if (live_rec_ring_cut(ss.rec, s) < 0 && rc >= 0)
+		rc = -ENOMEM;
 	char line[512];
 	/* with, for a source that ended its capture, why */
 	live_sess_status(&ss, line, sizeof(line));

@@ -251,6 +251,13 @@ void live_rec_status(const struct live_rec *r, const struct gt_store *s, char *f
 
 static void ring_meta(struct live_rec *r, struct gt_store *s);
 
+int live_rec_ring_cut(const struct live_rec *r, struct gt_store *s)
+{
+	if (!r->ring_ns || !gt_store_event_count(s))
+		return 0;
+	return gt_store_drop_before(s, gt_store_t_max(s) - r->ring_ns, 0, NULL);
+}
+
 /* the ring's file: the store cut to the window (every event starting in
  * the last ring_ns before the newest end; a counter's value at its start)
  * written whole, its summary with it; 0 or negative errno with err */
@@ -258,8 +265,7 @@ static int ring_write(struct live_rec *r, struct gt_store *s, const char *out, u
 		      char *err, size_t errlen)
 {
 	err[0] = 0;
-	if (gt_store_event_count(s) &&
-	    gt_store_drop_before(s, gt_store_t_max(s) - r->ring_ns, 0, NULL) < 0) {
+	if (live_rec_ring_cut(r, s) < 0) {
 		snprintf(err, errlen, "%s: out of memory", out);
 		return -ENOMEM;
 	}

@@ -82,6 +82,10 @@ uint64_t live_rec_bytes(const struct live_rec *r);
  * start to the latest start cut */
 void live_rec_status(const struct live_rec *r, const struct gt_store *s, char *file, size_t flen,
 		     char *ring, size_t rlen);
+/* with a ring: cut the store s to the window exactly (every event starting
+ * in the last ring_ns before the newest end), as the file at exit holds it
+ * (a closing line then says what the file will hold); 0 or -ENOMEM */
+int live_rec_ring_cut(const struct live_rec *r, struct gt_store *s);
 /* W: keep the capture as name (never replacing a file); with a ring, the
  * store is cut to the window first (a viewer's references move: ui.c
  * ui_data_changed); 0 or negative errno, a one-line message either way */
