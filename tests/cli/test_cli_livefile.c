@@ -261,8 +261,15 @@ Test(cli_livefile, ring_keeps_the_window_and_counts_the_rest, .timeout = 120)
 	/* the status line (each second, and the closing one) says it */
 	cr_assert(strstr(out, ", ring 1.0s: ") && strstr(out, " ev discarded ("), "%s", out);
 	cr_assert(strstr(out, "older ones discarded by --ring") || strstr(out, "gtrace record: "), "%s", out);
-	free(out);
+	/* the closing line counts what the file holds, its ring part what
+	   was discarded from it */
+	char *cl = strstr(out, "gtrace record: ");
+	cr_assert_not_null(cl, "%s", out);
+	cl = strstr(cl, ".gtrace: ");
+	unsigned long long said = cl ? strtoull(cl + 9, NULL, 10) : 0;
 	unsigned long long kept = file_events(f);
+	cr_assert_eq(said, kept, "the closing line says %llu events, the file holds %llu", said, kept);
+	free(out);
 	char *disc = summary(f, "summary_metadata", "ring_discarded_events");
 	char *win = summary(f, "summary_metadata", "ring_window_ns");
 	char *d0 = summary(f, "summary_metadata", "ring_discarded_from_ns");
