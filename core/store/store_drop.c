@@ -34,6 +34,7 @@ static int move_down(struct gt_store *s, struct gt_lane *l, size_t k)
 int gt_store_drop_before(struct gt_store *s, int64_t t, unsigned keep_div, uint64_t *dropped)
 {
 	uint64_t total = 0;
+	int changed = 0;
 	int64_t last = s->drop_last_start, origin = gt_store_t_min(s);
 	if (dropped)
 		*dropped = 0;
@@ -47,15 +48,21 @@ int gt_store_drop_before(struct gt_store *s, int64_t t, unsigned keep_div, uint6
 		int ctr = k && l->key.type == GT_LANE_COUNTER;
 		if (ctr)
 			k--;
-		if (!k || (keep_div && (uint64_t)k * keep_div < l->n - k))
+		/* a cut to the window exactly (keep_div 0) moves a counter's one
+		 * sample before t too */
+		if ((!k && !(ctr && !keep_div)) || (keep_div && (uint64_t)k * keep_div < l->n - k))
 			continue;
-		if (l->ev[k - 1].start_ns > last)
-			last = l->ev[k - 1].start_ns;
-		int rc = move_down(s, l, k);
-		if (rc)
-			return rc;
+		int rc = 0;
+		if (k) {
+			if (l->ev[k - 1].start_ns > last)
+				last = l->ev[k - 1].start_ns;
+			rc = move_down(s, l, k);
+			if (rc)
+				return rc;
+		}
 		l->n -= k;
 		l->dropped += k;
+		changed = 1;
 		if (ctr && l->ev[0].start_ns < t) {
 			struct gt_event e = l->ev[0];
 			e.start_ns = t;
@@ -66,12 +73,12 @@ int gt_store_drop_before(struct gt_store *s, int64_t t, unsigned keep_div, uint6
 		lod_reset(l);
 		total += k;
 	}
-	if (!total)
+	if (!changed)
 		return 0;
 	if (s->summary)
 		gt_store_set_summary(s, NULL);   /* it described the events dropped */
 	if (s->drop_origin == INT64_MAX)
-		s->drop_origin = origin;
+		s->drop_origin = origin;   /* relative times keep their zero */
 	s->n_dropped += total;
 	s->drop_last_start = last;
 	if (dropped)

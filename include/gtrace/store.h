@@ -192,11 +192,12 @@ int gt_store_shift_rank(struct gt_store *s, int32_t rank, int64_t delta_ns);
 /* ---- a live store with a ring window (--ring, core/store/store_drop.c) ----
  * Drop from the front of each lane the events that start before t (a
  * counter lane keeps its last sample before t, moved to t: its value from
- * t on), then
- * finish the store again (indexes rebuilt, the correlation index anew).
+ * t on), then finish the store again (indexes rebuilt, the correlation
+ * index anew).
  * A lane is cut only when what it drops is at least 1/keep_div of what it
  * keeps (keep_div 2: a lane holds at most about 1.5 times the window and
- * each event is moved at most twice; 0 = always cut).  Lane ids stay;
+ * each event is moved at most twice; 0 = always cut: every event then
+ * starts at or after t).  Lane ids stay;
  * event indexes move down by what the lane dropped (gt_lane.dropped).
  * Call after gt_store_finish.  *dropped (may be NULL) gets the events
  * dropped now; 0 or -ENOMEM (the store is then unusable) */

@@ -330,3 +330,38 @@ Test(drop, depth_index_sees_a_cut_that_keeps_the_count_and_the_last_event)
 	gt_store_depth_free(d);
 	gt_store_free(s);
 }
+
+Test(drop, exact_cut_moves_a_counters_one_sample_before_it)
+{
+	/* a counter with one sample before t (value 7 at 100) and one after
+	   (9 at 900): a periodic cut (keep_div 2) leaves it; a cut to the
+	   window exactly (keep_div 0) moves the first to t, nothing dropped */
+	struct gt_store *s = gt_store_new();
+	cr_assert_eq(gt_store_lane(s, &keys[L_CTR]), 0);
+	struct gt_event c = { .start_ns = 100, .lane = 0, .kind = GT_EV_COUNTER, .name = 8 };
+	double v = 7;
+	memcpy(&c.arg, &v, sizeof(v));
+	cr_assert_eq(gt_store_add(s, &c), 0);
+	c.start_ns = 900;
+	v = 9;
+	memcpy(&c.arg, &v, sizeof(v));
+	cr_assert_eq(gt_store_add(s, &c), 0);
+	cr_assert_eq(gt_store_finish(s), 0);
+	const struct gt_lane *l = gt_store_lane_at(s, 0);
+	uint64_t d = 1;
+	cr_assert_eq(gt_store_drop_before(s, 500, 2, &d), 0);
+	cr_assert_eq(d, 0);
+	cr_assert_eq(l->ev[0].start_ns, 100);
+	cr_assert_eq(gt_store_drop_before(s, 500, 0, &d), 0);
+	cr_assert_eq(d, 0);
+	cr_assert_eq(l->n, 2);
+	cr_assert_eq(l->dropped, 0);
+	cr_assert_eq(l->ev[0].start_ns, 500);
+	memcpy(&v, &l->ev[0].arg, sizeof(v));
+	cr_assert_eq(v, 7);
+	cr_assert_eq(gt_store_t_min(s), 500);
+	cr_assert_eq(gt_store_t_origin(s), 100);
+	cr_assert_eq(gt_store_lane_lower_start(l, 500), 0);   /* the index knows it moved */
+	cr_assert_eq(gt_store_lane_lower_start(l, 501), 1);
+	gt_store_free(s);
+}
