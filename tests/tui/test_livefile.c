@@ -318,9 +318,9 @@ static const char *meta(const struct gt_store *s, const char *key)
 	return v;
 }
 
-/* --ring with W in the middle: the kept name holds the merged segments then,
- * the whole ring at exit; kept + discarded = published, the discarded range
- * before the kept one */
+/* --ring with W in the middle: the kept name holds the store cut to the
+ * window then, the window at exit; the live store runs within 1.5 windows;
+ * kept + discarded = published, the discarded range before the kept one */
 Test(livefile, ring_keep, .timeout = 180)
 {
 	char errpath[320];
@@ -346,6 +346,12 @@ Test(livefile, ring_keep, .timeout = 180)
 	unsigned long long gen, pub;
 	trainer_counts(errpath, &gen, &pub);
 	cr_assert(gen > 0 && gen == pub && ss.events == pub);
+	/* the live store: every event published is in it or cut, and it holds
+	   at least the window and at most 1.5 windows (lanes cut once they
+	   hold half a window more; a batch's lag beside) */
+	cr_assert_eq(gt_store_event_count(s) + gt_store_dropped(s, NULL), pub);
+	double held = (double)(gt_store_t_max(s) - gt_store_t_min(s)) / 1e9;
+	cr_assert(held >= 5.0 && held < 5.0 * 1.5 + 1.0, "the store holds %.3f s of a 5 s ring", held);
 	char segdir[PATH_MAX];
 	snprintf(segdir, sizeof(segdir), "%s", rec.dir);
 	cr_assert(rec.disc_events > 0, "a 5 s ring over ~14-47 s removed no segment");
