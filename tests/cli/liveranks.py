@@ -48,8 +48,11 @@ def lanes(s, rank_add=0):
 
 def one_process(d):
     live, off = os.path.join(d, "l2.gtrace"), os.path.join(d, "off.gtrace")
+    # --wait: each rank steps once the recorder attached (events are
+    # published only while it is: a recorder slow to attach, as under the
+    # sanitizers on a loaded machine, would miss the first steps)
     r = subprocess.run([G, "record", "-q", "-o", live, "--", G, "sim", "--live", "--ranks", "2",
-                        "--gpus", "2", "--steps", "5", "--linger", "0"],
+                        "--gpus", "2", "--steps", "5", "--wait", "--linger", "0"],
                        capture_output=True, text=True, timeout=120)
     check(r.returncode == 0, "record sim --live --ranks 2: exit 0 (%s)" % r.stderr.strip()[-200:])
     subprocess.run([G, "sim", "-o", off, "--ranks", "2", "--gpus", "2", "--steps", "5"],
@@ -70,7 +73,7 @@ def one_process(d):
 
 def node(host, rank):
     return ("GTRACE_HOSTNAME=%s RANK=%d %s record -q -o - -- %s sim --live --ranks 2 --gpus 2 "
-            "--steps 5 --linger 0 2>/dev/null" % (host, rank, G, G))
+            "--steps 5 --wait --linger 0 2>/dev/null" % (host, rank, G, G))
 
 
 def two_nodes(d, want):

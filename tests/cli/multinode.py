@@ -55,7 +55,9 @@ def node_cmd(host, rank, tee, seconds=3, offset=0, tail=""):
     if offset:
         env += " GTRACE_TEST_CLOCK_OFFSET_NS=%d" % offset
     # the node's stderr beside its tee file: a node that delivers nothing says why there
-    return ("%s %s record -q -o - -- %s sim --live --ranks 1 --gpus 2 --seconds %s --linger 0 "
+    # --wait: the trainer steps once its recorder attached (it publishes
+    # only while one is: a recorder slow to attach under load got nothing)
+    return ("%s %s record -q -o - -- %s sim --live --ranks 1 --gpus 2 --seconds %s --wait --linger 0 "
             "2>%s.err%s | tee %s" % (env, G, G, seconds, tee, tail, tee))
 
 
@@ -238,7 +240,7 @@ def hosts_transport(d):
     with open(fake, "w") as f:
         f.write('#!/bin/sh\necho "$@" >> %s\nh=$1\nrk=0\n[ "$h" = beta ] && rk=1\n'
                 'GTRACE_SIM_T0_NS=%d GTRACE_HOSTNAME=$h RANK=$rk exec %s record -q -o - -- '
-                '%s sim --live --ranks 1 --gpus 1 --seconds 1 --linger 0 2>/dev/null\n'
+                '%s sim --live --ranks 1 --gpus 1 --seconds 1 --wait --linger 0 2>/dev/null\n'
                 % (log, T0, G, G))
     # without a terminal and without --record nothing would be kept: refused
     # before any node starts, the way out named (as demo does)
@@ -367,7 +369,7 @@ def over_ssh(d):
         out = os.path.join(d, "ssh.gtrace")
         remote = lambda h, rk, off: ("%s 127.0.0.1 'GTRACE_SIM_T0_NS=%d GTRACE_HOSTNAME=%s RANK=%d "
                                      "GTRACE_TEST_CLOCK_OFFSET_NS=%d %s record -q -o - -- %s sim "
-                                     "--live --ranks 1 --gpus 2 --seconds 3 --linger 0 2>/dev/null' "
+                                     "--live --ranks 1 --gpus 2 --seconds 3 --wait --linger 0 2>/dev/null' "
                                      "| tee %s" % (ssh, T0, h, rk, off, G, G,
                                                    a if rk == 0 else b))
         r, _ = record_from(out, [remote("sshA", 0, 0), remote("sshB", 1, PLANT)])

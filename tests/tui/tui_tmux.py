@@ -1345,7 +1345,10 @@ def case_cutload():
         fail("no cut-off warning before the viewer: %r" % out[:400], s)
     if not re.search(r"(\r\x1b\[K|\n|^)$", m.group(1)):
         fail("the warning is glued to the loading line: %r" % m.group(0), s)
-    # the viewer says it too: the warning went behind the screen
+    # the viewer says it too: the warning went behind the screen (the
+    # status line may first show "finding the steps...": under the
+    # sanitizers the step search takes seconds)
+    s = wait_for(r"cut\.gtrace, cut off \|", 30)
     if not re.search(r"cut\.gtrace, cut off \|", status_line(s)):
         fail("the status line does not say the file is cut off", s)
     quit_ok()
