@@ -55,8 +55,6 @@ int live_rec_open(struct live_rec *r, struct gt_store *s, const char *record, in
 	r->ring_ns = ring_ns;
 	r->force = force;
 	r->t_max = INT64_MIN;
-	r->disc_t0 = INT64_MAX;
-	r->disc_t1 = INT64_MIN;
 	if (record)
 		snprintf(r->record, sizeof(r->record), "%s", record);
 	if (record && !strcmp(record, "-")) {
@@ -149,8 +147,6 @@ static void discard(struct live_rec *r)
 		unlink(g->path);
 		r->disc_events += g->events;
 		r->disc_segs++;
-		r->disc_t0 = g->t0 < r->disc_t0 ? g->t0 : r->disc_t0;
-		r->disc_t1 = g->t1 > r->disc_t1 ? g->t1 : r->disc_t1;
 		r->written_bytes -= g->bytes < r->written_bytes ? g->bytes : r->written_bytes;
 		k++;
 	}
@@ -197,6 +193,16 @@ uint64_t live_rec_bytes(const struct live_rec *r)
 	return r->written_bytes + (r->path[0] ? file_size(r->path) : 0);
 }
 
+void live_fmt_count(double v, char *buf, size_t len)
+{
+	if (v >= 1e6)
+		snprintf(buf, len, "%.1fM", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(buf, len, "%.0fk", v / 1e3);
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
 void live_fmt_bytes(uint64_t v, char *buf, size_t len)
 {
 	if (v >= (1ull << 30))
@@ -237,13 +243,7 @@ void live_rec_status(const struct live_rec *r, const struct gt_store *s, char *f
 	int64_t last;
 	uint64_t disc = gt_store_dropped(s, &last);
 	if (disc) {
-		double d = (double)disc;
-		if (d >= 1e6)
-			snprintf(e, sizeof(e), "%.1fM", d / 1e6);
-		else if (d >= 1e3)
-			snprintf(e, sizeof(e), "%.0fk", d / 1e3);
-		else
-			snprintf(e, sizeof(e), "%.0f", d);
+		live_fmt_count((double)disc, e, sizeof(e));
 		fmt_span(last - gt_store_t_origin(s), sp, sizeof(sp));
 	}
 	snprintf(ring, rlen, ", ring %s: %s ev discarded (%s)", w, e, sp);

@@ -56,7 +56,6 @@ struct live_rec {
 	int64_t cur_t0, cur_t1;
 	int64_t t_max;           /* newest event end seen */
 	uint64_t disc_events, disc_segs;   /* segments removed (the store counts what the ring cut) */
-	int64_t disc_t0, disc_t1;
 	/* names kept with W: copy (1) or hard link (0) */
 	char kept[LIVE_REC_KEEP_MAX][PATH_MAX];
 	int kept_copy[LIVE_REC_KEEP_MAX];
@@ -100,6 +99,8 @@ void live_rec_abort(struct live_rec *r);
 /* "10m", "1h", "90s", "1h30m", "500ms" -> ns; 0 or -EINVAL (a bare
  * number is -EINVAL: it is no duration) */
 int live_parse_duration(const char *text, int64_t *ns);
+/* "1.2M", "340k", "12" of a count (events, a rate) */
+void live_fmt_count(double v, char *buf, size_t len);
 /* "1.2G", "340M", "12k" of a byte count */
 void live_fmt_bytes(uint64_t v, char *buf, size_t len);
 

@@ -145,16 +145,6 @@ int live_sess_done(struct live_sess *ss)
 	return 1;
 }
 
-static void human(double v, char *buf, size_t len)
-{
-	if (v >= 1e6)
-		snprintf(buf, len, "%.1fM", v / 1e6);
-	else if (v >= 1e3)
-		snprintf(buf, len, "%.0fk", v / 1e3);
-	else
-		snprintf(buf, len, "%.0f", v);
-}
-
 void live_sess_drops(struct live_sess *ss)
 {
 	struct gt_drops *d = gt_store_drops(ss->s);
@@ -192,9 +182,9 @@ void live_sess_status(struct live_sess *ss, char *buf, size_t len)
 	if (ss->paused && !strcmp(state, "capturing"))
 		state = "capturing (view paused)";
 	char r[16], e[16], l[16];
-	human(ss->rate, r, sizeof(r));
-	human((double)ss->events, e, sizeof(e));
-	human((double)lost, l, sizeof(l));
+	live_fmt_count(ss->rate, r, sizeof(r));
+	live_fmt_count((double)ss->events, e, sizeof(e));
+	live_fmt_count((double)lost, l, sizeof(l));
 	/* activity buffers another CUPTI client took (their records lost:
 	 * how many is unknown), right after the lost figure */
 	char cb[96] = "";

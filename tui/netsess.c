@@ -299,16 +299,6 @@ int netsess_done(const struct netsess *ns)
 	return 1;
 }
 
-static void human(double v, char *buf, size_t len)
-{
-	if (v >= 1e6)
-		snprintf(buf, len, "%.1fM", v / 1e6);
-	else if (v >= 1e3)
-		snprintf(buf, len, "%.0fk", v / 1e3);
-	else
-		snprintf(buf, len, "%.0f", v);
-}
-
 /* why node k failed, without its stream's name in front ("" = it did not) */
 static const char *failed_why(const struct netsess *ns, int k, struct gt_job_node_info *in)
 {
@@ -369,9 +359,9 @@ void netsess_status(struct netsess *ns, char *buf, size_t len)
 	for (int k = 0; k < ns->n; k++)
 		ns->node[k].fd >= 0 ? recv++ : ended++;
 	char r[16], e[16], l[16];
-	human(ns->rate, r, sizeof(r));
-	human((double)ns->events, e, sizeof(e));
-	human((double)gt_store_drops_lost(gt_store_drops(ns->s)), l, sizeof(l));
+	live_fmt_count(ns->rate, r, sizeof(r));
+	live_fmt_count((double)ns->events, e, sizeof(e));
+	live_fmt_count((double)gt_store_drops_lost(gt_store_drops(ns->s)), l, sizeof(l));
 	size_t off = 0;
 	char nodes[160] = "";
 	if (ended)

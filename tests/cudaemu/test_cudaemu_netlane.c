@@ -56,6 +56,13 @@ void live_fmt_bytes(uint64_t v, char *buf, size_t len)
 	snprintf(buf, len, "%llu", (unsigned long long)v);
 }
 
+void live_fmt_count(double v, char *buf, size_t len);
+
+void live_fmt_count(double v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.0f", v);
+}
+
 static char build[1024];
 
 static void setup(void)
